@@ -1,0 +1,53 @@
+"""The analysis core: source text and an environment in, findings out. No LSP types here."""
+
+from __future__ import annotations
+
+import logging
+
+from .context import RuleContext
+from .findings import Finding, Related, Span
+from .project import Project
+from .source import noqa_codes
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Finding", "Related", "Span", "Project", "analyze", "selected_codes"]
+
+
+def selected_codes(select: list[str] | None = None, ignore: list[str] | None = None) -> set[str]:
+    """Rule codes enabled by ruff-style select/ignore lists of codes or prefixes (`PAL`, `PAL00`, `ALL`)."""
+    from ..rules import RULES_BY_CODE
+
+    def matches(code: str, patterns: list[str]) -> bool:
+        return any(p.upper() == "ALL" or code.startswith(p.upper()) for p in patterns)
+
+    codes = {c for c in RULES_BY_CODE if select is None or matches(c, select)}
+    return {c for c in codes if not matches(c, ignore or [])}
+
+
+def analyze(project: Project, path: str, text: str | None = None, codes: set[str] | None = None) -> list[Finding]:
+    """Findings for one file (its unsaved `text` if given), sorted, with `# noqa` applied."""
+    from ..rules import RULES
+
+    model = project.model(path, text)
+    ctx = RuleContext(project, model)
+    findings: list[Finding] = []
+    for rule in RULES:
+        if codes is not None and rule.CODE not in codes:
+            continue
+        try:
+            findings.extend(rule.check(ctx))
+        except RecursionError:
+            log.warning("%s: %s gave up on deeply nested code", path, rule.CODE)
+    lines = model.source.lines
+    kept = []
+    for finding in findings:
+        silenced = False
+        for line in {finding.span.line, finding.span.end_line}:
+            codes_on_line = noqa_codes(lines[line]) if line < len(lines) else None
+            if codes_on_line is not None and (not codes_on_line or finding.code in codes_on_line):
+                silenced = True
+        if not silenced:
+            kept.append(finding)
+    kept.sort(key=Finding.sort_key)
+    return kept

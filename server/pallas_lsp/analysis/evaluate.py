@@ -1,0 +1,486 @@
+"""Static evaluation of expressions to abstract values.
+
+Names are followed through the module's bindings; imports are resolved by jedi against the
+analysed environment (falling back to the import statement itself when jedi cannot answer);
+calls into user helpers evaluate their `return`s with the arguments bound; parameters take the
+values their call sites (including `functools.partial`) pass. Nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import operator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .names import canonical
+from .values import (
+    UNKNOWN,
+    Api,
+    ClassValue,
+    Const,
+    Func,
+    Instance,
+    InterpretParams,
+    KernelCall,
+    MemType,
+    ModuleValue,
+    OneOf,
+    Partial,
+    Seq,
+    ShapeDtype,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from .model import Binding, ModuleModel
+    from .project import Project
+
+log = logging.getLogger(__name__)
+
+MAX_CALL_DEPTH = 6
+
+KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map"}
+# Where each factory takes its body, positionally and by keyword.
+_BODY_ARG = {"pl.pallas_call": "kernel", "plgpu.kernel": "body", "pl.kernel": "body", "pl.core_map": None}
+
+# Memory-space constructors called as `X(shape, dtype)`, with JAX's spelling of the space.
+_SHAPED_TYPES = {
+    "plgpu.GMEM": "gmem",
+    "plgpu.SMEM": "smem",
+    "plgpu.TMEM": "tmem",
+    "plgpu.WGMMAAccumulatorRef": "regs",
+    "pl.ANY": "any",
+    "pltpu.VMEM": "vmem",
+    "pltpu.SMEM": "smem",
+    "pltpu.HBM": "hbm",
+    "pltpu.VMEM_SHARED": "vmem_shared",
+    "pltpu.SEMAPHORE": "semaphore_mem",
+}
+# Semaphore types: bare, or called with a shape.
+_SEMAPHORES = {
+    "plgpu.SemaphoreType.REGULAR": ("gmem", "semaphore"),
+    "plgpu.SemaphoreType.BARRIER": ("gmem", "barrier_semaphore"),
+    "pltpu.SemaphoreType.REGULAR": ("semaphore_mem", "semaphore"),
+    "pltpu.SemaphoreType.DMA": ("semaphore_mem", "dma_sem"),
+    "pltpu.SemaphoreType.BARRIER": ("semaphore_mem", "barrier_semaphore"),
+}
+_BARRIERS = {"plgpu.Barrier": "barrier", "plgpu.ClusterBarrier": "cluster_barrier"}
+_INTERPRET_PARAMS = {"plgpu.InterpretGPUParams", "pltpu.InterpretParams"}
+
+_DTYPES = {
+    "float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "bool", "int4", "uint4", "complex64", "complex128", "float8_e4m3fn",
+    "float8_e5m2", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float4_e2m1fn",
+}
+
+_BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+
+
+@dataclass
+class Frame:
+    """Parameter values for one activation of a function; None means 'as seen from call sites'."""
+
+    func: ast.AST
+    params: dict[str, Value]
+    depth: int
+
+
+def terminal_name(expr: ast.AST) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None
+
+
+def dtype_name(value: Value) -> str | None:
+    if isinstance(value, Api):
+        name = value.name.rsplit(".", 1)[-1]
+        name = "bool" if name == "bool_" else name
+        return name if name in _DTYPES else None
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return value.value if value.value in _DTYPES else None
+    return None
+
+
+def shape_of(value: Value) -> tuple[int, ...] | None:
+    if isinstance(value, Seq) and all(isinstance(i, Const) and type(i.value) is int for i in value.items):
+        return tuple(i.value for i in value.items)
+    if isinstance(value, Const) and type(value.value) is int:
+        return (value.value,)
+    return None
+
+
+def as_memtype(value: Value, source: str = "") -> Value:
+    """Bare semaphore enum members (`plgpu.SemaphoreType.REGULAR`) are memory types of shape ()."""
+    if isinstance(value, Api) and value.name in _SEMAPHORES:
+        space, dtype = _SEMAPHORES[value.name]
+        return MemType(space, (), dtype, source or value.name, value.name)
+    return value
+
+
+class Evaluator:
+    def __init__(self, project: "Project"):
+        self.project = project
+        self._active: set[tuple] = set()
+
+    # ---- entry points -------------------------------------------------------------------------
+
+    def value(self, model: "ModuleModel", expr: ast.AST, frame: Frame | None = None) -> Value:
+        key = (id(expr), id(frame) if frame else None)
+        cache = model.eval_cache
+        if frame is None and key in cache:
+            return cache[key]
+        if key in self._active:
+            return UNKNOWN
+        self._active.add(key)
+        try:
+            result = self._eval(model, expr, frame)
+        except RecursionError:
+            result = UNKNOWN
+        finally:
+            self._active.discard(key)
+        if frame is None:
+            cache[key] = result
+        return result
+
+    def call_result(self, model: "ModuleModel", call: ast.Call, frame: Frame | None = None) -> Value:
+        return self.value(model, call, frame)
+
+    # ---- expressions --------------------------------------------------------------------------
+
+    def _eval(self, model: "ModuleModel", expr: ast.AST, frame: Frame | None) -> Value:
+        if isinstance(expr, ast.Constant):
+            return Const(expr.value)
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in expr.elts):
+                return UNKNOWN
+            return Seq(tuple(self.value(model, e, frame) for e in expr.elts))
+        if isinstance(expr, ast.Name):
+            return self._name(model, expr, frame)
+        if isinstance(expr, ast.Attribute):
+            return self.attribute(model, self.value(model, expr.value, frame), expr.attr)
+        if isinstance(expr, ast.Call):
+            return self._call_expr(model, expr, frame)
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(model, expr, frame)
+        if isinstance(expr, ast.BinOp):
+            return self._binop(model, expr, frame)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            operand = self.value(model, expr.operand, frame)
+            if isinstance(operand, Const) and isinstance(operand.value, (int, float)):
+                return Const(-operand.value)
+            return UNKNOWN
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            operand = self.value(model, expr.operand, frame)
+            return Const(not operand.value) if isinstance(operand, Const) else UNKNOWN
+        if isinstance(expr, ast.IfExp):
+            test = self.value(model, expr.test, frame)
+            if isinstance(test, Const):
+                return self.value(model, expr.body if test.value else expr.orelse, frame)
+            body, orelse = self.value(model, expr.body, frame), self.value(model, expr.orelse, frame)
+            return body if body == orelse else UNKNOWN
+        if isinstance(expr, ast.Lambda):
+            return Func(model, expr)
+        if isinstance(expr, ast.NamedExpr):
+            return self.value(model, expr.value, frame)
+        return UNKNOWN
+
+    def _name(self, model: "ModuleModel", node: ast.Name, frame: Frame | None) -> Value:
+        scope = model.scope_of(node)
+        binding = model.lookup(node.id, scope, node.lineno)
+        if binding is None:
+            return self.project.resolver.unbound_name(model, node)
+        return self.binding_value(model, binding, frame)
+
+    def binding_value(self, model: "ModuleModel", binding: "Binding", frame: Frame | None) -> Value:
+        if binding.kind == "param":
+            func = model.parents[model.parents[binding.node]]  # arg -> arguments -> function
+            if frame is not None and frame.func is func:
+                return frame.params.get(binding.node.arg, UNKNOWN)
+            receiver = self.method_receiver(model, func, binding.node)
+            if receiver is not None:
+                return receiver
+            return self.param_from_call_sites(model, func, binding.node.arg)
+        if binding.kind == "assign":
+            owner = model.scope_of(binding.node)
+            inner = frame if frame is not None and frame.func is owner else None
+            return self.value(model, binding.value, inner)
+        if binding.kind == "def":
+            return Func(model, binding.node)
+        if binding.kind == "class":
+            return ClassValue(model, binding.node)
+        if binding.kind == "import":
+            return self.project.resolver.import_value(model, binding)
+        return UNKNOWN
+
+    def method_receiver(self, model: "ModuleModel", func: ast.AST, arg: ast.arg) -> Value | None:
+        """`self` of a plain method is an instance of its class (`cls` of a classmethod, the class)."""
+        cls = model.enclosing_class(func)
+        if cls is None or isinstance(func, ast.Lambda):
+            return None
+        positional = [*func.args.posonlyargs, *func.args.args]
+        if not positional or positional[0] is not arg:
+            return None
+        decorators = {terminal_name(d) for d in func.decorator_list}
+        if "staticmethod" in decorators:
+            return None
+        if "classmethod" in decorators:
+            return ClassValue(model, cls)
+        return Instance(ClassValue(model, cls))
+
+    def attribute(self, model: "ModuleModel", base: Value, attr: str) -> Value:
+        if isinstance(base, Api):
+            return Api(canonical(f"{base.name}.{attr}"))
+        if isinstance(base, ModuleValue):
+            binding = base.model.module_binding(attr)
+            if binding is not None:
+                return self.binding_value(base.model, binding, None)
+            sub = self.project.resolver.submodule(base.model, attr)
+            return sub if sub is not None else UNKNOWN
+        if isinstance(base, Instance):
+            return self._instance_attribute(base, attr)
+        if isinstance(base, ClassValue):
+            return self._class_attribute(base, attr, None)
+        return UNKNOWN
+
+    def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
+        for stmt in reversed(cls.node.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
+                func = Func(cls.model, stmt, instance)
+                if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
+                    return self.call(cls.model, func, [], {}, stmt, None)
+                return func
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
+                return self.value(cls.model, stmt.value)
+        if seen < 8:
+            for base in cls.node.bases:
+                base_value = self.value(cls.model, base)
+                if isinstance(base_value, ClassValue):
+                    found = self._class_attribute(base_value, attr, instance, seen + 1)
+                    if found is not UNKNOWN:
+                        return found
+        return UNKNOWN
+
+    def _instance_attribute(self, instance: Instance, attr: str) -> Value:
+        found = self._class_attribute(instance.cls, attr, instance)
+        if found is not UNKNOWN:
+            return found
+        cls = instance.cls
+        methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        methods.sort(key=lambda m: m.name != "__init__")
+        for method in methods:
+            positional = [*method.args.posonlyargs, *method.args.args]
+            if not positional:
+                continue
+            self_name = positional[0].arg
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if (isinstance(target, ast.Attribute) and target.attr == attr
+                                and isinstance(target.value, ast.Name) and target.value.id == self_name):
+                            frame = Frame(method, {self_name: instance}, 0)
+                            return self.value(cls.model, node.value, frame)
+        return UNKNOWN
+
+    def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
+        base = self.value(model, expr.value, frame)
+        index = self.value(model, expr.slice, frame)
+        if isinstance(base, Seq) and isinstance(index, Const) and type(index.value) is int:
+            try:
+                return base.items[index.value]
+            except IndexError:
+                return UNKNOWN
+        return UNKNOWN
+
+    def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
+        left, right = self.value(model, expr.left, frame), self.value(model, expr.right, frame)
+        if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(expr.op, ast.Add):
+            return Seq(left.items + right.items)
+        op = _BINOPS.get(type(expr.op))
+        if op and isinstance(left, Const) and isinstance(right, Const):
+            if all(isinstance(v.value, (int, float)) and not isinstance(v.value, bool) for v in (left, right)):
+                try:
+                    return Const(op(left.value, right.value))
+                except (ArithmeticError, ValueError, OverflowError):
+                    return UNKNOWN
+        return UNKNOWN
+
+    # ---- calls --------------------------------------------------------------------------------
+
+    def _call_expr(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
+        func = self.value(model, node.func, frame)
+        if func is UNKNOWN:
+            return UNKNOWN
+        args: list[Value] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                args.append(UNKNOWN)
+                break
+            args.append(self.value(model, arg, frame))
+        kwargs: dict[str, Value] = {}
+        for keyword in node.keywords:
+            if keyword.arg is not None:
+                kwargs[keyword.arg] = self.value(model, keyword.value, frame)
+        return self.call(model, func, args, kwargs, node, frame)
+
+    def call(self, model: "ModuleModel", func: Value, args: list[Value], kwargs: dict[str, Value],
+             node: ast.AST, frame: Frame | None) -> Value:
+        depth = frame.depth if frame else 0
+        if isinstance(func, Api):
+            return self._api_call(model, func.name, args, kwargs, node)
+        if isinstance(func, Partial):
+            merged = dict(func.kwargs)
+            merged.update(kwargs)
+            return self.call(model, func.func, [*func.args, *args], merged, node, frame)
+        if isinstance(func, Func):
+            if depth >= MAX_CALL_DEPTH:
+                return UNKNOWN
+            return self._return_value(func, args, kwargs, depth + 1)
+        if isinstance(func, ClassValue):
+            return Instance(func)
+        if isinstance(func, KernelCall) and func.body is None and args and not kwargs:
+            return KernelCall(func.api, func.model, func.node, args[0], func.kwargs)
+        return UNKNOWN
+
+    def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
+        node = func.node
+        spec = node.args
+        positional = [*spec.posonlyargs, *spec.args]
+        params: dict[str, Value] = {}
+        if func.self_value is not None and positional:
+            params[positional[0].arg] = func.self_value
+            positional = positional[1:]
+        for param, value in zip(positional, args):
+            params[param.arg] = value
+        names = {p.arg for p in [*positional, *spec.kwonlyargs]}
+        for key, value in kwargs.items():
+            if key in names:
+                params[key] = value
+        defaults = spec.defaults
+        for param, default in zip(positional[len(positional) - len(defaults):], defaults):
+            params.setdefault(param.arg, self.value(func.model, default))
+        for param, default in zip(spec.kwonlyargs, spec.kw_defaults):
+            if default is not None:
+                params.setdefault(param.arg, self.value(func.model, default))
+        return params
+
+    def _return_value(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
+        frame = Frame(func.node, self.bind_arguments(func, args, kwargs), depth)
+        if isinstance(func.node, ast.Lambda):
+            return self.value(func.model, func.node.body, frame)
+        results: list[Value] = []
+        for node in _own_returns(func.node):
+            results.append(self.value(func.model, node.value, frame) if node.value is not None else Const(None))
+        if not results:
+            return Const(None)
+        first = results[0]
+        return first if all(r == first for r in results) else UNKNOWN
+
+    def _api_call(self, model: "ModuleModel", name: str, args: list[Value], kwargs: dict[str, Value],
+                  node: ast.AST) -> Value:
+        source = model.segment(node) if isinstance(node, ast.expr) else name
+        if name == "functools.partial":
+            if not args:
+                return UNKNOWN
+            return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()), node)
+        if name in KERNEL_FACTORIES:
+            body_kw = _BODY_ARG[name]
+            body = args[0] if args else (kwargs.get(body_kw) if body_kw else None)
+            nodes = {k.arg: k.value for k in getattr(node, "keywords", []) if k.arg}
+            kw = tuple((k, v, nodes.get(k)) for k, v in kwargs.items())
+            return KernelCall(name, model, node, body, kw)
+        if name in _SEMAPHORES:
+            space, dtype = _SEMAPHORES[name]
+            shape = shape_of(args[0] if args else kwargs.get("shape", Seq(())))
+            return MemType(space, shape, dtype, source, name)
+        if name in _SHAPED_TYPES:
+            shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
+            dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
+            return MemType(_SHAPED_TYPES[name], shape, dtype, source, name)
+        if name in _BARRIERS:
+            count = kwargs.get("num_barriers", Const(1))
+            if isinstance(count, Const) and type(count.value) is int:
+                shape = () if count.value == 1 else (count.value,)
+            else:
+                shape = None
+            return MemType("smem", shape, _BARRIERS[name], source, name)
+        if name == "plgpu.RefUnion":
+            return MemType("smem", None, "int8", source, name)
+        if name == "jax.ShapeDtypeStruct":
+            shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
+            dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
+            return ShapeDtype(shape, dtype, source)
+        if name in _INTERPRET_PARAMS:
+            return InterpretParams(name)
+        if name in ("jnp.dtype", "np.dtype") and args:
+            dtype = dtype_name(args[0])
+            return Api(f"jnp.{dtype}") if dtype else UNKNOWN
+        return UNKNOWN
+
+    # ---- parameters seen from their call sites --------------------------------------------------
+
+    def param_from_call_sites(self, model: "ModuleModel", func_node: ast.AST, param: str) -> Value:
+        """What the call sites of `func_node` (direct calls and `functools.partial`) pass for `param`."""
+        key = ("param", id(func_node), param)
+        cache = model.eval_cache
+        if key in cache:
+            return cache[key]
+        if key in self._active:
+            return UNKNOWN
+        self._active.add(key)
+        try:
+            options: list[Value] = []
+            for func, args, kwargs in self.call_sites(model, func_node):
+                value = self.bind_arguments(func, args, kwargs).get(param, UNKNOWN)
+                if value is not UNKNOWN and value not in options:
+                    options.append(value)
+        finally:
+            self._active.discard(key)
+        result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
+        cache[key] = result
+        return result
+
+    def call_sites(self, model: "ModuleModel", func_node: ast.AST):
+        """Yield (Func, args, kwargs) for each place in the module that calls or partially applies it."""
+        name = getattr(func_node, "name", None)
+        if name is None:
+            return
+        for call in model.calls:
+            target = terminal_name(call.func)
+            if target == name:
+                value = self.value(model, call.func)
+                if isinstance(value, Func) and value.node is func_node:
+                    yield value, self._call_args(model, call), self._call_kwargs(model, call)
+            elif target == "partial" and call.args and terminal_name(call.args[0]) == name:
+                value = self.value(model, call)
+                if isinstance(value, Partial) and isinstance(value.func, Func) and value.func.node is func_node:
+                    yield value.func, list(value.args), dict(value.kwargs)
+
+    def _call_args(self, model: "ModuleModel", call: ast.Call) -> list[Value]:
+        values = []
+        for arg in call.args:
+            if isinstance(arg, ast.Starred):
+                break
+            values.append(self.value(model, arg))
+        return values
+
+    def _call_kwargs(self, model: "ModuleModel", call: ast.Call) -> dict[str, Value]:
+        return {k.arg: self.value(model, k.value) for k in call.keywords if k.arg}
+
+
+def _own_returns(func: ast.AST):
+    """`return` statements of this function, not of functions nested in it."""
+    stack = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))

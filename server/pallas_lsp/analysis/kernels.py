@@ -1,0 +1,260 @@
+"""Kernel entry points, whether each runs in interpret mode, and the code each one reaches.
+
+An entry point is where a Python function becomes a Pallas kernel: `pl.pallas_call(body, ...)`,
+`plgpu.kernel(body, ...)` and its decorator forms, `pl.kernel(..., mesh=...)`, `pl.core_map(mesh)`.
+The code it reaches is its body plus every user function the body refers to, transitively:
+helpers, `pl.run_scoped`/`pl.when`/`lax.fori_loop` bodies, `functools.partial` targets, and
+helpers in other modules of the workspace.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
+
+from .evaluate import KERNEL_FACTORIES, terminal_name
+from .model import FunctionNode
+from .values import UNKNOWN, Api, Const, Func, InterpretParams, KernelCall, Partial, Value
+
+if TYPE_CHECKING:
+    from .model import ModuleModel
+    from .project import Project
+
+FORCE_INTERPRET = {"plgpu.force_gpu_interpret_mode", "pltpu.force_tpu_interpret_mode"}
+SET_INTERPRET = {"plgpu.set_gpu_interpret_mode", "pltpu.set_tpu_interpret_mode"}
+_NOT_FUNCTION_ATTRS = {"at", "shape", "dtype", "ndim", "size", "T", "astype", "reshape", "bitcast", "transform"}
+
+
+@dataclass(frozen=True)
+class InterpretSite:
+    """What makes a kernel interpreted, for the diagnostic's related information."""
+
+    model: "ModuleModel"
+    node: ast.AST
+    reason: str
+
+
+@dataclass(eq=False)
+class EntryPoint:
+    api: str
+    model: "ModuleModel"
+    node: ast.AST
+    kernel: KernelCall
+    interpret: list[InterpretSite] = field(default_factory=list)
+
+    @property
+    def body(self) -> Func | None:
+        return unwrap_function(self.kernel.body)
+
+
+def unwrap_function(value: Value | None) -> Func | None:
+    while isinstance(value, Partial):
+        value = value.func
+    return value if isinstance(value, Func) else None
+
+
+def _interpret_reason(value: Value) -> bool:
+    if isinstance(value, InterpretParams):
+        return True
+    return isinstance(value, Const) and bool(value.value)
+
+
+class KernelIndex:
+    """Entry points of one module, with their interpret-mode sites. Built once per module text."""
+
+    def __init__(self, project: "Project", model: "ModuleModel"):
+        self.project = project
+        self.model = model
+        self.evaluator = project.evaluator
+        self.entries: list[EntryPoint] = []
+        self._find_entries()
+        self._mark_interpret_keywords()
+
+    @classmethod
+    def of(cls, project: "Project", model: "ModuleModel") -> "KernelIndex":
+        index = model.eval_cache.get("kernel-index")
+        if index is None:
+            index = cls(project, model)
+            model.eval_cache["kernel-index"] = index
+            index._mark_interpret_contexts()
+        return index
+
+    def _find_entries(self) -> None:
+        seen: set[int] = set()
+        model, evaluator = self.model, self.evaluator
+        for call in model.calls:
+            func = evaluator.value(model, call.func)
+            if not (isinstance(func, (KernelCall, Partial)) or (isinstance(func, Api) and func.name in KERNEL_FACTORIES)):
+                continue
+            value = evaluator.value(model, call)
+            if isinstance(value, KernelCall) and value.body is not None and id(value.node) not in seen:
+                seen.add(id(value.node))
+                self.entries.append(EntryPoint(value.api, model, call, value))
+        for func in model.functions:
+            for decorator in reversed(getattr(func, "decorator_list", [])):
+                kernel = self._decorator_kernel(decorator, Func(model, func))
+                if kernel is not None and id(kernel.node) not in seen:
+                    seen.add(id(kernel.node))
+                    self.entries.append(EntryPoint(kernel.api, model, decorator, kernel))
+
+    def _decorator_kernel(self, decorator: ast.expr, body: Func) -> KernelCall | None:
+        value = self.evaluator.value(self.model, decorator)
+        if isinstance(value, KernelCall) and value.body is None:
+            return KernelCall(value.api, self.model, decorator, body, value.kwargs)
+        if isinstance(value, Partial) and isinstance(value.func, Api) and value.func.name in KERNEL_FACTORIES:
+            nodes = {k.arg: k.value for k in getattr(decorator, "keywords", []) if k.arg}
+            kwargs = tuple((k, v, nodes.get(k)) for k, v in value.kwargs)
+            return KernelCall(value.func.name, self.model, decorator, body, kwargs)
+        return None
+
+    def _mark_interpret_keywords(self) -> None:
+        for entry in self.entries:
+            found = entry.kernel.kwarg("interpret")
+            if found and _interpret_reason(found[0]):
+                node = found[1] if found[1] is not None else entry.node
+                entry.interpret.append(InterpretSite(self.model, node, f"interpret={self.model.segment(node, 60)}"))
+
+    # ---- interpret mode from context managers and global switches ------------------------------
+
+    def _api_call_name(self, expr: ast.AST) -> str | None:
+        if isinstance(expr, ast.Call):
+            func = self.evaluator.value(self.model, expr.func)
+            if isinstance(func, Api):
+                return func.name
+        return None
+
+    def _mark_interpret_contexts(self) -> None:
+        model = self.model
+        for with_node in model.withs:
+            for item in with_node.items:
+                if self._api_call_name(item.context_expr) in FORCE_INTERPRET:
+                    site = InterpretSite(model, item.context_expr, f"with {model.segment(item.context_expr, 60)}")
+                    for stmt in with_node.body:
+                        self._mark_invoked(stmt, site)
+        for call in model.calls:
+            if self._api_call_name(call) not in SET_INTERPRET:
+                continue
+            args = [self.evaluator.value(model, a) for a in call.args] or [
+                self.evaluator.value(model, k.value) for k in call.keywords]
+            if args and isinstance(args[0], Const) and not args[0].value:
+                continue  # set_*_interpret_mode(None/False) switches it off
+            site = InterpretSite(model, call, model.segment(call, 60))
+            scope = model.enclosing_function(call)
+            if scope is None:
+                # Module level: every kernel traced after this import-time switch is interpreted.
+                for entry in self.entries:
+                    if model.enclosing_function(entry.node) is not None or entry.node.lineno > call.lineno:
+                        entry.interpret.append(site)
+            else:
+                for stmt in ast.walk(scope):
+                    if isinstance(stmt, ast.stmt) and stmt.lineno > call.lineno and model.enclosing_function(stmt) is scope:
+                        self._mark_invoked(stmt, site, walk_children=False)
+
+    def _mark_invoked(self, stmt: ast.AST, site: InterpretSite, walk_children: bool = True) -> None:
+        """Mark kernels built or launched in `stmt` (directly or through a called function) as interpreted."""
+        nodes = ast.walk(stmt) if walk_children else [stmt, *ast.iter_child_nodes(stmt)]
+        for node in nodes:
+            if isinstance(node, ast.Call):
+                for entry in self.entries:
+                    if entry.node is node and site not in entry.interpret:
+                        entry.interpret.append(site)
+            if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
+                continue
+            value = self.evaluator.value(self.model, node)
+            if isinstance(value, KernelCall):
+                for entry in KernelIndex.of(self.project, value.model).entries:
+                    if entry.kernel.node is value.node and site not in entry.interpret:
+                        entry.interpret.append(site)
+            func = unwrap_function(value)
+            if func is not None:
+                for entry in KernelIndex.of(self.project, func.model).entries:
+                    if _inside(func.model, entry.node, func.node) and site not in entry.interpret:
+                        entry.interpret.append(site)
+
+
+def _inside(model: "ModuleModel", node: ast.AST, container: ast.AST) -> bool:
+    current = node
+    while current is not None:
+        if current is container:
+            return True
+        current = model.parents.get(current)
+    return False
+
+
+def reachable_functions(project: "Project", start: Func, limit: int = 500) -> list[Func]:
+    """The body and every user function it can run, across modules, in discovery order."""
+    evaluator = project.evaluator
+    seen: dict[int, Func] = {}
+    queue = [start]
+    while queue and len(seen) < limit:
+        func = queue.pop(0)
+        if id(func.node) in seen:
+            continue
+        seen[id(func.node)] = func
+        model = func.model
+        for node in _own_nodes(func.node):
+            if isinstance(node, FunctionNode):
+                if isinstance(node, ast.Lambda) or node.decorator_list:
+                    queue.append(Func(model, node))
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+                if binding is None or binding.kind not in ("def", "import", "assign"):
+                    continue
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                if node.attr in _NOT_FUNCTION_ATTRS:
+                    continue
+            else:
+                continue
+            target = unwrap_function(evaluator.value(model, node))
+            if target is not None and id(target.node) not in seen:
+                queue.append(target)
+    return list(seen.values())
+
+
+def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of a function body; nested functions are yielded but not entered."""
+    body = func.body if isinstance(func.body, list) else [func.body]
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, FunctionNode):
+            stack.extend(getattr(node, "decorator_list", []))
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def get_global_calls(project: "Project", model: "ModuleModel") -> list[ast.Call]:
+    """Calls that resolve to JAX's `get_global`, however it was imported or aliased."""
+    cached = model.eval_cache.get("get-global-calls")
+    if cached is not None:
+        return cached
+    result = []
+    for call in model.calls:
+        name = terminal_name(call.func)
+        if name != "get_global":
+            if not isinstance(call.func, ast.Name):
+                continue
+            binding = model.lookup(call.func.id, model.scope_of(call), call.lineno)
+            if binding is None or binding.kind not in ("assign", "import"):
+                continue
+        value = project.evaluator.value(model, call.func)
+        if isinstance(value, Api) and value.name == "pl.get_global":
+            result.append(call)
+    model.eval_cache["get-global-calls"] = result
+    return result
+
+
+def get_global_argument(call: ast.Call) -> ast.expr | None:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    for keyword in call.keywords:
+        if keyword.arg == "what":
+            return keyword.value
+    return None
+
+
+__all__ = ["EntryPoint", "InterpretSite", "KernelIndex", "reachable_functions", "get_global_calls",
+           "get_global_argument", "unwrap_function", "UNKNOWN"]

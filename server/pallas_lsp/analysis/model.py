@@ -1,0 +1,228 @@
+"""A parsed module with its scopes and name bindings: the map the evaluator walks.
+
+Flow-insensitive on purpose, except that a use sees the last binding above it in its own scope:
+enough to follow the aliases, constants and helpers real kernels use without executing anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .source import ParsedSource, parse
+
+FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+@dataclass
+class Binding:
+    kind: str  # "assign" | "def" | "class" | "import" | "param" | "other"
+    node: ast.AST  # the statement, def, alias or arg that binds the name
+    lineno: int
+    value: ast.expr | None = None  # right-hand side for "assign"
+    import_from: ast.ImportFrom | ast.Import | None = None
+
+
+@dataclass
+class Scope:
+    node: ast.AST
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+
+    def add(self, name: str, binding: Binding) -> None:
+        self.bindings.setdefault(name, []).append(binding)
+
+
+class ModuleModel:
+    def __init__(self, path: str, text: str, module_name: str | None = None):
+        self.path = path
+        self.module_name = module_name
+        self.source: ParsedSource = parse(text)
+        self.tree = self.source.tree
+        self.parents: dict[ast.AST, ast.AST] = {}
+        self.scopes: dict[ast.AST, Scope] = {}
+        self.calls: list[ast.Call] = []
+        self.functions: list[ast.AST] = []
+        self.withs: list[ast.With] = []
+        self.eval_cache: dict = {}  # the evaluator's memo for this text; dropped with the model
+        _Builder(self).build()
+
+    @property
+    def text(self) -> str:
+        return self.source.text
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The scope a node's names are looked up in (decorators and defaults belong outside)."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None:
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in parent.body:
+                return parent
+            if isinstance(parent, ast.Lambda) and child is parent.body:
+                return parent
+            if isinstance(parent, ast.ClassDef) and child in parent.body:
+                return parent
+            if isinstance(parent, ast.Module):
+                return parent
+            child, parent = parent, self.parents.get(parent)
+        return self.tree
+
+    def enclosing_function(self, node: ast.AST) -> ast.AST | None:
+        scope = self.scope_of(node)
+        while isinstance(scope, ast.ClassDef):
+            scope = self.scope_of(scope)
+        return scope if isinstance(scope, FunctionNode) else None
+
+    def enclosing_class(self, func: ast.AST) -> ast.ClassDef | None:
+        scope = self.scope_of(func)
+        return scope if isinstance(scope, ast.ClassDef) else None
+
+    def outer_scope(self, scope: ast.AST) -> ast.AST | None:
+        """The next scope for name lookup; class bodies are skipped, as Python does."""
+        if isinstance(scope, ast.Module):
+            return None
+        outer = self.scope_of(scope)
+        while isinstance(outer, ast.ClassDef):
+            outer = self.scope_of(outer)
+        return outer
+
+    def lookup(self, name: str, scope: ast.AST, line: int) -> Binding | None:
+        """The binding a use of `name` at `line` in `scope` sees, Python's LEGB minus builtins."""
+        current: ast.AST | None = scope
+        while current is not None:
+            bindings = self.scopes[current].bindings.get(name) if current in self.scopes else None
+            if bindings:
+                before = [b for b in bindings if b.lineno <= line] if current is scope else []
+                return (before or bindings)[-1]
+            current = self.outer_scope(current)
+        return None
+
+    def module_binding(self, name: str) -> Binding | None:
+        bindings = self.scopes[self.tree].bindings.get(name)
+        return bindings[-1] if bindings else None
+
+    def segment(self, node: ast.AST, limit: int = 80) -> str:
+        text = ast.get_source_segment(self.source.text, node) or ast.unparse(node)
+        text = " ".join(text.split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Builder(ast.NodeVisitor):
+    def __init__(self, model: ModuleModel):
+        self.model = model
+        self.stack: list[Scope] = []
+
+    def build(self) -> None:
+        tree = self.model.tree
+        for parent in ast.walk(tree):
+            for child in ast.iter_child_nodes(parent):
+                self.model.parents[child] = parent
+        self._enter(tree)
+        for stmt in tree.body:
+            self.visit(stmt)
+        self.stack.pop()
+
+    def _enter(self, node: ast.AST) -> Scope:
+        scope = Scope(node)
+        self.model.scopes[node] = scope
+        self.stack.append(scope)
+        return scope
+
+    def _bind(self, name: str, binding: Binding) -> None:
+        self.stack[-1].add(name, binding)
+
+    def _bind_target(self, target: ast.AST, value: ast.expr | None, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            kind = "assign" if value is not None else "other"
+            self._bind(target.id, Binding(kind, stmt, target.lineno, value))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
+            for i, element in enumerate(target.elts):
+                self._bind_target(element, values[i] if values else None, stmt)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, None, stmt)
+
+    def _function(self, node: ast.AST) -> None:
+        for decorator in getattr(node, "decorator_list", []):
+            self.visit(decorator)
+        args = node.args
+        for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
+            self.visit(default)
+        if not isinstance(node, ast.Lambda):
+            self._bind(node.name, Binding("def", node, node.lineno))
+        self.model.functions.append(node)
+        self._enter(node)
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self._bind(arg.arg, Binding("param", arg, arg.lineno))
+        body = node.body if isinstance(node.body, list) else [node.body]
+        for stmt in body:
+            self.visit(stmt)
+        self.stack.pop()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for expr in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(expr)
+        self._bind(node.name, Binding("class", node, node.lineno))
+        self._enter(node)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.stack.pop()
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            name = alias.asname or alias.name.split(".")[0]
+            self._bind(name, Binding("import", alias, node.lineno, import_from=node))
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for alias in node.names:
+            if alias.name != "*":
+                self._bind(alias.asname or alias.name, Binding("import", alias, node.lineno, import_from=node))
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        for target in node.targets:
+            self._bind_target(target, node.value, node)
+            if not isinstance(target, ast.Name):
+                self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        self._bind_target(node.target, node.value, node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self._bind_target(node.target, None, node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self._bind(node.target.id, Binding("assign", node, node.lineno, node.value))
+
+    def _loop_target(self, node: ast.AST) -> None:
+        self._bind_target(node.target, None, node)
+        self.generic_visit(node)
+
+    visit_For = visit_AsyncFor = _loop_target
+
+    def visit_With(self, node: ast.With) -> None:
+        self.model.withs.append(node)
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, None, node)
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self._bind(node.name, Binding("other", node, node.lineno))
+        self.generic_visit(node)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        pass
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.model.calls.append(node)
+        self.generic_visit(node)

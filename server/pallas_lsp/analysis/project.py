@@ -1,0 +1,295 @@
+"""The analysed project: its files (on disk or unsaved), its Python environment, and name resolution.
+
+One `Project` serves many analyses: parsed modules are cached by text, jedi scripts by module,
+so re-analysing after an edit re-parses only the edited file.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import os
+import re
+from pathlib import Path
+
+import jedi
+
+from .environment import PythonEnvironment, choose_interpreter, load_environment
+from .evaluate import Evaluator
+from .model import Binding, ModuleModel
+from .names import canonical, is_jax_module
+from .values import UNKNOWN, Api, ModuleValue, Value
+
+log = logging.getLogger(__name__)
+
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", ".venvs", "env", "node_modules", "__pycache__", "site-packages",
+             ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
+MAX_WORKSPACE_FILES = 5000
+MAX_FILE_BYTES = 5_000_000
+
+
+def iter_python_files(root: str):
+    """`*.py` files under a folder, skipping environments and caches, in a stable order."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                yield os.path.join(dirpath, name)
+
+
+def read_source(path: str) -> str:
+    """File text as the analyzer sees it: UTF-8, undecodable bytes replaced, never an exception."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    return data.decode("utf-8", errors="replace")
+
+
+class Project:
+    def __init__(self, root: str | None = None, python: str | None = None, use_jedi: bool = True):
+        self.root = os.path.abspath(root or os.getcwd())
+        self.python = choose_interpreter(python)
+        self.use_jedi = use_jedi
+        self._environment: PythonEnvironment | None = None
+        self._jedi_project: jedi.Project | None = None
+        self.overlay: dict[str, str] = {}
+        self._models: dict[str, ModuleModel] = {}
+        self._workspace_files: list[str] | None = None
+        self.evaluator = Evaluator(self)
+        self.resolver = Resolver(self)
+
+    # ---- environment --------------------------------------------------------------------------
+
+    @property
+    def environment(self) -> PythonEnvironment:
+        """Raises `EnvironmentError_` with a user-facing message when the interpreter is unusable."""
+        if self._environment is None:
+            self._environment = load_environment(self.python)
+        return self._environment
+
+    def jedi_project(self) -> jedi.Project:
+        if self._jedi_project is None:
+            self._jedi_project = jedi.Project(self.root, environment_path=self.environment.executable)
+        return self._jedi_project
+
+    # ---- files --------------------------------------------------------------------------------
+
+    def set_text(self, path: str, text: str | None) -> None:
+        """Use unsaved editor text for a file (None returns to the file on disk)."""
+        path = os.path.abspath(path)
+        if text is None:
+            self.overlay.pop(path, None)
+        else:
+            self.overlay[path] = text
+
+    def text(self, path: str) -> str:
+        path = os.path.abspath(path)
+        if path in self.overlay:
+            return self.overlay[path]
+        return read_source(path)
+
+    def model(self, path: str, text: str | None = None) -> ModuleModel:
+        path = os.path.abspath(path)
+        if text is None:
+            text = self.text(path)
+        cached = self._models.get(path)
+        if cached is not None and cached.text == text:
+            return cached
+        model = ModuleModel(path, text, self.module_name(path))
+        self._models[path] = model
+        return model
+
+    def module_name(self, path: str) -> str | None:
+        """Dotted module name from the nearest folder without an `__init__.py` (how imports see it)."""
+        file = Path(path)
+        parts = [] if file.name == "__init__.py" else [file.stem]
+        folder = file.parent
+        while (folder / "__init__.py").exists() and folder.parent != folder:
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        return ".".join(parts) if parts else None
+
+    def import_roots(self, model: ModuleModel) -> list[str]:
+        """Folders imports are resolved from: the file's package root, its folder, the workspace root."""
+        roots: list[str] = []
+        folder = Path(model.path).parent
+        top = folder
+        while (top / "__init__.py").exists() and top.parent != top:
+            top = top.parent
+        for candidate in (str(top), str(folder), self.root):
+            if candidate not in roots:
+                roots.append(candidate)
+        return roots
+
+    def find_module(self, dotted: str, roots: list[str]) -> str | None:
+        rel = dotted.replace(".", os.sep)
+        for root in roots:
+            for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
+                if os.path.isfile(candidate) or candidate in self.overlay:
+                    return candidate
+        return None
+
+    def is_workspace_file(self, path: str) -> bool:
+        parts = set(Path(path).parts)
+        if parts & {"site-packages", "dist-packages", ".venv", ".venvs", "venv"}:
+            return False
+        path = os.path.abspath(path)
+        return path.startswith(self.root + os.sep) or path in self.overlay
+
+    def workspace_files(self) -> list[str]:
+        if self._workspace_files is None:
+            files = []
+            for path in iter_python_files(self.root):
+                files.append(os.path.abspath(path))
+                if len(files) >= MAX_WORKSPACE_FILES:
+                    break
+            self._workspace_files = files
+        return sorted(set(self._workspace_files) | set(self.overlay))
+
+    def forget_file_list(self) -> None:
+        self._workspace_files = None
+
+
+class Resolver:
+    """Turns imported and otherwise unbound names into values, jedi first, the import statement second."""
+
+    def __init__(self, project: Project):
+        self.project = project
+
+    # ---- jedi ---------------------------------------------------------------------------------
+
+    def _script(self, model: ModuleModel):
+        script = getattr(model, "_jedi_script", None)
+        if script is None:
+            script = jedi.Script(model.text, path=model.path, project=self.project.jedi_project(),
+                                 environment=self.project.environment.jedi_env)
+            model._jedi_script = script
+        return script
+
+    def _goto(self, model: ModuleModel, line: int, column: int):
+        if not self.project.use_jedi:
+            return []
+        try:
+            return self._script(model).goto(line, column, follow_imports=True)
+        except Exception as exc:  # jedi has internal failures on odd code; the fallback still answers
+            log.debug("jedi goto failed at %s:%s:%s: %s", model.path, line, column, exc)
+            return []
+
+    def _value_from_definition(self, model: ModuleModel, definitions, origin_line: int) -> Value | None:
+        """A value for what jedi found, or None when jedi did not really answer."""
+        for definition in definitions:
+            module_path = str(definition.module_path) if definition.module_path else None
+            module_name = definition.module_name or ""
+            if module_path and os.path.abspath(module_path) == model.path and definition.line == origin_line:
+                continue  # jedi stopped at our own import statement: it could not follow it
+            if is_jax_module(module_name) or module_name in ("functools", "numpy") or module_name.startswith("numpy."):
+                if definition.type == "module":
+                    return Api(canonical(definition.full_name or module_name))
+                if definition.type in ("function", "class") and definition.full_name:
+                    return Api(canonical(definition.full_name, private_module=module_name))
+                return Api(canonical(f"{module_name}.{definition.name}", private_module=module_name))
+            if module_path and self.project.is_workspace_file(module_path):
+                other = self.project.model(module_path)
+                if definition.type == "module":
+                    return ModuleValue(other)
+                binding = _binding_at(other, definition.name, definition.line)
+                if binding is not None:
+                    return self.project.evaluator.binding_value(other, binding, None)
+                return UNKNOWN
+            if definition.full_name:
+                return Api(definition.full_name)  # some other library: known, and not JAX
+            return UNKNOWN
+        return None
+
+    # ---- the resolver's questions ---------------------------------------------------------------
+
+    def import_value(self, model: ModuleModel, binding: Binding) -> Value:
+        cache_key = ("import", id(binding.node))
+        if cache_key in model.eval_cache:
+            return model.eval_cache[cache_key]
+        value = None
+        line, column = _bound_name_position(model, binding)
+        if line is not None:
+            value = self._value_from_definition(model, self._goto(model, line, column), binding.lineno)
+        if value is None:
+            value = self._import_fallback(model, binding)
+        model.eval_cache[cache_key] = value
+        return value
+
+    def unbound_name(self, model: ModuleModel, node: ast.Name) -> Value:
+        """A name with no binding in the file: a star import or a builtin. Only jedi can say."""
+        if not any(isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names) for s in model.tree.body):
+            return UNKNOWN
+        column = model.source.char_column(node.lineno - 1, node.col_offset)
+        value = self._value_from_definition(model, self._goto(model, node.lineno, column), -1)
+        return value if value is not None else UNKNOWN
+
+    def submodule(self, model: ModuleModel, attr: str) -> Value | None:
+        if model.module_name is None:
+            return None
+        path = self.project.find_module(f"{model.module_name}.{attr}", self.project.import_roots(model))
+        return ModuleValue(self.project.model(path)) if path else None
+
+    def _import_fallback(self, model: ModuleModel, binding: Binding) -> Value:
+        statement, alias = binding.import_from, binding.node
+        if isinstance(statement, ast.Import):
+            module = alias.name if alias.asname else alias.name.split(".")[0]
+            return self._module_value(model, module)
+        base = statement.module or ""
+        if statement.level:
+            base = self._relative_base(model, statement.level, base)
+            if base is None:
+                return UNKNOWN
+        qualified = f"{base}.{alias.name}" if base else alias.name
+        if is_jax_module(base) or base in ("functools", "numpy"):
+            return Api(canonical(qualified))
+        path = self.project.find_module(base, self.project.import_roots(model)) if base else None
+        if path:
+            other = self.project.model(path)
+            inner = other.module_binding(alias.name)
+            if inner is not None:
+                return self.project.evaluator.binding_value(other, inner, None)
+        sub = self.project.find_module(qualified, self.project.import_roots(model))
+        if sub:
+            return ModuleValue(self.project.model(sub))
+        return UNKNOWN
+
+    def _module_value(self, model: ModuleModel, module: str) -> Value:
+        if is_jax_module(module) or module in ("functools", "numpy"):
+            return Api(canonical(module))
+        path = self.project.find_module(module, self.project.import_roots(model))
+        return ModuleValue(self.project.model(path)) if path else UNKNOWN
+
+    def _relative_base(self, model: ModuleModel, level: int, module: str) -> str | None:
+        package = self.project.module_name(os.path.join(os.path.dirname(model.path), "__init__.py"))
+        parts = package.split(".") if package else []
+        if level - 1 > len(parts):
+            return None
+        parts = parts[: len(parts) - (level - 1)]
+        if module:
+            parts.append(module)
+        if not parts:
+            return None
+        return ".".join(parts)
+
+
+def _binding_at(model: ModuleModel, name: str, line: int | None) -> Binding | None:
+    bindings = model.scopes[model.tree].bindings.get(name, [])
+    for binding in bindings:
+        if binding.lineno == line:
+            return binding
+    return bindings[-1] if bindings else None
+
+
+def _bound_name_position(model: ModuleModel, binding: Binding) -> tuple[int | None, int]:
+    """1-based line and code-point column of the name an import binds, for jedi."""
+    alias = binding.node
+    line = getattr(alias, "lineno", None)
+    if line is None:
+        return None, 0
+    text = model.source.lines[line - 1] if line - 1 < len(model.source.lines) else ""
+    column = model.source.char_column(line - 1, alias.col_offset)
+    if alias.asname:
+        match = re.compile(r"\bas\s+(" + re.escape(alias.asname) + r")\b").search(text, column)
+        if match:
+            column = match.start(1)
+    return line, column

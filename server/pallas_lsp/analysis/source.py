@@ -1,0 +1,93 @@
+"""Parsing that survives half-typed code, and position bookkeeping.
+
+`ast` gives byte columns and gives up at the first syntax error; editors need code-point columns
+and findings for the rest of the file, so broken lines are replaced by `pass` until the file
+parses (or the tail after a hopeless error is cut), and each syntax error is kept for reporting.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from .findings import Span
+
+MAX_RECOVERY_STEPS = 200
+
+
+@dataclass
+class SyntaxProblem:
+    line: int  # 0-based
+    column: int
+    message: str
+
+
+@dataclass
+class ParsedSource:
+    text: str
+    tree: ast.Module
+    lines: list[str]
+    syntax_errors: list[SyntaxProblem] = field(default_factory=list)
+
+    def char_column(self, line: int, byte_col: int) -> int:
+        """Convert an `ast` byte offset on a 0-based line to a code-point column."""
+        if not 0 <= line < len(self.lines):
+            return byte_col
+        text = self.lines[line]
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+    def span(self, node: ast.AST) -> Span:
+        line = node.lineno - 1
+        end_line = (node.end_lineno or node.lineno) - 1
+        end_col = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+        return Span(line, self.char_column(line, node.col_offset), end_line, self.char_column(end_line, end_col))
+
+
+def parse(text: str) -> ParsedSource:
+    text = text.replace("\x00", " ")
+    lines = text.splitlines()
+    work = list(lines)
+    errors: list[SyntaxProblem] = []
+    seen: set[int] = set()
+    for _ in range(MAX_RECOVERY_STEPS):
+        try:
+            tree = ast.parse("\n".join(work) + "\n")
+            return ParsedSource(text, tree, lines, errors)
+        except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+            lineno = getattr(exc, "lineno", None) or len(work)
+            index = max(0, min(lineno, len(work)) - 1)
+            if not errors or index not in seen:
+                col = max(0, (getattr(exc, "offset", None) or 1) - 1)
+                message = getattr(exc, "msg", None) or str(exc)
+                if not errors:
+                    errors.append(SyntaxProblem(index, col, message))
+            if index in seen or not work:
+                # Replacing the line did not help (an unclosed bracket, say): drop everything from it on.
+                work = work[:index]
+                if not work:
+                    break
+                continue
+            seen.add(index)
+            line = work[index]
+            indent = re.match(r"[ \t]*", line).group(0)
+            work[index] = indent + "pass"
+    return ParsedSource(text, ast.parse(""), lines, errors or [SyntaxProblem(0, 0, "could not parse")])
+
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def noqa_codes(line: str) -> set[str] | None:
+    """Codes silenced on a line: None if no noqa comment, an empty set for a bare `# noqa` (all)."""
+    if "#" not in line:
+        return None
+    match = _NOQA.search(line)
+    if not match:
+        return None
+    codes = match.group("codes")
+    if not codes:
+        return set()
+    return {code.upper() for code in re.split(r"[\s,]+", codes) if code}

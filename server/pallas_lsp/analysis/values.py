@@ -1,0 +1,175 @@
+"""The abstract values the evaluator computes: what an expression is, as far as it can be known.
+
+Anything not known statically is `UNKNOWN`; rules report only on values that are known.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .model import ModuleModel
+
+
+class Value:
+    """Base class of abstract values."""
+
+
+@dataclass(frozen=True)
+class Unknown(Value):
+    pass
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    value: Any  # int, float, str, bool, None
+
+
+@dataclass(frozen=True)
+class Seq(Value):
+    items: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class Api(Value):
+    """A JAX (or other library) object by canonical name: `pl.get_global`, `plgpu.SemaphoreType.REGULAR`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class MemType(Value):
+    """A memory-space type as `get_global`, `scratch_types` or `run_scoped` receive it.
+
+    `space` and `dtype` use JAX's own spelling so the picture matches what JAX prints.
+    """
+
+    space: str  # gmem, smem, tmem, regs, any, vmem, hbm, semaphore_mem, ...
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    source: str  # how it was written, for messages when shape or dtype are unknown
+    constructor: str  # canonical name of what built it
+
+    @property
+    def picture(self) -> str | None:
+        """`Ref<smem>{float32[128]}`, or None when shape or dtype are not statically known."""
+        if self.shape is None or self.dtype is None:
+            return None
+        return f"Ref<{self.space}>{{{self.dtype}[{','.join(map(str, self.shape))}]}}"
+
+    @property
+    def is_gpu_global_semaphore(self) -> bool:
+        return self.space == "gmem" and self.dtype == "semaphore"
+
+
+@dataclass(frozen=True)
+class ShapeDtype(Value):
+    """`jax.ShapeDtypeStruct(...)`: describes an array, but is not a memory-space type."""
+
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class InterpretParams(Value):
+    """`plgpu.InterpretGPUParams(...)` / `pltpu.InterpretParams(...)`: always means interpret mode."""
+
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class Func(Value):
+    """A user function (def or lambda) with the frame it was created in, for closures."""
+
+    model: "ModuleModel"
+    node: ast.AST
+    self_value: Value | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Func) and other.node is self.node and other.self_value == self.self_value
+
+    def __hash__(self) -> int:
+        return hash(id(self.node))
+
+    @property
+    def name(self) -> str:
+        return getattr(self.node, "name", "<lambda>")
+
+
+@dataclass(frozen=True)
+class Partial(Value):
+    """`functools.partial(func, *args, **kwargs)`."""
+
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+    node: ast.AST | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, eq=False)
+class ModuleValue(Value):
+    """A module of the user's workspace."""
+
+    model: "ModuleModel"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ModuleValue) and other.model is self.model
+
+    def __hash__(self) -> int:
+        return hash(id(self.model))
+
+
+@dataclass(frozen=True, eq=False)
+class ClassValue(Value):
+    model: "ModuleModel"
+    node: ast.ClassDef
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ClassValue) and other.node is self.node
+
+    def __hash__(self) -> int:
+        return hash(id(self.node))
+
+
+@dataclass(frozen=True)
+class Instance(Value):
+    cls: ClassValue
+
+
+@dataclass(frozen=True, eq=False)
+class KernelCall(Value):
+    """The result of calling a kernel factory: `pl.pallas_call(...)`, `plgpu.kernel(...)`, and so on.
+
+    `body` is None when the factory was called without a body (a decorator waiting for one).
+    """
+
+    api: str
+    model: "ModuleModel"
+    node: ast.AST  # the call (or decorator) that built it
+    body: Value | None
+    kwargs: tuple[tuple[str, Value, ast.AST | None], ...]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KernelCall) and other.node is self.node and other.body == self.body
+
+    def __hash__(self) -> int:
+        return hash(id(self.node))
+
+    def kwarg(self, name: str) -> tuple[Value, ast.AST | None] | None:
+        for key, value, node in self.kwargs:
+            if key == name:
+                return value, node
+        return None
+
+
+@dataclass(frozen=True)
+class OneOf(Value):
+    """Several values reach here from different call sites."""
+
+    options: tuple[Value, ...]

@@ -1,0 +1,26 @@
+"""One module per rule. Each defines CODE, NAME, SEVERITY, SUMMARY and `check(ctx)`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from . import pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global_interpret
+
+RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global_interpret)
+RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
+
+DOCS_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"
+
+
+def doc_path(rule) -> Path:
+    return DOCS_DIR / f"{rule.CODE}-{rule.NAME}.md"
+
+
+def doc_url(rule) -> str | None:
+    """Link for the rule's page: `$PALLAS_LSP_DOCS_URL/<page>` if set, else the page in this checkout."""
+    base = os.environ.get("PALLAS_LSP_DOCS_URL")
+    page = doc_path(rule)
+    if base:
+        return f"{base.rstrip('/')}/{page.name}"
+    return page.as_uri() if page.exists() else None

@@ -1,0 +1,222 @@
+"""Ask JAX itself what happens to each agreement fixture.
+
+Usage:
+    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty]
+
+Imports only the standard library and jax. Prints ONE JSON object on stdout mapping
+each path (exactly as given) to
+
+    {"ok": bool, "exc_type": str|null, "message": str|null,
+     "locations": [{"path": "<abs path>", "line": N}, ...]}
+
+Fixture convention (see tests/fixtures/agreement/NOTES.md):
+
+    def target():
+        return fn, args, mode
+
+* ``fn``   -- a callable (typically the result of ``plgpu.kernel(...)``/``pl.kernel``/
+              ``pl.pallas_call`` or a small wrapper around one).
+* ``args`` -- a tuple of positional arguments for ``fn``.
+* ``mode`` -- ``"cuda"``: ``jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))``
+              (args are ``jax.ShapeDtypeStruct``s; runs the real Mosaic GPU resource
+              estimator and lowering on a machine without a GPU), or
+              ``"interpret"``: ``jax.block_until_ready(jax.jit(fn)(*args))`` on the CPU
+              backend (args are concrete arrays).
+
+Optionally a fixture defines ``def cleanup():`` which is called (in a ``finally``)
+after the fixture was run, e.g. to undo ``plgpu.set_gpu_interpret_mode(...)``.
+As a safety net this script also resets the global Pallas interpret-mode config
+after every fixture.
+
+``locations`` are the user source lines JAX blames:
+* trace-time errors: the deepest traceback frame in a file under the fixture's folder;
+* ``get_global only supports semaphores``: the user frame of every ``get_global``
+  equation (found by walking the jaxpr recursively) whose ``what`` is not a GMEM
+  semaphore;
+* interpret-mode failures (``No ir_type_handler for aval type``, the
+  ``get_global discharge`` message): the user frame of every ``get_global`` equation;
+* any other error: the deepest traceback frame under the fixture's folder, if any.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import sys
+import traceback
+import types
+
+
+def _abs(p: str) -> str:
+  return os.path.realpath(os.path.abspath(p))
+
+
+def _first_line(exc: BaseException) -> str:
+  s = str(exc)
+  return s.splitlines()[0] if s else ""
+
+
+def _load_module(path: str) -> types.ModuleType:
+  folder = os.path.dirname(_abs(path))
+  if folder not in sys.path:
+    sys.path.insert(0, folder)
+  stem = os.path.splitext(os.path.basename(path))[0]
+  name = f"_jax_truth_fixture_{stem}"
+  spec = importlib.util.spec_from_file_location(name, path)
+  if spec is None or spec.loader is None:
+    raise ImportError(f"cannot import {path}")
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[name] = module
+  spec.loader.exec_module(module)
+  return module
+
+
+def _walk_eqns(jaxpr):
+  from jax._src import core as jax_core
+  for eqn in jaxpr.eqns:
+    yield eqn
+    for sub in jax_core.jaxprs_in_params(eqn.params):
+      yield from _walk_eqns(sub)
+
+
+def _is_gmem_semaphore(what) -> bool:
+  import jax.numpy as jnp
+  from jax._src.pallas import core as pallas_core
+  from jax._src.pallas.mosaic_gpu import core as gpu_core
+  try:
+    return what.memory_space == gpu_core.GMEM and jnp.issubdtype(
+        what.dtype, pallas_core.semaphore)
+  except Exception:  # noqa: BLE001 - exotic avals are simply "not a semaphore"
+    return False
+
+
+def _get_global_locations(fn, args, only_non_semaphores: bool):
+  import jax
+  from jax._src import source_info_util
+  jaxpr = jax.jit(fn).trace(*args).jaxpr
+  jaxpr = getattr(jaxpr, "jaxpr", jaxpr)  # ClosedJaxpr on older releases
+  out = []
+  for eqn in _walk_eqns(jaxpr):
+    if eqn.primitive.name != "get_global":
+      continue
+    if only_non_semaphores and _is_gmem_semaphore(eqn.params.get("what")):
+      continue
+    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    if frame is not None:
+      out.append((_abs(frame.file_name), frame.start_line))
+  return out
+
+
+def _traceback_locations(exc: BaseException, root: str):
+  """Deepest frame under `root`, following __cause__/__context__ chains."""
+  best = None
+  seen = set()
+  e = exc
+  while e is not None and id(e) not in seen:
+    seen.add(id(e))
+    for fs in traceback.extract_tb(e.__traceback__):
+      fname = _abs(fs.filename)
+      if fname.startswith(root + os.sep):
+        best = (fname, fs.lineno)
+    if best is not None:
+      break
+    e = e.__cause__ or e.__context__
+  return [best] if best else []
+
+
+def _reset_interpret_mode():
+  try:
+    from jax._src import config
+    config.pallas_tpu_interpret_mode_context_manager.set_global(None)
+  except Exception:  # noqa: BLE001
+    pass
+
+
+def run_fixture(path: str) -> dict:
+  import jax
+  root = os.path.dirname(_abs(path))
+  result = {"ok": True, "exc_type": None, "message": None, "locations": []}
+  module = None
+  fn = args = None
+  stage = "import"
+  try:
+    module = _load_module(path)
+    if not hasattr(module, "target"):
+      raise LookupError(f"{path}: fixture defines no target()")
+    fn, args, mode = module.target()
+    args = tuple(args)
+    stage = "trace"
+    traced = jax.jit(fn).trace(*args)
+    stage = "run"
+    if mode == "cuda":
+      traced.lower(lowering_platforms=("cuda",))
+    elif mode == "interpret":
+      jax.block_until_ready(jax.jit(fn)(*args))
+    else:
+      raise ValueError(f"{path}: unknown mode {mode!r}")
+  except Exception as exc:  # noqa: BLE001
+    msg = _first_line(exc)
+    result.update(ok=False, exc_type=type(exc).__name__, message=msg)
+    locs = []
+    try:
+      if stage == "run" and msg.startswith("get_global only supports semaphores"):
+        locs = _get_global_locations(fn, args, only_non_semaphores=True)
+      elif stage == "run" and (
+          "No ir_type_handler for aval type" in msg
+          or "get_global discharge is not supported" in msg):
+        locs = _get_global_locations(fn, args, only_non_semaphores=False)
+    except Exception as exc2:  # noqa: BLE001
+      print(f"jax_truth: locating failed for {path}: {exc2!r}", file=sys.stderr)
+    if not locs:
+      locs = _traceback_locations(exc, root)
+    seen = set()
+    for p, line in locs:
+      if (p, line) not in seen:
+        seen.add((p, line))
+        result["locations"].append({"path": p, "line": line})
+    print(f"jax_truth: {path}: {type(exc).__name__}: {msg}", file=sys.stderr)
+  finally:
+    if module is not None and callable(getattr(module, "cleanup", None)):
+      try:
+        module.cleanup()
+      except Exception as exc:  # noqa: BLE001
+        print(f"jax_truth: cleanup failed for {path}: {exc!r}", file=sys.stderr)
+    _reset_interpret_mode()
+  return result
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr():
+  """Send everything written to fd 1 (Python or C level) to stderr; yield the real stdout."""
+  sys.stdout.flush()
+  saved = os.dup(1)
+  os.dup2(2, 1)
+  real = os.fdopen(saved, "w")
+  old_sys_stdout = sys.stdout
+  sys.stdout = sys.stderr
+  try:
+    yield real
+  finally:
+    sys.stdout.flush()
+    sys.stdout = old_sys_stdout
+    os.dup2(saved, 1)
+
+
+def main(argv: list[str]) -> int:
+  pretty = "--pretty" in argv
+  paths = [a for a in argv if a != "--pretty"]
+  if not paths:
+    print(__doc__, file=sys.stderr)
+    return 2
+  with _stdout_to_stderr() as real_stdout:
+    results = {p: run_fixture(p) for p in paths}
+    json.dump(results, real_stdout, indent=2 if pretty else None)
+    real_stdout.write("\n")
+    real_stdout.flush()
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv[1:]))
