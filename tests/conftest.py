@@ -1,0 +1,89 @@
+"""Shared test helpers: analyse source text in a temporary project, against a real environment."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pallas_lsp.analysis import Project, analyze
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+def jax_python() -> str:
+    """The Python 3.12 interpreter with jax that the test setup creates (`.venvs/jax`)."""
+    path = os.environ.get("PALLAS_LSP_JAX_PYTHON", str(REPO / ".venvs" / "jax" / "bin" / "python"))
+    if not os.path.exists(path):
+        pytest.fail(f"no jax environment at {path}: run the README's test setup (.ci/run) first", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def jax_env() -> str:
+    return jax_python()
+
+
+@pytest.fixture(scope="session")
+def plain_env() -> str:
+    """An interpreter without jax: jedi cannot answer, the import fallback must."""
+    return sys.executable
+
+
+def at(source: str, snippet: str, occurrence: int = 1) -> str:
+    """1-based `line:col-end_line:end_col` of the n-th occurrence of `snippet` in `source`."""
+    source = textwrap.dedent(source)
+    index = -1
+    for _ in range(occurrence):
+        index = source.index(snippet, index + 1)
+    line = source.count("\n", 0, index) + 1
+    col = index - (source.rfind("\n", 0, index) + 1) + 1
+    end = index + len(snippet)
+    end_line = source.count("\n", 0, end) + 1
+    end_col = end - (source.rfind("\n", 0, end) + 1) + 1
+    return f"{line}:{col}-{end_line}:{end_col}"
+
+
+class Workspace:
+    """A temporary project folder; `check` analyses one of its files like `pallas-lsp check` would."""
+
+    def __init__(self, root: Path, python: str, use_jedi: bool = True):
+        self.root = root
+        self.python = python
+        self.use_jedi = use_jedi
+
+    def write(self, name: str, source: str) -> Path:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+        return path
+
+    def findings(self, name: str = "kernel.py", source: str | None = None):
+        if source is not None:
+            self.write(name, source)
+        project = Project(root=str(self.root), python=self.python, use_jedi=self.use_jedi)
+        return analyze(project, str(self.root / name))
+
+    def check(self, name: str = "kernel.py", source: str | None = None) -> list[tuple[str, str, str]]:
+        """(code, 1-based range, message) for each finding."""
+        result = []
+        for f in self.findings(name, source):
+            s = f.span
+            result.append((f.code, f"{s.line + 1}:{s.column + 1}-{s.end_line + 1}:{s.end_column + 1}", f.message))
+        return result
+
+
+@pytest.fixture
+def ws(tmp_path, jax_env) -> Workspace:
+    """A workspace analysed against the real jax environment (jedi answers)."""
+    return Workspace(tmp_path, jax_env)
+
+
+@pytest.fixture
+def ws_fallback(tmp_path, plain_env) -> Workspace:
+    """A workspace whose environment has no jax (jedi cannot answer; imports decide)."""
+    return Workspace(tmp_path, plain_env)
