@@ -391,7 +391,10 @@ class Evaluator:
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()), node)
         if name in KERNEL_FACTORIES:
             body_kw = _BODY_ARG[name]
-            body = args[0] if args else (kwargs.get(body_kw) if body_kw else None)
+            if body_kw is None:  # pl.core_map(mesh) only ever returns a decorator
+                body = None
+            else:
+                body = args[0] if args else kwargs.get(body_kw)
             nodes = {k.arg: k.value for k in getattr(node, "keywords", []) if k.arg}
             kw = tuple((k, v, nodes.get(k)) for k, v in kwargs.items())
             return KernelCall(name, model, node, body, kw)

@@ -149,12 +149,11 @@ class KernelIndex:
             else:
                 for stmt in ast.walk(scope):
                     if isinstance(stmt, ast.stmt) and stmt.lineno > call.lineno and model.enclosing_function(stmt) is scope:
-                        self._mark_invoked(stmt, site, walk_children=False)
+                        self._mark_invoked(stmt, site)
 
-    def _mark_invoked(self, stmt: ast.AST, site: InterpretSite, walk_children: bool = True) -> None:
+    def _mark_invoked(self, stmt: ast.AST, site: InterpretSite) -> None:
         """Mark kernels built or launched in `stmt` (directly or through a called function) as interpreted."""
-        nodes = ast.walk(stmt) if walk_children else [stmt, *ast.iter_child_nodes(stmt)]
-        for node in nodes:
+        for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 for entry in self.entries:
                     if entry.node is node and site not in entry.interpret:

@@ -1,0 +1,46 @@
+"""PAL002: a kernel that uses a global semaphore, run in interpret mode.
+
+To try the kernel on a machine without a GPU, its author added `interpret=True`. But
+`pl.get_global` cannot be interpreted: JAX fails when the kernel is first run with
+
+    TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>
+
+from deep inside the HLO lowering, pointing at none of the lines below. (JAX has a clear
+message for this, `get_global discharge is not supported in interpret mode.`, but never
+reaches it.) pallas-lsp reports PAL002 on the `pl.get_global` line, with the
+`interpret=True` that causes it.
+
+Fix: run it without interpret mode (on a GPU; see good_semaphore.py), or, if the kernel
+must run interpreted, drop the semaphore and pass the data as inputs instead.
+"""
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+HALF = 128
+X = jax.ShapeDtypeStruct((2, HALF), jnp.float32)
+
+
+def ordered_halves(x_ref, o_ref):
+  block = lax.axis_index("block")
+  first_half_done = pl.get_global(plgpu.SemaphoreType.REGULAR)
+
+  @pl.when(block == 0)
+  def _():
+    o_ref[0] = x_ref[0] * 2.0
+    pl.semaphore_signal(first_half_done)
+
+  @pl.when(block == 1)
+  def _():
+    pl.semaphore_wait(first_half_done)
+    o_ref[1] = x_ref[1] * 2.0
+
+
+ordered_double = plgpu.kernel(
+    ordered_halves, out_type=X, grid=(2,), grid_names=("block",), interpret=True)
+
+
+def target():
+  return ordered_double, (jnp.ones((2, HALF), jnp.float32),), "interpret"

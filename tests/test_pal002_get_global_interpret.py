@@ -1,0 +1,158 @@
+"""PAL002: `get_global` reachable from a kernel that runs in interpret mode, with related locations."""
+
+import pytest
+
+from conftest import at
+
+HEADER = """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+"""
+SEM = "pl.get_global(plgpu.SemaphoreType.REGULAR)"
+MESSAGE = ("get_global cannot run in interpret mode: JAX fails here with TypeError: No ir_type_handler for aval "
+           "type: <class 'jax._src.state.types.AbstractRef'> (its clear message for this is never reached). "
+           "Pass the buffer as a kernel input or scratch instead, or run this kernel without interpret mode")
+BODY = f"def body(o_ref):\n    s = {SEM}\n    pl.semaphore_signal(s)\n    pl.semaphore_wait(s)\n\n"
+
+
+def related(ws, source):
+    (finding,) = ws.findings(source=source)
+    return [(r.path.rsplit("/", 1)[-1], f"{r.span.line + 1}:{r.span.column + 1}-{r.span.end_line + 1}:{r.span.end_column + 1}",
+             r.message) for r in finding.related]
+
+
+LAUNCHES = {
+    "interpret=True": ("k = plgpu.kernel(body, out_type=(), interpret=True)\n", "True", "interpret=True",
+                       "plgpu.kernel(body, out_type=(), interpret=True)", "plgpu.kernel"),
+    "a constant that is true": ("INTERPRET = True\nk = plgpu.kernel(body, out_type=(), interpret=INTERPRET)\n",
+                                ("INTERPRET", 2), "interpret=INTERPRET", "plgpu.kernel(body, out_type=(), interpret=INTERPRET)",
+                                "plgpu.kernel"),
+    "plgpu.InterpretGPUParams": ("k = plgpu.kernel(body, out_type=(), interpret=plgpu.InterpretGPUParams())\n",
+                                 "plgpu.InterpretGPUParams()", "interpret=plgpu.InterpretGPUParams()",
+                                 "plgpu.kernel(body, out_type=(), interpret=plgpu.InterpretGPUParams())", "plgpu.kernel"),
+    "pltpu.InterpretParams on pallas_call": (
+        "k = pl.pallas_call(body, out_shape=(), interpret=pltpu.InterpretParams())\n", "pltpu.InterpretParams()",
+        "interpret=pltpu.InterpretParams()", "pl.pallas_call(body, out_shape=(), interpret=pltpu.InterpretParams())",
+        "pl.pallas_call"),
+    "pl.kernel with a mesh": ("k = pl.kernel(body, out_type=(), mesh=plgpu.Mesh(), interpret=True)\n", "True",
+                              "interpret=True", "pl.kernel(body, out_type=(), mesh=plgpu.Mesh(), interpret=True)", "pl.kernel"),
+}
+
+
+@pytest.mark.parametrize("name", list(LAUNCHES))
+def test_interpret_mode_launch(ws, name):
+    launch, site, reason, entry, api = LAUNCHES[name]
+    source = HEADER + BODY + launch
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+    site_range = at(source, *site) if isinstance(site, tuple) else at(source, site)
+    assert related(ws, source) == [
+        ("kernel.py", site_range, f"the kernel runs in interpret mode because of {reason}"),
+        ("kernel.py", at(source, entry), f"kernel entry point ({api})"),
+    ]
+
+
+@pytest.mark.parametrize("launch", [
+    "k = plgpu.kernel(body, out_type=())\n",
+    "k = plgpu.kernel(body, out_type=(), interpret=False)\n",
+    "k = plgpu.kernel(body, out_type=(), interpret=None)\n",
+    "DEBUG = False\nk = plgpu.kernel(body, out_type=(), interpret=DEBUG)\n",
+    "k = plgpu.kernel(body, out_type=(), interpret=flag)\n",
+])
+def test_not_interpret_mode(ws, launch):
+    assert ws.check(source=HEADER + "flag = object()\n" + BODY + launch) == []
+
+
+def test_interpret_kernel_without_get_global_is_fine(ws):
+    source = HEADER + "def body(o_ref):\n    o_ref[...] = 1\n\nk = plgpu.kernel(body, out_type=(), interpret=True)\n"
+    assert ws.check(source=source) == []
+
+
+REACHED = {
+    "decorator @plgpu.kernel(...)": f"@plgpu.kernel(out_type=(), interpret=True)\ndef k():\n    {SEM}\n",
+    "decorator @functools.partial(plgpu.kernel, ...)":
+        f"@functools.partial(plgpu.kernel, out_type=(), interpret=True)\ndef k():\n    {SEM}\n",
+    "pl.core_map": f"mesh = plgpu.Mesh()\n@pl.core_map(mesh, interpret=True)\ndef k():\n    {SEM}\n",
+    "functools.partial body": f"def body(o_ref, *, n):\n    {SEM}\n\n"
+                              "k = plgpu.kernel(functools.partial(body, n=2), out_type=(), interpret=True)\n",
+    "helper called from the body": f"def helper():\n    return {SEM}\n\ndef body(o_ref):\n    helper()\n\n"
+                                   "k = plgpu.kernel(body, out_type=(), interpret=True)\n",
+    "pl.run_scoped body": f"def body(o_ref):\n    def scoped(r):\n        {SEM}\n    pl.run_scoped(scoped, plgpu.SMEM((8,), jnp.float32))\n\n"
+                          "k = plgpu.kernel(body, out_type=(), interpret=True)\n",
+    "pl.when body": f"def body(o_ref):\n    @pl.when(True)\n    def _():\n        {SEM}\n\n"
+                    "k = plgpu.kernel(body, out_type=(), interpret=True)\n",
+    "lax.fori_loop body": f"def step(i, c):\n    {SEM}\n    return c\n\ndef body(o_ref):\n    lax.fori_loop(0, 4, step, 0)\n\n"
+                          "k = plgpu.kernel(body, out_type=(), interpret=True)\n",
+    "method used as body": f"class K:\n    def body(self, o_ref):\n        {SEM}\n\n    def build(self):\n"
+                           "        return plgpu.kernel(self.body, out_type=(), interpret=True)\n",
+}
+
+
+@pytest.mark.parametrize("name", list(REACHED))
+def test_get_global_reached_from_interpreted_kernel(ws, name):
+    source = HEADER + REACHED[name]
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+
+
+def test_force_gpu_interpret_mode_context(ws):
+    source = HEADER + BODY + ("k = plgpu.kernel(body, out_type=())\n\ndef run(x):\n"
+                              "    with plgpu.force_gpu_interpret_mode():\n        return k(x)\n")
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+    assert related(ws, source)[0] == ("kernel.py", at(source, "plgpu.force_gpu_interpret_mode()"),
+                                      "the kernel runs in interpret mode because of with plgpu.force_gpu_interpret_mode()")
+
+
+def test_force_tpu_interpret_mode_around_a_function_that_builds_the_kernel(ws):
+    source = HEADER + BODY + ("def launch(x):\n    return pl.pallas_call(body, out_shape=())(x)\n\n"
+                              "def test():\n    with pltpu.force_tpu_interpret_mode():\n        launch(1)\n")
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+
+
+def test_set_gpu_interpret_mode(ws):
+    source = HEADER + BODY + ("def test():\n    plgpu.set_gpu_interpret_mode(plgpu.InterpretGPUParams())\n"
+                              "    plgpu.kernel(body, out_type=())()\n")
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+
+
+def test_kernel_launched_before_set_interpret_mode_or_after_reset_is_compiled(ws):
+    source = HEADER + BODY + ("def test():\n    plgpu.kernel(body, out_type=())()\n"
+                              "    plgpu.set_gpu_interpret_mode(None)\n")
+    assert ws.check(source=source) == []
+
+
+def test_unused_get_global_in_interpreted_pallas_call_is_dead_code(ws):
+    source = HEADER + ("def body(o_ref):\n    pl.get_global(plgpu.SemaphoreType.REGULAR)\n    o_ref[...] = 1\n\n"
+                       "k = pl.pallas_call(body, out_shape=(), interpret=True)\n")
+    assert ws.check(source=source) == []
+
+
+def test_non_semaphore_in_interpreted_kernel_gets_both(ws):
+    source = HEADER + ("def body(o_ref):\n    g = pl.get_global(plgpu.GMEM((128,), jnp.float32))\n    o_ref[...] = g[...]\n\n"
+                       "k = plgpu.kernel(body, out_type=(), interpret=True)\n")
+    assert [c[0] for c in ws.check(source=source)] == ["PAL001", "PAL002"]
+
+
+def test_helper_in_another_module_is_reported_there(ws):
+    helper = ws.write("helpers.py", HEADER + f"def grab():\n    return {SEM}\n")
+    kernel = HEADER + ("from helpers import grab\n\ndef body(o_ref):\n    grab()\n\n"
+                       "k = plgpu.kernel(body, out_type=(), interpret=True)\n")
+    ws.write("kernel.py", kernel)
+    helper_source = helper.read_text()
+    assert ws.check("kernel.py") == []
+    assert ws.check("helpers.py") == [("PAL002", at(helper_source, SEM), MESSAGE)]
+    (finding,) = ws.findings("helpers.py")
+    assert [(r.path.rsplit("/", 1)[-1], r.message) for r in finding.related] == [
+        ("kernel.py", "the kernel runs in interpret mode because of interpret=True"),
+        ("kernel.py", "kernel entry point (plgpu.kernel)")]
+
+
+def test_kernel_body_in_another_module_launched_interpreted(ws):
+    ws.write("bodies.py", HEADER + BODY)
+    ws.write("launch.py", HEADER + "import bodies\n\ndef run(x):\n"
+                          "    return plgpu.kernel(bodies.body, out_type=(), interpret=True)(x)\n")
+    source = (ws.root / "bodies.py").read_text()
+    assert ws.check("bodies.py") == [("PAL002", at(source, SEM), MESSAGE)]
