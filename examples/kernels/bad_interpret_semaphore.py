@@ -1,14 +1,18 @@
 """PAL002: a kernel that uses a global semaphore, run in interpret mode.
 
-To try the kernel on a machine without a GPU, its author added `interpret=True`. But
-`pl.get_global` cannot be interpreted: JAX fails when the kernel is first run with
+To try the kernel on a machine without a GPU, its author turned on interpret mode with
+`interpret=plgpu.InterpretGPUParams()`. But `pl.get_global` cannot be interpreted: JAX fails
+when the kernel is first run with
 
     TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>
 
 from deep inside the HLO lowering, pointing at none of the lines below. (JAX has a clear
 message for this, `get_global discharge is not supported in interpret mode.`, but never
-reaches it.) pallas-lsp reports PAL002 on the `pl.get_global` line, with the
-`interpret=True` that causes it.
+reaches it.) pallas-lsp reports PAL002 on the `pl.get_global` line, with the `interpret=`
+argument that causes it. `interpret=True` fails the same way at `pl.get_global`, but for
+a kernel with a grid JAX 0.12 stops even earlier, at `lax.axis_index`
+(`NameError: Found an unbound axis name: block`), so gridded Mosaic GPU kernels are
+interpreted with `plgpu.InterpretGPUParams()`.
 
 Fix: run it without interpret mode (on a GPU; see good_semaphore.py), or, if the kernel
 must run interpreted, drop the semaphore and pass the data as inputs instead.
@@ -39,7 +43,8 @@ def ordered_halves(x_ref, o_ref):
 
 
 ordered_double = plgpu.kernel(
-    ordered_halves, out_type=X, grid=(2,), grid_names=("block",), interpret=True)
+    ordered_halves, out_type=X, grid=(2,), grid_names=("block",),
+    interpret=plgpu.InterpretGPUParams())
 
 
 def target():
