@@ -1,0 +1,120 @@
+"""`pallas-lsp check`: the output formats, exit statuses and settings other tools rely on."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import at
+
+BAD = textwrap.dedent("""\
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+    import jax.numpy as jnp
+
+
+    def body(o_ref):
+        buf = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+        o_ref[...] = buf[...]
+""")
+GOOD = "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n" \
+       "def body():\n    pl.get_global(plgpu.SemaphoreType.REGULAR)\n"
+MESSAGE = ("get_global only supports semaphores, got Ref<smem>{float32[128]}: allocate it as scratch instead "
+           "(scratch_shapes for pallas_call, scratch_types for plgpu.kernel, or pl.run_scoped); "
+           "get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
+
+
+def cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "pallas_lsp", *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def project(tmp_path, jax_env):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "bad.py").write_text(BAD)
+    (tmp_path / "pkg" / "good.py").write_text(GOOD)
+    (tmp_path / "notes.txt").write_text("not python")
+    return tmp_path
+
+
+def test_json_format(project, jax_env):
+    run = cli("check", "--format", "json", "--python", jax_env, "pkg", cwd=project)
+    assert run.returncode == 1, run.stderr
+    assert json.loads(run.stdout) == [{
+        "path": "pkg/bad.py", "line": 7, "column": 11, "end_line": 7, "end_column": 57,
+        "code": "PAL001", "severity": "error", "message": MESSAGE}]
+    assert at(BAD, "pl.get_global(plgpu.SMEM((128,), jnp.float32))") == "7:11-7:57"
+
+
+def test_text_format_looks_like_ruff(project, jax_env):
+    run = cli("check", "--python", jax_env, "pkg", cwd=project)
+    assert (run.returncode, run.stdout) == (1, f"pkg/bad.py:7:11: PAL001 {MESSAGE}\nFound 1 error.\n")
+
+
+def test_clean_files_exit_zero(project, jax_env):
+    run = cli("check", "--python", jax_env, "pkg/good.py", cwd=project)
+    assert (run.returncode, run.stdout) == (0, "All checks passed! (1 file checked)\n")
+    run = cli("check", "--format", "json", "--python", jax_env, "pkg/good.py", cwd=project)
+    assert (run.returncode, json.loads(run.stdout)) == (0, [])
+
+
+def test_sarif_format(project, jax_env):
+    run = cli("check", "--format", "sarif", "--python", jax_env, "pkg", cwd=project)
+    assert run.returncode == 1
+    sarif = json.loads(run.stdout)
+    assert sarif["version"] == "2.1.0"
+    (sarif_run,) = sarif["runs"]
+    rules = sarif_run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == ["PAL000", "PAL001", "PAL002"]
+    (result,) = sarif_run["results"]
+    assert result == {
+        "ruleId": "PAL001", "ruleIndex": 1, "level": "error", "message": {"text": MESSAGE},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": "pkg/bad.py", "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": 7, "startColumn": 11, "endLine": 7, "endColumn": 57}}}]}
+
+
+def test_select_and_ignore_flags(project, jax_env):
+    assert cli("check", "--ignore", "PAL001", "--python", jax_env, "pkg", cwd=project).returncode == 0
+    assert cli("check", "--select", "PAL002", "--python", jax_env, "pkg", cwd=project).returncode == 0
+    assert cli("check", "--select", "PAL", "--python", jax_env, "pkg", cwd=project).returncode == 1
+
+
+def test_pyproject_settings_and_flag_precedence(project, jax_env):
+    (project / "pyproject.toml").write_text(f'[tool.pallas-lsp]\nignore = ["PAL001"]\npython = "{jax_env}"\n')
+    assert cli("check", "pkg", cwd=project).returncode == 0
+    run = cli("check", "--ignore", "", "--format", "json", "pkg", cwd=project)
+    assert [f["code"] for f in json.loads(run.stdout)] == ["PAL001"]
+
+
+def test_broken_pyproject_is_a_usage_error(project):
+    (project / "pyproject.toml").write_text("[tool.pallas-lsp]\nselect = 3\n")
+    run = cli("check", "pkg", cwd=project)
+    assert run.returncode == 2
+    assert "[tool.pallas-lsp] select must be a list of rule codes" in run.stderr
+
+
+def test_usage_errors_exit_two(project):
+    assert cli("check", cwd=project).returncode == 2
+    assert cli("check", "--format", "xml", "pkg", cwd=project).returncode == 2
+    missing = cli("check", "missing.py", cwd=project)
+    assert (missing.returncode, missing.stderr) == (2, "pallas-lsp: error: no such file or folder: missing.py\n")
+    broken = cli("check", "--python", str(project / "nope" / "python"), "pkg", cwd=project)
+    assert broken.returncode == 2
+    assert "Python environment not found" in broken.stderr
+
+
+def test_unparsable_file_is_reported_and_the_rest_analysed(project, jax_env):
+    (project / "pkg" / "bad.py").write_text(BAD + "\ndef broken(:\n    pass\n")
+    run = cli("check", "--format", "json", "--python", jax_env, "pkg/bad.py", cwd=project)
+    assert run.returncode == 1
+    assert [(f["code"], f["line"], f["column"]) for f in json.loads(run.stdout)] == [("PAL001", 7, 11), ("PAL000", 10, 12)]
+
+
+def test_binary_and_non_utf8_files_do_not_crash(project, jax_env):
+    (project / "pkg" / "blob.py").write_bytes(b"\x00\xff\xfe garbage \x80\n" + BAD.encode())
+    run = cli("check", "--format", "json", "--python", jax_env, "pkg/blob.py", cwd=project)
+    assert run.returncode == 1
+    assert [f["code"] for f in json.loads(run.stdout)][:1] == ["PAL000"]

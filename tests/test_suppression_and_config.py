@@ -1,0 +1,51 @@
+"""`# noqa` comments and select/ignore resolution."""
+
+import pytest
+
+from pallas_lsp.analysis import selected_codes
+from pallas_lsp.analysis.source import noqa_codes
+
+SOURCE = """\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+def body():
+    pl.get_global(plgpu.SemaphoreType.BARRIER){comment}
+"""
+
+
+@pytest.mark.parametrize("comment,codes", [
+    ("", ["PAL001"]),
+    ("  # noqa", []),
+    ("  # noqa: PAL001", []),
+    ("  # noqa:PAL001,PAL002", []),
+    ("  # NOQA: pal001", []),
+    ("  # noqa: PAL002", ["PAL001"]),
+    ("  # noqa: E501", ["PAL001"]),
+    ("  # a comment, no suppression", ["PAL001"]),
+])
+def test_noqa(ws, comment, codes):
+    assert [c[0] for c in ws.check(source=SOURCE.format(comment=comment))] == codes
+
+
+def test_noqa_on_the_last_line_of_a_multiline_call(ws):
+    source = SOURCE.format(comment="").replace("pl.get_global(plgpu.SemaphoreType.BARRIER)",
+                                               "pl.get_global(\n        plgpu.SemaphoreType.BARRIER,\n    )  # noqa: PAL001")
+    assert ws.check(source=source) == []
+
+
+def test_noqa_parsing():
+    assert noqa_codes("x = 1") is None
+    assert noqa_codes("x = 1  # noqa") == set()
+    assert noqa_codes("x = 1  # noqa: PAL001, PAL002") == {"PAL001", "PAL002"}
+
+
+@pytest.mark.parametrize("select,ignore,expected", [
+    (None, None, {"PAL000", "PAL001", "PAL002"}),
+    (["PAL001"], None, {"PAL001"}),
+    (["PAL00"], ["PAL000"], {"PAL001", "PAL002"}),
+    (["ALL"], ["PAL002"], {"PAL000", "PAL001"}),
+    ([], None, set()),
+])
+def test_select_ignore(select, ignore, expected):
+    assert selected_codes(select, ignore) == expected
