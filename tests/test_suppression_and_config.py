@@ -49,3 +49,21 @@ def test_noqa_parsing():
 ])
 def test_select_ignore(select, ignore, expected):
     assert selected_codes(select, ignore) == expected
+
+
+def test_syntax_newer_than_the_running_python_says_so(tmp_path):
+    import glob
+    import sys
+
+    from conftest import Workspace
+
+    newer = [p for p in glob.glob("/root/.pyenv/versions/3.1[3-9]*/bin/python3")]
+    if sys.version_info >= (3, 13) or not newer:
+        pytest.skip("needs an interpreter newer than the one running the tests")
+    ws = Workspace(tmp_path, newer[0])
+    source = "def pick[T = int](x: T) -> T:\n    return x\n"
+    ((code, where, message),) = ws.check(source=source)
+    assert (code, where) == ("PAL000", "1:9-1:30")
+    running = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert message.endswith(f"(pallas-lsp runs on Python {running} but the project uses 3.13: newer syntax is reported "
+                            "as an error; run pallas-lsp under the newer Python)")

@@ -54,6 +54,7 @@ class Project:
         self.overlay: dict[str, str] = {}
         self._models: dict[str, ModuleModel] = {}
         self._workspace_files: list[str] | None = None
+        self._disk_texts: dict[str, tuple[tuple[int, int], str]] = {}
         self.evaluator = Evaluator(self)
         self.resolver = Resolver(self)
 
@@ -85,7 +86,13 @@ class Project:
         path = os.path.abspath(path)
         if path in self.overlay:
             return self.overlay[path]
-        return read_source(path)
+        stat = os.stat(path)
+        key = (stat.st_mtime_ns, stat.st_size)
+        cached = self._disk_texts.get(path)
+        if cached is None or cached[0] != key:
+            cached = (key, read_source(path))
+            self._disk_texts[path] = cached
+        return cached[1]
 
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)
