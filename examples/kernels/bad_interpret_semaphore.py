@@ -6,16 +6,18 @@ when the kernel is first run with
 
     TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>
 
-from deep inside the HLO lowering, pointing at none of the lines below. (JAX has a clear
+from deep inside the HLO lowering, never naming the `pl.get_global` line. (JAX has a clear
 message for this, `get_global discharge is not supported in interpret mode.`, but never
 reaches it.) pallas-lsp reports PAL002 on the `pl.get_global` line, with the `interpret=`
 argument that causes it. `interpret=True` fails the same way at `pl.get_global`, but for
 a kernel with a grid JAX 0.12 stops even earlier, at `lax.axis_index`
-(`NameError: Found an unbound axis name: block`), so gridded Mosaic GPU kernels are
-interpreted with `plgpu.InterpretGPUParams()`.
+(`NameError: Found an unbound axis name: block`), which is why this gridded kernel uses
+`plgpu.InterpretGPUParams()`.
 
-Fix: run it without interpret mode (on a GPU; see good_semaphore.py), or, if the kernel
-must run interpreted, drop the semaphore and pass the data as inputs instead.
+Fix: test this kernel compiled, on a GPU: good_semaphore.py is the same kernel without
+`interpret=`. A semaphore that only synchronises work within one block can be scratch
+instead (`scratch_types=[plgpu.SemaphoreType.REGULAR]`), which interpret mode supports;
+this one orders two blocks, so it has to be global.
 """
 import jax
 import jax.numpy as jnp

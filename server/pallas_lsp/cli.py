@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-jedi", action="store_true",
                        help="resolve names from the file's own imports only (no environment inference)")
     check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     return parser
 
 
@@ -102,6 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return run_check(args)
+        if args.command == "serve":
+            from .server import main as serve
+
+            return serve(["--tcp", args.tcp] if args.tcp else [])
     except KeyboardInterrupt:
         return EXIT_ERROR
     except Exception:  # an internal error must not look like "no findings"
