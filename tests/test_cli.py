@@ -118,3 +118,22 @@ def test_binary_and_non_utf8_files_do_not_crash(project, jax_env):
     run = cli("check", "--format", "json", "--python", jax_env, "pkg/blob.py", cwd=project)
     assert run.returncode == 1
     assert [f["code"] for f in json.loads(run.stdout)][:1] == ["PAL000"]
+
+
+STAR = ("from jax.experimental.pallas import *\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+        "def body():\n    get_global(plgpu.SemaphoreType.BARRIER)\n")
+
+
+def test_environment_defaults_to_virtual_env(tmp_path, jax_env):
+    """Only jedi, looking into an environment that has jax, can resolve a star import."""
+    import os
+
+    (tmp_path / "star.py").write_text(STAR)
+    venv = os.path.dirname(os.path.dirname(jax_env))
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    with_venv = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--format", "json", "star.py"],
+                               capture_output=True, text=True, cwd=tmp_path, env={**env, "VIRTUAL_ENV": venv})
+    without = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--format", "json", "star.py"],
+                             capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert [(f["code"], f["line"]) for f in json.loads(with_venv.stdout)] == [("PAL001", 5)]
+    assert (without.returncode, json.loads(without.stdout)) == (0, [])
