@@ -84,3 +84,20 @@ async def test_rapid_edits_publish_only_the_newest_version(client: LanguageClien
     assert [d.code for d in params.diagnostics] == ["PAL001"]
     assert versions == sorted(versions) and len(versions) == len(set(versions))
     assert versions[-1] == 11
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_hover_on_get_global_shows_what_was_inferred(client: LanguageClient):
+    open_doc(client, BAD)
+    await published(client, URI, 1)
+    result = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=4, character=12)))
+    assert result.contents.value == (
+        "**pl.get_global** of `plgpu.SemaphoreType.BARRIER`\n\n"
+        "Inferred: `Ref<gmem>{barrier_semaphore[]}`: not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)")
+    nothing = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=0, character=0)))
+    assert nothing is None
+    beyond = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=400, character=3)))
+    assert beyond is None

@@ -70,6 +70,16 @@ def utf16_column(line_text: str, column: int) -> int:
     return column + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
 
 
+def code_point_column(line_text: str, character: int) -> int:
+    """Inverse of `utf16_column`."""
+    units = 0
+    for index, ch in enumerate(line_text):
+        if units >= character:
+            return index
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line_text)
+
+
 class ClientLogHandler(logging.Handler):
     """Sends log records to the client's output (`window/logMessage`); never to stdout."""
 
@@ -240,6 +250,32 @@ def did_close(ls: PallasServer, params: types.DidCloseTextDocumentParams) -> Non
 async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticParams):
     _, diagnostics = await ls.analyse_document(params.text_document.uri)
     return types.RelatedFullDocumentDiagnosticReport(items=diagnostics)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | None:
+    from .analysis.hover import hover_text
+
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    lines = document.lines
+    line = params.position.line
+    if line >= len(lines):
+        return None
+    column = code_point_column(lines[line], params.position.character)
+    path, text = uri_to_path(document.uri), document.source
+
+    def compute():
+        try:
+            ls.project.set_text(path, text)
+            return hover_text(ls.project, path, text, line, column)
+        except Exception:
+            log.exception("hover failed for %s", path)
+            return None
+
+    markdown = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
+    if markdown is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
 
 
 def main(argv: list[str] | None = None) -> int:
