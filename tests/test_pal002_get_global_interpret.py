@@ -156,3 +156,20 @@ def test_kernel_body_in_another_module_launched_interpreted(ws):
                           "    return plgpu.kernel(bodies.body, out_type=(), interpret=True)(x)\n")
     source = (ws.root / "bodies.py").read_text()
     assert ws.check("bodies.py") == [("PAL002", at(source, SEM), MESSAGE)]
+
+
+def test_pallas_call_built_outside_force_interpret_context_is_not_interpreted(ws):
+    """pallas_call reads the switch when it is built (JAX then fails with 'Only interpret mode is supported on CPU')."""
+    source = HEADER + BODY + ("k = pl.pallas_call(body, out_shape=())\n\ndef run(x):\n"
+                              "    with plgpu.force_gpu_interpret_mode():\n        return k(x)\n")
+    assert ws.check(source=source) == []
+
+
+def test_kernel_built_before_a_module_level_set_interpret_mode_is_traced_interpreted(ws):
+    source = HEADER + BODY + ("k = plgpu.kernel(body, out_type=())\n"
+                              "plgpu.set_gpu_interpret_mode(plgpu.InterpretGPUParams())\n"
+                              "early = pl.pallas_call(body, out_shape=())\n")
+    (finding,) = ws.findings(source=source)
+    assert [r.message for r in finding.related] == [
+        "the kernel runs in interpret mode because of plgpu.set_gpu_interpret_mode(plgpu.InterpretGPUParams())",
+        "kernel entry point (plgpu.kernel)"]

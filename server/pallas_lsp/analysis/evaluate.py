@@ -39,7 +39,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_CALL_DEPTH = 6
+MAX_CALL_DEPTH = 5
+# Evaluation steps one top-level question may take. Helpers calling helpers can branch
+# exponentially; past this budget the answer is "unknown", never a guess.
+STEP_BUDGET = 20_000
 
 KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map"}
 # Where each factory takes its body, positionally and by keyword.
@@ -128,6 +131,8 @@ class Evaluator:
     def __init__(self, project: "Project"):
         self.project = project
         self._active: set[tuple] = set()
+        self._nesting = 0
+        self._steps = 0
 
     # ---- entry points -------------------------------------------------------------------------
 
@@ -138,14 +143,21 @@ class Evaluator:
             return cache[key]
         if key in self._active:
             return UNKNOWN
+        if self._nesting == 0:
+            self._steps = 0
+        self._steps += 1
+        if self._steps > STEP_BUDGET:
+            return UNKNOWN
         self._active.add(key)
+        self._nesting += 1
         try:
             result = self._eval(model, expr, frame)
         except RecursionError:
             result = UNKNOWN
         finally:
+            self._nesting -= 1
             self._active.discard(key)
-        if frame is None:
+        if frame is None and self._steps <= STEP_BUDGET:
             cache[key] = result
         return result
 
@@ -271,7 +283,19 @@ class Evaluator:
         found = self._class_attribute(instance.cls, attr, instance)
         if found is not UNKNOWN:
             return found
-        cls = instance.cls
+        assigned = self._self_assignments(instance.cls).get(attr)
+        if assigned is None:
+            return UNKNOWN
+        method, self_name, value = assigned
+        return self.value(instance.cls.model, value, Frame(method, {self_name: instance}, 0))
+
+    def _self_assignments(self, cls: ClassValue) -> dict[str, tuple[ast.AST, str, ast.expr]]:
+        """`self.<attr> = value` in the class's methods, `__init__` first; computed once per class."""
+        key = ("self-assignments", id(cls.node))
+        found = cls.model.eval_cache.get(key)
+        if found is not None:
+            return found
+        found = {}
         methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         methods.sort(key=lambda m: m.name != "__init__")
         for method in methods:
@@ -282,11 +306,11 @@ class Evaluator:
             for node in ast.walk(method):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and target.attr == attr
-                                and isinstance(target.value, ast.Name) and target.value.id == self_name):
-                            frame = Frame(method, {self_name: instance}, 0)
-                            return self.value(cls.model, node.value, frame)
-        return UNKNOWN
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and target.value.id == self_name):
+                            found.setdefault(target.attr, (method, self_name, node.value))
+        cls.model.eval_cache[key] = found
+        return found
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
         base = self.value(model, expr.value, frame)
@@ -371,6 +395,20 @@ class Evaluator:
         return params
 
     def _return_value(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
+        try:
+            key = ("return", id(func.node), func.self_value, tuple(args), tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        cache = func.model.eval_cache
+        if key is not None and key in cache:
+            return cache[key]
+        result = self._evaluate_returns(func, args, kwargs, depth)
+        if key is not None and self._steps <= STEP_BUDGET:
+            cache[key] = result
+        return result
+
+    def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
         frame = Frame(func.node, self.bind_arguments(func, args, kwargs), depth)
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)

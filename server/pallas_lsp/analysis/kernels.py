@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 FORCE_INTERPRET = {"plgpu.force_gpu_interpret_mode", "pltpu.force_tpu_interpret_mode"}
 SET_INTERPRET = {"plgpu.set_gpu_interpret_mode", "pltpu.set_tpu_interpret_mode"}
+# `pl.pallas_call(...)` reads the interpret-mode switch when it is built; plgpu.kernel, pl.kernel and
+# core_map read it when the kernel is traced (checked with jax 0.12).
+READS_MODE_WHEN_BUILT = {"pl.pallas_call"}
 _NOT_FUNCTION_ATTRS = {"at", "shape", "dtype", "ndim", "size", "T", "astype", "reshape", "bitcast", "transform"}
 
 
@@ -142,9 +145,11 @@ class KernelIndex:
             site = InterpretSite(model, call, model.segment(call, 60))
             scope = model.enclosing_function(call)
             if scope is None:
-                # Module level: every kernel traced after this import-time switch is interpreted.
+                # Module level: every kernel traced after this import-time switch is interpreted;
+                # pallas_call reads the switch when it is built, the others when they are traced.
                 for entry in self.entries:
-                    if model.enclosing_function(entry.node) is not None or entry.node.lineno > call.lineno:
+                    built_later = model.enclosing_function(entry.node) is not None or entry.node.lineno > call.lineno
+                    if built_later or entry.api not in READS_MODE_WHEN_BUILT:
                         entry.interpret.append(site)
             else:
                 for stmt in ast.walk(scope):
@@ -161,7 +166,7 @@ class KernelIndex:
             if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
                 continue
             value = self.evaluator.value(self.model, node)
-            if isinstance(value, KernelCall):
+            if isinstance(value, KernelCall) and value.api not in READS_MODE_WHEN_BUILT:
                 for entry in KernelIndex.of(self.project, value.model).entries:
                     if entry.kernel.node is value.node and site not in entry.interpret:
                         entry.interpret.append(site)
