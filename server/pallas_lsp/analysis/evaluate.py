@@ -161,9 +161,6 @@ class Evaluator:
             cache[key] = result
         return result
 
-    def call_result(self, model: "ModuleModel", call: ast.Call, frame: Frame | None = None) -> Value:
-        return self.value(model, call, frame)
-
     # ---- expressions --------------------------------------------------------------------------
 
     def _eval(self, model: "ModuleModel", expr: ast.AST, frame: Frame | None) -> Value:

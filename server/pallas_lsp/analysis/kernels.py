@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .evaluate import KERNEL_FACTORIES, terminal_name
 from .model import FunctionNode
-from .values import UNKNOWN, Api, Const, Func, InterpretParams, KernelCall, Partial, Value
+from .values import Api, Const, Func, InterpretParams, KernelCall, Partial, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -259,6 +259,3 @@ def get_global_argument(call: ast.Call) -> ast.expr | None:
             return keyword.value
     return None
 
-
-__all__ = ["EntryPoint", "InterpretSite", "KernelIndex", "reachable_functions", "get_global_calls",
-           "get_global_argument", "unwrap_function", "UNKNOWN"]

@@ -57,12 +57,6 @@ _ALIASES = {
     "lax.control_flow.loops.fori_loop": "lax.fori_loop",
 }
 
-# Private module paths jedi lands in, stripped to the public family (`pl.primitives.get_global`
-# becomes `pl.get_global`). Only the module part is dropped, never a class name.
-_PRIVATE_FAMILIES = ("jax._src.pallas.mosaic_gpu.", "jax._src.pallas.mosaic.", "jax._src.pallas.triton.",
-                     "jax._src.pallas.", "jax._src.numpy.", "jax._src.lax.", "jax._src.")
-
-
 def canonical(dotted: str, private_module: str | None = None) -> str:
     """Shorten a fully qualified name to the project's canonical spelling.
 

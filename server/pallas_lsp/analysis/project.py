@@ -152,9 +152,6 @@ class Project:
             self._workspace_files = files
         return sorted(set(self._workspace_files) | set(self.overlay))
 
-    def forget_file_list(self) -> None:
-        self._workspace_files = None
-
 
 class Resolver:
     """Turns imported and otherwise unbound names into values, jedi first, the import statement second."""
