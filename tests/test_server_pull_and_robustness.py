@@ -1,0 +1,70 @@
+"""The server with a pull-diagnostics client, and with a broken `python` setting."""
+
+import asyncio
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from conftest import REPO, jax_python
+
+BAD = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+       "def body():\n    s = pl.get_global(plgpu.SemaphoreType.BARRIER)\n")
+URI = (REPO / "tests" / "fixtures" / "lsp_pull.py").as_uri()
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"])
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False))),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": jax_python()}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_pull_diagnostics_answer_for_the_current_text(pull_client: LanguageClient):
+    pull_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
+    report = await asyncio.wait_for(pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=URI))), 30)
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in report.items] == [("PAL001", 4, 8)]
+    pull_client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=BAD.replace("BARRIER", "REGULAR"))]))
+    report = await asyncio.wait_for(pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=URI))), 30)
+    assert list(report.items) == []
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def broken_env_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": "/nonexistent/bin/python", "debounceMs": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_broken_python_setting_is_shown_and_the_server_keeps_serving(broken_env_client: LanguageClient):
+    messages = [m.message for m in broken_env_client.messages]
+    assert messages == ["pallas-lsp: Python environment not found: /nonexistent/bin/python. "
+                        "Names are resolved from import statements only until it is fixed."]
+    broken_env_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
+
+    async def wait():
+        while True:
+            params = await broken_env_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == URI and params.version == 1:
+                return params
+
+    params = await asyncio.wait_for(wait(), 30)
+    assert [d.code for d in params.diagnostics] == ["PAL001"]  # from the import statements alone
