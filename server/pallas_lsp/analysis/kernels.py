@@ -46,6 +46,10 @@ class EntryPoint:
     kernel: KernelCall
     interpret: list[InterpretSite] = field(default_factory=list)
 
+    def mark(self, site: InterpretSite) -> None:
+        if site not in self.interpret:
+            self.interpret.append(site)
+
     @property
     def body(self) -> Func | None:
         return unwrap_function(self.kernel.body)
@@ -116,7 +120,7 @@ class KernelIndex:
             found = entry.kernel.kwarg("interpret")
             if found and _interpret_reason(found[0]):
                 node = found[1] if found[1] is not None else entry.node
-                entry.interpret.append(InterpretSite(self.model, node, f"interpret={self.model.segment(node, 60)}"))
+                entry.mark(InterpretSite(self.model, node, f"interpret={self.model.segment(node, 60)}"))
 
     # ---- interpret mode from context managers and global switches ------------------------------
 
@@ -150,10 +154,16 @@ class KernelIndex:
                 for entry in self.entries:
                     built_later = model.enclosing_function(entry.node) is not None or entry.node.lineno > call.lineno
                     if built_later or entry.api not in READS_MODE_WHEN_BUILT:
-                        entry.interpret.append(site)
+                        entry.mark(site)
             else:
+                # Statements after the switch; a statement inside one already walked is not walked again.
+                walked: set[int] = set()
                 for stmt in ast.walk(scope):
-                    if isinstance(stmt, ast.stmt) and stmt.lineno > call.lineno and model.enclosing_function(stmt) is scope:
+                    if not (isinstance(stmt, ast.stmt) and stmt.lineno > call.lineno
+                            and model.enclosing_function(stmt) is scope):
+                        continue
+                    walked.add(id(stmt))
+                    if id(_enclosing_statement(model, stmt)) not in walked:
                         self._mark_invoked(stmt, site)
 
     def _mark_invoked(self, stmt: ast.AST, site: InterpretSite) -> None:
@@ -161,20 +171,27 @@ class KernelIndex:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 for entry in self.entries:
-                    if entry.node is node and site not in entry.interpret:
-                        entry.interpret.append(site)
+                    if entry.node is node:
+                        entry.mark(site)
             if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
                 continue
             value = self.evaluator.value(self.model, node)
             if isinstance(value, KernelCall) and value.api not in READS_MODE_WHEN_BUILT:
                 for entry in KernelIndex.of(self.project, value.model).entries:
-                    if entry.kernel.node is value.node and site not in entry.interpret:
-                        entry.interpret.append(site)
+                    if entry.kernel.node is value.node:
+                        entry.mark(site)
             func = unwrap_function(value)
             if func is not None:
                 for entry in KernelIndex.of(self.project, func.model).entries:
-                    if _inside(func.model, entry.node, func.node) and site not in entry.interpret:
-                        entry.interpret.append(site)
+                    if _inside(func.model, entry.node, func.node):
+                        entry.mark(site)
+
+
+def _enclosing_statement(model: "ModuleModel", node: ast.AST) -> ast.AST | None:
+    parent = model.parents.get(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        parent = model.parents.get(parent)
+    return parent
 
 
 def _inside(model: "ModuleModel", node: ast.AST, container: ast.AST) -> bool:
