@@ -11,7 +11,8 @@ import asyncio
 import concurrent.futures
 import logging
 import os
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -20,6 +21,8 @@ from pygls.lsp.server import LanguageServer
 from . import __version__
 from .analysis import Finding, Project, analyze, selected_codes
 from .analysis.environment import EnvironmentError_
+from .config import ConfigError, load_settings
+from .config import Settings as FileSettings
 from .rules import RULES_BY_CODE, doc_url
 
 log = logging.getLogger(__name__)
@@ -32,31 +35,66 @@ _LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": loggi
 
 @dataclass
 class Settings:
-    """Editor settings (initializationOptions / workspace configuration `pallas`)."""
+    """Editor settings (initializationOptions, or `workspace/configuration` section `pallas`).
+
+    `None` means "not set here": pyproject.toml `[tool.pallas-lsp]` then applies (see `effective`).
+    """
 
     python: str | None = None
     select: list[str] | None = None
-    ignore: list[str] = field(default_factory=list)
+    ignore: list[str] | None = None
     debounce_ms: int = 150
     log_level: str = "info"
+    trace_timeout: float = 120.0
 
     @classmethod
-    def from_options(cls, options) -> "Settings":
-        settings = cls()
+    def from_options(cls, options, base: "Settings | None" = None) -> "Settings":
+        """Settings from a JSON object; keys it does not set keep `base`'s values."""
+        settings = replace(base) if base is not None else cls()
         if not isinstance(options, dict):
             return settings
         options = options.get("pallas", options)
-        if isinstance(options.get("python"), str) and options["python"]:
-            settings.python = options["python"]
-        if isinstance(options.get("select"), list):
-            settings.select = [str(c) for c in options["select"]]
-        if isinstance(options.get("ignore"), list):
-            settings.ignore = [str(c) for c in options["ignore"]]
+        if not isinstance(options, dict):
+            return settings
+        if isinstance(options.get("python"), str):
+            settings.python = options["python"] or None
+        for key in ("select", "ignore"):
+            if isinstance(options.get(key), list):
+                setattr(settings, key, [str(c) for c in options[key]])
         if isinstance(options.get("debounceMs"), int) and options["debounceMs"] >= 0:
             settings.debounce_ms = options["debounceMs"]
         if options.get("logLevel") in _LOG_LEVELS:
             settings.log_level = options["logLevel"]
+        timeout = options.get("traceTimeout")
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+            settings.trace_timeout = float(timeout)
         return settings
+
+
+def effective(editor: Settings, pyproject: FileSettings) -> Settings:
+    """Editor settings win over `[tool.pallas-lsp]` in pyproject.toml, which wins over defaults."""
+    merged = replace(editor)
+    if merged.python is None:
+        merged.python = pyproject.python
+    if merged.select is None:
+        merged.select = pyproject.select
+    if merged.ignore is None:
+        merged.ignore = pyproject.ignore
+    return merged
+
+
+@dataclass(eq=False)
+class Folder:
+    """A workspace folder: its own settings and its own analysed project (multi-root workspaces)."""
+
+    root: str
+    uri: str | None
+    editor: Settings
+    settings: Settings
+    project: Project
+
+    def contains(self, path: str) -> bool:
+        return path == self.root or path.startswith(self.root.rstrip(os.sep) + os.sep)
 
 
 def uri_to_path(uri: str) -> str:
@@ -91,7 +129,8 @@ class ClientLogHandler(logging.Handler):
         kind = {logging.ERROR: types.MessageType.Error, logging.WARNING: types.MessageType.Warning,
                 logging.INFO: types.MessageType.Info}.get(record.levelno, types.MessageType.Log)
         try:
-            self.server.window_log_message(types.LogMessageParams(type=kind, message=self.format(record)))
+            self.server.notify_from_any_thread(self.server.window_log_message,
+                                               types.LogMessageParams(type=kind, message=self.format(record)))
         except Exception:  # logging must never take the server down
             pass
 
@@ -99,37 +138,103 @@ class ClientLogHandler(logging.Handler):
 class PallasServer(LanguageServer):
     def __init__(self):
         super().__init__("pallas-lsp", __version__)
-        self.settings = Settings()
-        self.project: Project | None = None
+        self.settings = Settings()  # client-wide: initializationOptions, then global configuration
+        self.root: str | None = None
+        self.folders: list[Folder] = []
+        self.loose: dict[str, Folder] = {}  # files outside every workspace folder, by pyproject root
         self.pull = False
+        self.client_configuration = False
+        self.loop_thread: int | None = None
+        self.event_loop: asyncio.AbstractEventLoop | None = None
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.pending: dict[str, asyncio.Task] = {}
         self.published: dict[str, int] = {}  # uri -> newest version published
 
-    # ---- analysis -----------------------------------------------------------------------------
+    # ---- settings and folders -------------------------------------------------------------------
 
-    def configure(self, root: str | None, settings: Settings) -> None:
+    @property
+    def project(self) -> Project | None:
+        """The first folder's project (single-root workspaces have just this one)."""
+        return self.folders[0].project if self.folders else None
+
+    def make_folder(self, root: str, uri: str | None, editor: Settings,
+                    previous: "Folder | None" = None) -> Folder:
+        try:
+            from_file = load_settings(root)
+        except ConfigError as exc:
+            self.show_error(f"pallas-lsp: {exc}; using the editor settings and defaults")
+            from_file = FileSettings()
+        settings = effective(editor, from_file)
+        if (previous is not None and previous.settings.python == settings.python
+                and previous.project.root == os.path.abspath(root)):
+            previous.editor, previous.settings = editor, settings
+            return previous  # same environment: keep the warm jedi state and the open texts
+        project = Project(root=root, python=settings.python)
+        if previous is not None:
+            project.overlay.update(previous.project.overlay)
+        try:
+            env = project.environment
+            log.info("%s: analysing against %s (Python %s)", root, env.executable, env.version)
+        except EnvironmentError_ as exc:
+            project.use_jedi = False
+            self.show_error(f"pallas-lsp: {exc}. Names are resolved from import statements only until it is fixed.")
+        return Folder(os.path.abspath(root), uri, editor, settings, project)
+
+    def show_error(self, message: str) -> None:
+        log.error("%s", message)
+        self.notify_from_any_thread(self.window_show_message,
+                                    types.ShowMessageParams(type=types.MessageType.Error, message=message))
+
+    def notify_from_any_thread(self, send, params) -> None:
+        """Notifications must be written from the event loop; analysis runs on its own thread."""
+        loop = self.event_loop
+        if loop is None or threading.get_ident() == self.loop_thread:
+            send(params)
+        else:
+            loop.call_soon_threadsafe(send, params)
+
+    def configure(self, settings: Settings, folders: list[tuple[str, str | None]],
+                  per_folder: dict[str, Settings] | None = None) -> None:
+        """(Re)build folders from client-wide settings and, where the client gave them, per-folder ones."""
         self.settings = settings
         logging.getLogger("pallas_lsp").setLevel(_LOG_LEVELS[settings.log_level])
-        self.project = Project(root=root, python=settings.python)
-        try:
-            env = self.project.environment
-            log.info("analysing against %s (Python %s)", env.executable, env.version)
-        except EnvironmentError_ as exc:
-            self.project.use_jedi = False
-            self.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Error,
-                message=f"pallas-lsp: {exc}. Names are resolved from import statements only until it is fixed."))
+        old = {f.root: f for f in self.folders}
+        self.folders = [self.make_folder(root, uri, (per_folder or {}).get(root, settings), old.get(os.path.abspath(root)))
+                        for root, uri in folders]
+        self.folders.sort(key=lambda f: len(f.root), reverse=True)  # innermost folder first
+        self.loose.clear()
+
+    def folder_for(self, path: str) -> Folder:
+        for folder in self.folders:
+            if folder.contains(path):
+                return folder
+        # A file outside the workspace: its own pyproject.toml folder (or its directory) is its root.
+        from .config import find_pyproject
+
+        pyproject = find_pyproject(os.path.dirname(path) or ".")
+        root = str(pyproject.parent) if pyproject else (os.path.dirname(path) or os.getcwd())
+        if root not in self.loose:
+            self.loose[root] = self.make_folder(root, None, self.settings)
+        return self.loose[root]
+
+    # ---- analysis -----------------------------------------------------------------------------
 
     def findings(self, path: str, text: str) -> list[Finding]:
         """Runs on the analysis thread."""
-        assert self.project is not None
-        self.project.set_text(path, text)
-        codes = selected_codes(self.settings.select, self.settings.ignore)
+        folder = self.folder_for(path)
+        folder.project.set_text(path, text)
+        codes = selected_codes(folder.settings.select, folder.settings.ignore)
         try:
-            return analyze(self.project, path, text, codes=codes)
+            return analyze(folder.project, path, text, codes=codes)
         except Exception:
             log.exception("analysis failed for %s", path)
+            return []
+
+    def read_lines(self, path: str) -> list[str]:
+        """Lines of another file (open or on disk), for UTF-16 columns of related locations."""
+        try:
+            return self.folder_for(path).project.text(path).splitlines()
+        except Exception:
             return []
 
     async def analyse_document(self, uri: str) -> tuple[int | None, list[types.Diagnostic]] | None:
@@ -138,7 +243,18 @@ class PallasServer(LanguageServer):
         loop = asyncio.get_running_loop()
         findings = await loop.run_in_executor(self.executor, self.findings, uri_to_path(uri), text)
         lines = text.splitlines()
-        return version, [to_diagnostic(f, lines) for f in findings]
+        path = uri_to_path(uri)
+        return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p))
+                         for f in findings]
+
+    def reschedule_all(self) -> None:
+        if self.pull:
+            try:
+                self.workspace_diagnostic_refresh(None)
+            except Exception:  # the client may not support refresh; its next pull gets the new settings
+                pass
+        for uri in list(self.workspace.text_documents):
+            self.schedule(uri)
 
     def schedule(self, uri: str) -> None:
         if self.pull:
@@ -168,25 +284,32 @@ class PallasServer(LanguageServer):
         if task is not None:
             task.cancel()
         self.published.pop(uri, None)
-        if self.project is not None:
-            self.project.set_text(uri_to_path(uri), None)
+        path = uri_to_path(uri)
+        for folder in [*self.folders, *self.loose.values()]:
+            folder.project.set_text(path, None)
         if not self.pull:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
-def to_diagnostic(finding: Finding, lines: list[str]) -> types.Diagnostic:
-    def position(line: int, column: int) -> types.Position:
-        text = lines[line] if line < len(lines) else ""
+def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Diagnostic:
+    """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too."""
+
+    def position(line: int, column: int, in_lines: list[str] | None = None) -> types.Position:
+        in_lines = lines if in_lines is None else in_lines
+        text = in_lines[line] if line < len(in_lines) else ""
         return types.Position(line=line, character=utf16_column(text, column))
 
     span = finding.span
     rule = RULES_BY_CODE.get(finding.code)
     url = doc_url(rule) if rule else None
-    related = [types.DiagnosticRelatedInformation(
-        location=types.Location(uri=_path_uri(r.path), range=types.Range(
-            start=types.Position(line=r.span.line, character=r.span.column),
-            end=types.Position(line=r.span.end_line, character=r.span.end_column))),
-        message=r.message) for r in finding.related]
+    related = []
+    for r in finding.related:
+        other = lines_of(r.path) if lines_of is not None else []
+        related.append(types.DiagnosticRelatedInformation(
+            location=types.Location(uri=_path_uri(r.path), range=types.Range(
+                start=position(r.span.line, r.span.column, other),
+                end=position(r.span.end_line, r.span.end_column, other))),
+            message=r.message))
     return types.Diagnostic(
         range=types.Range(start=position(span.line, span.column), end=position(span.end_line, span.end_column)),
         message=finding.message,
@@ -209,17 +332,70 @@ server = PallasServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
-    root = None
-    if params.workspace_folders:
-        root = uri_to_path(params.workspace_folders[0].uri)
-    elif params.root_uri:
-        root = uri_to_path(params.root_uri)
-    capabilities = params.capabilities.text_document
-    ls.pull = bool(capabilities and capabilities.diagnostic)
+    folders = [(uri_to_path(f.uri), f.uri) for f in params.workspace_folders or []]
+    if not folders and (params.root_uri or params.root_path):
+        root = uri_to_path(params.root_uri) if params.root_uri else params.root_path
+        folders = [(root, params.root_uri)]
+    capabilities = params.capabilities
+    ls.pull = bool(capabilities.text_document and capabilities.text_document.diagnostic)
+    ls.client_configuration = bool(capabilities.workspace and capabilities.workspace.configuration)
+    ls.loop_thread = threading.get_ident()
+    try:
+        ls.event_loop = asyncio.get_running_loop()
+    except RuntimeError:
+        ls.event_loop = None
     handler = ClientLogHandler(ls)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.getLogger("pallas_lsp").addHandler(handler)
-    ls.configure(root, Settings.from_options(params.initialization_options))
+    ls.configure(Settings.from_options(params.initialization_options), folders)
+
+
+async def pull_configuration(ls: PallasServer) -> None:
+    """Ask the client for section `pallas`, globally and per folder, and rebuild what changed."""
+    if not ls.client_configuration:
+        return
+    folders = [(f.root, f.uri) for f in sorted(ls.folders, key=lambda f: f.root)]
+    items = [types.ConfigurationItem(section="pallas")] + [
+        types.ConfigurationItem(scope_uri=uri, section="pallas") for _, uri in folders if uri]
+    try:
+        answers = await asyncio.wait_for(ls.workspace_configuration_async(types.ConfigurationParams(items=items)), 10)
+    except Exception as exc:  # a client that fails this request keeps the initialization options
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    base = Settings.from_options(answers[0] if answers else None, ls.settings)
+    per_folder = {}
+    scoped = iter(answers[1:] if answers else [])
+    for root, uri in folders:
+        if uri:
+            per_folder[root] = Settings.from_options(next(scoped, None), base)
+    ls.configure(base, folders, per_folder)
+    ls.reschedule_all()
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: PallasServer, params: types.InitializedParams) -> None:
+    await pull_configuration(ls)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: PallasServer, params: types.DidChangeConfigurationParams) -> None:
+    if ls.client_configuration:
+        await pull_configuration(ls)
+        return
+    settings = Settings.from_options(params.settings, ls.settings)
+    ls.configure(settings, [(f.root, f.uri) for f in ls.folders])
+    ls.reschedule_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_workspace_folders(ls: PallasServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    removed = {uri_to_path(f.uri) for f in params.event.removed}
+    folders = [(f.root, f.uri) for f in ls.folders if f.root not in removed]
+    folders += [(uri_to_path(f.uri), f.uri) for f in params.event.added]
+    per_folder = {f.root: f.editor for f in ls.folders}
+    ls.configure(ls.settings, folders, per_folder)
+    await pull_configuration(ls)
+    ls.reschedule_all()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -234,6 +410,11 @@ def did_change(ls: PallasServer, params: types.DidChangeTextDocumentParams) -> N
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: PallasServer, params: types.DidSaveTextDocumentParams) -> None:
+    if params.text_document.uri.endswith("/pyproject.toml"):
+        # [tool.pallas-lsp] may have changed: rebuild the folders' effective settings.
+        ls.configure(ls.settings, [(f.root, f.uri) for f in ls.folders], {f.root: f.editor for f in ls.folders})
+        ls.reschedule_all()
+        return
     # A saved kernel body or helper can change what other open files report.
     for uri in list(ls.workspace.text_documents):
         if uri != params.text_document.uri:
@@ -266,8 +447,9 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
 
     def compute():
         try:
-            ls.project.set_text(path, text)
-            return hover_text(ls.project, path, text, line, column)
+            project = ls.folder_for(path).project
+            project.set_text(path, text)
+            return hover_text(project, path, text, line, column)
         except Exception:
             log.exception("hover failed for %s", path)
             return None
@@ -276,6 +458,33 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
     if markdown is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+    """`x_ref: Ref<smem>{float32[128]}` after each kernel parameter: what JAX will pass there."""
+    from .analysis.hover import inlay_hints
+
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    path, text, version = uri_to_path(document.uri), document.source, document.version
+    lines = document.lines
+
+    def compute():
+        try:
+            project = ls.folder_for(path).project
+            project.set_text(path, text)
+            return inlay_hints(project, path, text, params.range.start.line, params.range.end.line)
+        except Exception:
+            log.exception("inlay hints failed for %s", path)
+            return []
+
+    hints = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
+    current = ls.workspace.text_documents.get(document.uri)
+    if current is not None and current.version != version:
+        return None  # edited meanwhile; the client asks again for the new text
+    return [types.InlayHint(
+        position=types.Position(line=line, character=utf16_column(lines[line] if line < len(lines) else "", column)),
+        label=label, kind=types.InlayHintKind.Type, tooltip=tooltip) for line, column, label, tooltip in hints]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .evaluate import as_memtype
+from .kernel_args import KernelParam, param_at
 from .kernels import get_global_argument, get_global_calls
 from .project import Project
 from .values import Api, MemType, OneOf, ShapeDtype, Value
@@ -37,4 +38,37 @@ def hover_text(project: Project, path: str, text: str, line: int, column: int) -
             return None
         value = project.evaluator.value(model, argument)
         return f"**pl.get_global** of `{model.segment(argument)}`\n\nInferred: {describe_value(value)}"
+    params = param_at(project, model, line, column)
+    if params:
+        return describe_params(params)
     return None
+
+
+def describe_params(params: list[KernelParam]) -> str:
+    """`x_ref: Ref<smem>{float32[128]}` and where it comes from; one line per entry point using the body."""
+    first = params[0]
+    pictures = {p.picture for p in params}
+    head = f"```python\n{first.name}: {first.picture}\n```" if len(pictures) == 1 else f"**{first.name}**"
+    lines = [f"- {p.describe()}" + ("" if len(pictures) == 1 else f": `{p.picture}`") for p in params]
+    return head + "\n\n" + "\n".join(lines)
+
+
+def inlay_hints(project: Project, path: str, text: str, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
+    """(line, column, label, tooltip) after each unannotated kernel parameter in the line range."""
+    from .kernel_args import parameters_of_module
+
+    model = project.model(path, text)
+    hints = []
+    for params in parameters_of_module(project, model).values():
+        node = params[0].node
+        if node.annotation is not None:
+            continue
+        span = model.source.span(node)
+        if not first_line <= span.line <= last_line:
+            continue
+        pictures = {p.picture for p in params}
+        label = f": {params[0].picture}" if len(pictures) == 1 else ": " + " | ".join(sorted(pictures))
+        tooltip = "\n".join(p.describe() for p in params)
+        hints.append((span.line, span.column + len(node.arg), label, tooltip))
+    hints.sort()
+    return hints
