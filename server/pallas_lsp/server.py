@@ -146,6 +146,7 @@ class PallasServer(LanguageServer):
         self.client_configuration = False
         self.loop_thread: int | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
+        self.configured: asyncio.Event | None = None  # set once the client's configuration is in
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.pending: dict[str, asyncio.Task] = {}
         self.published: dict[str, int] = {}  # uri -> newest version published
@@ -237,7 +238,19 @@ class PallasServer(LanguageServer):
         except Exception:
             return []
 
+    def is_configured(self) -> asyncio.Event:
+        if self.configured is None:
+            self.configured = asyncio.Event()
+            if not self.client_configuration:
+                self.configured.set()
+        return self.configured
+
     async def analyse_document(self, uri: str) -> tuple[int | None, list[types.Diagnostic]] | None:
+        try:  # analyse with the folder's settings, not the defaults used before they arrive
+            await asyncio.wait_for(self.is_configured().wait(), 10)
+        except asyncio.TimeoutError:
+            log.warning("no workspace configuration from the client after 10 s; using initialization options")
+            self.configured.set()
         document = self.workspace.get_text_document(uri)
         version, text = document.version, document.source
         loop = asyncio.get_running_loop()
@@ -374,7 +387,10 @@ async def pull_configuration(ls: PallasServer) -> None:
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: PallasServer, params: types.InitializedParams) -> None:
-    await pull_configuration(ls)
+    try:
+        await pull_configuration(ls)
+    finally:
+        ls.is_configured().set()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

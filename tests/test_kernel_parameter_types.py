@@ -1,0 +1,133 @@
+"""What each kernel body parameter is (role, origin, ref type), as hovers and inlay hints show it."""
+
+import pytest
+
+from pallas_lsp.analysis import Project
+from pallas_lsp.analysis.hover import hover_text, inlay_hints
+
+HEADER = """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+
+
+def hints(ws, source):
+    path = ws.write("kernel.py", HEADER + source)
+    project = Project(root=str(ws.root), python=ws.python, use_jedi=ws.use_jedi)
+    text = path.read_text()
+    return {text.splitlines()[line][:column].split("(")[-1].split(",")[-1].strip(): label
+            for line, column, label, _ in inlay_hints(project, str(path), text, 0, 10_000)}
+
+
+def hover_at(ws, source, snippet, offset=0):
+    path = ws.write("kernel.py", HEADER + source)
+    text = path.read_text()
+    index = text.index(snippet) + offset
+    line = text.count("\n", 0, index)
+    column = index - (text.rfind("\n", 0, index) + 1)
+    project = Project(root=str(ws.root), python=ws.python, use_jedi=ws.use_jedi)
+    return hover_text(project, str(path), text, line, column)
+
+
+PALLAS_CALL = """
+def add_kernel(scale, x_ref, y_ref, o_ref, acc_ref):
+    acc_ref[...] = x_ref[...] + y_ref[...]
+    o_ref[...] = acc_ref[...] * scale
+
+def run(x, y):
+    return pl.pallas_call(
+        functools.partial(add_kernel, 2.0),
+        out_shape=jax.ShapeDtypeStruct((256, 128), jnp.float32),
+        in_specs=[pl.BlockSpec((128, 128), lambda i: (i, 0)),
+                  pl.BlockSpec((None, 64), lambda i: (0, 0), memory_space=plgpu.GMEM)],
+        out_specs=pl.BlockSpec((128, 128), lambda i: (i, 0)),
+        scratch_shapes=[plgpu.SMEM((128, 128), jnp.float32)],
+        grid=(2,),
+    )(x, y)
+"""
+
+
+@pytest.mark.parametrize("workspace", ["ws", "ws_fallback"])
+def test_pallas_call_inputs_outputs_and_scratch_with_partial_bound_argument(workspace, request):
+    ws = request.getfixturevalue(workspace)
+    assert hints(ws, PALLAS_CALL) == {
+        # `scale` is bound by functools.partial: not a ref, no hint.
+        "x_ref": ": Ref<smem>{?[128,128]}",       # block shape from in_specs[0]; dtype unknown (operand x)
+        "y_ref": ": Ref<gmem>{?[64]}",            # None squeezes a dimension; memory_space=plgpu.GMEM
+        "o_ref": ": Ref<smem>{float32[128,128]}",  # out_shape dtype, out_specs block
+        "acc_ref": ": Ref<smem>{float32[128,128]}",
+    }
+
+
+def test_hover_on_a_parameter_and_on_its_use_says_role_and_origin(ws):
+    text = hover_at(ws, PALLAS_CALL, "y_ref, o_ref")
+    assert text.startswith("```python\ny_ref: Ref<gmem>{?[64]}\n```")
+    assert "kernel input from `in_specs[1]` of `pl.pallas_call` (line 12)" in text
+    use = hover_at(ws, PALLAS_CALL, "acc_ref[...] * scale")
+    assert use.startswith("```python\nacc_ref: Ref<smem>{float32[128,128]}\n```")
+    assert "kernel scratch from `scratch_shapes[0]`" in use
+
+
+def test_plgpu_kernel_decorator_operands_and_dict_scratch(ws):
+    source = """
+@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((8,), jnp.int32),
+                   scratch_types=dict(sem=plgpu.SemaphoreType.REGULAR))
+def count(a_ref, o_ref, sem):
+    pass
+
+def go():
+    return count(jnp.zeros((8, 4), jnp.bfloat16))
+"""
+    assert hints(ws, source) == {
+        "a_ref": ": Ref<gmem>{bfloat16[8,4]}",  # the operand at the launch
+        "o_ref": ": Ref<gmem>{int32[8]}",
+        "sem": ": Ref<gmem>{semaphore[]}",
+    }
+
+
+def test_operand_count_follows_from_outputs_and_scratch_when_not_launched_here(ws):
+    source = """
+def body(x_ref, w_ref, o_ref, tmp_ref):
+    pass
+
+k = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((4, 128), jnp.float32),
+                 scratch_types=[plgpu.SMEM((128,), jnp.float32)], grid=(4,), grid_names=("i",))
+"""
+    assert hints(ws, source) == {
+        "x_ref": ": Ref<gmem>{?[?]}",
+        "w_ref": ": Ref<gmem>{?[?]}",
+        "o_ref": ": Ref<gmem>{float32[4,128]}",
+        "tmp_ref": ": Ref<smem>{float32[128]}",
+    }
+
+
+def test_a_body_shared_by_two_launches_with_different_types_shows_both(ws):
+    source = """
+def body(x_ref, o_ref):
+    pass
+
+a = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
+b = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((16,), jnp.int32))
+"""
+    assert hints(ws, source)["o_ref"] == ": Ref<gmem>{float32[8]} | Ref<gmem>{int32[16]}"
+    text = hover_at(ws, source, "o_ref")
+    assert text.startswith("**o_ref**")
+    assert "kernel output from `out_type` of `plgpu.kernel` (line 10): `Ref<gmem>{float32[8]}`" in text
+    assert "kernel output from `out_type` of `plgpu.kernel` (line 11): `Ref<gmem>{int32[16]}`" in text
+
+
+def test_annotated_parameters_get_no_hint_and_unknown_counts_give_none(ws):
+    source = """
+def body(x_ref: jax.Array, o_ref):
+    pass
+
+def unknown(x_ref, o_ref):
+    pass
+
+a = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
+b = pl.pallas_call(unknown, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), scratch_shapes=SCRATCH)
+"""
+    assert hints(ws, source) == {"o_ref": ": Ref<gmem>{float32[8]}"}
