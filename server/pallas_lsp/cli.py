@@ -36,7 +36,27 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    _add_trace_parser(commands)
     return parser
+
+
+def _add_trace_parser(commands) -> None:
+    """`pallas-lsp trace` (issue 5): run a kernel through JAX's own estimator and lowering."""
+    trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)")
+    trace.add_argument("target", metavar="PATH::FUNCTION")
+    trace.add_argument("--args", metavar="SPECS",
+                       help='abstract arguments, e.g. "f32[128,128], i32[8]" (default: from a '
+                            "'# pallas-lsp: trace(...)' comment, jaxtyping annotations or a call in the file)")
+    trace.add_argument("--platform", choices=("cuda", "host"), default="cuda",
+                       help="cuda: Mosaic GPU lowering (cross-lowered without a GPU); host: CPU/interpret lowering")
+    trace.add_argument("--format", choices=("text", "json"), default="text")
+    trace.add_argument("--python", metavar="PATH",
+                       help="interpreter or virtual environment of the analysed project, with jax "
+                            "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
+    trace.add_argument("--no-compile", action="store_true", help="stop after lowering even with a local GPU")
+    trace.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
+    trace.add_argument("--memory-limit", type=int, default=8192, metavar="MB",
+                       help="address space the traced code may add beyond jax's own (0: no limit)")
 
 
 def _collect(paths: list[str]) -> list[str]:
@@ -97,6 +117,43 @@ def run_check(args) -> int:
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
 
 
+def run_trace(args) -> int:
+    """Exit 0 when JAX lowered (and compiled) the kernel, 1 when it failed, 2 when it never ran."""
+    import json
+
+    from .analysis.environment import choose_interpreter
+    from .config import ConfigError, load_settings
+    from .trace import trace_target
+    from .trace.report import format_text
+    from .trace.targets import ArgSpecError, split_target
+    from .trace.worker import TraceError, WorkerPool, interpreter_executable
+
+    try:
+        path, function = split_target(args.target)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no such file: {path}")
+        settings = load_settings(path)
+        python = interpreter_executable(choose_interpreter(args.python or settings.python))
+    except (ArgSpecError, FileNotFoundError, ConfigError, TraceError) as exc:
+        print(f"pallas-lsp: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    root = settings.root or os.path.dirname(os.path.abspath(path))
+    pool = WorkerPool(memory_limit_mb=args.memory_limit)
+    try:
+        result = trace_target(pool, python, root, path, function, args=args.args, platform=args.platform,
+                              compile=False if args.no_compile else None, timeout=args.timeout)
+    finally:
+        pool.shutdown()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_text(result))
+    if result.get("ok"):
+        return EXIT_CLEAN
+    never_ran = ("UsageError", "ArgsNotFound", "TargetNotFound", "TraceError")
+    return EXIT_ERROR if (result.get("error") or {}).get("type") in never_ran else EXIT_FINDINGS
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
@@ -108,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
             from .server import main as serve
 
             return serve(["--tcp", args.tcp] if args.tcp else [])
+        if args.command == "trace":
+            return run_trace(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
     except Exception:  # an internal error must not look like "no findings"

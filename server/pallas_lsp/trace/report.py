@@ -1,0 +1,74 @@
+"""Text rendering of a trace result (the JSON form is the result itself; docs/trace.md)."""
+
+from __future__ import annotations
+
+import os
+
+
+def _where(location: dict, cwd: str) -> str:
+    path = location.get("path") or "?"
+    try:
+        rel = os.path.relpath(path, cwd)
+        path = rel if not rel.startswith("..") else path
+    except ValueError:
+        pass
+    return f"{path}:{location.get('line', '?')}"
+
+
+def _seconds(value) -> str:
+    return f"{value:.3f}s" if isinstance(value, (int, float)) else "?"
+
+
+def kernel_summary(kernel: dict) -> str:
+    barriers = kernel.get("barriers", 0)
+    semaphores = kernel.get("gmem_semaphores", 0)
+    parts = [f"shared memory {kernel.get('smem_bytes', 0):,} bytes",
+             f"{barriers} barrier{'s' if barriers != 1 else ''}"]
+    tmem = kernel.get("tmem_cols", 0) + kernel.get("tmem_collective_cols", 0)
+    parts.append(f"{tmem} TMEM column{'s' if tmem != 1 else ''}" +
+                 (" (collective)" if kernel.get("tmem_collective_cols") else ""))
+    parts.append(f"{semaphores} global semaphore{'s' if semaphores != 1 else ''}")
+    return ", ".join(parts)
+
+
+def format_text(result: dict, cwd: str | None = None) -> str:
+    cwd = cwd or os.getcwd()
+    lines = []
+    target = f"{result.get('path', '?')}::{result.get('function', '?')}"
+    try:
+        target = f"{os.path.relpath(result['path'], cwd)}::{result['function']}"
+    except (KeyError, ValueError):
+        pass
+    args = ", ".join(result.get("args") or []) or "no arguments"
+    source = result.get("args_source")
+    lines.append(f"trace {target}({args})" + (f"  [arguments from {source}]" if source else ""))
+    if result.get("jax"):
+        compiled = ("compiled" if result.get("compiled") else
+                    f"not compiled ({result.get('compile_skipped')})" if result.get("compile_skipped") else "not compiled")
+        lines.append(f"jax {result['jax']} (jaxlib {result.get('jaxlib') or '?'}), Python {result.get('python') or '?'}; "
+                     f"lowered for {result.get('lowering_platform', result.get('platform'))}, {compiled}")
+    timings = result.get("timings") or {}
+    worker = result.get("worker") or {}
+    stages = [f"{name} {_seconds(timings[name])}" for name in ("import", "resolve", "trace", "lower", "compile")
+              if name in timings]
+    if stages or "wall" in timings:
+        start = (f"worker start {_seconds(worker.get('start_seconds'))} (jax import "
+                 f"{_seconds(worker.get('jax_import_seconds'))}), " if worker.get("cold") else "warm worker, ")
+        lines.append(f"timings: {start}{', '.join(stages)}; wall {_seconds(timings.get('wall'))}")
+    for kernel in result.get("kernels") or []:
+        where = f" ({_where(kernel['location'], cwd)})" if kernel.get("location") else ""
+        lines.append(f"kernel {kernel.get('name')}{where}: {kernel_summary(kernel)}")
+    error = result.get("error")
+    if result.get("ok"):
+        lines.append("OK")
+    elif error:
+        lines.append(f"FAILED ({error.get('stage') or result.get('stage')}): {error.get('type')}: {error.get('message')}")
+        for location in error.get("locations") or []:
+            why = f"  {location['why']}" if location.get("why") else ""
+            lines.append(f"  {_where(location, cwd)}{why}")
+    output = (result.get("output") or "").strip()
+    if output:
+        tail = output.splitlines()[-10:]
+        lines.append("output of the traced code (last lines):")
+        lines.extend(f"  | {line}" for line in tail)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,501 @@
+"""The trace worker: runs a user's kernel through JAX's own tracing, resource estimator and lowering.
+
+It runs as a separate process under the ANALYSED project's interpreter and imports only the
+standard library and jax (this file is executed as a script; it must never import pallas_lsp).
+It talks JSON lines over private copies of its stdin and stdout: before any user code runs, fd 0
+is pointed at /dev/null and fd 1 at stderr, so the user's prints (Python or C level) and reads
+can never corrupt the protocol.
+
+    -> {"op": "hello", "pid", "python", "jax", "jaxlib", "backend", "gpu", "import_seconds", ...}
+    <- {"id": 1, "op": "trace", "path", "function", "args": [{"dtype", "shape"}], "platform",
+        "roots": [...], "compile": null|true|false}
+    -> {"id": 1, "result": {...}}          (see `trace()`; docs/trace.md describes every field)
+    <- {"id": 2, "op": "exit"}
+
+Lowering errors carry no frame of the user's own: the jaxpr does. Failures are located by walking
+the traced jaxpr's equations and their `source_info` (jax-get-global.md, section 5).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+
+_RUNNER = os.path.realpath(__file__)
+# Run as a script, Python put this folder first on sys.path: the user's `import report` must not
+# find our neighbours.
+if sys.path and os.path.realpath(sys.path[0] or os.getcwd()) == os.path.dirname(_RUNNER):
+    del sys.path[0]
+
+GET_GLOBAL_NOT_SEMAPHORE = "get_global only supports semaphores"
+INTERPRET_ERRORS = ("No ir_type_handler for aval type", "get_global discharge is not supported")
+MAX_MESSAGE = 4000
+
+
+class Protocol:
+    """The private pipes; only the process that started as the worker may write to them."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.inp = os.fdopen(os.dup(0), "r", encoding="utf-8")
+        self.out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        sys.stdout.flush()
+        os.dup2(2, 1)  # the user's prints go to stderr, which the server drains and shows
+
+    def send(self, message: dict) -> None:
+        if os.getpid() != self.pid:  # a fork made by user code must never answer for us
+            os._exit(0)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.out.write(json.dumps(message, default=str) + "\n")
+        self.out.flush()
+
+    def receive(self) -> dict | None:
+        line = self.inp.readline()
+        if not line:
+            return None
+        return json.loads(line)
+
+
+# ---- JAX's resource estimator, captured -----------------------------------------------------------
+
+class ResourceCapture:
+    """Wraps Mosaic GPU's `_estimate_resources` and keeps what it returned for each whole kernel.
+
+    The estimator recurses through itself (run_scoped, cond, loops); only the outermost call of
+    each kernel is the kernel's estimate.
+    """
+
+    def __init__(self) -> None:
+        self.kernels: list[dict] = []
+        self.installed = False
+        self.error: str | None = None
+        self._depth = 0
+
+    def install(self) -> None:
+        if self.installed:
+            return
+        try:
+            from jax._src.pallas.mosaic_gpu import lowering
+        except Exception as exc:  # noqa: BLE001 - a jax without Mosaic GPU still lowers other kernels
+            self.error = f"Mosaic GPU lowering not importable: {type(exc).__name__}: {exc}"
+            return
+        original = getattr(lowering, "_estimate_resources", None)
+        if original is None:
+            self.error = "this jax has no mosaic_gpu.lowering._estimate_resources"
+            return
+        capture = self
+
+        def _estimate_resources(ctx, jaxpr, *args, **kwargs):
+            capture._depth += 1
+            try:
+                resources = original(ctx, jaxpr, *args, **kwargs)
+            finally:
+                capture._depth -= 1
+            if capture._depth == 0:
+                capture.kernels.append(_kernel_record(jaxpr, resources))
+            return resources
+
+        lowering._estimate_resources = _estimate_resources
+        self.installed = True
+
+
+def _kernel_record(jaxpr, resources) -> dict:
+    debug = getattr(jaxpr, "debug_info", None)
+    name = getattr(debug, "func_name", None) or "kernel"
+    barriers = getattr(resources, "barrier_counts", None) or {}
+    semaphores = getattr(resources, "scoped_gmem_semaphores", None) or {}
+    record = {
+        "name": name,
+        "location": _kernel_location(jaxpr, name),
+        "smem_bytes": int(getattr(resources, "smem_scratch_bytes", 0)),
+        "barriers": int(sum(barriers.values())),
+        "barrier_kinds": [{"kind": str(kind), "count": int(count)} for kind, count in barriers.items()],
+        "tmem_cols": int(getattr(resources, "tmem_scratch_cols", 0)),
+        "tmem_collective_cols": int(getattr(resources, "tmem_collective_scratch_cols", 0)),
+        "gmem_semaphores": int(sum(semaphores.values())),
+        "semaphore_scopes": [{"collective_axes": [str(a) for a in (axes if isinstance(axes, tuple) else (axes,))],
+                              "count": int(count)} for axes, count in semaphores.items()],
+        "estimate": str(resources),
+    }
+    return record
+
+
+def _kernel_location(jaxpr, name: str) -> dict | None:
+    """The first line of the kernel body that produced an equation (the estimate names no line)."""
+    best = first = None
+    try:
+        for eqn in _walk_eqns(jaxpr):
+            frame = _user_frame(eqn)
+            if frame is None:
+                continue
+            loc = _frame_location(frame)
+            if first is None:
+                first = loc
+            if frame.function_name == name and (best is None or loc["line"] < best["line"]):
+                best = loc
+    except Exception:  # noqa: BLE001 - a location is a courtesy, the estimate is the fact
+        return None
+    return best or first
+
+
+# ---- jaxpr walking and locations ------------------------------------------------------------------
+
+def _walk_eqns(jaxpr):
+    from jax._src import core as jax_core
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)  # ClosedJaxpr on older releases
+    for eqn in jaxpr.eqns:
+        yield eqn
+        for sub in jax_core.jaxprs_in_params(eqn.params):
+            yield from _walk_eqns(sub)
+
+
+def _user_frame(eqn):
+    from jax._src import source_info_util
+    return source_info_util.user_frame(eqn.source_info.traceback)
+
+
+def _frame_location(frame) -> dict:
+    return {"path": os.path.realpath(frame.file_name), "line": int(frame.start_line),
+            "column": int(getattr(frame, "start_column", 0) or 0), "function": frame.function_name}
+
+
+def _is_gmem_semaphore(what) -> bool:
+    import jax.numpy as jnp
+    from jax._src.pallas import core as pallas_core
+    from jax._src.pallas.mosaic_gpu import core as gpu_core
+    try:
+        return what.memory_space == gpu_core.GMEM and bool(jnp.issubdtype(what.dtype, pallas_core.semaphore))
+    except Exception:  # noqa: BLE001 - exotic avals are simply "not a semaphore"
+        return False
+
+
+def _get_global_locations(jaxpr, only_non_semaphores: bool) -> list[dict]:
+    out = []
+    for eqn in _walk_eqns(jaxpr):
+        if eqn.primitive.name != "get_global":
+            continue
+        if only_non_semaphores and _is_gmem_semaphore(eqn.params.get("what")):
+            continue
+        frame = _user_frame(eqn)
+        if frame is not None:
+            loc = _frame_location(frame)
+            loc["why"] = f"get_global({eqn.params.get('what')})"
+            out.append(loc)
+    return out
+
+
+class UserFiles:
+    """Which files are the user's: under the workspace root or the traced file's folder, not installed."""
+
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = [os.path.realpath(r) for r in roots if r]
+
+    def __contains__(self, path: str) -> bool:
+        path = os.path.realpath(path)
+        if path == _RUNNER or "site-packages" in path or "dist-packages" in path:
+            return False
+        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+
+def _traceback_locations(exc: BaseException, user: UserFiles) -> list[dict]:
+    """The deepest user frame along the exception chain (JAX attaches the operation's own stack as
+    `JaxStackTraceBeforeTransformation`, which is where the user's line hides)."""
+    seen = set()
+    chain = []
+    e = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    for e in chain:
+        best = None
+        for fs in traceback.extract_tb(e.__traceback__):
+            if fs.filename in user:
+                best = {"path": os.path.realpath(fs.filename), "line": fs.lineno, "column": 0,
+                        "function": fs.name}
+        if best is not None:
+            return [best]
+    return []
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else ""
+
+
+# ---- importing the user's module the way the user would ------------------------------------------
+
+def _package_root_and_name(path: str) -> tuple[str, str]:
+    folder, name = os.path.split(path)
+    parts = [] if name == "__init__.py" else [os.path.splitext(name)[0]]
+    while os.path.exists(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder:
+        parts.insert(0, os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return folder, ".".join(parts)
+
+
+def _import_user_module(path: str, roots: list[str]):
+    top, name = _package_root_and_name(path)
+    for folder in [os.path.dirname(path), *roots, top][::-1]:
+        if folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
+    existing = sys.modules.get(name)
+    if existing is None:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name and not name.startswith(f"{exc.name}."):
+                raise
+            module = None
+        if module is not None and os.path.realpath(getattr(module, "__file__", "") or "") == path:
+            return module
+    # The name is taken by something else (a stdlib or installed module of the same name): load the
+    # file under a private name instead.
+    private = "_pallas_trace_" + name.replace(".", "_")
+    spec = importlib.util.spec_from_file_location(private, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[private] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _forget_user_modules(user: UserFiles) -> None:
+    """Each trace imports the user's modules afresh (module-level switches such as
+    `set_gpu_interpret_mode` run again); changed files restart the whole worker instead."""
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and file in user:
+            del sys.modules[name]
+
+
+def _user_module_files(user: UserFiles) -> dict:
+    files = {}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and file in user and os.path.exists(file):
+            st = os.stat(file)
+            files[os.path.realpath(file)] = [st.st_mtime_ns, st.st_size]
+    return files
+
+
+def _reset_interpret_mode() -> None:
+    try:
+        from jax._src import config
+        config.pallas_tpu_interpret_mode_context_manager.set_global(None)
+    except Exception:  # noqa: BLE001 - older jax has no global interpret switch
+        pass
+
+
+def _resolve(module, function: str):
+    value = module
+    for part in function.split("."):
+        if not hasattr(value, part):
+            where = getattr(value, "__name__", type(value).__name__)
+            raise LookupError(f"{where} has no attribute {part!r}")
+        value = getattr(value, part)
+    if not callable(value):
+        raise TypeError(f"{function} is a {type(value).__name__}, not a function")
+    return value
+
+
+# ---- one trace ------------------------------------------------------------------------------------
+
+class Worker:
+    def __init__(self) -> None:
+        started = time.perf_counter()
+        import jax
+        self.import_seconds = time.perf_counter() - started
+        self.jax = jax
+        self.capture = ResourceCapture()
+        self.capture.install()
+        self.gpu = self._has_gpu()
+        self.traces = 0
+
+    def _has_gpu(self) -> bool:
+        try:
+            return bool(self.jax.devices("gpu"))
+        except Exception:  # noqa: BLE001 - "no GPU" is an answer
+            return False
+
+    def hello(self) -> dict:
+        import jax
+        try:
+            import jaxlib
+            jaxlib_version = getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
+        except Exception:  # noqa: BLE001
+            jaxlib_version = None
+        try:
+            devices = [f"{d.platform}:{d.device_kind}" for d in jax.devices()]
+        except Exception as exc:  # noqa: BLE001
+            devices = [f"unavailable: {exc}"]
+        return {"op": "hello", "pid": os.getpid(), "python": sys.version.split()[0],
+                "executable": sys.executable, "jax": jax.__version__, "jaxlib": jaxlib_version,
+                "backend": jax.default_backend(), "devices": devices, "gpu": self.gpu,
+                "import_seconds": round(self.import_seconds, 4),
+                "resource_capture": self.capture.error or "ok"}
+
+    def trace(self, request: dict) -> dict:
+        jax = self.jax
+        path = os.path.realpath(request["path"])
+        function = request["function"]
+        platform = request.get("platform") or "cuda"
+        lowering_platform = "cpu" if platform == "host" else platform
+        roots = [r for r in request.get("roots") or [] if r] or [os.path.dirname(path)]
+        user = UserFiles([*roots, os.path.dirname(path)])
+        self.traces += 1
+        want_compile = request.get("compile")
+        local = platform == "host" or (platform == "cuda" and self.gpu)
+        compile_it = local if want_compile is None else bool(want_compile and local)
+
+        result: dict = {
+            "ok": False, "stage": "import", "path": path, "function": function, "platform": platform,
+            "lowering_platform": lowering_platform, "args": [], "error": None, "kernels": [],
+            "compiled": False,
+            "compile_skipped": None if compile_it else (
+                "not requested" if want_compile is False else
+                f"no local {platform} device" if platform != "host" else "not requested"),
+            "timings": {}, "files": {},
+            "jax": jax.__version__, "worker": {"pid": os.getpid(), "trace_number": self.traces},
+        }
+        timings = result["timings"]
+        self.capture.kernels = []
+        traced = None
+        started = time.perf_counter()
+        stage_start = started
+
+        def stage(name: str) -> None:
+            nonlocal stage_start
+            now = time.perf_counter()
+            timings[result["stage"]] = round(now - stage_start, 6)
+            result["stage"] = name
+            stage_start = now
+
+        try:
+            _forget_user_modules(user)
+            _reset_interpret_mode()
+            jax.clear_caches()  # a cached lowering would skip the estimator we capture
+            module = _import_user_module(path, roots)
+            stage("resolve")
+            fn = _resolve(module, function)
+            args = [jax.ShapeDtypeStruct(tuple(a["shape"]), jax.numpy.dtype(a["dtype"]))
+                    for a in request.get("args") or []]
+            result["args"] = [f"{a.dtype}{list(a.shape)}".replace(" ", "") for a in args]
+            stage("trace")
+            traced = jax.jit(fn).trace(*args)
+            stage("lower")
+            lowered = traced.lower(lowering_platforms=(lowering_platform,))
+            if compile_it:
+                stage("compile")
+                lowered.compile()
+                result["compiled"] = True
+            stage("done")
+            result["ok"] = True
+        except BaseException as exc:  # noqa: BLE001 - sys.exit and KeyboardInterrupt in user code too
+            timings[result["stage"]] = round(time.perf_counter() - stage_start, 6)
+            result["error"] = self._error(exc, result["stage"], traced, user)
+        finally:
+            result["kernels"] = list(self.capture.kernels)
+            result["files"] = _user_module_files(user)
+            _reset_interpret_mode()
+            _reap_children()
+        timings["total"] = round(time.perf_counter() - started, 6)
+        return result
+
+    def _error(self, exc: BaseException, stage: str, traced, user: UserFiles) -> dict:
+        if isinstance(exc, SystemExit):
+            message = f"the traced code called sys.exit({exc.code!r})"
+        else:
+            message = _first_line(exc)
+        error = {"type": type(exc).__name__, "message": message[:MAX_MESSAGE], "stage": stage,
+                 "locations": [], "traceback": "".join(traceback.format_exception(exc))[-MAX_MESSAGE:]}
+        locations: list[dict] = []
+        if traced is not None and stage in ("lower", "compile"):
+            try:
+                if message.startswith(GET_GLOBAL_NOT_SEMAPHORE):
+                    locations = _get_global_locations(traced.jaxpr, only_non_semaphores=True)
+                elif any(m in message for m in INTERPRET_ERRORS):
+                    locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
+            except Exception as walk_error:  # noqa: BLE001
+                error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
+        if not locations:
+            locations = _traceback_locations(exc, user)
+        seen = set()
+        for loc in locations:
+            key = (loc["path"], loc["line"])
+            if key not in seen:
+                seen.add(key)
+                error["locations"].append(loc)
+        return error
+
+
+def _reap_children() -> None:
+    """Collect user-forked children that already exited (the server kills the ones still alive)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _limit_memory(megabytes: int) -> None:
+    """Cap the address space at what jax needs now plus `megabytes`: a runaway allocation in user
+    code then raises MemoryError (or kills only this process) instead of taking the machine."""
+    if megabytes <= 0:
+        return
+    try:
+        import resource
+        with open("/proc/self/status") as status:
+            vm = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+        limit = vm + megabytes * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    except Exception:  # noqa: BLE001 - not Linux, or no permission: the server's timeout still applies
+        pass
+
+
+def main(argv: list[str]) -> int:
+    protocol = Protocol()
+    memory_mb = 0
+    if "--memory-limit-mb" in argv:
+        memory_mb = int(argv[argv.index("--memory-limit-mb") + 1])
+    try:
+        worker = Worker()
+    except BaseException as exc:  # noqa: BLE001 - e.g. no jax in this interpreter
+        protocol.send({"op": "hello", "error": f"{type(exc).__name__}: {exc}", "python": sys.version.split()[0],
+                       "executable": sys.executable, "pid": os.getpid()})
+        return 3
+    _limit_memory(memory_mb)
+    protocol.send(worker.hello())
+    while True:
+        try:
+            request = protocol.receive()
+        except ValueError as exc:
+            protocol.send({"id": None, "error": f"bad request: {exc}"})
+            continue
+        if request is None or request.get("op") == "exit":
+            return 0
+        if request.get("op") == "trace":
+            try:
+                response = {"id": request.get("id"), "result": worker.trace(request)}
+            except BaseException as exc:  # noqa: BLE001 - the worker itself must keep answering
+                response = {"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"}
+            protocol.send(response)
+        else:
+            protocol.send({"id": request.get("id"), "error": f"unknown op {request.get('op')!r}"})
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,365 @@
+"""Trace workers: one warm `runner.py` process per analysed interpreter, reused across traces.
+
+Importing jax costs about a second; a warm worker pays it once. A worker is replaced when it died,
+timed out, was cancelled, or when a file it imported for an earlier trace changed on disk. Every
+worker runs in its own session and process group, so killing it also kills whatever the traced
+code forked; nothing outlives the server.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+import logging
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+log = logging.getLogger(__name__)
+
+RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_MEMORY_LIMIT_MB = 8192
+_OUTPUT_LIMIT = 64 * 1024
+
+
+class TraceError(Exception):
+    """The trace could not produce a JAX answer (worker died, timed out, cancelled, no jax)."""
+
+    kind = "error"
+
+
+class TraceTimeout(TraceError):
+    kind = "timeout"
+
+
+class TraceCancelled(TraceError):
+    kind = "cancelled"
+
+
+class WorkerDied(TraceError):
+    kind = "crashed"
+
+
+class Worker:
+    """One runner process. Not thread-safe for requests: `WorkerPool` serialises them."""
+
+    def __init__(self, python: str, cwd: str | None = None, memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB):
+        self.python = python
+        self.cwd = cwd
+        self.memory_limit_mb = memory_limit_mb
+        self.process: subprocess.Popen | None = None
+        self.hello: dict | None = None
+        self.files: dict[str, list[int]] = {}
+        self.started_at = 0.0
+        self.start_seconds = 0.0
+        self.traces = 0
+        self._lines: queue.Queue = queue.Queue()
+        self._output: collections.deque[str] = collections.deque()
+        self._output_size = 0
+        self._output_lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._cancelled = False
+
+    # ---- life cycle ---------------------------------------------------------------------------
+
+    def start(self, deadline: float) -> dict:
+        env = dict(os.environ)
+        env["PYTHONUNBUFFERED"] = "1"
+        env.pop("PYTHONSTARTUP", None)
+        started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [self.python, "-u", RUNNER, "--memory-limit-mb", str(self.memory_limit_mb)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=self.cwd or None, env=env, start_new_session=True, close_fds=True)
+        self.started_at = time.time()
+        threading.Thread(target=self._read_stdout, args=(self.process.stdout,), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True).start()
+        hello = self._next_message(deadline, None)
+        self.start_seconds = time.perf_counter() - started
+        if "error" in hello:
+            self.kill()
+            raise TraceError(f"{self.python} cannot run the trace: {hello['error']}")
+        self.hello = hello
+        log.info("trace worker %s started: jax %s on %s (%.2fs)", hello.get("pid"), hello.get("jax"),
+                 hello.get("backend"), self.start_seconds)
+        return hello
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stale(self) -> str | None:
+        """Why this worker must not serve another trace, or None."""
+        if not self.alive():
+            return "it exited"
+        for path, (mtime_ns, size) in self.files.items():
+            try:
+                st = os.stat(path)
+            except OSError:
+                return f"{path} was removed"
+            if (st.st_mtime_ns, st.st_size) != (mtime_ns, size):
+                return f"{path} changed"
+        return None
+
+    def kill(self) -> None:
+        """Kill the worker, its process group, and anything else left in its session."""
+        process = self.process
+        if process is None:
+            return
+        pid = process.pid
+        for target in [pid, *_session_members(pid)]:
+            try:
+                os.killpg(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+            try:
+                os.kill(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            log.error("trace worker %s did not die", pid)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self.kill()
+
+    def close(self) -> None:
+        if self.alive():
+            try:
+                assert self.process is not None and self.process.stdin is not None
+                self.process.stdin.write(b'{"op": "exit"}\n')
+                self.process.stdin.flush()
+                self.process.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired, AssertionError):
+                pass
+        self.kill()
+
+    def kill_strays(self) -> list[int]:
+        """Kill processes the traced code left behind in the worker's session (the worker stays)."""
+        if self.process is None:
+            return []
+        strays = [p for p in _session_members(self.process.pid) if p != self.process.pid]
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return strays
+
+    # ---- requests -----------------------------------------------------------------------------
+
+    def request(self, message: dict, deadline: float) -> dict:
+        assert self.process is not None and self.process.stdin is not None
+        message = dict(message, id=next(self._ids))
+        with self._output_lock:
+            self._output.clear()
+            self._output_size = 0
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode())
+            self.process.stdin.flush()
+        except OSError as exc:
+            raise self._died(f"the worker's input closed ({exc})") from None
+        while True:
+            answer = self._next_message(deadline, message["id"])
+            if answer.get("id") == message["id"]:
+                self.traces += 1
+                return answer
+
+    def output(self) -> str:
+        """What the traced code printed (stdout and stderr) during the last request."""
+        with self._output_lock:
+            return "".join(self._output)
+
+    def _next_message(self, deadline: float, request_id) -> dict:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise TraceTimeout("timed out")
+            try:
+                line = self._lines.get(timeout=min(remaining, 0.5))
+            except queue.Empty:
+                if not self.alive() and self._lines.empty():
+                    time.sleep(0.05)  # let the reader deliver a last line
+                    if self._lines.empty():
+                        raise self._died("the worker exited") from None
+                continue
+            if line is None:
+                raise self._died("the worker exited") from None
+            try:
+                return json.loads(line)
+            except ValueError:
+                log.warning("trace worker: not a protocol line: %r", line[:200])
+
+    def _died(self, what: str) -> TraceError:
+        if self._cancelled:
+            return TraceCancelled("cancelled")
+        code = None
+        if self.process is not None:
+            try:
+                code = self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        time.sleep(0.05)
+        return WorkerDied(_describe_exit(code))
+
+    def _read_stdout(self, stream) -> None:
+        try:
+            for raw in stream:
+                self._lines.put(raw.decode("utf-8", "replace"))
+        except (OSError, ValueError):
+            pass
+        self._lines.put(None)
+
+    def _read_stderr(self, stream) -> None:
+        try:
+            while True:
+                chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+                if not chunk:
+                    break
+                text = chunk.decode("utf-8", "replace")
+                with self._output_lock:
+                    self._output.append(text)
+                    self._output_size += len(text)
+                    while self._output_size > _OUTPUT_LIMIT and len(self._output) > 1:
+                        self._output_size -= len(self._output.popleft())
+        except (OSError, ValueError):
+            pass
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "the trace worker stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the traced code crashed the Python interpreter ({name})"
+    return f"the traced code ended the Python interpreter (exit status {code})"
+
+
+def _session_members(sid: int) -> list[int]:
+    """Processes whose session is `sid` (Linux /proc; elsewhere only the process group is killed)."""
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return members
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        # after "pid (comm)": state ppid pgrp session
+        if len(fields) > 3 and fields[3] == str(sid) and fields[0] != "Z":
+            members.append(int(entry))
+    return members
+
+
+class WorkerPool:
+    """Warm workers keyed by (interpreter, workspace root); one trace at a time per worker."""
+
+    def __init__(self, memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB):
+        self.memory_limit_mb = memory_limit_mb
+        self._workers: dict[tuple[str, str | None], Worker] = {}
+        self._locks: dict[tuple[str, str | None], threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def trace(self, python: str, root: str | None, request: dict, timeout: float = DEFAULT_TIMEOUT,
+              on_worker=None) -> dict:
+        """Run one trace request; returns the runner's result plus `worker` and `output` details.
+
+        `on_worker(worker)` is called once the worker is known, so a caller can cancel it.
+        """
+        key = (python, root)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        deadline = time.monotonic() + timeout
+        with lock:
+            worker = self._workers.get(key)
+            restart_reason = None
+            if worker is not None:
+                restart_reason = worker.stale()
+                if restart_reason is not None:
+                    log.info("restarting the trace worker: %s", restart_reason)
+                    worker.close()
+                    worker = None
+            cold = worker is None
+            if worker is None:
+                worker = Worker(python, cwd=root, memory_limit_mb=self.memory_limit_mb)
+                self._workers[key] = worker
+            if on_worker is not None:
+                on_worker(worker)
+            started = time.perf_counter()
+            try:
+                if cold:
+                    worker.start(deadline)
+                answer = worker.request(dict(request, op="trace"), deadline)
+            except TraceError as exc:
+                self._workers.pop(key, None)
+                worker.kill()
+                exc.output = worker.output()  # type: ignore[attr-defined]
+                raise
+            strays = worker.kill_strays()
+            if "error" in answer:
+                raise TraceError(f"trace worker error: {answer['error']}")
+            result = answer["result"]
+            worker.files.update(result.get("files") or {})
+            hello = worker.hello or {}
+            result["jaxlib"] = hello.get("jaxlib")
+            result["python"] = hello.get("python")
+            result["executable"] = hello.get("executable")
+            result["gpu"] = hello.get("gpu")
+            result["devices"] = hello.get("devices")
+            result["worker"] = dict(result.get("worker") or {}, cold=cold, restarted_because=restart_reason,
+                                    start_seconds=round(worker.start_seconds, 4) if cold else 0.0,
+                                    jax_import_seconds=hello.get("import_seconds") if cold else 0.0,
+                                    killed_leftover_processes=len(strays))
+            result["timings"]["wall"] = round(time.perf_counter() - started, 6)
+            result["output"] = worker.output()
+            return result
+
+    def cancel_all(self) -> None:
+        with self._guard:
+            workers = list(self._workers.values())
+        for worker in workers:
+            worker.cancel()
+
+    def shutdown(self) -> None:
+        with self._guard:
+            workers = list(self._workers.values())
+            self._workers.clear()
+        for worker in workers:
+            worker.close()
+
+
+def interpreter_executable(path: str) -> str:
+    """An interpreter path from an interpreter or a virtual-environment folder (as `--python` takes)."""
+    path = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(path):
+        for candidate in ("bin/python", "bin/python3", "Scripts/python.exe"):
+            if os.path.exists(os.path.join(path, candidate)):
+                return os.path.join(path, candidate)
+        raise TraceError(f"no Python interpreter in {path}")
+    if not os.path.exists(path):
+        raise TraceError(f"Python interpreter not found: {path}")
+    return path
