@@ -121,12 +121,11 @@ def run_trace(args) -> int:
     """Exit 0 when JAX lowered (and compiled) the kernel, 1 when it failed, 2 when it never ran."""
     import json
 
-    from .analysis.environment import choose_interpreter
     from .config import ConfigError, load_settings
     from .trace import trace_target
     from .trace.report import format_text
     from .trace.targets import ArgSpecError, split_target
-    from .trace.worker import TraceError, WorkerPool, interpreter_executable
+    from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
     try:
         path, function = split_target(args.target)

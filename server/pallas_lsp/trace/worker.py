@@ -50,7 +50,7 @@ class Worker:
     """One runner process. Not thread-safe for requests: `WorkerPool` serialises them."""
 
     def __init__(self, python: str, cwd: str | None = None, memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB):
-        self.python = python
+        self.python = os.path.abspath(python) if os.sep in python else python  # the worker runs in `cwd`
         self.cwd = cwd
         self.memory_limit_mb = memory_limit_mb
         self.process: subprocess.Popen | None = None
@@ -72,6 +72,9 @@ class Worker:
         env = dict(os.environ)
         env["PYTHONUNBUFFERED"] = "1"
         env.pop("PYTHONSTARTUP", None)
+        # A warm worker must not sit on 75% of the GPU's memory (jax's default) while the user's own
+        # programs need it.
+        env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
         started = time.perf_counter()
         self.process = subprocess.Popen(
             [self.python, "-u", RUNNER, "--memory-limit-mb", str(self.memory_limit_mb)],
@@ -350,6 +353,12 @@ class WorkerPool:
             self._workers.clear()
         for worker in workers:
             worker.close()
+
+
+def choose_interpreter(explicit: str | None) -> str:
+    """Like the analysis (`--python`, else `$VIRTUAL_ENV`, else this interpreter), without importing jedi:
+    the trace command also runs where only jax is installed (a GPU machine)."""
+    return explicit or os.environ.get("VIRTUAL_ENV") or sys.executable
 
 
 def interpreter_executable(path: str) -> str:
