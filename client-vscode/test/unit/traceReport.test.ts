@@ -1,0 +1,100 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { normalizeTrace, renderReportHtml, renderReportText } from "../../src/traceReport";
+
+// Shaped as `pallas-lsp trace --format json` answers (docs/trace.md).
+const success = {
+  ok: true,
+  stage: "done",
+  path: "/p/good_semaphore.py",
+  function: "ordered_double",
+  platform: "cuda",
+  args: ["f32[2,128]"],
+  args_source: "target()",
+  kernels: [
+    {
+      name: "ordered_halves",
+      location: { path: "/p/good_semaphore.py", line: 22, column: 0, function: "ordered_halves" },
+      smem_bytes: 2048,
+      barriers: 0,
+      tmem_cols: 0,
+      tmem_collective_cols: 0,
+      gmem_semaphores: 1,
+    },
+  ],
+  compiled: false,
+  compile_skipped: "no GPU",
+  jax: "0.12.0.1",
+  jaxlib: "0.12.0",
+  python: "3.12.4",
+  lowering_platform: "cuda",
+  timings: { import: 0.01, trace: 0.4, lower: 1.234, wall: 1.7 },
+  worker: { cold: true, start_seconds: 3.5 },
+};
+
+test("a successful trace: one resource row per estimate, readable labels and units", () => {
+  const report = normalizeTrace(success, "good_semaphore.py:22");
+  assert.equal(report.ok, true);
+  assert.equal(report.title, "Pallas trace: ordered_double(f32[2,128])");
+  assert.equal(report.summary, "JAX traced and lowered 1 kernel for cuda (not compiled: no GPU).");
+  assert.deepEqual(report.kernels[0].rows, [
+    ["Shared memory (SMEM)", "2,048 B (2.0 KiB)"],
+    ["Barriers", "0"],
+    ["TMEM columns", "0"],
+    ["TMEM columns (collective)", "0"],
+    ["Global semaphores", "1"],
+  ]);
+  assert.deepEqual(report.kernels[0].location, { uri: "file:///p/good_semaphore.py", line: 21, character: 0 });
+  assert.deepEqual(report.versions, [["jax", "0.12.0.1"], ["jaxlib", "0.12.0"], ["Python", "3.12.4"], ["lowered for", "cuda"], ["arguments from", "target()"]]);
+  assert.deepEqual(report.timings, [["import", "10 ms"], ["trace", "400 ms"], ["lower", "1.23 s"], ["wall", "1.70 s"], ["worker start (cold)", "3.50 s"]]);
+});
+
+test("a failed trace: JAX's error keeps its source lines (Python's 1-based line, 0-based column)", () => {
+  const report = normalizeTrace(
+    {
+      ok: false,
+      function: "scale",
+      args: [],
+      kernels: [],
+      error: {
+        type: "NotImplementedError",
+        message: "get_global only supports semaphores, got Ref<smem>{float32[128]}",
+        stage: "lower",
+        locations: [{ path: "/p/bad global.py", line: 27, column: 12, why: "get_global(SMEM)" }],
+      },
+    },
+    "bad.py:27",
+  );
+  assert.equal(report.ok, false);
+  assert.equal(report.summary, "JAX could not lower this kernel: NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}");
+  assert.deepEqual(report.messages, [
+    {
+      severity: "error",
+      text: "NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}",
+      locations: [{ uri: "file:///p/bad%20global.py", line: 26, character: 12, why: "get_global(SMEM)" }],
+    },
+  ]);
+  assert.match(renderReportText(report), /\n {2}at bad global.py:27 get_global\(SMEM\)/);
+});
+
+test("the traced code's own output is shown after JAX's error", () => {
+  const report = normalizeTrace({ ok: false, error: { type: "TraceTimeout", message: "did not finish" }, output: "step 1\nstep 2\n" }, "k.py:3");
+  assert.equal(report.title, "Pallas trace: k.py:3");
+  assert.deepEqual(report.messages.map((m) => [m.severity, m.text]), [
+    ["error", "TraceTimeout: did not finish"],
+    ["info", "Output of the traced code (last lines):\nstep 1\nstep 2"],
+  ]);
+});
+
+test("the page escapes JAX's text, links source lines, and runs only its own nonce'd script", () => {
+  const report = normalizeTrace(
+    { ok: false, error: { type: "NotImplementedError", message: "got Ref<smem>{float32[128]}", locations: [{ path: "/p/bad.py", line: 5, column: 2 }] } },
+    "bad.py",
+  );
+  const html = renderReportHtml(report, { cspSource: "vscode-resource:", nonce: "abc123" });
+  assert.ok(html.includes("got Ref&lt;smem&gt;{float32[128]}"));
+  assert.ok(!html.includes("Ref<smem>"));
+  assert.ok(html.includes('data-uri="file:///p/bad.py" data-line="4" data-character="2">bad.py:5</a>'));
+  assert.ok(html.includes("script-src 'nonce-abc123'"));
+  assert.equal((html.match(/<script/g) ?? []).length, 1);
+});
