@@ -1,0 +1,179 @@
+"""What the editor tests share: the tested snippets of docs/editors.md, a kernel workspace, and a
+headless editor run with a hard timeout whose logs end up in the failure message."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+DOC = REPO / "docs" / "editors.md"
+SETUP_SCRIPT = "scripts/setup-editors.sh"
+SERVER_BIN = REPO / ".venvs" / "dev" / "bin"
+EXAMPLE = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+PYTHON_PLACEHOLDER = "/path/to/project/.venv/bin/python"
+
+# What the user reads on the get_global line of the example (the CLI prints the same text).
+PAL001_MESSAGE = (
+    "get_global only supports semaphores, got Ref<smem>{float32[128]}: allocate it as scratch instead "
+    "(scratch_shapes for pallas_call, scratch_types for plgpu.kernel, or pl.run_scoped); "
+    "get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
+BAD_CALL = "pl.get_global(plgpu.SMEM((COLS,), jnp.float32))"
+FIXED_CALL = "pl.get_global(plgpu.SemaphoreType.REGULAR)"
+# The server's hover texts (Markdown) on `get_global`, before and after the fix.
+HOVER_BAD = ("**pl.get_global** of `plgpu.SMEM((COLS,), jnp.float32)`\n\n"
+             "Inferred: `Ref<smem>{float32[128]}`: not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)")
+HOVER_FIXED = ("**pl.get_global** of `plgpu.SemaphoreType.REGULAR`\n\n"
+               "Inferred: `Ref<gmem>{semaphore[]}`: a Mosaic GPU global semaphore: what get_global is for")
+
+# Each step of a session is a few server round trips; jedi's first look at jax takes seconds.
+EDITOR_WAIT_MS = 60_000
+EDITOR_TIMEOUT_S = 150
+
+
+def snippet_from_docs(name: str, python: str) -> str:
+    """The block of docs/editors.md marked `<!-- tested: NAME -->`, pointed at `python`."""
+    text = DOC.read_text()
+    match = re.search(rf"<!-- tested: {re.escape(name)} -->\s*```[a-z]*\n(.*?)```", text, re.S)
+    assert match, f"docs/editors.md has no code block after '<!-- tested: {name} -->'"
+    snippet = match.group(1)
+    assert snippet.count(PYTHON_PLACEHOLDER) == 1, f"the {name} block must name {PYTHON_PLACEHOLDER} once"
+    return snippet.replace(PYTHON_PLACEHOLDER, python)
+
+
+def require_editor(name: str, available: bool) -> None:
+    """Skip when the editor is missing, unless CI is set: there a missing editor is a failure."""
+    if available:
+        return
+    message = f"{name} is not installed: run {SETUP_SCRIPT}"
+    if os.environ.get("CI"):
+        pytest.fail(f"{message} (CI is set, so the editor tests must run)", pytrace=False)
+    pytest.skip(message)
+
+
+@dataclass
+class Kernel:
+    """A temporary project holding a copy of the PAL001 example, owned by one test."""
+
+    root: Path
+    path: Path
+
+    @classmethod
+    def copy_example(cls, tmp_path: Path) -> "Kernel":
+        root = tmp_path / "project"
+        root.mkdir()
+        (root / "pyproject.toml").write_text('[project]\nname = "kernels"\nversion = "0.1"\n')
+        path = root / "scale_rows.py"
+        shutil.copyfile(EXAMPLE, path)
+        return cls(root, path)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.path.read_text().splitlines()
+
+    def bad_call(self) -> tuple[int, int, int]:
+        """0-based line, start and end column of the offending get_global call."""
+        (line,) = [i for i, text in enumerate(self.lines) if BAD_CALL in text]
+        start = self.lines[line].index(BAD_CALL)
+        return line, start, start + len(BAD_CALL)
+
+    def position_of(self, text: str) -> tuple[int, int]:
+        """0-based line and column of the first occurrence of `text`."""
+        for number, line in enumerate(self.lines):
+            if text in line:
+                return number, line.index(text)
+        raise AssertionError(f"{text!r} is not in {self.path}")
+
+    def parameter_role(self) -> str:
+        """What the server's hover on the kernel's first parameter, `x_ref`, says it is."""
+        launch_line, _ = self.position_of("scale = plgpu.kernel(")
+        return f"kernel input from `operand 0` of `plgpu.kernel` (line {launch_line + 1})"
+
+    def fixed_line(self) -> str:
+        line, _, _ = self.bad_call()
+        return self.lines[line].replace(BAD_CALL, FIXED_CALL)
+
+
+@dataclass
+class EditorRun:
+    result: dict
+    log: str
+
+
+def run_editor(command: list[str], kernel: Kernel, home: Path, logs: list[Path], result_path: Path) -> EditorRun:
+    """Runs a headless editor session script; fails with everything it logged if it did not finish."""
+    for folder in ("config", "data", "state", "cache"):
+        (home / folder).mkdir(parents=True, exist_ok=True)
+    env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update({
+        "PATH": f"{SERVER_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
+        "XDG_STATE_HOME": str(home / "state"), "XDG_CACHE_HOME": str(home / "cache"),
+        "PALLAS_EDITOR_FILE": str(kernel.path),
+        "PALLAS_EDITOR_RESULT": str(result_path),
+        "PALLAS_EDITOR_FIXED_LINE": kernel.fixed_line(),
+        "PALLAS_EDITOR_WAIT_MS": str(EDITOR_WAIT_MS),
+    })
+    try:
+        done = subprocess.run(command, cwd=kernel.root, env=env, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=EDITOR_TIMEOUT_S)
+        status, stdout, stderr = f"exit status {done.returncode}", done.stdout, done.stderr
+    except subprocess.TimeoutExpired as exc:
+        done = None
+        status = f"killed after {EDITOR_TIMEOUT_S} s"
+        stdout, stderr = _text(exc.stdout), _text(exc.stderr)
+    result = json.loads(result_path.read_text()) if result_path.exists() and result_path.read_text() else {}
+    log = "\n".join([
+        f"--- {' '.join(command)}: {status}",
+        f"--- result: {json.dumps(result, indent=1)}",
+        f"--- stdout:\n{stdout[-4000:]}", f"--- stderr:\n{stderr[-4000:]}",
+        *[f"--- {path.name}:\n{path.read_text(errors='replace')[-8000:]}" for path in logs if path.exists()],
+    ])
+    if done is None or done.returncode != 0 or result.get("error"):
+        pytest.fail(f"the editor session failed: {result.get('error', status)}\n{log}", pytrace=False)
+    return EditorRun(result, log)
+
+
+def _text(data) -> str:
+    if data is None:
+        return ""
+    return data.decode(errors="replace") if isinstance(data, bytes) else data
+
+
+class WhatEveryEditorShows:
+    """Checks shared by the editor sessions (each test module's `session` fixture gives
+    (kernel, result, log)); the diagnostic itself is checked per editor, in its own terms."""
+
+    def test_hover_on_get_global_shows_the_inferred_type(self, session):
+        kernel, result, log = session
+        line, column = kernel.position_of("get_global(")
+        assert result["hover_get_global"] == {
+            "line": line, "character": column, "contents": {"kind": "markdown", "value": HOVER_BAD}}, log
+
+    def test_hover_on_a_kernel_parameter_shows_its_role(self, session):
+        kernel, result, log = session
+        line, column = kernel.position_of("x_ref")
+        hover = result["hover_parameter"]
+        assert (hover["line"], hover["character"], hover["contents"]["kind"]) == (line, column, "markdown"), log
+        assert hover["contents"]["value"].startswith("```python\nx_ref: Ref<gmem>"), log
+        assert kernel.parameter_role() in hover["contents"]["value"], log
+
+    def test_fixing_the_line_clears_the_diagnostic(self, session):
+        kernel, result, log = session
+        line, _, _ = kernel.bad_call()
+        assert result["replaced"] == kernel.lines[line], log
+        assert result["after_fix"] == [], log
+        assert result["hover_after_fix"]["contents"] == {"kind": "markdown", "value": HOVER_FIXED}, log
+
+    def test_the_server_shuts_down_when_asked(self, session):
+        _, result, log = session
+        assert result["server_stopped"] is True, log

@@ -1,0 +1,116 @@
+-- One headless Neovim session, run by test_neovim.py:
+--   nvim --headless -u NONE -i NONE -c "luafile tests/editors/neovim_session.lua"
+-- The user's config (the tested block of docs/editors.md) is already in
+-- $XDG_CONFIG_HOME/nvim/after/ftplugin/python.lua. This opens the kernel like a user would, and
+-- writes what Neovim shows at each step to $PALLAS_EDITOR_RESULT as JSON; test_neovim.py asserts.
+
+local result_path = assert(os.getenv("PALLAS_EDITOR_RESULT"))
+local kernel = assert(os.getenv("PALLAS_EDITOR_FILE"))
+local fixed_line = assert(os.getenv("PALLAS_EDITOR_FIXED_LINE"))
+local wait_ms = tonumber(os.getenv("PALLAS_EDITOR_WAIT_MS") or "60000")
+
+local result = { neovim = tostring(vim.version().major) .. "." .. vim.version().minor .. "." .. vim.version().patch }
+local step = "start"
+
+local function save()
+  result.step = step
+  local file = assert(io.open(result_path, "w"))
+  file:write(vim.fn.json_encode(result))
+  file:close()
+end
+
+local function check(ok, message)
+  if not ok then
+    error(message .. " (waited " .. wait_ms .. " ms)", 0)
+  end
+end
+
+local function clients(buf)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = buf })
+  end
+  return vim.tbl_values(vim.lsp.buf_get_clients(buf)) -- Neovim 0.7
+end
+
+-- Diagnostics as Neovim holds them: 0-based lines, 0-based byte columns, end exclusive.
+local function diagnostics(buf)
+  local seen = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    local lsp = (d.user_data or {}).lsp or {}
+    table.insert(seen, {
+      lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+      severity = d.severity == vim.diagnostic.severity.ERROR and "error" or tostring(d.severity),
+      source = d.source, code = d.code or lsp.code, message = d.message,
+    })
+  end
+  return seen
+end
+
+-- What `K` would request: hover at the cursor, put on the first match of `pattern`.
+local function hover_at(buf, client, pattern)
+  check(vim.fn.search(pattern, "cw") > 0, "no match for " .. pattern .. " in the buffer")
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+  local answers, err = vim.lsp.buf_request_sync(buf, "textDocument/hover", params, wait_ms)
+  check(answers ~= nil, "no hover answer: " .. tostring(err))
+  local answer = answers[client.id] or {}
+  check(answer.error == nil, "hover failed: " .. vim.inspect(answer.error))
+  vim.fn.cursor(1, 1)
+  if answer.result == nil or answer.result == vim.NIL then
+    return vim.NIL
+  end
+  return { line = params.position.line, character = params.position.character, contents = answer.result.contents }
+end
+
+local function session()
+  vim.lsp.set_log_level("debug")
+  result.lsp_log = vim.lsp.get_log_path()
+  vim.cmd("filetype plugin on")
+
+  step = "open the kernel and attach pallas-lsp"
+  vim.cmd("edit " .. vim.fn.fnameescape(kernel))
+  local buf = vim.api.nvim_get_current_buf()
+  check(vim.wait(wait_ms, function() return #clients(buf) > 0 end, 50), "pallas-lsp never attached to the buffer")
+  local client = clients(buf)[1]
+  result.client_name = client.name
+  check(vim.wait(wait_ms, function() return client.initialized end, 50), "pallas-lsp never finished initialize")
+  save()
+
+  step = "wait for the diagnostic"
+  check(vim.wait(wait_ms, function() return #vim.diagnostic.get(buf) > 0 end, 50), "no diagnostic appeared")
+  vim.wait(300) -- a second, stray publish would show up here
+  result.diagnostics = diagnostics(buf)
+  save()
+
+  step = "hover on the get_global call"
+  result.hover_get_global = hover_at(buf, client, [[get_global(]])
+  save()
+
+  step = "hover on a kernel parameter"
+  result.hover_parameter = hover_at(buf, client, [[\<x_ref\>]])
+  save()
+
+  step = "fix the line and wait for the diagnostic to go"
+  local line = result.diagnostics[1].lnum
+  result.replaced = vim.api.nvim_buf_get_lines(buf, line, line + 1, true)[1]
+  vim.api.nvim_buf_set_lines(buf, line, line + 1, true, { fixed_line })
+  check(vim.wait(wait_ms, function() return #vim.diagnostic.get(buf) == 0 end, 50),
+        "the diagnostic stayed after the fix: " .. vim.inspect(diagnostics(buf)))
+  vim.wait(500) -- nothing may come back
+  result.after_fix = diagnostics(buf)
+  result.hover_after_fix = hover_at(buf, client, [[get_global(]])
+  save()
+
+  step = "stop pallas-lsp"
+  vim.lsp.stop_client(client.id)
+  result.server_stopped = vim.wait(10000, function() return client.is_stopped() end, 50)
+  step = "done"
+  save()
+end
+
+local ok, err = xpcall(session, debug.traceback)
+if not ok then
+  result.error = step .. ": " .. tostring(err)
+  save()
+  vim.cmd("cquit 1")
+end
+vim.cmd("qall!")

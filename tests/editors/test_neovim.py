@@ -1,0 +1,44 @@
+"""A real Neovim, headless, runs the config of docs/editors.md and drives pallas-lsp like a user:
+one session (tests/editors/neovim_session.lua) per module, one test per thing the user sees."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import jax_python
+from editor_harness import (HERE, PAL001_MESSAGE, Kernel, WhatEveryEditorShows, require_editor, run_editor,
+                            snippet_from_docs)
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    require_editor("Neovim (nvim)", shutil.which("nvim") is not None)
+    tmp_path = tmp_path_factory.mktemp("neovim")
+    kernel = Kernel.copy_example(tmp_path)
+    home = tmp_path / "home"
+    ftplugin = home / "config" / "nvim" / "after" / "ftplugin" / "python.lua"  # where docs/editors.md says
+    ftplugin.parent.mkdir(parents=True)
+    ftplugin.write_text(snippet_from_docs("neovim", jax_python()))
+    logs = [home / "cache" / "nvim" / "lsp.log", home / "state" / "nvim" / "lsp.log"]  # Neovim 0.7 / 0.8+
+    command = ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'neovim_session.lua'}"]
+    run = run_editor(command, kernel, home, logs, tmp_path / "neovim.json")
+    return kernel, run.result, run.log
+
+
+class TestNeovim(WhatEveryEditorShows):
+    def test_the_config_starts_pallas_lsp(self, session):
+        _, result, log = session
+        assert result["client_name"] == "pallas-lsp", log
+
+    def test_pal001_on_the_get_global_call(self, session):
+        kernel, result, log = session
+        line, start, end = kernel.bad_call()
+        # Neovim holds diagnostics 0-based, columns in bytes, end exclusive (the file is ASCII).
+        assert result["diagnostics"] == [{
+            "lnum": line, "col": start, "end_lnum": line, "end_col": end,
+            "severity": "error", "source": "pallas-lsp", "code": "PAL001", "message": PAL001_MESSAGE,
+        }], log
