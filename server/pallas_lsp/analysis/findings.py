@@ -25,6 +25,43 @@ class Related:
 
 
 @dataclass(frozen=True)
+class TextEdit:
+    """Replace `span` of the file at `path` with `new_text` (code-point columns, like every Span)."""
+
+    path: str
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A ready-made edit for a finding. `applicability` is "safe" (fix-all applies it) or "unsafe"."""
+
+    title: str
+    edits: tuple[TextEdit, ...]
+    applicability: str = "safe"
+    preferred: bool = False
+    kind: str = "rewrite"  # "rewrite" changes the code; "noqa" silences the finding (never part of fix-all)
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability == "safe"
+
+    def to_data(self) -> dict:
+        """JSON-serialisable, so the server can carry it in `Diagnostic.data` and skip re-analysis."""
+        return {"title": self.title, "applicability": self.applicability, "preferred": self.preferred, "kind": self.kind,
+                "edits": [{"path": e.path, "span": [e.span.line, e.span.column, e.span.end_line, e.span.end_column],
+                           "newText": e.new_text} for e in self.edits]}
+
+    @classmethod
+    def from_data(cls, data: dict) -> "Fix":
+        edits = tuple(TextEdit(str(e["path"]), Span(*(int(n) for n in e["span"])), str(e["newText"]))
+                      for e in data["edits"])
+        return cls(str(data["title"]), edits, str(data.get("applicability", "safe")), bool(data.get("preferred")),
+                   str(data.get("kind", "rewrite")))
+
+
+@dataclass(frozen=True)
 class Finding:
     path: str
     span: Span
@@ -33,6 +70,7 @@ class Finding:
     severity: str  # "error" | "warning" | "info"
     message: str
     related: tuple[Related, ...] = field(default=())
+    fixes: tuple[Fix, ...] = field(default=(), compare=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.span, self.code, self.message)

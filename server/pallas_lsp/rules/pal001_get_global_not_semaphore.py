@@ -8,10 +8,12 @@ time; the message here is JAX's own, shown while the user types, with what to do
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.kernels import get_global_argument, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
+from ..fixes import get_global_fixes
 
 CODE = "PAL001"
 NAME = "get-global-not-semaphore"
@@ -63,5 +65,6 @@ def check(ctx):
         for option in options:
             message = problem(option)
             if message:
-                yield ctx.finding(sys.modules[__name__], call, message)
+                finding = ctx.finding(sys.modules[__name__], call, message)
+                yield replace(finding, fixes=get_global_fixes(ctx.project, ctx.model, call, as_memtype(option), finding))
                 break

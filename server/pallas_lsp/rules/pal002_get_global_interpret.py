@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import ast
 import sys
+from dataclasses import replace
 
-from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
+from ..analysis.evaluate import as_memtype
+from ..analysis.kernels import KernelIndex, get_global_argument, get_global_calls, reachable_functions
+from ..analysis.values import OneOf
+from ..fixes import get_global_fixes
 
 CODE = "PAL002"
 NAME = "get-global-interpret"
@@ -64,7 +68,8 @@ def check(ctx):
                 related = [ctx.related(site.model, site.node, f"the kernel runs in interpret mode because of {site.reason}")
                            for site in entry.interpret]
                 related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                yield ctx.finding(rule, call, MESSAGE, tuple(related))
+                finding = ctx.finding(rule, call, MESSAGE, tuple(related))
+                yield replace(finding, fixes=_fixes(ctx, call, finding))
 
 
 def _result_unused(model, call) -> bool:
@@ -77,3 +82,12 @@ def _result_unused(model, call) -> bool:
         scope = model.enclosing_function(call) or model.tree
         return not any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(scope))
     return False
+
+
+def _fixes(ctx, call, finding):
+    """Fixes depend on what get_global asked for; with several possibilities, only the noqa one."""
+    argument = get_global_argument(call)
+    value = ctx.project.evaluator.value(ctx.model, argument) if argument is not None else None
+    if isinstance(value, OneOf):
+        value = None
+    return get_global_fixes(ctx.project, ctx.model, call, as_memtype(value) if value is not None else None, finding)

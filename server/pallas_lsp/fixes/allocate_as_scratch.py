@@ -1,0 +1,87 @@
+"""Fix: allocate a block-local buffer (SMEM, TMEM, barrier, accumulator) as kernel scratch.
+
+The `get_global` argument is already the scratch type, so it moves as written to the end of
+`scratch_shapes` (`pallas_call`) or `scratch_types` (`plgpu.kernel`; a dict form gets a keyword),
+and the body gets the matching last (or keyword-only) parameter. Also offered for a REGULAR
+semaphore in an interpreted kernel: interpret mode runs blocks one after another, so a per-block
+semaphore works there, but with more than one block it is no longer shared by the whole grid,
+hence unsafe.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..analysis.values import Const, MemType
+from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
+                           remove_statement, replace_expression, unique_name)
+from .sites import global_use, grid_rank, launches
+
+_KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types"}
+_BLOCK_LOCAL = {"smem", "tmem", "regs"}
+
+
+def _movable_type(model, call: ast.Call) -> str:
+    """The argument's source, if every name in it means the same at module level."""
+    argument = call.args[0] if call.args else None
+    if argument is None or isinstance(argument, ast.Starred):
+        raise CannotFix("get_global has no plain argument")
+    module_scope = model.scopes[model.tree].bindings
+    for node in ast.walk(argument):
+        if isinstance(node, ast.Name):
+            binding = model.lookup(node.id, model.scope_of(argument), argument.lineno)
+            if binding is None or node.id not in module_scope or binding not in module_scope[node.id]:
+                raise CannotFix(f"{node.id} is local to the kernel")
+    return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+
+
+def fix(project, model, call, value, code: str):
+    if not isinstance(value, MemType):
+        return None
+    regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
+    if not (value.space in _BLOCK_LOCAL or regular_interpreted):
+        return None
+    use = global_use(model, call)
+    if use is None:
+        return None
+    entries = launches(project, model, use.function)
+    if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _KEYWORD:
+        return None
+    if any(e.model is not model for e in entries):
+        raise CannotFix("the launch is in another module")
+    unsafe = ""
+    if regular_interpreted:
+        for entry in entries:
+            found = entry.kernel.kwarg("interpret")
+            if found is None or not (isinstance(found[0], Const) and found[0].value is True) or len(entry.interpret) != 1:
+                raise CannotFix("only interpret=True runs semaphore scratch")
+            _, blocks = grid_rank(entry)
+            if blocks != 1:
+                unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
+    keyword_name = _KEYWORD[entries[0].api]
+    forms = set()
+    for entry in entries:
+        found = entry.kernel.kwarg(keyword_name)
+        node = found[1] if found else None
+        as_dict = isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                                 and node.func.id == "dict")
+        forms.add(as_dict)
+    if len(forms) != 1:
+        raise CannotFix("the launches pass scratch differently")
+    as_dict = forms.pop()
+    check_parameters(use.function, keyword=as_dict)
+    type_code = _movable_type(model, call)
+    builder = FixBuilder(project)
+    name = use.name or unique_name(model, use.function, "scratch_ref")
+    add_parameter(builder, model, use.function, name, None, keyword=as_dict)
+    if use.statement is not None:
+        remove_statement(builder, model, use.statement)
+    else:
+        replace_expression(builder, model, call, name)
+    for entry in entries:
+        edit_sequence_keyword(builder, entry, keyword_name, type_code, first=False,
+                              dict_key=name if as_dict else None, add_if_missing=True)
+    title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({keyword_name})"
+    if unsafe:
+        return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
+    return builder.fix(title, "safe", preferred=True)

@@ -1,0 +1,72 @@
+"""Fix-all: apply every fix that may be applied without asking, re-analysing after each one.
+
+Fixes of one file overlap (two buffers of one kernel both edit its parameters and its launch),
+so they are applied one at a time, each computed on the text the previous one left. A finding
+whose fix did not make it go away is not tried again. `# noqa` fixes are never applied here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ..analysis import analyze
+from ..analysis.findings import Fix
+from .edits import apply_edits, parses
+
+MAX_ROUNDS = 100
+
+
+@dataclass
+class FixAllResult:
+    texts: dict[str, str] = field(default_factory=dict)  # path -> new text, for every file changed
+    applied: list[Fix] = field(default_factory=list)
+
+
+def choose(findings, unsafe: bool, skipped: set) -> tuple[object, Fix] | None:
+    for finding in findings:
+        key = (finding.code, finding.message, finding.span)
+        if key in skipped:
+            continue
+        candidates = [f for f in finding.fixes if f.kind == "rewrite" and (f.safe or unsafe)]
+        candidates.sort(key=lambda f: (not f.preferred, not f.safe))
+        if candidates:
+            return finding, candidates[0]
+    return None
+
+
+def fix_all(project, path: str, text: str | None = None, codes: set[str] | None = None,
+            unsafe: bool = False) -> FixAllResult:
+    """New texts for `path` (and any file its fixes reach), leaving `project` overlays as it found them."""
+    result = FixAllResult()
+    original = {path: text if text is not None else project.text(path)}
+    current = dict(original)
+    skipped: set = set()
+    touched: dict[str, str | None] = {}  # other files given new text -> their overlay before
+    try:
+        for _ in range(MAX_ROUNDS):
+            findings = analyze(project, path, current[path], codes=codes)
+            chosen = choose(findings, unsafe, skipped)
+            if chosen is None:
+                break
+            finding, fix = chosen
+            skipped.add((finding.code, finding.message, finding.span))
+            updated: dict[str, str] = {}
+            for edit_path in {e.path for e in fix.edits}:
+                before = current.get(edit_path)
+                if before is None:
+                    before = original[edit_path] = project.text(edit_path)
+                updated[edit_path] = apply_edits(before, [e for e in fix.edits if e.path == edit_path])
+            if not all(parses(t) for t in updated.values()):
+                continue
+            for edit_path, new_text in updated.items():
+                current[edit_path] = new_text
+                if edit_path != path:
+                    touched.setdefault(edit_path, project.overlay.get(os.path.abspath(edit_path)))
+                    project.set_text(edit_path, new_text)
+            result.applied.append(fix)
+    finally:
+        for other, overlay in touched.items():
+            project.set_text(other, overlay)
+    result.texts = {p: t for p, t in current.items() if t != original.get(p)}
+    return result

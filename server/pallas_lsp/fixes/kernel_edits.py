@@ -1,0 +1,328 @@
+"""LibCST rewrites shared by the fixes: kernel parameters, launch arguments, spec lists.
+
+A `FixBuilder` collects rewrites for every file a fix touches (a body and its launch may live in
+different modules) and turns them into text edits; a fix whose result does not parse is dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.findings import Fix
+from .cst_locate import CstFile, expression
+from .edits import minimal_edits, parses
+from .imports import Imports
+
+
+class CannotFix(Exception):
+    """The fix cannot be made safely here; the message says why."""
+
+
+class FixBuilder:
+    def __init__(self, project):
+        self.project = project
+        self.files: dict[str, tuple[CstFile, Imports]] = {}
+
+    def file(self, model) -> tuple[CstFile, Imports]:
+        if model.path not in self.files:
+            file = CstFile.parse(model.path, model.text)
+            if file is None:
+                raise CannotFix("the file does not parse")
+            self.files[model.path] = (file, Imports(file))
+        return self.files[model.path]
+
+    def fix(self, title: str, applicability: str = "safe", preferred: bool = False) -> Fix | None:
+        edits = []
+        for path, (file, imports) in self.files.items():
+            imports.commit()
+            new = file.render()
+            if not parses(new):
+                return None
+            edits.extend(minimal_edits(path, file.text, new))
+        if not edits:
+            return None
+        return Fix(title, tuple(edits), applicability, preferred)
+
+
+# ---- kernel body parameters ----------------------------------------------------------------------
+
+def without_comment(comma: cst.Comma) -> cst.Comma:
+    """A copy of a comma's layout (same line breaks and indent) without the comment that follows it."""
+    after = comma.whitespace_after
+    if isinstance(after, cst.ParenthesizedWhitespace):
+        return comma.with_changes(whitespace_after=after.with_changes(first_line=cst.TrailingWhitespace(),
+                                                                     empty_lines=[]))
+    if isinstance(after, cst.SimpleWhitespace) and not after.value:
+        return comma.with_changes(whitespace_after=cst.SimpleWhitespace(" "))  # a trailing `,)` copied inside
+    return comma
+
+
+def appended(items: list, new) -> list:
+    """`items + [new]` with `new` laid out like its neighbours; a trailing comma and the comment
+    after the old last item stay where they were."""
+    if not items:
+        return [new]
+    last = items[-1]
+    between = items[0].comma if len(items) > 1 and isinstance(items[0].comma, cst.Comma) else None
+    if isinstance(last.comma, cst.Comma):
+        new = new.with_changes(comma=without_comment(last.comma))
+        last_ws = last.comma.whitespace_after
+        if between is None:
+            last_comma = last.comma
+        elif isinstance(last_ws, cst.ParenthesizedWhitespace) and isinstance(between.whitespace_after,
+                                                                             cst.ParenthesizedWhitespace):
+            last_comma = last.comma.with_changes(whitespace_after=between.whitespace_after.with_changes(
+                first_line=last_ws.first_line, empty_lines=last_ws.empty_lines))
+        else:
+            last_comma = without_comment(between)
+    else:
+        last_comma = without_comment(between) if between is not None else cst.Comma(
+            whitespace_after=cst.SimpleWhitespace(" "))
+    return [*items[:-1], last.with_changes(comma=last_comma), new]
+
+
+def _comma_like(param: cst.Param | None) -> cst.Comma:
+    if param is not None and isinstance(param.comma, cst.Comma):
+        return without_comment(param.comma)
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def check_parameters(function: ast.FunctionDef, keyword: bool = False) -> None:
+    args = function.args
+    if args.posonlyargs or args.vararg is not None or (args.kwarg is not None and not keyword):
+        raise CannotFix(f"{function.name} takes *args, **kwargs or positional-only parameters")
+
+
+def add_parameter(builder: FixBuilder, model, function: ast.FunctionDef, name: str, index: int | None,
+                  keyword: bool = False) -> None:
+    """Add `name` at positional `index` (None: last positional), or as a keyword-only parameter."""
+    file, _ = builder.file(model)
+    node = file.function(function)
+    if node is None:
+        raise CannotFix("the kernel body was not found")
+
+    def change(updated: cst.FunctionDef) -> cst.FunctionDef:
+        params = updated.params
+        if keyword:
+            kwonly = list(params.kwonly_params)
+            kwonly = appended(kwonly, cst.Param(cst.Name(name)))
+            star = params.star_arg if not isinstance(params.star_arg, cst.MaybeSentinel) else cst.ParamStar()
+            return updated.with_changes(params=params.with_changes(kwonly_params=kwonly, star_arg=star))
+        positional = list(params.params)
+        new = cst.Param(cst.Name(name))
+        at = len(positional) if index is None else min(index, len(positional))
+        if at < len(positional):
+            positional.insert(at, new.with_changes(comma=_comma_like(positional[at])))
+        else:
+            positional = appended(positional, new)
+        return updated.with_changes(params=params.with_changes(params=positional))
+
+    file.rewrite(node, change)
+
+
+def unique_name(model, function: ast.AST, wanted: str) -> str:
+    taken = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            taken.add(node.id)
+        elif isinstance(node, ast.arg):
+            taken.add(node.arg)
+    name, counter = wanted, 2
+    while name in taken or model.module_binding(name) is not None:
+        name, counter = f"{wanted}{counter}", counter + 1
+    return name
+
+
+# ---- statements and expressions ------------------------------------------------------------------
+
+def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
+    """Remove one simple statement, keeping the comments above it and the block valid."""
+    file, _ = builder.file(model)
+    small = file.find_ast(model, statement, cst.BaseSmallStatement)
+    line = file.parent(small) if small is not None else None
+    if not isinstance(line, cst.SimpleStatementLine):
+        raise CannotFix("the get_global statement was not found")
+    if len(line.body) > 1:
+        position = line.body.index(small)
+
+        def drop_small(updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+            body = [s for i, s in enumerate(updated.body) if i != position]
+            body[-1] = body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(body=body)
+
+        file.rewrite(line, drop_small)
+        return
+    block = file.parent(line)
+    if not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        raise CannotFix("the get_global statement is not in a block")
+    position = list(block.body).index(line)
+
+    def drop_line(updated):
+        body = list(updated.body)
+        removed = body.pop(position)
+        if position < len(body):
+            following = body[position]
+            body[position] = following.with_changes(leading_lines=[*removed.leading_lines, *following.leading_lines])
+        elif not body:
+            body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=removed.leading_lines))
+        return updated.with_changes(body=body)
+
+    file.rewrite(block, drop_line)
+
+
+def replace_expression(builder: FixBuilder, model, node: ast.expr, code: str) -> None:
+    file, _ = builder.file(model)
+    target = file.find_ast(model, node, cst.BaseExpression)
+    if target is None:
+        raise CannotFix("the expression was not found")
+    file.rewrite(target, lambda updated: expression(code).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+                 if hasattr(updated, "lpar") else expression(code))
+
+
+# ---- launches ------------------------------------------------------------------------------------
+
+def _with_first_argument(call: cst.Call, value: cst.BaseExpression) -> cst.Call:
+    args = list(call.args)
+    if args:
+        args.insert(0, cst.Arg(value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+    else:
+        args = [cst.Arg(value)]
+    return call.with_changes(args=args)
+
+
+def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:
+    """Make every caller of the launched kernel pass `operand` first. Returns how ('inline'/'partial'/'calls')."""
+    from .sites import decorated_function
+
+    model = entry.model
+    file, imports = builder.file(model)
+    decorated = decorated_function(entry)
+    if decorated is None:
+        outer = model.parents.get(entry.node)
+        if isinstance(outer, ast.Call) and outer.func is entry.node:
+            target = file.find_ast(model, outer, cst.Call)
+            if target is None:
+                raise CannotFix("the kernel's call was not found")
+            file.rewrite(target, lambda updated: _with_first_argument(updated, expression(operand)))
+            return "inline"
+        target = file.find_ast(model, entry.node, cst.Call)
+        if target is None:
+            raise CannotFix("the kernel launch was not found")
+        partial = imports.name("functools.partial")
+
+        def wrap(updated: cst.Call) -> cst.Call:
+            return cst.Call(func=expression(partial), args=[
+                cst.Arg(updated.with_changes(lpar=[], rpar=[]),
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(expression(operand))], lpar=updated.lpar, rpar=updated.rpar)
+
+        file.rewrite(target, wrap)
+        return "partial"
+    # The decorated function is the kernel: its callers in this module pass the operand.
+    calls, other_uses = [], 0
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Name) and node.id == decorated.name and isinstance(node.ctx, ast.Load):
+            binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+            if binding is None or binding.node is not decorated:
+                continue
+            parent = model.parents.get(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                calls.append(parent)
+            else:
+                other_uses += 1
+    if other_uses or not calls:
+        raise CannotFix(f"not every caller of {decorated.name} can be found")
+    for call in calls:
+        target = file.find_ast(model, call, cst.Call)
+        if target is None:
+            raise CannotFix("a call of the kernel was not found")
+        file.rewrite(target, lambda updated: _with_first_argument(updated, expression(operand)))
+    return "calls"
+
+
+def edit_sequence_keyword(builder: FixBuilder, entry, keyword: str, element: str, first: bool,
+                          dict_key: str | None = None, add_if_missing: bool = False) -> str:
+    """Put `element` first or last in the launch's `keyword=` list, tuple or dict (or a variable there)."""
+    model = entry.model
+    file, _ = builder.file(model)
+    found = entry.kernel.kwarg(keyword)
+    if found is None:
+        if not add_if_missing:
+            return "absent"
+        launch = file.find_ast(model, entry.node, cst.Call)
+        if launch is None:
+            raise CannotFix("the kernel launch was not found")
+        value = f"{{{dict_key!r}: {element}}}" if dict_key else f"[{element}]"
+
+        def add_keyword(updated: cst.Call) -> cst.Call:
+            new = cst.Arg(expression(value), keyword=cst.Name(keyword),
+                          equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                whitespace_after=cst.SimpleWhitespace("")))
+            return updated.with_changes(args=appended(list(updated.args), new))
+
+        file.rewrite(launch, add_keyword)
+        return "added"
+    node = found[1]
+    if node is None:
+        raise CannotFix(f"{keyword} is not written at the launch")
+    target = file.find_ast(model, node, cst.BaseExpression)
+    if target is None:
+        raise CannotFix(f"{keyword} was not found")
+    if dict_key is not None:
+        if isinstance(target, cst.Dict):
+            file.rewrite(target, lambda updated: _dict_with(updated, dict_key, element))
+            return "literal"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            file.rewrite(target, lambda updated: _call_with_keyword(updated, dict_key, element))
+            return "literal"
+        file.rewrite(target, lambda updated: expression(f"{{**{_code(updated)}, {dict_key!r}: {element}}}"))
+        return "variable"
+    if isinstance(target, (cst.List, cst.Tuple)):
+        file.rewrite(target, lambda updated: _sequence_with(updated, element, first))
+        return "literal"
+    file.rewrite(target, lambda updated: expression(
+        f"[{element}, *{_code(updated)}]" if first else f"[*{_code(updated)}, {element}]"))
+    return "variable"
+
+
+def _code(node: cst.CSTNode) -> str:
+    from .cst_locate import code_of
+
+    return code_of(node)
+
+
+def _element_comma(element) -> cst.Comma:
+    if element is not None and isinstance(element.comma, cst.Comma):
+        return without_comment(element.comma)
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def _sequence_with(sequence, code: str, first: bool):
+    elements = list(sequence.elements)
+    new = cst.Element(expression(code))
+    if first:
+        if elements:
+            new = new.with_changes(comma=_element_comma(elements[0] if len(elements) > 1 or isinstance(
+                elements[0].comma, cst.Comma) else None))
+        elif isinstance(sequence, cst.Tuple):
+            new = new.with_changes(comma=cst.Comma())
+        elements.insert(0, new)
+    else:
+        if not elements and isinstance(sequence, cst.Tuple):
+            new = new.with_changes(comma=cst.Comma())
+        elements = appended(elements, new)
+    return sequence.with_changes(elements=elements)
+
+
+def _dict_with(mapping: cst.Dict, key: str, code: str) -> cst.Dict:
+    new = cst.DictElement(cst.SimpleString(repr(key)), expression(code))
+    return mapping.with_changes(elements=appended(list(mapping.elements), new))
+
+
+def _call_with_keyword(call: cst.Call, key: str, code: str) -> cst.Call:
+    new = cst.Arg(expression(code), keyword=cst.Name(key),
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace("")))
+    return call.with_changes(args=appended(list(call.args), new))

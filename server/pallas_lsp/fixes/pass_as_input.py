@@ -1,0 +1,93 @@
+"""Fix: pass a global array to a `pl.pallas_call` kernel as an input with a whole-buffer BlockSpec.
+
+What the JAX docs recommend instead of `get_global` for arrays. The body gets a new first kernel
+parameter (after anything `functools.partial` binds) taking the old variable's name; the launch
+gets a `pl.BlockSpec` for the whole buffer first in `in_specs` and a `jnp.zeros(shape, dtype)`
+operand first: JAX zero-initialises global buffers, so the kernel sees the values it saw before.
+"""
+
+from __future__ import annotations
+
+from ..analysis.values import MemType, ShapeDtype
+from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
+                           pass_first_operand, remove_statement, replace_expression, unique_name)
+from .sites import bound_positional, global_use, grid_rank, launches
+
+PALLAS_CALL = {"pl.pallas_call"}
+KERNELS = {"plgpu.kernel", "pl.kernel"}
+_GLOBAL_SPACES = {"gmem", "any", "hbm"}
+_NOT_ARRAYS = {"semaphore", "barrier_semaphore", "dma_sem", "barrier", "cluster_barrier"}
+
+
+def movable_array(value) -> tuple[tuple[int, ...], str, str | None] | None:
+    """(shape, dtype, memory space) of a global array a kernel could take as an operand instead."""
+    if isinstance(value, ShapeDtype) and value.shape is not None and value.dtype is not None:
+        return value.shape, value.dtype, None
+    if (isinstance(value, MemType) and value.space in _GLOBAL_SPACES and value.dtype not in _NOT_ARRAYS
+            and value.shape is not None and value.dtype is not None):
+        return value.shape, value.dtype, value.space
+    return None
+
+
+def tuple_code(items) -> str:
+    items = [str(i) for i in items]
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def zeros_code(imports, shape, dtype: str) -> str:
+    jnp = imports.name("jax.numpy")
+    return f"{jnp}.zeros({tuple_code(shape)}, {jnp}.{'bool_' if dtype == 'bool' else dtype})"
+
+
+def block_spec_code(imports, entry, shape, space: str | None) -> str:
+    pl = imports.name("jax.experimental.pallas")
+    rank, _ = grid_rank(entry)
+    indices = tuple_code([0] * len(shape))
+    if rank is None:
+        index_map = f"lambda *_: {indices}"
+    else:
+        index_map = f"lambda{' ' if rank else ''}{', '.join('ijklmn'[:rank])}: {indices}"
+    memory = ""
+    if space == "gmem":
+        memory = f", memory_space={imports.name('jax.experimental.pallas.mosaic_gpu')}.GMEM"
+    elif space == "any":
+        memory = f", memory_space={pl}.ANY"
+    return f"{pl}.BlockSpec({tuple_code(shape)}, {index_map}{memory})"
+
+
+def move_to_launch(project, model, call, value, apis: set[str], title: str):
+    """Shared by the input and operand fixes: the buffer becomes the kernel's first operand."""
+    array = movable_array(value)
+    if array is None:
+        return None
+    shape, dtype, space = array
+    use = global_use(model, call)
+    if use is None:
+        return None
+    entries = launches(project, model, use.function)
+    if not entries or not {e.api for e in entries} <= apis:
+        return None
+    offsets = {bound_positional(e) for e in entries}
+    if len(offsets) != 1:
+        raise CannotFix("the body is launched with different bound arguments")
+    check_parameters(use.function)
+    builder = FixBuilder(project)
+    name = use.name or unique_name(model, use.function, "global_ref")
+    add_parameter(builder, model, use.function, name, offsets.pop())
+    if use.statement is not None:
+        remove_statement(builder, model, use.statement)
+    else:
+        replace_expression(builder, model, call, name)
+    for entry in entries:
+        if entry.kernel.kwarg("grid_spec") is not None:
+            raise CannotFix("in_specs live in grid_spec")
+        _, imports = builder.file(entry.model)
+        if entry.api in PALLAS_CALL:
+            edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(imports, entry, shape, space), first=True)
+        pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
+    return builder.fix(title.format(name=use.name or "the buffer"), "safe", preferred=True)
+
+
+def fix(project, model, call, value, code: str):
+    return move_to_launch(project, model, call, value, PALLAS_CALL,
+                          f"pallas-lsp ({code}): Pass {{name}} as a kernel input (in_specs)")

@@ -1,0 +1,63 @@
+"""Fix: ask `get_global` for `plgpu.SemaphoreType.REGULAR`, the one type it allocates.
+
+For a `SemaphoreType.BARRIER`, a TPU semaphore type or another semaphore-like type whose result
+the kernel only signals and waits on: those uses mean the same on a REGULAR global semaphore.
+Not offered where the kernel runs in interpret mode (REGULAR fails there too).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.values import MemType
+from .kernel_edits import FixBuilder
+from .sites import interpreted_anywhere
+
+_SEMAPHORE_USES = {"semaphore_signal", "semaphore_wait", "semaphore_read"}
+_SEMAPHORE_TYPES = {"plgpu.SemaphoreType.BARRIER", "pltpu.SemaphoreType.REGULAR", "pltpu.SemaphoreType.DMA",
+                    "pltpu.SemaphoreType.BARRIER"}
+
+
+def _only_signalled(model, function: ast.AST, name: str) -> bool:
+    uses = 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            parent = model.parents.get(node)
+            if not (isinstance(parent, ast.Call) and node in parent.args):
+                return False
+            func = parent.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if called not in _SEMAPHORE_USES:
+                return False
+            uses += 1
+    return uses > 0
+
+
+def fix(project, model, call, value, code: str):
+    if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in _SEMAPHORE_TYPES:
+        return None
+    argument = call.args[0] if call.args else None
+    written = argument.func if isinstance(argument, ast.Call) else argument
+    if not isinstance(written, ast.Attribute):
+        return None  # the type is built elsewhere; the fix belongs there
+    parent = model.parents.get(call)
+    function = model.enclosing_function(call)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
+            and function is not None and _only_signalled(model, function, parent.targets[0].id)):
+        return None
+    if interpreted_anywhere(project, model, function):
+        return None
+    builder = FixBuilder(project)
+    file, imports = builder.file(model)
+    target = file.find_ast(model, written, cst.Attribute)
+    if target is None:
+        return None
+    if value.constructor.startswith("plgpu."):
+        file.rewrite(target, lambda updated: updated.with_changes(attr=cst.Name("REGULAR")))
+    else:
+        plgpu = imports.name("jax.experimental.pallas.mosaic_gpu")
+        file.rewrite(target, lambda updated: cst.parse_expression(f"{plgpu}.SemaphoreType.REGULAR"))
+    return builder.fix(f"pallas-lsp ({code}): Use a global semaphore (plgpu.SemaphoreType.REGULAR)", "safe",
+                       preferred=True)

@@ -1,0 +1,21 @@
+"""The body is bound with functools.partial; the table is used inline, never named."""
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def shift_kernel(offset, x_ref, o_ref, *, scale):
+  o_ref[...] = (x_ref[...] + offset + pl.get_global(plgpu.GMEM((64,), jnp.float32))[...]) * scale
+
+
+def target():
+  fn = pl.pallas_call(functools.partial(shift_kernel, 2.0, scale=3.0),
+                      out_shape=jax.ShapeDtypeStruct((64,), jnp.float32), interpret=True)
+  return fn, (jnp.ones((64,), jnp.float32),), "interpret"
+
+
+def expected():
+  return jnp.full((64,), 9.0, jnp.float32)

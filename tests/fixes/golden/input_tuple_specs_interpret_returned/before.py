@@ -1,0 +1,22 @@
+"""A tuple in_specs with pl.ANY, grid of rank 1 written as an int; the callable is returned."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def copy_kernel(x_ref, o_ref):
+    staging = pl.get_global(pl.ANY((4, 32), jnp.int32))
+    o_ref[...] = x_ref[...] + staging[...]
+
+
+def make():
+    return pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct((4, 32), jnp.int32), grid=1,
+                          in_specs=(pl.BlockSpec((4, 32), lambda i: (0, 0)),), interpret=True)
+
+
+def target():
+    return make(), (jnp.full((4, 32), 7, jnp.int32),), "interpret"
+
+
+def expected():
+    return jnp.full((4, 32), 7, jnp.int32)

@@ -1,0 +1,22 @@
+"""A 2-D grid; in_specs is a variable; the pallas_call is built and returned by a helper."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((16, 256), jnp.float32)
+SPECS = [pl.BlockSpec((8, 128), lambda i, j: (i, j))]
+
+
+def scale_kernel(x_ref, o_ref):
+  scales = pl.get_global(plgpu.GMEM((8, 128), jnp.float32))
+  o_ref[...] = x_ref[...] * scales[...]
+
+
+def build():
+  return pl.pallas_call(scale_kernel, out_shape=X, grid=(2, 2), in_specs=SPECS,
+                        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)))
+
+
+def target():
+  return build(), (X,), "triton"

@@ -1,0 +1,24 @@
+"""plgpu.kernel in interpret mode, called where it is built."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref):
+  acc = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+  o_ref[...] = x_ref[...] * 2.0 + acc[...]
+
+
+def double(x):
+  return plgpu.kernel(body, out_type=X, interpret=True)(x)
+
+
+def target():
+  return double, (jnp.arange(128, dtype=jnp.float32),), "interpret"
+
+
+def expected():
+  return jnp.arange(128, dtype=jnp.float32) * 2.0

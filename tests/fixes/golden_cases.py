@@ -1,0 +1,65 @@
+"""The golden fix cases in tests/fixes/golden/<case>/: what each one applies and where.
+
+A case is `before.py` and `after.py` (or `before/` and `after/` folders for fixes spanning files)
+plus `case.json`: {"code": the finding's code, "fix": the fix's title after "pallas-lsp (CODE): ",
+"file": the file with the finding (default before.py), "run": the file whose target() JAX runs
+(default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix)}.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@dataclass
+class Case:
+    name: str
+    folder: Path
+    code: str
+    fix: str
+    file: str
+    run: str
+    jax: bool
+
+    @property
+    def multi_file(self) -> bool:
+        return (self.folder / "before").is_dir()
+
+    def side(self, which: str) -> Path:
+        """The folder of the before/after files, or the case folder for single-file cases."""
+        return self.folder / which if self.multi_file else self.folder
+
+    def names(self, which: str) -> dict[str, str]:
+        """Workspace file name -> text, for the before or after side."""
+        if self.multi_file:
+            return {p.name: p.read_text() for p in sorted((self.folder / which).glob("*.py"))}
+        path = self.folder / f"{which}.py"
+        return {"kernel.py": path.read_text()} if path.exists() else {}
+
+    def workspace_file(self, name: str) -> str:
+        return name if self.multi_file else "kernel.py"
+
+    def copy(self, which: str, destination: Path) -> Path:
+        destination.mkdir(parents=True, exist_ok=True)
+        for name, text in self.names(which).items():
+            (destination / name).write_text(text)
+        return destination
+
+
+def load_cases() -> list[Case]:
+    cases = []
+    for folder in sorted(p for p in GOLDEN.iterdir() if (p / "case.json").exists()):
+        spec = json.loads((folder / "case.json").read_text())
+        file = spec.get("file", "before.py")
+        cases.append(Case(folder.name, folder, spec["code"], spec["fix"], file, spec.get("run", file),
+                          spec.get("jax", True)))
+    return cases
+
+
+def clear(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
