@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 
 from .findings import Span
@@ -54,7 +55,9 @@ def parse(text: str) -> ParsedSource:
     seen: set[int] = set()
     for _ in range(MAX_RECOVERY_STEPS):
         try:
-            tree = ast.parse("\n".join(work) + "\n")
+            with warnings.catch_warnings():  # "invalid escape sequence" and friends: not ours to print
+                warnings.simplefilter("ignore")
+                tree = ast.parse("\n".join(work) + "\n")
             return ParsedSource(text, tree, lines, errors)
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             lineno = getattr(exc, "lineno", None) or len(work)
