@@ -331,6 +331,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Di
         code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         related_information=related or None,
+        data={"fixes": [fix.to_data() for fix in finding.fixes]} if finding.fixes else None,  # for code actions
     )
 
 
@@ -501,6 +502,123 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
     return [types.InlayHint(
         position=types.Position(line=line, character=utf16_column(lines[line] if line < len(lines) else "", column)),
         label=label, kind=types.InlayHintKind.Type, tooltip=tooltip) for line, column, label, tooltip in hints]
+
+
+# ---- code actions: quick fixes from Diagnostic.data, and fix-all ------------------------------------
+# Each diagnostic carries its findings' fixes (`Fix.to_data()`) in `data`, so a quick-fix request
+# is answered without analysing anything; only `source.fixAll.pallas` re-analyses (fixes overlap).
+
+FIX_ALL_KIND = "source.fixAll.pallas"
+
+
+def _kind_wanted(kind: str, only) -> bool:
+    return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+
+def _document_lines(ls: PallasServer, path: str) -> tuple[list[str], int | None]:
+    """Lines of a file for UTF-16 columns, and its version if the editor has it open."""
+    document = ls.workspace.text_documents.get(_path_uri(path))
+    if document is not None:
+        return document.source.splitlines(), document.version
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read().splitlines(), None
+    except OSError:
+        return [], None
+
+
+def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
+    """Versioned `documentChanges`, one per file (version None for files the editor has not open)."""
+    from .analysis.findings import TextEdit
+
+    changes = []
+    for path in dict.fromkeys(e.path for e in edits):
+        lines, version = _document_lines(ls, path)
+
+        def position(line: int, column: int) -> types.Position:
+            text = lines[line] if line < len(lines) else ""
+            return types.Position(line=line, character=utf16_column(text, column))
+
+        file_edits: list[TextEdit] = [e for e in edits if e.path == path]
+        changes.append(types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=_path_uri(path), version=version),
+            edits=[types.TextEdit(range=types.Range(start=position(e.span.line, e.span.column),
+                                                    end=position(e.span.end_line, e.span.end_column)),
+                                  new_text=e.new_text) for e in file_edits]))
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+def _quick_fixes(ls: PallasServer, diagnostics) -> list[types.CodeAction]:
+    from .analysis.findings import Fix
+
+    actions = []
+    for diagnostic in diagnostics:
+        data = diagnostic.data
+        if diagnostic.source != SOURCE or not isinstance(data, dict):
+            continue
+        for item in data.get("fixes") or []:
+            try:
+                fix = Fix.from_data(item)
+            except (KeyError, TypeError, ValueError):
+                log.warning("ignoring malformed fix data: %r", item)
+                continue
+            actions.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix,
+                                            diagnostics=[diagnostic], is_preferred=fix.preferred or None,
+                                            edit=workspace_edit(ls, fix.edits)))
+    return actions
+
+
+async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None:
+    from .fixes.edits import minimal_edits
+    from .fixes.fix_all import fix_all
+
+    document = ls.workspace.get_text_document(uri)
+    path, text = uri_to_path(uri), document.source
+
+    def compute():
+        try:
+            folder_for = getattr(ls, "folder_for", None)
+            holder = folder_for(path) if folder_for is not None else ls
+            codes = selected_codes(holder.settings.select, holder.settings.ignore)
+            holder.project.set_text(path, text)
+            return fix_all(holder.project, path, text, codes=codes).texts
+        except Exception:
+            log.exception("fix-all failed for %s", path)
+            return {}
+
+    texts = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
+    edits = []
+    for changed, new_text in texts.items():
+        open_document = ls.workspace.text_documents.get(_path_uri(changed))
+        if changed == path:
+            old = text
+        elif open_document is not None:
+            old = open_document.source
+        else:
+            try:
+                with open(changed, encoding="utf-8") as file:
+                    old = file.read()
+            except OSError:
+                continue
+        edits.extend(minimal_edits(changed, old, new_text))
+    if not edits:
+        return None
+    return types.CodeAction(title="pallas-lsp: Apply all safe fixes", kind=FIX_ALL_KIND,
+                            edit=workspace_edit(ls, edits))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
+async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    only = params.context.only
+    actions = []
+    if _kind_wanted(types.CodeActionKind.QuickFix, only):
+        actions.extend(_quick_fixes(ls, params.context.diagnostics))
+    if only and _kind_wanted(FIX_ALL_KIND, only):
+        fix_all_action = await _fix_all_action(ls, params.text_document.uri)
+        if fix_all_action is not None:
+            actions.append(fix_all_action)
+    return actions or None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,93 @@
+"""Quick fixes over LSP (pytest-lsp, the real server over stdio): ask for code actions on a
+diagnostic, apply the returned edit to the document, and the diagnostic is gone."""
+
+import asyncio
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from conftest import REPO, jax_python
+from golden_cases import GOLDEN
+
+BEFORE = (GOLDEN / "operand_call_returned" / "before.py").read_text()
+AFTER = (GOLDEN / "operand_call_returned" / "after.py").read_text()
+URI = (REPO / "tests" / "fixtures" / "lsp_fix_kernel.py").as_uri()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"]))
+async def client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 20}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def published(client: LanguageClient, version: int, timeout: float = 60.0):
+    async def wait():
+        while True:
+            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == URI and params.version == version:
+                return params
+    return await asyncio.wait_for(wait(), timeout)
+
+
+def apply(text: str, edits: list[types.TextEdit]) -> str:
+    """What an editor does with a TextDocumentEdit (the text is ASCII: UTF-16 columns are offsets)."""
+    starts = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            starts.append(index + 1)
+
+    def offset(position: types.Position) -> int:
+        return starts[position.line] + position.character if position.line < len(starts) else len(text)
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[:offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+def open_document(client: LanguageClient, text: str) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=text)))
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_quick_fix_edit_removes_the_diagnostic(client: LanguageClient):
+    open_document(client, BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    assert diagnostic.code == "PAL001"
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    assert [(a.title, a.kind, a.is_preferred) for a in actions] == [
+        ("pallas-lsp (PAL001): Pass lut as a kernel operand", types.CodeActionKind.QuickFix, True),
+        ("pallas-lsp (PAL001): Disable PAL001 for this line", types.CodeActionKind.QuickFix, None)]
+    (change,) = actions[0].edit.document_changes
+    assert (change.text_document.uri, change.text_document.version) == (URI, 1)
+    fixed = apply(BEFORE, change.edits)
+    assert fixed == AFTER
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    assert list((await published(client, 2)).diagnostics) == []
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_noqa_quick_fix_and_fix_all(client: LanguageClient):
+    open_document(client, BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    noqa = apply(BEFORE, actions[1].edit.document_changes[0].edits)
+    assert "  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))  # noqa: PAL001\n" in noqa
+    (fix_all,) = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.pallas"])))
+    assert fix_all.kind == "source.fixAll.pallas"
+    assert apply(BEFORE, fix_all.edit.document_changes[0].edits) == AFTER
