@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import jax_python
+
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 DOC = REPO / "docs" / "editors.md"
@@ -152,6 +154,12 @@ def _text(data) -> str:
 class WhatEveryEditorShows:
     """Checks shared by the editor sessions (each test module's `session` fixture gives
     (kernel, result, log)); the diagnostic itself is checked per editor, in its own terms."""
+
+    def test_the_settings_reach_the_server(self, session):
+        """The project root the config picks, and the `python` it passes, are what gets analysed."""
+        kernel, result, log = session
+        expected = f"{kernel.root}: analysing against {jax_python()} (Python 3.12"
+        assert any(expected in message for message in result["log_messages"]), log
 
     def test_hover_on_get_global_shows_the_inferred_type(self, session):
         kernel, result, log = session

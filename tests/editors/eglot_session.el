@@ -20,12 +20,18 @@
 (defvar pallas--step "start")
 (defvar pallas--server nil)
 
+(defvar pallas--log-messages nil "The server's log lines (window/logMessage), newest first.")
+(cl-defmethod eglot-handle-notification :before (_server (_method (eql window/logMessage)) &key message
+                                                        &allow-other-keys)
+  (push message pallas--log-messages))
+
 (defun pallas--put (key value)
   (setf (alist-get key pallas--result) value)
   (pallas--save))
 
 (defun pallas--save ()
   (setf (alist-get 'step pallas--result) pallas--step)
+  (setf (alist-get 'log_messages pallas--result) (vconcat (reverse pallas--log-messages)))
   (with-temp-file pallas--result-path (insert (json-encode pallas--result)))
   (when (and pallas--server (jsonrpc-running-p pallas--server)) ; shutdown drops the event log
     (let ((events (jsonrpc-events-buffer pallas--server)))

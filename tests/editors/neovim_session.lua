@@ -61,6 +61,14 @@ local function hover_at(buf, client, pattern)
   return { line = params.position.line, character = params.position.character, contents = answer.result.contents }
 end
 
+-- The server's log lines (window/logMessage), still shown the usual way.
+result.log_messages = {}
+local show_log_message = vim.lsp.handlers["window/logMessage"]
+vim.lsp.handlers["window/logMessage"] = function(err, params, ...)
+  table.insert(result.log_messages, params.message)
+  return show_log_message(err, params, ...)
+end
+
 local function session()
   vim.lsp.set_log_level("debug")
   result.lsp_log = vim.lsp.get_log_path()
