@@ -299,9 +299,41 @@ def _element_comma(element) -> cst.Comma:
     return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
+def _brackets(sequence):
+    """(opening whitespace, closing whitespace) inside a list's or a parenthesised tuple's brackets."""
+    if isinstance(sequence, cst.List):
+        return sequence.lbracket.whitespace_after, sequence.rbracket.whitespace_before
+    if sequence.lpar and sequence.rpar:
+        return sequence.lpar[0].whitespace_after, sequence.rpar[0].whitespace_before
+    return None, None
+
+
+def _with_closing(sequence, closing):
+    if isinstance(sequence, cst.List):
+        return sequence.with_changes(rbracket=sequence.rbracket.with_changes(whitespace_before=closing))
+    rpar = list(sequence.rpar)
+    rpar[0] = rpar[0].with_changes(whitespace_before=closing)
+    return sequence.with_changes(rpar=rpar)
+
+
 def _sequence_with(sequence, code: str, first: bool):
     elements = list(sequence.elements)
     new = cst.Element(expression(code))
+    opening, closing = _brackets(sequence)
+    one_per_line = isinstance(opening, cst.ParenthesizedWhitespace) and isinstance(closing, cst.ParenthesizedWhitespace)
+    if one_per_line and elements:
+        line_break = opening.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+        if first:
+            elements.insert(0, new.with_changes(comma=cst.Comma(whitespace_after=line_break)))
+            return sequence.with_changes(elements=elements)
+        # The comment after the old last item sits before the closing bracket: it stays with that item.
+        last = elements[-1]
+        trailing = last.comma if isinstance(last.comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
+        kept = line_break.with_changes(first_line=closing.first_line, empty_lines=closing.empty_lines)
+        elements[-1] = last.with_changes(comma=cst.Comma(whitespace_after=kept))
+        elements.append(new.with_changes(comma=trailing))
+        closing = closing.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+        return _with_closing(sequence.with_changes(elements=elements), closing)
     if first:
         if elements:
             new = new.with_changes(comma=_element_comma(elements[0] if len(elements) > 1 or isinstance(
@@ -317,7 +349,12 @@ def _sequence_with(sequence, code: str, first: bool):
 
 
 def _dict_with(mapping: cst.Dict, key: str, code: str) -> cst.Dict:
-    new = cst.DictElement(cst.SimpleString(repr(key)), expression(code))
+    quote = "'"
+    for element in mapping.elements:
+        if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+            quote = element.key.quote[-1]
+            break
+    new = cst.DictElement(cst.SimpleString(f"{quote}{key}{quote}"), expression(code))
     return mapping.with_changes(elements=appended(list(mapping.elements), new))
 
 

@@ -24,8 +24,11 @@ def _only_signalled(model, function: ast.AST, name: str) -> bool:
     uses = 0
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            parent = model.parents.get(node)
-            if not (isinstance(parent, ast.Call) and node in parent.args):
+            used, parent = node, model.parents.get(node)
+            if isinstance(parent, ast.Attribute) and parent.attr == "at":  # sems.at[i]
+                used = model.parents.get(parent)
+                parent = model.parents.get(used) if isinstance(used, ast.Subscript) else None
+            if not (isinstance(parent, ast.Call) and used in parent.args):
                 return False
             func = parent.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)

@@ -1,0 +1,25 @@
+"""Block-local SMEM from get_global; the kernel already has scratch_types as a list."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref, stage):
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  stage[...] = x_ref[...]
+  tile[...] = stage[...] * 2.0
+  o_ref[...] = tile[...]
+
+
+def target():
+  kernel = plgpu.kernel(
+      body,
+      out_type=X,
+      scratch_types=[
+          plgpu.SMEM((128,), jnp.float32),  # staging buffer
+      ],
+  )
+  return kernel, (X,), "cuda"

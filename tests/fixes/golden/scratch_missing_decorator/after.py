@@ -1,0 +1,17 @@
+"""The decorator form without scratch_types: the keyword is added to the decorator."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+@plgpu.kernel(out_type=X, scratch_types=[plgpu.SMEM((128,), jnp.float32)])
+def kernel(x_ref, o_ref, tmp):
+  tmp[...] = x_ref[...]
+  o_ref[...] = tmp[...]
+
+
+def target():
+  return kernel, (X,), "cuda"
