@@ -238,6 +238,16 @@ class PallasServer(LanguageServer):
         except Exception:
             return []
 
+    def readable_document(self, uri: str):
+        """The open document, or the file on disk; None if neither can be read (a request then gets null)."""
+        document = self.workspace.get_text_document(uri)
+        try:
+            document.source  # noqa: B018 - pygls reads a document that is not open from disk, lazily
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            log.info("cannot read %s: %s", uri, exc)
+            return None
+        return document
+
     def is_configured(self) -> asyncio.Event:
         if self.configured is None:
             self.configured = asyncio.Event()
@@ -251,7 +261,9 @@ class PallasServer(LanguageServer):
         except asyncio.TimeoutError:
             log.warning("no workspace configuration from the client after 10 s; using initialization options")
             self.configured.set()
-        document = self.workspace.get_text_document(uri)
+        document = self.readable_document(uri)
+        if document is None:
+            return None, []
         version, text = document.version, document.source
         loop = asyncio.get_running_loop()
         findings = await loop.run_in_executor(self.executor, self.findings, uri_to_path(uri), text)
@@ -454,7 +466,9 @@ async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticPar
 async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | None:
     from .analysis.hover import hover_text
 
-    document = ls.workspace.get_text_document(params.text_document.uri)
+    document = ls.readable_document(params.text_document.uri)
+    if document is None:
+        return None
     lines = document.lines
     line = params.position.line
     if line >= len(lines):
@@ -482,7 +496,9 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
     """`x_ref: Ref<smem>{float32[128]}` after each kernel parameter: what JAX will pass there."""
     from .analysis.hover import inlay_hints
 
-    document = ls.workspace.get_text_document(params.text_document.uri)
+    document = ls.readable_document(params.text_document.uri)
+    if document is None:
+        return None
     path, text, version = uri_to_path(document.uri), document.source, document.version
     lines = document.lines
 

@@ -52,7 +52,7 @@ def parse(text: str) -> ParsedSource:
     lines = text.splitlines()
     work = list(lines)
     errors: list[SyntaxProblem] = []
-    seen: set[int] = set()
+    attempts: dict[int, int] = {}
     for _ in range(MAX_RECOVERY_STEPS):
         try:
             with warnings.catch_warnings():  # "invalid escape sequence" and friends: not ours to print
@@ -62,20 +62,23 @@ def parse(text: str) -> ParsedSource:
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             lineno = getattr(exc, "lineno", None) or len(work)
             index = max(0, min(lineno, len(work)) - 1)
-            if not errors or index not in seen:
+            if not errors:
                 col = max(0, (getattr(exc, "offset", None) or 1) - 1)
-                message = getattr(exc, "msg", None) or str(exc)
-                if not errors:
-                    errors.append(SyntaxProblem(index, col, message))
-            if index in seen or not work:
+                errors.append(SyntaxProblem(index, col, getattr(exc, "msg", None) or str(exc)))
+            tried = attempts.get(index, 0)
+            attempts[index] = tried + 1
+            if tried >= 2 or not work:
                 # Replacing the line did not help (an unclosed bracket, say): drop everything from it on.
                 work = work[:index]
                 if not work:
                     break
                 continue
-            seen.add(index)
             line = work[index]
-            indent = re.match(r"[ \t]*", line).group(0)
+            if tried == 0:  # `pass` at the line's own indentation
+                indent = re.match(r"[ \t]*", line).group(0)
+            else:  # garbage that looked indented: `pass` at the indentation of the line above
+                above = next((w for w in reversed(work[:index]) if w.strip()), "")
+                indent = re.match(r"[ \t]*", above).group(0)
             work[index] = indent + "pass"
     return ParsedSource(text, ast.parse(""), lines, errors or [SyntaxProblem(0, 0, "could not parse")])
 
