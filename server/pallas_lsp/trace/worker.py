@@ -160,6 +160,9 @@ class Worker:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        deadline = time.monotonic() + 2
+        while strays and time.monotonic() < deadline and set(strays) & set(_session_members(self.process.pid)):
+            time.sleep(0.02)  # dying; they become zombies the worker reaps after its next trace
         return strays
 
     # ---- requests -----------------------------------------------------------------------------

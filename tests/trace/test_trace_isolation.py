@@ -1,0 +1,136 @@
+"""Traced code that crashes, hangs, exits, prints, forks, reads stdin or allocates without bound:
+each trace ends with a clear answer, the pool keeps serving, and no process is left behind."""
+
+import os
+import time
+
+import pytest
+
+from conftest import FIXTURES, jax_python
+from pallas_lsp.trace import trace_target
+from pallas_lsp.trace.worker import WorkerPool, _session_members
+
+pytestmark = pytest.mark.jax
+
+MISBEHAVING = FIXTURES / "trace" / "misbehaving.py"
+
+
+def run(pool, function, timeout=120.0):
+    workers = []
+    result = trace_target(pool, jax_python(), str(MISBEHAVING.parent), str(MISBEHAVING), function,
+                          platform="host", timeout=timeout, on_worker=workers.append)
+    return result, workers[0]
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def pool():
+    pool = WorkerPool(memory_limit_mb=512)
+    yield pool
+    pool.shutdown()
+
+
+def assert_pool_still_serves(pool):
+    result, worker = run(pool, "reads_stdin")
+    assert result["ok"], result["error"]
+    return worker
+
+
+def assert_nothing_left(worker):
+    pid = worker.process.pid
+    deadline = time.time() + 5
+    while time.time() < deadline and (alive(pid) or _session_members(pid)):
+        time.sleep(0.05)
+    assert not alive(pid) and _session_members(pid) == []
+
+
+def test_prints_do_not_corrupt_the_protocol_and_come_back_as_output(pool):
+    result, _ = run(pool, "prints")
+    assert result["ok"], result["error"]
+    assert result["output"].splitlines() == ["printed while importing", "hello from the traced code",
+                                             "raw write to fd 1", "to stderr"]
+
+
+def test_reading_stdin_reads_nothing_and_does_not_eat_requests(pool):
+    result, _ = run(pool, "reads_stdin")
+    assert result["ok"] and result["compiled"]
+
+
+def test_sys_exit_is_a_trace_failure_and_the_worker_survives(pool):
+    result, worker = run(pool, "exits")
+    assert (result["ok"], result["stage"]) == (False, "trace")
+    assert (result["error"]["type"], result["error"]["message"]) == ("SystemExit", "the traced code called sys.exit(3)")
+    assert [loc["line"] for loc in result["error"]["locations"]] == [24]
+    assert assert_pool_still_serves(pool) is worker  # same warm worker
+
+
+@pytest.mark.parametrize("function, message", [
+    ("hard_exits", "the traced code ended the Python interpreter (exit status 7)"),
+    ("crashes", "the traced code crashed the Python interpreter (SIGSEGV)"),
+])
+def test_a_dead_interpreter_is_reported_and_replaced(pool, function, message):
+    result, worker = run(pool, function)
+    assert (result["ok"], result["stage"], result["error"]["type"]) == (False, "worker", "WorkerCrashed")
+    assert result["error"]["message"] == message
+    assert "printed while importing" in result["output"]
+    assert_nothing_left(worker)
+    assert assert_pool_still_serves(pool) is not worker
+
+
+def test_a_hang_times_out_and_the_worker_is_killed(pool):
+    assert_pool_still_serves(pool)  # warm, so the short timeout is all the hang's
+    start = time.monotonic()
+    result, worker = run(pool, "hangs", timeout=3)
+    assert time.monotonic() - start < 15
+    assert (result["ok"], result["error"]["type"]) == (False, "TraceTimeout")
+    assert result["error"]["message"] == ("the trace did not finish within 3 s; the worker was killed "
+                                          "(raise the timeout setting if the kernel is just slow to lower)")
+    assert_nothing_left(worker)
+    assert_pool_still_serves(pool)
+
+
+def test_forked_processes_are_killed_after_the_trace(pool):
+    result, worker = run(pool, "forks")
+    assert result["ok"], result["error"]
+    assert result["worker"]["killed_leftover_processes"] == 2  # the Popen child and the fork
+    assert _session_members(worker.process.pid) == [worker.process.pid]
+    pool.shutdown()
+    assert_nothing_left(worker)
+
+
+def test_unbounded_allocation_hits_the_memory_limit(pool):
+    result, worker = run(pool, "allocates")
+    assert (result["ok"], result["error"]["type"], result["stage"]) == (False, "MemoryError", "trace")
+    assert [loc["line"] for loc in result["error"]["locations"]] == [54]
+    assert assert_pool_still_serves(pool) is worker
+
+
+def test_cancel_kills_the_work(pool):
+    import threading
+
+    assert_pool_still_serves(pool)
+    workers = []
+    outcome = {}
+
+    def go():
+        outcome["result"] = trace_target(pool, jax_python(), str(MISBEHAVING.parent), str(MISBEHAVING), "hangs",
+                                         platform="host", on_worker=workers.append)
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    while not workers:
+        time.sleep(0.01)
+    time.sleep(0.5)
+    workers[0].cancel()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert outcome["result"]["error"]["type"] == "TraceCancelled"
+    assert_nothing_left(workers[0])
+    assert os.getpid()  # and this process is fine
