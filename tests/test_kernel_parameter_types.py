@@ -131,3 +131,32 @@ a = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
 b = pl.pallas_call(unknown, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), scratch_shapes=SCRATCH)
 """
     assert hints(ws, source) == {"o_ref": ": Ref<gmem>{float32[8]}"}
+
+
+def test_grid_spec_with_scalar_prefetch_puts_prefetch_refs_first(ws):
+    source = """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(idx_ref, x_ref, o_ref, acc_ref):
+    pass
+
+def run(idx, x):
+    return pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1,
+            grid=(8,),
+            in_specs=[pl.BlockSpec((1, 128), lambda i, idx: (idx[i], 0))],
+            out_specs=pl.BlockSpec((1, 128), lambda i, idx: (i, 0)),
+            scratch_shapes=[pltpu.VMEM((1, 128), jnp.float32)],
+        ),
+        compiler_params=pltpu.CompilerParams(),
+    )(idx, x)
+"""
+    assert hints(ws, source) == {
+        "idx_ref": ": Ref<smem>{?[?]}",
+        "x_ref": ": Ref<?>{?[1,128]}",  # TPU: the default block memory space is not claimed
+        "o_ref": ": Ref<?>{float32[1,128]}",
+        "acc_ref": ": Ref<vmem>{float32[1,128]}",
+    }

@@ -97,7 +97,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     inputs, outputs, scratch = _slots(project, entry)
     by_keyword = [s for s in scratch or [] if s.keyword]
     scratch_positional = None if scratch is None else [s for s in scratch if not s.keyword]
-    if inputs is None and outputs is not None and scratch_positional is not None:
+    if inputs is None and outputs is not None and scratch_positional is not None and entry.api != "pl.pallas_call":
         count = len(positional) - len(outputs) - len(scratch_positional)
         space = "gmem" if entry.api == "plgpu.kernel" else None
         inputs = [_Slot("input", _input_origin(entry, i), space) for i in range(max(count, 0))]
@@ -145,12 +145,26 @@ def _slots(project: "Project", entry: EntryPoint):
     operands = _launch_operands(project, entry)
     gpu_mosaic = entry.api != "pl.pallas_call" or _is_mosaic_gpu(entry)
 
+    # `grid_spec=pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)` carries the specs instead.
+    found = kernel.kwarg("grid_spec")
+    grid_spec = found[1] if found else None
+    spec_keywords = {k.arg: k.value for k in grid_spec.keywords if k.arg} if isinstance(grid_spec, ast.Call) else {}
+
     def kw_node(*names: str) -> ast.expr | None:
         for name in names:
             found = kernel.kwarg(name)
             if found and found[1] is not None:
                 return found[1]
+            if name in spec_keywords:
+                return spec_keywords[name]
         return None
+
+    prefetch = evaluator.value(model, spec_keywords["num_scalar_prefetch"]) if "num_scalar_prefetch" in spec_keywords else Const(0)
+    if not (isinstance(prefetch, Const) and type(prefetch.value) is int):
+        return None, None, None
+    prefetch_slots = [_Slot("input", f"scalar prefetch {i}", "smem") for i in range(prefetch.value)]
+    if operands is not None:
+        operands = operands[prefetch.value:]
 
     # Outputs.
     out_name = next((n for n in ("out_shape", "out_type") if kernel.kwarg(n)), None)
@@ -191,6 +205,7 @@ def _slots(project: "Project", entry: EntryPoint):
                                 values=[k.value for k in scratch_node.keywords])
     if scratch_node is None:
         scratch = [] if not kernel.kwarg("scratch_shapes") and not kernel.kwarg("scratch_types") else None
+        scratch = None if isinstance(grid_spec, ast.Call) and "scratch_shapes" in spec_keywords else scratch
     elif isinstance(scratch_node, ast.Dict):
         scratch = []
         for key, node in zip(scratch_node.keys, scratch_node.values):
@@ -218,6 +233,8 @@ def _slots(project: "Project", entry: EntryPoint):
                 space, shape = _block(project, model, spec_node, shape, gpu_mosaic)
                 inputs.append(_Slot("input", f"in_specs[{i}]" if specs is not None else f"operand {i}",
                                     space, shape, dtype))
+    if inputs is not None:
+        inputs = prefetch_slots + inputs
     elif operands is not None:
         inputs = []
         for i, node in enumerate(operands):
