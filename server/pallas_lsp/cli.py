@@ -34,6 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-jedi", action="store_true",
                        help="resolve names from the file's own imports only (no environment inference)")
     check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply unsafe fixes too")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff instead of writing them (exit 1 if there are any)")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     _add_trace_parser(commands)
@@ -104,6 +108,24 @@ def run_check(args) -> int:
         except EnvironmentError_ as exc:
             print(f"pallas-lsp: error: {exc}", file=sys.stderr)
             return EXIT_ERROR
+    if args.fix or args.diff:
+        from .fixes.fix_all import fix_files, unified_diff
+
+        changed, applied = fix_files(project, files, codes, unsafe=args.unsafe_fixes)
+        if args.diff:
+            sys.stdout.write(unified_diff(changed))
+            return EXIT_FINDINGS if changed else EXIT_CLEAN
+        for path, (old_text, new_text) in changed.items():
+            with open(path, "rb") as original:
+                if original.read() != old_text.encode("utf-8"):  # not plain UTF-8, or changed meanwhile
+                    print(f"pallas-lsp: warning: {path} not rewritten (not UTF-8, or changed meanwhile)",
+                          file=sys.stderr)
+                    continue
+            with open(path, "w", encoding="utf-8", newline="") as out:
+                out.write(new_text)
+            project.set_text(path, None)
+        print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {len(changed)} "
+              f"file{'s' if len(changed) != 1 else ''}", file=sys.stderr)
     findings = []
     for file in files:
         for finding in analyze(project, file, codes=codes):

@@ -70,3 +70,33 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
             project.set_text(other, overlay)
     result.texts = {p: t for p, t in current.items() if t != original.get(p)}
     return result
+
+
+def fix_files(project, files: list[str], codes: set[str] | None = None,
+              unsafe: bool = False) -> tuple[dict[str, tuple[str, str]], int]:
+    """Fix-all over many files, each seeing the others' fixes: ({path: (old, new)}, fixes applied).
+
+    New texts are left in `project` as unsaved overlays; the caller writes them or prints a diff.
+    """
+    changed: dict[str, tuple[str, str]] = {}
+    count = 0
+    for path in files:
+        path = os.path.abspath(path)
+        result = fix_all(project, path, project.text(path), codes, unsafe)
+        count += len(result.applied)
+        for fixed_path, new_text in result.texts.items():
+            old = changed[fixed_path][0] if fixed_path in changed else project.text(fixed_path)
+            changed[fixed_path] = (old, new_text)
+            project.set_text(fixed_path, new_text)
+    return changed, count
+
+
+def unified_diff(changed: dict[str, tuple[str, str]]) -> str:
+    import difflib
+
+    chunks = []
+    for path, (old, new) in sorted(changed.items()):
+        name = os.path.relpath(path)
+        chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                           f"a/{name}", f"b/{name}"))
+    return "".join(chunks)

@@ -192,6 +192,23 @@ def _with_first_argument(call: cst.Call, value: cst.BaseExpression) -> cst.Call:
     return call.with_changes(args=args)
 
 
+def _is_partial(builder: FixBuilder, model, call: ast.Call) -> bool:
+    from ..analysis.values import Api
+
+    func = builder.project.evaluator.value(model, call.func)
+    return isinstance(func, Api) and func.name == "functools.partial"
+
+
+def _with_argument_at(call: cst.Call, index: int, value: cst.BaseExpression) -> cst.Call:
+    args = list(call.args)
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if index < len(args):
+        args.insert(index, cst.Arg(value, comma=comma))
+    else:
+        args = appended(args, cst.Arg(value))
+    return call.with_changes(args=args)
+
+
 def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:
     """Make every caller of the launched kernel pass `operand` first. Returns how ('inline'/'partial'/'calls')."""
     from .sites import decorated_function
@@ -207,6 +224,13 @@ def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:
                 raise CannotFix("the kernel's call was not found")
             file.rewrite(target, lambda updated: _with_first_argument(updated, expression(operand)))
             return "inline"
+        if isinstance(outer, ast.Call) and outer.args and outer.args[0] is entry.node and _is_partial(builder, model, outer):
+            # Already `functools.partial(kernel, ...)` (an earlier fix): bind the new operand first.
+            target = file.find_ast(model, outer, cst.Call)
+            if target is None:
+                raise CannotFix("the kernel's partial was not found")
+            file.rewrite(target, lambda updated: _with_argument_at(updated, 1, expression(operand)))
+            return "partial"
         target = file.find_ast(model, entry.node, cst.Call)
         if target is None:
             raise CannotFix("the kernel launch was not found")

@@ -1,0 +1,73 @@
+"""Fix-all (the core, `pallas-lsp check --fix/--unsafe-fixes/--diff`): every safe fix at once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, jax_python
+from golden_cases import GOLDEN
+from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.fixes.fix_all import fix_all
+
+HERE = Path(__file__).resolve().parent / "fix_all"
+UNSAFE = GOLDEN / "scratch_semaphore_grid_unsafe"
+
+
+def test_fix_all_applies_every_safe_fix_in_turn(tmp_path):
+    path = tmp_path / "kernel.py"
+    shutil.copy(HERE / "before.py", path)
+    project = Project(root=str(tmp_path), python=jax_python())
+    assert [f.code for f in analyze(project, str(path))] == ["PAL001", "PAL001", "PAL001"]
+    result = fix_all(project, str(path))
+    assert [fix.title for fix in result.applied] == [
+        "pallas-lsp (PAL001): Pass scale as a kernel operand",
+        "pallas-lsp (PAL001): Pass shift as a kernel operand",
+        "pallas-lsp (PAL001): Use a global semaphore (plgpu.SemaphoreType.REGULAR)"]
+    assert result.texts == {str(path): (HERE / "after.py").read_text()}
+    assert analyze(project, str(path), result.texts[str(path)]) == []
+    assert fix_all(project, str(path), result.texts[str(path)]).texts == {}
+
+
+@pytest.mark.jax
+def test_fix_all_result_lowers_with_real_jax():
+    run = subprocess.run([jax_python(), str(REPO / "tests" / "fixes" / "jax_lower.py"), str(HERE / "after.py")],
+                         capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout) == {str(HERE / "after.py"): {"ok": True, "error": None}}
+
+
+def cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--python", jax_python(), *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    shutil.copy(HERE / "before.py", tmp_path / "safe.py")
+    shutil.copy(UNSAFE / "before.py", tmp_path / "unsafe.py")
+    return tmp_path
+
+
+def test_diff_prints_the_safe_fixes_and_writes_nothing(workspace):
+    run = cli("--diff", ".", cwd=workspace)
+    assert run.returncode == 1
+    assert run.stdout.startswith("--- a/safe.py\n+++ b/safe.py\n")
+    assert "-def body(x_ref, o_ref):\n" in run.stdout and "+def body(shift, scale, x_ref, o_ref):\n" in run.stdout
+    assert "unsafe.py" not in run.stdout  # its only fix is unsafe
+    assert (workspace / "safe.py").read_text() == (HERE / "before.py").read_text()
+
+
+def test_fix_writes_safe_fixes_and_reports_what_remains(workspace):
+    run = cli("--fix", ".", cwd=workspace)
+    assert (run.returncode, run.stderr) == (1, "pallas-lsp: applied 3 fixes in 1 file\n")
+    assert (workspace / "safe.py").read_text() == (HERE / "after.py").read_text()
+    assert run.stdout.splitlines()[0].startswith("unsafe.py:11:9: PAL002 get_global cannot run in interpret mode")
+    run = cli("--fix", "--unsafe-fixes", ".", cwd=workspace)
+    assert (run.returncode, run.stderr) == (0, "pallas-lsp: applied 1 fix in 1 file\n")
+    assert (workspace / "unsafe.py").read_text() == (UNSAFE / "after.py").read_text()
