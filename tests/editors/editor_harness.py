@@ -182,6 +182,40 @@ class WhatEveryEditorShows:
         assert result["after_fix"] == [], log
         assert result["hover_after_fix"]["contents"] == {"kind": "markdown", "value": HOVER_FIXED}, log
 
+    def test_the_quick_fix_is_offered_and_applied(self, session):
+        """The editor's code-action menu offers pallas-lsp's PAL001 fixes; choosing the preferred
+        one applies exactly the server's edit, and the diagnostic goes."""
+        kernel, result, log = session
+        fix = result["quick_fix"]
+        assert fix["text_before"] == kernel.path.read_text(), log
+        chosen = fix["chosen"]
+        assert chosen["title"].startswith("pallas-lsp (PAL001): "), log
+        assert (chosen["kind"], chosen["isPreferred"]) == ("quickfix", True), log
+        assert {"title": chosen["title"], "kind": "quickfix", "isPreferred": True} in fix["offered"], log
+        assert fix["text_after"] == apply_workspace_edit(fix["text_before"], chosen["edit"], kernel.path.as_uri()), log
+        assert fix["after"] == [], log
+
     def test_the_server_shuts_down_when_asked(self, session):
         _, result, log = session
         assert result["server_stopped"] is True, log
+
+
+def apply_workspace_edit(text: str, edit: dict, uri: str) -> str:
+    """`text` after an LSP WorkspaceEdit that only touches `uri` (ASCII text: UTF-16 units are characters)."""
+    assert text.isascii()
+    if "documentChanges" in edit:
+        assert all(change["textDocument"]["uri"] == uri for change in edit["documentChanges"]), edit
+        edits = [e for change in edit["documentChanges"] for e in change["edits"]]
+    else:
+        assert set(edit["changes"]) == {uri}, edit
+        edits = edit["changes"][uri]
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(position: dict) -> int:
+        return starts[position["line"]] + position["character"]
+
+    for e in reversed(sorted(edits, key=lambda e: offset(e["range"]["start"]))):  # LSP order at equal starts
+        text = text[:offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+    return text

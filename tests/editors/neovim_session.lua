@@ -61,6 +61,39 @@ local function hover_at(buf, client, pattern)
   return { line = params.position.line, character = params.position.character, contents = answer.result.contents }
 end
 
+-- What `:lua vim.lsp.buf.code_action()` offers on the diagnostic's line, and the buffer after
+-- choosing the preferred pallas-lsp PAL001 fix from the menu (vim.ui.select, answered here).
+local function quick_fix(buf, client, original)
+  local capabilities = client.server_capabilities or client.resolved_capabilities
+  check(capabilities.codeActionProvider or capabilities.code_action, "the server offers no code actions")
+  local diagnostic = vim.diagnostic.get(buf)[1]
+  vim.api.nvim_win_set_cursor(0, { diagnostic.lnum + 1, diagnostic.col })
+  local seen = { offered = {} }
+  local select = vim.ui.select
+  vim.ui.select = function(items, _, on_choice)
+    local choice
+    for _, item in ipairs(items) do
+      local action = item.action or item[2] -- Neovim 0.10+ / 0.7
+      table.insert(seen.offered, { title = action.title, kind = action.kind, isPreferred = action.isPreferred })
+      if not choice and action.isPreferred and vim.startswith(action.title, "pallas-lsp (PAL001): ") then
+        choice, seen.chosen = item, action
+      end
+    end
+    on_choice(choice)
+  end
+  vim.lsp.buf.code_action()
+  check(vim.wait(wait_ms, function() return #seen.offered > 0 end, 50), "no code action was offered")
+  vim.ui.select = select
+  check(seen.chosen ~= nil, "no preferred pallas-lsp (PAL001) quick fix among " .. vim.inspect(seen.offered))
+  check(vim.wait(wait_ms, function() return #vim.diagnostic.get(buf) == 0 end, 50),
+        "the diagnostic stayed after the quick fix: " .. vim.inspect(diagnostics(buf)))
+  vim.wait(500)
+  seen.after = diagnostics(buf)
+  seen.text_before = table.concat(original, "\n") .. "\n"
+  seen.text_after = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), "\n") .. "\n"
+  return seen
+end
+
 -- The server's log lines (window/logMessage), still shown the usual way.
 result.log_messages = {}
 local show_log_message = vim.lsp.handlers["window/logMessage"]
@@ -77,6 +110,7 @@ local function session()
   step = "open the kernel and attach pallas-lsp"
   vim.cmd("edit " .. vim.fn.fnameescape(kernel))
   local buf = vim.api.nvim_get_current_buf()
+  local original = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
   check(vim.wait(wait_ms, function() return #clients(buf) > 0 end, 50), "pallas-lsp never attached to the buffer")
   local client = clients(buf)[1]
   result.client_name = client.name
@@ -106,6 +140,14 @@ local function session()
   vim.wait(500) -- nothing may come back
   result.after_fix = diagnostics(buf)
   result.hover_after_fix = hover_at(buf, client, [[get_global(]])
+  save()
+
+  step = "restore the bug and wait for the diagnostic"
+  vim.api.nvim_buf_set_lines(buf, 0, -1, true, original)
+  check(vim.wait(wait_ms, function() return #vim.diagnostic.get(buf) > 0 end, 50), "the diagnostic did not come back")
+
+  step = "quick fix"
+  result.quick_fix = quick_fix(buf, client, original)
   save()
 
   step = "stop pallas-lsp"
