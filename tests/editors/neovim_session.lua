@@ -150,6 +150,14 @@ local function session()
   result.quick_fix = quick_fix(buf, client, original)
   save()
 
+  step = "open another file of the project"
+  vim.cmd("edit " .. vim.fn.fnameescape(vim.fn.fnamemodify(kernel, ":h") .. "/other_kernel.py"))
+  local other = vim.api.nvim_get_current_buf()
+  check(vim.wait(wait_ms, function() return #clients(other) > 0 end, 50), "pallas-lsp never attached to the second file")
+  result.second_file_client = clients(other)[1].id == client.id
+  result.running_clients = #(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients())
+  save()
+
   step = "stop pallas-lsp"
   vim.lsp.stop_client(client.id)
   result.server_stopped = vim.wait(10000, function() return client.is_stopped() end, 50)

@@ -19,6 +19,7 @@ def session(tmp_path_factory):
     require_editor("Neovim (nvim)", shutil.which("nvim") is not None)
     tmp_path = tmp_path_factory.mktemp("neovim")
     kernel = Kernel.copy_example(tmp_path)
+    (kernel.root / "other_kernel.py").write_text("from jax.experimental import pallas as pl\n")
     home = tmp_path / "home"
     ftplugin = home / "config" / "nvim" / "after" / "ftplugin" / "python.lua"  # where docs/editors.md says
     ftplugin.parent.mkdir(parents=True)
@@ -33,6 +34,10 @@ class TestNeovim(WhatEveryEditorShows):
     def test_the_config_starts_pallas_lsp(self, session):
         _, result, log = session
         assert result["client_name"] == "pallas-lsp", log
+
+    def test_one_server_per_project(self, session):
+        _, result, log = session
+        assert (result["second_file_client"], result["running_clients"]) == (True, 1), log
 
     def test_pal001_on_the_get_global_call(self, session):
         kernel, result, log = session
