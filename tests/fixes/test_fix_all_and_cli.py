@@ -58,7 +58,7 @@ def test_diff_prints_the_safe_fixes_and_writes_nothing(workspace):
     run = cli("--diff", ".", cwd=workspace)
     assert run.returncode == 1
     assert run.stdout.startswith("--- a/safe.py\n+++ b/safe.py\n")
-    assert "-def body(x_ref, o_ref):\n" in run.stdout and "+def body(shift, scale, x_ref, o_ref):\n" in run.stdout
+    assert "-def body(x_ref, o_ref):\n" in run.stdout and "+def body(shift_ref, scale_ref, x_ref, o_ref):\n" in run.stdout
     assert "unsafe.py" not in run.stdout  # its only fix is unsafe
     assert (workspace / "safe.py").read_text() == (HERE / "before.py").read_text()
 

@@ -14,7 +14,7 @@ import ast
 
 from ..analysis.values import Const, MemType
 from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
-                           remove_statement, replace_expression, unique_name)
+                           parameter_name, remove_statement, replace_expression)
 from .sites import global_use, grid_rank, launches
 
 _KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types"}
@@ -72,7 +72,7 @@ def fix(project, model, call, value, code: str):
     check_parameters(use.function, keyword=as_dict)
     type_code = _movable_type(model, call)
     builder = FixBuilder(project)
-    name = use.name or unique_name(model, use.function, "scratch_ref")
+    name = parameter_name(builder, model, use, "scratch_ref")
     add_parameter(builder, model, use.function, name, None, keyword=as_dict)
     if use.statement is not None:
         remove_statement(builder, model, use.statement)

@@ -122,6 +122,31 @@ def add_parameter(builder: FixBuilder, model, function: ast.FunctionDef, name: s
     file.rewrite(node, change)
 
 
+def parameter_name(builder: FixBuilder, model, use, fallback: str) -> str:
+    """The new parameter's name: the variable's own, or `<name>_ref` where every other parameter
+    is a `_ref` (the uses are renamed to match); a fresh `<fallback>` for an unnamed get_global."""
+    function = use.function
+    if use.name is None:
+        return unique_name(model, function, fallback)
+    params = [a.arg for a in [*function.args.args, *function.args.kwonlyargs]]
+    if not params or use.name.endswith("_ref") or not all(p.endswith("_ref") for p in params):
+        return use.name
+    wanted = f"{use.name}_ref"
+    if unique_name(model, function, wanted) != wanted:
+        return use.name
+    file, _ = builder.file(model)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == use.name and isinstance(node.ctx, ast.Load):
+            binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+            if binding is None or binding.node is not use.statement:
+                continue
+            target = file.find_ast(model, node, cst.Name)
+            if target is None:
+                raise CannotFix(f"a use of {use.name} was not found")
+            file.rewrite(target, lambda updated: updated.with_changes(value=wanted))
+    return wanted
+
+
 def unique_name(model, function: ast.AST, wanted: str) -> str:
     taken = set()
     for node in ast.walk(function):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..analysis.values import MemType, ShapeDtype
 from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
-                           pass_first_operand, remove_statement, replace_expression, unique_name)
+                           parameter_name, pass_first_operand, remove_statement, replace_expression)
 from .sites import bound_positional, global_use, grid_rank, launches
 
 PALLAS_CALL = {"pl.pallas_call"}
@@ -72,7 +72,7 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
         raise CannotFix("the body is launched with different bound arguments")
     check_parameters(use.function)
     builder = FixBuilder(project)
-    name = use.name or unique_name(model, use.function, "global_ref")
+    name = parameter_name(builder, model, use, "global_ref")
     add_parameter(builder, model, use.function, name, offsets.pop())
     if use.statement is not None:
         remove_statement(builder, model, use.statement)

@@ -8,11 +8,11 @@ import functools
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
-def body(shift, scale, x_ref, o_ref):
+def body(shift_ref, scale_ref, x_ref, o_ref):
   done = pl.get_global(plgpu.SemaphoreType.REGULAR)
   pl.semaphore_signal(done)
   pl.semaphore_wait(done)
-  o_ref[...] = x_ref[...] * scale[...] + shift[...]
+  o_ref[...] = x_ref[...] * scale_ref[...] + shift_ref[...]
 
 
 def target():

@@ -5,8 +5,8 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 
-def add_table(table, x_ref, o_ref):
-  o_ref[...] = x_ref[...] + table[...] + 1.0
+def add_table(table_ref, x_ref, o_ref):
+  o_ref[...] = x_ref[...] + table_ref[...] + 1.0
 
 
 def add(x):

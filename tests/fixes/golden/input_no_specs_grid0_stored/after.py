@@ -9,12 +9,12 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
 def bias_kernel(
-    bias,
+    bias_ref,
     x_ref,   # input
     o_ref,   # output
 ):
   # A bias kept in global memory.
-  o_ref[...] = x_ref[...] + bias[...]  # add it
+  o_ref[...] = x_ref[...] + bias_ref[...]  # add it
 
 
 KERNEL = functools.partial(pl.pallas_call(bias_kernel,

@@ -5,8 +5,8 @@ from jax.experimental import pallas as pl
 import functools
 
 
-def copy_kernel(staging, x_ref, o_ref):
-    o_ref[...] = x_ref[...] + staging[...]
+def copy_kernel(staging_ref, x_ref, o_ref):
+    o_ref[...] = x_ref[...] + staging_ref[...]
 
 
 def make():

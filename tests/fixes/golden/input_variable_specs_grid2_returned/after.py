@@ -9,8 +9,8 @@ X = jax.ShapeDtypeStruct((16, 256), jnp.float32)
 SPECS = [pl.BlockSpec((8, 128), lambda i, j: (i, j))]
 
 
-def scale_kernel(scales, x_ref, o_ref):
-  o_ref[...] = x_ref[...] * scales[...]
+def scale_kernel(scales_ref, x_ref, o_ref):
+  o_ref[...] = x_ref[...] * scales_ref[...]
 
 
 def build():

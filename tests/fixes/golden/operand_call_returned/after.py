@@ -8,9 +8,9 @@ import functools
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
-def body(lut, x_ref, o_ref):
+def body(lut_ref, x_ref, o_ref):
   # the lookup table
-  o_ref[...] = x_ref[...] + lut[...]
+  o_ref[...] = x_ref[...] + lut_ref[...]
 
 
 def target():

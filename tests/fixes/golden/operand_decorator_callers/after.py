@@ -10,8 +10,8 @@ X = jax.ShapeDtypeStruct((256,), jnp.float16)
 
 
 @functools.partial(plgpu.kernel, out_type=X)
-def add_weights(weights, x_ref, o_ref):
-  o_ref[...] = x_ref[...] + weights[...]
+def add_weights(weights_ref, x_ref, o_ref):
+  o_ref[...] = x_ref[...] + weights_ref[...]
 
 
 def forward(x):

@@ -7,8 +7,8 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
-def body(acc, x_ref, o_ref):
-  o_ref[...] = x_ref[...] * 2.0 + acc[...]
+def body(acc_ref, x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0 + acc_ref[...]
 
 
 def double(x):

@@ -8,8 +8,8 @@ import functools
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
-def body(offsets, x_ref, o_ref):
-  o_ref[...] = x_ref[...] + offsets[...]
+def body(offsets_ref, x_ref, o_ref):
+  o_ref[...] = x_ref[...] + offsets_ref[...]
 
 
 def target():

@@ -8,9 +8,9 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
 @plgpu.kernel(out_type=X, scratch_types=[plgpu.SMEM((128,), jnp.float32)])
-def kernel(x_ref, o_ref, tmp):
-  tmp[...] = x_ref[...]
-  o_ref[...] = tmp[...]
+def kernel(x_ref, o_ref, tmp_ref):
+  tmp_ref[...] = x_ref[...]
+  o_ref[...] = tmp_ref[...]
 
 
 def target():

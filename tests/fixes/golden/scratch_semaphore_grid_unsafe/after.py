@@ -7,9 +7,9 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
 
-def body(x_ref, o_ref, sem):
-  pl.semaphore_signal(sem)
-  pl.semaphore_wait(sem)
+def body(x_ref, o_ref, sem_ref):
+  pl.semaphore_signal(sem_ref)
+  pl.semaphore_wait(sem_ref)
   o_ref[...] = x_ref[...] + 1.0
 
 
