@@ -1,0 +1,111 @@
+"""Where a fix cannot be made safely it is not offered (only `# noqa` is); never a wrong edit."""
+
+from __future__ import annotations
+
+import pytest
+
+HEADER = """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+"""
+
+CASES = {
+    "get_global in a helper, not in the body": """
+def load():
+  return pl.get_global(plgpu.GMEM((128,), jnp.float32))
+
+def body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + load()[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "one body, a pallas_call and a plgpu.kernel": """
+def body(x_ref, o_ref):
+  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+  o_ref[...] = x_ref[...] + lut[...]
+
+a = plgpu.kernel(body, out_type=X)
+b = pl.pallas_call(body, out_shape=X, interpret=True)
+""",
+    "shape not known statically": """
+def make(n):
+  def body(x_ref, o_ref):
+    lut = pl.get_global(plgpu.GMEM((n,), jnp.float32))
+    o_ref[...] = x_ref[...] + lut[...]
+  return plgpu.kernel(body, out_type=X)
+""",
+    "decorated kernel used without being called": """
+@plgpu.kernel(out_type=X)
+def kernel(x_ref, o_ref):
+  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+  o_ref[...] = x_ref[...] + lut[...]
+
+KERNELS = {"add": kernel}
+""",
+    "body takes *args": """
+def body(*refs):
+  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+  refs[1][...] = refs[0][...] + lut[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "barrier semaphore passed on to a helper": """
+def wait_all(sem):
+  pl.semaphore_wait(sem)
+
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.BARRIER)
+  wait_all(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "barrier semaphore in an interpreted kernel": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.BARRIER)
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret=True)
+""",
+    "scratch type built from a local of the body": """
+def body(x_ref, o_ref):
+  tile_type = plgpu.SMEM((128,), jnp.float32)
+  tile = pl.get_global(tile_type)
+  tile[...] = x_ref[...]
+  o_ref[...] = tile[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "semaphore scratch under InterpretGPUParams (JAX cannot run it)": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
+""",
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_only_noqa_is_offered(ws, name):
+    findings = ws.findings("kernel.py", HEADER + CASES[name])
+    assert findings, "the case must have a finding"
+    for finding in findings:
+        assert [fix.title for fix in finding.fixes] == [
+            f"pallas-lsp ({finding.code}): Disable {finding.code} for this line"]
+
+
+def test_no_fix_edits_a_file_that_does_not_parse(ws):
+    source = HEADER + CASES["body takes *args"].replace("kernel = plgpu", "kernel = = plgpu")
+    findings = ws.findings("kernel.py", source)
+    assert sorted(f.code for f in findings) == ["PAL000", "PAL001"]
+    assert all(fix.kind == "noqa" for f in findings for fix in f.fixes)
