@@ -59,8 +59,8 @@ def _add_trace_parser(commands) -> None:
                             "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
     trace.add_argument("--no-compile", action="store_true", help="stop after lowering even with a local GPU")
     trace.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
-    trace.add_argument("--memory-limit", type=int, default=8192, metavar="MB",
-                       help="address space the traced code may add beyond jax's own (0: no limit)")
+    trace.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+                       help="address space the traced code may add beyond jax's own (default 8192, or $PALLAS_LSP_TRACE_MEMORY_MB; 0: no limit)")
 
 
 def _collect(paths: list[str]) -> list[str]:

@@ -150,6 +150,7 @@ class PallasServer(LanguageServer):
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.pending: dict[str, asyncio.Task] = {}
         self.published: dict[str, int] = {}  # uri -> newest version published
+        self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
 
     # ---- settings and folders -------------------------------------------------------------------
 
@@ -301,8 +302,8 @@ class PallasServer(LanguageServer):
         if version is not None and self.published.get(uri, -1) > version:
             return
         self.published[uri] = version if version is not None else -1
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, version=version, diagnostics=diagnostics + self.trace_diagnostics.get(uri, [])))
 
     def clear(self, uri: str) -> None:
         task = self.pending.pop(uri, None)
@@ -434,6 +435,7 @@ def did_open(ls: PallasServer, params: types.DidOpenTextDocumentParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: PallasServer, params: types.DidChangeTextDocumentParams) -> None:
+    drop_trace_diagnostics(ls, params.text_document.uri)
     ls.schedule(params.text_document.uri)
 
 
@@ -459,7 +461,8 @@ def did_close(ls: PallasServer, params: types.DidCloseTextDocumentParams) -> Non
                 types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
 async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticParams):
     _, diagnostics = await ls.analyse_document(params.text_document.uri)
-    return types.RelatedFullDocumentDiagnosticReport(items=diagnostics)
+    return types.RelatedFullDocumentDiagnosticReport(
+        items=diagnostics + ls.trace_diagnostics.get(params.text_document.uri, []))
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -649,3 +652,274 @@ def main(argv: list[str] | None = None) -> int:
     else:
         server.start_io()
     return 0
+
+
+# ==== trace (issue 5): `pallas.trace`, the "Trace kernel" code lens, `pallas-trace` diagnostics ======
+# Tracing executes the user's code, so it runs only on an explicit request (this command, or the
+# lens that invokes it), never on open or save. The work happens in pallas_lsp.trace (a warm
+# worker process per interpreter); these handlers only translate between it and LSP.
+# Results are kept in `ls.trace_diagnostics` (uri -> diagnostics), apart from the static ones;
+# `_debounced_publish` and `pull_diagnostics` append them, and an edit of a document drops them.
+
+TRACE_COMMAND = "pallas.trace"
+TRACE_SOURCE = "pallas-trace"
+_trace_pool = None
+_trace_executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pallas-trace")
+_trace_origins: dict[str, set[str]] = {}  # traced uri -> uris its diagnostics were put on
+
+
+def trace_pool():
+    global _trace_pool
+    if _trace_pool is None:
+        import atexit
+
+        from .trace.worker import WorkerPool
+
+        _trace_pool = WorkerPool()
+        atexit.register(_trace_pool.shutdown)
+    return _trace_pool
+
+
+def _trace_timeout(ls: PallasServer, folder) -> float:
+    for settings in (getattr(folder, "settings", None), getattr(ls, "settings", None)):
+        value = getattr(settings, "trace_timeout", None)
+        if isinstance(value, (int, float)) and value > 0:
+            return float(value)
+    return 120.0
+
+
+def _trace_lines(path: str) -> list[str]:
+    document = server.workspace.text_documents.get(_path_uri(path))
+    if document is not None:
+        return document.source.splitlines()
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _line_range(lines: list[str], line: int) -> types.Range:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    start = len(text) - len(text.lstrip())
+    return types.Range(start=types.Position(line=line, character=utf16_column(text, start)),
+                       end=types.Position(line=line, character=utf16_column(text, len(text))))
+
+
+def _expression_range(lines: list[str], location: dict | None) -> types.Range | None:
+    """The exact expression JAX's frame names (Python columns: UTF-8 byte offsets), if it has one."""
+    try:
+        start, end = int(location["line"]) - 1, int(location["end_line"]) - 1
+        if not (0 <= start <= end < len(lines)):
+            return None
+
+        def position(line: int, offset: int) -> types.Position:
+            text = lines[line]
+            column = len(text.encode("utf-8")[:int(offset)].decode("utf-8", "ignore"))
+            return types.Position(line=line, character=utf16_column(text, column))
+
+        return types.Range(start=position(start, location["column"]), end=position(end, location["end_column"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def trace_result_diagnostics(result: dict, traced_path: str, definition: int | None) -> dict[str, list[types.Diagnostic]]:
+    """Diagnostics, by uri: the error on every line JAX blamed (or on the traced definition when
+    nothing was blamed, e.g. a crash), or the kernels' resources on the traced definition."""
+    from .trace.report import kernel_summary
+
+    by_path: dict[str, list[types.Diagnostic]] = {}
+
+    def add(path: str, line: int, message: str, severity, code: str | None, location: dict | None = None) -> None:
+        lines = _trace_lines(path)
+        by_path.setdefault(path, []).append(types.Diagnostic(
+            range=_expression_range(lines, location) or _line_range(lines, line), message=message,
+            severity=severity, code=code, source=TRACE_SOURCE))
+
+    platform = result.get("lowering_platform") or result.get("platform")
+    error = result.get("error")
+    if error:
+        message = f"{error.get('type')}: {error.get('message')}"
+        if error.get("stage") not in ("args", "worker"):
+            message += f" (JAX {result.get('jax')}, {error.get('stage')} for {platform})"
+        locations = [loc for loc in error.get("locations") or [] if loc.get("path") and loc.get("line")]
+        for loc in locations:
+            add(os.path.realpath(loc["path"]), int(loc["line"]) - 1, message, types.DiagnosticSeverity.Error,
+                error.get("type"), loc)
+        if not locations and definition is not None:
+            add(traced_path, definition, message, types.DiagnosticSeverity.Error, error.get("type"))
+    elif definition is not None:
+        what = "lowered and compiled" if result.get("compiled") else "lowered"
+        kernels = "; ".join(f"kernel {k.get('name')}: {kernel_summary(k)}" for k in result.get("kernels") or [])
+        add(traced_path, definition, f"JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else ""),
+            types.DiagnosticSeverity.Information, None)
+    return {_path_uri(path): diagnostics for path, diagnostics in by_path.items()}
+
+
+def _republish(ls: PallasServer, uris) -> None:
+    if ls.pull:
+        try:
+            ls.workspace_diagnostic_refresh(None)
+        except Exception:  # a client without refresh support pulls again on its own
+            pass
+        return
+    for uri in uris:
+        if uri in ls.workspace.text_documents:
+            ls.schedule(uri)  # static + trace diagnostics, merged in _debounced_publish
+        else:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=list(ls.trace_diagnostics.get(uri, []))))
+
+
+def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
+    """An edit makes a trace stale: drop what it put on this document and what a trace of it put elsewhere."""
+    affected = {uri} | _trace_origins.pop(uri, set())
+    dropped = {u for u in affected if ls.trace_diagnostics.pop(u, None) is not None}
+    _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
+
+
+def _trace_arguments(arguments) -> tuple[str, object, dict]:
+    if not arguments or not isinstance(arguments[0], str):
+        raise ValueError("pallas.trace takes [uri, position or function name, options?]")
+    where = arguments[1] if len(arguments) > 1 else None
+    options = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], dict) else {}
+    return arguments[0], where, options
+
+
+@server.command(TRACE_COMMAND)
+async def trace_command(ls: PallasServer, *arguments):
+    """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
+    `{"args": "f32[128]", "platform": "cuda"|"host", "compile": bool}`. Returns the trace result (JSON)."""
+    from .trace import failure, trace_target
+    from .trace.targets import find_definition, function_at, definition_line
+    from .trace.worker import TraceError, choose_interpreter, interpreter_executable
+
+    uri, where, options = _trace_arguments(arguments)
+    path = uri_to_path(uri)
+    folder = ls.folder_for(path)
+    platform = options.get("platform") or "cuda"
+    try:
+        with open(path, encoding="utf-8") as file:
+            disk = file.read()
+    except OSError as exc:
+        return failure(path, str(where), platform, "UsageError", f"cannot read {path}: {exc}", "args")
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None and document.source != disk:
+        result = failure(path, str(where), platform, "UsageError",
+                         "save the file first: the trace imports the saved file, which differs from the editor's", "args")
+        ls.show_error(f"pallas-trace: {result['error']['message']}")
+        return result
+    try:
+        import ast
+
+        if isinstance(where, dict):
+            function = function_at(disk, int(where.get("line", -1)))
+        else:
+            function = where if isinstance(where, str) and where else None
+        statement = find_definition(ast.parse(disk), function) if function else None
+    except (SyntaxError, ValueError, TypeError) as exc:
+        return failure(path, str(where), platform, "UsageError", f"cannot read {path}: {exc}", "args")
+    if function is None:
+        return failure(path, "", platform, "UsageError",
+                       f"no module-level function at {where!r} in {os.path.basename(path)}", "args")
+    try:
+        python = interpreter_executable(choose_interpreter(folder.settings.python))
+    except TraceError as exc:
+        return failure(path, function, platform, "TraceError", str(exc), "worker")
+
+    workers = []
+    cancelled = threading.Event()
+
+    def cancel(*_):
+        cancelled.set()
+        for worker in workers:
+            worker.cancel()
+
+    def remember(worker):
+        workers.append(worker)
+        if cancelled.is_set():
+            worker.cancel()
+
+    outer = ls.protocol._request_futures.get(ls.protocol.msg_id)  # the executeCommand request itself
+    if outer is not None:
+        outer.add_done_callback(lambda f: f.cancelled() and cancel())
+    token = None
+    window = ls.client_capabilities.window
+    if window is not None and window.work_done_progress:
+        import uuid
+
+        token = str(uuid.uuid4())
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel())
+            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title=f"Tracing {function}", message=f"JAX lowering for {platform}", cancellable=True))
+        except Exception as exc:  # progress is a courtesy
+            log.info("no progress for the trace: %s", exc)
+            token = None
+    try:
+        result = await asyncio.get_running_loop().run_in_executor(_trace_executor, lambda: trace_target(
+            trace_pool(), python, folder.root, path, function, args=options.get("args"), platform=platform,
+            compile=options.get("compile"), timeout=_trace_timeout(ls, folder), source=disk, on_worker=remember))
+    except asyncio.CancelledError:
+        cancel()
+        raise
+    finally:
+        if token is not None:
+            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="cancelled" if cancelled.is_set() else "done"))
+    if cancelled.is_set():
+        return result
+    definition = definition_line(statement) if statement is not None else None
+    diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition)
+    previous = _trace_origins.pop(uri, set())
+    for stale in previous:
+        ls.trace_diagnostics.pop(stale, None)
+    ls.trace_diagnostics.update(diagnostics)
+    _trace_origins[uri] = set(diagnostics)
+    _republish(ls, previous | set(diagnostics))
+    summary = (diagnostics.get(_path_uri(os.path.realpath(path))) or [None])[0]
+    if result.get("ok"):
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Info, message=f"pallas-trace: {function}: {summary.message if summary else 'OK'}"))
+    else:
+        error = result.get("error") or {}
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Error, message=f"pallas-trace: {function}: {error.get('type')}: {error.get('message')}"))
+    return result
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    """"Trace kernel" above every entry function whose arguments can be found."""
+    from .trace.entries import entry_functions
+
+    document = ls.readable_document(params.text_document.uri)
+    if document is None:
+        return None
+    path, text, version = uri_to_path(document.uri), document.source, document.version
+    lines = text.splitlines()
+
+    def compute():
+        try:
+            project = ls.folder_for(path).project
+            project.set_text(path, text)
+            return entry_functions(project, path, text)
+        except Exception:
+            log.exception("code lens failed for %s", path)
+            return []
+
+    entries = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
+    current = ls.workspace.text_documents.get(document.uri)
+    if current is not None and current.version != version:
+        return None
+    return [types.CodeLens(
+        range=_line_range(lines, entry.line),
+        command=types.Command(title="Trace kernel", command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
+        for entry in entries]
+
+
+@server.feature(types.SHUTDOWN)
+def trace_shutdown(ls: PallasServer, *_) -> None:
+    """No worker outlives the server."""
+    if _trace_pool is not None:
+        _trace_pool.shutdown()

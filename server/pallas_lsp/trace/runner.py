@@ -164,8 +164,12 @@ def _user_frame(eqn):
 
 
 def _frame_location(frame) -> dict:
-    return {"path": os.path.realpath(frame.file_name), "line": int(frame.start_line),
-            "column": int(getattr(frame, "start_column", 0) or 0), "function": frame.function_name}
+    location = {"path": os.path.realpath(frame.file_name), "line": int(frame.start_line),
+                "column": int(getattr(frame, "start_column", 0) or 0), "function": frame.function_name}
+    end_line, end_column = getattr(frame, "end_line", None), getattr(frame, "end_column", None)
+    if end_line and end_column is not None and end_column >= 0:
+        location.update(end_line=int(end_line), end_column=int(end_column))
+    return location
 
 
 def _is_gmem_semaphore(what) -> bool:

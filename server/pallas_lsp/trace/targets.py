@@ -388,3 +388,27 @@ def _local_values(func: ast.AST, before_line: int) -> dict[str, ast.expr]:
                if isinstance(node, ast.Assign) and node.lineno < before_line and len(node.targets) == 1
                and isinstance(node.targets[0], ast.Name)]
     return {node.targets[0].id: node.value for node in sorted(assigns, key=lambda n: n.lineno)}
+
+
+def function_at(source: str, line: int) -> str | None:
+    """The module-level function or assignment whose lines (decorators and the comment above
+    included) hold 0-based `line`: what a position in the editor asks to trace."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    for stmt in tree.body:
+        names = []
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = [stmt.name]
+        elif isinstance(stmt, ast.Assign):
+            names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names = [stmt.target.id]
+        if not names:
+            continue
+        first = definition_line(stmt)
+        directive = _directive_above(lines, first)
+        if directive is not None:
+            first = directive[1]
+        if first <= line <= (stmt.end_lineno or stmt.lineno) - 1:
+            return names[0]
+    return None

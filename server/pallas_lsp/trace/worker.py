@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
 DEFAULT_TIMEOUT = 120.0
-DEFAULT_MEMORY_LIMIT_MB = 8192
+DEFAULT_MEMORY_LIMIT_MB = int(os.environ.get("PALLAS_LSP_TRACE_MEMORY_MB", "8192"))
 _OUTPUT_LIMIT = 64 * 1024
 
 
@@ -284,8 +284,8 @@ def _session_members(sid: int) -> list[int]:
 class WorkerPool:
     """Warm workers keyed by (interpreter, workspace root); one trace at a time per worker."""
 
-    def __init__(self, memory_limit_mb: int = DEFAULT_MEMORY_LIMIT_MB):
-        self.memory_limit_mb = memory_limit_mb
+    def __init__(self, memory_limit_mb: int | None = None):
+        self.memory_limit_mb = DEFAULT_MEMORY_LIMIT_MB if memory_limit_mb is None else memory_limit_mb
         self._workers: dict[tuple[str, str | None], Worker] = {}
         self._locks: dict[tuple[str, str | None], threading.Lock] = {}
         self._guard = threading.Lock()

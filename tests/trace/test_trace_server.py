@@ -1,0 +1,229 @@
+"""The `pallas.trace` command, the "Trace kernel" code lens and `pallas-trace` diagnostics, over stdio."""
+
+import asyncio
+import os
+import sys
+import time
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from conftest import FIXTURES, jax_python
+
+pytestmark = pytest.mark.jax
+
+TRACE = FIXTURES / "trace"
+KERNELS = (TRACE / "kernels.py").as_uri()
+BAD = (TRACE / "bad_kernels.py").as_uri()
+MISBEHAVING = (TRACE / "misbehaving.py").as_uri()
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"],
+                            server_env={**os.environ, "PALLAS_LSP_TRACE_MEMORY_MB": "512"})
+
+
+def capabilities(pull=False):
+    return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        text_document=types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False)) if pull else None)
+
+
+async def start(client: LanguageClient, pull=False, **options):
+    await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(pull), root_uri=TRACE.as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 20, **options}))
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient):
+    await start(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient):
+    await start(lsp_client, pull=True)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def impatient_client(lsp_client: LanguageClient):
+    await start(lsp_client, traceTimeout=8)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def open_file(client, uri, text=None, version=1):
+    path = uri[len("file://"):]
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="python", version=version, text=open(path).read() if text is None else text)))
+
+
+def trace(client, uri, where, options=None):
+    arguments = [uri, where] + ([options] if options else [])
+    return client.workspace_execute_command_async(types.ExecuteCommandParams(command="pallas.trace", arguments=arguments))
+
+
+async def diagnostics_where(client, uri, predicate, timeout=60.0):
+    """Wait until the newest published diagnostics for `uri` satisfy `predicate`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate(client.diagnostics.get(uri, [])):
+            return client.diagnostics[uri]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"diagnostics for {uri} never matched: {client.diagnostics.get(uri)}")
+
+
+def sources(diagnostics):
+    return sorted((d.source, d.code, d.range.start.line) for d in diagnostics)
+
+
+def span(d):
+    return (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character)
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_code_lens_above_every_traceable_entry_function(client: LanguageClient):
+    open_file(client, KERNELS)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=KERNELS)))
+    assert [(lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments))
+            for lens in lenses] == [
+        (18, "Trace kernel", "pallas.trace", [KERNELS, "add_one"]),
+        (31, "Trace kernel", "pallas.trace", [KERNELS, "scaled"]),
+        (35, "Trace kernel", "pallas.trace", [KERNELS, "twice"])]
+    open_file(client, MISBEHAVING)  # no kernels there: no lens (the command still traces them by name)
+    assert list(await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=MISBEHAVING)))) == []
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_trace_failure_is_a_result_and_a_pallas_trace_diagnostic_on_the_get_global_line(client: LanguageClient):
+    open_file(client, BAD)
+    static = await diagnostics_where(client, BAD, lambda ds: len(ds) == 2)
+    assert sources(static) == [("pallas-lsp", "PAL001", 18), ("pallas-lsp", "PAL002", 25)]
+
+    result = await trace(client, BAD, "smem_global")
+    assert (result["ok"], result["error"]["type"], result["error"]["message"]) == (
+        False, "NotImplementedError", "get_global only supports semaphores, got Ref<smem>{float32[128]}")
+    assert [(loc["line"], loc["path"]) for loc in result["error"]["locations"]] == [(19, str(TRACE / "bad_kernels.py"))]
+
+    merged = await diagnostics_where(client, BAD, lambda ds: len(ds) == 3)
+    assert sources(merged) == [("pallas-lsp", "PAL001", 18), ("pallas-lsp", "PAL002", 25),
+                               ("pallas-trace", "NotImplementedError", 18)]
+    (traced,) = [d for d in merged if d.source == "pallas-trace"]
+    assert span(traced) == (18, 13, 18, 59)  # `pl.get_global(...)`, JAX's frame columns
+    assert traced.severity == types.DiagnosticSeverity.Error
+    assert traced.message == ("NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]} "
+                              "(JAX 0.12.0.1, lower for cuda)")
+    assert any(m.message.startswith("pallas-trace: smem_global: NotImplementedError") for m in client.messages)
+
+    # An edit makes the trace stale: its diagnostics go, the static ones stay.
+    text = open(TRACE / "bad_kernels.py").read()
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=BAD, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text + "\n")]))
+    after = await diagnostics_where(client, BAD, lambda ds: all(d.source == "pallas-lsp" for d in ds) and len(ds) == 2)
+    assert sources(after) == [("pallas-lsp", "PAL001", 18), ("pallas-lsp", "PAL002", 25)]
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_trace_by_position_reports_resources_with_progress(client: LanguageClient):
+    open_file(client, KERNELS)
+    result = await trace(client, KERNELS, {"line": 28, "character": 8})  # inside add_one's body
+    assert result["ok"] and result["function"] == "add_one" and result["args_source"] == "comment on line 18"
+    assert [(k["name"], k["smem_bytes"], k["barriers"], k["gmem_semaphores"]) for k in result["kernels"]] == [
+        ("add_one", 66560, 1, 1)]
+    info = await diagnostics_where(client, KERNELS, lambda ds: any(d.source == "pallas-trace" for d in ds))
+    (note,) = [d for d in info if d.source == "pallas-trace"]
+    assert (note.range.start.line, note.severity) == (18, types.DiagnosticSeverity.Information)
+    assert note.message == ("JAX 0.12.0.1 lowered it for cuda: kernel add_one: shared memory 66,560 bytes, "
+                            "1 barrier, 0 TMEM columns, 1 global semaphore")
+    (reports,) = client.progress_reports.values()
+    assert [type(r).__name__ for r in reports] == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"]
+    assert (reports[0].title, reports[0].cancellable, reports[1].message) == ("Tracing add_one", True, "done")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_pull_diagnostics_include_the_trace(pull_client: LanguageClient):
+    client = pull_client
+    open_file(client, BAD)
+    result = await trace(client, BAD, "interpreted", {"platform": "host"})
+    assert result["error"]["type"] == "TypeError"
+    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=BAD)))
+    assert sources(report.items) == [("pallas-lsp", "PAL001", 18), ("pallas-lsp", "PAL002", 25),
+                                     ("pallas-trace", "TypeError", 25)]
+    assert client.diagnostic_refresh_count >= 1
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_unsaved_changes_are_not_traced(client: LanguageClient):
+    open_file(client, KERNELS, text=open(TRACE / "kernels.py").read() + "# edited\n")
+    result = await trace(client, KERNELS, "add_one")
+    assert (result["ok"], result["error"]["type"], result["error"]["message"]) == (
+        False, "UsageError", "save the file first: the trace imports the saved file, which differs from the editor's")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_misbehaving_code_leaves_the_server_serving(impatient_client: LanguageClient):
+    client = impatient_client
+    open_file(client, MISBEHAVING)
+    host = {"platform": "host"}
+    outcomes = {}
+    for function in ("prints", "exits", "hard_exits", "crashes", "hangs", "forks", "allocates", "reads_stdin"):
+        result = await asyncio.wait_for(trace(client, MISBEHAVING, function, host), 120)
+        outcomes[function] = (result["ok"], (result["error"] or {}).get("type"))
+    assert outcomes == {
+        "prints": (True, None), "exits": (False, "SystemExit"), "hard_exits": (False, "WorkerCrashed"),
+        "crashes": (False, "WorkerCrashed"), "hangs": (False, "TraceTimeout"), "forks": (True, None),
+        "allocates": (False, "MemoryError"), "reads_stdin": (True, None)}
+    # Still serving: a code lens and a real kernel trace.
+    open_file(client, KERNELS)
+    assert len(await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=KERNELS)))) == 3
+    assert (await trace(client, KERNELS, "add_one"))["ok"]
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_cancelling_the_request_kills_the_work(client: LanguageClient):
+    open_file(client, MISBEHAVING)
+    before = set(client.protocol._request_futures)
+    pending = asyncio.ensure_future(trace(client, MISBEHAVING, "hangs", {"platform": "host"}))
+    await asyncio.sleep(0)
+    (request_id,) = set(client.protocol._request_futures) - before
+    deadline = time.monotonic() + 60
+    while not any(isinstance(r, types.WorkDoneProgressBegin) for rs in client.progress_reports.values() for r in rs):
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(3)  # the worker is starting or hanging
+    start = time.monotonic()
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+    with pytest.raises(Exception, match="cancel"):
+        await asyncio.wait_for(pending, 30)
+    while not any(isinstance(r, types.WorkDoneProgressEnd) for rs in client.progress_reports.values() for r in rs):
+        assert time.monotonic() - start < 30
+        await asyncio.sleep(0.05)
+    (end,) = [r for rs in client.progress_reports.values() for r in rs if isinstance(r, types.WorkDoneProgressEnd)]
+    assert end.message == "cancelled"
+    # The next trace gets a fresh worker and works.
+    result = await trace(client, MISBEHAVING, "prints", {"platform": "host"})
+    assert result["ok"] and result["worker"]["cold"]
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_cancelling_the_progress_kills_the_work(client: LanguageClient):
+    open_file(client, MISBEHAVING)
+    pending = asyncio.ensure_future(trace(client, MISBEHAVING, "hangs", {"platform": "host"}))
+    deadline = time.monotonic() + 60
+    while not client.progress_reports or not any(client.progress_reports.values()):
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(3)
+    (token,) = client.progress_reports
+    client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    result = await asyncio.wait_for(pending, 30)
+    assert (result["ok"], result["error"]["type"]) == (False, "TraceCancelled")
