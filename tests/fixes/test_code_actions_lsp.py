@@ -91,3 +91,42 @@ async def test_noqa_quick_fix_and_fix_all(client: LanguageClient):
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.pallas"])))
     assert fix_all.kind == "source.fixAll.pallas"
     assert apply(BEFORE, fix_all.edit.document_changes[0].edits) == AFTER
+
+
+CROSS = GOLDEN / "input_cross_module"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"]))
+async def cross_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=(CROSS / "before").as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 20}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_fix_spanning_two_files_versions_the_open_one_only(cross_client: LanguageClient):
+    """The body is open in the editor, its launch is not: the launch's change has version null."""
+    body_uri, launch_uri = (CROSS / "before" / "bodies.py").as_uri(), (CROSS / "before" / "launch.py").as_uri()
+    text = (CROSS / "before" / "bodies.py").read_text()
+    cross_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=body_uri, language_id="python", version=7, text=text)))
+
+    async def wait():
+        while True:
+            params = await cross_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == body_uri and params.version == 7:
+                return params
+    (diagnostic,) = (await asyncio.wait_for(wait(), 60)).diagnostics
+    actions = await cross_client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=body_uri), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    fix = actions[0]
+    assert fix.title == "pallas-lsp (PAL001): Pass residual as a kernel input (in_specs)"
+    changes = {c.text_document.uri: c for c in fix.edit.document_changes}
+    assert {uri: c.text_document.version for uri, c in changes.items()} == {body_uri: 7, launch_uri: None}
+    assert apply(text, changes[body_uri].edits) == (CROSS / "after" / "bodies.py").read_text()
+    launch = (CROSS / "before" / "launch.py").read_text()
+    assert apply(launch, changes[launch_uri].edits) == (CROSS / "after" / "launch.py").read_text()
