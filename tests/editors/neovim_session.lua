@@ -9,7 +9,10 @@ local kernel = assert(os.getenv("PALLAS_EDITOR_FILE"))
 local fixed_line = assert(os.getenv("PALLAS_EDITOR_FIXED_LINE"))
 local wait_ms = tonumber(os.getenv("PALLAS_EDITOR_WAIT_MS") or "60000")
 
-local result = { neovim = tostring(vim.version().major) .. "." .. vim.version().minor .. "." .. vim.version().patch }
+local result = {
+  neovim = tostring(vim.version().major) .. "." .. vim.version().minor .. "." .. vim.version().patch,
+  has_vim_lsp_start = vim.lsp.start ~= nil,
+}
 local step = "start"
 
 local function save()
@@ -53,7 +56,8 @@ local function hover_at(buf, client, pattern)
   local answers, err = vim.lsp.buf_request_sync(buf, "textDocument/hover", params, wait_ms)
   check(answers ~= nil, "no hover answer: " .. tostring(err))
   local answer = answers[client.id] or {}
-  check(answer.error == nil, "hover failed: " .. vim.inspect(answer.error))
+  local failure = answer.error or answer.err -- Neovim 0.7 / 0.10+
+  check(failure == nil, "hover failed: " .. vim.inspect(failure))
   vim.fn.cursor(1, 1)
   if answer.result == nil or answer.result == vim.NIL then
     return vim.NIL
@@ -160,7 +164,7 @@ local function session()
 
   step = "stop pallas-lsp"
   vim.lsp.stop_client(client.id)
-  result.server_stopped = vim.wait(10000, function() return client.is_stopped() end, 50)
+  result.server_stopped = vim.wait(10000, function() return client:is_stopped() end, 50)
   step = "done"
   save()
 end

@@ -8,16 +8,24 @@ import shutil
 import pytest
 
 from conftest import jax_python
-from editor_harness import (HERE, PAL001_MESSAGE, Kernel, WhatEveryEditorShows, require_editor, run_editor,
+from editor_harness import (HERE, REPO, PAL001_MESSAGE, Kernel, WhatEveryEditorShows, require_editor, run_editor,
                             snippet_from_docs)
 
 pytestmark = pytest.mark.timeout(240)
 
+# Debian's Neovim (0.7: the config's start_client branch) and the PyPI wheel's (0.11: vim.lsp.start).
+NEOVIMS = {
+    "apt": lambda: shutil.which("nvim"),
+    "pypi": lambda: str(REPO / ".venvs" / "editors" / "bin" / "nvim")
+    if (REPO / ".venvs" / "editors" / "bin" / "nvim").exists() else None,
+}
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory):
-    require_editor("Neovim (nvim)", shutil.which("nvim") is not None)
-    tmp_path = tmp_path_factory.mktemp("neovim")
+
+@pytest.fixture(scope="module", params=sorted(NEOVIMS))
+def session(request, tmp_path_factory):
+    nvim = NEOVIMS[request.param]()
+    require_editor(f"Neovim ({request.param})", nvim is not None)
+    tmp_path = tmp_path_factory.mktemp(f"neovim-{request.param}")
     kernel = Kernel.copy_example(tmp_path)
     (kernel.root / "other_kernel.py").write_text("from jax.experimental import pallas as pl\n")
     home = tmp_path / "home"
@@ -25,8 +33,9 @@ def session(tmp_path_factory):
     ftplugin.parent.mkdir(parents=True)
     ftplugin.write_text(snippet_from_docs("neovim", jax_python()))
     logs = [home / "cache" / "nvim" / "lsp.log", home / "state" / "nvim" / "lsp.log"]  # Neovim 0.7 / 0.8+
-    command = ["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'neovim_session.lua'}"]
+    command = [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {HERE / 'neovim_session.lua'}"]
     run = run_editor(command, kernel, home, logs, tmp_path / "neovim.json")
+    assert run.result["has_vim_lsp_start"] is (request.param == "pypi"), run.log  # both branches of the config run
     return kernel, run.result, run.log
 
 
