@@ -8,10 +8,11 @@ original node and applied in one transformation, so rewrites of nested nodes com
 from __future__ import annotations
 
 import ast
+from collections import OrderedDict
 from typing import Callable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.findings import Span
 
@@ -24,11 +25,21 @@ class CstFile:
     def __init__(self, path: str, text: str):
         self.path = path
         self.text = text
-        wrapper = MetadataWrapper(cst.parse_module(text))
-        self.module = wrapper.module
-        self.positions = wrapper.resolve(PositionProvider)
-        self.parents = wrapper.resolve(ParentNodeProvider)
+        self._parsed = _parsed(text)
+        self.module, self.positions = self._parsed[0], self._parsed[1]
         self.rewrites: dict[cst.CSTNode, list[Rewrite]] = {}
+
+    @property
+    def parents(self) -> dict:
+        """Child -> parent, computed on first use (most fixes never need it)."""
+        if not self._parsed[2]:
+            stack = [self.module]
+            while stack:
+                node = stack.pop()
+                for child in node.children:
+                    self._parsed[2][child] = node
+                    stack.append(child)
+        return self._parsed[2]
 
     @classmethod
     def parse(cls, path: str, text: str) -> "CstFile | None":
@@ -91,6 +102,25 @@ class CstFile:
         if not self.rewrites:
             return self.text
         return self.module.visit(_Apply(self.rewrites)).code
+
+
+_PARSED: "OrderedDict[str, tuple]" = OrderedDict()
+_PARSED_KEPT = 4
+
+
+def _parsed(text: str) -> tuple:
+    """Tree, positions and parents of a text. Parsing with metadata costs far more than the
+    analysis; every fix offered for one file version shares one parse (trees are immutable)."""
+    found = _PARSED.get(text)
+    if found is None:
+        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # nobody else has this tree
+        found = (wrapper.module, wrapper.resolve(PositionProvider), {})
+        _PARSED[text] = found
+        while len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(text)
+    return found
 
 
 class _Apply(cst.CSTTransformer):
