@@ -1,0 +1,17 @@
+"""No jax.numpy import, `from functools import partial`, mosaic_gpu under another alias."""
+from functools import partial
+
+from jax import ShapeDtypeStruct
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as gpu
+import jax.numpy as jnp
+
+OUT = ShapeDtypeStruct((8, 128), "bfloat16")
+
+
+def body(weights_ref, x_ref, o_ref):
+  o_ref[...] = x_ref[...] * weights_ref[...]
+
+
+def target():
+  return partial(gpu.kernel(body, out_type=OUT), jnp.zeros((8, 128), jnp.bfloat16)), (OUT,), "cuda"
