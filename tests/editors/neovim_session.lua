@@ -98,6 +98,21 @@ local function quick_fix(buf, client, original)
   return seen
 end
 
+-- How a user changes settings at run time: the client's `settings` (what it answers
+-- workspace/configuration with) and workspace/didChangeConfiguration. The open buffer should be
+-- re-checked without being edited; true if `shown` held within a few seconds.
+local function change_settings(client, ignore, shown)
+  local settings = { pallas = { ignore = ignore } }
+  client.config.settings = settings -- Neovim 0.7 answers from here
+  client.settings = settings -- Neovim 0.10+
+  if vim.fn.has("nvim-0.10") == 1 then
+    client:notify("workspace/didChangeConfiguration", { settings = settings })
+  else
+    client.notify("workspace/didChangeConfiguration", { settings = settings })
+  end
+  return vim.wait(10000, shown, 50)
+end
+
 -- The server's log lines (window/logMessage), still shown the usual way.
 result.log_messages = {}
 local show_log_message = vim.lsp.handlers["window/logMessage"]
@@ -148,6 +163,14 @@ local function session()
 
   step = "restore the bug and wait for the diagnostic"
   vim.api.nvim_buf_set_lines(buf, 0, -1, true, original)
+  check(vim.wait(wait_ms, function() return #vim.diagnostic.get(buf) > 0 end, 50), "the diagnostic did not come back")
+
+  step = "change the settings: ignore PAL001, then not"
+  result.settings_change = {
+    cleared = change_settings(client, { "PAL001" }, function() return #vim.diagnostic.get(buf) == 0 end),
+    back = change_settings(client, { "PAL002" }, function() return #vim.diagnostic.get(buf) > 0 end),
+  }
+  save()
   check(vim.wait(wait_ms, function() return #vim.diagnostic.get(buf) > 0 end, 50), "the diagnostic did not come back")
 
   step = "quick fix"
