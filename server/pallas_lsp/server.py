@@ -344,7 +344,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Di
         code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         related_information=related or None,
-        data={"fixes": [fix.to_data() for fix in finding.fixes]} if finding.fixes else None,  # for code actions
+        data=fix_data(finding, lines),  # for code actions
     )
 
 
@@ -530,6 +530,19 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
 FIX_ALL_KIND = "source.fixAll.pallas"
 
 
+def _text_hash(lines: list[str]) -> str:
+    import hashlib
+
+    return hashlib.sha1("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fix_data(finding: Finding, lines: list[str]) -> dict | None:
+    """`Diagnostic.data`: the finding's fixes, and which text they were computed for."""
+    if not finding.fixes:
+        return None
+    return {"fixes": [fix.to_data() for fix in finding.fixes], "textHash": _text_hash(lines)}
+
+
 def _kind_wanted(kind: str, only) -> bool:
     return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
 
@@ -567,14 +580,18 @@ def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(document_changes=changes)
 
 
-def _quick_fixes(ls: PallasServer, diagnostics) -> list[types.CodeAction]:
+def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
     from .analysis.findings import Fix
 
+    document = ls.workspace.text_documents.get(uri)
+    current = _text_hash(document.source.splitlines()) if document is not None else None
     actions = []
     for diagnostic in diagnostics:
         data = diagnostic.data
         if diagnostic.source != SOURCE or not isinstance(data, dict):
             continue
+        if data.get("textHash") != current:
+            continue  # computed for text the editor no longer has; fresh diagnostics are on their way
         for item in data.get("fixes") or []:
             try:
                 fix = Fix.from_data(item)
@@ -632,7 +649,7 @@ async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[
     only = params.context.only
     actions = []
     if _kind_wanted(types.CodeActionKind.QuickFix, only):
-        actions.extend(_quick_fixes(ls, params.context.diagnostics))
+        actions.extend(_quick_fixes(ls, params.text_document.uri, params.context.diagnostics))
     if only and _kind_wanted(FIX_ALL_KIND, only):
         fix_all_action = await _fix_all_action(ls, params.text_document.uri)
         if fix_all_action is not None:

@@ -130,3 +130,22 @@ async def test_fix_spanning_two_files_versions_the_open_one_only(cross_client: L
     assert apply(text, changes[body_uri].edits) == (CROSS / "after" / "bodies.py").read_text()
     launch = (CROSS / "before" / "launch.py").read_text()
     assert apply(launch, changes[launch_uri].edits) == (CROSS / "after" / "launch.py").read_text()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_no_quick_fix_from_a_diagnostic_of_older_text(client: LanguageClient):
+    """Edits computed for text the editor no longer has would land in the wrong place."""
+    open_document(client, BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text="# a new first line\n" + BEFORE)]))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    assert actions is None
+    (fresh,) = (await published(client, 2)).diagnostics
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=fresh.range,
+        context=types.CodeActionContext(diagnostics=[fresh])))
+    assert actions[0].title == "pallas-lsp (PAL001): Pass lut as a kernel operand"
