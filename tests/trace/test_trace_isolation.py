@@ -134,3 +134,36 @@ def test_cancel_kills_the_work(pool):
     assert outcome["result"]["error"]["type"] == "TraceCancelled"
     assert_nothing_left(workers[0])
     assert os.getpid()  # and this process is fine
+
+
+PARENT = """
+import json, sys, time
+from pallas_lsp.trace.worker import Worker
+worker = Worker({python!r}, cwd={folder!r})
+worker.start(time.monotonic() + 120)
+print(worker.process.pid, flush=True)
+request = {{"id": 1, "op": "trace", "path": {path!r}, "function": "hangs",
+           "args": [{{"dtype": "float32", "shape": [8]}}], "platform": "host"}}
+worker.process.stdin.write((json.dumps(request) + "\\n").encode())
+worker.process.stdin.flush()
+time.sleep(3600)
+"""
+
+
+def test_a_killed_server_leaves_no_worker_behind():
+    import subprocess
+    import sys
+
+    code = PARENT.format(python=jax_python(), folder=str(MISBEHAVING.parent), path=str(MISBEHAVING))
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+        time.sleep(1)
+        assert alive(worker)  # hanging in the traced code
+    finally:
+        parent.kill()  # SIGKILL: no atexit, no shutdown request
+        parent.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and alive(worker):
+        time.sleep(0.1)
+    assert not alive(worker)

@@ -470,8 +470,29 @@ def _limit_memory(megabytes: int) -> None:
         pass
 
 
+def _die_with_parent() -> None:
+    """If the server dies without closing us (SIGKILL), take this worker and its forks down too,
+    even in the middle of a hanging trace."""
+    import signal
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                try:
+                    os.killpg(0, signal.SIGKILL)
+                finally:
+                    os._exit(1)
+
+    threading.Thread(target=watch, name="pallas-trace-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     protocol = Protocol()
+    _die_with_parent()
     memory_mb = 0
     if "--memory-limit-mb" in argv:
         memory_mb = int(argv[argv.index("--memory-limit-mb") + 1])
