@@ -1,7 +1,8 @@
 """The analysed project: its files (on disk or unsaved), its Python environment, and name resolution.
 
-One `Project` serves many analyses: parsed modules are cached by text, jedi scripts by module,
-so re-analysing after an edit re-parses only the edited file.
+One `Project` serves many analyses: parsed modules are cached by text, what jedi says an import
+statement binds is kept across edits, so re-analysing after an edit re-parses only the edited file
+and asks jedi nothing when its imports did not change.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import ast
 import logging
 import os
-import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
@@ -37,6 +38,10 @@ def iter_python_files(root: str):
                 yield os.path.join(dirpath, name)
 
 
+def _mentions_interpret(text: str) -> bool:
+    return "interpret" in text and "import" in text
+
+
 def read_source(path: str) -> str:
     """File text as the analyzer sees it: UTF-8, undecodable bytes replaced, never an exception."""
     with open(path, "rb") as handle:
@@ -55,6 +60,7 @@ class Project:
         self._models: dict[str, ModuleModel] = {}
         self._workspace_files: list[str] | None = None
         self._disk_texts: dict[str, tuple[tuple[int, int], str]] = {}
+        self._mentions: dict[str, tuple[tuple[int, int], str | None]] = {}  # see interpret_mentions
         self.evaluator = Evaluator(self)
         self.resolver = Resolver(self)
 
@@ -142,6 +148,37 @@ class Project:
         path = os.path.abspath(path)
         return path.startswith(self.root + os.sep) or path in self.overlay
 
+    def interpret_mentions(self) -> list[tuple[str, str]]:
+        """(path, text) of the workspace files whose text mentions both `import` and `interpret`, in path order.
+
+        PAL002 looks for modules that may launch a kernel in interpret mode among these. The index is
+        built once and kept up to date per file (unsaved text as it changes, files on disk by mtime and
+        size), so an analysis no longer reads and searches every workspace file.
+        """
+        result = []
+        for path in self.workspace_files():
+            text = self.overlay.get(path)
+            if text is None:
+                try:
+                    stat = os.stat(path)
+                except OSError:
+                    continue
+                key = (stat.st_mtime_ns, stat.st_size)
+                entry = self._mentions.get(path)
+                if entry is None or entry[0] != key:
+                    try:
+                        content = self.text(path) if path in self._disk_texts else read_source(path)
+                    except OSError:
+                        continue
+                    entry = (key, content if _mentions_interpret(content) else None)
+                    self._mentions[path] = entry
+                text = entry[1]
+            elif not _mentions_interpret(text):
+                text = None
+            if text is not None:
+                result.append((path, text))
+        return result
+
     def workspace_files(self) -> list[str]:
         if self._workspace_files is None:
             files = []
@@ -153,11 +190,41 @@ class Project:
         return sorted(set(self._workspace_files) | set(self.overlay))
 
 
+@dataclass(frozen=True)
+class _Target:
+    """What jedi's `goto` found, as plain facts (jedi's own objects pin its whole inference state)."""
+
+    module_path: str | None
+    module_name: str
+    line: int | None
+    type: str
+    name: str
+    full_name: str | None
+
+    @classmethod
+    def of(cls, definition) -> "_Target":
+        path = str(definition.module_path) if definition.module_path else None
+        return cls(os.path.abspath(path) if path else None, definition.module_name or "", definition.line,
+                   definition.type, definition.name, definition.full_name)
+
+
+PROBE_NAME = "_pallas_lsp_import_probe_.py"
+
+
 class Resolver:
-    """Turns imported and otherwise unbound names into values, jedi first, the import statement second."""
+    """Turns imported and otherwise unbound names into values, jedi first, the import statement second.
+
+    Imports are resolved by jedi on a probe: a tiny module holding only the file's import statements,
+    placed beside the file (so relative imports and the search path are the same). Parsing the whole
+    file with jedi's parser on every edit was most of the analysis time. What jedi answers for an
+    import statement in a folder is kept for the session while it points outside the workspace (an
+    installed library does not change under us); answers into workspace files are asked again for
+    every new text.
+    """
 
     def __init__(self, project: Project):
         self.project = project
+        self._library_answers: dict[tuple[str, str], tuple[_Target, ...]] = {}
 
     # ---- jedi ---------------------------------------------------------------------------------
 
@@ -178,11 +245,51 @@ class Resolver:
             log.debug("jedi goto failed at %s:%s:%s: %s", model.path, line, column, exc)
             return []
 
+    def _import_targets(self, model: ModuleModel, binding: Binding) -> tuple[_Target, ...] | None:
+        """What jedi says the name bound by an import statement is (None: jedi is off or failed)."""
+        if not self.project.use_jedi:
+            return None
+        statement = _probe_statement(binding)
+        if statement is None:
+            return None
+        key = (os.path.dirname(model.path), statement[0])
+        answer = self._library_answers.get(key)
+        if answer is not None:
+            return answer
+        probe = _model_probe(model)
+        if probe.get("text") is None:
+            probe["statements"] = _import_statements(model)
+            probe["text"] = "".join(line + "\n" for line in probe["statements"])
+            probe["answers"] = {}
+        if statement[0] in probe["answers"]:
+            return probe["answers"][statement[0]]
+        line = probe["statements"].index(statement[0]) + 1
+        try:
+            script = probe.get("script")
+            if script is None:
+                script = probe["script"] = jedi.Script(
+                    probe["text"], path=os.path.join(os.path.dirname(model.path), PROBE_NAME),
+                    project=self.project.jedi_project(), environment=self.project.environment.jedi_env)
+            answer = tuple(_Target.of(d) for d in script.goto(line, statement[1], follow_imports=True))
+        except Exception as exc:  # jedi has internal failures on odd code; the fallback still answers
+            log.debug("jedi goto failed for %r in %s: %s", statement[0], model.path, exc)
+            answer = ()
+        probe["answers"][statement[0]] = answer
+        if answer and all(t.module_path and not self.project.is_workspace_file(t.module_path)
+                          and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
+            self._library_answers[key] = answer
+        return answer
+
     def _value_from_definition(self, model: ModuleModel, definitions, origin_line: int) -> Value | None:
         """A value for what jedi found, or None when jedi did not really answer."""
         for definition in definitions:
-            module_path = str(definition.module_path) if definition.module_path else None
-            module_name = definition.module_name or ""
+            if isinstance(definition, _Target):
+                module_path, module_name = definition.module_path, definition.module_name
+                if module_path and os.path.basename(module_path) == PROBE_NAME:
+                    continue  # jedi stopped at the import statement itself: it could not follow it
+            else:
+                module_path = str(definition.module_path) if definition.module_path else None
+                module_name = definition.module_name or ""
             if module_path and os.path.abspath(module_path) == model.path and definition.line == origin_line:
                 continue  # jedi stopped at our own import statement: it could not follow it
             if is_jax_module(module_name) or module_name in ("functools", "numpy") or module_name.startswith("numpy."):
@@ -211,9 +318,9 @@ class Resolver:
         if cache_key in model.eval_cache:
             return model.eval_cache[cache_key]
         value = None
-        line, column = _bound_name_position(model, binding)
-        if line is not None:
-            value = self._value_from_definition(model, self._goto(model, line, column), binding.lineno)
+        targets = self._import_targets(model, binding)
+        if targets is not None:
+            value = self._value_from_definition(model, targets, binding.lineno)
         if value is None:
             value = self._import_fallback(model, binding)
         model.eval_cache[cache_key] = value
@@ -284,16 +391,36 @@ def _binding_at(model: ModuleModel, name: str, line: int | None) -> Binding | No
     return bindings[-1] if bindings else None
 
 
-def _bound_name_position(model: ModuleModel, binding: Binding) -> tuple[int | None, int]:
-    """1-based line and code-point column of the name an import binds, for jedi."""
-    alias = binding.node
-    line = getattr(alias, "lineno", None)
-    if line is None:
-        return None, 0
-    text = model.source.lines[line - 1] if line - 1 < len(model.source.lines) else ""
-    column = model.source.char_column(line - 1, alias.col_offset)
+def _probe_statement(binding: Binding) -> tuple[str, int] | None:
+    """The import as a one-line statement, and the column of the name it binds (where jedi is asked)."""
+    statement, alias = binding.import_from, binding.node
+    if getattr(alias, "lineno", None) is None:
+        return None
+    if isinstance(statement, ast.Import):
+        head = "import "
+    else:
+        head = f"from {'.' * statement.level}{statement.module or ''} import "
     if alias.asname:
-        match = re.compile(r"\bas\s+(" + re.escape(alias.asname) + r")\b").search(text, column)
-        if match:
-            column = match.start(1)
-    return line, column
+        return f"{head}{alias.name} as {alias.asname}", len(head) + len(alias.name) + 4
+    return f"{head}{alias.name}", len(head)
+
+
+def _import_statements(model: ModuleModel) -> list[str]:
+    """Every import of the module as a probe line, each once, in a stable order."""
+    lines: dict[str, None] = {}
+    for scope in model.scopes.values():
+        for bindings in scope.bindings.values():
+            for binding in bindings:
+                if binding.kind == "import":
+                    statement = _probe_statement(binding)
+                    if statement is not None:
+                        lines.setdefault(statement[0])
+    return list(lines)
+
+
+def _model_probe(model: ModuleModel) -> dict:
+    """The jedi probe of this module text (built lazily, dropped with the model)."""
+    probe = getattr(model, "_import_probe", None)
+    if probe is None:
+        probe = model._import_probe = {}
+    return probe

@@ -32,17 +32,8 @@ def _importers(project, model):
     if not model.module_name:
         return []
     stem = model.module_name.rsplit(".", 1)[-1]
-    result = []
-    for path in project.workspace_files():
-        if path == model.path:
-            continue
-        try:
-            text = project.text(path)
-        except OSError:
-            continue
-        if stem in text and "interpret" in text and "import" in text:
-            result.append(project.model(path, text))
-    return result
+    return [project.model(path, text) for path, text in project.interpret_mentions()
+            if path != model.path and stem in text]
 
 
 def check(ctx):
