@@ -1,0 +1,82 @@
+"""Cold start: process start -> first publishDiagnostics for a kernel file, through the real server over stdio.
+
+Each repetition starts a fresh `pallas-lsp serve` process, initializes it (the analysed interpreter is
+.venvs/jax, so jedi's environment starts too), opens the file and waits for its diagnostics. The
+baseline, measured in the same run, is a bare `python -c pass` of the same interpreter.
+
+    .venvs/dev/bin/python bench/cold_start.py [--runs 10] [--file PATH --root DIR]... [--json OUT]
+
+Default files: examples/kernels/bad_global_buffer.py (a user project) and jax's
+ops/gpu/collective_matmul_mgpu.py (workspace: the jax package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lsp_client import JAX_PYTHON, REPO, LspClient, emit, jax_package_dir, machine, summary  # noqa: E402
+
+TARGET_MS = 1500.0
+
+
+def cold_start(path: Path, root: Path, python: str, source: str | None) -> tuple[float, int]:
+    client = LspClient(source)
+    try:
+        client.initialize(str(root), python=python, debounce_ms=0)
+        uri, _ = client.open(path)
+        arrived, diagnostics = client.wait_published(uri, 1)
+        return arrived - client.started, len(diagnostics)
+    finally:
+        client.close()
+
+
+def python_startup() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - started
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--file", action="append", default=[])
+    parser.add_argument("--root", action="append", default=[])
+    parser.add_argument("--python", default=JAX_PYTHON)
+    parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    if args.file:
+        roots = args.root or [str(Path(f).parent) for f in args.file]
+        targets = [(Path(f).resolve(), Path(r).resolve()) for f, r in zip(args.file, roots)]
+    else:
+        jax_dir = jax_package_dir(args.python)
+        targets = [(REPO / "examples" / "kernels" / "bad_global_buffer.py", REPO / "examples"),
+                   (jax_dir / "experimental" / "pallas" / "ops" / "gpu" / "collective_matmul_mgpu.py", jax_dir)]
+    results = []
+    baseline = []
+    samples: dict[Path, list[float]] = {path: [] for path, _ in targets}
+    counts: dict[Path, set] = {path: set() for path, _ in targets}
+    for _ in range(args.runs):  # interleaved, so load changes hit every series alike
+        baseline.append(python_startup())
+        for path, root in targets:
+            seconds, count = cold_start(path, root, args.python, args.source)
+            samples[path].append(seconds)
+            counts[path].add(count)
+    base = summary(baseline)
+    for path, root in targets:
+        stats = summary(samples[path])
+        results.append({"file": str(path), "root": str(root), "cold_start_ms": stats, "diagnostics": sorted(counts[path]),
+                        "ratio_to_python_startup": stats["median"] / base["median"],
+                        "target_ms": TARGET_MS, "target_met": stats["median"] <= TARGET_MS})
+    emit({"benchmark": "cold_start", "machine": machine(), "python_startup_ms": base, "files": results}, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
