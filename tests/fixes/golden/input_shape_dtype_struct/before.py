@@ -1,0 +1,29 @@
+"""get_global of a jax.ShapeDtypeStruct (no memory space): the BlockSpec gets none either."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+TABLE = jax.ShapeDtypeStruct((2, 64), jnp.int32)
+
+
+def lookup_kernel(x_ref, o_ref):
+  table = pl.get_global(TABLE)
+  o_ref[...] = x_ref[...] + table[...]
+
+
+def target():
+  fn = pl.pallas_call(
+      lookup_kernel,
+      out_shape=jax.ShapeDtypeStruct((4, 64), jnp.int32),
+      grid=(2,),
+      in_specs=[
+          pl.BlockSpec((2, 64), lambda i: (i, 0)),
+      ],
+      out_specs=pl.BlockSpec((2, 64), lambda i: (i, 0)),
+      interpret=True,
+  )
+  return fn, (jnp.full((4, 64), 3, jnp.int32),), "interpret"
+
+
+def expected():
+  return jnp.full((4, 64), 3, jnp.int32)
