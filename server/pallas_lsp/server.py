@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import logging
 import os
 import threading
@@ -685,6 +686,27 @@ _trace_executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_na
 _trace_origins: dict[str, set[str]] = {}  # traced uri -> uris its diagnostics were put on
 
 
+_client_progress_token = contextvars.ContextVar("pallas_trace_work_done_token", default=None)
+
+
+def _keep_work_done_tokens() -> None:
+    """pygls hands command handlers only the arguments; a client that sent its own `workDoneToken`
+    (VS Code does) should see the trace's progress there, so the token is kept in the request's context."""
+    features = getattr(server.protocol.fm, "builtin_features", None)
+    builtin = features.get(types.WORKSPACE_EXECUTE_COMMAND) if isinstance(features, dict) else None
+    if builtin is None:
+        return
+
+    def execute_command(params: types.ExecuteCommandParams):
+        _client_progress_token.set(getattr(params, "work_done_token", None))
+        return (yield from builtin(params))
+
+    features[types.WORKSPACE_EXECUTE_COMMAND] = execute_command
+
+
+_keep_work_done_tokens()
+
+
 def trace_pool():
     global _trace_pool
     if _trace_pool is None:
@@ -860,20 +882,21 @@ async def trace_command(ls: PallasServer, *arguments):
     outer = ls.protocol._request_futures.get(ls.protocol.msg_id)  # the executeCommand request itself
     if outer is not None:
         outer.add_done_callback(lambda f: f.cancelled() and cancel())
-    token = None
+    token = _client_progress_token.get()
     window = ls.client_capabilities.window
-    if window is not None and window.work_done_progress:
+    if token is None and window is not None and window.work_done_progress:
         import uuid
 
         token = str(uuid.uuid4())
         try:
             await ls.work_done_progress.create_async(token)
-            ls.work_done_progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel())
-            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                title=f"Tracing {function}", message=f"JAX lowering for {platform}", cancellable=True))
         except Exception as exc:  # progress is a courtesy
             log.info("no progress for the trace: %s", exc)
             token = None
+    if token is not None:
+        ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title=f"Tracing {function}", message=f"JAX lowering for {platform}", cancellable=True))
+        ls.work_done_progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel())
     try:
         result = await asyncio.get_running_loop().run_in_executor(_trace_executor, lambda: trace_target(
             trace_pool(), python, folder.root, path, function, args=options.get("args"), platform=platform,

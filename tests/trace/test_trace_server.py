@@ -227,3 +227,15 @@ async def test_cancelling_the_progress_kills_the_work(client: LanguageClient):
     client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
     result = await asyncio.wait_for(pending, 30)
     assert (result["ok"], result["error"]["type"]) == (False, "TraceCancelled")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_progress_goes_to_the_clients_own_work_done_token(client: LanguageClient):
+    open_file(client, KERNELS)
+    client.progress_reports["client-token"] = []  # a client-initiated token needs no create request
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="pallas.trace", arguments=[KERNELS, "scaled"], work_done_token="client-token"))
+    assert result["ok"]
+    assert list(client.progress_reports) == ["client-token"]
+    assert [type(r).__name__ for r in client.progress_reports["client-token"]] == [
+        "WorkDoneProgressBegin", "WorkDoneProgressEnd"]
