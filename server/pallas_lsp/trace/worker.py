@@ -76,10 +76,13 @@ class Worker:
         # programs need it.
         env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
         started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [self.python, "-u", RUNNER, "--memory-limit-mb", str(self.memory_limit_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=self.cwd or None, env=env, start_new_session=True, close_fds=True)
+        try:
+            self.process = subprocess.Popen(
+                [self.python, "-u", RUNNER, "--memory-limit-mb", str(self.memory_limit_mb)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.cwd or None, env=env, start_new_session=True, close_fds=True)
+        except OSError as exc:
+            raise TraceError(f"cannot start {self.python}: {exc}") from None
         self.started_at = time.time()
         threading.Thread(target=self._read_stdout, args=(self.process.stdout,), daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True).start()
@@ -115,14 +118,16 @@ class Worker:
         if process is None:
             return
         pid = process.pid
+        killpg = getattr(os, "killpg", None)  # POSIX; elsewhere only the worker itself is killed
         for target in [pid, *_session_members(pid)]:
             try:
-                os.killpg(target, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, OSError):
+                if killpg is not None:
+                    killpg(target, signal.SIGKILL)
+            except OSError:
                 pass
             try:
-                os.kill(target, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError, OSError):
+                os.kill(target, getattr(signal, "SIGKILL", signal.SIGTERM))
+            except OSError:
                 pass
         try:
             process.wait(timeout=10)
