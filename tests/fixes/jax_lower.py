@@ -2,7 +2,8 @@
 
 Usage: .venvs/jax/bin/python tests/fixes/jax_lower.py FILE.py [FILE.py ...]
 
-Imports only the standard library and jax. Prints one JSON object mapping each path to
+With `--execute` (on a machine with a GPU), "cuda" and "triton" kernels are also compiled and run on
+the GPU with arguments of ones, and "interpret" ones run as usual. Imports only the standard library and jax. Prints one JSON object mapping each path to
 {"ok": bool, "error": str|null}. Each file defines `target()` returning `(fn, args, mode)`:
 
 * "cuda": `jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))`, the real Mosaic GPU
@@ -33,14 +34,17 @@ def _load(path: str):
   return module
 
 
-def run(path: str) -> dict:
+def run(path: str, execute: bool = False) -> dict:
   import jax
   import numpy as np
 
   try:
     module = _load(path)
     fn, args, mode = module.target()
-    if mode == "cuda":
+    if execute and mode in ("cuda", "triton"):
+      ones = [jax.numpy.ones(a.shape, a.dtype) for a in args]
+      jax.block_until_ready(jax.jit(fn)(*ones))
+    elif mode == "cuda":
       jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
     elif mode == "triton":
       device = jax.sharding.AbstractDevice(device_kind="NVIDIA H100 80GB HBM3", num_cores=None, platform="cuda")
@@ -66,11 +70,13 @@ def run(path: str) -> dict:
   return {"ok": True, "error": None}
 
 
-def main(paths: list[str]) -> int:
+def main(argv: list[str]) -> int:
+  execute = "--execute" in argv
+  paths = [a for a in argv if a != "--execute"]
   saved = os.dup(1)
   os.dup2(2, 1)  # keep JAX's own output off the JSON
   try:
-    results = {p: run(p) for p in paths}
+    results = {p: run(p, execute) for p in paths}
   finally:
     sys.stdout.flush()
     os.dup2(saved, 1)
