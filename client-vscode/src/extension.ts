@@ -11,7 +11,6 @@ import {
   LanguageClient,
   LanguageClientOptions,
   State,
-  TransportKind,
   WorkDoneProgress,
   type ServerOptions as ClientServerOptions,
 } from "vscode-languageclient/node";
@@ -127,8 +126,7 @@ class PallasExtension implements vscode.Disposable {
     const launch = serverLaunch(choice.path, this.context.extensionPath, process.env);
     const serverOptions: ClientServerOptions = {
       command: launch.command,
-      args: launch.args,
-      transport: TransportKind.stdio,
+      args: launch.args, // no `transport`: stdio, without the `--stdio` flag the server does not take
       options: { env: launch.env, cwd: folder?.uri.fsPath },
     };
     const client = new LanguageClient("pallasLsp", "Pallas LSP", serverOptions, this.clientOptions(choice.path));
@@ -286,7 +284,7 @@ class PallasExtension implements vscode.Disposable {
 
   private showReport(report: TraceReport): void {
     if (this.reportPanel === undefined) {
-      this.reportPanel = vscode.window.createWebviewPanel("pallasTraceReport", report.title, vscode.ViewColumn.Beside, {
+      this.reportPanel = vscode.window.createWebviewPanel("pallasTraceReport", report.title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
         enableScripts: true,
         localResourceRoots: [],
       });
@@ -301,7 +299,7 @@ class PallasExtension implements vscode.Disposable {
     this.reportPanel.title = report.title;
     const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
     this.reportPanel.webview.html = renderReportHtml(report, { cspSource: this.reportPanel.webview.cspSource, nonce });
-    this.reportPanel.reveal(vscode.ViewColumn.Beside, true);
+    this.reportPanel.reveal(undefined, true);
   }
 
   private showRunning(): void {

@@ -3,6 +3,7 @@
  * options and its `workspace/configuration` section `pallas`. Pure, so it is unit-tested.
  */
 import * as path from "node:path";
+import { pathToFileURL } from "node:url";
 
 export type LogLevel = "error" | "warning" | "info" | "debug";
 export type TracePlatform = "cuda" | "host";
@@ -89,6 +90,8 @@ export function serverLaunch(interpreter: string, extensionPath: string, baseEnv
     }
   }
   env.PYTHONUNBUFFERED = "1";
+  // Diagnostic codes link to the rule pages shipped in the extension (readable offline).
+  env.PALLAS_LSP_DOCS_URL ??= pathToFileURL(path.join(extensionPath, "bundled", "docs", "rules")).href;
   return {
     command: interpreter,
     args: [path.join(extensionPath, "bundled", "tool", "launch_server.py")],

@@ -47,7 +47,7 @@ const RESOURCES: Array<[string, string]> = [
   ["gmem_semaphores", "Global semaphores"],
 ];
 const NOT_RESOURCES = new Set(["name", "location", "function", "path"]);
-const STAGES = ["import", "resolve", "trace", "lower", "compile", "wall"];
+const STAGES = ["import", "resolve", "trace", "lower", "compile", "total", "wall"];
 
 export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceReport {
   const root: Json = isObject(answer) ? answer : { ok: false, error: { type: "TraceError", message: String(answer) } };
@@ -105,8 +105,8 @@ function normalizeKernel(value: unknown, index: number): KernelResources {
   }
   const known = new Set(RESOURCES.map(([key]) => key));
   for (const [key, raw] of Object.entries(kernel)) {
-    if (!known.has(key) && !NOT_RESOURCES.has(key) && (typeof raw === "number" || typeof raw === "string")) {
-      rows.push([humanize(key), key.endsWith("bytes") && typeof raw === "number" ? bytes(raw) : String(raw)]);
+    if (!known.has(key) && !NOT_RESOURCES.has(key) && typeof raw === "number") {
+      rows.push([humanize(key), key.endsWith("bytes") ? bytes(raw) : String(raw)]);
     }
   }
   return { name: str(kernel.name) ?? `kernel ${index + 1}`, location: toLocation(kernel.location), rows };

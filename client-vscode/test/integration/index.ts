@@ -1,1 +1,198 @@
-export async function run(): Promise<void> {}
+/**
+ * Integration suite: runs inside a real VS Code extension host (code-server's, started by
+ * test/e2e/run.mjs with --enable-smoke-test-driver), against the extension installed from the
+ * built .vsix and the real server on the project's interpreter.
+ *
+ * Each step records pass / fail / skip (with its reason) in $PALLAS_E2E_DIR/results.json; a step
+ * that needs a server feature that is not there is a skip naming that feature, never a pass.
+ * Screenshots are asked of the driver through checkpoint files (it owns the browser).
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+
+const EXTENSION_ID = "pallas-lsp.pallas-lsp";
+const E2E_DIR = process.env.PALLAS_E2E_DIR ?? "";
+const WORKSPACE = process.env.PALLAS_E2E_WORKSPACE ?? "";
+
+type Outcome = { step: string; status: "pass" | "fail" | "skip"; detail: string; seconds: number };
+const outcomes: Outcome[] = [];
+
+class Skip extends Error {}
+
+function log(message: string): void {
+  fs.appendFileSync(path.join(E2E_DIR, "test.log"), `${new Date().toISOString()} ${message}\n`);
+}
+
+async function step(name: string, body: () => Promise<string | void>): Promise<void> {
+  const started = Date.now();
+  log(`step ${name}: start`);
+  let outcome: Outcome;
+  try {
+    const detail = (await body()) ?? "";
+    outcome = { step: name, status: "pass", detail, seconds: (Date.now() - started) / 1000 };
+  } catch (error) {
+    const detail = error instanceof Error ? (error instanceof Skip ? error.message : `${error.message}\n${error.stack ?? ""}`) : String(error);
+    outcome = { step: name, status: error instanceof Skip ? "skip" : "fail", detail, seconds: (Date.now() - started) / 1000 };
+  }
+  log(`step ${name}: ${outcome.status} ${outcome.detail}`);
+  outcomes.push(outcome);
+  fs.writeFileSync(path.join(E2E_DIR, "results.json"), JSON.stringify(outcomes, null, 2));
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Asks the driver for a screenshot of the window as it is now, and waits until it is taken. */
+async function screenshot(name: string): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // let the workbench paint
+  const request = path.join(E2E_DIR, "checkpoints", `${name}.request`);
+  const done = path.join(E2E_DIR, "checkpoints", `${name}.done`);
+  fs.mkdirSync(path.dirname(request), { recursive: true });
+  fs.writeFileSync(request, name);
+  await waitFor(`the screenshot ${name}`, () => (fs.existsSync(done) ? true : undefined), 30000);
+}
+
+function codeOf(diagnostic: vscode.Diagnostic): string | undefined {
+  const code = diagnostic.code;
+  return typeof code === "object" && code !== null ? String(code.value) : code === undefined ? undefined : String(code);
+}
+
+function pal001(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => codeOf(d) === "PAL001");
+}
+
+export async function run(): Promise<void> {
+  assert.ok(E2E_DIR && WORKSPACE, "PALLAS_E2E_DIR and PALLAS_E2E_WORKSPACE must be set by the driver");
+  const badUri = vscode.Uri.file(path.join(WORKSPACE, "bad_kernel.py"));
+  const goodUri = vscode.Uri.file(path.join(WORKSPACE, "good_kernel.py"));
+  let serverCommands: string[] = [];
+
+  await step("extension installed from the .vsix starts the server", async () => {
+    const extension = vscode.extensions.getExtension<{ ready(): Promise<void>; status(): { text: string; interpreter?: string; jax?: string | null } }>(EXTENSION_ID);
+    assert.ok(extension, `${EXTENSION_ID} is not installed`);
+    assert.ok(extension.extensionPath.startsWith(path.join(E2E_DIR, "extensions")), `expected the copy installed from the .vsix, got ${extension.extensionPath}`);
+    const document = await vscode.workspace.openTextDocument(badUri);
+    await vscode.window.showTextDocument(document);
+    const api = await extension.activate();
+    await api.ready();
+    const status = await waitFor("the status bar to show the server running", () => {
+      const s = api.status();
+      return s.text.startsWith("$(check)") ? s : undefined;
+    }, 60000);
+    const expectedJax = process.env.PALLAS_E2E_JAX_VERSION;
+    assert.equal(status.text, `$(check) Pallas · jax ${expectedJax}`);
+    serverCommands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("pallas."));
+    return `${status.text}; interpreter ${status.interpreter}; server commands: ${serverCommands.join(", ") || "none"}`;
+  });
+
+  await step("PAL001 diagnostic with its range and code", async () => {
+    const [diagnostic] = await waitFor("a PAL001 diagnostic on bad_kernel.py", () => {
+      const found = pal001(badUri);
+      return found.length > 0 ? found : undefined;
+    }, 90000);
+    assert.equal(pal001(badUri).length, 1);
+    assert.deepEqual(
+      [diagnostic.range.start.line, diagnostic.range.start.character, diagnostic.range.end.line, diagnostic.range.end.character],
+      [13, 12, 13, 59],
+    );
+    assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Error);
+    assert.equal(diagnostic.source, "pallas-lsp");
+    assert.ok(
+      diagnostic.message.startsWith("get_global only supports semaphores, got Ref<smem>{float32[128]}"),
+      `message: ${diagnostic.message}`,
+    );
+    const code = diagnostic.code as { value: string; target: vscode.Uri };
+    assert.ok(code.target.toString().endsWith("PAL001-get-global-not-semaphore.md"), `code link: ${code.target}`);
+    await vscode.commands.executeCommand("workbench.actions.view.problems");
+    await screenshot("problems-panel");
+    return `${diagnostic.range.start.line}:${diagnostic.range.start.character}-${diagnostic.range.end.line}:${diagnostic.range.end.character} ${diagnostic.message}`;
+  });
+
+  await step("the preferred quick fix removes the PAL001 diagnostic", async () => {
+    const diagnostic = pal001(badUri)[0];
+    assert.ok(diagnostic, "no PAL001 diagnostic to fix");
+    const actions =
+      (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", badUri, diagnostic.range, vscode.CodeActionKind.QuickFix.value)) ?? [];
+    const ours = actions.filter((a) => a.title.startsWith("pallas-lsp (PAL001)"));
+    if (ours.length === 0) {
+      throw new Skip(
+        `the server offers no quick fix for PAL001 (server feature missing: textDocument/codeAction quickfix "pallas-lsp (PAL001): ..."); actions offered: ${JSON.stringify(actions.map((a) => a.title))}`,
+      );
+    }
+    const preferred = ours.find((a) => a.isPreferred);
+    assert.ok(preferred, `no quick fix is marked preferred: ${JSON.stringify(ours.map((a) => a.title))}`);
+    // As a user does it: the cursor on the diagnostic, then "Auto Fix" (applies the preferred fix).
+    const editor = await vscode.window.showTextDocument(badUri);
+    editor.selection = new vscode.Selection(diagnostic.range.start, diagnostic.range.start);
+    await vscode.commands.executeCommand("editor.action.autoFix");
+    await waitFor("the PAL001 diagnostic to go after the fix", () => (pal001(badUri).length === 0 ? true : undefined), 60000);
+    const text = editor.document.getText();
+    assert.ok(!text.includes("pl.get_global(plgpu.SMEM"), "the fixed text still calls get_global on SMEM");
+    await editor.document.save();
+    return `applied "${preferred.title}"`;
+  });
+
+  await step("Pallas: Trace Kernel shows the resource report of a good kernel", async () => {
+    if (!serverCommands.includes("pallas.trace")) {
+      throw new Skip(
+        `the server does not offer the trace command (server feature missing: workspace/executeCommand "pallas.trace"); server commands: ${serverCommands.join(", ") || "none"}`,
+      );
+    }
+    await vscode.commands.executeCommand("workbench.action.closePanel");
+    const document = await vscode.workspace.openTextDocument(goodUri);
+    const editor = await vscode.window.showTextDocument(document, vscode.ViewColumn.One);
+    const line = document.getText().split("\n").findIndex((l) => l.startsWith("ordered_double = "));
+    editor.selection = new vscode.Selection(line, 0, line, 0);
+    const result = await vscode.commands.executeCommand<{ report: { ok: boolean; title: string; kernels: Array<{ name: string; rows: Array<[string, string]> }> }; text: string }>(
+      "pallasLsp.traceKernel",
+    );
+    assert.ok(result, "the trace command gave no report");
+    log(result.text);
+    assert.equal(result.report.ok, true, result.text);
+    assert.equal(result.report.kernels.length, 1, result.text);
+    const kernel = result.report.kernels[0];
+    assert.equal(kernel.name, "ordered_halves");
+    assert.deepEqual(Object.fromEntries(kernel.rows), {
+      "Shared memory (SMEM)": "0 B",
+      Barriers: "0",
+      "TMEM columns": "0",
+      "TMEM columns (collective)": "0",
+      "Global semaphores": "1",
+    });
+    const tab = await waitFor("the report tab", () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.startsWith("Pallas trace: ")), 10000);
+    await screenshot("trace-report");
+    return `${tab.label}: ${kernel.rows.map(([k, v]) => `${k} ${v}`).join(", ")}`;
+  });
+
+  await step("the Trace kernel code lens runs the trace through the extension's command", async () => {
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", goodUri, 10)) ?? [];
+    const lens = lenses.find((l) => l.command?.title === "Trace kernel");
+    if (lens === undefined) {
+      throw new Skip(`the server shows no "Trace kernel" code lens (server feature missing: textDocument/codeLens); lenses: ${JSON.stringify(lenses.map((l) => l.command?.title))}`);
+    }
+    assert.equal(lens.command?.command, "pallasLsp.traceKernel", "the lens should go through the extension's command (progress and report)");
+    const result = await vscode.commands.executeCommand<{ report: { ok: boolean; kernels: Array<{ name: string }> }; text: string }>(
+      lens.command.command,
+      ...(lens.command.arguments ?? []),
+    );
+    assert.ok(result, "the lens gave no report");
+    assert.equal(result.report.ok, true, result.text);
+    assert.deepEqual(result.report.kernels.map((k) => k.name), ["ordered_halves"]);
+    return `lens on line ${lens.range.start.line + 1}: ${result.text.split("\n")[1]}`;
+  });
+
+  const failed = outcomes.filter((o) => o.status === "fail");
+  if (failed.length > 0) {
+    throw new Error(`failed steps: ${failed.map((o) => o.step).join("; ")}`);
+  }
+}

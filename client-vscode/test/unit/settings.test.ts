@@ -34,5 +34,15 @@ test("the server runs the bundled launcher on the chosen interpreter without the
   const launch = serverLaunch("/venv/bin/python", "/ext", { PATH: "/usr/bin", PYTHONPATH: "/elsewhere", PYTHONHOME: "/x", HOME: "/home/u" });
   assert.equal(launch.command, "/venv/bin/python");
   assert.deepEqual(launch.args, ["/ext/bundled/tool/launch_server.py"]);
-  assert.deepEqual(launch.env, { PATH: "/usr/bin", HOME: "/home/u", PYTHONUNBUFFERED: "1" });
+  assert.deepEqual(launch.env, {
+    PATH: "/usr/bin",
+    HOME: "/home/u",
+    PYTHONUNBUFFERED: "1",
+    PALLAS_LSP_DOCS_URL: "file:///ext/bundled/docs/rules",
+  });
+});
+
+test("a docs URL set by the user is kept", () => {
+  const launch = serverLaunch("python3", "/ext", { PALLAS_LSP_DOCS_URL: "https://example.org/rules" });
+  assert.equal(launch.env.PALLAS_LSP_DOCS_URL, "https://example.org/rules");
 });
