@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,10 +36,10 @@ def edit_line(text: str) -> tuple[int, str]:
     return line, indent
 
 
-def measure_file(path: Path, root: Path, edits: int, warmup: int, python: str, source: str | None) -> dict:
+def measure_file(path: Path, root: Path, edits: int, warmup: int, python: str, server: dict) -> dict:
     text = path.read_text(encoding="utf-8")
     line, indent = edit_line(text)
-    with LspClient(source) as client:
+    with LspClient(**server) as client:
         client.initialize(str(root), python=python, debounce_ms=0)
         uri, sent = client.open(path, text)
         arrived, diagnostics = client.wait_published(uri, 1)
@@ -79,19 +78,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", action="append", default=[], help="workspace folder for each --file")
     parser.add_argument("--python", default=JAX_PYTHON, help="the analysed project's interpreter")
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
+    parser.add_argument("--without-fixes", action="store_true",
+                        help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args(argv)
+    server = {"source": args.source, "without_fixes": args.without_fixes}
     if args.file:
         roots = args.root or [str(Path(f).parent) for f in args.file]
         targets = [(Path(f).resolve(), Path(r).resolve()) for f, r in zip(args.file, roots)]
     else:
         targets = default_targets()
-    started = time.time()
-    results = [measure_file(f, r, args.edits, args.warmup, args.python, args.source) for f, r in targets]
+    results = [measure_file(f, r, args.edits, args.warmup, args.python, server) for f, r in targets]
     for result in results:
         target = result["target_p95_ms"]
         result["target_met"] = None if target is None else result["edit_ms"]["p95"] <= target
-    emit({"benchmark": "lsp_latency", "machine": machine(), "started": started, "files": results}, args.json)
+    emit({"benchmark": "lsp_latency", "machine": machine(), "without_fixes": args.without_fixes, "files": results},
+         args.json)
     return 0
 
 

@@ -202,7 +202,7 @@ def unit_bug_barrier(i: int, rng: random.Random) -> tuple[list[str], dict]:
         f"BARRIER_KIND_{i} = plgpu.SemaphoreType.BARRIER",
         "",
         "",
-        f"@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))",
+        "@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))",
         f"def bad_barrier_{i}(x_ref, o_ref):",
         f"    barrier = pl.get_global(BARRIER_KIND_{i})",
         *_math_lines(rng, "    ", "x_ref", "o_ref", rng.randint(2, 5)),

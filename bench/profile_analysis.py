@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from lsp_client import JAX_PYTHON, corpus_files, summary  # noqa: E402
+from lsp_latency import edit_line  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--no-jedi", action="store_true")
+    parser.add_argument("--without-fixes", action="store_true", help="leave quick fixes uncomputed")
     args = parser.parse_args(argv)
+    if args.without_fixes:
+        import without_fixes  # noqa: F401 - patches the rules on import
     profiler = cProfile.Profile()
     if args.corpus:
         files = [str(f) for f in corpus_files(args.python)]
@@ -50,14 +54,14 @@ def main(argv: list[str] | None = None) -> int:
         project = Project(root=args.root or os.path.dirname(path), python=args.python, use_jedi=not args.no_jedi)
         text = Path(path).read_text()
         lines = text.splitlines(keepends=True)
-        middle = len(lines) // 2
+        middle, indent = edit_line(text)  # the same edit as lsp_latency.py: a line inside a kernel body
         project.set_text(path, text)
         started = time.perf_counter()
         analyze(project, path, text)
         print(f"first analysis: {1000 * (time.perf_counter() - started):.0f} ms")
         samples = []
         for edit in range(args.edits):
-            edited = "".join(lines[:middle] + [f"_bench_edit = {edit}\n"] + lines[middle:])
+            edited = "".join(lines[:middle] + [f"{indent}_bench_edit = {edit}\n"] + lines[middle:])
             project.set_text(path, edited)
             started = time.perf_counter()
             profiler.enable()

@@ -47,8 +47,8 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def measure(files: list[Path], root: Path, python: str, source: str | None) -> dict:
-    with LspClient(source) as client:
+def measure(files: list[Path], root: Path, python: str, server: dict) -> dict:
+    with LspClient(**server) as client:
         client.initialize(str(root), python=python, debounce_ms=0)
         started = time.perf_counter()
         after_start = proc_status(client.pid)
@@ -58,7 +58,7 @@ def measure(files: list[Path], root: Path, python: str, source: str | None) -> d
             _, published = client.wait_published(uri, 1)
             diagnostics += len(published)
         elapsed = time.perf_counter() - started
-        server = proc_status(client.pid)
+        status = proc_status(client.pid)
         helpers = {}
         for child in descendants(client.pid):
             try:
@@ -66,8 +66,8 @@ def measure(files: list[Path], root: Path, python: str, source: str | None) -> d
             except OSError:
                 pass
     return {"files": len(files), "diagnostics": diagnostics, "seconds_to_analyse_all": elapsed,
-            "server_rss_after_initialize_mib": after_start["VmRSS"], "server_vmhwm_mib": server["VmHWM"],
-            "server_vmrss_mib": server["VmRSS"],
+            "server_rss_after_initialize_mib": after_start["VmRSS"], "server_vmhwm_mib": status["VmHWM"],
+            "server_vmrss_mib": status["VmRSS"],
             "helper_processes_vmhwm_mib": sorted(h["VmHWM"] for h in helpers.values())}
 
 
@@ -78,17 +78,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="open only the first N corpus files (smoke tests)")
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
+    parser.add_argument("--without-fixes", action="store_true",
+                        help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
+    server = {"source": args.source, "without_fixes": args.without_fixes}
     root = jax_package_dir(args.python)
     files = corpus_files(args.python)[: args.limit]
     if not args.no_big:
         big, _ = make_big_file.write()
         files.append(big)
-    runs = [measure(files, root, args.python, args.source) for _ in range(args.runs)]
+    runs = [measure(files, root, args.python, server) for _ in range(args.runs)]
     peaks = sorted(r["server_vmhwm_mib"] for r in runs)
     median = peaks[len(peaks) // 2] if len(peaks) % 2 else (peaks[len(peaks) // 2 - 1] + peaks[len(peaks) // 2]) / 2
-    emit({"benchmark": "server_memory", "machine": machine(), "root": str(root), "runs": runs,
+    emit({"benchmark": "server_memory", "machine": machine(), "without_fixes": args.without_fixes, "root": str(root),
+          "runs": runs,
           "server_vmhwm_mib": {"median": median, "min": peaks[0], "max": peaks[-1]},
           "target_mib": TARGET_MIB, "target_met": median <= TARGET_MIB}, args.json)
     return 0

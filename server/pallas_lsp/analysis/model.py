@@ -45,6 +45,7 @@ class ModuleModel:
         self.calls: list[ast.Call] = []
         self.functions: list[ast.AST] = []
         self.withs: list[ast.With] = []
+        self._call_positions: dict[str, list[int]] = {}  # callee's last name -> indexes into calls
         self.eval_cache: dict = {}  # the evaluator's memo for this text; dropped with the model
         self._segment_lines: list[str] | None = None
         _Builder(self).build()
@@ -97,6 +98,16 @@ class ModuleModel:
                 return (before or bindings)[-1]
             current = self.outer_scope(current)
         return None
+
+    def calls_named(self, *names: str) -> list[ast.Call]:
+        """Calls whose callee ends in one of `names` (`f(...)`, `x.f(...)`), in `calls` order: an index,
+        so finding a function's call sites does not scan every call of the module."""
+        positions = self._call_positions
+        if len(names) == 1:
+            indexes = positions.get(names[0], ())
+        else:
+            indexes = sorted(i for name in set(names) for i in positions.get(name, ()))
+        return [self.calls[i] for i in indexes]
 
     def module_binding(self, name: str) -> Binding | None:
         bindings = self.scopes[self.tree].bindings.get(name)
@@ -288,5 +299,9 @@ class _Builder(ast.NodeVisitor):
         pass
 
     def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name is not None:
+            self.model._call_positions.setdefault(name, []).append(len(self.model.calls))
         self.model.calls.append(node)
         self.generic_visit(node)
