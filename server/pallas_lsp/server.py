@@ -956,10 +956,3 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
         range=_line_range(lines, entry.line),
         command=types.Command(title="Trace kernel", command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
         for entry in entries]
-
-
-@server.feature(types.SHUTDOWN)
-def trace_shutdown(ls: PallasServer, *_) -> None:
-    """No worker outlives the server."""
-    if _trace_pool is not None:
-        _trace_pool.shutdown()
