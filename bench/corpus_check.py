@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-big", action="store_true", help="leave the generated 20k-line module out")
+    parser.add_argument("--paths", nargs="+", help="check these files and folders instead of jax's Pallas files")
     parser.add_argument("--big-lines", type=int, default=20000)
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--source", help="run pallas-lsp from another checkout (its server/ folder)")
@@ -49,9 +50,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    jax_dir = jax_package_dir(args.python)
-    paths = [str(jax_dir / "experimental" / "pallas"), str(jax_dir / "_src" / "pallas")]
-    files = [str(f) for f in corpus_files(args.python)]
+    if args.paths:
+        paths = [str(Path(p).resolve()) for p in args.paths]
+        files = [str(f) for p in map(Path, paths) for f in (sorted(p.rglob("*.py")) if p.is_dir() else [p])]
+    else:
+        jax_dir = jax_package_dir(args.python)
+        paths = [str(jax_dir / "experimental" / "pallas"), str(jax_dir / "_src" / "pallas")]
+        files = [str(f) for f in corpus_files(args.python)]
     planted: dict = {}
     if not args.no_big:
         big, planted = make_big_file.write(lines=args.big_lines)
