@@ -34,4 +34,5 @@ if ! .venvs/jax/bin/python -c "import jax, sys; sys.exit(jax.__version__ != '$JA
   .venvs/jax/bin/python -m pip install --quiet "jax==$JAX_VERSION"
 fi
 bash scripts/setup-editors.sh  # Neovim and Emacs+eglot for tests/editors (apt, only when missing)
+bash scripts/setup-vscode.sh  # VS Code extension: Chromium, Node 24, npm workspace (code-server), the .vsix
 echo "setup: ready (.venvs/dev: $(.venvs/dev/bin/pallas-lsp --version); .venvs/jax: jax $(.venvs/jax/bin/python -c 'import jax; print(jax.__version__)'))"

@@ -54,7 +54,12 @@ def tree_digest(path: Path) -> str:
 
 
 def pip(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args], check=True)
+    """pip's chatter (warnings about this machine's index settings) is shown only when it fails."""
+    done = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout + done.stderr)
+        raise SystemExit(f"bundle-server: pip {' '.join(args[:2])} failed (exit {done.returncode})")
 
 
 def install_marker_dependencies(target: Path, version: str, platforms: list[str]) -> None:

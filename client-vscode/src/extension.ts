@@ -15,7 +15,7 @@ import {
   type ServerOptions as ClientServerOptions,
 } from "vscode-languageclient/node";
 import { chooseInterpreter, judgeProbe, PROBE_SCRIPT, type InterpreterChoice, type InterpreterFacts } from "./interpreter";
-import { readSettings, serverLaunch, toServerOptions, type ServerOptions } from "./settings";
+import { changeNeedsRestart, readSettings, serverLaunch, toServerOptions, traceArguments, type ServerOptions } from "./settings";
 import { features, refuseServerCommand, routeLensCommand, TRACE_COMMAND, UNTRUSTED_TRACE_MESSAGE } from "./trust";
 import { normalizeTrace, renderReportHtml, renderReportText, type TraceReport } from "./traceReport";
 
@@ -198,13 +198,14 @@ class PallasExtension implements vscode.Disposable {
 
   private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
     if (!event.affectsConfiguration(SECTION)) return;
-    if (event.affectsConfiguration(`${SECTION}.interpreter`) || event.affectsConfiguration(`${SECTION}.logLevel`) || this.client === undefined) {
+    const settings = readSettings((key) => vscode.workspace.getConfiguration(SECTION).get(key));
+    if (this.client === undefined || changeNeedsRestart((key) => event.affectsConfiguration(`${SECTION}.${key}`), settings)) {
       void this.restart("settings changed");
       return;
     }
-    const interpreter = this.interpreter?.path ?? "python3";
-    const settings = toServerOptions(readSettings((key) => vscode.workspace.getConfiguration(SECTION).get(key)), interpreter);
-    void this.client.sendNotification("workspace/didChangeConfiguration", { settings: { [SERVER_SECTION]: settings } });
+    // The server asks for section `pallas` again (workspace/configuration), answered by the middleware.
+    const options = toServerOptions(settings, this.interpreter?.path ?? "python3");
+    void this.client.sendNotification("workspace/didChangeConfiguration", { settings: { [SERVER_SECTION]: options } });
   }
 
   private async pickInterpreter(): Promise<void> {
@@ -230,11 +231,11 @@ class PallasExtension implements vscode.Disposable {
       void vscode.window.showErrorMessage("Pallas: the server is not running; see the output.", "Show Output").then((a) => a && this.output.show(true));
       return undefined;
     }
-    let serverArguments: unknown[];
+    let where: unknown[];
     let label: string;
     if (isLensArgument(arg)) {
-      serverArguments = arg.serverArguments;
-      label = "the kernel";
+      where = arg.serverArguments;
+      label = typeof where[1] === "string" ? where[1] : "the kernel";
     } else {
       const editor = vscode.window.activeTextEditor;
       if (editor === undefined || editor.document.languageId !== "python") {
@@ -242,9 +243,17 @@ class PallasExtension implements vscode.Disposable {
         return undefined;
       }
       const position = editor.selection.active;
-      serverArguments = [editor.document.uri.toString(), { line: position.line, character: position.character }];
+      where = [editor.document.uri.toString(), { line: position.line, character: position.character }];
       label = `${vscode.workspace.asRelativePath(editor.document.uri)}:${position.line + 1}`;
     }
+    // The trace imports the file from disk: unsaved edits would be traced as they were.
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === where[0]);
+    if (document?.isDirty && !(await document.save())) {
+      void vscode.window.showWarningMessage("Pallas: save the file to trace it (the trace imports the saved file).");
+      return undefined;
+    }
+    const settings = readSettings((key) => vscode.workspace.getConfiguration(SECTION, document?.uri).get(key));
+    const serverArguments = traceArguments(where, settings);
     const answer = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Pallas: tracing ${label}`, cancellable: true },
       async (progress, token) => {

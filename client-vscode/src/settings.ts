@@ -98,3 +98,28 @@ export function serverLaunch(interpreter: string, extensionPath: string, baseEnv
     env,
   };
 }
+
+/**
+ * Arguments of the server's `pallas.trace`: `[uri, position or function name, options]`. The code
+ * lens gives the first two; the platform setting goes in the options unless they already name one.
+ */
+export function traceArguments(where: unknown[], settings: ExtensionSettings): unknown[] {
+  const [uri, target, options] = where;
+  const given = typeof options === "object" && options !== null ? (options as Record<string, unknown>) : {};
+  return [uri, target, { platform: settings.tracePlatform, ...given }];
+}
+
+/**
+ * Whether a settings change needs a new server rather than a configuration update. The server
+ * keeps a key that a configuration answer leaves out at its previous value, so a rule list that
+ * goes back to empty (left out, so that pyproject.toml applies again) is only forgotten by a
+ * restart; the interpreter and the log level are fixed when the server starts.
+ */
+export function changeNeedsRestart(changed: (key: string) => boolean, settings: ExtensionSettings): boolean {
+  return (
+    changed("interpreter") ||
+    changed("logLevel") ||
+    (changed("select") && settings.select.length === 0) ||
+    (changed("ignore") && settings.ignore.length === 0)
+  );
+}

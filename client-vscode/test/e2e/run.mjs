@@ -151,12 +151,26 @@ try {
         const name = request.replace(/\.request$/, "");
         const done = path.join(checkpoints, `${name}.done`);
         if (fs.existsSync(done)) continue;
-        fs.mkdirSync(screenshots, { recursive: true });
-        const file = path.join(screenshots, `${name}.png`);
-        await page.screenshot({ path: file });
-        fs.copyFileSync(file, path.join(dir, `${name}.png`));
-        console.log(`e2e: screenshot ${path.relative(repo, file)}`);
-        fs.writeFileSync(done, file);
+        const { action } = JSON.parse(fs.readFileSync(path.join(checkpoints, request), "utf8"));
+        let answer = "ok";
+        try {
+          if (action === "cancel-progress") {
+            // The progress notification of `Pallas: Trace Kernel`, with its Cancel button.
+            const item = page.locator(".notification-list-item", { hasText: "Pallas: tracing" });
+            await item.getByRole("button", { name: "Cancel" }).first().click({ timeout: 30000 });
+            console.log("e2e: clicked Cancel on the trace's progress notification");
+          } else {
+            fs.mkdirSync(screenshots, { recursive: true });
+            const file = path.join(screenshots, `${name}.png`);
+            await page.screenshot({ path: file });
+            fs.copyFileSync(file, path.join(dir, `${name}.png`));
+            console.log(`e2e: screenshot ${path.relative(repo, file)}`);
+          }
+        } catch (error) {
+          answer = `error: ${error.message}`;
+          await page.screenshot({ path: path.join(dir, `${name}-error.png`) }).catch(() => {});
+        }
+        fs.writeFileSync(done, answer);
       }
     }
   }

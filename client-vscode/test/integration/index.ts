@@ -51,15 +51,22 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
   }
 }
 
-/** Asks the driver for a screenshot of the window as it is now, and waits until it is taken. */
-async function screenshot(name: string): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 1500)); // let the workbench paint
+/**
+ * Asks the driver (it owns the browser) to act on the window as it is now: take a screenshot, or
+ * click the Cancel button of the progress notification as a user would; waits until it is done.
+ */
+async function driver(name: string, action: "screenshot" | "cancel-progress"): Promise<void> {
+  if (action === "screenshot") await new Promise((resolve) => setTimeout(resolve, 1500)); // let the workbench paint
   const request = path.join(E2E_DIR, "checkpoints", `${name}.request`);
   const done = path.join(E2E_DIR, "checkpoints", `${name}.done`);
   fs.mkdirSync(path.dirname(request), { recursive: true });
-  fs.writeFileSync(request, name);
-  await waitFor(`the screenshot ${name}`, () => (fs.existsSync(done) ? true : undefined), 30000);
+  fs.writeFileSync(`${request}.tmp`, JSON.stringify({ action }));
+  fs.renameSync(`${request}.tmp`, request); // the driver never reads half a request
+  const answer = await waitFor(`the driver to ${action} (${name})`, () => (fs.existsSync(done) ? fs.readFileSync(done, "utf8") : undefined), 45000);
+  if (answer.startsWith("error:")) throw new Error(`the driver could not ${action}: ${answer}`);
 }
+
+const screenshot = (name: string) => driver(name, "screenshot");
 
 function codeOf(diagnostic: vscode.Diagnostic): string | undefined {
   const code = diagnostic.code;
@@ -115,6 +122,18 @@ export async function run(): Promise<void> {
     await vscode.commands.executeCommand("workbench.actions.view.problems");
     await screenshot("problems-panel");
     return `${diagnostic.range.start.line}:${diagnostic.range.start.character}-${diagnostic.range.end.line}:${diagnostic.range.end.character} ${diagnostic.message}`;
+  });
+
+  await step("pallasLsp.ignore reaches the server (workspace/configuration section pallas)", async () => {
+    const config = vscode.workspace.getConfiguration("pallasLsp");
+    await config.update("ignore", ["PAL001"], vscode.ConfigurationTarget.Global);
+    try {
+      await waitFor("PAL001 to go once ignored", () => (pal001(badUri).length === 0 ? true : undefined), 30000);
+    } finally {
+      await config.update("ignore", undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor("PAL001 to come back", () => (pal001(badUri).length === 1 ? true : undefined), 30000);
+    return "ignored, then reported again";
   });
 
   await step("the preferred quick fix removes the PAL001 diagnostic", async () => {
@@ -189,6 +208,25 @@ export async function run(): Promise<void> {
     assert.equal(result.report.ok, true, result.text);
     assert.deepEqual(result.report.kernels.map((k) => k.name), ["ordered_halves"]);
     return `lens on line ${lens.range.start.line + 1}: ${result.text.split("\n")[1]}`;
+  });
+
+  await step("cancelling a trace from its progress notification stops it", async () => {
+    if (!serverCommands.includes("pallas.trace")) {
+      throw new Skip(`the server does not offer the trace command (server feature missing: workspace/executeCommand "pallas.trace")`);
+    }
+    const slowUri = vscode.Uri.file(path.join(WORKSPACE, "slow_kernel.py"));
+    const editor = await vscode.window.showTextDocument(slowUri, { viewColumn: vscode.ViewColumn.One });
+    const line = editor.document.getText().split("\n").findIndex((l) => l.startsWith("slow_copy = "));
+    editor.selection = new vscode.Selection(line, 0, line, 0);
+    const started = Date.now();
+    const pending = Promise.resolve(vscode.commands.executeCommand("pallasLsp.traceKernel"));
+    // Toasts stay hidden in this headless window; the notification center lists the same progress.
+    await vscode.commands.executeCommand("notifications.showList");
+    await driver("cancel-trace", "cancel-progress");
+    const cancelledAt = Date.now();
+    const result = await Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve("still running"), 20000))]);
+    assert.equal(result, undefined, "the trace command should end without a report once cancelled");
+    return `cancelled after ${((cancelledAt - started) / 1000).toFixed(1)} s; the command ended ${((Date.now() - cancelledAt) / 1000).toFixed(1)} s later (the module sleeps 600 s on import)`;
   });
 
   const failed = outcomes.filter((o) => o.status === "fail");

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { readSettings, serverLaunch, toServerOptions, DEFAULT_SETTINGS } from "../../src/settings";
+import { changeNeedsRestart, readSettings, serverLaunch, toServerOptions, traceArguments, DEFAULT_SETTINGS } from "../../src/settings";
 
 const from = (values: Record<string, unknown>) => readSettings((key) => values[key]);
 
@@ -45,4 +45,21 @@ test("the server runs the bundled launcher on the chosen interpreter without the
 test("a docs URL set by the user is kept", () => {
   const launch = serverLaunch("python3", "/ext", { PALLAS_LSP_DOCS_URL: "https://example.org/rules" });
   assert.equal(launch.env.PALLAS_LSP_DOCS_URL, "https://example.org/rules");
+});
+
+test("trace arguments: the platform setting is added to what the cursor or the code lens gives", () => {
+  const settings = from({ "trace.platform": "host" });
+  assert.deepEqual(traceArguments(["file:///k.py", { line: 27, character: 0 }], settings), ["file:///k.py", { line: 27, character: 0 }, { platform: "host" }]);
+  assert.deepEqual(traceArguments(["file:///k.py", "ordered_double"], DEFAULT_SETTINGS), ["file:///k.py", "ordered_double", { platform: "cuda" }]);
+  assert.deepEqual(traceArguments(["file:///k.py", "f", { args: "f32[8]", platform: "cuda" }], settings), ["file:///k.py", "f", { args: "f32[8]", platform: "cuda" }]);
+});
+
+test("restart for a new interpreter or log level, or a rule list cleared; other changes go live", () => {
+  const only = (key: string) => (k: string) => k === key;
+  assert.equal(changeNeedsRestart(only("interpreter"), DEFAULT_SETTINGS), true);
+  assert.equal(changeNeedsRestart(only("logLevel"), DEFAULT_SETTINGS), true);
+  assert.equal(changeNeedsRestart(only("ignore"), DEFAULT_SETTINGS), true);
+  assert.equal(changeNeedsRestart(only("ignore"), from({ ignore: ["PAL002"] })), false);
+  assert.equal(changeNeedsRestart(only("select"), from({ select: ["PAL001"] })), false);
+  assert.equal(changeNeedsRestart(only("trace.timeout"), DEFAULT_SETTINGS), false);
 });

