@@ -37,7 +37,7 @@ def get_global_fixes(project, model, call, value, finding: Finding) -> tuple[Fix
             from dataclasses import replace
 
             fixes[safe[0]] = replace(fixes[safe[0]], preferred=True)
-    disable = disable_for_line.fix(model.path, model.text, finding.span, finding.code)
+    disable = disable_for_line.fix(model, finding.span, finding.code)
     if disable is not None:
         fixes.append(disable)
     return tuple(fixes)

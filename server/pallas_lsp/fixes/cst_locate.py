@@ -1,81 +1,111 @@
-"""Finding, in a LibCST tree, the nodes the `ast`-based analysis talks about, and rewriting them.
+"""Finding, in LibCST trees, the nodes the `ast`-based analysis talks about, and rewriting them.
 
 The analysis works on `ast` (fast, tolerant); fixes are LibCST rewrites (they keep comments and
-formatting). Nodes are matched by their source range. Every change is registered against an
-original node and applied in one transformation, so rewrites of nested nodes compose.
+formatting). Only the top-level statements a fix touches are parsed with LibCST, each on its own
+(a 20,000-line module costs what its one kernel and its one launch cost); nodes are matched by
+source range. Every change is registered against an original node and applied in one
+transformation per statement, so rewrites of nested nodes compose.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..analysis.findings import Span
+from ..analysis.findings import Span, TextEdit
+from .edits import minimal_edits, parses
 
 Rewrite = Callable[[cst.CSTNode], "cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel"]
 
+# Lines as `ast` numbers them: only \r\n, \n and \r end a line.
+_LINES = re.compile(r".*?(?:\r\n|\n|\r)|.+$", re.DOTALL)
 
-class CstFile:
-    """One file's LibCST tree with positions, parents and pending rewrites."""
 
-    def __init__(self, path: str, text: str):
-        self.path = path
-        self.text = text
-        self._parsed = _parsed(text)
-        self.module, self.positions = self._parsed[0], self._parsed[1]
-        self.rewrites: dict[cst.CSTNode, list[Rewrite]] = {}
+class CannotFix(Exception):
+    """The fix cannot be made safely here; the message says why."""
 
-    @property
-    def parents(self) -> dict:
-        """Child -> parent, computed on first use (most fixes never need it)."""
-        if not self._parsed[2]:
+
+@dataclass(eq=False)
+class _Chunk:
+    """Whole lines holding one or more top-level statements, parsed on their own."""
+
+    first_line: int
+    text: str
+    module: cst.Module
+    positions: dict
+    parents: dict = field(default_factory=dict)
+    rewrites: dict = field(default_factory=dict)
+
+    def parent_map(self) -> dict:
+        if not self.parents:
             stack = [self.module]
             while stack:
                 node = stack.pop()
                 for child in node.children:
-                    self._parsed[2][child] = node
+                    self.parents[child] = node
                     stack.append(child)
-        return self._parsed[2]
+        return self.parents
 
-    @classmethod
-    def parse(cls, path: str, text: str) -> "CstFile | None":
-        try:
-            return cls(path, text)
-        except (cst.ParserSyntaxError, RecursionError, ValueError):
-            return None
+
+class CstFile:
+    """The LibCST side of one file: statements parsed on demand, and their pending rewrites."""
+
+    def __init__(self, model):
+        self.path = model.path
+        self.text = model.text
+        self.lines, self.ranges = lines_of(model), ranges_of(model)
+        self.chunks: dict[tuple[int, int], _Chunk] = {}
+        self.owner: dict[cst.CSTNode, _Chunk] = {}
 
     # ---- locating -------------------------------------------------------------------------------
 
-    def span_of(self, node: cst.CSTNode) -> Span:
-        where = self.positions[node]
-        return Span(where.start.line - 1, where.start.column, where.end.line - 1, where.end.column)
+    def _chunk(self, line: int) -> _Chunk:
+        found = chunk_range(self.ranges, line)
+        if found is None:
+            raise CannotFix(f"no statement at line {line + 1}")
+        if found not in self.chunks:
+            start, end = found
+            text = "".join(self.lines[start:end + 1])
+            module, positions = _parsed(text)
+            self.chunks[found] = _Chunk(start, text, module, positions)
+        return self.chunks[found]
+
+    def _own(self, chunk: _Chunk, node):
+        if node is not None:
+            self.owner[node] = chunk
+        return node
 
     def find(self, span: Span, kind: type | tuple[type, ...]) -> cst.CSTNode | None:
         """The node of `kind` at `span`: exactly there, else the largest inside it (`ast` counts a
         tuple's parentheses, LibCST may not), else the smallest around it (parentheses the other way)."""
-        wanted = ((span.line, span.column), (span.end_line, span.end_column))
+        chunk = self._chunk(span.line)
+        offset = chunk.first_line
+        wanted = ((span.line - offset, span.column), (span.end_line - offset, span.end_column))
         inside, around = [], []
-        for node, where in self.positions.items():
+        for node, where in chunk.positions.items():
             if not isinstance(node, kind):
                 continue
             start = (where.start.line - 1, where.start.column)
             end = (where.end.line - 1, where.end.column)
             if (start, end) == wanted:
-                return node
+                return self._own(chunk, node)
             if start >= wanted[0] and end <= wanted[1]:
                 inside.append((start, [-end[0], -end[1]], node))
             elif start <= wanted[0] and end >= wanted[1]:
                 around.append(((end[0] - start[0], end[1] - start[1]), node))
         if inside:
             inside.sort(key=lambda item: (item[0], item[1]))
-            return inside[0][2]
+            return self._own(chunk, inside[0][2])
         if around:
             around.sort(key=lambda item: item[0])
-            return around[0][1]
+            return self._own(chunk, around[0][1])
         return None
 
     def find_ast(self, model, node: ast.AST, kind: type | tuple[type, ...]) -> cst.CSTNode | None:
@@ -83,38 +113,89 @@ class CstFile:
 
     def function(self, node: ast.AST) -> cst.FunctionDef | None:
         """The `def` of an `ast` function (matched by name and the line of `def`)."""
-        for candidate, where in self.positions.items():
+        chunk = self._chunk(node.lineno - 1)
+        for candidate in chunk.positions:
             if isinstance(candidate, cst.FunctionDef) and candidate.name.value == getattr(node, "name", None):
-                if self.positions[candidate.name].start.line == node.lineno:
-                    return candidate
+                if chunk.positions[candidate.name].start.line - 1 + chunk.first_line == node.lineno - 1:
+                    return self._own(chunk, candidate)
         return None
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.parents.get(node)
+        chunk = self.owner[node]
+        return self._own(chunk, chunk.parent_map().get(node))
 
     # ---- rewriting ------------------------------------------------------------------------------
 
     def rewrite(self, node: cst.CSTNode, change: Rewrite) -> None:
         """Register `change(updated_node)` for `node`; several changes to one node apply in order."""
-        self.rewrites.setdefault(node, []).append(change)
+        self.owner[node].rewrites.setdefault(node, []).append(change)
 
-    def render(self) -> str:
-        if not self.rewrites:
-            return self.text
-        return self.module.visit(_Apply(self.rewrites)).code
+    def edits(self) -> list[TextEdit]:
+        """Text edits for every rewritten statement; CannotFix if one no longer parses."""
+        result = []
+        for chunk in self.chunks.values():
+            if not chunk.rewrites:
+                continue
+            new = chunk.module.visit(_Apply(chunk.rewrites)).code
+            if not parses(new):
+                raise CannotFix("the rewritten statement does not parse")
+            for edit in minimal_edits(self.path, chunk.text, new):
+                span = edit.span
+                result.append(TextEdit(self.path, Span(span.line + chunk.first_line, span.column,
+                                                       span.end_line + chunk.first_line, span.end_column),
+                                       edit.new_text))
+        return result
+
+
+def statement_ranges(tree: ast.Module) -> list[tuple[int, int]]:
+    """0-based inclusive line ranges of the top-level statements (decorators included), merged
+    where statements share a line."""
+    ranges: list[tuple[int, int]] = []
+    for statement in tree.body:
+        start = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))]) - 1
+        end = (statement.end_lineno or statement.lineno) - 1
+        if ranges and start <= ranges[-1][1]:
+            ranges[-1] = (ranges[-1][0], max(end, ranges[-1][1]))
+        else:
+            ranges.append((start, end))
+    return ranges
+
+
+def lines_of(model) -> list[str]:
+    """The module's lines with their ends, computed once per text (every fix of it shares them)."""
+    if "fix-lines" not in model.eval_cache:
+        model.eval_cache["fix-lines"] = _LINES.findall(model.text)
+    return model.eval_cache["fix-lines"]
+
+
+def ranges_of(model) -> list[tuple[int, int]]:
+    if "fix-ranges" not in model.eval_cache:
+        model.eval_cache["fix-ranges"] = statement_ranges(model.tree)
+    return model.eval_cache["fix-ranges"]
+
+
+def chunk_range(ranges: list[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    """The range holding `line` (ranges are sorted and disjoint)."""
+    index = bisect.bisect_right(ranges, (line, float("inf"))) - 1
+    if index >= 0 and ranges[index][0] <= line <= ranges[index][1]:
+        return ranges[index]
+    return None
 
 
 _PARSED: "OrderedDict[str, tuple]" = OrderedDict()
-_PARSED_KEPT = 4
+_PARSED_KEPT = 64
 
 
 def _parsed(text: str) -> tuple:
-    """Tree, positions and parents of a text. Parsing with metadata costs far more than the
-    analysis; every fix offered for one file version shares one parse (trees are immutable)."""
+    """Tree and positions of a statement's text, shared by every fix offered for it (trees are
+    immutable; parsing with positions costs more than the analysis)."""
     found = _PARSED.get(text)
     if found is None:
-        wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # nobody else has this tree
-        found = (wrapper.module, wrapper.resolve(PositionProvider), {})
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)  # nobody else has this tree
+        except (cst.ParserSyntaxError, RecursionError, ValueError) as error:
+            raise CannotFix(f"LibCST cannot parse it: {error}") from None
+        found = (wrapper.module, wrapper.resolve(PositionProvider))
         _PARSED[text] = found
         while len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)

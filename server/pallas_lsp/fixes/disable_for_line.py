@@ -8,23 +8,26 @@ import tokenize
 
 from ..analysis.findings import Fix, Span, TextEdit
 from ..analysis.source import noqa_codes
+from .cst_locate import chunk_range, ranges_of
 
 _NOQA_CODES = re.compile(r"(#\s*noqa:\s*[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 
 
-def _comment_line(text: str, line_index: int) -> bool:
-    """True when a comment added at the end of this line is a real comment (not inside a string)."""
+def _comment_line(lines: list[str], first: int, line_index: int) -> bool:
+    """True when a comment added at the end of this line is a real comment (not inside a string).
+    Only the statement's own lines (from `first`) are tokenized, not the whole file."""
+    text = "\n".join(lines[first:line_index + 1]) + "\n"
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT and token.start[0] - 1 == line_index and "noqa" in token.string:
+            if token.type == tokenize.COMMENT and token.start[0] - 1 == line_index - first and "noqa" in token.string:
                 return True
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        return False
+        return False  # the line ends inside a bracket: the comment is still a comment if it tokenized
     return False
 
 
-def fix(path: str, text: str, span: Span, code: str) -> Fix | None:
-    lines = text.splitlines()
+def fix(model, span: Span, code: str) -> Fix | None:
+    path, lines = model.path, model.source.lines
     for index in dict.fromkeys((span.line, span.end_line)):
         if index >= len(lines):
             continue
@@ -41,7 +44,8 @@ def fix(path: str, text: str, span: Span, code: str) -> Fix | None:
             stripped = len(line.rstrip())
             edit = TextEdit(path, Span(index, stripped, index, len(line)), f"  # noqa: {code}")
         new_line = line[:edit.span.column] + edit.new_text + line[edit.span.end_column:]
-        new_text = "\n".join([*lines[:index], new_line, *lines[index + 1:]])
-        if _comment_line(new_text, index):
+        found = chunk_range(ranges_of(model), index)  # tokenizing can start at the statement's first line
+        first = found[0] if found else 0
+        if _comment_line([*lines[:index], new_line], first, index):
             return Fix(f"pallas-lsp ({code}): Disable {code} for this line", (edit,), "safe", False, "noqa")
     return None

@@ -7,9 +7,9 @@ the conventional spelling is added after the file's leading imports, once per fi
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from .cst_locate import CstFile
+from ..analysis.findings import Span, TextEdit
 
 # Conventional spellings for the modules fixes refer to: (statement to add, local name).
 _CONVENTIONAL = {
@@ -20,51 +20,33 @@ _CONVENTIONAL = {
 }
 
 
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
-
-
 class Imports:
-    """The file's top-level imports, and the lines a fix adds to them."""
+    """The file's top-level imports, and the lines a fix adds after its leading ones."""
 
-    def __init__(self, file: CstFile):
-        self.file = file
+    def __init__(self, model):
+        self.tree = model.tree
         self.local: dict[str, str] = {}  # dotted module or object -> local name
-        self.bound: set[str] = set()
         self.added: list[str] = []
-        self.anchor: cst.CSTNode | None = None  # the last statement of the leading imports
+        self.anchor_line: int | None = None  # 0-based last line of the leading imports (and docstring)
         leading = True
-        for statement in file.module.body:
-            is_import = False
-            if isinstance(statement, cst.SimpleStatementLine):
-                for small in statement.body:
-                    if isinstance(small, cst.Import):
-                        is_import = True
-                        for alias in small.names:
-                            dotted = _dotted(alias.name)
-                            if alias.asname is not None:
-                                name = alias.asname.name.value
-                                self.local.setdefault(dotted, name)
-                            else:
-                                name = dotted.split(".")[0]
-                                self.local.setdefault(name, name)
-                            self.bound.add(name)
-                    elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-                        is_import = True
-                        module = ("." * len(small.relative)) + (_dotted(small.module) if small.module else "")
-                        for alias in small.names:
-                            name = alias.asname.name.value if alias.asname is not None else alias.name.value
-                            self.local.setdefault(f"{module}.{alias.name.value}", name)
-                            self.bound.add(name)
-                    elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString) and self.anchor is None:
-                        is_import = True  # the module docstring
-            if is_import and leading:
-                self.anchor = statement
-            elif not is_import:
+        for index, statement in enumerate(self.tree.body):
+            is_import = isinstance(statement, (ast.Import, ast.ImportFrom))
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.asname:
+                        self.local.setdefault(alias.name, alias.asname)
+                    else:
+                        self.local.setdefault(alias.name.split(".")[0], alias.name.split(".")[0])
+            elif isinstance(statement, ast.ImportFrom):
+                module = "." * statement.level + (statement.module or "")
+                for alias in statement.names:
+                    if alias.name != "*":
+                        self.local.setdefault(f"{module}.{alias.name}", alias.asname or alias.name)
+            docstring = (index == 0 and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                         and isinstance(statement.value.value, str))
+            if leading and (is_import or docstring):
+                self.anchor_line = (statement.end_lineno or statement.lineno) - 1
+            elif not docstring:
                 leading = False
 
     def name(self, dotted: str) -> str:
@@ -81,15 +63,19 @@ class Imports:
         self.added.append(statement)
         return name
 
-    def commit(self) -> None:
+    def edits(self, path: str, lines: list[str]) -> list[TextEdit]:
+        """One insertion of the added import lines, in the file's line-ending style."""
         if not self.added:
-            return
-        lines = [cst.parse_statement(line + "\n") for line in self.added]
-        if self.anchor is None:
-            first = self.file.module.body[0] if self.file.module.body else None
-            if first is None:
-                self.file.rewrite(self.file.module, lambda m: m.with_changes(body=[*lines]))
-                return
-            self.file.rewrite(first, lambda node: cst.FlattenSentinel([*lines, node]))
-        else:
-            self.file.rewrite(self.anchor, lambda node: cst.FlattenSentinel([node, *lines]))
+            return []
+        newline = next((line[len(line.rstrip("\r\n")):] for line in lines if line.endswith(("\n", "\r"))), "\n")
+        block = "".join(statement + newline for statement in self.added)
+        if self.anchor_line is None:
+            first = self.tree.body[0] if self.tree.body else None
+            line = (min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))]) - 1
+                    if first is not None else len(lines))
+            return [TextEdit(path, Span(line, 0, line, 0), block)]
+        after = self.anchor_line + 1
+        if after < len(lines) or (lines and lines[-1].endswith(("\n", "\r"))):
+            return [TextEdit(path, Span(after, 0, after, 0), block)]
+        end = len(lines[self.anchor_line])  # the imports end the file, without a final newline
+        return [TextEdit(path, Span(self.anchor_line, end, self.anchor_line, end), newline + block.rstrip("\r\n"))]

@@ -11,13 +11,10 @@ import ast
 import libcst as cst
 
 from ..analysis.findings import Fix
-from .cst_locate import CstFile, expression
-from .edits import minimal_edits, parses
+from .cst_locate import CannotFix, CstFile, expression
 from .imports import Imports
 
-
-class CannotFix(Exception):
-    """The fix cannot be made safely here; the message says why."""
+__all__ = ["CannotFix", "FixBuilder"]
 
 
 class FixBuilder:
@@ -27,20 +24,16 @@ class FixBuilder:
 
     def file(self, model) -> tuple[CstFile, Imports]:
         if model.path not in self.files:
-            file = CstFile.parse(model.path, model.text)
-            if file is None:
+            if model.source.syntax_errors:
                 raise CannotFix("the file does not parse")
-            self.files[model.path] = (file, Imports(file))
+            self.files[model.path] = (CstFile(model), Imports(model))
         return self.files[model.path]
 
     def fix(self, title: str, applicability: str = "safe", preferred: bool = False) -> Fix | None:
         edits = []
         for path, (file, imports) in self.files.items():
-            imports.commit()
-            new = file.render()
-            if not parses(new):
-                return None
-            edits.extend(minimal_edits(path, file.text, new))
+            edits.extend(imports.edits(path, file.lines))
+            edits.extend(file.edits())
         if not edits:
             return None
         return Fix(title, tuple(edits), applicability, preferred)
