@@ -1,8 +1,8 @@
 """Turning a rewritten file into small text edits, and applying edits to text.
 
-A fix is computed as a whole new file text (LibCST keeps everything it does not touch); editors
-want edits that cover only what changed, so unchanged lines and the common start and end of
-changed runs are left out.
+A fix rewrites whole statements (LibCST keeps everything it does not touch); editors want edits
+that cover only what changed, so unchanged lines and the common start and end of changed runs
+are left out.
 """
 
 from __future__ import annotations
