@@ -69,7 +69,10 @@ def test_cold_start_reports_process_start_to_first_diagnostics():
     result = run_bench("cold_start.py", "--runs", "2", "--file", str(EXAMPLE_BAD), "--root", str(EXAMPLE_BAD.parent))
     (measured,) = result["files"]
     assert_stats(measured["cold_start_ms"], 2)
+    assert_stats(measured["initialize_answered_ms"], 2)
     assert_stats(result["python_startup_ms"], 2)
+    assert_stats(result["import_server_ms"], 2)
+    assert measured["initialize_answered_ms"]["min"] < measured["cold_start_ms"]["max"]
     assert measured["diagnostics"] == [1]
     assert measured["ratio_to_python_startup"] > 1
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import ast
 import logging
 import os
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import jedi
+from parso import cache as parso_cache
 
 from .environment import PythonEnvironment, choose_interpreter, load_environment
 from .evaluate import Evaluator
@@ -209,6 +211,21 @@ class _Target:
 
 
 PROBE_NAME = "_pallas_lsp_import_probe_.py"
+PROBES_KEPT = 2
+# jedi's parser keeps every module it ever parsed in memory (parso's parser_cache; most of a
+# server's memory after a few hundred jax modules). Import answers are kept here instead, so only
+# the most recently used trees are kept; an evicted one comes back from parso's disk cache if needed.
+PARSER_TREES_KEPT = 16
+
+
+def _trim_parser_cache(keep: int = PARSER_TREES_KEPT) -> None:
+    caches = getattr(parso_cache, "parser_cache", None)
+    if not isinstance(caches, dict) or sum(len(c) for c in caches.values()) <= 2 * keep:
+        return
+    items = sorted(((item.last_used, grammar, path) for grammar, by_path in caches.items()
+                    for path, item in by_path.items()), key=lambda t: t[0], reverse=True)
+    for _, grammar, path in items[keep:]:
+        caches[grammar].pop(path, None)
 
 
 class Resolver:
@@ -225,6 +242,9 @@ class Resolver:
     def __init__(self, project: Project):
         self.project = project
         self._library_answers: dict[tuple[str, str], tuple[_Target, ...]] = {}
+        # The few newest probes stay alive (one analysis goes back and forth between a handful of
+        # modules); each pins a jedi inference state, so older ones are let go.
+        self._probe_scripts: OrderedDict[int, tuple[ModuleModel, object]] = OrderedDict()
 
     # ---- jedi ---------------------------------------------------------------------------------
 
@@ -265,20 +285,28 @@ class Resolver:
             return probe["answers"][statement[0]]
         line = probe["statements"].index(statement[0]) + 1
         try:
-            script = probe.get("script")
-            if script is None:
-                script = probe["script"] = jedi.Script(
-                    probe["text"], path=os.path.join(os.path.dirname(model.path), PROBE_NAME),
-                    project=self.project.jedi_project(), environment=self.project.environment.jedi_env)
-            answer = tuple(_Target.of(d) for d in script.goto(line, statement[1], follow_imports=True))
+            answer = tuple(_Target.of(d) for d in self._probe_script(model, probe).goto(line, statement[1], follow_imports=True))
         except Exception as exc:  # jedi has internal failures on odd code; the fallback still answers
             log.debug("jedi goto failed for %r in %s: %s", statement[0], model.path, exc)
             answer = ()
+        _trim_parser_cache()
         probe["answers"][statement[0]] = answer
         if answer and all(t.module_path and not self.project.is_workspace_file(t.module_path)
                           and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
             self._library_answers[key] = answer
         return answer
+
+    def _probe_script(self, model: ModuleModel, probe: dict):
+        found = self._probe_scripts.get(id(model))
+        if found is not None and found[0] is model:
+            self._probe_scripts.move_to_end(id(model))
+            return found[1]
+        script = jedi.Script(probe["text"], path=os.path.join(os.path.dirname(model.path), PROBE_NAME),
+                             project=self.project.jedi_project(), environment=self.project.environment.jedi_env)
+        self._probe_scripts[id(model)] = (model, script)
+        while len(self._probe_scripts) > PROBES_KEPT:
+            self._probe_scripts.popitem(last=False)
+        return script
 
     def _value_from_definition(self, model: ModuleModel, definitions, origin_line: int) -> Value | None:
         """A value for what jedi found, or None when jedi did not really answer."""
