@@ -19,8 +19,11 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", 
 @pytest_lsp.fixture(config=SERVER)
 async def pull_client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
-            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False))),
+        capabilities=types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(
+                diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False)),
+            workspace=types.WorkspaceClientCapabilities(
+                diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True))),
         root_uri=(REPO / "tests" / "fixtures").as_uri(),
         initialization_options={"python": jax_python()}))
     yield
@@ -68,3 +71,34 @@ async def test_broken_python_setting_is_shown_and_the_server_keeps_serving(broke
 
     params = await asyncio.wait_for(wait(), 30)
     assert [d.code for d in params.diagnostics] == ["PAL001"]  # from the import statements alone
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def pull_without_refresh_client(lsp_client: LanguageClient):
+    result = await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
+            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False))),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 0}))
+    lsp_client.init_result = result
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_client_that_cannot_be_asked_to_pull_again_gets_push(pull_without_refresh_client: LanguageClient):
+    """Like Neovim 0.11: pull declared, workspace/diagnostic/refresh not. Settings changes and trace
+    results must still reach it, so the server pushes and does not advertise pull."""
+    client = pull_without_refresh_client
+    assert client.init_result.capabilities.diagnostic_provider is None
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
+
+    async def wait():
+        while True:
+            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == URI and params.version == 1:
+                return params
+
+    params = await asyncio.wait_for(wait(), 30)
+    assert [d.code for d in params.diagnostics] == ["PAL001"]

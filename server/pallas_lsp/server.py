@@ -365,7 +365,14 @@ def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
         root = uri_to_path(params.root_uri) if params.root_uri else params.root_path
         folders = [(root, params.root_uri)]
     capabilities = params.capabilities
-    ls.pull = bool(capabilities.text_document and capabilities.text_document.diagnostic)
+    declares_pull = bool(capabilities.text_document and capabilities.text_document.diagnostic)
+    can_refresh = bool(capabilities.workspace and capabilities.workspace.diagnostics
+                       and capabilities.workspace.diagnostics.refresh_support)
+    # Pull only from clients we can ask to pull again (settings change, save, trace results);
+    # others (Neovim 0.11) get push, and pull is not advertised, so they see each diagnostic once.
+    ls.pull = declares_pull and can_refresh
+    if not ls.pull:
+        ls.protocol.fm.features.pop(types.TEXT_DOCUMENT_DIAGNOSTIC, None)
     ls.client_configuration = bool(capabilities.workspace and capabilities.workspace.configuration)
     ls.loop_thread = threading.get_ident()
     try:

@@ -26,7 +26,9 @@ def capabilities(pull=False):
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(work_done_progress=True),
         text_document=types.TextDocumentClientCapabilities(
-            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False)) if pull else None)
+            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=False)) if pull else None,
+        workspace=types.WorkspaceClientCapabilities(
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)) if pull else None)
 
 
 async def start(client: LanguageClient, pull=False, **options):
