@@ -32,6 +32,10 @@ STEPS = [
     "the Trace kernel code lens runs the trace through the extension's command",
     "cancelling a trace from its progress notification stops it",
 ]
+UNTRUSTED_STEPS = [
+    "untrusted: static diagnostics run, on the user's interpreter, not the workspace's",
+    "untrusted: no trace, from the command, the server command or a code lens",
+]
 
 
 def npm(*args: str, timeout: float, **env: str) -> subprocess.CompletedProcess:
@@ -56,29 +60,50 @@ def test_typescript_unit_tests_pass():
     assert int(failed.group(1)) == 0 and int(passed.group(1)) >= 20, output(result)
 
 
-@pytest.fixture(scope="module")
-def integration():
-    """Packages the .vsix if its sources changed, then runs the suite once for all the steps."""
+def run_suite(mode: str) -> dict:
+    """Packages the .vsix if its sources changed, then runs the suite in one VS Code window."""
     packaged = npm("run", "package:if-changed", timeout=900)
     assert packaged.returncode == 0, output(packaged)
     started = time.time()
-    result = npm("run", "test:integration", timeout=900, PALLAS_E2E_PYTHON=jax_python())
+    result = npm("run", "test:integration", "--workspace", "client-vscode", "--", mode, timeout=900, PALLAS_E2E_PYTHON=jax_python())
     line = next((l for l in result.stdout.splitlines() if l.startswith("E2E_RESULTS ")), None)
     assert line is not None, "the integration driver reported no results\n" + output(result)
     report = json.loads(line[len("E2E_RESULTS "):])
     return {"started": started, "report": report, "log": output(result), "returncode": result.returncode}
 
 
+@pytest.fixture(scope="module")
+def integration():
+    return run_suite("trusted")
+
+
+@pytest.fixture(scope="module")
+def integration_untrusted():
+    return run_suite("untrusted")
+
+
+def check_step(run: dict, step: str) -> None:
+    outcomes = {r["step"]: r for r in run["report"]["results"]}
+    assert step in outcomes, f"the suite did not reach this step\n{run['log']}"
+    outcome = outcomes[step]
+    if outcome["status"] == "skip":
+        pytest.skip(outcome["detail"])
+    assert outcome["status"] == "pass", f"{outcome['detail']}\n{run['log']}"
+
+
 @pytest.mark.jax
 @pytest.mark.timeout(1900)
 @pytest.mark.parametrize("step", STEPS)
 def test_vscode_integration_step(integration, step):
-    outcomes = {r["step"]: r for r in integration["report"]["results"]}
-    assert step in outcomes, f"the suite did not reach this step\n{integration['log']}"
-    outcome = outcomes[step]
-    if outcome["status"] == "skip":
-        pytest.skip(outcome["detail"])
-    assert outcome["status"] == "pass", f"{outcome['detail']}\n{integration['log']}"
+    check_step(integration, step)
+
+
+@pytest.mark.jax
+@pytest.mark.timeout(1900)
+@pytest.mark.parametrize("step", UNTRUSTED_STEPS)
+def test_vscode_untrusted_workspace_step(integration_untrusted, step):
+    check_step(integration_untrusted, step)
+    assert integration_untrusted["report"]["exitCode"] == 0, integration_untrusted["log"]
 
 
 @pytest.mark.jax

@@ -6,6 +6,9 @@
 // a copy of test/e2e/workspace. Screenshots asked for by the suite are saved under
 // docs/screenshots/. Exit status: the suite's (0 when no step failed).
 //
+// Usage: node test/e2e/run.mjs [trusted|untrusted]. `untrusted` opens the workspace in VS Code's
+// restricted mode (workspace trust on, never prompted), with a workspace setting naming another
+// interpreter, and runs the suite's untrusted steps.
 // Environment: PALLAS_E2E_PYTHON (the interpreter the extension is set to; default
 // .venvs/jax/bin/python), CHROMIUM (default /usr/bin/chromium), PALLAS_E2E_TIMEOUT_S (default 420).
 import { spawn, execFileSync } from "node:child_process";
@@ -26,6 +29,11 @@ const python = process.env.PALLAS_E2E_PYTHON ?? path.join(repo, ".venvs", "jax",
 const browserPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const timeoutMs = Number(process.env.PALLAS_E2E_TIMEOUT_S ?? 420) * 1000;
 const screenshots = path.join(repo, "docs", "screenshots");
+const mode = process.argv[2] ?? "trusted";
+if (mode !== "trusted" && mode !== "untrusted") {
+  console.error(`e2e: unknown mode ${mode}: trusted or untrusted`);
+  process.exit(2);
+}
 
 function fail(message) {
   console.error(`e2e: ${message}`);
@@ -39,10 +47,15 @@ if (Number(process.versions.node.split(".")[0]) < 24) fail(`code-server needs No
 
 const runs = path.join(extensionRoot, ".e2e");
 fs.mkdirSync(runs, { recursive: true });
-for (const old of fs.readdirSync(runs)) fs.rmSync(path.join(runs, old), { recursive: true, force: true });
-const dir = fs.mkdtempSync(path.join(runs, "run-"));
+for (const old of fs.readdirSync(runs).filter((d) => d.startsWith(`run-${mode}-`))) fs.rmSync(path.join(runs, old), { recursive: true, force: true });
+const dir = fs.mkdtempSync(path.join(runs, `run-${mode}-`));
 const workspace = path.join(dir, "workspace");
 fs.cpSync(path.join(here, "workspace"), workspace, { recursive: true });
+if (mode === "untrusted") {
+  // What a cloned repository could carry: the extension must not run this program.
+  fs.mkdirSync(path.join(workspace, ".vscode"));
+  fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "pallasLsp.interpreter": "./tools/not-python", "pallasLsp.trace.timeout": 77 }));
+}
 const userDir = path.join(dir, "user");
 const extensionsDir = path.join(dir, "extensions");
 fs.mkdirSync(path.join(userDir, "User"), { recursive: true });
@@ -51,6 +64,7 @@ fs.writeFileSync(
   JSON.stringify(
     {
       "pallasLsp.interpreter": python,
+      ...(mode === "untrusted" ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never" } : {}),
       "workbench.startupEditor": "none",
       "workbench.colorTheme": "Default Dark Modern",
       "workbench.tips.enabled": false,
@@ -68,7 +82,7 @@ fs.writeFileSync(
     2,
   ),
 );
-const jaxVersion = execFileSync(python, ["-c", "from importlib.metadata import version; print(version('jax'))"], { encoding: "utf8" }).trim();
+const [pythonExecutable, jaxVersion] = execFileSync(python, ["-c", "import sys; from importlib.metadata import version; print(sys.executable); print(version('jax'))"], { encoding: "utf8" }).trim().split("\n");
 
 const log = fs.openSync(path.join(dir, "server.log"), "a");
 console.log(`e2e: run folder ${dir}; interpreter ${python} (jax ${jaxVersion})`);
@@ -94,14 +108,14 @@ const server = spawn(
     "--without-connection-token",
     "--accept-server-license-terms",
     "--enable-smoke-test-driver",
-    "--disable-workspace-trust",
+    ...(mode === "trusted" ? ["--disable-workspace-trust"] : []),
     "--disable-telemetry",
     "--user-data-dir", userDir,
     "--server-data-dir", path.join(dir, "server-data"),
     "--extensions-dir", extensionsDir,
   ],
   {
-    env: { ...process.env, HOME: dir, PALLAS_E2E_DIR: dir, PALLAS_E2E_WORKSPACE: workspace, PALLAS_E2E_JAX_VERSION: jaxVersion },
+    env: { ...process.env, HOME: dir, PALLAS_E2E_DIR: dir, PALLAS_E2E_MODE: mode, PALLAS_E2E_WORKSPACE: workspace, PALLAS_E2E_JAX_VERSION: jaxVersion, PALLAS_E2E_PYTHON_EXECUTABLE: pythonExecutable },
     stdio: ["ignore", log, log],
     detached: true,
   },
@@ -195,7 +209,7 @@ if (exitCode !== 0 && fs.existsSync(path.join(dir, "test.log"))) {
 }
 const counts = ["pass", "fail", "skip"].map((s) => results.filter((r) => r.status === s).length);
 console.log(`e2e: ${counts[0]} passed, ${counts[1]} failed, ${counts[2]} skipped; suite exit code ${exitCode}`);
-console.log(`E2E_RESULTS ${JSON.stringify({ exitCode, dir, results })}`);
+console.log(`E2E_RESULTS ${JSON.stringify({ mode, exitCode, dir, results })}`);
 process.exit(exitCode === 0 && counts[1] === 0 && results.length > 0 ? 0 : 1);
 
 function freePort() {

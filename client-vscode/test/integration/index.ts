@@ -79,6 +79,67 @@ function pal001(uri: vscode.Uri): vscode.Diagnostic[] {
 
 export async function run(): Promise<void> {
   assert.ok(E2E_DIR && WORKSPACE, "PALLAS_E2E_DIR and PALLAS_E2E_WORKSPACE must be set by the driver");
+  if (process.env.PALLAS_E2E_MODE === "untrusted") {
+    await untrusted();
+  } else {
+    await trusted();
+  }
+  const failed = outcomes.filter((o) => o.status === "fail");
+  if (failed.length > 0) {
+    throw new Error(`failed steps: ${failed.map((o) => o.step).join("; ")}`);
+  }
+}
+
+type Api = { ready(): Promise<void>; status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null } };
+
+async function startedExtension(): Promise<Api> {
+  const extension = vscode.extensions.getExtension<Api>(EXTENSION_ID);
+  assert.ok(extension, `${EXTENSION_ID} is not installed`);
+  assert.ok(extension.extensionPath.startsWith(path.join(E2E_DIR, "extensions")), `expected the copy installed from the .vsix, got ${extension.extensionPath}`);
+  const api = await extension.activate();
+  await api.ready();
+  return api;
+}
+
+/** Restricted mode: static diagnostics on the user's interpreter; nothing runs the workspace's code. */
+async function untrusted(): Promise<void> {
+  const badUri = vscode.Uri.file(path.join(WORKSPACE, "bad_kernel.py"));
+  const goodUri = vscode.Uri.file(path.join(WORKSPACE, "good_kernel.py"));
+
+  await step("untrusted: static diagnostics run, on the user's interpreter, not the workspace's", async () => {
+    assert.equal(vscode.workspace.isTrusted, false, "the driver should have opened the workspace untrusted");
+    await vscode.window.showTextDocument(badUri);
+    const api = await startedExtension();
+    const status = await waitFor("the server to run", () => (api.status().text.startsWith("$(check)") ? api.status() : undefined), 60000);
+    const config = vscode.workspace.getConfiguration("pallasLsp");
+    assert.equal(config.get("trace.timeout"), 77, "the workspace's .vscode/settings.json should be read (its other settings apply)");
+    assert.equal(status.interpreter, process.env.PALLAS_E2E_PYTHON_EXECUTABLE, "the workspace's ./tools/not-python must not be run");
+    assert.match(status.tooltip, /untrusted: static diagnostics only/);
+    const [diagnostic] = await waitFor("a PAL001 diagnostic", () => (pal001(badUri).length > 0 ? pal001(badUri) : undefined), 90000);
+    assert.deepEqual([diagnostic.range.start.line, diagnostic.range.start.character], [13, 12]);
+    return `${status.text} on ${status.interpreter}`;
+  });
+
+  await step("untrusted: no trace, from the command, the server command or a code lens", async () => {
+    const editor = await vscode.window.showTextDocument(goodUri);
+    const line = editor.document.getText().split("\n").findIndex((l) => l.startsWith("ordered_double = "));
+    editor.selection = new vscode.Selection(line, 0, line, 0);
+    const fromCommand = await Promise.resolve(vscode.commands.executeCommand("pallasLsp.traceKernel")).catch((e: Error) => `error: ${e.message}`);
+    assert.ok(fromCommand === undefined || String(fromCommand).startsWith("error:"), `Trace Kernel gave ${JSON.stringify(fromCommand)}`);
+    const fromServerCommand = await Promise.resolve(vscode.commands.executeCommand("pallas.trace", goodUri.toString(), "ordered_double")).catch(() => undefined);
+    assert.equal(fromServerCommand, undefined, "the server's pallas.trace must be refused");
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", goodUri, 10)) ?? [];
+    assert.deepEqual(lenses.map((l) => l.command?.title).filter((t) => t === "Trace kernel"), []);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const traced = vscode.languages.getDiagnostics(goodUri).filter((d) => d.source === "pallas-trace");
+    assert.deepEqual(traced.map((d) => d.message), [], "nothing may have been traced");
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith("Pallas trace: "));
+    assert.deepEqual(tabs.map((t) => t.label), []);
+    return `Trace Kernel: ${fromCommand === undefined ? "refused" : fromCommand}; pallas.trace refused; ${lenses.length} lenses, none to trace`;
+  });
+}
+
+async function trusted(): Promise<void> {
   const badUri = vscode.Uri.file(path.join(WORKSPACE, "bad_kernel.py"));
   const goodUri = vscode.Uri.file(path.join(WORKSPACE, "good_kernel.py"));
   let serverCommands: string[] = [];
@@ -229,8 +290,4 @@ export async function run(): Promise<void> {
     return `cancelled after ${((cancelledAt - started) / 1000).toFixed(1)} s; the command ended ${((Date.now() - cancelledAt) / 1000).toFixed(1)} s later (the module sleeps 600 s on import)`;
   });
 
-  const failed = outcomes.filter((o) => o.status === "fail");
-  if (failed.length > 0) {
-    throw new Error(`failed steps: ${failed.map((o) => o.step).join("; ")}`);
-  }
 }
