@@ -30,6 +30,7 @@ STEPS = [
     "the preferred quick fix removes the PAL001 diagnostic",
     "Pallas: Trace Kernel shows the resource report of a good kernel",
     "the Trace kernel code lens runs the trace through the extension's command",
+    "Pallas: Restart Server brings a new server up",
     "cancelling a trace from its progress notification stops it",
 ]
 UNTRUSTED_STEPS = [

@@ -93,6 +93,7 @@ class PallasExtension implements vscode.Disposable {
 
   private async doRestart(reason: string): Promise<void> {
     this.output.appendLine(`[client] starting the server (${reason})`);
+    this.setStatus("$(sync~spin) Pallas", `Pallas LSP: starting (${reason})`);
     await this.stop();
     const trusted = vscode.workspace.isTrusted;
     const folder = vscode.workspace.workspaceFolders?.[0];

@@ -68,6 +68,27 @@ async function driver(name: string, action: "screenshot" | "cancel-progress"): P
 
 const screenshot = (name: string) => driver(name, "screenshot");
 
+/**
+ * Trace workers of the installed extension (bundled runner.py) that sleep in the kernel: only
+ * slow_kernel.py's `time.sleep(600)` at import puts one there (an idle worker waits on its pipe).
+ */
+function sleepingTraceWorkers(): number[] {
+  const extensions = path.join(E2E_DIR, "extensions");
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (!cmdline.includes(extensions) || !cmdline.includes("runner.py")) continue;
+      const wchan = fs.readFileSync(`/proc/${entry}/wchan`, "utf8");
+      if (wchan.includes("nanosleep")) pids.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return pids;
+}
+
 function codeOf(diagnostic: vscode.Diagnostic): string | undefined {
   const code = diagnostic.code;
   return typeof code === "object" && code !== null ? String(code.value) : code === undefined ? undefined : String(code);
@@ -271,6 +292,18 @@ async function trusted(): Promise<void> {
     return `lens on line ${lens.range.start.line + 1}: ${result.text.split("\n")[1]}`;
   });
 
+  await step("Pallas: Restart Server brings a new server up", async () => {
+    const api = await startedExtension();
+    await vscode.commands.executeCommand("pallasLsp.restartServer");
+    await api.ready();
+    const status = await waitFor("the restarted server to run", () => (api.status().text.startsWith("$(check)") ? api.status() : undefined), 60000);
+    const lenses = await waitFor("the restarted server's code lenses", async () => {
+      const found = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", goodUri, 10)) ?? [];
+      return found.some((l) => l.command?.title === "Trace kernel") ? found : undefined;
+    }, 60000);
+    return `${status.text}; ${lenses.length} code lens(es) from the new server`;
+  });
+
   await step("cancelling a trace from its progress notification stops it", async () => {
     if (!serverCommands.includes("pallas.trace")) {
       throw new Skip(`the server does not offer the trace command (server feature missing: workspace/executeCommand "pallas.trace")`);
@@ -281,13 +314,18 @@ async function trusted(): Promise<void> {
     editor.selection = new vscode.Selection(line, 0, line, 0);
     const started = Date.now();
     const pending = Promise.resolve(vscode.commands.executeCommand("pallasLsp.traceKernel"));
+    const sleeping = await waitFor("the trace worker to be importing slow_kernel.py (asleep)", () => {
+      const pids = sleepingTraceWorkers();
+      return pids.length > 0 ? pids : undefined;
+    }, 60000);
     // Toasts stay hidden in this headless window; the notification center lists the same progress.
     await vscode.commands.executeCommand("notifications.showList");
     await driver("cancel-trace", "cancel-progress");
     const cancelledAt = Date.now();
     const result = await Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve("still running"), 20000))]);
     assert.equal(result, undefined, "the trace command should end without a report once cancelled");
-    return `cancelled after ${((cancelledAt - started) / 1000).toFixed(1)} s; the command ended ${((Date.now() - cancelledAt) / 1000).toFixed(1)} s later (the module sleeps 600 s on import)`;
+    await waitFor(`the sleeping trace worker ${sleeping.join(", ")} to be stopped`, () => (sleepingTraceWorkers().some((p) => sleeping.includes(p)) ? undefined : true), 20000);
+    return `cancelled after ${((cancelledAt - started) / 1000).toFixed(1)} s while worker ${sleeping.join(", ")} slept in the module's import; the command ended and the worker was stopped ${((Date.now() - cancelledAt) / 1000).toFixed(1)} s later`;
   });
 
 }
