@@ -6,11 +6,10 @@ import sys
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
-
 from conftest import REPO, jax_python
 from golden_cases import GOLDEN
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 BEFORE = (GOLDEN / "operand_call_returned" / "before.py").read_text()
 AFTER = (GOLDEN / "operand_call_returned" / "after.py").read_text()

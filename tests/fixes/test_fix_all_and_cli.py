@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, jax_python
 from golden_cases import GOLDEN
 from pallas_lsp.analysis import Project, analyze

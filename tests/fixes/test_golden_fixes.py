@@ -14,7 +14,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, jax_python
 from golden_cases import clear, load_cases
 from pallas_lsp.analysis import Project, analyze
@@ -40,7 +39,7 @@ def analysed(case, which: str, root: Path):
 def applied(case, tmp_path):
     """(findings before, the finding fixed, {workspace file: text after the fix})."""
     root = tmp_path / "before"
-    project, path, findings = analysed(case, "before", root)
+    _, _, findings = analysed(case, "before", root)
     chosen = [(f, fix) for f in findings if f.code == case.code for fix in f.fixes if fix.title == title(case)]
     offered = {fix.title for f in findings for fix in f.fixes}
     assert len(chosen) == 1, f"{title(case)!r} offered {len(chosen)} times; offered: {sorted(offered)}"

@@ -9,7 +9,13 @@ from __future__ import annotations
 import logging
 
 from ..analysis.findings import Finding, Fix
-from . import allocate_as_scratch, disable_for_line, pass_as_input, pass_as_operand, use_global_semaphore
+from . import (
+    allocate_as_scratch,
+    disable_for_line,
+    pass_as_input,
+    pass_as_operand,
+    use_global_semaphore,
+)
 from .kernel_edits import CannotFix
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,16 @@ from __future__ import annotations
 import ast
 
 from ..analysis.values import Const, MemType
-from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
-                           parameter_name, remove_statement, replace_expression)
+from .kernel_edits import (
+    CannotFix,
+    FixBuilder,
+    add_parameter,
+    check_parameters,
+    edit_sequence_keyword,
+    parameter_name,
+    remove_statement,
+    replace_expression,
+)
 from .sites import global_use, grid_rank, launches
 
 _KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types"}

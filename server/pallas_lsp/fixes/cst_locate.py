@@ -13,8 +13,8 @@ import ast
 import bisect
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -115,9 +115,9 @@ class CstFile:
         """The `def` of an `ast` function (matched by name and the line of `def`)."""
         chunk = self._chunk(node.lineno - 1)
         for candidate in chunk.positions:
-            if isinstance(candidate, cst.FunctionDef) and candidate.name.value == getattr(node, "name", None):
-                if chunk.positions[candidate.name].start.line - 1 + chunk.first_line == node.lineno - 1:
-                    return self._own(chunk, candidate)
+            if (isinstance(candidate, cst.FunctionDef) and candidate.name.value == getattr(node, "name", None)
+                    and chunk.positions[candidate.name].start.line - 1 + chunk.first_line == node.lineno - 1):
+                return self._own(chunk, candidate)
         return None
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -182,7 +182,7 @@ def chunk_range(ranges: list[tuple[int, int]], line: int) -> tuple[int, int] | N
     return None
 
 
-_PARSED: "OrderedDict[str, tuple]" = OrderedDict()
+_PARSED: OrderedDict[str, tuple] = OrderedDict()
 _PARSED_KEPT = 64
 
 

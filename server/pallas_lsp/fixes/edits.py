@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..analysis.findings import Span, TextEdit
 

@@ -9,8 +9,17 @@ operand first: JAX zero-initialises global buffers, so the kernel sees the value
 from __future__ import annotations
 
 from ..analysis.values import MemType, ShapeDtype
-from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
-                           parameter_name, pass_first_operand, remove_statement, replace_expression)
+from .kernel_edits import (
+    CannotFix,
+    FixBuilder,
+    add_parameter,
+    check_parameters,
+    edit_sequence_keyword,
+    parameter_name,
+    pass_first_operand,
+    remove_statement,
+    replace_expression,
+)
 from .sites import bound_positional, global_use, grid_rank, launches
 
 PALLAS_CALL = {"pl.pallas_call"}

@@ -118,7 +118,7 @@ def interpreted_anywhere(project, model, function: ast.AST) -> bool:
 
     for source in [model, *importers(project, model)]:
         for entry in KernelIndex.of(project, source).entries:
-            if entry.interpret and entry.body is not None:
-                if any(f.node is function for f in reachable_functions(project, entry.body)):
-                    return True
+            if entry.interpret and entry.body is not None and any(
+                    f.node is function for f in reachable_functions(project, entry.body)):
+                return True
     return False
