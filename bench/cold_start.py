@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", action="append", default=[])
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
+    parser.add_argument("--compare-source", help="also time another checkout, interleaved (before/after)")
     parser.add_argument("--without-fixes", action="store_true",
                         help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json")
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     samples: dict[Path, list[float]] = {path: [] for path, _ in targets}
     initialized: dict[Path, list[float]] = {path: [] for path, _ in targets}
     counts: dict[Path, set] = {path: set() for path, _ in targets}
+    compared: dict[Path, list[float]] = {path: [] for path, _ in targets}
+    other = {"source": args.compare_source, "without_fixes": args.without_fixes}
     for _ in range(args.runs):  # interleaved, so load changes hit every series alike
         baseline.append(python_run("pass"))
         imports.append(python_run("import pallas_lsp.server", pallas_command("serve", args.source)[1]))
@@ -77,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
             samples[path].append(seconds)
             initialized[path].append(ready)
             counts[path].add(count)
+            if args.compare_source:
+                compared[path].append(cold_start(path, root, args.python, other)[1])
     base = summary(baseline)
     for path, root in targets:
         stats = summary(samples[path])
@@ -84,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
                         "initialize_answered_ms": summary(initialized[path]), "diagnostics": sorted(counts[path]),
                         "ratio_to_python_startup": stats["median"] / base["median"],
                         "target_ms": TARGET_MS, "target_met": stats["median"] <= TARGET_MS})
+        if args.compare_source:
+            results[-1]["compare_source"] = args.compare_source
+            results[-1]["compare_source_cold_start_ms"] = summary(compared[path])
     emit({"benchmark": "cold_start", "machine": machine(), "without_fixes": args.without_fixes,
           "python_startup_ms": base, "import_server_ms": summary(imports), "files": results}, args.json)
     return 0
