@@ -22,6 +22,9 @@ import os
 import sys
 
 
+sys.dont_write_bytecode = True  # leave no __pycache__ in the golden folders
+
+
 def _load(path: str):
   folder = os.path.dirname(os.path.abspath(path))
   if folder not in sys.path:
