@@ -16,8 +16,9 @@ a kernel with a grid JAX 0.12 stops even earlier, at `lax.axis_index`
 
 Fix: test this kernel compiled, on a GPU: good_semaphore.py is the same kernel without
 `interpret=`. A semaphore that only synchronises work within one block can be scratch
-instead (`scratch_types=[plgpu.SemaphoreType.REGULAR]`), which interpret mode supports;
-this one orders two blocks, so it has to be global.
+instead (`scratch_types=[plgpu.SemaphoreType.REGULAR]`), which `interpret=True` supports
+(under `plgpu.InterpretGPUParams()` JAX 0.12 cannot run a scratch semaphore either:
+`NotImplementedError: nan + semaphore`); this one orders two blocks, so it has to be global.
 """
 import jax
 import jax.numpy as jnp
