@@ -43,7 +43,8 @@ def npm(*args: str, timeout: float, **env: str) -> subprocess.CompletedProcess:
     missing = [p for p in (NODE_BIN / "node", REPO / "node_modules" / ".bin" / "code-server") if not p.exists()]
     assert not missing, f"run scripts/setup-vscode.sh first (missing: {', '.join(map(str, missing))})"
     env = {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}",
-           "PALLAS_BUNDLE_PYTHON": str(REPO / ".venvs" / "dev" / "bin" / "python"), **env}
+           "PALLAS_BUNDLE_PYTHON": os.environ.get("PALLAS_BUNDLE_PYTHON", str(REPO / ".venvs" / "dev" / "bin" / "python")),
+           **env}
     return subprocess.run(["npm", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
 
 

@@ -32,7 +32,8 @@ PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 def source_fingerprint() -> str:
     digest = hashlib.sha256()
     paths = [REPO / "pyproject.toml", Path(__file__).resolve()]
-    paths += sorted(p for p in (REPO / "server").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    paths += sorted(p for p in (REPO / "server").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                    and not any(part.endswith(".egg-info") for part in p.parts))  # the wheel build writes it
     paths += sorted((REPO / "docs" / "rules").glob("*.md"))
     for path in paths:
         digest.update(str(path.relative_to(REPO)).encode())

@@ -30,7 +30,8 @@ function files(entry) {
   if (fs.statSync(full).isFile()) return [entry];
   return fs
     .readdirSync(full, { withFileTypes: true })
-    .filter((d) => d.name !== "__pycache__" && !d.name.endsWith(".pyc"))
+    // Build leftovers (the bundling's own wheel build writes server/*.egg-info) are not sources.
+    .filter((d) => d.name !== "__pycache__" && !d.name.endsWith(".pyc") && !d.name.endsWith(".egg-info"))
     .flatMap((d) => files(path.join(entry, d.name)));
 }
 
