@@ -32,6 +32,7 @@ STEPS = [
     "the Trace kernel code lens runs the trace through the extension's command",
     "Pallas: Restart Server brings a new server up",
     "cancelling a trace from its progress notification stops it",
+    "a missing interpreter is reported, with a button to pick one",
 ]
 UNTRUSTED_STEPS = [
     "untrusted: static diagnostics run, on the user's interpreter, not the workspace's",

@@ -47,7 +47,11 @@ if (Number(process.versions.node.split(".")[0]) < 24) fail(`code-server needs No
 
 const runs = path.join(extensionRoot, ".e2e");
 fs.mkdirSync(runs, { recursive: true });
-for (const old of fs.readdirSync(runs).filter((d) => d.startsWith(`run-${mode}-`))) fs.rmSync(path.join(runs, old), { recursive: true, force: true });
+// Earlier runs are removed, except recent ones: another checkout user's run may still be going.
+for (const old of fs.readdirSync(runs).filter((d) => d.startsWith(`run-${mode}-`))) {
+  const folder = path.join(runs, old);
+  if (Date.now() - fs.statSync(folder).mtimeMs > 30 * 60 * 1000) fs.rmSync(folder, { recursive: true, force: true });
+}
 const dir = fs.mkdtempSync(path.join(runs, `run-${mode}-`));
 const workspace = path.join(dir, "workspace");
 fs.cpSync(path.join(here, "workspace"), workspace, { recursive: true });
@@ -115,7 +119,7 @@ const server = spawn(
     "--extensions-dir", extensionsDir,
   ],
   {
-    env: { ...process.env, HOME: dir, PALLAS_E2E_DIR: dir, PALLAS_E2E_MODE: mode, PALLAS_E2E_WORKSPACE: workspace, PALLAS_E2E_JAX_VERSION: jaxVersion, PALLAS_E2E_PYTHON_EXECUTABLE: pythonExecutable },
+    env: { ...process.env, HOME: dir, PALLAS_E2E_DIR: dir, PALLAS_E2E_MODE: mode, PALLAS_E2E_WORKSPACE: workspace, PALLAS_E2E_JAX_VERSION: jaxVersion, PALLAS_E2E_PYTHON_EXECUTABLE: pythonExecutable, PALLAS_E2E_PYTHON_SETTING: python },
     stdio: ["ignore", log, log],
     detached: true,
   },
@@ -165,7 +169,7 @@ try {
         const name = request.replace(/\.request$/, "");
         const done = path.join(checkpoints, `${name}.done`);
         if (fs.existsSync(done)) continue;
-        const { action } = JSON.parse(fs.readFileSync(path.join(checkpoints, request), "utf8"));
+        const { action, text, button } = JSON.parse(fs.readFileSync(path.join(checkpoints, request), "utf8"));
         let answer = "ok";
         try {
           if (action === "cancel-progress") {
@@ -173,6 +177,10 @@ try {
             const item = page.locator(".notification-list-item", { hasText: "Pallas: tracing" });
             await item.getByRole("button", { name: "Cancel" }).first().click({ timeout: 30000 });
             console.log("e2e: clicked Cancel on the trace's progress notification");
+          } else if (action === "find-notification") {
+            const item = page.locator(".notification-list-item", { hasText: text });
+            await item.getByRole("button", { name: button }).first().waitFor({ state: "visible", timeout: 30000 });
+            console.log(`e2e: found the notification "${text}" with its button "${button}"`);
           } else {
             fs.mkdirSync(screenshots, { recursive: true });
             const file = path.join(screenshots, `${name}.png`);

@@ -52,15 +52,18 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
 }
 
 /**
- * Asks the driver (it owns the browser) to act on the window as it is now: take a screenshot, or
- * click the Cancel button of the progress notification as a user would; waits until it is done.
+ * Asks the driver (it owns the browser) to act on the window as it is now: take a screenshot,
+ * click the Cancel button of the progress notification as a user would, or find a notification
+ * with a given text and button; waits until it is done.
  */
-async function driver(name: string, action: "screenshot" | "cancel-progress"): Promise<void> {
+type DriverAction = "screenshot" | "cancel-progress" | "find-notification";
+
+async function driver(name: string, action: DriverAction, details: Record<string, string> = {}): Promise<void> {
   if (action === "screenshot") await new Promise((resolve) => setTimeout(resolve, 1500)); // let the workbench paint
   const request = path.join(E2E_DIR, "checkpoints", `${name}.request`);
   const done = path.join(E2E_DIR, "checkpoints", `${name}.done`);
   fs.mkdirSync(path.dirname(request), { recursive: true });
-  fs.writeFileSync(`${request}.tmp`, JSON.stringify({ action }));
+  fs.writeFileSync(`${request}.tmp`, JSON.stringify({ action, ...details }));
   fs.renameSync(`${request}.tmp`, request); // the driver never reads half a request
   const answer = await waitFor(`the driver to ${action} (${name})`, () => (fs.existsSync(done) ? fs.readFileSync(done, "utf8") : undefined), 45000);
   if (answer.startsWith("error:")) throw new Error(`the driver could not ${action}: ${answer}`);
@@ -123,6 +126,28 @@ async function startedExtension(): Promise<Api> {
 }
 
 /** Restricted mode: static diagnostics on the user's interpreter; nothing runs the workspace's code. */
+async function missingInterpreter(): Promise<void> {
+  await step("a missing interpreter is reported, with a button to pick one", async () => {
+    const api = await startedExtension();
+    const config = vscode.workspace.getConfiguration("pallasLsp");
+    const missing = "/nonexistent/bin/python";
+    const expected = `Pallas LSP: the Python interpreter "${missing}" was not found. Pick an interpreter (Python 3.10 or newer) to start the server.`;
+    await config.update("interpreter", missing, vscode.ConfigurationTarget.Global);
+    try {
+      const status = await waitFor("the status bar to show the problem", () => (api.status().text.startsWith("$(error)") ? api.status() : undefined), 30000);
+      assert.equal(status.tooltip, expected);
+      // Toasts stay hidden in this headless window; the notification center lists the same message.
+      await vscode.commands.executeCommand("notifications.showList");
+      await driver("missing-interpreter", "find-notification", { text: `"${missing}" was not found`, button: "Select Interpreter" });
+      await vscode.commands.executeCommand("notifications.hideList");
+    } finally {
+      await config.update("interpreter", process.env.PALLAS_E2E_PYTHON_SETTING, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor("the server to run again", () => (api.status().text.startsWith("$(check)") ? true : undefined), 60000);
+    return expected;
+  });
+}
+
 async function untrusted(): Promise<void> {
   const badUri = vscode.Uri.file(path.join(WORKSPACE, "bad_kernel.py"));
   const goodUri = vscode.Uri.file(path.join(WORKSPACE, "good_kernel.py"));
@@ -328,4 +353,6 @@ async function trusted(): Promise<void> {
     return `cancelled after ${((cancelledAt - started) / 1000).toFixed(1)} s while worker ${sleeping.join(", ")} slept in the module's import; the command ended and the worker was stopped ${((Date.now() - cancelledAt) / 1000).toFixed(1)} s later`;
   });
 
+
+  await missingInterpreter();
 }
