@@ -63,6 +63,11 @@ def test_lsp_latency_reports_edit_latencies_and_the_planted_diagnostics(small_ge
     assert measured["first_analysis_ms"] > 0
     assert measured["diagnostics"] == [sum(planted["planted"].values())]
     assert json.loads((tmp_path / "latency.json").read_text()) == result
+    sys.path.insert(0, str(BENCH))
+    from run_all import summarize
+
+    (row,) = [line for line in summarize(tmp_path).splitlines() if line.startswith("| latency")]
+    assert f"edit→publish (ms, n=3) | {measured['edit_ms']['median']:.0f} |" in row
 
 
 def test_cold_start_reports_process_start_to_first_diagnostics():
