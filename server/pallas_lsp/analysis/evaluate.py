@@ -489,7 +489,7 @@ class Evaluator:
         name = getattr(func_node, "name", None)
         if name is None:
             return
-        for call in model.calls:
+        for call in model.calls_named(name, "partial"):
             target = terminal_name(call.func)
             if target == name:
                 value = self.value(model, call.func)
