@@ -74,6 +74,15 @@ async def test_each_folder_gets_its_own_settings_editor_over_pyproject(client: L
     plain_uri = (folders["plain"] / "kernel.py").as_uri()
     assert await diagnostics_for(client, plain_uri) == []
 
+    # A client-wide setting the user clears goes back to its default (it does not stick).
+    client.set_configuration({}, section="pallas", scope_uri=folders["plain"].as_uri())
+    client.set_configuration({"python": jax_python(), "debounceMs": 0, "ignore": ["PAL001"]}, section="pallas")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert await diagnostics_for(client, plain_uri) == []
+    client.set_configuration({"python": jax_python(), "debounceMs": 0}, section="pallas")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert await diagnostics_for(client, plain_uri) == ["PAL001"]
+
 
 @pytest.mark.asyncio(loop_scope="function")
 async def test_hover_and_inlay_hints_show_kernel_parameter_types(client: LanguageClient, tmp_path):

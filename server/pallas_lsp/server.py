@@ -140,6 +140,7 @@ class PallasServer(LanguageServer):
     def __init__(self):
         super().__init__("pallas-lsp", __version__)
         self.settings = Settings()  # client-wide: initializationOptions, then global configuration
+        self.initial_settings = Settings()  # initializationOptions alone
         self.root: str | None = None
         self.folders: list[Folder] = []
         self.loose: dict[str, Folder] = {}  # files outside every workspace folder, by pyproject root
@@ -382,7 +383,8 @@ def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
     handler = ClientLogHandler(ls)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.getLogger("pallas_lsp").addHandler(handler)
-    ls.configure(Settings.from_options(params.initialization_options), folders)
+    ls.initial_settings = Settings.from_options(params.initialization_options)
+    ls.configure(ls.initial_settings, folders)
 
 
 async def pull_configuration(ls: PallasServer) -> None:
@@ -397,7 +399,9 @@ async def pull_configuration(ls: PallasServer) -> None:
     except Exception as exc:  # a client that fails this request keeps the initialization options
         log.warning("workspace/configuration failed: %s", exc)
         return
-    base = Settings.from_options(answers[0] if answers else None, ls.settings)
+    # Each answer is laid over the initialization options, not over the previous answer, so a
+    # setting the user clears goes back to its default instead of sticking.
+    base = Settings.from_options(answers[0] if answers else None, ls.initial_settings)
     per_folder = {}
     scoped = iter(answers[1:] if answers else [])
     for root, uri in folders:
@@ -420,7 +424,7 @@ async def did_change_configuration(ls: PallasServer, params: types.DidChangeConf
     if ls.client_configuration:
         await pull_configuration(ls)
         return
-    settings = Settings.from_options(params.settings, ls.settings)
+    settings = Settings.from_options(params.settings, ls.initial_settings)
     ls.configure(settings, [(f.root, f.uri) for f in ls.folders])
     ls.reschedule_all()
 
