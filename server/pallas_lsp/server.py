@@ -251,6 +251,27 @@ class PallasServer(LanguageServer):
             return None
         return document
 
+    async def on_analysis_thread(self, document, what: str, compute, failed=None):
+        """Run `compute(project, path, text)` for a document off the event loop, with its folder's
+        project; a failure is logged and answers `failed`, never an error to the editor."""
+        path, text = uri_to_path(document.uri), document.source
+
+        def run():
+            try:
+                project = self.folder_for(path).project
+                project.set_text(path, text)
+                return compute(project, path, text)
+            except Exception:
+                log.exception("%s failed for %s", what, path)
+                return failed
+
+        return await asyncio.get_running_loop().run_in_executor(self.executor, run)
+
+    def is_current(self, document, version: int | None) -> bool:
+        """False when the editor changed the document while an answer for `version` was computed."""
+        current = self.workspace.text_documents.get(document.uri)
+        return current is None or current.version == version
+
     def is_configured(self) -> asyncio.Event:
         if self.configured is None:
             self.configured = asyncio.Event()
@@ -489,18 +510,8 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
     if line >= len(lines):
         return None
     column = code_point_column(lines[line], params.position.character)
-    path, text = uri_to_path(document.uri), document.source
-
-    def compute():
-        try:
-            project = ls.folder_for(path).project
-            project.set_text(path, text)
-            return hover_text(project, path, text, line, column)
-        except Exception:
-            log.exception("hover failed for %s", path)
-            return None
-
-    markdown = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
+    markdown = await ls.on_analysis_thread(
+        document, "hover", lambda project, path, text: hover_text(project, path, text, line, column))
     if markdown is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
@@ -514,21 +525,10 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
     document = ls.readable_document(params.text_document.uri)
     if document is None:
         return None
-    path, text, version = uri_to_path(document.uri), document.source, document.version
-    lines = document.lines
-
-    def compute():
-        try:
-            project = ls.folder_for(path).project
-            project.set_text(path, text)
-            return inlay_hints(project, path, text, params.range.start.line, params.range.end.line)
-        except Exception:
-            log.exception("inlay hints failed for %s", path)
-            return []
-
-    hints = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
-    current = ls.workspace.text_documents.get(document.uri)
-    if current is not None and current.version != version:
+    version, lines = document.version, document.lines
+    hints = await ls.on_analysis_thread(document, "inlay hints", lambda project, path, text: inlay_hints(
+        project, path, text, params.range.start.line, params.range.end.line), failed=[])
+    if not ls.is_current(document, version):
         return None  # edited meanwhile; the client asks again for the new text
     return [types.InlayHint(
         position=types.Position(line=line, character=utf16_column(lines[line] if line < len(lines) else "", column)),
@@ -947,21 +947,9 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
     document = ls.readable_document(params.text_document.uri)
     if document is None:
         return None
-    path, text, version = uri_to_path(document.uri), document.source, document.version
-    lines = text.splitlines()
-
-    def compute():
-        try:
-            project = ls.folder_for(path).project
-            project.set_text(path, text)
-            return entry_functions(project, path, text)
-        except Exception:
-            log.exception("code lens failed for %s", path)
-            return []
-
-    entries = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
-    current = ls.workspace.text_documents.get(document.uri)
-    if current is not None and current.version != version:
+    version, lines = document.version, document.source.splitlines()
+    entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
+    if not ls.is_current(document, version):
         return None
     return [types.CodeLens(
         range=_line_range(lines, entry.line),
