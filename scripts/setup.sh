@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent setup for development, tests and the bundled example, on a fresh machine.
+# `scripts/setup.sh --core` skips the editors and the VS Code toolchain (tests need them).
 #   .venvs/dev : Python 3.12 with pallas-lsp (editable) and its test dependencies. No jax.
 #   .venvs/jax : Python 3.12 with jax 0.12 (CPU): the "analysed project" environment the tests
 #                resolve names against, and the real JAX the tests lower kernels with.
@@ -33,6 +34,8 @@ if ! .venvs/jax/bin/python -c "import jax, sys; sys.exit(jax.__version__ != '$JA
   .venvs/jax/bin/python -m pip install --quiet --upgrade pip
   .venvs/jax/bin/python -m pip install --quiet "jax==$JAX_VERSION"
 fi
-bash scripts/setup-editors.sh  # Neovim and Emacs+eglot for tests/editors (apt, only when missing)
-bash scripts/setup-vscode.sh  # VS Code extension: Chromium, Node 24, npm workspace (code-server), the .vsix
+if [ "${1:-}" != "--core" ]; then  # --core: only what `pallas-lsp check`/`serve`/`trace` need
+  bash scripts/setup-editors.sh  # Neovim and Emacs+eglot for tests/editors (apt, only when missing)
+  bash scripts/setup-vscode.sh  # VS Code extension: Chromium, Node 24, npm workspace (code-server), the .vsix
+fi
 echo "setup: ready (.venvs/dev: $(.venvs/dev/bin/pallas-lsp --version); .venvs/jax: jax $(.venvs/jax/bin/python -c 'import jax; print(jax.__version__)'))"
