@@ -1,6 +1,6 @@
 """Run `pallas-lsp` (serve or check) with quick fixes left uncomputed: a measurement aid, not a product mode.
 
-Today every finding's quick fixes (LibCST rewrites of the whole module) are built while the file
+Every finding's quick fixes (LibCST rewrites of the statements they touch) are built while the file
 is analysed, before diagnostics are published. This shows what the analysis alone costs, which is
 what a server that builds fixes only when the editor asks for code actions would publish in.
 
