@@ -160,3 +160,27 @@ def run(idx, x):
         "o_ref": ": Ref<?>{float32[1,128]}",
         "acc_ref": ": Ref<vmem>{float32[1,128]}",
     }
+
+
+def test_a_body_launched_from_another_module_gets_its_types_there(ws):
+    ws.write("kernels.py", HEADER + """
+def body(x_ref, o_ref, tmp_ref):
+    pass
+""")
+    launch = ws.write("launch.py", HEADER + """
+from kernels import body
+
+k = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32),
+                 scratch_types=[plgpu.SMEM((8,), jnp.int32)])
+""")
+    path = ws.root / "kernels.py"
+    text = path.read_text()
+    project = Project(root=str(ws.root), python=ws.python)
+    hints = inlay_hints(project, str(path), text, 0, 100)
+    assert [label for _, _, label, _ in hints] == [
+        ": Ref<gmem>{?[?]}", ": Ref<gmem>{float32[8]}", ": Ref<smem>{int32[8]}"]
+    assert hints[2][3] == "kernel scratch from `scratch_types[0]` of `plgpu.kernel` (launch.py line 9)"
+    # Editing the launch (not the body's module) changes what the body's parameters are.
+    launch.write_text(launch.read_text().replace("(8,), jnp.float32", "(16,), jnp.bfloat16"))
+    hints = inlay_hints(project, str(path), text, 0, 100)
+    assert hints[1][2] == ": Ref<gmem>{bfloat16[16]}"

@@ -9,6 +9,7 @@ constructors and array constructors at the launch; whatever is not static stays 
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,8 +49,11 @@ class KernelParam:
         return f"Ref<{self.space or '?'}>{{{self.dtype or '?'}[{shape}]}}"
 
     def describe(self) -> str:
-        index = self.entry.model.source.span(self.entry.node).line + 1
-        return (f"kernel {self.role} from `{self.origin}` of `{self.entry.api}` (line {index})")
+        line = self.entry.model.source.span(self.entry.node).line + 1
+        body = self.entry.body
+        where = f"line {line}" if body is None or body.model is self.entry.model else (
+            f"{os.path.basename(self.entry.model.path)} line {line}")
+        return f"kernel {self.role} from `{self.origin}` of `{self.entry.api}` ({where})"
 
 
 @dataclass(frozen=True)
@@ -65,13 +69,16 @@ class _Slot:
 def parameters_of_module(project: "Project", model: "ModuleModel") -> dict[int, list[KernelParam]]:
     """Kernel parameters of every body defined in `model`, keyed by `id(ast.arg)`.
 
-    A body launched by several entry points gets one KernelParam per entry point.
+    A body launched by several entry points (here or in modules importing this one) gets one
+    KernelParam per entry point.
     """
+    launchers = project.importers(model)
     cached = model.eval_cache.get("kernel-params")
-    if cached is not None:
-        return cached
+    if cached is not None and len(cached[0]) == len(launchers) and all(a is b for a, b in zip(cached[0], launchers)):
+        return cached[1]  # same text here and in every module that may launch its kernels
     result: dict[int, list[KernelParam]] = {}
-    for entry in KernelIndex.of(project, model).entries:
+    entries = [e for source in [model, *launchers] for e in KernelIndex.of(project, source).entries]
+    for entry in entries:
         try:
             params = kernel_parameters(project, entry)
         except RecursionError:
@@ -79,7 +86,7 @@ def parameters_of_module(project: "Project", model: "ModuleModel") -> dict[int, 
         for param in params:
             if param.entry.body is not None and param.entry.body.model is model:
                 result.setdefault(id(param.node), []).append(param)
-    model.eval_cache["kernel-params"] = result
+    model.eval_cache["kernel-params"] = (launchers, result)
     return result
 
 

@@ -150,6 +150,24 @@ class Project:
         path = os.path.abspath(path)
         return path.startswith(self.root + os.sep) or path in self.overlay
 
+    def importers(self, model: ModuleModel) -> list[ModuleModel]:
+        """Workspace modules that may import `model` (they name its module and import something):
+        where a kernel body defined in `model` may be launched."""
+        if not model.module_name:
+            return []
+        stem = model.module_name.rsplit(".", 1)[-1]
+        result = []
+        for path in self.workspace_files():
+            if path == model.path:
+                continue
+            try:
+                text = self.text(path)
+            except OSError:
+                continue
+            if stem in text and "import" in text:
+                result.append(self.model(path, text))
+        return result
+
     def interpret_mentions(self) -> list[tuple[str, str]]:
         """(path, text) of the workspace files whose text mentions both `import` and `interpret`, in path order.
 

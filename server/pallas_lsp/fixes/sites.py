@@ -40,20 +40,7 @@ def global_use(model, call: ast.Call) -> GlobalUse | None:
 
 def importers(project, model) -> list:
     """Workspace modules that may import this one (they name it and import something)."""
-    if not model.module_name:
-        return []
-    stem = model.module_name.rsplit(".", 1)[-1]
-    result = []
-    for path in project.workspace_files():
-        if path == model.path:
-            continue
-        try:
-            text = project.text(path)
-        except OSError:
-            continue
-        if stem in text and "import" in text:
-            result.append(project.model(path, text))
-    return result
+    return project.importers(model)
 
 
 def launches(project, model, function: ast.AST) -> list[EntryPoint]:
