@@ -13,8 +13,6 @@ import contextvars
 import logging
 import os
 import threading
-from dataclasses import dataclass, replace
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -24,99 +22,22 @@ from .analysis import Finding, Project, analyze, selected_codes
 from .analysis.environment import EnvironmentError_
 from .config import ConfigError, load_settings
 from .config import Settings as FileSettings
-from .rules import RULES_BY_CODE, doc_url
+from .lsp_convert import (
+    SOURCE,
+    code_point_column,
+    text_hash,
+    expression_range,
+    line_range,
+    path_uri,
+    to_diagnostic,
+    uri_to_path,
+    utf16_column,
+)
+from .lsp_settings import Folder, Settings, effective
 
 log = logging.getLogger(__name__)
 
-SOURCE = "pallas-lsp"
-_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
-             "info": types.DiagnosticSeverity.Information}
 _LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
-
-
-@dataclass
-class Settings:
-    """Editor settings (initializationOptions, or `workspace/configuration` section `pallas`).
-
-    `None` means "not set here": pyproject.toml `[tool.pallas-lsp]` then applies (see `effective`).
-    """
-
-    python: str | None = None
-    select: list[str] | None = None
-    ignore: list[str] | None = None
-    debounce_ms: int = 150
-    log_level: str = "info"
-    trace_timeout: float = 120.0
-
-    @classmethod
-    def from_options(cls, options, base: "Settings | None" = None) -> "Settings":
-        """Settings from a JSON object; keys it does not set keep `base`'s values."""
-        settings = replace(base) if base is not None else cls()
-        if not isinstance(options, dict):
-            return settings
-        options = options.get("pallas", options)
-        if not isinstance(options, dict):
-            return settings
-        if isinstance(options.get("python"), str):
-            settings.python = options["python"] or None
-        for key in ("select", "ignore"):
-            if isinstance(options.get(key), list):
-                setattr(settings, key, [str(c) for c in options[key]])
-        if isinstance(options.get("debounceMs"), int) and options["debounceMs"] >= 0:
-            settings.debounce_ms = options["debounceMs"]
-        if options.get("logLevel") in _LOG_LEVELS:
-            settings.log_level = options["logLevel"]
-        timeout = options.get("traceTimeout")
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-            settings.trace_timeout = float(timeout)
-        return settings
-
-
-def effective(editor: Settings, pyproject: FileSettings) -> Settings:
-    """Editor settings win over `[tool.pallas-lsp]` in pyproject.toml, which wins over defaults."""
-    merged = replace(editor)
-    if merged.python is None:
-        merged.python = pyproject.python
-    if merged.select is None:
-        merged.select = pyproject.select
-    if merged.ignore is None:
-        merged.ignore = pyproject.ignore
-    return merged
-
-
-@dataclass(eq=False)
-class Folder:
-    """A workspace folder: its own settings and its own analysed project (multi-root workspaces)."""
-
-    root: str
-    uri: str | None
-    editor: Settings
-    settings: Settings
-    project: Project
-
-    def contains(self, path: str) -> bool:
-        return path == self.root or path.startswith(self.root.rstrip(os.sep) + os.sep)
-
-
-def uri_to_path(uri: str) -> str:
-    parsed = urlparse(uri)
-    return os.path.abspath(unquote(parsed.path)) if parsed.scheme == "file" else uri
-
-
-def utf16_column(line_text: str, column: int) -> int:
-    """LSP counts columns in UTF-16 code units; the core counts code points."""
-    prefix = line_text[:column]
-    return column + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
-
-
-def code_point_column(line_text: str, character: int) -> int:
-    """Inverse of `utf16_column`."""
-    units = 0
-    for index, ch in enumerate(line_text):
-        if units >= character:
-            return index
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line_text)
 
 
 class ClientLogHandler(logging.Handler):
@@ -340,43 +261,6 @@ class PallasServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
-def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Diagnostic:
-    """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too."""
-
-    def position(line: int, column: int, in_lines: list[str] | None = None) -> types.Position:
-        in_lines = lines if in_lines is None else in_lines
-        text = in_lines[line] if line < len(in_lines) else ""
-        return types.Position(line=line, character=utf16_column(text, column))
-
-    span = finding.span
-    rule = RULES_BY_CODE.get(finding.code)
-    url = doc_url(rule) if rule else None
-    related = []
-    for r in finding.related:
-        other = lines_of(r.path) if lines_of is not None else []
-        related.append(types.DiagnosticRelatedInformation(
-            location=types.Location(uri=_path_uri(r.path), range=types.Range(
-                start=position(r.span.line, r.span.column, other),
-                end=position(r.span.end_line, r.span.end_column, other))),
-            message=r.message))
-    return types.Diagnostic(
-        range=types.Range(start=position(span.line, span.column), end=position(span.end_line, span.end_column)),
-        message=finding.message,
-        severity=_SEVERITY[finding.severity],
-        code=finding.code,
-        code_description=types.CodeDescription(href=url) if url else None,
-        source=SOURCE,
-        related_information=related or None,
-        data=fix_data(finding, lines),  # for code actions
-    )
-
-
-def _path_uri(path: str) -> str:
-    from pathlib import Path
-
-    return Path(path).as_uri() if os.path.isabs(path) else path
-
-
 server = PallasServer()
 
 
@@ -542,26 +426,13 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
 FIX_ALL_KIND = "source.fixAll.pallas"
 
 
-def _text_hash(lines: list[str]) -> str:
-    import hashlib
-
-    return hashlib.sha1("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def fix_data(finding: Finding, lines: list[str]) -> dict | None:
-    """`Diagnostic.data`: the finding's fixes, and which text they were computed for."""
-    if not finding.fixes:
-        return None
-    return {"fixes": [fix.to_data() for fix in finding.fixes], "textHash": _text_hash(lines)}
-
-
 def _kind_wanted(kind: str, only) -> bool:
     return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
 
 
 def _document_lines(ls: PallasServer, path: str) -> tuple[list[str], int | None]:
     """Lines of a file for UTF-16 columns, and its version if the editor has it open."""
-    document = ls.workspace.text_documents.get(_path_uri(path))
+    document = ls.workspace.text_documents.get(path_uri(path))
     if document is not None:
         return document.source.splitlines(), document.version
     try:
@@ -585,7 +456,7 @@ def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
 
         file_edits: list[TextEdit] = [e for e in edits if e.path == path]
         changes.append(types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=_path_uri(path), version=version),
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=path_uri(path), version=version),
             edits=[types.TextEdit(range=types.Range(start=position(e.span.line, e.span.column),
                                                     end=position(e.span.end_line, e.span.end_column)),
                                   new_text=e.new_text) for e in file_edits]))
@@ -596,7 +467,7 @@ def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeActi
     from .analysis.findings import Fix
 
     document = ls.workspace.text_documents.get(uri)
-    current = _text_hash(document.source.splitlines()) if document is not None else None
+    current = text_hash(document.source.splitlines()) if document is not None else None
     actions = []
     for diagnostic in diagnostics:
         data = diagnostic.data
@@ -637,7 +508,7 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
     texts = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
     edits = []
     for changed, new_text in texts.items():
-        open_document = ls.workspace.text_documents.get(_path_uri(changed))
+        open_document = ls.workspace.text_documents.get(path_uri(changed))
         if changed == path:
             old = text
         elif open_document is not None:
@@ -739,7 +610,7 @@ def _trace_timeout(ls: PallasServer, folder) -> float:
 
 
 def _trace_lines(path: str) -> list[str]:
-    document = server.workspace.text_documents.get(_path_uri(path))
+    document = server.workspace.text_documents.get(path_uri(path))
     if document is not None:
         return document.source.splitlines()
     try:
@@ -747,30 +618,6 @@ def _trace_lines(path: str) -> list[str]:
             return file.read().splitlines()
     except (OSError, UnicodeDecodeError):
         return []
-
-
-def _line_range(lines: list[str], line: int) -> types.Range:
-    text = lines[line] if 0 <= line < len(lines) else ""
-    start = len(text) - len(text.lstrip())
-    return types.Range(start=types.Position(line=line, character=utf16_column(text, start)),
-                       end=types.Position(line=line, character=utf16_column(text, len(text))))
-
-
-def _expression_range(lines: list[str], location: dict | None) -> types.Range | None:
-    """The exact expression JAX's frame names (Python columns: UTF-8 byte offsets), if it has one."""
-    try:
-        start, end = int(location["line"]) - 1, int(location["end_line"]) - 1
-        if not (0 <= start <= end < len(lines)):
-            return None
-
-        def position(line: int, offset: int) -> types.Position:
-            text = lines[line]
-            column = len(text.encode("utf-8")[:int(offset)].decode("utf-8", "ignore"))
-            return types.Position(line=line, character=utf16_column(text, column))
-
-        return types.Range(start=position(start, location["column"]), end=position(end, location["end_column"]))
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def trace_result_diagnostics(result: dict, traced_path: str, definition: int | None) -> dict[str, list[types.Diagnostic]]:
@@ -783,7 +630,7 @@ def trace_result_diagnostics(result: dict, traced_path: str, definition: int | N
     def add(path: str, line: int, message: str, severity, code: str | None, location: dict | None = None) -> None:
         lines = _trace_lines(path)
         by_path.setdefault(path, []).append(types.Diagnostic(
-            range=_expression_range(lines, location) or _line_range(lines, line), message=message,
+            range=expression_range(lines, location) or line_range(lines, line), message=message,
             severity=severity, code=code, source=TRACE_SOURCE))
 
     platform = result.get("lowering_platform") or result.get("platform")
@@ -803,7 +650,7 @@ def trace_result_diagnostics(result: dict, traced_path: str, definition: int | N
         kernels = "; ".join(f"kernel {k.get('name')}: {kernel_summary(k)}" for k in result.get("kernels") or [])
         add(traced_path, definition, f"JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else ""),
             types.DiagnosticSeverity.Information, None)
-    return {_path_uri(path): diagnostics for path, diagnostics in by_path.items()}
+    return {path_uri(path): diagnostics for path, diagnostics in by_path.items()}
 
 
 def _republish(ls: PallasServer, uris) -> None:
@@ -928,7 +775,7 @@ async def trace_command(ls: PallasServer, *arguments):
     ls.trace_diagnostics.update(diagnostics)
     _trace_origins[uri] = set(diagnostics)
     _republish(ls, previous | set(diagnostics))
-    summary = (diagnostics.get(_path_uri(os.path.realpath(path))) or [None])[0]
+    summary = (diagnostics.get(path_uri(os.path.realpath(path))) or [None])[0]
     if result.get("ok"):
         ls.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Info, message=f"pallas-trace: {function}: {summary.message if summary else 'OK'}"))
@@ -952,6 +799,6 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
     if not ls.is_current(document, version):
         return None
     return [types.CodeLens(
-        range=_line_range(lines, entry.line),
+        range=line_range(lines, entry.line),
         command=types.Command(title="Trace kernel", command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
         for entry in entries]

@@ -1,0 +1,109 @@
+"""Conversions between the analysis core's plain data and LSP: URIs and paths, code-point and
+UTF-16 columns, findings and diagnostics."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+
+from .analysis import Finding
+from .rules import RULES_BY_CODE, doc_url
+
+SOURCE = "pallas-lsp"
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+             "info": types.DiagnosticSeverity.Information}
+
+
+def uri_to_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    return os.path.abspath(unquote(parsed.path)) if parsed.scheme == "file" else uri
+
+
+def utf16_column(line_text: str, column: int) -> int:
+    """LSP counts columns in UTF-16 code units; the core counts code points."""
+    prefix = line_text[:column]
+    return column + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+
+
+def code_point_column(line_text: str, character: int) -> int:
+    """Inverse of `utf16_column`."""
+    units = 0
+    for index, ch in enumerate(line_text):
+        if units >= character:
+            return index
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line_text)
+
+
+def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Diagnostic:
+    """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too."""
+
+    def position(line: int, column: int, in_lines: list[str] | None = None) -> types.Position:
+        in_lines = lines if in_lines is None else in_lines
+        text = in_lines[line] if line < len(in_lines) else ""
+        return types.Position(line=line, character=utf16_column(text, column))
+
+    span = finding.span
+    rule = RULES_BY_CODE.get(finding.code)
+    url = doc_url(rule) if rule else None
+    related = []
+    for r in finding.related:
+        other = lines_of(r.path) if lines_of is not None else []
+        related.append(types.DiagnosticRelatedInformation(
+            location=types.Location(uri=path_uri(r.path), range=types.Range(
+                start=position(r.span.line, r.span.column, other),
+                end=position(r.span.end_line, r.span.end_column, other))),
+            message=r.message))
+    return types.Diagnostic(
+        range=types.Range(start=position(span.line, span.column), end=position(span.end_line, span.end_column)),
+        message=finding.message,
+        severity=_SEVERITY[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=url) if url else None,
+        source=SOURCE,
+        related_information=related or None,
+        data=fix_data(finding, lines),  # for code actions
+    )
+
+
+def path_uri(path: str) -> str:
+    return Path(path).as_uri() if os.path.isabs(path) else path
+
+
+def line_range(lines: list[str], line: int) -> types.Range:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    start = len(text) - len(text.lstrip())
+    return types.Range(start=types.Position(line=line, character=utf16_column(text, start)),
+                       end=types.Position(line=line, character=utf16_column(text, len(text))))
+
+
+def expression_range(lines: list[str], location: dict | None) -> types.Range | None:
+    """The exact expression JAX's frame names (Python columns: UTF-8 byte offsets), if it has one."""
+    try:
+        start, end = int(location["line"]) - 1, int(location["end_line"]) - 1
+        if not (0 <= start <= end < len(lines)):
+            return None
+
+        def position(line: int, offset: int) -> types.Position:
+            text = lines[line]
+            column = len(text.encode("utf-8")[:int(offset)].decode("utf-8", "ignore"))
+            return types.Position(line=line, character=utf16_column(text, column))
+
+        return types.Range(start=position(start, location["column"]), end=position(end, location["end_column"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def text_hash(lines: list[str]) -> str:
+    return hashlib.sha1("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fix_data(finding: Finding, lines: list[str]) -> dict | None:
+    """`Diagnostic.data`: the finding's fixes, and which text they were computed for."""
+    if not finding.fixes:
+        return None
+    return {"fixes": [fix.to_data() for fix in finding.fixes], "textHash": text_hash(lines)}
