@@ -87,3 +87,22 @@ def ws(tmp_path, jax_env) -> Workspace:
 def ws_fallback(tmp_path, plain_env) -> Workspace:
     """A workspace whose environment has no jax (jedi cannot answer; imports decide)."""
     return Workspace(tmp_path, plain_env)
+
+
+ANY_VERSION = object()
+
+
+async def publish_for(client, uri: str, version=ANY_VERSION, timeout: float = 30.0):
+    """The next publishDiagnostics for `uri` (and `version`, when given) the client receives.
+
+    pytest-lsp's `wait_for_notification` has no filter and no timeout: loop until the one we want."""
+    import asyncio
+
+    from lsprotocol import types
+
+    async def wait():
+        while True:
+            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+            if params.uri == uri and (version is ANY_VERSION or params.version == version):
+                return params
+    return await asyncio.wait_for(wait(), timeout)

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import jax_python
+from conftest import jax_python, publish_for
 from pallas_lsp.analysis import Project, analyze
 
 HEADER = ("import jax\nimport jax.numpy as jnp\nfrom jax.experimental import pallas as pl\n"
@@ -31,12 +31,7 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
 
 
 async def publish(client: LanguageClient, uri: str, version: int, timeout: float = 60.0):
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and params.version == version:
-                return params
-    return await asyncio.wait_for(wait(), timeout)
+    return await publish_for(client, uri, version, timeout)
 
 
 def open_text(client: LanguageClient, name: str, text: str) -> str:

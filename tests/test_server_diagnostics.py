@@ -8,7 +8,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import REPO, jax_python
+from conftest import REPO, jax_python, publish_for
 
 BAD = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
        "def body():\n    s = pl.get_global(plgpu.SemaphoreType.BARRIER)\n")
@@ -28,12 +28,7 @@ async def client(lsp_client: LanguageClient):
 
 async def published(client: LanguageClient, uri: str, version: int | None, timeout: float = 30.0):
     """Wait until the server publishes diagnostics for this uri and version."""
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and params.version == version:
-                return params
-    return await asyncio.wait_for(wait(), timeout)
+    return await publish_for(client, uri, version, timeout)
 
 
 def open_doc(client, text, version=1):

@@ -8,7 +8,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import REPO, jax_python
+from conftest import REPO, jax_python, publish_for
 
 BAD = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
        "def body():\n    s = pl.get_global(plgpu.SemaphoreType.BARRIER)\n")
@@ -63,13 +63,7 @@ async def test_broken_python_setting_is_shown_and_the_server_keeps_serving(broke
     broken_env_client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
 
-    async def wait():
-        while True:
-            params = await broken_env_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == URI and params.version == 1:
-                return params
-
-    params = await asyncio.wait_for(wait(), 30)
+    params = await publish_for(broken_env_client, URI, 1, 30)
     assert [d.code for d in params.diagnostics] == ["PAL001"]  # from the import statements alone
 
 
@@ -94,11 +88,5 @@ async def test_a_client_that_cannot_be_asked_to_pull_again_gets_push(pull_withou
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
 
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == URI and params.version == 1:
-                return params
-
-    params = await asyncio.wait_for(wait(), 30)
+    params = await publish_for(client, URI, 1, 30)
     assert [d.code for d in params.diagnostics] == ["PAL001"]

@@ -1,7 +1,6 @@
 """Settings per workspace folder (workspace/configuration over pyproject.toml), hovers and inlay hints
 for kernel parameters — through the real server over stdio."""
 
-import asyncio
 import sys
 import textwrap
 
@@ -10,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import jax_python
+from conftest import jax_python, publish_for
 
 BAD = textwrap.dedent("""\
     import jax
@@ -35,12 +34,7 @@ async def client(lsp_client: LanguageClient):
 
 
 async def diagnostics_for(client: LanguageClient, uri: str, timeout: float = 30.0):
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri:
-                return [d.code for d in params.diagnostics]
-    return await asyncio.wait_for(wait(), timeout)
+    return [d.code for d in (await publish_for(client, uri, timeout=timeout)).diagnostics]
 
 
 def open_file(client: LanguageClient, path, version=1):

@@ -1,12 +1,11 @@
 """Quick fixes over LSP (pytest-lsp, the real server over stdio): ask for code actions on a
 diagnostic, apply the returned edit to the document, and the diagnostic is gone."""
 
-import asyncio
 import sys
 
 import pytest
 import pytest_lsp
-from conftest import REPO, jax_python
+from conftest import REPO, jax_python, publish_for
 from golden_cases import GOLDEN
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -27,12 +26,7 @@ async def client(lsp_client: LanguageClient):
 
 
 async def published(client: LanguageClient, version: int, timeout: float = 60.0):
-    async def wait():
-        while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == URI and params.version == version:
-                return params
-    return await asyncio.wait_for(wait(), timeout)
+    return await publish_for(client, URI, version, timeout)
 
 
 def apply(text: str, edits: list[types.TextEdit]) -> str:
@@ -113,12 +107,7 @@ async def test_fix_spanning_two_files_versions_the_open_one_only(cross_client: L
     cross_client.text_document_did_open(types.DidOpenTextDocumentParams(
         text_document=types.TextDocumentItem(uri=body_uri, language_id="python", version=7, text=text)))
 
-    async def wait():
-        while True:
-            params = await cross_client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == body_uri and params.version == 7:
-                return params
-    (diagnostic,) = (await asyncio.wait_for(wait(), 60)).diagnostics
+    (diagnostic,) = (await publish_for(cross_client, body_uri, 7, 60)).diagnostics
     actions = await cross_client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=body_uri), range=diagnostic.range,
         context=types.CodeActionContext(diagnostics=[diagnostic])))
