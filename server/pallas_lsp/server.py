@@ -217,12 +217,17 @@ class PallasServer(LanguageServer):
         return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p))
                          for f in findings]
 
+    def refresh_pulled(self) -> None:
+        """Pull clients (only those declaring refreshSupport get pull) ask again for every document."""
+        try:
+            self.workspace_diagnostic_refresh(None)
+        except Exception:  # a failed refresh leaves the client's next pull to catch up
+            log.debug("workspace/diagnostic/refresh failed", exc_info=True)
+
     def reschedule_all(self) -> None:
         if self.pull:
-            try:
-                self.workspace_diagnostic_refresh(None)
-            except Exception:  # the client may not support refresh; its next pull gets the new settings
-                pass
+            self.refresh_pulled()
+            return
         for uri in list(self.workspace.text_documents):
             self.schedule(uri)
 
@@ -655,10 +660,7 @@ def trace_result_diagnostics(result: dict, traced_path: str, definition: int | N
 
 def _republish(ls: PallasServer, uris) -> None:
     if ls.pull:
-        try:
-            ls.workspace_diagnostic_refresh(None)
-        except Exception:  # a client without refresh support pulls again on its own
-            pass
+        ls.refresh_pulled()
         return
     for uri in uris:
         if uri in ls.workspace.text_documents:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .evaluate import as_memtype
-from .kernel_args import KernelParam, param_at
+from .kernel_args import KernelParam, param_at, parameters_of_module
 from .kernels import get_global_argument, get_global_calls
 from .project import Project
 from .values import Api, MemType, OneOf, ShapeDtype, Value
@@ -55,8 +55,6 @@ def describe_params(params: list[KernelParam]) -> str:
 
 def inlay_hints(project: Project, path: str, text: str, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
     """(line, column, label, tooltip) after each unannotated kernel parameter in the line range."""
-    from .kernel_args import parameters_of_module
-
     model = project.model(path, text)
     hints = []
     for params in parameters_of_module(project, model).values():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .evaluate import as_memtype, dtype_name, shape_of
 from .kernels import EntryPoint, KernelIndex
-from .values import Api, Const, Func, KernelCall, MemType, Partial, Seq, ShapeDtype, Value
+from .values import Api, Const, Func, KernelCall, MemType, Partial, ShapeDtype, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -267,7 +267,7 @@ def _is_mosaic_gpu(entry: EntryPoint) -> bool:
     """A pallas_call is lowered by Mosaic GPU unless its compiler params or imports say TPU."""
     found = entry.kernel.kwarg("compiler_params")
     if found and found[1] is not None:
-        return "pltpu" not in entry.model.segment(found[1], 200) and "tpu" not in entry.model.segment(found[1], 200).lower()
+        return "tpu" not in entry.model.segment(found[1], 200).lower()  # also covers `pltpu`
     text = entry.model.text
     return "mosaic_gpu" in text and "pallas import tpu" not in text and "pallas.tpu" not in text
 
