@@ -88,7 +88,7 @@ def run_check(args) -> int:
     from .analysis import Project, analyze, selected_codes
     from .analysis.environment import EnvironmentError_
     from .config import ConfigError, load_settings, split_codes
-    from .output import format_json, format_sarif, format_text
+    from .output import display_path, format_json, format_sarif, format_text
 
     try:
         files = _collect(args.paths)
@@ -110,22 +110,26 @@ def run_check(args) -> int:
             return EXIT_ERROR
     if args.fix or args.diff:
         from .fixes.fix_all import fix_files, unified_diff
+        from .fixes.write_back import write_fixed_file
 
         changed, applied = fix_files(project, files, codes, unsafe=args.unsafe_fixes)
         if args.diff:
             sys.stdout.write(unified_diff(changed))
             return EXIT_FINDINGS if changed else EXIT_CLEAN
+        written = 0
         for path, (old_text, new_text) in changed.items():
-            with open(path, "rb") as original:
-                if original.read() != old_text.encode("utf-8"):  # not plain UTF-8, or changed meanwhile
-                    print(f"pallas-lsp: warning: {path} not rewritten (not UTF-8, or changed meanwhile)",
-                          file=sys.stderr)
-                    continue
-            with open(path, "w", encoding="utf-8", newline="") as out:
-                out.write(new_text)
-            project.set_text(path, None)
-        print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {len(changed)} "
-              f"file{'s' if len(changed) != 1 else ''}", file=sys.stderr)
+            skipped = write_fixed_file(path, old_text, new_text)
+            if skipped is not None:
+                print(f"pallas-lsp: warning: {display_path(path)} not rewritten: {skipped.reason}", file=sys.stderr)
+            else:
+                written += 1
+            project.set_text(path, None)  # what remains is reported for the file as it is on disk
+        if written == len(changed):
+            print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {written} "
+                  f"file{'s' if written != 1 else ''}", file=sys.stderr)
+        else:
+            print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
+                  "unchanged (see above)", file=sys.stderr)
     findings = []
     for file in files:
         for finding in analyze(project, file, codes=codes):

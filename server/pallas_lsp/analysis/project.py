@@ -21,6 +21,7 @@ from .environment import PythonEnvironment, choose_interpreter, load_environment
 from .evaluate import Evaluator
 from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
+from .source_text import read_source
 from .values import UNKNOWN, Api, ModuleValue, Value
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,6 @@ log = logging.getLogger(__name__)
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", ".venvs", "env", "node_modules", "__pycache__", "site-packages",
              ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
 MAX_WORKSPACE_FILES = 5000
-MAX_FILE_BYTES = 5_000_000
 
 
 def iter_python_files(root: str):
@@ -42,13 +42,6 @@ def iter_python_files(root: str):
 
 def _mentions_interpret(text: str) -> bool:
     return "interpret" in text and "import" in text
-
-
-def read_source(path: str) -> str:
-    """File text as the analyzer sees it: UTF-8, undecodable bytes replaced, never an exception."""
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
-    return data.decode("utf-8", errors="replace")
 
 
 class Project:

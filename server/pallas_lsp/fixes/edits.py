@@ -12,14 +12,12 @@ import difflib
 from collections.abc import Iterable
 
 from ..analysis.findings import Span, TextEdit
+from ..analysis.source_text import LINE_BREAK
 
 
 def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    return starts
+    """Offsets where lines start, lines ending at `\n`, `\r\n` or `\r` as the core counts them."""
+    return [0] + [match.end() for match in LINE_BREAK.finditer(text)]
 
 
 def position(starts: list[int], offset: int) -> tuple[int, int]:
@@ -41,7 +39,9 @@ def _bisect(starts: list[int], offset: int) -> int:
 def offset(starts: list[int], text: str, line: int, column: int) -> int:
     if line >= len(starts):
         return len(text)
-    end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
+    end = len(text)
+    if line + 1 < len(starts):  # before the line's own ending
+        end = starts[line + 1] - (2 if text.startswith("\r\n", starts[line + 1] - 2) else 1)
     return min(starts[line] + column, end)
 
 

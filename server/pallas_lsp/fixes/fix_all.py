@@ -20,6 +20,7 @@ MAX_ROUNDS = 100
 @dataclass
 class FixAllResult:
     texts: dict[str, str] = field(default_factory=dict)  # path -> new text, for every file changed
+    originals: dict[str, str] = field(default_factory=dict)  # path -> the text its fixes were computed from
     applied: list[Fix] = field(default_factory=list)
 
 
@@ -69,6 +70,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
         for other, overlay in touched.items():
             project.set_text(other, overlay)
     result.texts = {p: t for p, t in current.items() if t != original.get(p)}
+    result.originals = {p: original[p] for p in result.texts}
     return result
 
 
@@ -77,6 +79,8 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
     """Fix-all over many files, each seeing the others' fixes: ({path: (old, new)}, fixes applied).
 
     New texts are left in `project` as unsaved overlays; the caller writes them or prints a diff.
+    `old` is the text the fixes were computed from (not the file as it is now: it may have been
+    edited meanwhile, and the writer must notice that).
     """
     changed: dict[str, tuple[str, str]] = {}
     count = 0
@@ -85,7 +89,7 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
         result = fix_all(project, path, project.text(path), codes, unsafe)
         count += len(result.applied)
         for fixed_path, new_text in result.texts.items():
-            old = changed[fixed_path][0] if fixed_path in changed else project.text(fixed_path)
+            old = changed[fixed_path][0] if fixed_path in changed else result.originals[fixed_path]
             changed[fixed_path] = (old, new_text)
             project.set_text(fixed_path, new_text)
     return changed, count

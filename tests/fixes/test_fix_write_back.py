@@ -1,0 +1,227 @@
+"""`check --fix` never loses the user's code: edits made during the run are kept, writes are atomic
+(a failed or killed write leaves the old file or the new one, never a mix), read-only files are
+reported and skipped, modes, symlinks and encodings are kept."""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import jax_python
+from golden_cases import GOLDEN
+from pallas_lsp import cli
+from pallas_lsp.fixes import fix_all as fix_all_module
+from pallas_lsp.fixes import write_back
+from pallas_lsp.fixes.write_back import write_fixed_file
+from pallas_lsp.output import display_path
+
+CASE = GOLDEN / "scratch_list_plgpu_smem"
+BEFORE, AFTER = (CASE / "before.py").read_text(), (CASE / "after.py").read_text()
+
+
+def run_cli(*args, cwd, **kwargs):
+    return subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--python", jax_python(), *args],
+                          capture_output=True, text=True, cwd=cwd, timeout=300, **kwargs)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".pallas-lsp-tmp"))
+
+
+def test_an_edit_made_while_fixes_are_computed_is_kept_and_reported(tmp_path, monkeypatch, capsys):
+    """The user appends a line while `--fix` works: the file keeps it, nothing is written over it."""
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(BEFORE)
+    real_fix_all = fix_all_module.fix_all
+
+    def fix_all_then_user_edits(*args, **kwargs):
+        result = real_fix_all(*args, **kwargs)
+        with open(kernel, "a") as file:
+            file.write("# typed by the user meanwhile\n")
+        return result
+
+    monkeypatch.setattr(fix_all_module, "fix_all", fix_all_then_user_edits)
+    status = cli.main(["check", "--python", jax_python(), "--fix", "--format", "json", str(kernel)])
+    assert kernel.read_text() == BEFORE + "# typed by the user meanwhile\n"
+    err = capsys.readouterr().err
+    assert err == (f"pallas-lsp: warning: {display_path(str(kernel))} not rewritten: it changed while the fixes were computed "
+                   "(run again to fix the new text)\n"
+                   "pallas-lsp: applied fixes in 0 of 1 files; the others are unchanged (see above)\n")
+    assert status == 1  # the finding is still there, and reported
+    assert leftovers(tmp_path) == []
+
+
+def test_an_edit_made_while_the_new_text_is_written_is_kept(tmp_path, monkeypatch):
+    """Stamp and content are checked again after the temporary file is written, just before the rename."""
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(BEFORE)
+    real_fsync = os.fsync
+
+    def fsync_then_user_saves(fd):
+        real_fsync(fd)
+        with open(kernel, "a") as file:
+            file.write("x = 1\n")
+
+    monkeypatch.setattr(write_back.os, "fsync", fsync_then_user_saves)
+    skipped = write_fixed_file(str(kernel), BEFORE, AFTER)
+    assert str(skipped) == f"{kernel} not rewritten: it changed while the fixes were written (run again to fix the new text)"
+    assert kernel.read_text() == BEFORE + "x = 1\n"
+    assert leftovers(tmp_path) == []
+
+
+def test_read_only_file_is_reported_and_the_other_files_fixed(tmp_path):
+    (tmp_path / "locked.py").write_text(BEFORE)
+    (tmp_path / "open.py").write_text(BEFORE)
+    os.chmod(tmp_path / "locked.py", 0o444)
+    run = run_cli("--fix", "--format", "json", ".", cwd=tmp_path)
+    assert run.stderr == ("pallas-lsp: warning: locked.py not rewritten: it is read-only\n"
+                          "pallas-lsp: applied fixes in 1 of 2 files; the others are unchanged (see above)\n")
+    assert (tmp_path / "locked.py").read_text() == BEFORE
+    assert (tmp_path / "open.py").read_text() == AFTER
+    assert run.returncode == 1 and '"path": "locked.py"' in run.stdout
+
+
+def test_mode_symlink_and_encoding_are_kept(tmp_path):
+    real = tmp_path / "real.py"
+    real.write_bytes(b"\xef\xbb\xbf" + BEFORE.replace("\n", "\r\n").encode())
+    os.chmod(real, 0o751)
+    (tmp_path / "link.py").symlink_to(real)
+    assert write_fixed_file(str(tmp_path / "link.py"), BEFORE.replace("\n", "\r\n"), AFTER.replace("\n", "\r\n")) is None
+    assert (tmp_path / "link.py").is_symlink()
+    assert real.read_bytes() == b"\xef\xbb\xbf" + AFTER.replace("\n", "\r\n").encode()
+    assert os.stat(real).st_mode & 0o7777 == 0o751
+
+
+def test_latin1_cookie_file_is_written_back_in_latin1(tmp_path):
+    path = tmp_path / "kernel.py"
+    old = "# -*- coding: latin-1 -*-\n# caf\xe9\nx = 1\n"
+    path.write_bytes(old.encode("latin-1"))
+    assert write_fixed_file(str(path), old, old + "y = 2\n") is None
+    assert path.read_bytes() == (old + "y = 2\n").encode("latin-1")
+    skipped = write_fixed_file(str(path), old + "y = 2\n", old + "z = '\u4e2d'\n")
+    assert str(skipped) == f"{path} not rewritten: the fixed text cannot be encoded in the file's encoding"
+
+
+def test_undecodable_file_is_never_rewritten(tmp_path):
+    path = tmp_path / "kernel.py"
+    path.write_bytes(b"x = 1  # \xff\n")
+    skipped = write_fixed_file(str(path), "x = 1  # \ufffd\n", "x = 2  # \ufffd\n")
+    assert str(skipped) == f"{path} not rewritten: its bytes do not decode losslessly in its encoding"
+    assert path.read_bytes() == b"x = 1  # \xff\n"
+
+
+# ---- crash tests: the file is always the old text or the new one ---------------------------------
+
+
+def test_a_write_cut_short_by_ulimit_leaves_the_old_file(tmp_path):
+    """`ulimit -f` (as a full disk or a quota would) makes the write fail partway."""
+    path = tmp_path / "kernel.py"
+    path.write_text(BEFORE)
+    limit = len(BEFORE) // 2
+
+    def small_file_limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    run = run_cli("--no-jedi", "--fix", "kernel.py", cwd=tmp_path, preexec_fn=small_file_limit)
+    assert "pallas-lsp: warning: kernel.py not rewritten: writing failed: File too large; the file is unchanged\n" in run.stderr
+    assert path.read_text() == BEFORE
+    assert leftovers(tmp_path) == []
+
+
+FAILURE_POINTS = ["mkstemp", "write", "fsync", "chmod", "recheck", "replace"]
+
+
+@pytest.mark.parametrize("point", FAILURE_POINTS)
+def test_a_failure_at_any_step_leaves_the_old_file(tmp_path, monkeypatch, point):
+    path = tmp_path / "kernel.py"
+    path.write_text(BEFORE)
+
+    def fail(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    if point == "mkstemp":
+        monkeypatch.setattr(write_back.tempfile, "mkstemp", fail)
+    elif point == "write":
+        real_fdopen = open
+
+        class FailingFile:
+            def __init__(self, handle):
+                self.handle = handle
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.handle.close()
+
+            def write(self, data):
+                self.handle.write(data[: len(data) // 3])
+                self.handle.flush()
+                fail()
+
+        monkeypatch.setattr(write_back, "open", lambda f, mode="r", *a, **k: FailingFile(real_fdopen(f, mode, *a, **k))
+                            if isinstance(f, int) else real_fdopen(f, mode, *a, **k), raising=False)
+    elif point == "recheck":
+        calls = []
+        real_read = write_back._read
+
+        def read(target):
+            calls.append(target)
+            if len(calls) == 2:
+                fail()
+            return real_read(target)
+
+        monkeypatch.setattr(write_back, "_read", read)
+    else:
+        monkeypatch.setattr(write_back.os, point, fail)
+    skipped = write_fixed_file(str(path), BEFORE, AFTER)
+    if point == "mkstemp":
+        assert str(skipped) == f"{path} not rewritten: cannot create a temporary file beside it: No space left on device"
+    else:
+        assert str(skipped) == f"{path} not rewritten: writing failed: No space left on device; the file is unchanged"
+    assert path.read_text() == BEFORE
+    assert leftovers(tmp_path) == []
+
+
+WRITER = textwrap.dedent("""\
+    import sys
+    from pallas_lsp.fixes.write_back import write_fixed_file
+    path, texts = sys.argv[1], [open(sys.argv[2]).read(), open(sys.argv[3]).read()]
+    current = 0
+    while True:
+        assert write_fixed_file(path, texts[current], texts[1 - current]) is None
+        current = 1 - current
+        print("wrote", flush=True)
+""")
+
+
+def test_killed_at_random_points_the_file_is_always_the_old_or_the_new_text(tmp_path):
+    """A process rewriting the file back and forth, killed (SIGKILL) at random moments."""
+    old, new = BEFORE * 400, AFTER * 400  # ~0.3 MB: a write takes long enough to be caught midway
+    (tmp_path / "old.txt").write_text(old)
+    (tmp_path / "new.txt").write_text(new)
+    path = tmp_path / "kernel.py"
+    rng = random.Random(13)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for _ in range(8):
+        path.write_text(old)
+        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(tmp_path / "old.txt"),
+                                  str(tmp_path / "new.txt")], stdout=subprocess.PIPE, env=env)
+        for _ in range(rng.randint(1, 5)):
+            assert child.stdout.readline() == b"wrote\n"
+        for _ in range(rng.randint(0, 20000)):  # a random moment inside the next write
+            pass
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        assert path.read_text() in (old, new)
+        for name in leftovers(tmp_path):  # what a killed process cannot clean up: never the file itself
+            (tmp_path / name).unlink()
