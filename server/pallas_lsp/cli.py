@@ -9,6 +9,7 @@ import sys
 import traceback
 
 from . import __version__
+from .lsp_tcp import add_serve_arguments
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff instead of writing them (exit 1 if there are any)")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    add_serve_arguments(serve)
     _add_trace_parser(commands)
     return parser
 
@@ -187,9 +188,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return run_check(args)
         if args.command == "serve":
-            from .server import main as serve
+            from .lsp_tcp import serve_command
+            from .server import server
 
-            return serve(["--tcp", args.tcp] if args.tcp else [])
+            return serve_command(server, args=args)
         if args.command == "trace":
             return run_trace(args)
     except KeyboardInterrupt:

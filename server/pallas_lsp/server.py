@@ -546,17 +546,10 @@ async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
+    """`pallas-lsp serve`: stdio, or `--tcp` (lsp_tcp.py: token, loopback only, one client)."""
+    from .lsp_tcp import serve_command
 
-    parser = argparse.ArgumentParser(prog="pallas-lsp serve")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
-    args = parser.parse_args(argv)
-    if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-    return 0
+    return serve_command(server, argv)
 
 
 # ==== trace (issue 5): `pallas.trace`, the "Trace kernel" code lens, `pallas-trace` diagnostics ======

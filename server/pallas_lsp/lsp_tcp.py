@@ -1,0 +1,284 @@
+"""`pallas-lsp serve` options, and `--tcp` made safe to leave running.
+
+A connected client can run `workspace/executeCommand pallas.trace`, which imports a module of its
+choosing as the server's user; so a TCP server must not take orders from whoever can reach the port.
+As Jupyter does, the server makes a secret token and writes it to a file only its owner can read;
+the client presents it in `initializationOptions.token` of its `initialize` request (every LSP
+client can set initialization options). A connection whose first message is anything else is
+answered with an error and closed. The first client that presents the token gets the server; the
+listening socket is then closed (one client per server, as over stdio), and the server exits when
+that client leaves. Only loopback addresses are accepted unless `--allow-remote` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import re
+import secrets
+import socket
+import stat
+import sys
+
+from .lsp_transport import INVALID_REQUEST, Body, Dispatcher, FrameReader, exit_code, read_loop, serve_stdio
+
+log = logging.getLogger(__name__)
+
+EXIT_USAGE = 2
+AUTH_SECONDS = 30.0  # an unauthenticated connection must send `initialize` within this time
+TOKEN_KEY = "token"
+
+
+class UsageError(Exception):
+    pass
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tcp", metavar="HOST:PORT",
+                        help="listen on TCP instead of stdio (loopback only; clients must present the token, "
+                             "see docs/editors.md)")
+    parser.add_argument("--token-file", metavar="PATH",
+                        help="with --tcp: the token file (created, owner-only, if missing; kept afterwards). "
+                             "Default: a fresh token in a per-run file, printed at start")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="with --tcp: allow a non-loopback HOST (the token is then the only protection "
+                             "and the traffic is not encrypted)")
+
+
+def parse_address(text: str, allow_remote: bool = False) -> tuple[str, int]:
+    """`HOST:PORT`, `[IPv6]:PORT` or `:PORT` (127.0.0.1) -> (host, port); UsageError otherwise."""
+    bracketed = re.fullmatch(r"\[([^\]]*)\](?::(.*))?", text)
+    if bracketed:
+        host, port = bracketed.group(1), bracketed.group(2)
+    else:
+        host, sep, port = text.rpartition(":")
+        if not sep:
+            host, port = text, None
+        elif ":" in host:
+            raise UsageError(f"--tcp {text}: write an IPv6 address in brackets, e.g. [::1]:2087")
+    if port is None or port == "":
+        raise UsageError(f"--tcp {text}: no port; expected HOST:PORT, e.g. 127.0.0.1:2087 or [::1]:2087")
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise UsageError(f"--tcp {text}: the port must be a number from 0 to 65535, not {port!r}")
+    host = host or "127.0.0.1"
+    if not allow_remote and not _is_loopback(host):
+        raise UsageError(f"--tcp {text}: {host} is not a loopback address, so other machines could connect; "
+                         "use 127.0.0.1 or [::1], or pass --allow-remote if you mean it")
+    return host, int(port)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        raise UsageError(f"--tcp: cannot resolve host {host!r}") from None
+    return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
+
+
+def _private_folder() -> str:
+    base = os.environ.get("XDG_RUNTIME_DIR") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "pallas-lsp")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    return folder
+
+
+def write_token(path: str, token: str) -> None:
+    """Create `path` readable and writable by its owner only (fails if it exists)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as file:
+        file.write(token + "\n")
+
+
+def read_token(path: str) -> str:
+    """The token in a user-chosen file, which must be the user's own and not readable by others."""
+    try:
+        info = os.stat(path)
+        with open(path, encoding="utf-8") as file:
+            token = file.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--token-file {path}: {exc}") from None
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise UsageError(f"--token-file {path}: the file belongs to another user")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        raise UsageError(f"--token-file {path}: other users can read it; run chmod 600 {path}")
+    if len(token) < 16:
+        raise UsageError(f"--token-file {path}: the token must be at least 16 characters")
+    return token
+
+
+def authenticate(message, token: str) -> str | None:
+    """None if `message` is an `initialize` request carrying the token, else what is wrong."""
+    if not isinstance(message, dict) or message.get("method") != "initialize":
+        return "the first message must be the initialize request"
+    params = message.get("params")
+    options = params.get("initializationOptions") if isinstance(params, dict) else None
+    presented = options.get(TOKEN_KEY) if isinstance(options, dict) else None
+    if not isinstance(presented, str):
+        return "initializationOptions.token is missing"
+    if not hmac.compare_digest(presented.encode(), token.encode()):
+        return "initializationOptions.token is wrong"
+    del options[TOKEN_KEY]  # the rest of the server never sees it (nor logs it)
+    return None
+
+
+class TcpServer:
+    """One listening socket; the first authenticated connection becomes the session."""
+
+    def __init__(self, server, sock: socket.socket, token: str):
+        self.server = server
+        self.sock = sock
+        self.token = token
+        self.listener: asyncio.Server | None = None
+        self.session_taken = False
+        self.done: asyncio.Future | None = None
+
+    async def run(self) -> None:
+        self.done = asyncio.get_running_loop().create_future()
+        self.listener = await asyncio.start_server(self.connection, sock=self.sock)
+        await self.done
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        if self.session_taken:
+            log.warning("refused a second connection from %s: one client per server", peer)
+            writer.close()
+            return
+        frames = FrameReader()
+        try:
+            events = await asyncio.wait_for(self._first_events(reader, frames), AUTH_SECONDS)
+        except (asyncio.TimeoutError, OSError):
+            events = []
+        first = events[0] if events else None
+        message = _json(first.data) if isinstance(first, Body) else None
+        problem = authenticate(message, self.token) if first is not None else "no initialize request"
+        if problem is None and self.session_taken:
+            problem = "another client is already connected (one client per server)"
+        if problem is not None:
+            log.warning("refused a connection from %s: %s", peer, problem)
+            msg_id = message.get("id") if isinstance(message, dict) else None
+            body = json.dumps({"jsonrpc": "2.0", "id": msg_id if isinstance(msg_id, (int, str)) else None,
+                               "error": {"code": INVALID_REQUEST,
+                                         "message": f"pallas-lsp --tcp: {problem} (see docs/editors.md, TCP)"}})
+            try:
+                writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))
+                await writer.drain()
+            except OSError:
+                pass
+            writer.close()
+            return
+        self.session_taken = True
+        self.listener.close()  # no further clients
+        log.info("client %s connected", peer)
+        self.server.protocol.set_writer(writer)
+        dispatcher = Dispatcher(self.server.protocol)
+        dispatcher.message(message)
+        for event in events[1:]:
+            dispatcher.handle(event)
+        try:
+            await read_loop(lambda: reader.read(65536), self.server.protocol, frames)
+        except ConnectionError:
+            pass
+        finally:
+            if not self.done.done():
+                self.done.set_result(None)
+
+    @staticmethod
+    async def _first_events(reader: asyncio.StreamReader, frames: FrameReader) -> list:
+        while True:
+            chunk = await reader.read(65536)
+            if not chunk:
+                return []
+            events = frames.feed(chunk)
+            if events:
+                return events
+
+
+def _json(data: bytes):
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        why = "the port is in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        raise UsageError(f"--tcp: cannot listen on {host}:{port}: {why}") from None
+
+
+def _token_file(token_file: str | None, token: str, port: int) -> tuple[str, str | None]:
+    """Where the client finds the token, and the file to remove at exit (a per-run one)."""
+    try:
+        if token_file is None:
+            owned = os.path.join(_private_folder(), f"tcp-{port}.token")
+            if os.path.exists(owned):
+                os.unlink(owned)
+            write_token(owned, token)
+            return owned, owned
+        if not os.path.exists(token_file):
+            write_token(token_file, token)
+        return token_file, None
+    except OSError as exc:
+        raise UsageError(f"--tcp: cannot write the token file: {exc}") from None
+
+
+def serve_tcp(server, address: str, token_file: str | None = None, allow_remote: bool = False) -> int:
+    host, port = parse_address(address, allow_remote)
+    if allow_remote and not _is_loopback(host):
+        print(f"pallas-lsp: warning: listening on {host}, reachable from other machines; the token is the only "
+              "protection and the traffic (your code) is not encrypted", file=sys.stderr)
+    token = read_token(token_file) if token_file and os.path.exists(token_file) else secrets.token_urlsafe(32)
+    sock = _listen(host, port)
+    owned = None
+    try:
+        port = sock.getsockname()[1]
+        shown_file, owned = _token_file(token_file, token, port)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"pallas-lsp: listening on {shown}:{port}; clients must send initializationOptions.token "
+              f"from {shown_file}", file=sys.stderr, flush=True)
+        try:
+            asyncio.run(TcpServer(server, sock, token).run())
+        except SystemExit as done:  # `exit`
+            return done.code if isinstance(done.code, int) else 1
+        except KeyboardInterrupt:
+            return 1
+        return exit_code(server.protocol, "the client disconnected")
+    finally:
+        sock.close()
+        server.shutdown()
+        if owned is not None:
+            try:
+                os.unlink(owned)
+            except OSError:
+                pass
+
+
+def serve_command(server, argv: list[str] | None = None, args: argparse.Namespace | None = None) -> int:
+    """`pallas-lsp serve [--tcp HOST:PORT [--token-file PATH] [--allow-remote]]`; usage errors exit 2."""
+    if args is None:
+        parser = argparse.ArgumentParser(prog="pallas-lsp serve")
+        add_serve_arguments(parser)
+        args = parser.parse_args(argv)
+    try:
+        if not args.tcp:
+            if args.token_file or args.allow_remote:
+                raise UsageError("--token-file and --allow-remote go with --tcp")
+            return serve_stdio(server)
+        return serve_tcp(server, args.tcp, args.token_file, args.allow_remote)
+    except UsageError as exc:
+        print(f"pallas-lsp serve: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
