@@ -20,8 +20,14 @@ Fixture convention (see tests/fixtures/agreement/NOTES.md):
 * ``mode`` -- ``"cuda"``: ``jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))``
               (args are ``jax.ShapeDtypeStruct``s; runs the real Mosaic GPU resource
               estimator and lowering on a machine without a GPU), or
+              ``"triton"``: the same under an abstract NVIDIA H200 mesh (what a GPU
+              ``pl.pallas_call`` lowers through: Triton), or
+              ``"tpu"`` / ``"sparsecore"``: ``lowering_platforms=("tpu",)`` under an abstract
+              TPU v5 lite / TPU7x mesh, or
               ``"interpret"``: ``jax.block_until_ready(jax.jit(fn)(*args))`` on the CPU
               backend (args are concrete arrays).
+  A fixture whose kernel must be *built* under the abstract mesh (SparseCore meshes ask for
+  the device) sets a module constant ``MODE = "sparsecore"``: target() is then called inside it.
 
 Optionally a fixture defines ``def cleanup():`` which is called (in a ``finally``)
 after the fixture was run, e.g. to undo ``plgpu.set_gpu_interpret_mode(...)``.
@@ -34,8 +40,12 @@ after every fixture.
   equation (found by walking the jaxpr recursively) whose ``what`` is not a GMEM
   semaphore;
 * interpret-mode failures (``No ir_type_handler for aval type``, the
-  ``get_global discharge`` message): the user frame of every ``get_global`` equation;
-* any other error: the deepest traceback frame under the fixture's folder, if any.
+  ``get_global discharge`` message) and Triton's ``Unimplemented primitive ...: get_global``
+  (which names no equation): the user frame of every ``get_global`` equation left after
+  ``pallas_call`` removed dead code;
+* any other error: the deepest traceback frame under the fixture's folder, following the
+  exception's causes (a lowering error's ``JaxStackTraceBeforeTransformation`` cause holds the
+  user frame of the equation that failed), if any.
 """
 
 from __future__ import annotations
@@ -109,6 +119,38 @@ def _get_global_locations(fn, args, only_non_semaphores: bool):
   return out
 
 
+def _eqn_locations(fn, args, wanted):
+  """User frames of the equations `wanted(eqn, inside_kernel)` picks, walking the jaxpr recursively."""
+  import jax
+  from jax._src import core as jax_core
+  from jax._src import source_info_util
+  jaxpr = jax.jit(fn).trace(*args).jaxpr
+  jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+  out = []
+
+  def walk(jp, inside):
+    for eqn in jp.eqns:
+      if wanted(eqn, inside):
+        frame = source_info_util.user_frame(eqn.source_info.traceback)
+        if frame is not None:
+          out.append((_abs(frame.file_name), frame.start_line))
+      kernel = inside or eqn.primitive.name in ("pallas_call", "mpmd_map", "core_map")
+      for sub in jax_core.jaxprs_in_params(eqn.params):
+        walk(sub, kernel)
+
+  walk(jaxpr, False)
+  return out
+
+
+def _collective_run_scoped(eqn, inside):
+  """A run_scoped asked for a collective allocation (over more than the thread axis)."""
+  return eqn.primitive.name == "run_scoped" and bool(eqn.params.get("collective_axes"))
+
+
+def _get_global_outside_kernel(eqn, inside):
+  return eqn.primitive.name == "get_global" and not inside
+
+
 def _traceback_locations(exc: BaseException, root: str):
   """Deepest frame under `root`, following __cause__/__context__ chains."""
   best = None
@@ -134,6 +176,26 @@ def _reset_interpret_mode():
     pass
 
 
+# Abstract devices to cross-lower for: (device kind, cores, platform).
+_ABSTRACT = {
+    "triton": ("NVIDIA H200", 132, "gpu"),
+    "tpu": ("TPU v5 lite", 1, "tpu"),
+    "sparsecore": ("TPU7x", 1, "tpu"),
+}
+_PLATFORM = {"cuda": "cuda", "triton": "cuda", "tpu": "tpu", "sparsecore": "tpu"}
+
+
+def _device_context(mode):
+  import jax
+  if mode not in _ABSTRACT:
+    return contextlib.nullcontext()
+  from jax.sharding import AbstractDevice, AbstractMesh
+  kind, cores, platform = _ABSTRACT[mode]
+  mesh = AbstractMesh((1,), ("_d",), abstract_device=AbstractDevice(
+      device_kind=kind, num_cores=cores, platform=platform))
+  return jax.sharding.use_abstract_mesh(mesh)
+
+
 def run_fixture(path: str) -> dict:
   import jax
   root = os.path.dirname(_abs(path))
@@ -141,32 +203,41 @@ def run_fixture(path: str) -> dict:
   module = None
   fn = args = None
   stage = "import"
+  mode = None
   try:
     module = _load_module(path)
     if not hasattr(module, "target"):
       raise LookupError(f"{path}: fixture defines no target()")
-    fn, args, mode = module.target()
+    with _device_context(getattr(module, "MODE", None)):
+      fn, args, mode = module.target()
     args = tuple(args)
-    stage = "trace"
-    traced = jax.jit(fn).trace(*args)
-    stage = "run"
-    if mode == "cuda":
-      traced.lower(lowering_platforms=("cuda",))
-    elif mode == "interpret":
-      jax.block_until_ready(jax.jit(fn)(*args))
-    else:
+    if mode not in _PLATFORM and mode != "interpret":
       raise ValueError(f"{path}: unknown mode {mode!r}")
+    with _device_context(mode):
+      stage = "trace"
+      traced = jax.jit(fn).trace(*args)
+      stage = "run"
+      if mode == "interpret":
+        jax.block_until_ready(jax.jit(fn)(*args))
+      else:
+        traced.lower(lowering_platforms=(_PLATFORM[mode],))
   except Exception as exc:  # noqa: BLE001
     msg = _first_line(exc)
     result.update(ok=False, exc_type=type(exc).__name__, message=msg)
     locs = []
     try:
-      if stage == "run" and msg.startswith("get_global only supports semaphores"):
-        locs = _get_global_locations(fn, args, only_non_semaphores=True)
-      elif stage == "run" and (
-          "No ir_type_handler for aval type" in msg
-          or "get_global discharge is not supported" in msg):
-        locs = _get_global_locations(fn, args, only_non_semaphores=False)
+      with _device_context(mode):
+        if stage == "run" and msg.startswith("get_global only supports semaphores"):
+          locs = _get_global_locations(fn, args, only_non_semaphores=True)
+        elif stage == "run" and (
+            "No ir_type_handler for aval type" in msg
+            or "get_global discharge is not supported" in msg
+            or msg.startswith("Unimplemented primitive in Pallas Triton lowering: get_global")):
+          locs = _get_global_locations(fn, args, only_non_semaphores=False)
+        elif stage == "run" and msg.startswith("Only thread-collective allocations"):
+          locs = _eqn_locations(fn, args, _collective_run_scoped)
+        elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):
+          locs = _eqn_locations(fn, args, _get_global_outside_kernel)
     except Exception as exc2:  # noqa: BLE001
       print(f"jax_truth: locating failed for {path}: {exc2!r}", file=sys.stderr)
     if not locs:

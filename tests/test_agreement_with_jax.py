@@ -1,8 +1,9 @@
 """The rules agree with real JAX: it fails exactly where the analyzer reports, and only there.
 
 Every fixture in tests/fixtures/agreement/ is run through JAX 0.12 (`tests/jax_truth.py`: Mosaic GPU
-cross-lowering for "cuda" fixtures, the interpreter on the CPU for interpret-mode ones) and
-through the analyzer; the lines must match.
+cross-lowering for "cuda" fixtures, Triton under an abstract H200 for "triton", TPU TensorCore and
+SparseCore cross-lowering for "tpu"/"sparsecore", the interpreter on the CPU for interpret-mode ones)
+and through the analyzer; the lines must match.
 """
 
 import json
@@ -21,12 +22,27 @@ AGREEMENT = FIXTURES / "agreement"
 CASES = sorted(p.name for p in AGREEMENT.glob("*.py"))
 
 
+# (exception type, words in JAX's message) -> the rule that reports it.
+JAX_FAILURES = (
+    ("NotImplementedError", "get_global only supports semaphores", "PAL001"),
+    ("AttributeError", "get_ref_aval", "PAL001"),
+    ("TypeError", "get_global() got an unexpected keyword argument", "PAL001"),
+    ("TypeError", "No ir_type_handler for aval type", "PAL002"),
+    ("NotImplementedError", "Unimplemented primitive in Pallas", "PAL003"),
+    ("IndexError", "Slice DynamicSlice", "PAL004"),
+    ("ValueError", "non-()-shaped semaphore", "PAL005"),
+    ("ValueError", "`indices` must not be longer than `shape`", "PAL005"),
+    ("ValueError", "barrier must be a SMEM reference", "PAL006"),
+    ("ValueError", "Only thread-collective allocations are supported in run_scoped", "PAL007"),
+    ("ValueError", "Kernels cannot return semaphores", "PAL008"),
+    ("ValueError", "Cannot lower jaxpr with effects", "PAL008"),
+)
+
+
 def expected_code(truth: dict) -> str:
-    if truth["exc_type"] in ("NotImplementedError", "AttributeError") and (
-            "get_global only supports semaphores" in truth["message"] or "get_ref_aval" in truth["message"]):
-        return "PAL001"
-    if truth["exc_type"] == "TypeError" and "No ir_type_handler for aval type" in truth["message"]:
-        return "PAL002"
+    for exc_type, words, code in JAX_FAILURES:
+        if truth["exc_type"] == exc_type and words in truth["message"]:
+            return code
     raise AssertionError(f"JAX failed in a way no rule covers: {truth}")
 
 

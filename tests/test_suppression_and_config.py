@@ -40,11 +40,14 @@ def test_noqa_parsing():
     assert noqa_codes("x = 1  # noqa: PAL001, PAL002") == {"PAL001", "PAL002"}
 
 
+ALL_CODES = {f"PAL00{n}" for n in range(9)}
+
+
 @pytest.mark.parametrize("select,ignore,expected", [
-    (None, None, {"PAL000", "PAL001", "PAL002"}),
+    (None, None, ALL_CODES),
     (["PAL001"], None, {"PAL001"}),
-    (["PAL00"], ["PAL000"], {"PAL001", "PAL002"}),
-    (["ALL"], ["PAL002"], {"PAL000", "PAL001"}),
+    (["PAL00"], ["PAL000"], ALL_CODES - {"PAL000"}),
+    (["ALL"], ["PAL002"], ALL_CODES - {"PAL002"}),
     ([], None, set()),
 ])
 def test_select_ignore(select, ignore, expected):

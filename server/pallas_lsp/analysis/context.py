@@ -24,5 +24,29 @@ class RuleContext:
     def related(self, model: ModuleModel, node, message: str) -> Related:
         return Related(model.path, model.source.span(node), message)
 
-    def finding(self, rule, node, message: str, related: tuple[Related, ...] = ()) -> Finding:
-        return Finding(self.path, self.span(node), rule.CODE, rule.NAME, rule.SEVERITY, message, related)
+    def finding(self, rule, node, message: str, related: tuple[Related, ...] = (), facts: dict | None = None,
+                severity: str | None = None) -> Finding:
+        return Finding(self.path, self.span(node), rule.CODE, rule.NAME, severity or rule.SEVERITY, message, related,
+                       facts=facts or {})
+
+    def kernels_reaching(self):
+        """(KernelModel, GetGlobalSite) for every get_global of this module that a kernel reaches."""
+        from .kernel_model import models_reaching
+
+        key = "kernels-reaching"
+        found = self.model.eval_cache.get(key)
+        if found is None:
+            found = self.model.eval_cache[key] = models_reaching(self.project, self.model)
+        return found
+
+    def kernels(self):
+        """Kernel models of this module's entry points plus those of other modules reaching its get_globals."""
+        from .kernel_model import kernel_models
+
+        found = {id(k): k for k in kernel_models(self.project, self.model)}
+        found.update((id(k), k) for k, _ in self.kernels_reaching())
+        return list(found.values())
+
+    def entry_related(self, kernel) -> Related:
+        entry = kernel.entry
+        return self.related(entry.model, entry.node, f"kernel entry point ({entry.api}): {kernel.backend_reason}")

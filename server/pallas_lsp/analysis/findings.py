@@ -71,6 +71,9 @@ class Finding:
     message: str
     related: tuple[Related, ...] = field(default=())
     fixes: tuple[Fix, ...] = field(default=(), compare=False)
+    # What a fix needs, in-process only (never serialised): "kernel" (a KernelModel: entry point, backend,
+    # axes), "get_global" (the ast.Call), "model" (its ModuleModel), "use" (the offending use), ...
+    facts: dict = field(default_factory=dict, compare=False, repr=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.span, self.code, self.message)

@@ -203,14 +203,15 @@ def _inside(model: "ModuleModel", node: ast.AST, container: ast.AST) -> bool:
     return False
 
 
-def reachable_functions(project: "Project", start: Func, limit: int = 500) -> list[Func]:
-    """The body and every user function it can run, across modules, in discovery order."""
+def reachable_functions(project: "Project", start: Func, limit: int = 500, exclude: set[int] = frozenset()) -> list[Func]:
+    """The body and every user function it can run, across modules, in discovery order; functions whose
+    node id is in `exclude` (bodies lowered by another backend, such as a WarpMesh core_map) are not entered."""
     evaluator = project.evaluator
     seen: dict[int, Func] = {}
     queue = [start]
     while queue and len(seen) < limit:
         func = queue.pop(0)
-        if id(func.node) in seen:
+        if id(func.node) in seen or id(func.node) in exclude:
             continue
         seen[id(func.node)] = func
         model = func.model

@@ -5,9 +5,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global_interpret
+from . import (
+    pal000_syntax_error,
+    pal001_get_global_not_semaphore,
+    pal002_get_global_interpret,
+    pal003_get_global_no_lowering,
+    pal004_several_get_global_without_grid,
+    pal005_semaphore_index,
+    pal006_global_semaphore_as_barrier,
+    pal007_run_scoped_global_semaphore,
+    pal008_semaphore_kernel_boundary,
+)
 
-RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global_interpret)
+RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global_interpret,
+         pal003_get_global_no_lowering, pal004_several_get_global_without_grid, pal005_semaphore_index,
+         pal006_global_semaphore_as_barrier, pal007_run_scoped_global_semaphore, pal008_semaphore_kernel_boundary)
 RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
 
 DOCS_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"

@@ -54,9 +54,35 @@ def problem(value: Value) -> str | None:
     return None
 
 
+def _other_backends_only(ctx) -> set[int]:
+    """get_global calls reached only by kernels of a backend with no get_global lowering at all (Triton,
+    TPU, SparseCore, WarpMesh): JAX never looks at the type there; PAL003 reports them, or they are dead code."""
+    from .pal003_get_global_no_lowering import JAX_MESSAGE
+
+    backends: dict[int, set[str]] = {}
+    for kernel, site in ctx.kernels_reaching():
+        backends.setdefault(id(site.call), set()).add(kernel.backend)
+    return {call for call, found in backends.items() if found <= JAX_MESSAGE.keys()}
+
+
+def _unexpected_keywords(call) -> list[str]:
+    return [k.arg for k in call.keywords if k.arg is not None and k.arg != "what"]
+
+
 def check(ctx):
     evaluator = ctx.project.evaluator
+    rule = sys.modules[__name__]
+    skipped = _other_backends_only(ctx)
     for call in get_global_calls(ctx.project, ctx.model):
+        unexpected = _unexpected_keywords(call)
+        if unexpected:
+            yield ctx.finding(rule, call, (f"JAX: \"TypeError: get_global() got an unexpected keyword argument "
+                                           f"'{unexpected[0]}'\"; get_global takes one argument, the semaphore type. "
+                                           "Scope comes from the kernel: a global semaphore spans its grid and cluster."),
+                              facts={"get_global": call, "model": ctx.model, "keywords": unexpected})
+            continue
+        if id(call) in skipped:
+            continue
         argument = get_global_argument(call)
         if argument is None:
             continue
@@ -65,6 +91,6 @@ def check(ctx):
         for option in options:
             message = problem(option)
             if message:
-                finding = ctx.finding(sys.modules[__name__], call, message)
+                finding = ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
                 yield replace(finding, fixes=get_global_fixes(ctx.project, ctx.model, call, as_memtype(option), finding))
                 break

@@ -1,0 +1,66 @@
+"""The jax version of the analysed environment, read from its package metadata (jax is never imported).
+
+Rules whose semantics changed between releases ask `jax_version(project)`; None means the environment
+has no jax (or it could not be asked), and rules then assume the newest behaviour they know.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import re
+from functools import lru_cache
+
+log = logging.getLogger(__name__)
+
+Version = tuple[int, ...]
+
+
+def parse_version(text: str) -> Version | None:
+    """`0.11.2` -> (0, 11, 2); `0.12.0.1` -> (0, 12, 0, 1); pre-release tails (`rc1`, `.dev…`) are dropped."""
+    match = re.match(r"\s*(\d+(?:\.\d+)*)", text)
+    return tuple(int(p) for p in match.group(1).split(".")) if match else None
+
+
+def version_from_metadata(path: str) -> Version | None:
+    """The `Version:` header of a `*.dist-info/METADATA` file."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("Version:"):
+                    return parse_version(line.split(":", 1)[1])
+                if not line.strip():
+                    break  # the headers end at the first blank line
+    except OSError:
+        return None
+    return None
+
+
+@lru_cache(maxsize=16)
+def _version_on_path(sys_path: tuple[str, ...]) -> Version | None:
+    for folder in sys_path:
+        for metadata in sorted(glob.glob(os.path.join(glob.escape(folder), "jax-*.dist-info", "METADATA"))):
+            version = version_from_metadata(metadata)
+            if version is not None:
+                return version
+    return None
+
+
+def jax_version(project) -> Version | None:
+    """jax's version in the project's environment, found through that environment's `sys.path`."""
+    cached = getattr(project, "_jax_version", False)
+    if cached is not False:
+        return cached
+    version = None
+    try:
+        sys_path = tuple(str(p) for p in project.environment.jedi_env.get_sys_path())
+        version = _version_on_path(sys_path)
+    except Exception as exc:  # an unusable environment is reported elsewhere; here it only means "unknown"
+        log.debug("jax version unknown: %s", exc)
+    project._jax_version = version
+    return version
+
+
+def format_version(version: Version | None) -> str:
+    return ".".join(map(str, version)) if version else "unknown"

@@ -1,0 +1,570 @@
+"""What JAX will do with each kernel entry point, computed once per entry: the model rules read.
+
+For every entry point (see `kernels.py`): the backend that lowers it, its grid / cluster / thread
+axes, the `get_global` calls it reaches (through helpers, `run_scoped`, `when`, `cond`, `fori_loop`,
+Python loops, nested defs and other modules) with how each result is used, and the semaphore
+allocations in the order JAX lowers them. Rules never walk syntax themselves.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .evaluate import as_memtype, terminal_name
+from .jax_version import Version, jax_version
+from .kernels import EntryPoint, KernelIndex, get_global_argument, get_global_calls, reachable_functions, unwrap_function
+from .model import FunctionNode
+from .values import Api, Const, Func, KernelCall, MemType, OneOf, Partial, Seq, Value
+
+if TYPE_CHECKING:
+    from .model import ModuleModel
+    from .project import Project
+
+# Backends, by what lowers the kernel.
+MOSAIC_GPU = "mosaic_gpu"
+MOSAIC_GPU_WARP = "mosaic_gpu_warp"  # inside pl.core_map(plgpu.WarpMesh(...))
+TRITON = "triton"
+TPU_TC = "tpu_tc"
+SC_VECTOR = "sc_vector_subcore"
+SC_SCALAR = "sc_scalar_subcore"
+INTERPRET = "interpret"
+UNKNOWN_BACKEND = "unknown"
+
+# jax releases where `pl.pallas_call(..., compiler_params=plgpu.CompilerParams())` stopped lowering
+# through Mosaic GPU (a bare AssertionError from 0.11.2 on; pallas_call.py:925 in 0.11.2).
+PALLAS_CALL_MOSAIC_GPU_UNTIL: Version = (0, 11, 2)
+
+_MESH_BACKENDS = {
+    "plgpu.Mesh": MOSAIC_GPU,
+    "plgpu.WarpMesh": MOSAIC_GPU_WARP,
+    "pltpu.create_tensorcore_mesh": TPU_TC,
+    "pltpu.TensorCoreMesh": TPU_TC,
+    "pltpu.VectorSubcoreMesh": SC_VECTOR,
+    "pltpu.ScalarSubcoreMesh": SC_SCALAR,
+    "pl.tpu_sc.VectorSubcoreMesh": SC_VECTOR,
+    "pl.tpu_sc.ScalarSubcoreMesh": SC_SCALAR,
+}
+_PARAMS_BACKENDS = {
+    "pltpu.CompilerParams": TPU_TC,
+    "pltriton.CompilerParams": TRITON,
+    "plgpu.CompilerParams": MOSAIC_GPU,
+}
+
+SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
+                 "pltpu.semaphore_signal": "signal", "pltpu.semaphore_wait": "wait", "pltpu.semaphore_read": "read"}
+BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
+_MAX_HELPER_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class Use:
+    """One place a get_global result is used: `kind` is signal, wait, read, barrier, returned or other."""
+
+    kind: str
+    model: "ModuleModel"
+    node: ast.AST  # the call (or statement) that uses it
+    indices: int | None  # how many indices `.at[...]` applied before this use (None: not known)
+    live: bool  # the use keeps the get_global alive through dead-code elimination
+
+
+@dataclass
+class GetGlobalSite:
+    model: "ModuleModel"
+    call: ast.Call
+    what: Value  # the evaluated argument (a MemType, OneOf, Api or UNKNOWN)
+    uses: list[Use]
+
+    @property
+    def live(self) -> bool:
+        """False only when the result certainly feeds nothing with an effect (pallas_call drops it)."""
+        return any(use.live for use in self.uses)
+
+    @property
+    def memtype(self) -> MemType | None:
+        value = as_memtype(self.what)
+        return value if isinstance(value, MemType) else None
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """A semaphore reservation in lowering order: `kind` "get_global" or "run_scoped"; `body` for run_scoped."""
+
+    kind: str
+    model: "ModuleModel"
+    node: ast.AST
+    size: int
+    body: tuple["Allocation", ...] = ()
+
+
+@dataclass(frozen=True)
+class RunScopedSite:
+    """A `pl.run_scoped` that allocates a Mosaic GPU semaphore: its call and `collective_axes` (None: not static)."""
+
+    model: "ModuleModel"
+    call: ast.Call
+    collective_axes: tuple[str, ...] | None
+
+
+@dataclass
+class KernelModel:
+    entry: EntryPoint
+    backend: str
+    backend_reason: str  # why, in words, for messages: "pl.pallas_call for a GPU lowers through Triton"
+    grid_axes: tuple[str, ...] | None  # None: not known statically
+    cluster_axes: tuple[str, ...] | None
+    thread_axes: tuple[str, ...] | None
+    get_globals: list[GetGlobalSite] = field(default_factory=list)
+    allocations: tuple[Allocation, ...] = ()
+    jax_version: Version | None = None
+    certain_interpret: bool = False
+    run_scoped: list["RunScopedSite"] = field(default_factory=list)
+
+    @property
+    def api(self) -> str:
+        return self.entry.api
+
+    @property
+    def drops_dead_code(self) -> bool:
+        """pallas_call traces its body and removes dead equations; plgpu.kernel, pl.kernel, core_map do not."""
+        return self.entry.api == "pl.pallas_call"
+
+    def reached(self, site: GetGlobalSite) -> bool:
+        """Does this get_global survive into what the backend lowers?"""
+        return site.live or not self.drops_dead_code
+
+
+# ---- building ------------------------------------------------------------------------------------
+
+
+def kernel_models(project: "Project", model: "ModuleModel") -> list[KernelModel]:
+    """Models of the entry points defined in `model` (cached with the module text)."""
+    cached = model.eval_cache.get("kernel-models")
+    if cached is None:
+        index = KernelIndex.of(project, model)
+        warp_bodies = {id(e.body.node) for e in index.entries if e.body is not None and _backend(project, e)[0] == MOSAIC_GPU_WARP}
+        cached = [_build(project, entry, warp_bodies) for entry in index.entries if entry.body is not None]
+        model.eval_cache["kernel-models"] = cached
+    return cached
+
+
+def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[KernelModel, GetGlobalSite]]:
+    """(kernel, site) for every get_global of `model` reached by a kernel of this module or of a workspace
+    module that imports it (those are only looked at when a get_global is not reached from here)."""
+    calls = get_global_calls(project, model)
+    if not calls:
+        return []
+    found = [(k, s) for k in kernel_models(project, model) for s in k.get_globals if s.model is model]
+    reached = {id(s.call) for _, s in found}
+    if any(id(c) not in reached for c in calls):
+        for other in project.importers(model):
+            found.extend((k, s) for k in kernel_models(project, other) for s in k.get_globals
+                         if s.model is model and id(s.call) not in reached)
+    return found
+
+
+def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> KernelModel:
+    backend, reason = _backend(project, entry)
+    grid, cluster, threads = _axes(project, entry)
+    body = entry.body
+    exclude = warp_bodies - {id(body.node)}
+    functions = reachable_functions(project, body, exclude=exclude)
+    sites, scoped = [], []
+    for func in functions:
+        for call in func.model.calls_named("run_scoped"):
+            if func.model.enclosing_function(call) is func.node:
+                found = _run_scoped_semaphore(project, func.model, call)
+                if found is not None:
+                    scoped.append(found)
+        for call in get_global_calls(project, func.model):
+            if func.model.enclosing_function(call) is func.node:
+                argument = get_global_argument(call)
+                what = project.evaluator.value(func.model, argument) if argument is not None else None
+                sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
+    allocations = tuple(_Allocations(project, exclude).function(body, ()))
+    return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
+                       bool(entry.interpret), scoped)
+
+
+def _run_scoped_semaphore(project: "Project", model: "ModuleModel", call: ast.Call) -> RunScopedSite | None:
+    value = project.evaluator.value(model, call.func)
+    if not (isinstance(value, Api) and value.name == "pl.run_scoped"):
+        return None
+    types = [a for a in call.args[1:] if not isinstance(a, ast.Starred)]
+    types += [k.value for k in call.keywords if k.arg not in (None, "collective_axes")]
+    semaphores = [t for t in types if isinstance(m := as_memtype(project.evaluator.value(model, t)), MemType)
+                  and m.space == "gmem" and m.dtype in ("semaphore", "barrier_semaphore")]
+    if not semaphores:
+        return None
+    axes_node = next((k.value for k in call.keywords if k.arg == "collective_axes"), None)
+    axes = () if axes_node is None else _names(project.evaluator.value(model, axes_node))
+    return RunScopedSite(model, call, axes)
+
+
+def _call_of(model: "ModuleModel", node: ast.AST | None, depth: int = 0) -> tuple["ModuleModel", ast.Call] | None:
+    """The call an expression stands for, through simple `name = call(...)` bindings."""
+    if isinstance(node, ast.Call):
+        return model, node
+    if isinstance(node, ast.Name) and depth < 4:
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if binding is not None and binding.kind == "assign" and binding.value is not None:
+            return _call_of(model, binding.value, depth + 1)
+    return None
+
+
+def _callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> tuple[str | None, ast.Call | None, "ModuleModel"]:
+    found = _call_of(model, node)
+    if found is None:
+        return None, None, model
+    model, call = found
+    value = project.evaluator.value(model, call.func)
+    return (value.name if isinstance(value, Api) else None), call, model
+
+
+def _kwarg_node(kernel: KernelCall, name: str) -> ast.AST | None:
+    found = kernel.kwarg(name)
+    return found[1] if found else None
+
+
+def _backend(project: "Project", entry: EntryPoint) -> tuple[str, str]:
+    kernel = entry.kernel
+    if entry.interpret:
+        return INTERPRET, "the kernel runs in interpret mode"
+    if entry.api == "plgpu.kernel":
+        return MOSAIC_GPU, "plgpu.kernel lowers through Mosaic GPU"
+    if entry.api in ("pl.kernel", "pl.core_map"):
+        mesh = _kwarg_node(kernel, "mesh")
+        if mesh is None and entry.api == "pl.core_map" and isinstance(entry.node, ast.Call) and entry.node.args:
+            mesh = entry.node.args[0]
+        name, _, _ = _callee(project, entry.model, mesh)
+        if name in _MESH_BACKENDS:
+            return _MESH_BACKENDS[name], f"{entry.api} with a {name} mesh"
+        return UNKNOWN_BACKEND, f"{entry.api} with a mesh not known statically"
+    # pl.pallas_call: the compiler params pick the backend, else the platform it is lowered for.
+    params = _kwarg_node(kernel, "compiler_params")
+    if params is not None:
+        name, _, _ = _callee(project, entry.model, params)
+        if name == "plgpu.CompilerParams":
+            version = jax_version(project)
+            if version is None or version >= PALLAS_CALL_MOSAIC_GPU_UNTIL:
+                return UNKNOWN_BACKEND, "pl.pallas_call with plgpu.CompilerParams no longer lowers (jax 0.11.2+)"
+            return MOSAIC_GPU, "pl.pallas_call with plgpu.CompilerParams lowers through Mosaic GPU (before jax 0.11.2)"
+        if name in _PARAMS_BACKENDS:
+            backend = _PARAMS_BACKENDS[name]
+            return backend, f"pl.pallas_call with {name}"
+        if not (isinstance(params, ast.Constant) and params.value is None):
+            return UNKNOWN_BACKEND, "pl.pallas_call with compiler params not known statically"
+    if getattr(project, "platform", "gpu") == "tpu":
+        return TPU_TC, "pl.pallas_call lowered for a TPU (setting platform = \"tpu\")"
+    return TRITON, "pl.pallas_call lowered for a GPU uses Triton (setting platform = \"gpu\")"
+
+
+def _names(value: Value) -> tuple[str, ...] | None:
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return (value.value,)
+    if isinstance(value, Const) and value.value is None:
+        return ()
+    if isinstance(value, Seq) and all(isinstance(i, Const) and isinstance(i.value, str) for i in value.items):
+        return tuple(i.value for i in value.items)
+    return None
+
+
+def _extent(value: Value) -> int | None:
+    """Number of axes of a grid/cluster value: `(2, 3)` -> 2, `4` -> 1, `()` -> 0; None when unknown."""
+    if isinstance(value, Seq):
+        return len(value.items)
+    if isinstance(value, Const) and type(value.value) is int:
+        return 1
+    if isinstance(value, Const) and value.value is None:
+        return 0
+    return None
+
+
+def _axes(project: "Project", entry: EntryPoint) -> tuple:
+    """(grid, cluster, thread) axis names; an axis without a name is "" ; None where not static."""
+    kernel, model = entry.kernel, entry.model
+    if entry.api in ("pl.kernel", "pl.core_map"):
+        node = _kwarg_node(kernel, "mesh")
+        if node is None and entry.api == "pl.core_map" and isinstance(entry.node, ast.Call) and entry.node.args:
+            node = entry.node.args[0]
+        name, call, mesh_model = _callee(project, model, node)
+        if call is None or name != "plgpu.Mesh":
+            return None, None, None
+        evaluate = project.evaluator.value
+        kwargs = {k.arg: evaluate(mesh_model, k.value) for k in call.keywords if k.arg}
+        if any(k.arg is None for k in call.keywords) or call.args:
+            return None, None, None
+        get = kwargs.get
+    elif entry.api == "plgpu.kernel":
+        if any(key is None for key, _, _ in kernel.kwargs):
+            return None, None, None
+        values = {key: value for key, value, _ in kernel.kwargs}
+        get = values.get
+    else:
+        return None, None, None
+    axes = []
+    for size_key, names_key in (("grid", "grid_names"), ("cluster", "cluster_names")):
+        size, names = get(size_key, Seq(())), get(names_key, Seq(()))
+        count = _extent(size)
+        named = _names(names)
+        if count is None:
+            axes.append(None)
+        elif named is not None and len(named) == count:
+            axes.append(named)
+        else:
+            axes.append(("",) * count)
+    threads, thread_name = get("num_threads", Const(None)), get("thread_name", Const(None))
+    if isinstance(thread_name, Const) and isinstance(thread_name.value, str):
+        axes.append((thread_name.value,))
+    elif isinstance(thread_name, Const) and thread_name.value is None and isinstance(threads, Const):
+        axes.append(())
+    else:
+        axes.append(None)
+    return tuple(axes)
+
+
+# ---- how a get_global result is used --------------------------------------------------------------
+
+
+def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: int | None = 0,
+            depth: int = 0) -> list[Use]:
+    """Where the value of expression `node` goes, following names, `.at[...]` and helper parameters."""
+    parent = model.parents.get(node)
+    if isinstance(parent, ast.Expr):
+        return []
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and isinstance(getattr(parent, "target", None) or parent.targets[0], ast.Name):
+        target = parent.target if isinstance(parent, ast.AnnAssign) else parent.targets[0]
+        if isinstance(parent, ast.Assign) and len(parent.targets) != 1:
+            return [Use("other", model, parent, indices, True)]
+        return _name_uses(project, model, target.id, parent, indices, depth)
+    if isinstance(parent, ast.NamedExpr):
+        return _name_uses(project, model, parent.target.id, parent, indices, depth) + uses_of(
+            project, model, parent, indices, depth)
+    if isinstance(parent, ast.Attribute) and parent.attr == "at":
+        subscript = model.parents.get(parent)
+        if isinstance(subscript, ast.Subscript) and subscript.value is parent:
+            count = len(subscript.slice.elts) if isinstance(subscript.slice, ast.Tuple) else 1
+            if isinstance(subscript.slice, ast.Tuple) and any(isinstance(e, ast.Starred) for e in subscript.slice.elts):
+                count = None
+            more = None if indices is None or count is None else indices + count
+            return uses_of(project, model, subscript, more, depth)
+        return [Use("other", model, parent, indices, True)]
+    if isinstance(parent, ast.keyword):
+        call = model.parents.get(parent)
+        if isinstance(call, ast.Call):
+            return _call_use(project, model, call, node, parent.arg, indices, depth)
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return _call_use(project, model, parent, node, None, indices, depth)
+    if isinstance(parent, ast.Return):
+        return [Use("returned", model, parent, indices, True)]
+    return [Use("other", model, parent if parent is not None else node, indices, True)]
+
+
+def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:
+    scope = model.enclosing_function(binder) or model.tree
+    uses: list[Use] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            binding = model.lookup(name, model.scope_of(node), node.lineno)
+            if binding is not None and binding.node is binder:
+                uses.extend(uses_of(project, model, node, indices, depth))
+    return uses
+
+
+def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
+    func = project.evaluator.value(model, call.func)
+    if isinstance(func, Api):
+        if func.name in SEMAPHORE_OPS and (keyword is None and call.args and call.args[0] is arg
+                                           or keyword in ("sem_or_view", "sem")):
+            kind = SEMAPHORE_OPS[func.name]
+            live = kind != "read" or bool(uses_of(project, model, call, 0, depth))
+            return [Use(kind, model, call, indices, live)]
+        if func.name in BARRIER_OPS or keyword == "barrier":
+            return [Use("barrier", model, call, indices, True)]
+        return [Use("other", model, call, indices, True)]
+    target = unwrap_function(func)
+    if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
+        return [Use("other", model, call, indices, True)]
+    param = _parameter_for(target, call, arg, keyword)
+    if param is None:
+        return [Use("other", model, call, indices, True)]
+    inner = target.model
+    binding = inner.scopes.get(target.node)
+    if binding is None:
+        return [Use("other", model, call, indices, True)]
+    uses = []
+    for node in ast.walk(target.node):
+        if isinstance(node, ast.Name) and node.id == param.arg and isinstance(node.ctx, ast.Load):
+            found = inner.lookup(node.id, inner.scope_of(node), node.lineno)
+            if found is not None and found.node is param:
+                uses.extend(uses_of(project, inner, node, indices, depth + 1))
+    return uses
+
+
+def _parameter_for(func: Func, call: ast.Call, arg: ast.AST, keyword: str | None) -> ast.arg | None:
+    spec = func.node.args
+    positional = [*spec.posonlyargs, *spec.args]
+    if func.self_value is not None and positional:
+        positional = positional[1:]
+    if keyword is not None:
+        return next((p for p in [*positional, *spec.kwonlyargs] if p.arg == keyword), None)
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    index = call.args.index(arg)
+    return positional[index] if index < len(positional) else None
+
+
+# ---- semaphore allocations in lowering order --------------------------------------------------------
+
+
+def _size(value: Value) -> int | None:
+    memtype = as_memtype(value)
+    if isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore and memtype.shape is not None:
+        return max(1, math.prod(memtype.shape)) if memtype.shape else 1
+    return None
+
+
+class _Allocations:
+    """Walks code in the order JAX traces it and lists get_global / run_scoped semaphore reservations.
+
+    A Python `if` whose test is not static takes the branch with fewer reservations, a loop whose count
+    is not static runs once: the list is what certainly happens, so a rule reading it never guesses high.
+    """
+
+    def __init__(self, project: "Project", exclude: set[int]):
+        self.project = project
+        self.exclude = exclude
+        self.active: set[int] = set()
+
+    def function(self, func: Func, stack: tuple) -> list[Allocation]:
+        node = func.node
+        if id(node) in self.exclude or id(node) in self.active or len(stack) > 8:
+            return []
+        self.active.add(id(node))
+        try:
+            body = node.body if isinstance(node.body, list) else [node.body]
+            return [a for stmt in body for a in self.visit(func.model, stmt, stack + (id(node),))]
+        finally:
+            self.active.discard(id(node))
+
+    def visit(self, model, node: ast.AST, stack) -> list[Allocation]:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A decorated nested def runs when defined (pl.when, pl.core_map, run_scoped-style decorators).
+            out = []
+            for decorator in node.decorator_list:
+                out += self.visit(model, decorator, stack)
+            if node.decorator_list and self._runs_when_defined(model, node):
+                out += self.function(Func(model, node), stack)
+            return out
+        if isinstance(node, (ast.Lambda, ast.ClassDef)):
+            return []
+        if isinstance(node, ast.If):
+            test = self.project.evaluator.value(model, node.test)
+            if isinstance(test, Const):
+                return [a for s in (node.body if test.value else node.orelse) for a in self.visit(model, s, stack)]
+            branches = [[a for s in branch for a in self.visit(model, s, stack)] for branch in (node.body, node.orelse)]
+            return min(branches, key=len)
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            once = [a for s in node.body for a in self.visit(model, s, stack)]
+            return once * self._trip_count(model, node.iter) + [a for s in node.orelse for a in self.visit(model, s, stack)]
+        if isinstance(node, (ast.While, ast.Try)):
+            return []  # not static: nothing certain
+        if isinstance(node, ast.Call):
+            out = []
+            for child in [node.func, *node.args, *[k.value for k in node.keywords]]:
+                out += self.visit(model, child, stack)
+            return out + self._call(model, node, stack)
+        return [a for child in ast.iter_child_nodes(node) for a in self.visit(model, child, stack)]
+
+    def _runs_when_defined(self, model, node) -> bool:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            value = self.project.evaluator.value(model, target)
+            if isinstance(value, Api) and value.name in ("pl.when", "pl.core_map", "pl.run_scoped", "plgpu.nested_scope"):
+                return True
+            if isinstance(value, KernelCall):
+                return True
+        return False
+
+    def _trip_count(self, model, iterable: ast.AST) -> int:
+        if isinstance(iterable, ast.Call) and terminal_name(iterable.func) == "range" and iterable.args:
+            values = [self.project.evaluator.value(model, a) for a in iterable.args]
+            if all(isinstance(v, Const) and type(v.value) is int for v in values):
+                bounds = [v.value for v in values]
+                return max(0, len(range(*bounds)))
+        if isinstance(iterable, (ast.Tuple, ast.List)):
+            return len(iterable.elts)
+        return 1
+
+    def _call(self, model, call: ast.Call, stack) -> list[Allocation]:
+        value = self.project.evaluator.value(model, call.func)
+        if isinstance(value, Api):
+            name = value.name
+            if name == "pl.get_global":
+                argument = get_global_argument(call)
+                size = _size(self.project.evaluator.value(model, argument)) if argument is not None else None
+                return [Allocation("get_global", model, call, size)] if size else []
+            if name == "pl.run_scoped" and call.args:
+                sizes = [_size(self.project.evaluator.value(model, a)) for a in call.args[1:] if not isinstance(a, ast.Starred)]
+                sizes += [_size(self.project.evaluator.value(model, k.value)) for k in call.keywords
+                          if k.arg not in (None, "collective_axes")]
+                body = unwrap_function(self.project.evaluator.value(model, call.args[0]))
+                inner = tuple(self.function(body, stack)) if body is not None else ()
+                total = sum(s for s in sizes if s)
+                return [Allocation("run_scoped", model, call, total, inner)] if total else list(inner)
+            if name in ("lax.fori_loop", "jax.lax.fori_loop") and len(call.args) >= 3:
+                return self._callable(model, call.args[2], stack)
+            if name in ("lax.cond", "jax.lax.cond", "lax.switch"):
+                return [a for arg in call.args[1:] for a in self._callable(model, arg, stack)]
+            if name == "pl.when" or name.startswith("pl.") or name.startswith("plgpu."):
+                return []
+            return []
+        if isinstance(value, KernelCall) and value.body is None:
+            return []
+        func = unwrap_function(value)
+        if func is not None:
+            return self.function(func, stack)
+        # `pl.when(cond)(f)`: the outer call's func is itself a call to pl.when.
+        if isinstance(call.func, ast.Call):
+            inner = self.project.evaluator.value(model, call.func.func)
+            if isinstance(inner, Api) and inner.name in ("pl.when", "pl.core_map") and call.args:
+                return self._callable(model, call.args[0], stack)
+        return []
+
+    def _callable(self, model, node: ast.AST, stack) -> list[Allocation]:
+        func = unwrap_function(self.project.evaluator.value(model, node))
+        return self.function(func, stack) if func is not None else []
+
+
+def estimate(allocations: tuple[Allocation, ...] | list[Allocation]) -> int:
+    """What Mosaic GPU's resource estimator reserves for block-local semaphores: the MAX over equations
+    (`Resources.or_`), a run_scoped counting its own allocation plus its body."""
+    best = 0
+    for allocation in allocations:
+        size = allocation.size + estimate(allocation.body) if allocation.kind == "run_scoped" else allocation.size
+        best = max(best, size)
+    return best
+
+
+def first_overflow(allocations: tuple[Allocation, ...]) -> tuple[Allocation, int, int] | None:
+    """The reservation at which lowering (which adds get_global reservations up and never releases them)
+    exceeds the estimate: (allocation, semaphores reserved then, estimate), or None if none does."""
+    limit = estimate(allocations)
+    used = 0
+
+    def walk(items) -> tuple[Allocation, int, int] | None:
+        nonlocal used
+        for allocation in items:
+            used += allocation.size
+            if used > limit:
+                return allocation, used, limit
+            if allocation.kind == "run_scoped":
+                found = walk(allocation.body)
+                if found:
+                    return found
+                used -= allocation.size
+        return None
+
+    return walk(allocations)

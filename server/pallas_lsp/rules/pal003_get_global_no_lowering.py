@@ -1,0 +1,67 @@
+"""PAL003 get-global-no-lowering: `pl.get_global` in a kernel whose backend has no lowering for it.
+
+Only Mosaic GPU (`plgpu.kernel`, `pl.kernel` with a `plgpu.Mesh`) lowers `get_global`. Triton (what a
+`pl.pallas_call` for a GPU uses), the TPU TensorCore, SparseCore subcores and warp-level code inside
+`pl.core_map(plgpu.WarpMesh(...))` fail at lowering time with `NotImplementedError: Unimplemented
+primitive ...: get_global`. A `pallas_call` drops a get_global whose result feeds nothing as dead code,
+so that one lowers and is not reported.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..analysis.kernel_model import MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
+
+CODE = "PAL003"
+NAME = "get-global-no-lowering"
+SEVERITY = "error"
+SUMMARY = "pl.get_global on a backend that cannot lower it (Triton, TPU TensorCore, SparseCore, WarpMesh)."
+
+# JAX's words on each backend (jax 0.12.0.1; the same in 0.11.2), then what to do.
+JAX_MESSAGE = {
+    TRITON: "Unimplemented primitive in Pallas Triton lowering: get_global",
+    TPU_TC: "Unimplemented primitive in Pallas TPU lowering for tc: get_global",
+    SC_VECTOR: "Unimplemented primitive in Pallas TPU lowering for sc_vector_subcore: get_global",
+    SC_SCALAR: "Unimplemented primitive in Pallas TPU lowering for sc_scalar_subcore: get_global",
+    MOSAIC_GPU_WARP: "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for lowering semantics "
+                     "LoweringSemantics.Warpgroup and user thread semantics PrimitiveSemantics.Warp",
+}
+_TPU_ADVICE = "use a pltpu.SemaphoreType.REGULAR in scratch_shapes"
+ADVICE = {
+    TRITON: "move the kernel to plgpu.kernel (Mosaic GPU)",
+    TPU_TC: _TPU_ADVICE,
+    SC_VECTOR: _TPU_ADVICE,
+    SC_SCALAR: _TPU_ADVICE,
+    MOSAIC_GPU_WARP: "call it outside the WarpMesh core_map",
+}
+DETAIL = {
+    TRITON: "only Mosaic GPU allocates global semaphores; a pallas_call never lowers through it from jax 0.11.2 on",
+    TPU_TC: "a scratch semaphore is shared by the kernel's grid iterations on a core",
+    SC_VECTOR: "a scratch semaphore is shared by the kernel's iterations on a subcore",
+    SC_SCALAR: "a scratch semaphore is shared by the kernel's iterations on a subcore",
+    MOSAIC_GPU_WARP: "the semaphore ref it returns in the kernel body can be used inside the warp-level code",
+}
+_SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vector subcore",
+          SC_SCALAR: "SparseCore scalar subcore", MOSAIC_GPU_WARP: "Mosaic GPU warp-level"}
+
+
+def message(kernel) -> str:
+    backend = kernel.backend
+    quoted = JAX_MESSAGE[backend]
+    if backend == MOSAIC_GPU_WARP:
+        quoted = "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for ... PrimitiveSemantics.Warp"
+    return (f'JAX: "{quoted}"; {ADVICE[backend]}. {kernel.backend_reason}, and {_SHORT[backend]} has no '
+            f"get_global lowering ({DETAIL[backend]}).")
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    reported: set[int] = set()
+    for kernel, site in ctx.kernels_reaching():
+        if kernel.backend not in JAX_MESSAGE or id(site.call) in reported or not kernel.reached(site):
+            continue
+        reported.add(id(site.call))
+        yield ctx.finding(rule, site.call, message(kernel), (ctx.entry_related(kernel),),
+                          facts={"kernel": kernel, "get_global": site.call, "model": site.model,
+                                 "backend": kernel.backend, "entry": kernel.entry})

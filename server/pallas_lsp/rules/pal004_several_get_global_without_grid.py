@@ -1,0 +1,55 @@
+"""PAL004 several-get-global-without-grid: a Mosaic GPU kernel with no grid and no cluster that reserves
+more global semaphores than JAX's resource estimator made room for.
+
+A JAX bug (0.11.2 and 0.12): with no grid and no cluster axes, semaphores are block-local; the estimator
+keeps the MAX of the sizes of the equations that reserve them, while lowering adds every `get_global`
+up and never releases it. The second `get_global` (or a `run_scoped` semaphore after one) then fails:
+`IndexError: Slice DynamicSlice(base=1, length=1) along axis 0 is out of bounds for shape [1]`.
+A thread axis alone does not help; a `scratch_types` semaphore is allocated elsewhere and does not count.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..analysis.kernel_model import MOSAIC_GPU, first_overflow
+
+CODE = "PAL004"
+NAME = "several-get-global-without-grid"
+SEVERITY = "error"
+SUMMARY = "Two or more global semaphores in a Mosaic GPU kernel without grid or cluster axes (a JAX bug)."
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    reported: set[int] = set()
+    for kernel in ctx.kernels():
+        if kernel.backend != MOSAIC_GPU or kernel.grid_axes != () or kernel.cluster_axes != ():
+            continue
+        overflow = first_overflow(kernel.allocations)
+        if overflow is None:
+            continue
+        allocation, used, limit = overflow
+        if allocation.model is not ctx.model or id(allocation.node) in reported:
+            continue
+        reported.add(id(allocation.node))
+        base = used - allocation.size
+        quoted = (f"IndexError: Slice DynamicSlice(base={base}, length={allocation.size}) along axis 0 is out of "
+                  f"bounds for shape [{limit}]")
+        what = "get_global" if allocation.kind == "get_global" else "run_scoped semaphore"
+        message = (f'JAX: "{quoted}"; use one REGULAR((n,)) semaphore with .at[i], or grid=(1,). '
+                   f"This {what} reserves semaphore {used} of a kernel with no grid and no cluster, where JAX's "
+                   f"resource estimator made room for {limit} (a JAX bug: it takes the largest, lowering adds them up); "
+                   "a thread axis does not help, a scratch_types semaphore does not count.")
+        others = tuple(ctx.related(a.model, a.node, f"reserves {a.size} semaphore{'s' if a.size > 1 else ''} here")
+                       for a in _flatten(kernel.allocations) if a is not allocation)
+        yield ctx.finding(rule, allocation.node, message, (*others, ctx.entry_related(kernel)),
+                          facts={"kernel": kernel, "allocation": allocation, "entry": kernel.entry,
+                                 "backend": kernel.backend,
+                                 "get_globals": [a.node for a in _flatten(kernel.allocations) if a.kind == "get_global"]})
+
+
+def _flatten(allocations):
+    for allocation in allocations:
+        yield allocation
+        yield from _flatten(allocation.body)

@@ -1,0 +1,44 @@
+"""PAL007 run-scoped-global-semaphore: `pl.run_scoped` asked for a semaphore shared across blocks.
+
+On Mosaic GPU, `run_scoped` allocates per block (or per thread group with `collective_axes=<thread
+axis>`); a semaphore collective over a grid or cluster axis is what `pl.get_global` is for. JAX's
+resource estimator fails with `ValueError: Only thread-collective allocations are supported in
+run_scoped. To allocate global semaphores, use pl.get_global.`
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..analysis.kernel_model import MOSAIC_GPU
+
+CODE = "PAL007"
+NAME = "run-scoped-global-semaphore"
+SEVERITY = "error"
+SUMMARY = "pl.run_scoped of a Mosaic GPU semaphore collective over grid or cluster axes: use pl.get_global."
+
+QUOTE = "Only thread-collective allocations are supported in run_scoped"
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    reported: set[int] = set()
+    for kernel in ctx.kernels():
+        if kernel.backend != MOSAIC_GPU or kernel.thread_axes is None:
+            continue
+        for site in kernel.run_scoped:
+            if site.model is not ctx.model or site.collective_axes is None or id(site.call) in reported:
+                continue
+            if site.collective_axes == kernel.thread_axes or (not site.collective_axes and not kernel.thread_axes):
+                continue
+            known = set((kernel.grid_axes or ()) + (kernel.cluster_axes or ()))
+            if not set(site.collective_axes) & known:
+                continue  # only a grid or cluster axis is certain to be refused
+            reported.add(id(site.call))
+            axes = ", ".join(repr(a) for a in site.collective_axes)
+            message = (f'JAX: "ValueError: {QUOTE}. To allocate global semaphores, use pl.get_global."; use '
+                       f"pl.get_global(plgpu.SemaphoreType.REGULAR). collective_axes=({axes}) spans blocks of the grid "
+                       "or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
+            yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
+                              facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,
+                                     "collective_axes": site.collective_axes, "entry": kernel.entry})

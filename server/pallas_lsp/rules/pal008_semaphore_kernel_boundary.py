@@ -1,0 +1,110 @@
+"""PAL008 semaphore-kernel-boundary: a semaphore crossing the kernel boundary.
+
+A Mosaic GPU kernel cannot return a semaphore (`plgpu.kernel(..., out_type=<semaphore>)`: `ValueError:
+Kernels cannot return semaphores...`), and a `pl.get_global` whose result is used outside any kernel
+(in a function that is jitted directly) fails at lowering with `Cannot lower jaxpr with effects:
+{SemaphoreEffect}`.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.evaluate import as_memtype
+from ..analysis.kernel_model import kernel_models, uses_of
+from ..analysis.kernels import KernelIndex, get_global_calls
+from ..analysis.values import Api, MemType
+
+CODE = "PAL008"
+NAME = "semaphore-kernel-boundary"
+SEVERITY = "error"
+SUMMARY = "A semaphore returned from a kernel, or a get_global used outside any kernel."
+
+RETURN_QUOTE = "ValueError: Kernels cannot return semaphores"
+OUTSIDE_QUOTE = "Cannot lower jaxpr with effects: {SemaphoreEffect}"
+_JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
+
+
+def _semaphore_leaf(ctx, node: ast.AST) -> ast.AST | None:
+    """The first semaphore type (a SemaphoreType, or a ShapeDtypeStruct of pl.semaphore) in an out_type."""
+    evaluate = ctx.project.evaluator.value
+    for child in ast.walk(node):
+        if not isinstance(child, (ast.Attribute, ast.Call, ast.Name)):
+            continue
+        value = as_memtype(evaluate(ctx.model, child))
+        if isinstance(value, MemType) and value.space == "gmem" and value.dtype in ("semaphore", "barrier_semaphore"):
+            return child
+        if isinstance(child, ast.Call):
+            callee = evaluate(ctx.model, child.func)
+            if isinstance(callee, Api) and callee.name == "jax.ShapeDtypeStruct":
+                dtype = child.args[1] if len(child.args) > 1 else next(
+                    (k.value for k in child.keywords if k.arg == "dtype"), None)
+                dtype_value = evaluate(ctx.model, dtype) if dtype is not None else None
+                if isinstance(dtype_value, Api) and dtype_value.name.rsplit(".", 1)[-1] in (
+                        "semaphore", "semaphore_dtype", "barrier_semaphore", "dma_semaphore"):
+                    return child
+    return None
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    for kernel in kernel_models(ctx.project, ctx.model):
+        if kernel.api != "plgpu.kernel":
+            continue
+        found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
+        if found is None or found[1] is None or found[1] not in ctx.model.parents:
+            continue
+        leaf = _semaphore_leaf(ctx, found[1])
+        if leaf is not None:
+            message = (f'JAX: "{RETURN_QUOTE}"; allocate it in scratch_types, or with plgpu.alloc_semaphore '
+                       "before the kernel and pass it in. out_type describes the arrays a kernel returns; "
+                       "a semaphore lives only inside the kernel (or in a ref made by plgpu.alloc_semaphore).")
+            yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
+                              facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+    yield from _outside_kernels(ctx, rule)
+
+
+def _outside_kernels(ctx, rule):
+    """get_global in a function handed to jax.jit (or decorated with it) that no kernel of this module runs."""
+    calls = get_global_calls(ctx.project, ctx.model)
+    if not calls:
+        return
+    jitted = _jitted_functions(ctx)
+    if not jitted:
+        return
+    reached = {id(s.call) for k, s in ctx.kernels_reaching()}
+    for call in calls:
+        func = ctx.model.enclosing_function(call)
+        if func is None or id(func) not in jitted or id(call) in reached:
+            continue
+        if not any(use.live for use in uses_of(ctx.project, ctx.model, call)):
+            continue  # jit drops an unused get_global
+        message = (f'JAX: "{OUTSIDE_QUOTE}"; call get_global inside a kernel body (plgpu.kernel). '
+                   "This function is jitted directly, not run as a Pallas kernel, and a global semaphore "
+                   "exists only inside a Mosaic GPU kernel.")
+        yield ctx.finding(rule, call, message, (ctx.related(ctx.model, jitted[id(func)], "jitted here, outside any kernel"),),
+                          facts={"get_global": call, "model": ctx.model, "jit": jitted[id(func)]})
+
+
+def _jitted_functions(ctx) -> dict[int, ast.AST]:
+    """id(function node) -> the jit call or decorator, for functions of this module jitted here."""
+    evaluate = ctx.project.evaluator.value
+    found: dict[int, ast.AST] = {}
+    for call in ctx.model.calls_named("jit"):
+        callee = evaluate(ctx.model, call.func)
+        if isinstance(callee, Api) and callee.name in _JIT and call.args:
+            target = evaluate(ctx.model, call.args[0])
+            node = getattr(target, "node", None)
+            if node is not None and getattr(target, "model", None) is ctx.model:
+                found[id(node)] = call
+    for func in ctx.model.functions:
+        for decorator in getattr(func, "decorator_list", []):
+            callee = evaluate(ctx.model, decorator.func if isinstance(decorator, ast.Call) else decorator)
+            if isinstance(callee, Api) and callee.name in _JIT:
+                found[id(func)] = decorator
+    index = KernelIndex.of(ctx.project, ctx.model)
+    for entry in index.entries:  # a kernel body is never "outside a kernel"
+        if entry.body is not None:
+            found.pop(id(entry.body.node), None)
+    return found
