@@ -1,6 +1,7 @@
 """The server with a pull-diagnostics client, and with a broken `python` setting."""
 
 import asyncio
+import os
 import sys
 
 import pytest
@@ -65,6 +66,34 @@ async def test_broken_python_setting_is_shown_and_the_server_keeps_serving(broke
 
     params = await publish_for(broken_env_client, URI, 1, 30)
     assert [d.code for d in params.diagnostics] == ["PAL001"]  # from the import statements alone
+
+
+# An editor's default interpreter is often a bare command (`python3`): it is looked up on PATH, as
+# a shell would, not taken as a file in the server's working folder.
+BARE_NAME_SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "pallas_lsp", "serve"],
+    server_env={**os.environ, "PATH": f"{os.path.dirname(jax_python())}{os.pathsep}{os.environ['PATH']}"})
+
+
+@pytest_lsp.fixture(config=BARE_NAME_SERVER)
+async def bare_name_client(lsp_client: LanguageClient):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": "python3", "debounceMs": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_bare_interpreter_name_is_found_on_path(bare_name_client: LanguageClient):
+    bare_name_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
+    params = await publish_for(bare_name_client, URI, 1, 30)
+    assert [d.code for d in params.diagnostics] == ["PAL001"]
+    assert [m.message for m in bare_name_client.messages] == []  # no "Python environment not found: python3"
+    assert any(f"analysing against {os.path.dirname(jax_python())}" in m.message
+               for m in bare_name_client.log_messages)
 
 
 @pytest_lsp.fixture(config=SERVER)

@@ -652,6 +652,8 @@ def trace_result_diagnostics(result: dict, traced_path: str, definition: int | N
 
 
 def _republish(ls: PallasServer, uris) -> None:
+    if not uris:
+        return  # nothing changed: a refresh would make pull clients ask again on every keystroke
     if ls.pull:
         ls.refresh_pulled()
         return

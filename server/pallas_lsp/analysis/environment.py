@@ -1,7 +1,8 @@
 """The analysed project's Python environment, as jedi sees it.
 
 Names are resolved against the interpreter the user's code runs under (it has jax; the server's
-own interpreter need not), chosen as: an explicit path, else `$VIRTUAL_ENV`, else this interpreter.
+own interpreter need not), chosen as: an explicit path (or a command name on PATH, such as
+`python3`), else `$VIRTUAL_ENV`, else this interpreter.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import jedi
+
+from ..python_path import resolve_python
 
 
 class EnvironmentError_(Exception):
@@ -41,7 +44,7 @@ def choose_interpreter(explicit: str | None) -> str:
 @lru_cache(maxsize=8)
 def load_environment(path: str) -> PythonEnvironment:
     """A jedi environment for an interpreter or a virtual environment folder."""
-    target = os.path.abspath(os.path.expanduser(path))
+    target = resolve_python(path)
     if not os.path.exists(target):
         raise EnvironmentError_(f"Python environment not found: {path}")
     try:

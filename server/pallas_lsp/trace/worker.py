@@ -20,6 +20,8 @@ import sys
 import threading
 import time
 
+from ..python_path import resolve_python
+
 log = logging.getLogger(__name__)
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
@@ -371,7 +373,7 @@ def choose_interpreter(explicit: str | None) -> str:
 
 def interpreter_executable(path: str) -> str:
     """An interpreter path from an interpreter or a virtual-environment folder (as `--python` takes)."""
-    path = os.path.abspath(os.path.expanduser(path))
+    path = resolve_python(path)
     if os.path.isdir(path):
         for candidate in ("bin/python", "bin/python3", "Scripts/python.exe"):
             if os.path.exists(os.path.join(path, candidate)):
