@@ -46,6 +46,23 @@ async def test_pull_diagnostics_answer_for_the_current_text(pull_client: Languag
     assert list(report.items) == []
 
 
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_keystroke_gets_one_pull_and_no_refresh(pull_client: LanguageClient):
+    """VS Code pulls after every change itself; a refresh on top made it pull, cancel and pull again."""
+    pull_client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=URI, language_id="python", version=1, text=BAD)))
+    refreshes = pull_client.diagnostic_refresh_count
+    pull_client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=BAD + "\n")]))
+    # The server handles messages in order and would send a refresh while handling didChange, so
+    # it would reach us before the answer to this pull.
+    report = await asyncio.wait_for(pull_client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=URI))), 30)
+    assert [d.code for d in report.items] == ["PAL001"]
+    assert pull_client.diagnostic_refresh_count == refreshes
+
+
 @pytest_lsp.fixture(config=SERVER)
 async def broken_env_client(lsp_client: LanguageClient):
     await lsp_client.initialize_session(types.InitializeParams(
