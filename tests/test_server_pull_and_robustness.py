@@ -136,3 +136,15 @@ async def test_a_client_that_cannot_be_asked_to_pull_again_gets_push(pull_withou
 
     params = await publish_for(client, URI, 1, 30)
     assert [d.code for d in params.diagnostics] == ["PAL001"]
+
+
+def test_a_cancel_for_an_answered_request_is_not_logged_at_normal_levels(caplog):
+    import logging
+
+    import pallas_lsp.server  # noqa: F401 - installs the filter
+
+    caplog.set_level(logging.INFO)
+    logging.getLogger("pallas_lsp").setLevel(logging.INFO)
+    logging.getLogger("pygls.protocol.json_rpc").warning('Cancel notification for unknown message id "%s"', 7)
+    logging.getLogger("pygls.protocol.json_rpc").warning("something else")
+    assert [r.getMessage() for r in caplog.records] == ["something else"]

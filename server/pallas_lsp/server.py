@@ -57,6 +57,20 @@ class ClientLogHandler(logging.Handler):
             pass
 
 
+class RoutineCancelFilter(logging.Filter):
+    """A client cancels requests whose answer is already on its way (VS Code does, on every
+    keystroke); pygls warns about each. That is routine, so it is logged only at debug level."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not str(record.msg).startswith("Cancel notification for unknown message id"):
+            return True
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger("pallas_lsp").isEnabledFor(logging.DEBUG)
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(RoutineCancelFilter())
+
+
 class PallasServer(LanguageServer):
     def __init__(self):
         super().__init__("pallas-lsp", __version__)
