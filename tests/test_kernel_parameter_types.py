@@ -55,10 +55,10 @@ def test_pallas_call_inputs_outputs_and_scratch_with_partial_bound_argument(work
     ws = request.getfixturevalue(workspace)
     assert hints(ws, PALLAS_CALL) == {
         # `scale` is bound by functools.partial: not a ref, no hint.
-        "x_ref": ": Ref<smem>{?[128,128]}",       # block shape from in_specs[0]; dtype unknown (operand x)
-        "y_ref": ": Ref<gmem>{?[64]}",            # None squeezes a dimension; memory_space=plgpu.GMEM
-        "o_ref": ": Ref<smem>{float32[128,128]}",  # out_shape dtype, out_specs block
-        "acc_ref": ": Ref<smem>{float32[128,128]}",
+        "x_ref": ": [128,128] smem",       # block shape from in_specs[0]; dtype unknown (operand x)
+        "y_ref": ": [64] gmem",            # None squeezes a dimension; memory_space=plgpu.GMEM
+        "o_ref": ": f32[128,128] smem",  # out_shape dtype, out_specs block
+        "acc_ref": ": f32[128,128] smem",
     }
 
 
@@ -82,9 +82,9 @@ def go():
     return count(jnp.zeros((8, 4), jnp.bfloat16))
 """
     assert hints(ws, source) == {
-        "a_ref": ": Ref<gmem>{bfloat16[8,4]}",  # the operand at the launch
-        "o_ref": ": Ref<gmem>{int32[8]}",
-        "sem": ": Ref<gmem>{semaphore[]}",
+        "a_ref": ": bf16[8,4] gmem",  # the operand at the launch
+        "o_ref": ": i32[8] gmem",
+        "sem": ": semaphore[] gmem",
     }
 
 
@@ -97,10 +97,10 @@ k = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((4, 128), jnp.float32),
                  scratch_types=[plgpu.SMEM((128,), jnp.float32)], grid=(4,), grid_names=("i",))
 """
     assert hints(ws, source) == {
-        "x_ref": ": Ref<gmem>{?[?]}",
-        "w_ref": ": Ref<gmem>{?[?]}",
-        "o_ref": ": Ref<gmem>{float32[4,128]}",
-        "tmp_ref": ": Ref<smem>{float32[128]}",
+        "x_ref": ": gmem",
+        "w_ref": ": gmem",
+        "o_ref": ": f32[4,128] gmem",
+        "tmp_ref": ": f32[128] smem",
     }
 
 
@@ -112,7 +112,7 @@ def body(x_ref, o_ref):
 a = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
 b = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((16,), jnp.int32))
 """
-    assert hints(ws, source)["o_ref"] == ": Ref<gmem>{float32[8]} | Ref<gmem>{int32[16]}"
+    assert hints(ws, source)["o_ref"] == ": f32[8] gmem | i32[16] gmem"
     text = hover_at(ws, source, "o_ref")
     assert text.startswith("**o_ref**")
     assert "kernel output from `out_type` of `plgpu.kernel` (line 10): `Ref<gmem>{float32[8]}`" in text
@@ -130,7 +130,7 @@ def unknown(x_ref, o_ref):
 a = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32))
 b = pl.pallas_call(unknown, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), scratch_shapes=SCRATCH)
 """
-    assert hints(ws, source) == {"o_ref": ": Ref<gmem>{float32[8]}"}
+    assert hints(ws, source) == {"o_ref": ": f32[8] gmem"}
 
 
 def test_grid_spec_with_scalar_prefetch_puts_prefetch_refs_first(ws):
@@ -155,10 +155,10 @@ def run(idx, x):
     )(idx, x)
 """
     assert hints(ws, source) == {
-        "idx_ref": ": Ref<smem>{?[?]}",
-        "x_ref": ": Ref<?>{?[1,128]}",  # TPU: the default block memory space is not claimed
-        "o_ref": ": Ref<?>{float32[1,128]}",
-        "acc_ref": ": Ref<vmem>{float32[1,128]}",
+        "idx_ref": ": smem",
+        "x_ref": ": [1,128]",  # TPU: the default block memory space is not claimed
+        "o_ref": ": f32[1,128]",
+        "acc_ref": ": f32[1,128] vmem",
     }
 
 
@@ -178,9 +178,9 @@ k = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32),
     project = Project(root=str(ws.root), python=ws.python)
     hints = inlay_hints(project, str(path), text, 0, 100)
     assert [label for _, _, label, _ in hints] == [
-        ": Ref<gmem>{?[?]}", ": Ref<gmem>{float32[8]}", ": Ref<smem>{int32[8]}"]
-    assert hints[2][3] == "kernel scratch from `scratch_types[0]` of `plgpu.kernel` (launch.py line 9)"
+        ": gmem", ": f32[8] gmem", ": i32[8] smem"]
+    assert hints[2][3] == "Ref<smem>{int32[8]}: kernel scratch from `scratch_types[0]` of `plgpu.kernel` (launch.py line 9)"
     # Editing the launch (not the body's module) changes what the body's parameters are.
     launch.write_text(launch.read_text().replace("(8,), jnp.float32", "(16,), jnp.bfloat16"))
     hints = inlay_hints(project, str(path), text, 0, 100)
-    assert hints[1][2] == ": Ref<gmem>{bfloat16[16]}"
+    assert hints[1][2] == ": bf16[16] gmem"

@@ -92,12 +92,28 @@ async def test_hover_and_inlay_hints_show_kernel_parameter_types(client: Languag
         text_document=document, range=types.Range(start=types.Position(line=0, character=0),
                                                    end=types.Position(line=20, character=0))))
     assert [(h.position.line, h.position.character, h.label, h.kind) for h in hints] == [
-        (5, 14, ": Ref<gmem>{?[?]}", types.InlayHintKind.Type),
-        (5, 21, ": Ref<gmem>{float32[8]}", types.InlayHintKind.Type),
-        (5, 30, ": Ref<smem>{float32[128]}", types.InlayHintKind.Type),
+        (5, 14, ": gmem", types.InlayHintKind.Type),
+        (5, 21, ": f32[8] gmem", types.InlayHintKind.Type),
+        (5, 30, ": f32[128] smem", types.InlayHintKind.Type),
     ]
-    assert hints[2].tooltip == "kernel scratch from `scratch_types[0]` of `plgpu.kernel` (line 9)"
+    assert hints[2].tooltip == "Ref<smem>{float32[128]}: kernel scratch from `scratch_types[0]` of `plgpu.kernel` (line 9)"
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=document, position=types.Position(line=5, character=24)))
     assert hover.contents.value == ("```python\ntmp_ref: Ref<smem>{float32[128]}\n```\n\n"
                                     "- kernel scratch from `scratch_types[0]` of `plgpu.kernel` (line 9)")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_inlay_hints_can_be_switched_off(client: LanguageClient, tmp_path):
+    path = tmp_path / "kernel.py"
+    path.write_text(BAD)
+    client.set_configuration({"python": jax_python(), "debounceMs": 0, "inlayHints": False}, section="pallas")
+    await client.initialize_session(types.InitializeParams(
+        capabilities=CAPABILITIES, root_uri=tmp_path.as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 0}))
+    open_file(client, path)
+    await diagnostics_for(client, path.as_uri())  # analysis waits for the configuration answer
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=20, character=0))))
+    assert hints is None

@@ -25,6 +25,7 @@ class Settings:
     debounce_ms: int = 150
     log_level: str = "info"
     trace_timeout: float = 120.0
+    inlay_hints: bool = True  # `inlayHints`: kernel parameter types after each parameter
 
     @classmethod
     def from_options(cls, options, base: "Settings | None" = None) -> "Settings":
@@ -44,6 +45,8 @@ class Settings:
             settings.debounce_ms = options["debounceMs"]
         if options.get("logLevel") in LOG_LEVELS:
             settings.log_level = options["logLevel"]
+        if isinstance(options.get("inlayHints"), bool):
+            settings.inlay_hints = options["inlayHints"]
         timeout = options.get("traceTimeout")
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
             settings.trace_timeout = float(timeout)

@@ -239,6 +239,12 @@ class PallasServer(LanguageServer):
             log.debug("workspace/diagnostic/refresh failed", exc_info=True)
 
     def reschedule_all(self) -> None:
+        workspace = self.client_capabilities.workspace
+        if workspace is not None and workspace.inlay_hint is not None and workspace.inlay_hint.refresh_support:
+            try:  # settings changed: `inlayHints` may have been switched
+                self.workspace_inlay_hint_refresh(None)
+            except Exception:
+                log.debug("workspace/inlayHint/refresh failed", exc_info=True)
         if self.pull:
             self.refresh_pulled()
             return
@@ -422,11 +428,11 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
 async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
-    """`x_ref: Ref<smem>{float32[128]}` after each kernel parameter: what JAX will pass there."""
+    """`x_ref: f32[128] smem` after each kernel parameter: what JAX will pass there (setting `inlayHints`)."""
     from .analysis.hover import inlay_hints
 
     document = ls.readable_document(params.text_document.uri)
-    if document is None:
+    if document is None or not ls.folder_for(uri_to_path(document.uri)).settings.inlay_hints:
         return None
     version, lines = document.version, document.lines
     hints = await ls.on_analysis_thread(document, "inlay hints", lambda project, path, text: inlay_hints(

@@ -54,7 +54,10 @@ def describe_params(params: list[KernelParam]) -> str:
 
 
 def inlay_hints(project: Project, path: str, text: str, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
-    """(line, column, label, tooltip) after each unannotated kernel parameter in the line range."""
+    """(line, column, label, tooltip) after each unannotated kernel parameter in the line range.
+
+    Labels are short (`: f32[4,128] gmem`) so that editors do not cut them (VS Code shows 43
+    characters by default); the tooltip has JAX's full picture and where it comes from."""
     model = project.model(path, text)
     hints = []
     for params in parameters_of_module(project, model).values():
@@ -64,9 +67,11 @@ def inlay_hints(project: Project, path: str, text: str, first_line: int, last_li
         span = model.source.span(node)
         if not first_line <= span.line <= last_line:
             continue
-        pictures = {p.picture for p in params}
-        label = f": {params[0].picture}" if len(pictures) == 1 else ": " + " | ".join(sorted(pictures))
-        tooltip = "\n".join(p.describe() for p in params)
+        labels = sorted({p.short for p in params} - {""})
+        if not labels:
+            continue  # nothing known statically: no hint rather than `?`
+        label = ": " + " | ".join(labels)
+        tooltip = "\n".join(f"{p.picture}: {p.describe()}" for p in params)
         hints.append((span.line, span.column + len(node.arg), label, tooltip))
     hints.sort()
     return hints

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..trace.targets import short_dtype
 from .evaluate import as_memtype, dtype_name, shape_of
 from .kernels import EntryPoint, KernelIndex
 from .values import Api, Const, Func, KernelCall, MemType, Partial, ShapeDtype, Value
@@ -47,6 +48,13 @@ class KernelParam:
         """JAX's picture of the ref, `Ref<smem>{float32[128]}`, with `?` for what is not static."""
         shape = "?" if self.shape is None else ",".join(map(str, self.shape))
         return f"Ref<{self.space or '?'}>{{{self.dtype or '?'}[{shape}]}}"
+
+    @property
+    def short(self) -> str:
+        """The inlay-hint form, `f32[4,128] gmem`: what is not known statically is left out."""
+        dtype = short_dtype(self.dtype) if self.dtype else ""
+        shape = "" if self.shape is None else f"[{','.join(map(str, self.shape))}]"
+        return " ".join(part for part in (dtype + shape, self.space or "") if part)
 
     def describe(self) -> str:
         line = self.entry.model.source.span(self.entry.node).line + 1

@@ -55,7 +55,7 @@ class ArgSpec:
     shape: tuple[int, ...]
 
     def __str__(self) -> str:
-        return f"{_SHORT.get(self.dtype, self.dtype)}[{','.join(map(str, self.shape))}]"
+        return f"{short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def to_json(self) -> dict:
         return {"dtype": self.dtype, "shape": list(self.shape)}
@@ -68,6 +68,11 @@ class TargetArgs:
 
     def __str__(self) -> str:
         return ", ".join(map(str, self.specs))
+
+
+def short_dtype(name: str) -> str:
+    """`float32` -> `f32`; a name without a short form stays as it is."""
+    return _SHORT.get(name, name)
 
 
 def dtype_name(text: str) -> str | None:
