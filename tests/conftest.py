@@ -92,17 +92,57 @@ def ws_fallback(tmp_path, plain_env) -> Workspace:
 ANY_VERSION = object()
 
 
-async def publish_for(client, uri: str, version=ANY_VERSION, timeout: float = 30.0):
-    """The next publishDiagnostics for `uri` (and `version`, when given) the client receives.
-
-    pytest-lsp's `wait_for_notification` has no filter and no timeout: loop until the one we want."""
-    import asyncio
-
+def _record_publishes() -> None:
+    """Every test client keeps the publishDiagnostics it received, so `publish_for` also finds one
+    that arrived before the test started waiting (pytest-lsp's `wait_for_notification` only sees
+    the ones after: under load the answer to a request and a publish can come in one read)."""
+    import pytest_lsp.client as client_module
     from lsprotocol import types
+
+    original = client_module.DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def record(ls, params):  # pygls passes the client first to a parameter named `ls`
+        ls.__dict__.setdefault("pallas_published", []).append(params)
+        arrived = ls.__dict__.get("pallas_published_arrived")
+        if arrived is not None:
+            arrived.set()
+        return original(ls, params)
+
+    client_module.DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
+
+_record_publishes()
+
+
+async def publish_for(client, uri: str, version=ANY_VERSION, timeout: float = 30.0):
+    """The next publishDiagnostics for `uri` (and `version`, when given) after those an earlier
+    call returned or passed over, whether it came before this call or comes later."""
+    import asyncio
 
     async def wait():
         while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and (version is ANY_VERSION or params.version == version):
-                return params
+            log = client.__dict__.setdefault("pallas_published", [])
+            for index in range(client.__dict__.get("pallas_published_seen", 0), len(log)):
+                params = log[index]
+                if params.uri == uri and (version is ANY_VERSION or params.version == version):
+                    client.pallas_published_seen = index + 1
+                    return params
+            client.pallas_published_seen = len(log)
+            arrived = client.pallas_published_arrived = asyncio.Event()
+            await arrived.wait()
     return await asyncio.wait_for(wait(), timeout)
+
+
+async def code_actions_json(client, params, timeout: float = 60.0) -> list[dict]:
+    """The code actions as the server sent them (JSON). lsprotocol reads a CodeAction that carries
+    a `command` back as a Command (the union's first member), losing its kind."""
+    import asyncio
+    import uuid
+
+    from lsprotocol import types
+
+    msg_id = str(uuid.uuid4())
+    future = client.protocol.send_request(types.TEXT_DOCUMENT_CODE_ACTION, params, msg_id=msg_id)
+    client.protocol._result_types[msg_id] = None  # no result type: the response keeps its JSON
+    response = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+    return response or []

@@ -30,6 +30,7 @@ def scale_rows(x_ref, o_ref):
   o_ref[row] = staging[...] * 0.5
 
 
+# pallas-lsp: trace(f32[4,128])
 scale = plgpu.kernel(scale_rows, out_type=X, grid=(ROWS,), grid_names=("row",))
 
 

@@ -45,6 +45,7 @@ def ordered_halves(x_ref, o_ref):
     o_ref[1] = x_ref[1] * 2.0
 
 
+# pallas-lsp: trace(f32[2,128])
 ordered_double = plgpu.kernel(
     ordered_halves, out_type=X, grid=(2,), grid_names=("block",),
     interpret=plgpu.InterpretGPUParams())

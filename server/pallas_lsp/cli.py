@@ -170,6 +170,10 @@ def run_trace(args) -> int:
                               compile=False if args.no_compile else None, timeout=args.timeout)
     finally:
         pool.shutdown()
+    error = result.get("error") or {}
+    if error.get("type") == "ArgsNotFound":
+        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        error["message"] += f". Give them with --args \"{example}\" or a '# pallas-lsp: trace({example})' comment above it."
     if args.format == "json":
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
     else:

@@ -39,8 +39,9 @@ def code_point_column(line_text: str, character: int) -> int:
     return len(line_text)
 
 
-def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Diagnostic:
-    """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too."""
+def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: str | None = None) -> types.Diagnostic:
+    """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too;
+    `docs_url` is where the rule pages are linked (a docs site), else the packaged pages."""
 
     def position(line: int, column: int, in_lines: list[str] | None = None) -> types.Position:
         in_lines = lines if in_lines is None else in_lines
@@ -49,7 +50,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None) -> types.Di
 
     span = finding.span
     rule = RULES_BY_CODE.get(finding.code)
-    url = doc_url(rule) if rule else None
+    url = doc_url(rule, docs_url) if rule else None
     related = []
     for r in finding.related:
         other = lines_of(r.path) if lines_of is not None else []

@@ -26,6 +26,8 @@ class Settings:
     log_level: str = "info"
     trace_timeout: float = 120.0
     inlay_hints: bool = True  # `inlayHints`: kernel parameter types after each parameter
+    show_trace_results: bool = True  # `showTraceResults`: a message with each trace's outcome
+    docs_url: str | None = None  # `docsUrl`: where rule pages are linked (default: the packaged pages)
 
     @classmethod
     def from_options(cls, options, base: "Settings | None" = None) -> "Settings":
@@ -45,6 +47,10 @@ class Settings:
             settings.debounce_ms = options["debounceMs"]
         if options.get("logLevel") in LOG_LEVELS:
             settings.log_level = options["logLevel"]
+        if isinstance(options.get("showTraceResults"), bool):
+            settings.show_trace_results = options["showTraceResults"]
+        if isinstance(options.get("docsUrl"), str):
+            settings.docs_url = options["docsUrl"].strip() or None
         if isinstance(options.get("inlayHints"), bool):
             settings.inlay_hints = options["inlayHints"]
         timeout = options.get("traceTimeout")

@@ -228,7 +228,8 @@ class PallasServer(LanguageServer):
         findings = await loop.run_in_executor(self.executor, self.findings, uri_to_path(uri), text)
         lines = text.splitlines()
         path = uri_to_path(uri)
-        return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p))
+        docs_url = self.folder_for(path).settings.docs_url
+        return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p), docs_url)
                          for f in findings]
 
     def refresh_pulled(self) -> None:
@@ -551,6 +552,69 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
                             edit=workspace_edit(ls, edits))
 
 
+OPEN_RULE_DOCS_COMMAND = "pallas.openRuleDocs"
+FIX_ALL_COMMAND = "pallas.fixAll"
+FIX_ALL_TITLE = "Fix all pallas-lsp problems"
+
+
+def _rule_actions(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
+    """After the fixes: "Show documentation for PALxxx" for each rule among the diagnostics, and
+    "Fix all pallas-lsp problems" (all safe fixes of the file, as `source.fixAll.pallas` applies on
+    save), so that both are in the quick-fix menu; the fix-all edit is built only when picked."""
+    document = ls.workspace.text_documents.get(uri)
+    current = text_hash(document.source.splitlines()) if document is not None else None
+    ours = [d for d in diagnostics if d.source == SOURCE and not (
+        isinstance(d.data, dict) and d.data.get("textHash") not in (None, current))]  # not of older text
+    actions, documented = [], set()
+    for diagnostic in ours:
+        href = diagnostic.code_description.href if diagnostic.code_description else None
+        if href and diagnostic.code not in documented:
+            documented.add(diagnostic.code)
+            title = f"Show documentation for {diagnostic.code}"
+            actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                            command=types.Command(title=title, command=OPEN_RULE_DOCS_COMMAND, arguments=[href])))
+    fixable = [d for d in ours if isinstance(d.data, dict) and d.data.get("textHash") == current]
+    if fixable and document is not None:
+        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=fixable,
+                                        command=types.Command(title=FIX_ALL_TITLE, command=FIX_ALL_COMMAND,
+                                                              arguments=[uri, document.version])))
+    return actions
+
+
+@server.command(FIX_ALL_COMMAND)
+async def fix_all_command(ls: PallasServer, *arguments):
+    """Arguments: [uri, version]. Applies every safe fix of the document (`workspace/applyEdit`);
+    nothing when the document changed since the action was offered."""
+    uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
+    document = ls.workspace.text_documents.get(uri) if uri else None
+    if document is None:
+        raise ValueError(f"{FIX_ALL_COMMAND} takes [uri, version] of an open document")
+    if len(arguments) > 1 and arguments[1] is not None and arguments[1] != document.version:
+        return None  # offered for older text; the editor asks for fresh actions
+    action = await _fix_all_action(ls, uri)
+    if action is None or action.edit is None:
+        return None
+    await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=action.edit, label=FIX_ALL_TITLE))
+    return None
+
+
+@server.command(OPEN_RULE_DOCS_COMMAND)
+async def open_rule_docs(ls: PallasServer, *arguments):
+    """Arguments: [href] (a diagnostic's codeDescription). `window/showDocument` where the client
+    supports it (a web page outside the editor, a file inside), else a message with the link."""
+    href = arguments[0] if arguments and isinstance(arguments[0], str) else None
+    if href is None:
+        raise ValueError(f"{OPEN_RULE_DOCS_COMMAND} takes [href]")
+    window = ls.client_capabilities.window
+    if window is not None and window.show_document is not None and window.show_document.support:
+        result = await ls.window_show_document_async(types.ShowDocumentParams(
+            uri=href, external=not href.startswith("file:")))
+        if result is not None and result.success:
+            return None
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"pallas-lsp: {href}"))
+    return None
+
+
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                 types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
 async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
@@ -558,6 +622,7 @@ async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[
     actions = []
     if _kind_wanted(types.CodeActionKind.QuickFix, only):
         actions.extend(_quick_fixes(ls, params.text_document.uri, params.context.diagnostics))
+        actions.extend(_rule_actions(ls, params.text_document.uri, params.context.diagnostics))
     if only and _kind_wanted(FIX_ALL_KIND, only):
         fix_all_action = await _fix_all_action(ls, params.text_document.uri)
         if fix_all_action is not None:
@@ -581,6 +646,7 @@ def main(argv: list[str] | None = None) -> int:
 
 TRACE_COMMAND = "pallas.trace"
 TRACE_SOURCE = "pallas-trace"
+TOOL_STAGES = ("args", "worker")  # failures before JAX had its say: not the code's problem
 _trace_pool = None
 _trace_executor = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="pallas-trace")
 _trace_origins: dict[str, set[str]] = {}  # traced uri -> uris its diagnostics were put on
@@ -639,36 +705,54 @@ def _trace_lines(path: str) -> list[str]:
 
 
 def trace_result_diagnostics(result: dict, traced_path: str, definition: int | None) -> dict[str, list[types.Diagnostic]]:
-    """Diagnostics, by uri: the error on every line JAX blamed (or on the traced definition when
-    nothing was blamed, e.g. a crash), or the kernels' resources on the traced definition."""
-    from .trace.report import kernel_summary
-
+    """Diagnostics, by uri, only where JAX rejected the code: on every line it blamed (or on the
+    traced definition when it blamed none). A trace that JAX accepted, and a failure of the tool
+    (no arguments, no worker, a timeout) are not problems of the code: they get none."""
+    error = result.get("error")
+    if not error or error.get("stage") in TOOL_STAGES:
+        return {}
     by_path: dict[str, list[types.Diagnostic]] = {}
 
-    def add(path: str, line: int, message: str, severity, code: str | None, location: dict | None = None) -> None:
+    def add(path: str, line: int, location: dict | None = None) -> None:
         lines = _trace_lines(path)
         by_path.setdefault(path, []).append(types.Diagnostic(
             range=expression_range(lines, location) or line_range(lines, line), message=message,
-            severity=severity, code=code, source=TRACE_SOURCE))
+            severity=types.DiagnosticSeverity.Error, code=error.get("type"), source=TRACE_SOURCE))
 
     platform = result.get("lowering_platform") or result.get("platform")
-    error = result.get("error")
-    if error:
-        message = f"{error.get('type')}: {error.get('message')}"
-        if error.get("stage") not in ("args", "worker"):
-            message += f" (JAX {result.get('jax')}, {error.get('stage')} for {platform})"
-        locations = [loc for loc in error.get("locations") or [] if loc.get("path") and loc.get("line")]
-        for loc in locations:
-            add(os.path.realpath(loc["path"]), int(loc["line"]) - 1, message, types.DiagnosticSeverity.Error,
-                error.get("type"), loc)
-        if not locations and definition is not None:
-            add(traced_path, definition, message, types.DiagnosticSeverity.Error, error.get("type"))
-    elif definition is not None:
+    message = (f"{error.get('type')}: {error.get('message')} "
+               f"(JAX {result.get('jax')}, {error.get('stage')} for {platform})")
+    locations = [loc for loc in error.get("locations") or [] if loc.get("path") and loc.get("line")]
+    for loc in locations:
+        add(os.path.realpath(loc["path"]), int(loc["line"]) - 1, loc)
+    if not locations and definition is not None:
+        add(traced_path, definition)
+    return {path_uri(path): diagnostics for path, diagnostics in by_path.items()}
+
+
+def trace_result_message(result: dict, function: str, definition: int | None) -> types.ShowMessageParams:
+    """The trace's outcome for an editor that has no report view of its own (Neovim, Emacs)."""
+    from .trace.report import kernel_summary
+
+    error = result.get("error") or {}
+    platform = result.get("lowering_platform") or result.get("platform")
+    if result.get("ok"):
         what = "lowered and compiled" if result.get("compiled") else "lowered"
         kernels = "; ".join(f"kernel {k.get('name')}: {kernel_summary(k)}" for k in result.get("kernels") or [])
-        add(traced_path, definition, f"JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else ""),
-            types.DiagnosticSeverity.Information, None)
-    return {path_uri(path): diagnostics for path, diagnostics in by_path.items()}
+        return types.ShowMessageParams(type=types.MessageType.Info, message=(
+            f"pallas-trace: {function}: JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else "")))
+    if error.get("type") == "ArgsNotFound":
+        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        where = f" above line {definition + 1}" if definition is not None else ""
+        return types.ShowMessageParams(type=types.MessageType.Warning, message=(
+            f"pallas-trace: {function}: the arguments to trace it with are not known. Write "
+            f"'# pallas-lsp: trace({example})'{where} with the shapes and dtypes it is called with, then trace again."))
+    if error.get("stage") in TOOL_STAGES:
+        return types.ShowMessageParams(type=types.MessageType.Warning, message=(
+            f"pallas-trace: {function} was not traced: {error.get('message')}"))
+    return types.ShowMessageParams(type=types.MessageType.Error, message=(
+        f"pallas-trace: {function}: JAX {result.get('jax')} rejected it ({error.get('stage')} for {platform}): "
+        f"{error.get('type')}: {error.get('message')}"))
 
 
 def _republish(ls: PallasServer, uris) -> None:
@@ -721,7 +805,8 @@ async def trace_command(ls: PallasServer, *arguments):
     if document is not None and document.source != disk:
         result = failure(path, str(where), platform, "UsageError",
                          "save the file first: the trace imports the saved file, which differs from the editor's", "args")
-        ls.show_error(f"pallas-trace: {result['error']['message']}")
+        if ls.settings.show_trace_results:
+            ls.window_show_message(trace_result_message(result, str(where), None))
         return result
     try:
         import ast
@@ -785,6 +870,8 @@ async def trace_command(ls: PallasServer, *arguments):
     if cancelled.is_set():
         return result
     definition = definition_line(statement) if statement is not None else None
+    if definition is not None:
+        result["definition_line"] = definition  # 0-based: where a `# pallas-lsp: trace(...)` comment goes
     diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition)
     previous = _trace_origins.pop(uri, set())
     for stale in previous:
@@ -792,14 +879,8 @@ async def trace_command(ls: PallasServer, *arguments):
     ls.trace_diagnostics.update(diagnostics)
     _trace_origins[uri] = set(diagnostics)
     _republish(ls, previous | set(diagnostics))
-    summary = (diagnostics.get(path_uri(os.path.realpath(path))) or [None])[0]
-    if result.get("ok"):
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Info, message=f"pallas-trace: {function}: {summary.message if summary else 'OK'}"))
-    else:
-        error = result.get("error") or {}
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Error, message=f"pallas-trace: {function}: {error.get('type')}: {error.get('message')}"))
+    if ls.settings.show_trace_results:  # off where the client shows the result itself (VS Code's report)
+        ls.window_show_message(trace_result_message(result, function, definition))
     return result
 
 

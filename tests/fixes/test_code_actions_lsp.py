@@ -5,7 +5,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from conftest import REPO, jax_python, publish_for
+from conftest import REPO, code_actions_json, jax_python, publish_for
 from golden_cases import GOLDEN
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -54,12 +54,15 @@ async def test_quick_fix_edit_removes_the_diagnostic(client: LanguageClient):
     open_document(client, BEFORE)
     (diagnostic,) = (await published(client, 1)).diagnostics
     assert diagnostic.code == "PAL001"
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
+    params = types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
-        context=types.CodeActionContext(diagnostics=[diagnostic])))
-    assert [(a.title, a.kind, a.is_preferred) for a in actions] == [
-        ("pallas-lsp (PAL001): Pass lut as a kernel operand", types.CodeActionKind.QuickFix, True),
-        ("pallas-lsp (PAL001): Disable PAL001 for this line", types.CodeActionKind.QuickFix, None)]
+        context=types.CodeActionContext(diagnostics=[diagnostic]))
+    assert [(a["title"], a["kind"], a.get("isPreferred")) for a in await code_actions_json(client, params)] == [
+        ("pallas-lsp (PAL001): Pass lut as a kernel operand", "quickfix", True),
+        ("pallas-lsp (PAL001): Disable PAL001 for this line", "quickfix", None),
+        ("Show documentation for PAL001", "quickfix", None),
+        ("Fix all pallas-lsp problems", "quickfix", None)]
+    actions = await client.text_document_code_action_async(params)
     (change,) = actions[0].edit.document_changes
     assert (change.text_document.uri, change.text_document.version) == (URI, 1)
     fixed = apply(BEFORE, change.edits)
@@ -131,9 +134,54 @@ async def test_no_quick_fix_from_a_diagnostic_of_older_text(client: LanguageClie
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
         context=types.CodeActionContext(diagnostics=[diagnostic])))
-    assert actions is None
+    assert actions is None  # neither its fixes nor fix-all nor its documentation: all of an older text
     (fresh,) = (await published(client, 2)).diagnostics
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=URI), range=fresh.range,
         context=types.CodeActionContext(diagnostics=[fresh])))
     assert actions[0].title == "pallas-lsp (PAL001): Pass lut as a kernel operand"
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_fix_all_from_the_quick_fix_menu_applies_the_fix_all_edit(client: LanguageClient):
+    edits = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams):
+        edits.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    open_document(client, BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    actions = await code_actions_json(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    fix_all = next(a for a in actions if a["title"] == "Fix all pallas-lsp problems")
+    assert "edit" not in fix_all and fix_all["command"]["command"] == "pallas.fixAll"
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=fix_all["command"]["command"], arguments=fix_all["command"]["arguments"]))
+    (applied,) = edits
+    assert applied.label == "Fix all pallas-lsp problems"
+    (change,) = applied.edit.document_changes
+    assert (change.text_document.uri, change.text_document.version) == (URI, 1)
+    assert apply(BEFORE, change.edits) == AFTER
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_show_documentation_action_links_the_packaged_rule_page(client: LanguageClient):
+    from pallas_lsp.rules import RULES_BY_CODE, doc_path
+
+    open_document(client, BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    actions = await code_actions_json(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    docs = next(a for a in actions if a["title"] == "Show documentation for PAL001")
+    page = doc_path(RULES_BY_CODE["PAL001"])
+    assert docs["command"]["command"] == "pallas.openRuleDocs"
+    assert docs["command"]["arguments"] == [page.as_uri()] == [diagnostic.code_description.href]
+    assert page.read_text().startswith("# PAL001")
+    # A client without window/showDocument gets the link in a message.
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=docs["command"]["command"], arguments=docs["command"]["arguments"]))
+    assert client.messages[-1].message == f"pallas-lsp: {page.as_uri()}"

@@ -227,7 +227,7 @@ def test_cli_missing_arguments_is_a_usage_error_that_says_what_is_missing(tmp_pa
     assert run.stdout.splitlines()[-1] == (
         "FAILED (args): ArgsNotFound: no arguments to trace f with: no '# pallas-lsp: trace(f32[128,128], ...)' "
         "comment directly above line 1; parameter 'x' has no annotation; no call of f(...) in this file. "
-        "Give them with --args \"f32[128,128], i32[8]\" or the comment.")
+        "Give them with --args \"f32[128,128], i32[8]\" or a '# pallas-lsp: trace(f32[128,128], i32[8])' comment above it.")
 
 
 def test_cli_interpreter_without_jax(tmp_path):

@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import FIXTURES, jax_python
+from conftest import FIXTURES, jax_python, publish_for
 
 pytestmark = pytest.mark.jax
 
@@ -121,7 +121,9 @@ async def test_trace_failure_is_a_result_and_a_pallas_trace_diagnostic_on_the_ge
     assert traced.severity == types.DiagnosticSeverity.Error
     assert traced.message == ("NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]} "
                               "(JAX 0.12.0.1, lower for cuda)")
-    assert any(m.message.startswith("pallas-trace: smem_global: NotImplementedError") for m in client.messages)
+    assert [(m.type, m.message) for m in client.messages] == [(types.MessageType.Error, (
+        "pallas-trace: smem_global: JAX 0.12.0.1 rejected it (lower for cuda): NotImplementedError: "
+        "get_global only supports semaphores, got Ref<smem>{float32[128]}"))]
 
     # An edit makes the trace stale: its diagnostics go, the static ones stay.
     text = open(TRACE / "bad_kernels.py").read()
@@ -139,11 +141,11 @@ async def test_trace_by_position_reports_resources_with_progress(client: Languag
     assert result["ok"] and result["function"] == "add_one" and result["args_source"] == "comment on line 18"
     assert [(k["name"], k["smem_bytes"], k["barriers"], k["gmem_semaphores"]) for k in result["kernels"]] == [
         ("add_one", 66560, 1, 1)]
-    info = await diagnostics_where(client, KERNELS, lambda ds: any(d.source == "pallas-trace" for d in ds))
-    (note,) = [d for d in info if d.source == "pallas-trace"]
-    assert (note.range.start.line, note.severity) == (18, types.DiagnosticSeverity.Information)
-    assert note.message == ("JAX 0.12.0.1 lowered it for cuda: kernel add_one: shared memory 66,560 bytes, "
-                            "1 barrier, 0 TMEM columns, 1 global semaphore")
+    # The result goes to one place: a message (this client has no report view), no diagnostic.
+    assert [(m.type, m.message) for m in client.messages] == [(types.MessageType.Info, (
+        "pallas-trace: add_one: JAX 0.12.0.1 lowered it for cuda: kernel add_one: shared memory 66,560 bytes, "
+        "1 barrier, 0 TMEM columns, 1 global semaphore"))]
+    assert result["definition_line"] == 18
     (reports,) = client.progress_reports.values()
     assert [type(r).__name__ for r in reports] == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"]
     assert (reports[0].title, reports[0].cancellable, reports[1].message) == ("Tracing add_one", True, "done")
@@ -241,3 +243,50 @@ async def test_progress_goes_to_the_clients_own_work_done_token(client: Language
     assert list(client.progress_reports) == ["client-token"]
     assert [type(r).__name__ for r in client.progress_reports["client-token"]] == [
         "WorkDoneProgressBegin", "WorkDoneProgressEnd"]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def reporting_client(lsp_client: LanguageClient):
+    """Like the VS Code extension: it shows each trace's result in its own report."""
+    await start(lsp_client, showTraceResults=False)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_unknown_arguments_are_asked_for_not_reported_as_a_problem_of_the_code(client: LanguageClient, tmp_path):
+    example = tmp_path / "k.py"
+    example.write_text(open(FIXTURES.parent.parent / "examples" / "kernels" / "good_semaphore.py").read().replace(
+        "# pallas-lsp: trace(f32[2,128])\n", ""))
+    uri = example.as_uri()
+    open_file(client, uri)
+    assert list((await publish_for(client, uri, 1, 60)).diagnostics) == []
+    result = await trace(client, uri, "ordered_double")
+    assert (result["error"]["type"], result["error"]["stage"]) == ("ArgsNotFound", "args")
+    assert "--args" not in result["error"]["message"]  # a CLI flag means nothing in an editor
+    assert (result["suggested_args"], result["definition_line"]) == ("f32[2,128]", 36)
+    assert [(m.type, m.message) for m in client.messages] == [(types.MessageType.Warning, (
+        "pallas-trace: ordered_double: the arguments to trace it with are not known. Write "
+        "'# pallas-lsp: trace(f32[2,128])' above line 37 with the shapes and dtypes it is called with, then trace again."))]
+    assert list(client.diagnostics[uri]) == []  # correct code: no diagnostic (none published since)
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_client_with_its_own_report_gets_no_message(reporting_client: LanguageClient):
+    open_file(reporting_client, KERNELS)
+    assert (await trace(reporting_client, KERNELS, "add_one"))["ok"]
+    assert reporting_client.messages == []
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_every_example_has_a_trace_code_lens(client: LanguageClient):
+    examples = sorted((FIXTURES.parent.parent / "examples" / "kernels").glob("*.py"))
+    lenses = {}
+    for path in examples:
+        open_file(client, path.as_uri())
+        found = await client.text_document_code_lens_async(types.CodeLensParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
+        lenses[path.name] = [(lens.command.title, lens.command.arguments[1]) for lens in found]
+    assert lenses == {"bad_global_buffer.py": [("Trace kernel", "scale")],
+                      "bad_interpret_semaphore.py": [("Trace kernel", "ordered_double")],
+                      "good_semaphore.py": [("Trace kernel", "ordered_double")]}

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from pallas_lsp.trace.targets import (ArgSpec, ArgSpecError, ArgsNotFound, TargetNotFound, parse_args,
+from pallas_lsp.trace.targets import (ArgSpec, ArgSpecError, ArgsNotFound, TargetNotFound, parse_args, suggest_args,
                                       resolve_args, split_target)
 
 
@@ -118,8 +118,25 @@ def test_missing_arguments_say_exactly_what_is_missing():
     assert str(info.value) == (
         "no arguments to trace f with: no '# pallas-lsp: trace(f32[128,128], ...)' comment directly above line 2; "
         "the annotation of parameter 'x' has the symbolic dimension 'n'; "
-        "argument 1 of the call on line 5 (data) has no static shape. "
-        "Give them with --args \"f32[128,128], i32[8]\" or the comment.")
+        "argument 1 of the call on line 5 (data) has no static shape")
+
+
+def test_suggested_arguments_come_from_module_level_shape_dtype_structs():
+    source = """\
+import jax
+import jax.numpy as jnp
+HALF = 128
+X = jax.ShapeDtypeStruct((2, HALF), jnp.float32)
+IDX = jax.ShapeDtypeStruct((8,), jnp.int32)
+OUT = jax.ShapeDtypeStruct((4,), jnp.bfloat16)
+k = something(body, out_type=X)
+
+def f(x, idx):
+    ...
+"""
+    assert suggest_args(source, "k") == "f32[2,128], i32[8], bf16[4]"
+    assert suggest_args(source, "f") == "f32[2,128], i32[8]"  # as many as f takes
+    assert suggest_args("def f(x):\n    ...\n", "f") is None
 
 
 def test_no_call_and_no_annotation():

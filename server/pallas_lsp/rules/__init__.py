@@ -22,16 +22,19 @@ RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global
          pal006_global_semaphore_as_barrier, pal007_run_scoped_global_semaphore, pal008_semaphore_kernel_boundary)
 RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
 
-DOCS_DIR = Path(__file__).resolve().parents[3] / "docs" / "rules"
+# An installed package carries the pages (setup.py copies docs/rules there); a checkout has docs/rules.
+_PACKAGED_DOCS = Path(__file__).resolve().parents[1] / "rule_docs"
+DOCS_DIR = _PACKAGED_DOCS if _PACKAGED_DOCS.is_dir() else Path(__file__).resolve().parents[3] / "docs" / "rules"
 
 
 def doc_path(rule) -> Path:
     return DOCS_DIR / f"{rule.CODE}-{rule.NAME}.md"
 
 
-def doc_url(rule) -> str | None:
-    """Link for the rule's page: `$PALLAS_LSP_DOCS_URL/<page>` if set, else the page in this checkout."""
-    base = os.environ.get("PALLAS_LSP_DOCS_URL")
+def doc_url(rule, base: str | None = None) -> str | None:
+    """Link for the rule's page: `<base>/<page>` for a docs site (the `docsUrl` setting, else
+    `$PALLAS_LSP_DOCS_URL`), else the page shipped with the package (or in this checkout)."""
+    base = base or os.environ.get("PALLAS_LSP_DOCS_URL")
     page = doc_path(rule)
     if base:
         return f"{base.rstrip('/')}/{page.name}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from .targets import ArgSpecError, ArgsNotFound, TargetNotFound, resolve_args
+from .targets import ArgSpecError, ArgsNotFound, TargetNotFound, resolve_args, suggest_args
 from .worker import DEFAULT_TIMEOUT, TraceError, WorkerPool
 
 PLATFORMS = ("cuda", "host")
@@ -40,7 +40,8 @@ def trace_target(pool: WorkerPool, python: str, root: str | None, path: str, fun
         found = resolve_args(source, function, args)
     except (ArgSpecError, ArgsNotFound, TargetNotFound, OSError, SyntaxError, UnicodeDecodeError) as exc:
         kind = {ArgsNotFound: "ArgsNotFound", TargetNotFound: "TargetNotFound"}.get(type(exc), "UsageError")
-        return failure(path, function, platform, kind, str(exc), "args")
+        extra = {"suggested_args": suggest_args(source, function)} if isinstance(exc, ArgsNotFound) and source else {}
+        return failure(path, function, platform, kind, str(exc), "args", **extra)
     request = {"path": path, "function": function, "args": [s.to_json() for s in found.specs],
                "platform": platform, "roots": [r for r in (root,) if r], "compile": compile}
     try:

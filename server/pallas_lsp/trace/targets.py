@@ -182,8 +182,26 @@ def resolve_args(source: str, function: str, explicit: str | None = None) -> Tar
     if found is not None:
         return found
     reasons.extend(call_reasons or [f"no call of {function}(...) in this file"])
-    raise ArgsNotFound(f"no arguments to trace {function} with: " + "; ".join(reasons)
-                       + ". Give them with --args \"f32[128,128], i32[8]\" or the comment.")
+    raise ArgsNotFound(f"no arguments to trace {function} with: " + "; ".join(reasons))
+
+
+def suggest_args(source: str, function: str) -> str | None:
+    """A first guess for a form that asks for the arguments: the module-level
+    `jax.ShapeDtypeStruct`s (and other static arrays), as many as `function` takes when it is a
+    `def`. None when the file has none."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    static = _Static(tree)
+    specs = [spec for name, value in static.module_values.items()
+             if isinstance(value, ast.Call) and (spec := static.spec(value, {})) is not None]
+    stmt = find_definition(tree, function)
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        wanted = len(_required_params(stmt))
+        if wanted and len(specs) >= wanted:
+            specs = specs[:wanted]
+    return ", ".join(map(str, specs)) or None
 
 
 def _directive_above(lines: list[str], line: int) -> tuple[str, int] | None:
