@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import pytest
 from pallas_lsp.analysis import Project, analyze
 
 REPO = Path(__file__).resolve().parents[1]
+# The analysis keeps answers in the user's cache folder: tests (and the servers they start) use their own.
+os.environ.setdefault("PALLAS_LSP_CACHE_DIR", tempfile.mkdtemp(prefix="pallas-lsp-test-cache-"))
 FIXTURES = REPO / "tests" / "fixtures"
 
 

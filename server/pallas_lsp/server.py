@@ -88,6 +88,8 @@ class PallasServer(LanguageServer):
         self.pending: dict[str, asyncio.Task] = {}
         self.published: dict[str, int] = {}  # uri -> newest version published
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
+        self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
+        self.file_events = False  # ... and has been asked to: workspace files are read again only on events
 
     # ---- settings and folders -------------------------------------------------------------------
 
@@ -109,6 +111,7 @@ class PallasServer(LanguageServer):
             previous.editor, previous.settings = editor, settings
             return previous  # same environment: keep the warm jedi state and the open texts
         project = Project(root=root, python=settings.python)
+        project.index.trust_events = self.file_events and uri is not None
         if previous is not None:
             project.overlay.update(previous.project.overlay)
         try:
@@ -275,6 +278,40 @@ class PallasServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=diagnostics + self.trace_diagnostics.get(uri, [])))
 
+    def files_changed(self, paths: list[str]) -> None:
+        """Files changed on disk (saved, created, deleted): every folder forgets what it read from
+        them (on the analysis thread, which owns the projects), then open documents are analysed again."""
+        def forget():
+            for folder in [*self.folders, *self.loose.values()]:
+                for path in paths:
+                    folder.project.file_changed(path)
+
+        self.executor.submit(forget)
+        for uri in list(self.workspace.text_documents):
+            if uri_to_path(uri) not in paths:
+                self.schedule(uri)
+
+    async def watch_workspace_files(self) -> None:
+        """Ask the client for events on the workspace's Python files; with them, the import index
+        reads a file again only when it changed, instead of checking every file's stamp."""
+        if not self.watch_files:
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern="**/*.py")])
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                id="pallas-lsp-python-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)]))
+        except Exception as exc:  # without events, every question checks the files' stamps
+            log.info("file watching not available: %s", exc)
+            return
+        self.file_events = True
+
+        def trust():
+            for folder in self.folders:
+                folder.project.index.trust_events = True
+
+        self.executor.submit(trust)
+
     def clear(self, uri: str) -> None:
         task = self.pending.pop(uri, None)
         if task is not None:
@@ -306,6 +343,8 @@ def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
     if not ls.pull:
         ls.protocol.fm.features.pop(types.TEXT_DOCUMENT_DIAGNOSTIC, None)
     ls.client_configuration = bool(capabilities.workspace and capabilities.workspace.configuration)
+    watched = capabilities.workspace.did_change_watched_files if capabilities.workspace else None
+    ls.watch_files = bool(watched and watched.dynamic_registration)
     ls.loop_thread = threading.get_ident()
     try:
         ls.event_loop = asyncio.get_running_loop()
@@ -348,6 +387,12 @@ async def initialized(ls: PallasServer, params: types.InitializedParams) -> None
         await pull_configuration(ls)
     finally:
         ls.is_configured().set()
+    await ls.watch_workspace_files()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: PallasServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.files_changed([uri_to_path(change.uri) for change in params.changes])
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -390,9 +435,7 @@ def did_save(ls: PallasServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.reschedule_all()
         return
     # A saved kernel body or helper can change what other open files report.
-    for uri in list(ls.workspace.text_documents):
-        if uri != params.text_document.uri:
-            ls.schedule(uri)
+    ls.files_changed([uri_to_path(params.text_document.uri)])
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import logging
 
 from .context import RuleContext
@@ -26,8 +27,21 @@ def selected_codes(select: list[str] | None = None, ignore: list[str] | None = N
 
 
 def analyze(project: Project, path: str, text: str | None = None, codes: set[str] | None = None) -> list[Finding]:
-    """Findings for one file (its unsaved `text` if given), sorted, with `# noqa` applied."""
+    """Findings for one file (its unsaved `text` if given), sorted, with `# noqa` applied.
+
+    A file that cannot have Pallas findings (it never mentions Pallas, `get_global` or a workspace
+    module that does) is only compiled, for PAL000: no model, nothing asked of jedi.
+    """
     from ..rules import RULES
+
+    if not project.can_matter(path, text):
+        if codes is not None and "PAL000" not in codes:
+            return []
+        try:
+            ast.parse(text if text is not None else project.text(path), filename=path)
+            return []
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            codes = {"PAL000"}
 
     model = project.model(path, text)
     ctx = RuleContext(project, model)

@@ -19,6 +19,7 @@ from parso import cache as parso_cache
 
 from .environment import PythonEnvironment, choose_interpreter, load_environment
 from .evaluate import Evaluator
+from .import_index import ImportIndex, absolute
 from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
 from .source_text import read_source
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", ".venvs", "env", "node_modules", "__pycache__", "site-packages",
              ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
-MAX_WORKSPACE_FILES = 5000
+MAX_WORKSPACE_FILES = 100_000
 
 
 def iter_python_files(root: str):
@@ -40,8 +41,6 @@ def iter_python_files(root: str):
                 yield os.path.join(dirpath, name)
 
 
-def _mentions_interpret(text: str) -> bool:
-    return "interpret" in text and "import" in text
 
 
 class Project:
@@ -54,8 +53,10 @@ class Project:
         self.overlay: dict[str, str] = {}
         self._models: dict[str, ModuleModel] = {}
         self._workspace_files: list[str] | None = None
+        self._workspace_set: set[str] = set()
+        self._workspace_sorted: tuple[tuple[str, ...], list[str]] | None = None
         self._disk_texts: dict[str, tuple[tuple[int, int], str]] = {}
-        self._mentions: dict[str, tuple[tuple[int, int], str | None]] = {}  # see interpret_mentions
+        self.index = ImportIndex(self)
         self.evaluator = Evaluator(self)
         self.resolver = Resolver(self)
 
@@ -82,6 +83,21 @@ class Project:
             self.overlay.pop(path, None)
         else:
             self.overlay[path] = text
+
+    def file_changed(self, path: str) -> None:
+        """A file event (created, changed, deleted on disk; a save): forget what was read from it."""
+        path = os.path.abspath(path)
+        self.index.forget(path)
+        self._disk_texts.pop(path, None)
+        self._workspace_sorted = None
+        if self._workspace_files is not None and path.endswith(".py") and path.startswith(self.root + os.sep):
+            if os.path.isfile(path):
+                if path not in self._workspace_set:
+                    self._workspace_set.add(path)
+                    self._workspace_files.append(path)
+            elif path in self._workspace_set:
+                self._workspace_set.discard(path)
+                self._workspace_files.remove(path)
 
     def text(self, path: str) -> str:
         path = os.path.abspath(path)
@@ -116,10 +132,11 @@ class Project:
             folder = folder.parent
         return ".".join(parts) if parts else None
 
-    def import_roots(self, model: ModuleModel) -> list[str]:
-        """Folders imports are resolved from: the file's package root, its folder, the workspace root."""
+    def import_roots(self, path: str) -> list[str]:
+        """Folders the imports of the file at `path` are resolved from: its package root, its folder,
+        the workspace root."""
         roots: list[str] = []
-        folder = Path(model.path).parent
+        folder = Path(path).parent
         top = folder
         while (top / "__init__.py").exists() and top.parent != top:
             top = top.parent
@@ -144,63 +161,31 @@ class Project:
         return path.startswith(self.root + os.sep) or path in self.overlay
 
     def importers(self, model: ModuleModel) -> list[ModuleModel]:
-        """Workspace modules that may import `model` (they name its module and import something):
-        where a kernel body defined in `model` may be launched."""
-        if not model.module_name:
-            return []
-        stem = model.module_name.rsplit(".", 1)[-1]
-        result = []
-        for path in self.workspace_files():
-            if path == model.path:
-                continue
-            try:
-                text = self.text(path)
-            except OSError:
-                continue
-            if stem in text and "import" in text:
-                result.append(self.model(path, text))
-        return result
+        """Workspace modules whose import statements name `model`'s module (the import index): where a
+        kernel body defined in `model` may be launched."""
+        return [self.model(path) for path in self.index.importers(model.path, model.module_name)]
 
-    def interpret_mentions(self) -> list[tuple[str, str]]:
-        """(path, text) of the workspace files whose text mentions both `import` and `interpret`, in path order.
-
-        PAL002 looks for modules that may launch a kernel in interpret mode among these. The index is
-        built once and kept up to date per file (unsaved text as it changes, files on disk by mtime and
-        size), so an analysis no longer reads and searches every workspace file.
-        """
-        result = []
-        for path in self.workspace_files():
-            text = self.overlay.get(path)
-            if text is None:
-                try:
-                    stat = os.stat(path)
-                except OSError:
-                    continue
-                key = (stat.st_mtime_ns, stat.st_size)
-                entry = self._mentions.get(path)
-                if entry is None or entry[0] != key:
-                    try:
-                        content = self.text(path) if path in self._disk_texts else read_source(path)
-                    except OSError:
-                        continue
-                    entry = (key, content if _mentions_interpret(content) else None)
-                    self._mentions[path] = entry
-                text = entry[1]
-            elif not _mentions_interpret(text):
-                text = None
-            if text is not None:
-                result.append((path, text))
-        return result
+    def can_matter(self, path: str, text: str | None = None) -> bool:
+        """False when the file (or its `text`) cannot have findings (see `ImportIndex.can_matter`)."""
+        return self.index.can_matter(os.path.abspath(path), text)
 
     def workspace_files(self) -> list[str]:
+        """The workspace's `.py` files (walked once, then kept up to date by `file_changed`) and the
+        unsaved ones, in path order."""
         if self._workspace_files is None:
             files = []
             for path in iter_python_files(self.root):
                 files.append(os.path.abspath(path))
                 if len(files) >= MAX_WORKSPACE_FILES:
+                    log.warning("%s: more than %d Python files; the rest are not searched for importers",
+                                self.root, MAX_WORKSPACE_FILES)
                     break
             self._workspace_files = files
-        return sorted(set(self._workspace_files) | set(self.overlay))
+            self._workspace_set = set(files)
+        extra = tuple(sorted(p for p in self.overlay if p not in self._workspace_set))
+        if self._workspace_sorted is None or self._workspace_sorted[0] != extra:
+            self._workspace_sorted = (extra, sorted([*self._workspace_files, *extra]))
+        return self._workspace_sorted[1]
 
 
 @dataclass(frozen=True)
@@ -376,7 +361,7 @@ class Resolver:
     def submodule(self, model: ModuleModel, attr: str) -> Value | None:
         if model.module_name is None:
             return None
-        path = self.project.find_module(f"{model.module_name}.{attr}", self.project.import_roots(model))
+        path = self.project.find_module(f"{model.module_name}.{attr}", self.project.import_roots(model.path))
         return ModuleValue(self.project.model(path)) if path else None
 
     def _import_fallback(self, model: ModuleModel, binding: Binding) -> Value:
@@ -392,13 +377,13 @@ class Resolver:
         qualified = f"{base}.{alias.name}" if base else alias.name
         if is_jax_module(base) or base in ("functools", "numpy"):
             return Api(canonical(qualified))
-        path = self.project.find_module(base, self.project.import_roots(model)) if base else None
+        path = self.project.find_module(base, self.project.import_roots(model.path)) if base else None
         if path:
             other = self.project.model(path)
             inner = other.module_binding(alias.name)
             if inner is not None:
                 return self.project.evaluator.binding_value(other, inner, None)
-        sub = self.project.find_module(qualified, self.project.import_roots(model))
+        sub = self.project.find_module(qualified, self.project.import_roots(model.path))
         if sub:
             return ModuleValue(self.project.model(sub))
         return UNKNOWN
@@ -406,20 +391,12 @@ class Resolver:
     def _module_value(self, model: ModuleModel, module: str) -> Value:
         if is_jax_module(module) or module in ("functools", "numpy"):
             return Api(canonical(module))
-        path = self.project.find_module(module, self.project.import_roots(model))
+        path = self.project.find_module(module, self.project.import_roots(model.path))
         return ModuleValue(self.project.model(path)) if path else UNKNOWN
 
     def _relative_base(self, model: ModuleModel, level: int, module: str) -> str | None:
         package = self.project.module_name(os.path.join(os.path.dirname(model.path), "__init__.py"))
-        parts = package.split(".") if package else []
-        if level - 1 > len(parts):
-            return None
-        parts = parts[: len(parts) - (level - 1)]
-        if module:
-            parts.append(module)
-        if not parts:
-            return None
-        return ".".join(parts)
+        return absolute("." * level + module, package)
 
 
 def _binding_at(model: ModuleModel, name: str, line: int | None) -> Binding | None:

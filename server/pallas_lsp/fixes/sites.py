@@ -39,7 +39,7 @@ def global_use(model, call: ast.Call) -> GlobalUse | None:
 
 
 def importers(project, model) -> list:
-    """Workspace modules that may import this one (they name it and import something)."""
+    """Workspace modules whose import statements name this one (the import index)."""
     return project.importers(model)
 
 

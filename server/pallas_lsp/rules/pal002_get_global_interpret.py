@@ -28,12 +28,8 @@ MESSAGE = ("get_global cannot run in interpret mode: JAX fails here with TypeErr
 
 
 def _importers(project, model):
-    """Workspace modules that may launch kernels reaching this one: they name its module and interpret mode."""
-    if not model.module_name:
-        return []
-    stem = model.module_name.rsplit(".", 1)[-1]
-    return [project.model(path, text) for path, text in project.interpret_mentions()
-            if path != model.path and stem in text]
+    """Workspace modules that may launch kernels reaching this one: they import it and mention interpret mode."""
+    return [other for other in project.importers(model) if project.index.mentions_interpret(other.path)]
 
 
 def check(ctx):

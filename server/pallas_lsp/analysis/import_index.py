@@ -1,0 +1,300 @@
+"""The workspace import index: who imports which module, and which files can matter at all.
+
+Built from each workspace file's import statements (a scan of statement starts, not a substring
+search of module names) plus two text facts: does the file mention Pallas or `get_global`, and does
+it mention interpret mode. It answers "which workspace modules import this one" (where a kernel
+body may be launched: PAL002, kernel parameter types, the fixes' call sites) and "can this file have
+findings" (it mentions Pallas or `get_global`, or imports a workspace module that can), without
+parsing any file and without asking jedi anything.
+
+Entries are kept per file: unsaved texts as they change, files on disk by (mtime, size). With
+`trust_events` (a language server whose client reports file changes) a file on disk is read again
+only after `forget(path)`; otherwise its stamp is compared on every question. Entries of files on
+disk are also kept in a cache file (see `disk_cache`), so a big workspace is scanned once, not at
+every start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+
+from . import disk_cache
+from .source_text import MAX_FILE_BYTES
+
+log = logging.getLogger(__name__)
+
+# `import a.b as c, d` and `from .a import (b as c, d)` at a statement start, looked for from each
+# `import` (bytes.find; one regex over whole files is ten times slower). Inside a string this can
+# match too: the index then knows one import too many, never one too few.
+_STATEMENT = re.compile(
+    rb"[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]*(\([^)]*\)|(?:[^\n#;\\]|\\\n)*)"
+    rb"|import[ \t]+((?:[^\n#;\\]|\\\n)*))")
+_COMMENT = re.compile(rb"#[^\n]*")
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the index knows about one file."""
+
+    imports: tuple[str, ...]  # dotted names as written ("." prefixes kept): `from a import b` gives a, a.b
+    mentions_pallas: bool  # "pallas" or "get_global" appears in the text
+    mentions_interpret: bool  # "interpret" and "import" appear in the text
+
+
+def scan(data: bytes) -> FileFacts:
+    """The facts of one file's text (UTF-8 bytes)."""
+    imports: dict[str, None] = {}
+    if b"import" in data:
+        for start in _statement_starts(data):
+            match = _STATEMENT.match(data, start)
+            if match is None:
+                continue
+            base, names, plain = match.group(1), match.group(2), match.group(3)
+            if plain is not None:
+                for part in _names(plain):
+                    name = part.split(" as ")[0].strip()
+                    if _DOTTED.match(name):
+                        imports.setdefault(name)
+                continue
+            module = base.decode("ascii", "replace")
+            if module.strip(".") and not _DOTTED.match(module.lstrip(".")):
+                continue
+            imports.setdefault(module)
+            for part in _names(names):
+                name = part.split(" as ")[0].strip()
+                if _DOTTED.match(name):
+                    imports.setdefault(module + name if module.endswith(".") else f"{module}.{name}")
+    return FileFacts(tuple(imports), b"pallas" in data or b"get_global" in data,
+                     b"interpret" in data and b"import" in data)
+
+
+def _statement_starts(data: bytes):
+    """Where each statement holding `import` starts (its line, or after a `;`), once each; the
+    statement pattern then says whether it is an import."""
+    seen = -1
+    position = data.find(b"import")
+    while position >= 0:
+        line = data.rfind(b"\n", 0, position) + 1
+        start = data.rfind(b";", line, position) + 1 or line
+        if start != seen:
+            seen = start
+            yield start
+        position = data.find(b"import", position + 6)
+
+
+def _names(text: bytes) -> list[str]:
+    text = _COMMENT.sub(b"", text).replace(b"\\\n", b" ").strip(b"() \t\r\n")
+    return [" ".join(part.decode("utf-8", "replace").split()) for part in text.split(b",")]
+
+
+def absolute(name: str, package: str | None) -> str | None:
+    """A relative import's absolute name (`package` is the importing file's package); None if it leaves it."""
+    if not name.startswith("."):
+        return name
+    level = len(name) - len(name.lstrip("."))
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    parts = parts[: len(parts) - (level - 1)]
+    rest = name[level:]
+    if rest:
+        parts.append(rest)
+    return ".".join(parts) or None
+
+
+class ImportIndex:
+    """Per-file import facts of a project's workspace files and unsaved texts (see the module docstring)."""
+
+    def __init__(self, project):
+        self.project = project
+        self.trust_events = False
+        self._disk: dict[str, tuple[tuple[int, int] | None, FileFacts]] = {}
+        self._unsaved: dict[str, tuple[str, FileFacts]] = {}
+        self._answers: dict = {}  # memo of whole-workspace answers, cleared when any entry changes
+        self._cache_dirty = False
+        self._loaded = False
+
+    # ---- entries ----------------------------------------------------------------------------
+
+    def facts(self, path: str) -> FileFacts | None:
+        """The facts of a file (its unsaved text if there is one); None when it cannot be read."""
+        text = self.project.overlay.get(path)
+        if text is not None:
+            entry = self._unsaved.get(path)
+            if entry is None or entry[0] is not text:
+                if entry is not None and entry[0] == text:
+                    self._unsaved[path] = (text, entry[1])
+                    return entry[1]
+                entry = (text, scan(text.encode("utf-8", "surrogatepass")))
+                self._changed(path, entry[1], self._unsaved.get(path, (None, None))[1])
+                self._unsaved[path] = entry
+            return entry[1]
+        if self._unsaved.pop(path, None) is not None:
+            self._answers.clear()
+        entry = self._disk.get(path)
+        if entry is not None and self.trust_events and entry[0] is not None:
+            return entry[1]
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if entry is not None and entry[0] == stamp:
+            return entry[1]
+        try:
+            with open(path, "rb") as handle:
+                facts = scan(handle.read(MAX_FILE_BYTES + 1))
+        except OSError:
+            return None
+        self._changed(path, facts, entry[1] if entry else None)
+        self._disk[path] = (stamp, facts)
+        self._cache_dirty = True
+        return facts
+
+    def forget(self, path: str) -> None:
+        """A file changed, appeared or went away on disk (a file event): read it again when asked."""
+        path = os.path.abspath(path)
+        if self._disk.pop(path, None) is not None:
+            self._answers.clear()
+            self._cache_dirty = True
+
+    def _changed(self, path: str, new: FileFacts, old: FileFacts | None) -> None:
+        if new != old:
+            self._answers.clear()
+
+    # ---- questions ----------------------------------------------------------------------------
+
+    def _all(self) -> dict[str, FileFacts]:
+        if not self._loaded:
+            self._load()
+        result = {}
+        for path in self.project.workspace_files():
+            facts = self.facts(path)
+            if facts is not None:
+                result[path] = facts
+        self.save()
+        return result
+
+    def importers(self, path: str, module_name: str | None) -> list[str]:
+        """Workspace files whose import statements name the module at `path`, in path order."""
+        if not module_name:
+            return []
+        everything = self._all()
+        key = ("importers", path, module_name)
+        if key in self._answers:
+            return self._answers[key]
+        found = []
+        for other, facts in everything.items():
+            if other != path and any(self._names_module(other, name, path, module_name) for name in facts.imports
+                                     if name.rsplit(".", 1)[-1] == module_name.rsplit(".", 1)[-1]):
+                found.append(other)
+        self._answers[key] = found
+        return found
+
+    def _names_module(self, importer: str, name: str, path: str, module_name: str) -> bool:
+        """True when `name`, imported by `importer`, is the module at `path`."""
+        name = absolute(name, self._package(importer))
+        if name is None:
+            return False
+        found = self.project.find_module(name, self.project.import_roots(importer))
+        if found is not None:
+            return os.path.abspath(found) == path
+        return name == module_name or name.endswith("." + module_name)  # resolved from elsewhere on sys.path
+
+    def _package(self, path: str) -> str | None:
+        return self.project.module_name(os.path.join(os.path.dirname(path), "__init__.py"))
+
+    def can_matter(self, path: str, text: str | None = None) -> bool:
+        """False when the file (its `text` if given) cannot have findings: it never mentions Pallas or
+        `get_global`, and imports no workspace module that does (or that imports one that does, ...)."""
+        if text is not None and ("pallas" in text or "get_global" in text):
+            return True
+        if text is None or self.project.overlay.get(path) == text:
+            facts = self.facts(path)
+        else:
+            facts = scan(text.encode("utf-8", "surrogatepass"))
+        if facts is None or facts.mentions_pallas:
+            return True
+        if not facts.imports:
+            return False
+        relevant = self._relevant_modules()
+        package = self._package(path)
+        for name in facts.imports:
+            name = absolute(name, package)
+            if name is not None and _matches_any(name, relevant):
+                return True
+        return False
+
+    def mentions_interpret(self, path: str) -> bool:
+        facts = self.facts(path)
+        return facts is not None and facts.mentions_interpret
+
+    def _relevant_modules(self) -> dict[str, set[str]]:
+        """Module names of the workspace files that can matter, by last component."""
+        if "relevant" in self._answers:
+            return self._answers["relevant"]
+        everything = self._all()
+        relevant: dict[str, set[str]] = {}
+        by_last: dict[str, list[tuple[str, str]]] = {}  # last component of an import -> (file, absolute name)
+        pending = []
+        for path, facts in everything.items():
+            if facts.mentions_pallas:
+                pending.append(path)
+                continue
+            package = None
+            for name in facts.imports:
+                if name.startswith("."):
+                    package = package if package is not None else (self._package(path) or "")
+                    name = absolute(name, package)
+                    if name is None:
+                        continue
+                by_last.setdefault(name.rsplit(".", 1)[-1], []).append((path, name))
+        done = set(pending)
+        while pending:
+            path = pending.pop()
+            module = self.project.module_name(path)
+            if not module:
+                continue
+            relevant.setdefault(module.rsplit(".", 1)[-1], set()).add(module)
+            for importer, name in by_last.get(module.rsplit(".", 1)[-1], ()):
+                if importer not in done and _matches(name, module):
+                    done.add(importer)
+                    pending.append(importer)
+        self._answers["relevant"] = relevant
+        return relevant
+
+    # ---- the cache file ------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        """Entries of files on disk from the last run (each still checked against its file's stamp)."""
+        self._loaded = True
+        data = disk_cache.read("imports", self.project.root)
+        if not isinstance(data, dict):
+            return
+        for path, entry in data.items():
+            try:
+                mtime, size, pallas, interpret, imports = entry
+                self._disk.setdefault(path, ((mtime, size), FileFacts(tuple(imports), bool(pallas), bool(interpret))))
+            except (TypeError, ValueError):
+                continue
+
+    def save(self) -> None:
+        """Write the entries of files on disk to the cache file, when some changed."""
+        if self._cache_dirty:
+            self._cache_dirty = False
+            disk_cache.write("imports", {path: [*stamp, facts.mentions_pallas, facts.mentions_interpret, facts.imports]
+                                         for path, (stamp, facts) in self._disk.items() if stamp is not None},
+                             self.project.root)
+
+
+def _matches(name: str, module: str) -> bool:
+    """`name` (absolute, as imported) may be `module` (as named from its package root)."""
+    return name == module or name.endswith("." + module) or module.endswith("." + name)
+
+
+def _matches_any(name: str, relevant: dict[str, set[str]]) -> bool:
+    return any(_matches(name, module) for module in relevant.get(name.rsplit(".", 1)[-1], ()))

@@ -1,0 +1,140 @@
+"""The workspace import index: who imports a module (from import statements), and which files can matter."""
+
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from conftest import at, jax_python, publish_for
+from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis.import_index import scan
+
+HEADER = "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+SEM = "pl.get_global(plgpu.SemaphoreType.REGULAR)"
+BODY = f"def body(o_ref):\n    s = {SEM}\n    pl.semaphore_signal(s)\n    pl.semaphore_wait(s)\n"
+LAUNCH = "def run(x):\n    return plgpu.kernel(example.body, out_type=(), interpret=True)(x)\n"
+MESSAGE_START = "get_global cannot run in interpret mode"
+
+
+def test_scan_reads_import_statements_not_mentions():
+    facts = scan(b'"""Mentions example and get_global in prose."""\n'
+                 b"import os.path as osp, sys  # a comment\n"
+                 b"from .pkg import (a as b,  # why\n    c)\n"
+                 b"from .. import up\n"
+                 b"x = 1; import late\n"
+                 b"def f():\n    from deep.module import thing\n"
+                 b"text = 'example'\n"
+                 b"important = 'not an import'\n")
+    assert facts.imports == ("os.path", "sys", ".pkg", ".pkg.a", ".pkg.c", "..", "..up", "late",
+                             "deep.module", "deep.module.thing")
+    assert (facts.mentions_pallas, facts.mentions_interpret) == (True, False)
+
+
+def workspace(tmp_path, files: dict[str, str]) -> Project:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return Project(root=str(tmp_path), python=jax_python())
+
+
+def names(models) -> list[str]:
+    return [m.path.rsplit("/", 1)[-1] for m in models]
+
+
+def test_importers_are_the_modules_importing_it_not_those_naming_it(tmp_path):
+    project = workspace(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/example.py": HEADER + BODY,
+        "pkg/relative.py": "from . import example\n",
+        "pkg/from_module.py": "from .example import body\n",
+        "absolute.py": "import pkg.example as ex\n",
+        "mentions.py": "import os\n# see example.py; example = 1\n",
+        "other_example.py": "from somewhere_else import example\n",
+        "docs.py": '"""Run: python -m example"""\nimport sys\n',
+    })
+    model = project.model(str(tmp_path / "pkg" / "example.py"))
+    assert names(project.importers(model)) == ["absolute.py", "from_module.py", "relative.py"]
+    # Modules that only mention it were neither parsed into models nor shown to jedi.
+    assert not {"mentions.py", "other_example.py", "docs.py"} & {p.rsplit("/", 1)[-1] for p in project._models}
+
+
+def test_files_that_cannot_matter_are_only_compiled(tmp_path):
+    project = workspace(tmp_path, {
+        "helpers.py": HEADER + f"def grab():\n    return {SEM}\n",
+        "reexport.py": "from helpers import grab as take\n",
+        "user.py": "from reexport import take\n\ndef body(o_ref):\n    take()\n",
+        "plain.py": "import os\n\ndef body(o_ref):\n    os.getcwd()\n",
+        "broken.py": "import os\ndef f(:\n",
+    })
+    assert [project.can_matter(str(tmp_path / name)) for name in ("helpers.py", "reexport.py", "user.py", "plain.py")] \
+        == [True, True, True, False]
+    assert analyze(project, str(tmp_path / "plain.py")) == []
+    assert str(tmp_path / "plain.py") not in project._models
+    assert [(f.code, f.span.line) for f in analyze(project, str(tmp_path / "broken.py"))] == [("PAL000", 1)]
+
+
+def test_unsaved_texts_and_file_events_update_the_index(tmp_path):
+    project = workspace(tmp_path, {"example.py": HEADER + BODY, "launch.py": "import os\n"})
+    kernel, launch = str(tmp_path / "example.py"), str(tmp_path / "launch.py")
+    model = project.model(kernel)
+    project.index.trust_events = True  # as in a server whose client reports file events
+    assert project.importers(model) == []
+    project.set_text(launch, HEADER + "import example\n" + LAUNCH)
+    assert names(project.importers(model)) == ["launch.py"]
+    project.set_text(launch, None)
+    assert project.importers(model) == []
+    (tmp_path / "new.py").write_text(HEADER + "import example\n" + LAUNCH)
+    assert project.importers(model) == []  # no event yet: trusted
+    project.file_changed(str(tmp_path / "new.py"))
+    assert names(project.importers(model)) == ["new.py"]
+    (tmp_path / "new.py").unlink()
+    project.file_changed(str(tmp_path / "new.py"))
+    assert project.importers(model) == []
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"]))
+async def client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("watched")
+    (root / "example.py").write_text(HEADER + BODY)
+    lsp_client.registrations = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams):
+        lsp_client.registrations.extend(params.registrations)
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True))),
+        root_uri=root.as_uri(), initialization_options={"python": jax_python(), "debounceMs": 0}))
+    lsp_client.root = root
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_server_learns_of_a_new_importer_from_a_file_event(client: LanguageClient):
+    root = client.root
+    uri = (root / "example.py").as_uri()
+    text = (root / "example.py").read_text()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    assert list((await publish_for(client, uri, 1)).diagnostics) == []
+    assert [(r.method, r.register_options["watchers"][0]["globPattern"]) for r in client.registrations] == [
+        (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "**/*.py")]
+
+    (root / "launch.py").write_text(HEADER + "import example\n" + LAUNCH)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(root / "launch.py").as_uri(), type=types.FileChangeType.Created)]))
+    (diagnostic,) = (await publish_for(client, uri, 1)).diagnostics
+    start, end = at(text, SEM).split("-")
+    assert (diagnostic.code, diagnostic.message.startswith(MESSAGE_START)) == ("PAL002", True)
+    assert (f"{diagnostic.range.start.line + 1}:{diagnostic.range.start.character + 1}",
+            f"{diagnostic.range.end.line + 1}:{diagnostic.range.end.character + 1}") == (start, end)
+
+    (root / "launch.py").unlink()
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=(root / "launch.py").as_uri(), type=types.FileChangeType.Deleted)]))
+    assert list((await publish_for(client, uri, 1)).diagnostics) == []
