@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import sys
 import traceback
@@ -45,6 +46,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _number(convert, accept, kind: str, requirement: str):
+    """An argparse type: `convert`ed text that `accept` allows, else a usage error saying why."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+        if not accept(value):
+            raise argparse.ArgumentTypeError(f"must be {requirement}, not {text!r}")
+        return value
+    return parse
+
+
+# `nan`, `inf`, `0`, `-1` seconds are usage errors, not a trace that never ends or never starts.
+_positive_seconds = _number(float, lambda v: math.isfinite(v) and v > 0, "a number of seconds",
+                            "a finite number of seconds above 0")
+_non_negative_int = _number(int, lambda v: v >= 0, "a whole number", "0 or more")
+
+
 def _add_trace_parser(commands) -> None:
     """`pallas-lsp trace` (issue 5): run a kernel through JAX's own estimator and lowering."""
     trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)")
@@ -59,9 +79,22 @@ def _add_trace_parser(commands) -> None:
                        help="interpreter or virtual environment of the analysed project, with jax "
                             "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
     trace.add_argument("--no-compile", action="store_true", help="stop after lowering even with a local GPU")
-    trace.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS")
-    trace.add_argument("--memory-limit", type=int, default=None, metavar="MB",
+    trace.add_argument("--timeout", type=_positive_seconds, default=120.0, metavar="SECONDS")
+    trace.add_argument("--memory-limit", type=_non_negative_int, default=None, metavar="MB",
                        help="address space the traced code may add beyond jax's own (default 8192, or $PALLAS_LSP_TRACE_MEMORY_MB; 0: no limit)")
+
+
+def _warn_refused_python(settings, args) -> None:
+    """The repository's own `python` choice was not trusted; say so unless --python decides anyway."""
+    message = settings.refusal_message()
+    if message and not args.python:
+        print(f"pallas-lsp: warning: {message}", file=sys.stderr)
+
+
+def _warn_skipped(path: str, reason: str) -> None:
+    from .output import display_path
+
+    print(f"pallas-lsp: warning: {display_path(path)}: skipped: {reason}", file=sys.stderr)
 
 
 def _collect(paths: list[str]) -> list[str]:
@@ -70,9 +103,11 @@ def _collect(paths: list[str]) -> list[str]:
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            files.extend(iter_python_files(path))
+            files.extend(iter_python_files(path, on_skip=_warn_skipped))
         elif os.path.isfile(path):
             files.append(path)
+        elif os.path.exists(path):
+            raise FileNotFoundError(f"not a regular file or folder: {path}")
         else:
             raise FileNotFoundError(f"no such file or folder: {path}")
     seen: set[str] = set()
@@ -86,9 +121,10 @@ def _collect(paths: list[str]) -> list[str]:
 
 
 def run_check(args) -> int:
-    from .analysis import Project, analyze, selected_codes
+    from .analysis import Project, analyze, selected_codes, unknown_codes
     from .analysis.environment import EnvironmentError_
-    from .config import ConfigError, load_settings, split_codes
+    from .analysis.source_text import skip_reason
+    from .config import ConfigError, load_settings, split_codes, unknown_codes_message
     from .output import display_path, format_json, format_sarif, format_text
 
     try:
@@ -97,9 +133,18 @@ def run_check(args) -> int:
     except (FileNotFoundError, ConfigError) as exc:
         print(f"pallas-lsp: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    _warn_refused_python(settings, args)
     select = split_codes(args.select) if args.select is not None else settings.select
     ignore = split_codes(args.ignore) if args.ignore is not None else settings.ignore
+    for flag, given in (("--select", args.select), ("--ignore", args.ignore)):
+        unknown = unknown_codes(split_codes(given))
+        if unknown:
+            print(f"pallas-lsp: error: {flag}: {unknown_codes_message(unknown)}", file=sys.stderr)
+            return EXIT_ERROR
     codes = selected_codes(select, ignore)
+    if not codes:  # allowed (ruff allows it too), but never passed off as a clean check
+        print("pallas-lsp: warning: no rules are enabled (select/ignore leave none): nothing is checked",
+              file=sys.stderr)
     root = settings.root or os.path.commonpath([os.path.abspath(p) if os.path.isdir(p) else
                                                 os.path.dirname(os.path.abspath(p)) for p in args.paths])
     project = Project(root=root, python=args.python or settings.python, use_jedi=not args.no_jedi)
@@ -132,15 +177,21 @@ def run_check(args) -> int:
             print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
                   "unchanged (see above)", file=sys.stderr)
     findings = []
-    for file in files:
-        for finding in analyze(project, file, codes=codes):
-            findings.append(finding)
+    skipped = 0
+    for file in files if codes else []:
+        try:
+            findings.extend(analyze(project, file, codes=codes))
+        except OSError as exc:  # unreadable, too large, gone: said plainly, the other files still checked
+            _warn_skipped(file, skip_reason(exc))
+            skipped += 1
     if args.format == "json":
         sys.stdout.write(format_json(findings))
     elif args.format == "sarif":
         sys.stdout.write(format_sarif(findings))
+    elif not codes:
+        sys.stdout.write(f"No rules enabled: nothing checked ({len(files)} file{'s' if len(files) != 1 else ''}).\n")
     else:
-        sys.stdout.write(format_text(findings, len(files)))
+        sys.stdout.write(format_text(findings, len(files) - skipped, skipped))
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
 
 
@@ -159,6 +210,7 @@ def run_trace(args) -> int:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no such file: {path}")
         settings = load_settings(path)
+        _warn_refused_python(settings, args)
         python = interpreter_executable(choose_interpreter(args.python or settings.python))
     except (ArgSpecError, FileNotFoundError, ConfigError, TraceError) as exc:
         print(f"pallas-lsp: error: {exc}", file=sys.stderr)

@@ -10,6 +10,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .interpreters import refusal_of_project_choice
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -27,6 +29,17 @@ class Settings:
     python: str | None = None
     root: str | None = None  # folder of the pyproject.toml the settings came from
     source: str | None = None
+    # A `python` the repository chose but that is not run (see interpreters.refusal_of_project_choice):
+    # (the path, why); callers tell the user, unless the user's own flag or setting names an interpreter.
+    python_refused: tuple[str, str] | None = None
+
+    def refusal_message(self) -> str | None:
+        if self.python_refused is None:
+            return None
+        python, reason = self.python_refused
+        return (f"{self.source}: [tool.pallas-lsp] python = {python!r} is not used: {reason}. A repository "
+                "may only choose a Python of its own virtual environment; pass it with --python (or the "
+                "editor's `python` setting) to use it anyway")
 
 
 def find_pyproject(start: str) -> Path | None:
@@ -40,12 +53,28 @@ def find_pyproject(start: str) -> Path | None:
     return None
 
 
+KNOWN_KEYS = ("select", "ignore", "python")
+
+
 def _codes(value, key: str, path: Path) -> list[str]:
+    from .analysis import unknown_codes
+
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{path}: [tool.pallas-lsp] {key} must be a list of rule codes")
-    return [v.strip().upper() for v in value if v.strip()]
+    codes = [v.strip().upper() for v in value if v.strip()]
+    unknown = unknown_codes(codes)
+    if unknown:
+        raise ConfigError(f"{path}: [tool.pallas-lsp] {key}: {unknown_codes_message(unknown)}")
+    return codes
+
+
+def unknown_codes_message(unknown: list[str]) -> str:
+    from .rules import RULES_BY_CODE
+
+    return (f"unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(RULES_BY_CODE))}, their prefixes, ALL)")
 
 
 def load_settings(start: str) -> Settings:
@@ -57,10 +86,17 @@ def load_settings(start: str) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read settings: {exc}") from exc
-    table = data.get("tool", {}).get("pallas-lsp", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: [tool] must be a table, not {type(tool).__name__} {tool!r}")
+    table = tool.get("pallas-lsp", {})
     settings = Settings(root=str(path.parent), source=str(path))
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.pallas-lsp] must be a table")
+    unknown = [key for key in table if key not in KNOWN_KEYS]
+    if unknown:
+        raise ConfigError(f"{path}: [tool.pallas-lsp]: unknown key{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(map(repr, unknown))} (known: {', '.join(KNOWN_KEYS)})")
     if "select" in table:
         settings.select = _codes(table["select"], "select", path)
     if "ignore" in table:
@@ -68,7 +104,12 @@ def load_settings(start: str) -> Settings:
     if "python" in table:
         if not isinstance(table["python"], str):
             raise ConfigError(f"{path}: [tool.pallas-lsp] python must be a path")
-        settings.python = os.path.normpath(os.path.join(path.parent, os.path.expanduser(table["python"])))
+        chosen = os.path.normpath(os.path.join(path.parent, os.path.expanduser(table["python"])))
+        refusal = refusal_of_project_choice(chosen, str(path.parent))
+        if refusal is None:
+            settings.python = chosen
+        else:
+            settings.python_refused = (table["python"], refusal)
     return settings
 
 

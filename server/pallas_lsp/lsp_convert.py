@@ -9,8 +9,10 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.workspace import TextDocument, Workspace
 
 from .analysis import Finding
+from .analysis.source_text import read_source, split_lines_keepends
 from .rules import RULES_BY_CODE, doc_url
 
 SOURCE = "pallas-lsp"
@@ -108,3 +110,31 @@ def fix_data(finding: Finding, lines: list[str]) -> dict | None:
     if not finding.fixes:
         return None
     return {"fixes": [fix.to_data() for fix in finding.fixes], "textHash": text_hash(lines)}
+
+
+class PythonTextDocument(TextDocument):
+    """pygls's document with LSP's lines: only `\n`, `\r\n` and `\r` end one (pygls uses
+    `str.splitlines`, which also splits at form feeds, U+2028, NEL...: an incremental edit after
+    one would land on the wrong line). A file that is not open is read as Python reads it."""
+
+    @property
+    def lines(self):
+        return tuple(split_lines_keepends(self.source))
+
+    @property
+    def source(self) -> str:
+        if self._source is None and self.path is not None:
+            return read_source(self.path)
+        return self._source or ""
+
+
+def use_python_documents(workspace: Workspace) -> None:
+    """Make `workspace` create `PythonTextDocument`s (call once, when pygls has created it)."""
+    create = workspace._create_text_document
+
+    def create_python_document(*args, **kwargs):
+        document = create(*args, **kwargs)
+        document.__class__ = PythonTextDocument
+        return document
+
+    workspace._create_text_document = create_python_document

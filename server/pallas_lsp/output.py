@@ -35,14 +35,15 @@ def as_dict(finding: Finding) -> dict:
     }
 
 
-def format_text(findings: list[Finding], files_checked: int) -> str:
+def format_text(findings: list[Finding], files_checked: int, files_skipped: int = 0) -> str:
     lines = [f"{display_path(f.path)}:{f.span.line + 1}:{f.span.column + 1}: {f.code} {f.message}" for f in findings]
     count = len(findings)
     if count:
         lines.append(f"Found {count} error{'s' if count != 1 else ''}." if all(f.severity == "error" for f in findings)
                      else f"Found {count} finding{'s' if count != 1 else ''}.")
     else:
-        lines.append(f"All checks passed! ({files_checked} file{'s' if files_checked != 1 else ''} checked)")
+        skipped = f", {files_skipped} skipped (see above)" if files_skipped else ""
+        lines.append(f"All checks passed! ({files_checked} file{'s' if files_checked != 1 else ''} checked{skipped})")
     return "\n".join(lines) + "\n"
 
 

@@ -18,8 +18,9 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from .analysis import Finding, Project, analyze, selected_codes
+from .analysis import Finding, Project, analyze, selected_codes, unknown_codes
 from .analysis.environment import EnvironmentError_
+from .analysis.source_text import read_source, split_lines
 from .config import ConfigError, load_settings
 from .config import Settings as FileSettings
 from .lsp_convert import (
@@ -31,6 +32,7 @@ from .lsp_convert import (
     path_uri,
     to_diagnostic,
     uri_to_path,
+    use_python_documents,
     utf16_column,
 )
 from .lsp_settings import Folder, Settings, effective
@@ -87,6 +89,7 @@ class PallasServer(LanguageServer):
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.pending: dict[str, asyncio.Task] = {}
         self.published: dict[str, int] = {}  # uri -> newest version published
+        self.warned: set[str] = set()  # warnings about settings already shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
         self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
         self.file_events = False  # ... and has been asked to: workspace files are read again only on events
@@ -105,6 +108,11 @@ class PallasServer(LanguageServer):
         except ConfigError as exc:
             self.show_error(f"pallas-lsp: {exc}; using the editor settings and defaults")
             from_file = FileSettings()
+        refusal = from_file.refusal_message()
+        if editor.python is None and refusal and refusal not in self.warned:
+            self.warned.add(refusal)  # once per server, not on every configuration change
+            self.show_error(f"pallas-lsp: {refusal}", types.MessageType.Warning)
+        editor = self.without_unknown_codes(editor)
         settings = effective(editor, from_file)
         if (previous is not None and previous.settings.python == settings.python
                 and previous.project.root == os.path.abspath(root)):
@@ -122,10 +130,24 @@ class PallasServer(LanguageServer):
             self.show_error(f"pallas-lsp: {exc}. Names are resolved from import statements only until it is fixed.")
         return Folder(os.path.abspath(root), uri, editor, settings, project)
 
-    def show_error(self, message: str) -> None:
-        log.error("%s", message)
-        self.notify_from_any_thread(self.window_show_message,
-                                    types.ShowMessageParams(type=types.MessageType.Error, message=message))
+    def show_error(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        log.log(logging.ERROR if kind == types.MessageType.Error else logging.WARNING, "%s", message)
+        self.notify_from_any_thread(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
+
+    def without_unknown_codes(self, editor: Settings) -> Settings:
+        """Editor `select`/`ignore` naming no rule are a typo that would silently turn checking off:
+        say so, and leave that setting unset (pyproject.toml or the default applies)."""
+        from dataclasses import replace
+
+        from .config import unknown_codes_message
+
+        for key in ("select", "ignore"):
+            unknown = unknown_codes(getattr(editor, key))
+            if unknown:
+                self.show_error(f"pallas-lsp: setting pallas.{key}: {unknown_codes_message(unknown)}; "
+                                "the setting is ignored until it is fixed")
+                editor = replace(editor, **{key: None})
+        return editor
 
     def notify_from_any_thread(self, send, params) -> None:
         """Notifications must be written from the event loop; analysis runs on its own thread."""
@@ -175,7 +197,7 @@ class PallasServer(LanguageServer):
     def read_lines(self, path: str) -> list[str]:
         """Lines of another file (open or on disk), for UTF-16 columns of related locations."""
         try:
-            return self.folder_for(path).project.text(path).splitlines()
+            return split_lines(self.folder_for(path).project.text(path))
         except Exception:
             return []
 
@@ -229,7 +251,7 @@ class PallasServer(LanguageServer):
         version, text = document.version, document.source
         loop = asyncio.get_running_loop()
         findings = await loop.run_in_executor(self.executor, self.findings, uri_to_path(uri), text)
-        lines = text.splitlines()
+        lines = split_lines(text)
         path = uri_to_path(uri)
         docs_url = self.folder_for(path).settings.docs_url
         return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p), docs_url)
@@ -329,6 +351,7 @@ server = PallasServer()
 
 @server.feature(types.INITIALIZE)
 def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
+    use_python_documents(ls.workspace)
     folders = [(uri_to_path(f.uri), f.uri) for f in params.workspace_folders or []]
     if not folders and (params.root_uri or params.root_path):
         root = uri_to_path(params.root_uri) if params.root_uri else params.root_path
@@ -503,10 +526,9 @@ def _document_lines(ls: PallasServer, path: str) -> tuple[list[str], int | None]
     """Lines of a file for UTF-16 columns, and its version if the editor has it open."""
     document = ls.workspace.text_documents.get(path_uri(path))
     if document is not None:
-        return document.source.splitlines(), document.version
+        return split_lines(document.source), document.version
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read().splitlines(), None
+        return split_lines(read_source(path)), None
     except OSError:
         return [], None
 
@@ -536,7 +558,7 @@ def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeActi
     from .analysis.findings import Fix
 
     document = ls.workspace.text_documents.get(uri)
-    current = text_hash(document.source.splitlines()) if document is not None else None
+    current = text_hash(split_lines(document.source)) if document is not None else None
     actions = []
     for diagnostic in diagnostics:
         data = diagnostic.data
@@ -584,8 +606,7 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
             old = open_document.source
         else:
             try:
-                with open(changed, encoding="utf-8") as file:
-                    old = file.read()
+                old = read_source(changed)
             except OSError:
                 continue
         edits.extend(minimal_edits(changed, old, new_text))
@@ -739,11 +760,10 @@ def _trace_timeout(ls: PallasServer, folder) -> float:
 def _trace_lines(path: str) -> list[str]:
     document = server.workspace.text_documents.get(path_uri(path))
     if document is not None:
-        return document.source.splitlines()
+        return split_lines(document.source)
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read().splitlines()
-    except (OSError, UnicodeDecodeError):
+        return split_lines(read_source(path))
+    except OSError:
         return []
 
 
@@ -840,8 +860,7 @@ async def trace_command(ls: PallasServer, *arguments):
     folder = ls.folder_for(path)
     platform = options.get("platform") or "cuda"
     try:
-        with open(path, encoding="utf-8") as file:
-            disk = file.read()
+        disk = read_source(path)  # as Python will import it (the trace does), line endings kept
     except OSError as exc:
         return failure(path, str(where), platform, "UsageError", f"cannot read {path}: {exc}", "args")
     document = ls.workspace.text_documents.get(uri)
@@ -935,7 +954,7 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
     document = ls.readable_document(params.text_document.uri)
     if document is None:
         return None
-    version, lines = document.version, document.source.splitlines()
+    version, lines = document.version, split_lines(document.source)
     entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
     if not ls.is_current(document, version):
         return None

@@ -12,7 +12,7 @@ from .source import noqa_codes
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Finding", "Related", "Span", "Project", "analyze", "selected_codes"]
+__all__ = ["Finding", "Related", "Span", "Project", "analyze", "selected_codes", "unknown_codes"]
 
 
 def selected_codes(select: list[str] | None = None, ignore: list[str] | None = None) -> set[str]:
@@ -24,6 +24,15 @@ def selected_codes(select: list[str] | None = None, ignore: list[str] | None = N
 
     codes = {c for c in RULES_BY_CODE if select is None or matches(c, select)}
     return {c for c in codes if not matches(c, ignore or [])}
+
+
+def unknown_codes(patterns: list[str] | None) -> list[str]:
+    """Select/ignore entries that name no rule (`NOPE`, `PAL9`): a typo that would silently turn
+    checking off, so callers refuse them (as ruff does)."""
+    from ..rules import RULES_BY_CODE
+
+    return [p for p in patterns or [] if p.upper() != "ALL"
+            and not any(code.startswith(p.upper()) for code in RULES_BY_CODE)]
 
 
 def analyze(project: Project, path: str, text: str | None = None, codes: set[str] | None = None) -> list[Finding]:

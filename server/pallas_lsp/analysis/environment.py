@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import jedi
 
+from ..interpreters import InterpreterError, interpreter_executable, probe
 from ..python_path import resolve_python
 
 
@@ -47,6 +48,13 @@ def load_environment(path: str) -> PythonEnvironment:
     target = resolve_python(path)
     if not os.path.exists(target):
         raise EnvironmentError_(f"Python environment not found: {path}")
+    executable = interpreter_executable(target)
+    if executable is None:
+        raise EnvironmentError_(f"no Python interpreter in {path}")
+    try:
+        probe(executable)  # jedi would wait forever on a program that never exits
+    except InterpreterError as exc:
+        raise EnvironmentError_(f"cannot use Python environment {path}: {exc}") from None
     try:
         env = jedi.create_environment(target, safe=False)
         env.get_sys_path()  # fails now, with a clear message, if the interpreter cannot run

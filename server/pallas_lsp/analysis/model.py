@@ -165,42 +165,59 @@ def _link_parents(tree: ast.AST, parents: dict[ast.AST, ast.AST]) -> None:
 _VISIT: dict[type, object] = {}
 
 
-class _Builder(ast.NodeVisitor):
+class _Builder:
+    """Walks the tree with an explicit work list, not recursion: a valid 500-term expression
+    (`a + a + ... + a`) nests 500 deep, past Python's recursion limit.
+
+    Each visit method runs its immediate work, then schedules, in order, the children to visit and
+    the actions (binding a name, leaving a scope) to run between them; the order of everything is
+    exactly that of a recursive pre-order walk.
+    """
+
     def __init__(self, model: ModuleModel):
         self.model = model
         self.stack: list[Scope] = []
+        self.todo: list = []
 
     def build(self) -> None:
         tree = self.model.tree
         _link_parents(tree, self.model.parents)
         self._enter(tree)
-        for stmt in tree.body:
-            self.visit(stmt)
-        self.stack.pop()
+        self.then(*tree.body, self._leave)
+        todo = self.todo
+        while todo:
+            item = todo.pop()
+            if isinstance(item, ast.AST):
+                method = _VISIT.get(item.__class__)
+                if method is None:
+                    method = _VISIT[item.__class__] = getattr(
+                        _Builder, "visit_" + item.__class__.__name__, _Builder.generic_visit)
+                method(self, item)
+            else:
+                item()
 
-    def visit(self, node: ast.AST) -> None:
-        # ast.NodeVisitor.visit looks the method up by name on every node; this is the hot loop of a build.
-        method = _VISIT.get(node.__class__)
-        if method is None:
-            method = _VISIT[node.__class__] = getattr(_Builder, "visit_" + node.__class__.__name__, _Builder.generic_visit)
-        method(self, node)
+    def then(self, *items) -> None:
+        """Visit these nodes / run these actions next, in this order (before anything scheduled earlier)."""
+        self.todo.extend(reversed(items))
 
     def generic_visit(self, node: ast.AST) -> None:
-        """`ast.NodeVisitor.generic_visit`, without its generators."""
+        children = []
         for name in node._fields:
             value = getattr(node, name, None)
             if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        self.visit(item)
+                children.extend(item for item in value if isinstance(item, ast.AST))
             elif isinstance(value, ast.AST):
-                self.visit(value)
+                children.append(value)
+        self.then(*children)
 
     def _enter(self, node: ast.AST) -> Scope:
         scope = Scope(node)
         self.model.scopes[node] = scope
         self.stack.append(scope)
         return scope
+
+    def _leave(self) -> None:
+        self.stack.pop()
 
     def _bind(self, name: str, binding: Binding) -> None:
         self.stack[-1].add(name, binding)
@@ -217,33 +234,29 @@ class _Builder(ast.NodeVisitor):
             self._bind_target(target.value, None, stmt)
 
     def _function(self, node: ast.AST) -> None:
-        for decorator in getattr(node, "decorator_list", []):
-            self.visit(decorator)
         args = node.args
-        for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
-            self.visit(default)
-        if not isinstance(node, ast.Lambda):
-            self._bind(node.name, Binding("def", node, node.lineno))
-        self.model.functions.append(node)
-        self._enter(node)
-        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-            if arg is not None:
-                self._bind(arg.arg, Binding("param", arg, arg.lineno))
+        defaults = [*args.defaults, *[d for d in args.kw_defaults if d is not None]]
+
+        def enter() -> None:
+            if not isinstance(node, ast.Lambda):
+                self._bind(node.name, Binding("def", node, node.lineno))
+            self.model.functions.append(node)
+            self._enter(node)
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                if arg is not None:
+                    self._bind(arg.arg, Binding("param", arg, arg.lineno))
+
         body = node.body if isinstance(node.body, list) else [node.body]
-        for stmt in body:
-            self.visit(stmt)
-        self.stack.pop()
+        self.then(*getattr(node, "decorator_list", []), *defaults, enter, *body, self._leave)
 
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for expr in [*node.decorator_list, *node.bases, *node.keywords]:
-            self.visit(expr)
-        self._bind(node.name, Binding("class", node, node.lineno))
-        self._enter(node)
-        for stmt in node.body:
-            self.visit(stmt)
-        self.stack.pop()
+        def enter() -> None:
+            self._bind(node.name, Binding("class", node, node.lineno))
+            self._enter(node)
+
+        self.then(*node.decorator_list, *node.bases, *node.keywords, enter, *node.body, self._leave)
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -256,24 +269,22 @@ class _Builder(ast.NodeVisitor):
                 self._bind(alias.asname or alias.name, Binding("import", alias, node.lineno, import_from=node))
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        self.visit(node.value)
+        items: list = [node.value]
         for target in node.targets:
-            self._bind_target(target, node.value, node)
+            items.append(lambda target=target: self._bind_target(target, node.value, node))
             if not isinstance(target, ast.Name):
-                self.visit(target)
+                items.append(target)
+        self.then(*items)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        if node.value is not None:
-            self.visit(node.value)
-        self._bind_target(node.target, node.value, node)
+        bind = lambda: self._bind_target(node.target, node.value, node)  # noqa: E731
+        self.then(*([node.value] if node.value is not None else []), bind)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self.visit(node.value)
-        self._bind_target(node.target, None, node)
+        self.then(node.value, lambda: self._bind_target(node.target, None, node))
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        self.visit(node.value)
-        self._bind(node.target.id, Binding("assign", node, node.lineno, node.value))
+        self.then(node.value, lambda: self._bind(node.target.id, Binding("assign", node, node.lineno, node.value)))
 
     def _loop_target(self, node: ast.AST) -> None:
         self._bind_target(node.target, None, node)

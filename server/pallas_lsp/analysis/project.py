@@ -8,11 +8,13 @@ and asks jedi nothing when its imports did not change.
 from __future__ import annotations
 
 import ast
+import errno
 import logging
 import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 import jedi
 from parso import cache as parso_cache
@@ -32,13 +34,28 @@ SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", ".venvs", "env", "node_modu
 MAX_WORKSPACE_FILES = 100_000
 
 
-def iter_python_files(root: str):
-    """`*.py` files under a folder, skipping environments and caches, in a stable order."""
+def iter_python_files(root: str, on_skip=None):
+    """`*.py` files under a folder, skipping environments and caches, in a stable order.
+
+    What is not a regular file behind the name (a FIFO, a dangling symlink such as an editor's
+    `.#k.py` lock, a symlink loop, an entry we may not stat) is skipped: `on_skip(path, reason)` is
+    told. Folder symlinks are not followed, so a loop of them cannot make the walk endless.
+    """
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         for name in sorted(filenames):
             if name.endswith(".py"):
-                yield os.path.join(dirpath, name)
+                path = os.path.join(dirpath, name)
+                try:
+                    regular = S_ISREG(os.stat(path).st_mode)
+                    reason = None if regular else "not a regular file"
+                except OSError as exc:
+                    reason = ("a dangling symlink" if os.path.islink(path) and exc.errno == errno.ENOENT
+                              else exc.strerror or str(exc))
+                if reason is None:
+                    yield path
+                elif on_skip is not None:
+                    on_skip(path, reason)
 
 
 

@@ -8,11 +8,15 @@ parses (or the tail after a hopeless error is cut), and each syntax error is kep
 from __future__ import annotations
 
 import ast
+import io
 import re
+import textwrap
+import tokenize
 import warnings
 from dataclasses import dataclass, field
 
 from .findings import Span
+from .source_text import split_lines
 
 MAX_RECOVERY_STEPS = 200
 
@@ -49,7 +53,7 @@ class ParsedSource:
 
 def parse(text: str) -> ParsedSource:
     text = text.replace("\x00", " ")
-    lines = text.splitlines()
+    lines = split_lines(text)
     work = list(lines)
     errors: list[SyntaxProblem] = []
     attempts: dict[int, int] = {}
@@ -60,7 +64,18 @@ def parse(text: str) -> ParsedSource:
                 tree = ast.parse("\n".join(work) + "\n")
             return ParsedSource(text, tree, lines, errors)
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-            lineno = getattr(exc, "lineno", None) or len(work)
+            lineno = getattr(exc, "lineno", None)
+            if lineno is None and isinstance(exc, (RecursionError, MemoryError)):
+                deep = _too_deep_statement(work)
+                if deep is not None:  # Python's own parser gives up on it too: skip that statement only
+                    first, last = deep
+                    if not errors:
+                        errors.append(SyntaxProblem(first, 0, "too deeply nested for Python's parser "
+                                                              f"({type(exc).__name__}: {exc})"))
+                    indent = re.match(r"[ \t]*", work[first]).group(0)
+                    work[first:last + 1] = [indent + "pass"] + [""] * (last - first)
+                    continue
+            lineno = lineno or len(work)
             index = max(0, min(lineno, len(work)) - 1)
             if not errors:
                 col = max(0, (getattr(exc, "offset", None) or 1) - 1)
@@ -81,6 +96,40 @@ def parse(text: str) -> ParsedSource:
                 indent = re.match(r"[ \t]*", above).group(0)
             work[index] = indent + "pass"
     return ParsedSource(text, ast.parse(""), lines, errors or [SyntaxProblem(0, 0, "could not parse")])
+
+
+def _too_deep_statement(work: list[str]) -> tuple[int, int] | None:
+    """(first, last) 0-based lines of the first statement too deeply nested for `ast.parse` on its own.
+
+    A RecursionError from the parser carries no line. The tokenizer is not recursive, so it splits
+    the text into logical lines; only those with many operators or brackets are tried alone.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(work) + "\n").readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    start, weight = None, 0
+    for token in tokens:
+        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT) and start is None:
+            continue
+        if start is None:
+            start, weight = token.start[0] - 1, 0
+        if token.type == tokenize.OP:
+            weight += 1
+        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            end = token.start[0] - 1
+            if weight > 100:
+                statement = textwrap.dedent("\n".join(work[start:end + 1])).rstrip()
+                if statement.endswith(":"):
+                    statement += " pass"
+                try:
+                    ast.parse(statement)
+                except (RecursionError, MemoryError):
+                    return start, min(end, len(work) - 1)
+                except (SyntaxError, ValueError):
+                    pass
+            start = None
+    return None
 
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)

@@ -20,13 +20,25 @@ MAX_FILE_BYTES = 5_000_000  # larger files are skipped, and the user is told so 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-class FileTooLarge(OSError):
+class Unanalysable(OSError):
+    """A file the analyzer does not read; `reason` says why, for the user."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
+class FileTooLarge(Unanalysable):
     """A file over MAX_FILE_BYTES: not analysed (a huge generated file would stall every analysis)."""
 
     def __init__(self, path: str, size: int):
-        super().__init__(f"{path}: skipped: {size:,} bytes, over the {MAX_FILE_BYTES // 1_000_000} MB "
-                         "limit for analysed files")
-        self.path, self.size = path, size
+        super().__init__(path, f"{size:,} bytes, over the {MAX_FILE_BYTES // 1_000_000} MB limit for analysed files")
+        self.size = size
+
+
+def skip_reason(error: OSError) -> str:
+    """What to tell the user about a file that could not be read."""
+    return getattr(error, "reason", None) or error.strerror or str(error)
 
 
 def split_lines(text: str) -> list[str]:
@@ -95,7 +107,7 @@ def read_source(path: str) -> str:
     with open(fd, "rb") as handle:
         stat = os.fstat(fd)
         if not S_ISREG(stat.st_mode):
-            raise OSError(f"{path}: not a regular file")
+            raise Unanalysable(path, "not a regular file")
         size = stat.st_size
         if size > MAX_FILE_BYTES:
             raise FileTooLarge(path, size)

@@ -27,6 +27,9 @@ def get_global_fixes(project, model, call, value, finding: Finding) -> tuple[Fix
         except CannotFix as reason:
             log.debug("%s not offered: %s", builder.__name__, reason)
             continue
+        except RecursionError:  # valid code nested deeper than LibCST can walk: no fix, the finding stays
+            log.info("%s not offered: the statement is nested too deeply", builder.__name__)
+            continue
         except Exception:  # a fix must never cost the user their diagnostics
             log.exception("building %s failed", builder.__name__)
             continue

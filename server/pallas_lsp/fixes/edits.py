@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterable
 
 from ..analysis.findings import Span, TextEdit
-from ..analysis.source_text import LINE_BREAK
+from ..analysis.source_text import LINE_BREAK, split_lines_keepends
 
 
 def _line_starts(text: str) -> list[int]:
@@ -49,7 +49,7 @@ def minimal_edits(path: str, old: str, new: str) -> tuple[TextEdit, ...]:
     """Edits that turn `old` into `new`: one per changed run of lines, trimmed to the changed characters."""
     if old == new:
         return ()
-    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    old_lines, new_lines = split_lines_keepends(old), split_lines_keepends(new)
     old_starts = [0]
     for line in old_lines:
         old_starts.append(old_starts[-1] + len(line))

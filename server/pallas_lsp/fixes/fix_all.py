@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import analyze
 from ..analysis.findings import Fix
+from ..analysis.source_text import split_lines_keepends
 from .edits import apply_edits, parses
 
 MAX_ROUNDS = 100
@@ -86,7 +87,11 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
     count = 0
     for path in files:
         path = os.path.abspath(path)
-        result = fix_all(project, path, project.text(path), codes, unsafe)
+        try:
+            text = project.text(path)
+        except OSError:
+            continue  # unreadable or too large: the check that follows says so
+        result = fix_all(project, path, text, codes, unsafe)
         count += len(result.applied)
         for fixed_path, new_text in result.texts.items():
             old = changed[fixed_path][0] if fixed_path in changed else result.originals[fixed_path]
@@ -101,6 +106,6 @@ def unified_diff(changed: dict[str, tuple[str, str]]) -> str:
     chunks = []
     for path, (old, new) in sorted(changed.items()):
         name = os.path.relpath(path)
-        chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+        chunks.extend(difflib.unified_diff(split_lines_keepends(old), split_lines_keepends(new),
                                            f"a/{name}", f"b/{name}"))
     return "".join(chunks)

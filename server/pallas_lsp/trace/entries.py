@@ -12,6 +12,7 @@ import ast
 from dataclasses import dataclass
 
 from ..analysis.kernels import KernelIndex
+from ..analysis.source_text import split_lines
 from .targets import ArgSpecError, ArgsNotFound, TargetArgs, TargetNotFound, definition_line, resolve_args
 
 
@@ -59,7 +60,7 @@ def entry_functions(project, path: str, text: str) -> list[EntryFunction]:
                    for n in ast.walk(stmt)):
                 launching[stmt.name] = stmt
     found = []
-    lines = text.splitlines()
+    lines = split_lines(text)
     for name, stmt in launching.items():
         try:
             args = resolve_args(text, name)

@@ -12,6 +12,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ..analysis.source_text import split_lines
+
 # Short names users write, and the numpy names jax accepts.
 DTYPES = {
     "bool": "bool", "pred": "bool",
@@ -155,7 +157,7 @@ def resolve_args(source: str, function: str, explicit: str | None = None) -> Tar
     stmt = find_definition(tree, function)
     if stmt is None:
         raise TargetNotFound(f"no module-level function or assignment named {function!r}")
-    lines = source.splitlines()
+    lines = split_lines(source)
     reasons: list[str] = []
 
     directive = _directive_above(lines, definition_line(stmt))
@@ -417,7 +419,7 @@ def function_at(source: str, line: int) -> str | None:
     """The module-level function or assignment whose lines (decorators and the comment above
     included) hold 0-based `line`: what a position in the editor asks to trace."""
     tree = ast.parse(source)
-    lines = source.splitlines()
+    lines = split_lines(source)
     for stmt in tree.body:
         names = []
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
