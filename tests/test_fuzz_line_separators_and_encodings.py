@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from lsp_wire import WireServer
 from pallas_lsp.analysis import Project, analyze
-from pallas_lsp.analysis.source_text import split_lines
+from pallas_lsp.source_text import split_lines
 from pallas_lsp.lsp_convert import utf16_column
 
 pytestmark = pytest.mark.slow

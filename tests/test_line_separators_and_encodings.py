@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from conftest import at, jax_python
 from pallas_lsp.analysis import Project, analyze
-from pallas_lsp.analysis.source_text import MAX_FILE_BYTES, split_lines
+from pallas_lsp.source_text import MAX_FILE_BYTES, split_lines
 from pallas_lsp.fixes.edits import apply_edits
 
 KERNEL = textwrap.dedent("""\

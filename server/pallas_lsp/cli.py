@@ -123,7 +123,7 @@ def _collect(paths: list[str]) -> list[str]:
 def run_check(args) -> int:
     from .analysis import Project, analyze, selected_codes, unknown_codes
     from .analysis.environment import EnvironmentError_
-    from .analysis.source_text import skip_reason
+    from .source_text import skip_reason
     from .config import ConfigError, load_settings, split_codes, unknown_codes_message
     from .output import display_path, format_json, format_sarif, format_text
 

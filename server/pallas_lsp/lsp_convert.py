@@ -12,7 +12,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
 from .analysis import Finding
-from .analysis.source_text import read_source, split_lines_keepends
+from .source_text import read_source, split_lines_keepends
 from .rules import RULES_BY_CODE, doc_url
 
 SOURCE = "pallas-lsp"

@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from . import __version__
 from .analysis import Finding, Project, analyze, selected_codes, unknown_codes
 from .analysis.environment import EnvironmentError_
-from .analysis.source_text import read_source, split_lines
+from .source_text import read_source, split_lines
 from .config import ConfigError, load_settings
 from .config import Settings as FileSettings
 from .lsp_convert import (
@@ -626,7 +626,7 @@ def _rule_actions(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAct
     "Fix all pallas-lsp problems" (all safe fixes of the file, as `source.fixAll.pallas` applies on
     save), so that both are in the quick-fix menu; the fix-all edit is built only when picked."""
     document = ls.workspace.text_documents.get(uri)
-    current = text_hash(document.source.splitlines()) if document is not None else None
+    current = text_hash(split_lines(document.source)) if document is not None else None
     ours = [d for d in diagnostics if d.source == SOURCE and not (
         isinstance(d.data, dict) and d.data.get("textHash") not in (None, current))]  # not of older text
     actions, documented = [], set()

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from . import disk_cache
-from .source_text import MAX_FILE_BYTES
+from ..source_text import MAX_FILE_BYTES
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from .evaluate import Evaluator
 from .import_index import ImportIndex, absolute
 from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
-from .source_text import read_source
+from ..source_text import read_source
 from .values import UNKNOWN, Api, ModuleValue, Value
 
 log = logging.getLogger(__name__)

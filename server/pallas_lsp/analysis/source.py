@@ -16,7 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from .findings import Span
-from .source_text import split_lines
+from ..source_text import split_lines
 
 MAX_RECOVERY_STEPS = 200
 

@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterable
 
 from ..analysis.findings import Span, TextEdit
-from ..analysis.source_text import LINE_BREAK, split_lines_keepends
+from ..source_text import LINE_BREAK, split_lines_keepends
 
 
 def _line_starts(text: str) -> list[int]:

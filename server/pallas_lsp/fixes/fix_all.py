@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import analyze
 from ..analysis.findings import Fix
-from ..analysis.source_text import split_lines_keepends
+from ..source_text import split_lines_keepends
 from .edits import apply_edits, parses
 
 MAX_ROUNDS = 100

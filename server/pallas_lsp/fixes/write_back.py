@@ -14,7 +14,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 
-from ..analysis.source_text import encode_source
+from ..source_text import encode_source
 
 
 @dataclass(frozen=True)

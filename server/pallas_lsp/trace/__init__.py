@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from ..source_text import read_source
 from .targets import ArgSpecError, ArgsNotFound, TargetNotFound, resolve_args, suggest_args
 from .worker import DEFAULT_TIMEOUT, TraceError, WorkerPool
 
@@ -35,8 +36,7 @@ def trace_target(pool: WorkerPool, python: str, root: str | None, path: str, fun
                        f"unknown platform {platform!r}: use one of {', '.join(PLATFORMS)}", "args")
     try:
         if source is None:
-            with open(path, encoding="utf-8") as f:
-                source = f.read()
+            source = read_source(path)  # as Python will import it (BOM, coding cookie)
         found = resolve_args(source, function, args)
     except (ArgSpecError, ArgsNotFound, TargetNotFound, OSError, SyntaxError, UnicodeDecodeError) as exc:
         kind = {ArgsNotFound: "ArgsNotFound", TargetNotFound: "TargetNotFound"}.get(type(exc), "UsageError")

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 
 from ..analysis.kernels import KernelIndex
-from ..analysis.source_text import split_lines
+from ..source_text import split_lines
 from .targets import ArgSpecError, ArgsNotFound, TargetArgs, TargetNotFound, definition_line, resolve_args
 
 

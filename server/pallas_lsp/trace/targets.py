@@ -12,7 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from ..analysis.source_text import split_lines
+from ..source_text import split_lines
 
 # Short names users write, and the numpy names jax accepts.
 DTYPES = {
