@@ -8,6 +8,7 @@ import pytest
 
 from conftest import FIXTURES, jax_python
 from pallas_lsp.trace import trace_target
+from pallas_lsp.trace.runner import _descendants
 from pallas_lsp.trace.worker import WorkerPool, _session_members
 
 pytestmark = pytest.mark.jax
@@ -100,9 +101,42 @@ def test_forked_processes_are_killed_after_the_trace(pool):
     result, worker = run(pool, "forks")
     assert result["ok"], result["error"]
     assert result["worker"]["killed_leftover_processes"] == 2  # the Popen child and the fork
-    assert _session_members(worker.process.pid) == [worker.process.pid]
+    assert _descendants(worker.process.pid) == [worker.hello["pid"]]  # the supervisor's one child: the worker
     pool.shutdown()
     assert_nothing_left(worker)
+
+
+def escaped_pids(path) -> list[int]:
+    return [int(line) for line in path.read_text().split()]
+
+
+def test_a_grandchild_that_left_the_session_is_killed_and_the_pool_keeps_serving(pool, tmp_path, monkeypatch):
+    pids = tmp_path / "escaped"
+    pids.touch()
+    monkeypatch.setenv("PALLAS_TEST_ESCAPED_PIDS", str(pids))
+    result, worker = run(pool, "escapes")
+    assert result["ok"], result["error"]
+    [escaped] = escaped_pids(pids)
+    assert result["worker"]["killed_leftover_processes"] == 1
+    assert not alive(escaped)
+    assert assert_pool_still_serves(pool) is worker
+    pool.shutdown()
+    assert_nothing_left(worker)
+
+
+def test_the_cli_ends_after_a_trace_whose_grandchild_left_the_session(tmp_path):
+    import subprocess
+    import sys
+
+    pids = tmp_path / "escaped"
+    pids.touch()
+    done = subprocess.run([sys.executable, "-m", "pallas_lsp", "trace", f"{MISBEHAVING}::escapes", "--platform", "host",
+                           "--python", jax_python()], capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PALLAS_TEST_ESCAPED_PIDS": str(pids)})
+    assert done.returncode == 0, done.stderr
+    assert "escapes" in done.stdout
+    [escaped] = escaped_pids(pids)
+    assert not alive(escaped)
 
 
 def test_unbounded_allocation_hits_the_memory_limit(pool):

@@ -178,13 +178,14 @@ async def test_misbehaving_code_leaves_the_server_serving(impatient_client: Lang
     open_file(client, MISBEHAVING)
     host = {"platform": "host"}
     outcomes = {}
-    for function in ("prints", "exits", "hard_exits", "crashes", "hangs", "forks", "allocates", "reads_stdin"):
+    for function in ("prints", "exits", "hard_exits", "crashes", "hangs", "forks", "escapes", "allocates",
+                     "reads_stdin"):
         result = await asyncio.wait_for(trace(client, MISBEHAVING, function, host), 120)
         outcomes[function] = (result["ok"], (result["error"] or {}).get("type"))
     assert outcomes == {
         "prints": (True, None), "exits": (False, "SystemExit"), "hard_exits": (False, "WorkerCrashed"),
         "crashes": (False, "WorkerCrashed"), "hangs": (False, "TraceTimeout"), "forks": (True, None),
-        "allocates": (False, "MemoryError"), "reads_stdin": (True, None)}
+        "escapes": (True, None), "allocates": (False, "MemoryError"), "reads_stdin": (True, None)}
     # Still serving: a code lens and a real kernel trace.
     open_file(client, KERNELS)
     assert len(await client.text_document_code_lens_async(types.CodeLensParams(

@@ -28,8 +28,8 @@ import traceback
 
 _RUNNER = os.path.realpath(__file__)
 # Run as a script, Python put this folder first on sys.path: the user's `import report` must not
-# find our neighbours.
-if sys.path and os.path.realpath(sys.path[0] or os.getcwd()) == os.path.dirname(_RUNNER):
+# find our neighbours. (The server imports this module for `kill_descendants` only.)
+if __name__ == "__main__" and sys.path and os.path.realpath(sys.path[0] or os.getcwd()) == os.path.dirname(_RUNNER):
     del sys.path[0]
 
 GET_GLOBAL_NOT_SEMAPHORE = "get_global only supports semaphores"
@@ -490,7 +490,117 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="pallas-trace-parent-watch", daemon=True).start()
 
 
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _descendants(root: int) -> list[int]:
+    """Live (not zombie) processes below `root`, from the parent links in /proc."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm)": state ppid ...
+        if len(fields) > 1 and fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_descendants(root: int, keep: int | None = None, seconds: float = 5.0) -> int:
+    """SIGKILL every process below `root` (but `keep`) until none is left; returns how many were killed.
+    Orphans of killed processes come back below `root` when `root` is a subreaper, so this ends
+    only when the whole tree is gone, however it forked or whichever session it moved to."""
+    import signal
+
+    killed: set[int] = set()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [p for p in _descendants(root) if p != keep]
+        if not alive:
+            break
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+        time.sleep(0.01)
+    return len(killed)
+
+
+def _supervise() -> None:
+    """Split into a supervisor and the worker; returns in the worker.
+
+    Traced code may fork, leave our session (`setsid`) and orphan its children; a process group or
+    session cannot hold those. The supervisor is a child subreaper (Linux): every orphan below it is
+    re-parented to it instead of init, so everything the traced code started stays its descendant.
+    It runs no user code and never imports jax; when the worker ends, or the server goes away, it
+    kills every descendant and exits (with the worker's status). The server kills the same tree
+    from outside (pallas_lsp.trace.worker.Worker.kill). Elsewhere the worker runs unsupervised.
+    """
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    server = os.getppid()
+    worker = os.fork()
+    if worker == 0:
+        return
+    me = os.getpid()
+
+    def end(*_) -> None:
+        kill_descendants(me)
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, end)
+
+    def watch_server() -> None:
+        while os.getppid() == server:
+            time.sleep(0.5)
+        end()
+
+    import threading
+
+    threading.Thread(target=watch_server, daemon=True).start()
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if pid != worker:
+            continue  # an orphan re-parented to us, now reaped
+        kill_descendants(me)
+        if os.WIFSIGNALED(status):  # die the same way, so the server can say how the worker died
+            number = os.WTERMSIG(status)
+            try:
+                signal.signal(number, signal.SIG_DFL)
+            except (OSError, ValueError):  # SIGKILL and SIGSTOP cannot be (and need not be) reset
+                pass
+            os.kill(me, number)
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
 def main(argv: list[str]) -> int:
+    _supervise()
     protocol = Protocol()
     _die_with_parent()
     memory_mb = 0

@@ -2,8 +2,10 @@
 
 Importing jax costs about a second; a warm worker pays it once. A worker is replaced when it died,
 timed out, was cancelled, or when a file it imported for an earlier trace changed on disk. Every
-worker runs in its own session and process group, so killing it also kills whatever the traced
-code forked; nothing outlives the server.
+worker runs under its own supervisor, a child subreaper (runner.py `_supervise`): whatever the traced
+code forks stays below it, even in a new session, so killing that tree kills it all; nothing
+outlives the server. Results come as lines on a pipe read until the answer, never until end of
+input, which a process that escaped could hold off forever.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import threading
 import time
 
 from ..python_path import resolve_python
+from .runner import kill_descendants
 
 log = logging.getLogger(__name__)
 
@@ -115,11 +118,13 @@ class Worker:
         return None
 
     def kill(self) -> None:
-        """Kill the worker, its process group, and anything else left in its session."""
+        """Kill the worker and everything the traced code started: the supervisor's whole tree (which
+        holds even processes that left the session), then its process group and session."""
         process = self.process
         if process is None:
             return
         pid = process.pid
+        kill_descendants(pid)
         killpg = getattr(os, "killpg", None)  # POSIX; elsewhere only the worker itself is killed
         for target in [pid, *_session_members(pid)]:
             try:
@@ -135,12 +140,11 @@ class Worker:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             log.error("trace worker %s did not die", pid)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
+        try:  # stdout and stderr are closed by their reader threads at end of input, never here: a
+            if process.stdin is not None:  # process that escaped us could hold them open forever
+                process.stdin.close()
+        except OSError:
+            pass
 
     def cancel(self) -> None:
         self._cancelled = True
@@ -157,20 +161,11 @@ class Worker:
                 pass
         self.kill()
 
-    def kill_strays(self) -> list[int]:
-        """Kill processes the traced code left behind in the worker's session (the worker stays)."""
+    def kill_strays(self) -> int:
+        """Kill every process the traced code left behind (the worker itself stays); how many."""
         if self.process is None:
-            return []
-        strays = [p for p in _session_members(self.process.pid) if p != self.process.pid]
-        for pid in strays:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        deadline = time.monotonic() + 2
-        while strays and time.monotonic() < deadline and set(strays) & set(_session_members(self.process.pid)):
-            time.sleep(0.02)  # dying; they become zombies the worker reaps after its next trace
-        return strays
+            return 0
+        return kill_descendants(self.process.pid, keep=(self.hello or {}).get("pid"))
 
     # ---- requests -----------------------------------------------------------------------------
 
@@ -230,26 +225,39 @@ class Worker:
         time.sleep(0.05)
         return WorkerDied(_describe_exit(code))
 
+    # The readers use the raw descriptors: a thread blocked inside a buffered file holds its lock,
+    # and closing that file from another thread (or at interpreter exit) would then block or abort.
+
     def _read_stdout(self, stream) -> None:
-        try:
-            for raw in stream:
-                self._lines.put(raw.decode("utf-8", "replace"))
-        except (OSError, ValueError):
-            pass
+        pending = b""
+        for chunk in _chunks(stream):
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self._lines.put(line.decode("utf-8", "replace"))
         self._lines.put(None)
 
     def _read_stderr(self, stream) -> None:
+        for chunk in _chunks(stream):
+            text = chunk.decode("utf-8", "replace")
+            with self._output_lock:
+                self._output.append(text)
+                self._output_size += len(text)
+                while self._output_size > _OUTPUT_LIMIT and len(self._output) > 1:
+                    self._output_size -= len(self._output.popleft())
+
+
+def _chunks(stream):
+    """What a pipe delivers until end of input, then the pipe is closed."""
+    try:
+        fd = stream.fileno()
+        while chunk := os.read(fd, 65536):
+            yield chunk
+    except (OSError, ValueError):
+        pass
+    finally:
         try:
-            while True:
-                chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-                if not chunk:
-                    break
-                text = chunk.decode("utf-8", "replace")
-                with self._output_lock:
-                    self._output.append(text)
-                    self._output_size += len(text)
-                    while self._output_size > _OUTPUT_LIMIT and len(self._output) > 1:
-                        self._output_size -= len(self._output.popleft())
+            stream.close()
         except (OSError, ValueError):
             pass
 
@@ -346,7 +354,7 @@ class WorkerPool:
             result["worker"] = dict(result.get("worker") or {}, cold=cold, restarted_because=restart_reason,
                                     start_seconds=round(worker.start_seconds, 4) if cold else 0.0,
                                     jax_import_seconds=hello.get("import_seconds") if cold else 0.0,
-                                    killed_leftover_processes=len(strays))
+                                    killed_leftover_processes=strays)
             result["timings"]["wall"] = round(time.perf_counter() - started, 6)
             result["output"] = worker.output()
             return result
