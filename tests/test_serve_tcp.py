@@ -1,0 +1,184 @@
+"""`pallas-lsp serve --tcp`: a token only the owner can read, loopback only unless forced, one client
+per server, and clear usage errors (exit 2). The real server, over real sockets."""
+
+import os
+import re
+import socket
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from lsp_wire import WireServer, frame
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
+
+
+def serve(*args, env=None, **kwargs):
+    return subprocess.run([sys.executable, "-m", "pallas_lsp", "serve", *args], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120, env=env or dict(os.environ), **kwargs)
+
+
+@pytest.mark.parametrize("address, message", [
+    ("[::1]", "--tcp [::1]: no port; expected HOST:PORT, e.g. 127.0.0.1:2087 or [::1]:2087"),
+    ("127.0.0.1:http", "--tcp 127.0.0.1:http: the port must be a number from 0 to 65535, not 'http'"),
+    ("127.0.0.1:70000", "--tcp 127.0.0.1:70000: the port must be a number from 0 to 65535, not '70000'"),
+    ("::1:2087", "--tcp ::1:2087: write an IPv6 address in brackets, e.g. [::1]:2087"),
+    ("0.0.0.0:2087", "--tcp 0.0.0.0:2087: 0.0.0.0 is not a loopback address, so other machines could connect; "
+                     "use 127.0.0.1 or [::1], or pass --allow-remote if you mean it"),
+    ("no-such-host.invalid:2087", "--tcp: cannot resolve host 'no-such-host.invalid'"),
+])
+def test_bad_addresses_are_usage_errors(address, message):
+    done = serve("--tcp", address)
+    assert (done.returncode, done.stderr) == (2, f"pallas-lsp serve: error: {message}\n")
+
+
+def test_a_busy_port_is_a_usage_error():
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        done = serve("--tcp", f"127.0.0.1:{port}")
+    assert (done.returncode, done.stderr) == (
+        2, f"pallas-lsp serve: error: --tcp: cannot listen on 127.0.0.1:{port}: the port is in use\n")
+
+
+def test_tcp_options_without_tcp_are_usage_errors():
+    done = serve("--allow-remote")
+    assert (done.returncode, done.stderr) == (2, "pallas-lsp serve: error: --token-file and --allow-remote go with --tcp\n")
+
+
+class TcpServer:
+    def __init__(self, tmp_path, *args, address="127.0.0.1:0"):
+        self.env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+        os.makedirs(self.env["XDG_RUNTIME_DIR"])
+        self.process = subprocess.Popen([sys.executable, "-m", "pallas_lsp", "serve", "--tcp", address, *args],
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        env=self.env, cwd=tmp_path)
+        self.banner, found = "", None
+        while found is None and (line := self.process.stderr.readline().decode()):
+            self.banner += line
+            found = re.search(r"^pallas-lsp: listening on (\S+):(\d+); clients must send "
+                              r"initializationOptions.token from (\S+)$", line.strip())
+        assert found, self.banner
+        self.host, self.port, self.token_file = found.group(1).strip("[]"), int(found.group(2)), found.group(3)
+        with open(self.token_file) as file:
+            self.token = file.read().strip()
+
+    def connect(self) -> tuple[socket.socket, WireServer]:
+        sock = socket.create_connection((self.host, self.port), timeout=60)
+        sock.setblocking(True)  # the wire reads the raw descriptor
+        return sock, WireServer(process=self.process, write=sock.sendall, read_fd=sock.fileno())
+
+    def initialize(self, token) -> tuple[socket.socket, WireServer, dict]:
+        sock, wire = self.connect()
+        options = {} if token is None else {"token": token}
+        wire.send({**INITIALIZE, "params": {"capabilities": {}, "initializationOptions": options}})
+        return sock, wire, wire.response(1)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(30)
+        self.process.stderr.close()
+
+
+@pytest.fixture
+def tcp(tmp_path):
+    server = TcpServer(tmp_path)
+    yield server
+    server.stop()
+
+
+def hang_up(sock: socket.socket) -> None:
+    """Shut down first: closing a descriptor another thread is reading does not end the connection."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()
+
+
+def refused(answer: dict, wire: WireServer, why: str) -> None:
+    assert answer["error"] == {"code": -32600, "message": f"pallas-lsp --tcp: {why} (see docs/editors.md, TCP)"}
+    assert wire.wait_for(lambda m: False) is None  # and the connection is closed
+
+
+def test_the_token_file_is_the_owners_alone_and_removed_at_exit(tcp):
+    info = os.stat(tcp.token_file)
+    assert stat.S_IMODE(info.st_mode) == 0o600 and info.st_uid == os.geteuid()
+    assert stat.S_IMODE(os.stat(os.path.dirname(tcp.token_file)).st_mode) == 0o700
+    assert len(tcp.token) >= 40
+    sock, wire, answer = tcp.initialize(tcp.token)
+    assert answer["result"]["serverInfo"]["name"] == "pallas-lsp"
+    assert wire.request(2, "shutdown")["result"] is None
+    wire.send({"jsonrpc": "2.0", "method": "exit"})
+    assert tcp.process.wait(60) == 0
+    assert not os.path.exists(tcp.token_file)
+    hang_up(sock)
+
+
+@pytest.mark.parametrize("token, why", [(None, "initializationOptions.token is missing"),
+                                        ("x" * 43, "initializationOptions.token is wrong")])
+def test_a_client_without_the_token_is_refused_and_the_server_keeps_waiting(tcp, token, why):
+    sock, wire, answer = tcp.initialize(token)
+    refused(answer, wire, why)
+    hang_up(sock)
+    sock, wire, answer = tcp.initialize(tcp.token)  # the owner still gets in
+    assert "capabilities" in answer["result"]
+    hang_up(sock)
+
+
+def test_an_unauthenticated_trace_command_runs_nothing(tcp, tmp_path):
+    marker = tmp_path / "imported"
+    module = tmp_path / "evil.py"
+    module.write_text(f"open({str(marker)!r}, 'w').close()\n\ndef f(x):\n    return x\n")
+    sock, wire = tcp.connect()
+    wire.send({"jsonrpc": "2.0", "id": 5, "method": "workspace/executeCommand",
+               "params": {"command": "pallas.trace", "arguments": [module.as_uri(), "f", {"platform": "host"}]}})
+    refused(wire.response(5), wire, "the first message must be the initialize request")
+    hang_up(sock)
+    assert not marker.exists()
+
+
+def test_one_client_per_server(tcp):
+    sock, wire, answer = tcp.initialize(tcp.token)
+    assert "capabilities" in answer["result"]
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((tcp.host, tcp.port), timeout=60)
+    assert wire.request(2, "pallas/probe")["error"]["code"] == -32601  # the first client is undisturbed
+    hang_up(sock)
+    assert tcp.process.wait(60) == 1  # it left without shutdown
+
+
+def test_a_chosen_token_file_is_created_private_and_kept(tmp_path):
+    chosen = tmp_path / "token"
+    server = TcpServer(tmp_path, "--token-file", str(chosen))
+    try:
+        assert server.token_file == str(chosen) and stat.S_IMODE(chosen.stat().st_mode) == 0o600
+        sock, _, answer = server.initialize(chosen.read_text().strip())
+        assert "capabilities" in answer["result"]
+        hang_up(sock)
+        assert server.process.wait(60) == 1
+    finally:
+        server.stop()
+    assert chosen.exists()
+
+
+def test_a_token_file_others_can_read_is_refused(tmp_path):
+    chosen = tmp_path / "token"
+    chosen.write_text("a-long-enough-secret-token\n")
+    chosen.chmod(0o644)
+    done = serve("--tcp", "127.0.0.1:0", "--token-file", str(chosen))
+    assert (done.returncode, done.stderr) == (
+        2, f"pallas-lsp serve: error: --token-file {chosen}: other users can read it; run chmod 600 {chosen}\n")
+
+
+def test_allow_remote_warns_and_still_requires_the_token(tmp_path):
+    server = TcpServer(tmp_path, "--allow-remote", address="0.0.0.0:0")
+    try:
+        assert server.banner.startswith("pallas-lsp: warning: listening on 0.0.0.0, reachable from other machines")
+        sock, wire, answer = server.initialize(None)
+        refused(answer, wire, "initializationOptions.token is missing")
+        hang_up(sock)
+    finally:
+        server.stop()
