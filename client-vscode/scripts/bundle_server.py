@@ -1,5 +1,5 @@
-"""Bundles the pallas-lsp server and its libraries into bundled/libs for the extension, and the rule
-pages into bundled/docs/rules (diagnostics link to them through PALLAS_LSP_DOCS_URL).
+"""Bundles the pallas-lsp server and its libraries into bundled/libs for the extension. The rule
+pages come inside the server's wheel (pallas_lsp/rule_docs, see setup.py), as for pip users.
 
 The user's own interpreter runs the server (so it analyses and traces the environment their code
 runs in), and may be any CPython from 3.10 on. pygls, lsprotocol and jedi are pure Python, but
@@ -24,14 +24,13 @@ from pathlib import Path
 EXTENSION = Path(__file__).resolve().parent.parent
 REPO = EXTENSION.parent
 LIBS = EXTENSION / "bundled" / "libs"
-DOCS = EXTENSION / "bundled" / "docs" / "rules"  # linked from each diagnostic's code
 STAMP = LIBS / ".bundle-stamp"
 PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 
 
 def source_fingerprint() -> str:
     digest = hashlib.sha256()
-    paths = [REPO / "pyproject.toml", Path(__file__).resolve()]
+    paths = [REPO / "pyproject.toml", REPO / "setup.py", REPO / "MANIFEST.in", Path(__file__).resolve()]
     paths += sorted(p for p in (REPO / "server").rglob("*") if p.is_file() and "__pycache__" not in p.parts
                     and not any(part.endswith(".egg-info") for part in p.parts))  # the wheel build writes it
     paths += sorted((REPO / "docs" / "rules").glob("*.md"))
@@ -133,9 +132,6 @@ def main() -> int:
                         (LIBS / t).mkdir(exist_ok=True)
                         shutil.move(str(work / t / name), LIBS / t / name)
         prune(LIBS)
-        if DOCS.exists():
-            shutil.rmtree(DOCS)
-        shutil.copytree(REPO / "docs" / "rules", DOCS)
         for t in tags:  # every supported version gets its folder, even with nothing version-specific
             (LIBS / t).mkdir(exist_ok=True)
     STAMP.write_text(fingerprint)

@@ -19,6 +19,8 @@ const inputs = [
   "server",
   "docs/rules",
   "pyproject.toml",
+  "setup.py",
+  "MANIFEST.in",
   "package-lock.json",
 ];
 const vsix = path.join(extension, "dist", "pallas-lsp.vsix");

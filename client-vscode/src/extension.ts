@@ -4,7 +4,7 @@
  * decisions live in interpreter.ts, settings.ts, trust.ts and traceReport.ts (unit-tested);
  * this file wires them to VS Code.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
@@ -14,20 +14,40 @@ import {
   WorkDoneProgress,
   type ServerOptions as ClientServerOptions,
 } from "vscode-languageclient/node";
-import { chooseInterpreter, judgeProbe, PROBE_SCRIPT, type InterpreterChoice, type InterpreterFacts } from "./interpreter";
-import { changeNeedsRestart, readSettings, serverLaunch, toServerOptions, traceArguments, type ServerOptions } from "./settings";
+import { chooseInterpreter, judgeProbe, noJaxMessage, PROBE_SCRIPT, type InterpreterChoice, type InterpreterFacts } from "./interpreter";
+import {
+  changeNeedsRestart,
+  planMigration,
+  readSettings,
+  serverLaunch,
+  shouldNotify,
+  toServerOptions,
+  traceArguments,
+  type ExtensionSettings,
+  type ServerOptions,
+} from "./settings";
 import { features, refuseServerCommand, routeLensCommand, TRACE_COMMAND, UNTRUSTED_TRACE_MESSAGE } from "./trust";
 import { normalizeTrace, renderReportHtml, renderReportText, type TraceReport } from "./traceReport";
 
-const SECTION = "pallasLsp";
+/** One product name (what the user reads) and one namespace (settings, commands, code action kinds), as ruff's. */
+const PRODUCT = "pallas-lsp";
+const SECTION = "pallas";
 const SERVER_SECTION = "pallas";
+/** The language client's id: its LSP message log is the `pallas.trace.server` setting. */
+const CLIENT_ID = "pallas";
 const SERVER_TRACE_COMMAND = "pallas.trace";
+const SERVER_RULE_DOCS_COMMAND = "pallas.openRuleDocs";
+const KERNEL_CONTEXT = "pallas.kernelInEditor";
 const PICK_INTERPRETER = "Select Interpreter";
+const TRACE_ARGS_KEY = "pallas.traceArguments";
+const WRITE_COMMENT = "Write Comment";
 
 /** What `activate` returns: enough for the integration tests to wait for the server. */
 export interface PallasApi {
   ready(): Promise<void>;
-  status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null };
+  status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null; visible: boolean };
+  /** The trace report open now: its title and whether an edit made it stale. */
+  report(): { title: string; stale: boolean; text: string } | undefined;
 }
 
 type PythonApi = {
@@ -42,18 +62,34 @@ class PallasExtension implements vscode.Disposable {
   private interpreter: InterpreterChoice | undefined;
   private facts: InterpreterFacts | undefined;
   private python: PythonApi | undefined;
-  private readonly output = vscode.window.createOutputChannel("Pallas LSP");
-  private readonly statusItem = vscode.window.createStatusBarItem("pallasLsp.status", vscode.StatusBarAlignment.Left, 50);
+  private readonly output = vscode.window.createOutputChannel(PRODUCT);
+  private readonly statusItem = vscode.window.createStatusBarItem("pallas.status", vscode.StatusBarAlignment.Left, 50);
+  private statusVisible = false;
+  private server: ReturnType<typeof spawn> | undefined;
+  /** Server processes being stopped: their exit is expected, whatever its code. */
+  private readonly stopping = new WeakSet<object>();
+  private readonly kernelDocuments = new Map<string, boolean>();
+  private report: { report: TraceReport; uri: string; stale: boolean } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private chain: Promise<void> = Promise.resolve();
   private started: Promise<void> = Promise.resolve();
   private reportPanel: vscode.WebviewPanel | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
-    this.statusItem.name = "Pallas LSP";
-    this.statusItem.command = "pallasLsp.showOutput";
-    this.setStatus("$(sync~spin) Pallas", "Pallas LSP: starting");
-    this.statusItem.show();
+    this.statusItem.name = PRODUCT;
+    this.statusItem.command = "pallas.showOutput";
+    this.setStatus("$(sync~spin) pallas-lsp", "pallas-lsp: starting");
+    this.updateStatusVisibility(vscode.window.activeTextEditor);
+  }
+
+  /** Shown for Python files only (not, say, in the settings JSON editor), as the Python tools do. */
+  private updateStatusVisibility(editor: vscode.TextEditor | undefined): void {
+    if (editor === undefined) return; // a panel or a webview has focus: keep what the last editor chose
+    this.statusVisible = editor.document.languageId === "python";
+    if (this.statusVisible) this.statusItem.show();
+    else this.statusItem.hide();
+    const kernel = this.kernelDocuments.get(editor.document.uri.toString()) ?? false;
+    void vscode.commands.executeCommand("setContext", KERNEL_CONTEXT, kernel);
   }
 
   async activate(): Promise<void> {
@@ -61,11 +97,14 @@ class PallasExtension implements vscode.Disposable {
       this.output,
       this.statusItem,
       vscode.commands.registerCommand(TRACE_COMMAND, (arg?: unknown) => this.traceKernel(arg)),
-      vscode.commands.registerCommand("pallasLsp.restartServer", () => this.restart("restart requested")),
-      vscode.commands.registerCommand("pallasLsp.showOutput", () => this.output.show(true)),
+      vscode.commands.registerCommand("pallas.restartServer", () => this.restart("restart requested")),
+      vscode.commands.registerCommand("pallas.showOutput", () => this.output.show(true)),
       vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChanged(event)),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.restart("workspace trusted")),
+      vscode.window.onDidChangeActiveTextEditor((editor) => this.updateStatusVisibility(editor)),
+      vscode.workspace.onDidChangeTextDocument((event) => this.markReportStale(event.document)),
     );
+    await this.migrateSettings();
     this.python = await loadPythonExtension(this.output);
     if (this.python !== undefined) {
       this.disposables.push(
@@ -91,13 +130,52 @@ class PallasExtension implements vscode.Disposable {
     return this.chain;
   }
 
+  private settings(scope?: vscode.Uri): ExtensionSettings {
+    const resource = scope ?? vscode.workspace.workspaceFolders?.[0]?.uri ?? null;
+    return readSettings((key) => vscode.workspace.getConfiguration(SECTION, resource).get(key));
+  }
+
+  private notify(severity: "error" | "warning" | "info", message: string, ...buttons: string[]): Thenable<string | undefined> {
+    this.output.appendLine(`[client] ${message}`);
+    if (!shouldNotify(severity, this.settings().showNotifications)) return Promise.resolve(undefined);
+    const show = { error: vscode.window.showErrorMessage, warning: vscode.window.showWarningMessage, info: vscode.window.showInformationMessage }[severity];
+    return show(message, ...buttons);
+  }
+
+  /** `pallasLsp.*` of the first releases move to `pallas.*` (user settings; workspace ones when trusted). */
+  private async migrateSettings(): Promise<void> {
+    const config = vscode.workspace.getConfiguration();
+    const moves = planMigration((key) => config.inspect(key), vscode.workspace.isTrusted);
+    if (moves.length === 0) return;
+    const targets = {
+      global: vscode.ConfigurationTarget.Global,
+      workspace: vscode.ConfigurationTarget.Workspace,
+      workspaceFolder: vscode.ConfigurationTarget.WorkspaceFolder,
+    };
+    for (const move of moves) {
+      try {
+        if (move.value !== undefined) await config.update(move.to, move.value, targets[move.target]);
+        await config.update(move.from, undefined, targets[move.target]);
+      } catch (error) {
+        this.output.appendLine(`[client] could not move ${move.from} to ${move.to}: ${String(error)}`);
+      }
+    }
+    const names = [...new Set(moves.map((m) => `${m.from} → ${m.to}`))].join(", ");
+    void this.notify("info", `pallas-lsp: settings renamed (${names}).`);
+  }
+
   private async doRestart(reason: string): Promise<void> {
     this.output.appendLine(`[client] starting the server (${reason})`);
-    this.setStatus("$(sync~spin) Pallas", `Pallas LSP: starting (${reason})`);
+    this.setStatus("$(sync~spin) pallas-lsp", `pallas-lsp: starting (${reason})`);
     await this.stop();
     const trusted = vscode.workspace.isTrusted;
     const folder = vscode.workspace.workspaceFolders?.[0];
     const config = vscode.workspace.getConfiguration(SECTION, folder?.uri);
+    if (!this.settings(folder?.uri).enable) {
+      this.setStatus("$(circle-slash) pallas-lsp", "pallas-lsp is off (pallas.enable)");
+      this.output.appendLine("[client] pallas.enable is false: not starting the server");
+      return;
+    }
     const choice = chooseInterpreter({
       setting: config.inspect<string>("interpreter") ?? {},
       trusted,
@@ -105,15 +183,14 @@ class PallasExtension implements vscode.Disposable {
       workspaceFolder: folder?.uri.fsPath,
     });
     if (choice.ignoredWorkspaceValue !== undefined) {
-      this.output.appendLine(`[client] untrusted workspace: ignoring its pallasLsp.interpreter "${choice.ignoredWorkspaceValue}"`);
+      this.output.appendLine(`[client] untrusted workspace: ignoring its pallas.interpreter "${choice.ignoredWorkspaceValue}"`);
     }
     this.interpreter = choice;
     this.facts = undefined;
     const verdict = judgeProbe(choice.path, await probe(choice.path));
     if (!verdict.ok) {
-      this.output.appendLine(`[client] ${verdict.message}`);
-      this.setStatus("$(error) Pallas", verdict.message, true);
-      void vscode.window.showErrorMessage(verdict.message, PICK_INTERPRETER, "Show Output").then((answer) => {
+      this.setStatus("$(error) pallas-lsp", verdict.message, "error");
+      void this.notify("error", verdict.message, PICK_INTERPRETER, "Show Output").then((answer) => {
         if (answer === PICK_INTERPRETER) void this.pickInterpreter();
         if (answer === "Show Output") this.output.show(true);
       });
@@ -125,28 +202,48 @@ class PallasExtension implements vscode.Disposable {
         `jax ${verdict.facts.jax ?? "not installed"}; workspace ${trusted ? "trusted" : "untrusted: static diagnostics only"}`,
     );
     const launch = serverLaunch(choice.path, this.context.extensionPath, process.env);
-    const serverOptions: ClientServerOptions = {
-      command: launch.command,
-      args: launch.args, // no `transport`: stdio, without the `--stdio` flag the server does not take
-      options: { env: launch.env, cwd: folder?.uri.fsPath },
+    // The process is the extension's, not the language client's: the client logs every exit of a
+    // process it owns as an error ("Server process exited with code 0"), a restart included.
+    const serverOptions: ClientServerOptions = async () => {
+      const child = spawn(launch.command, launch.args, { env: launch.env, cwd: folder?.uri.fsPath, stdio: ["pipe", "pipe", "pipe"] });
+      this.server = child;
+      child.stderr?.on("data", (data: Buffer) => this.output.append(data.toString()));
+      child.on("error", (error) => this.output.appendLine(`[client] the server could not be started: ${error.message}`));
+      child.on("exit", (code, signal) => {
+        const how = signal !== null ? `signal ${signal}` : `code ${code}`;
+        const expected = this.stopping.has(child) || code === 0;
+        this.output.appendLine(expected ? `[client] the server exited (${how})` : `[client] the server stopped unexpectedly (${how})`);
+        if (this.server === child) this.server = undefined;
+      });
+      return { reader: child.stdout!, writer: child.stdin! };
     };
-    const client = new LanguageClient("pallasLsp", "Pallas LSP", serverOptions, this.clientOptions(choice.path));
+    const client = new LanguageClient(CLIENT_ID, PRODUCT, serverOptions, this.clientOptions(choice.path));
     this.client = client;
     client.onDidChangeState((event) => {
       if (client !== this.client) return;
       if (event.newState === State.Running) this.showRunning();
-      else if (event.newState === State.Stopped) this.setStatus("$(circle-slash) Pallas", "Pallas LSP: the server stopped. Click for its output.", true);
+      else if (event.newState === State.Stopped) this.setStatus("$(circle-slash) pallas-lsp", "pallas-lsp: the server stopped. Click for its output.", "error");
     });
     this.started = client.start().catch((error) => {
       this.output.appendLine(`[client] the server did not start: ${String(error)}`);
-      this.setStatus("$(error) Pallas", `Pallas LSP: the server did not start (${String(error)})`, true);
+      this.setStatus("$(error) pallas-lsp", `pallas-lsp: the server did not start (${String(error)})`, "error");
     });
     await this.started;
+    if (client === this.client && client.isRunning() && verdict.facts.jax === null) await this.warnNoJax(verdict.facts);
+  }
+
+  /** Once per interpreter: the environment has no jax (the status bar keeps saying so). */
+  private async warnNoJax(facts: InterpreterFacts): Promise<void> {
+    const key = `pallas.noJaxWarned:${facts.executable}`;
+    if (this.context.globalState.get<boolean>(key)) return;
+    await this.context.globalState.update(key, true);
+    void this.notify("warning", noJaxMessage(facts), PICK_INTERPRETER).then((answer) => {
+      if (answer === PICK_INTERPRETER) void this.pickInterpreter();
+    });
   }
 
   private clientOptions(interpreter: string): LanguageClientOptions {
-    const options = (scope?: vscode.Uri): ServerOptions =>
-      toServerOptions(readSettings((key) => vscode.workspace.getConfiguration(SECTION, scope).get(key)), interpreter);
+    const options = (scope?: vscode.Uri): ServerOptions => toServerOptions(this.settings(scope), interpreter);
     return {
       documentSelector: [
         { scheme: "file", language: "python" },
@@ -156,7 +253,7 @@ class PallasExtension implements vscode.Disposable {
       initializationOptions: options(vscode.workspace.workspaceFolders?.[0]?.uri),
       middleware: {
         workspace: {
-          // The server asks for section `pallas`; it is computed from `pallasLsp.*` for that scope.
+          // The server asks for section `pallas`; it is computed from the `pallas.*` settings for that scope.
           configuration: async (params, token, next) => {
             const answers = await next(params, token);
             if (!Array.isArray(answers)) return answers;
@@ -167,6 +264,12 @@ class PallasExtension implements vscode.Disposable {
         },
         provideCodeLenses: async (document, token, next) => {
           const lenses = (await next(document, token)) ?? [];
+          // The editor's context menu offers Trace Kernel only where a kernel is.
+          const kernel = lenses.some((lens) => lens.command?.command === SERVER_TRACE_COMMAND);
+          this.kernelDocuments.set(document.uri.toString(), kernel);
+          if (vscode.window.activeTextEditor?.document === document) {
+            void vscode.commands.executeCommand("setContext", KERNEL_CONTEXT, kernel);
+          }
           return this.routeLenses(lenses);
         },
         resolveCodeLens: async (lens, token, next) => {
@@ -178,6 +281,9 @@ class PallasExtension implements vscode.Disposable {
           if (refusal !== undefined) {
             void vscode.window.showWarningMessage(refusal);
             return undefined;
+          }
+          if (command === SERVER_RULE_DOCS_COMMAND && typeof args[0] === "string") {
+            return this.openRuleDocs(args[0]); // rendered here, not opened as a text file
           }
           return next(command, args);
         },
@@ -197,9 +303,23 @@ class PallasExtension implements vscode.Disposable {
     return routed;
   }
 
+  /**
+   * A rule's page: a web page (the `pallas.docsUrl` setting) in the browser; the page shipped with
+   * the server rendered in Markdown preview (never as an editable text file).
+   */
+  async openRuleDocs(href: string): Promise<void> {
+    const uri = vscode.Uri.parse(href);
+    if (uri.scheme === "http" || uri.scheme === "https") {
+      await vscode.env.openExternal(uri);
+      return;
+    }
+    await vscode.commands.executeCommand("markdown.showPreview", uri);
+  }
+
   private onConfigurationChanged(event: vscode.ConfigurationChangeEvent): void {
+    if (event.affectsConfiguration("pallasLsp")) void this.migrateSettings();
     if (!event.affectsConfiguration(SECTION)) return;
-    const settings = readSettings((key) => vscode.workspace.getConfiguration(SECTION).get(key));
+    const settings = this.settings();
     if (this.client === undefined || changeNeedsRestart((key) => event.affectsConfiguration(`${SECTION}.${key}`), settings)) {
       void this.restart("settings changed");
       return;
@@ -214,13 +334,13 @@ class PallasExtension implements vscode.Disposable {
       await vscode.commands.executeCommand("python.setInterpreter");
       return;
     }
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Use this Python", title: "Python interpreter for Pallas LSP" });
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Use this Python", title: "Python interpreter for pallas-lsp" });
     if (picked?.[0] !== undefined) {
       await vscode.workspace.getConfiguration(SECTION).update("interpreter", picked[0].fsPath, vscode.ConfigurationTarget.Global);
     }
   }
 
-  /** `Pallas: Trace Kernel`: at the cursor, or with the arguments of the server's code lens. */
+  /** `pallas-lsp: Trace Kernel`: at the cursor, or with the arguments of the server's code lens. */
   async traceKernel(arg?: unknown): Promise<{ report: TraceReport; text: string } | undefined> {
     if (!features(vscode.workspace.isTrusted).trace) {
       void vscode.window.showWarningMessage(UNTRUSTED_TRACE_MESSAGE);
@@ -229,7 +349,7 @@ class PallasExtension implements vscode.Disposable {
     await this.ready();
     const client = this.client;
     if (client === undefined || !client.isRunning()) {
-      void vscode.window.showErrorMessage("Pallas: the server is not running; see the output.", "Show Output").then((a) => a && this.output.show(true));
+      void this.notify("error", "pallas-lsp: the server is not running; see the output.", "Show Output").then((a) => a && this.output.show(true));
       return undefined;
     }
     let where: unknown[];
@@ -240,7 +360,7 @@ class PallasExtension implements vscode.Disposable {
     } else {
       const editor = vscode.window.activeTextEditor;
       if (editor === undefined || editor.document.languageId !== "python") {
-        void vscode.window.showWarningMessage("Pallas: open a Python file and put the cursor in a kernel to trace it.");
+        void vscode.window.showWarningMessage("pallas-lsp: open a Python file and put the cursor in a kernel to trace it.");
         return undefined;
       }
       const position = editor.selection.active;
@@ -250,55 +370,113 @@ class PallasExtension implements vscode.Disposable {
     // The trace imports the file from disk: unsaved edits would be traced as they were.
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === where[0]);
     if (document?.isDirty && !(await document.save())) {
-      void vscode.window.showWarningMessage("Pallas: save the file to trace it (the trace imports the saved file).");
+      void vscode.window.showWarningMessage("pallas-lsp: save the file to trace it (the trace imports the saved file).");
       return undefined;
     }
-    const settings = readSettings((key) => vscode.workspace.getConfiguration(SECTION, document?.uri).get(key));
-    const serverArguments = traceArguments(where, settings);
-    const answer = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Pallas: tracing ${label}`, cancellable: true },
-      async (progress, token) => {
-        const workDoneToken = `pallas-trace-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-        const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-          if (value.kind !== "end" && value.message) progress.report({ message: value.message });
-        });
-        try {
-          return await client.sendRequest(
-            ExecuteCommandRequest.type,
-            { command: SERVER_TRACE_COMMAND, arguments: serverArguments, workDoneToken },
-            token,
-          );
-        } catch (error) {
-          if (token.isCancellationRequested) return undefined;
-          throw error;
-        } finally {
-          listener.dispose();
-        }
-      },
-    ).then(undefined, (error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      void vscode.window.showErrorMessage(`Pallas: the trace failed: ${message}`);
-      this.output.appendLine(`[client] trace failed: ${message}`);
-      return undefined;
-    });
-    if (answer === undefined || answer === null) {
+    const settings = this.settings(document?.uri);
+    const uri = String(where[0]);
+    let answer = await this.runTrace(client, traceArguments(where, settings), label);
+    let report = answer === undefined ? undefined : normalizeTrace(answer, label);
+    let asked: string | undefined;
+    // Unknown arguments: what the user gave for this function before, else ask (prefilled with the
+    // server's guess), and trace again with them. Never a diagnostic: the code is not at fault.
+    if (report !== undefined && isArgsNotFound(answer) && report.function !== undefined) {
+      const remembered = this.context.workspaceState.get<Record<string, string>>(TRACE_ARGS_KEY, {})[`${uri}#${report.function}`];
+      const args = remembered ?? (asked = await this.askArguments(report));
+      if (args !== undefined) {
+        const [, , options] = traceArguments(where, settings) as [unknown, unknown, Record<string, unknown>];
+        answer = await this.runTrace(client, [uri, report.function, { ...options, args }], label);
+        report = answer === undefined ? undefined : normalizeTrace(answer, label);
+      }
+    }
+    if (report === undefined) {
       this.output.appendLine("[client] trace cancelled or gave no answer");
       return undefined;
     }
-    const report = normalizeTrace(answer, label);
     const text = renderReportText(report);
     this.output.appendLine(text);
-    this.showReport(report);
+    this.showReport(report, uri);
+    if (asked !== undefined && report.ok && report.function !== undefined) {
+      await this.rememberArguments(uri, report.function, asked);
+      void this.offerTraceComment(uri, report, asked);
+    }
     return { report, text };
   }
 
-  private showReport(report: TraceReport): void {
+  private runTrace(client: LanguageClient, serverArguments: unknown[], label: string): Promise<unknown> {
+    return Promise.resolve(
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `pallas-lsp: tracing ${label}`, cancellable: true },
+        async (progress, token) => {
+          const workDoneToken = `pallas-trace-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+          const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
+            if (value.kind !== "end" && value.message) progress.report({ message: value.message });
+          });
+          try {
+            return await client.sendRequest(ExecuteCommandRequest.type, { command: SERVER_TRACE_COMMAND, arguments: serverArguments, workDoneToken }, token);
+          } catch (error) {
+            if (token.isCancellationRequested) return undefined;
+            throw error;
+          } finally {
+            listener.dispose();
+          }
+        },
+      ),
+    ).then(
+      (answer) => answer ?? undefined,
+      (error: unknown) => {
+        const message = error instanceof Error ? error.message : String(error);
+        void this.notify("error", `pallas-lsp: the trace failed: ${message}`);
+        return undefined;
+      },
+    );
+  }
+
+  /** The argument form: `DTYPE[DIMS], ...`, prefilled with the server's guess (module-level ShapeDtypeStructs). */
+  private askArguments(report: TraceReport): Thenable<string | undefined> {
+    return vscode.window.showInputBox({
+      title: `pallas-lsp: arguments to trace ${report.function}`,
+      prompt: "Shapes and dtypes of the arguments, as it is called: f32[128,128], i32[8] (i32[] for a scalar)",
+      value: report.suggestedArgs ?? "",
+      ignoreFocusOut: true,
+      validateInput: (value) =>
+        /^\s*([A-Za-z_][A-Za-z0-9_]*\[\s*(\d+\s*(,\s*\d+\s*)*)?\]\s*(,\s*|$))*$/.test(value)
+          ? undefined
+          : "Write DTYPE[DIM,...] for each argument, separated by commas: f32[128,128], i32[8]",
+    });
+  }
+
+  private async rememberArguments(uri: string, fn: string, args: string): Promise<void> {
+    const all = this.context.workspaceState.get<Record<string, string>>(TRACE_ARGS_KEY, {});
+    await this.context.workspaceState.update(TRACE_ARGS_KEY, { ...all, [`${uri}#${fn}`]: args });
+  }
+
+  /** Offers to write `# pallas-lsp: trace(...)` above the function: the code lens and other editors then know the arguments. */
+  private async offerTraceComment(uri: string, report: TraceReport, args: string): Promise<void> {
+    const line = report.definitionLine;
+    if (line === undefined) return;
+    const answer = await vscode.window.showInformationMessage(
+      `pallas-lsp: write "# pallas-lsp: trace(${args})" above ${report.function}, so that its code lens and other editors trace it with these arguments?`,
+      WRITE_COMMENT,
+    );
+    if (answer !== WRITE_COMMENT) return;
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    const indent = /^\s*/.exec(document.lineAt(Math.min(line, document.lineCount - 1)).text)?.[0] ?? "";
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(document.uri, new vscode.Position(line, 0), `${indent}# pallas-lsp: trace(${args})\n`);
+    if (await vscode.workspace.applyEdit(edit)) await document.save();
+  }
+
+  private showReport(report: TraceReport, uri: string): void {
     if (this.reportPanel === undefined) {
       this.reportPanel = vscode.window.createWebviewPanel("pallasTraceReport", report.title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
         enableScripts: true,
         localResourceRoots: [],
       });
-      this.reportPanel.onDidDispose(() => (this.reportPanel = undefined));
+      this.reportPanel.onDidDispose(() => {
+        this.reportPanel = undefined;
+        this.report = undefined;
+      });
       this.reportPanel.webview.onDidReceiveMessage(async (message: { type: string; uri: string; line: number; character: number }) => {
         if (message.type !== "open") return;
         const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(message.uri));
@@ -306,27 +484,53 @@ class PallasExtension implements vscode.Disposable {
         await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(position, position) });
       });
     }
-    this.reportPanel.title = report.title;
-    const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
-    this.reportPanel.webview.html = renderReportHtml(report, { cspSource: this.reportPanel.webview.cspSource, nonce });
+    this.report = { report, uri, stale: false };
+    this.renderReport();
     this.reportPanel.reveal(undefined, true);
+  }
+
+  private renderReport(): void {
+    if (this.reportPanel === undefined || this.report === undefined) return;
+    this.reportPanel.title = this.report.stale ? `${this.report.report.title} (stale)` : this.report.report.title;
+    const nonce = Math.random().toString(36).slice(2) + Date.now().toString(36);
+    this.reportPanel.webview.html = renderReportHtml(this.report.report, { cspSource: this.reportPanel.webview.cspSource, nonce, stale: this.report.stale });
+  }
+
+  /** An edit of the traced file makes its report stale (the trace saw the file as it was). */
+  private markReportStale(document: vscode.TextDocument): void {
+    if (this.report === undefined || this.report.stale || document.uri.toString() !== this.report.uri) return;
+    this.report.stale = true;
+    this.renderReport();
+  }
+
+  reportState(): ReturnType<PallasApi["report"]> {
+    if (this.report === undefined) return undefined;
+    return { title: this.reportPanel?.title ?? this.report.report.title, stale: this.report.stale, text: renderReportText(this.report.report, this.report.stale) };
   }
 
   private showRunning(): void {
     const facts = this.facts;
-    const jax = facts?.jax ? `jax ${facts.jax}` : "no jax";
     const trust = vscode.workspace.isTrusted ? "" : " (untrusted: static diagnostics only)";
+    const where = `Python ${facts?.version.join(".") ?? "?"}: ${facts?.executable ?? this.interpreter?.path}`;
+    if (facts !== undefined && !facts.jax) {
+      this.setStatus(
+        "$(warning) pallas-lsp · no jax",
+        `pallas-lsp is running${trust}, on an interpreter without jax\n${where}\n` +
+          "Kernels are checked with names resolved from import statements only, and cannot be traced: select the interpreter of your JAX project.\nClick for the output.",
+        "warning",
+      );
+      return;
+    }
     this.setStatus(
-      `$(check) Pallas · ${jax}`,
-      `Pallas LSP is running${trust}\nPython ${facts?.version.join(".") ?? "?"}: ${facts?.executable ?? this.interpreter?.path}\n` +
-        `analysing against ${facts?.jax ? `jax ${facts.jax}` : "an environment without jax"}\nClick for the output.`,
+      `$(check) pallas-lsp · jax ${facts?.jax ?? "?"}`,
+      `pallas-lsp is running${trust}\n${where}\nanalysing against jax ${facts?.jax ?? "?"}\nClick for the output.`,
     );
   }
 
-  private setStatus(text: string, tooltip: string, error = false): void {
+  private setStatus(text: string, tooltip: string, severity?: "error" | "warning"): void {
     this.statusItem.text = text;
     this.statusItem.tooltip = tooltip;
-    this.statusItem.backgroundColor = error ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+    this.statusItem.backgroundColor = severity ? new vscode.ThemeColor(`statusBarItem.${severity}Background`) : undefined;
   }
 
   status(): ReturnType<PallasApi["status"]> {
@@ -335,14 +539,22 @@ class PallasExtension implements vscode.Disposable {
       tooltip: typeof this.statusItem.tooltip === "string" ? this.statusItem.tooltip : "",
       interpreter: this.facts?.executable,
       jax: this.facts?.jax,
+      visible: this.statusVisible,
     };
   }
 
   private async stop(): Promise<void> {
     const client = this.client;
+    const server = this.server;
     this.client = undefined;
-    if (client !== undefined) {
-      await client.stop(5000).catch(() => undefined);
+    if (client === undefined) return;
+    if (server !== undefined) this.stopping.add(server);
+    await client.stop(5000).catch(() => undefined);
+    // The server exits on the client's `exit` notification; one still busy after that is ended.
+    if (server !== undefined && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      const late = await Promise.race([exited.then(() => false), new Promise((resolve) => setTimeout(() => resolve(true), 5000))]);
+      if (late) server.kill();
     }
   }
 
@@ -351,6 +563,11 @@ class PallasExtension implements vscode.Disposable {
     this.reportPanel?.dispose();
     for (const disposable of this.disposables) disposable.dispose();
   }
+}
+
+function isArgsNotFound(answer: unknown): boolean {
+  const error = typeof answer === "object" && answer !== null ? (answer as { error?: { type?: unknown } }).error : undefined;
+  return error?.type === "ArgsNotFound";
 }
 
 function isLensArgument(arg: unknown): arg is { serverArguments: unknown[] } {
@@ -371,7 +588,7 @@ function probe(interpreter: string): Promise<{ error?: { code?: string | number;
 
 async function loadPythonExtension(output: vscode.OutputChannel): Promise<PythonApi | undefined> {
   if (vscode.extensions.getExtension("ms-python.python") === undefined) {
-    output.appendLine("[client] the Python extension is not installed: using pallasLsp.interpreter or python3");
+    output.appendLine("[client] the Python extension is not installed: using pallas.interpreter or python3");
     return undefined;
   }
   try {
@@ -390,7 +607,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Pallas
   context.subscriptions.push({ dispose: () => void extension?.dispose() });
   await extension.activate();
   const current = extension;
-  return { ready: () => current.ready(), status: () => current.status() };
+  return { ready: () => current.ready(), status: () => current.status(), report: () => current.reportState() };
 }
 
 export async function deactivate(): Promise<void> {

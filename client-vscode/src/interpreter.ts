@@ -9,7 +9,7 @@ import * as os from "node:os";
 /** The oldest Python the server runs on (pyproject.toml `requires-python`). */
 export const MIN_PYTHON: readonly [number, number] = [3, 10];
 
-/** The layers of `pallasLsp.interpreter`, as `WorkspaceConfiguration.inspect` reports them. */
+/** The layers of `pallas.interpreter`, as `WorkspaceConfiguration.inspect` reports them. */
 export interface SettingLayers {
   globalValue?: string;
   workspaceValue?: string;
@@ -35,7 +35,7 @@ export interface InterpreterInputs {
 }
 
 /**
- * `pallasLsp.interpreter` (a workspace value only in a trusted workspace: it names a program to
+ * `pallas.interpreter` (a workspace value only in a trusted workspace: it names a program to
  * run), else the Python extension's active environment, else `python3` from PATH.
  */
 export function chooseInterpreter(inputs: InterpreterInputs): InterpreterChoice {
@@ -103,14 +103,14 @@ export function judgeProbe(
       return {
         ok: false,
         problem: "missing",
-        message: `Pallas LSP: the Python interpreter "${interpreter}" was not found. Pick an interpreter (Python ${MIN_PYTHON.join(".")} or newer) to start the server.`,
+        message: `pallas-lsp: the Python interpreter "${interpreter}" was not found. Pick an interpreter (Python ${MIN_PYTHON.join(".")} or newer) to start the server.`,
       };
     }
     const detail = lastLine(outcome.stderr) ?? outcome.error.message;
     return {
       ok: false,
       problem: "broken",
-      message: `Pallas LSP: the Python interpreter "${interpreter}" did not run (${detail}). Pick another interpreter to start the server.`,
+      message: `pallas-lsp: the Python interpreter "${interpreter}" did not run (${detail}). Pick another interpreter to start the server.`,
     };
   }
   let facts: InterpreterFacts;
@@ -120,7 +120,7 @@ export function judgeProbe(
     return {
       ok: false,
       problem: "broken",
-      message: `Pallas LSP: "${interpreter}" did not answer like a Python interpreter. Pick another interpreter to start the server.`,
+      message: `pallas-lsp: "${interpreter}" did not answer like a Python interpreter. Pick another interpreter to start the server.`,
     };
   }
   const [major, minor] = facts.version;
@@ -128,7 +128,7 @@ export function judgeProbe(
     return {
       ok: false,
       problem: "too-old",
-      message: `Pallas LSP needs Python ${MIN_PYTHON.join(".")} or newer; "${interpreter}" is Python ${facts.version.join(".")}. Pick a newer interpreter to start the server.`,
+      message: `pallas-lsp needs Python ${MIN_PYTHON.join(".")} or newer; "${interpreter}" is Python ${facts.version.join(".")}. Pick a newer interpreter to start the server.`,
     };
   }
   return { ok: true, facts };
@@ -145,4 +145,16 @@ function withIgnored(choice: InterpreterChoice, ignored: string | undefined): In
 function lastLine(text: string | undefined): string | undefined {
   const lines = (text ?? "").split(/\r?\n/).filter((line) => line.trim() !== "");
   return lines.length > 0 ? lines[lines.length - 1] : undefined;
+}
+
+/**
+ * What the user reads when the interpreter runs but has no jax: the server still checks (names are
+ * resolved from import statements), but cannot see jax's own code and cannot trace. A warning, not
+ * an error: the code is not at fault.
+ */
+export function noJaxMessage(facts: InterpreterFacts): string {
+  return (
+    `pallas-lsp: ${facts.executable} (Python ${facts.version.join(".")}) has no jax. Kernels are still checked, ` +
+    `with names resolved from import statements only, but cannot be traced. Select the interpreter of your JAX project.`
+  );
 }

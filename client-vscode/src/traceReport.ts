@@ -28,6 +28,12 @@ export interface KernelResources {
 
 export interface TraceReport {
   ok: boolean;
+  /** Failed before JAX had its say (no arguments, no worker, a timeout): not a verdict on the code. */
+  toolFailure: boolean;
+  /** What the user is asked for when the arguments are unknown: a first guess, and where a comment goes. */
+  suggestedArgs?: string;
+  definitionLine?: number;
+  function?: string;
   title: string;
   summary: string;
   kernels: KernelResources[];
@@ -48,6 +54,8 @@ const RESOURCES: Array<[string, string]> = [
 ];
 const NOT_RESOURCES = new Set(["name", "location", "function", "path"]);
 const STAGES = ["import", "resolve", "trace", "lower", "compile", "total", "wall"];
+/** Stages of a result that JAX never saw (the server's `failure(...)`). */
+const TOOL_STAGES = new Set(["args", "worker"]);
 
 export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceReport {
   const root: Json = isObject(answer) ? answer : { ok: false, error: { type: "TraceError", message: String(answer) } };
@@ -55,7 +63,7 @@ export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceRep
   const kernels = (Array.isArray(root.kernels) ? root.kernels : []).map((k, i) => normalizeKernel(k, i));
   const fn = str(root.function);
   const args = Array.isArray(root.args) ? root.args.map(String).join(", ") : "";
-  const title = `Pallas trace: ${fn !== undefined ? `${fn}(${args})` : fallbackTitle}`;
+  const title = `pallas-lsp trace: ${fn !== undefined ? `${fn}(${args})` : fallbackTitle}`;
   const platform = str(root.lowering_platform) ?? str(root.platform);
   const error = isObject(root.error) ? root.error : undefined;
   const messages: TraceMessage[] = [];
@@ -63,7 +71,7 @@ export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceRep
     const kind = str(error.type);
     const text = str(error.message) ?? "the trace failed";
     messages.push({
-      severity: "error",
+      severity: TOOL_STAGES.has(str(error.stage) ?? "") ? "warning" : "error",
       text: kind !== undefined ? `${kind}: ${text}` : text,
       locations: (Array.isArray(error.locations) ? error.locations : []).map(toLocation).filter(isDefined),
     });
@@ -74,9 +82,14 @@ export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceRep
   }
   const kernelCount = kernels.length === 1 ? "1 kernel" : `${kernels.length} kernels`;
   const compiled = root.compiled === true ? ", compiled" : str(root.compile_skipped) ? ` (not compiled: ${str(root.compile_skipped)})` : "";
+  const stage = str(error?.stage) ?? str(root.stage);
+  const toolFailure = !ok && stage !== undefined && TOOL_STAGES.has(stage);
+  const firstLine = messages[0]?.text.split("\n")[0] ?? "no details";
   const summary = ok
     ? `JAX traced and lowered ${kernelCount}${platform ? ` for ${platform}` : ""}${compiled}.`
-    : `JAX could not ${str(error?.stage) ?? str(root.stage) ?? "trace"} this kernel: ${messages[0]?.text.split("\n")[0] ?? "no details"}`;
+    : toolFailure
+      ? `Not traced: ${str(error?.message) ?? firstLine}`
+      : `JAX rejected this kernel (${stage ?? "trace"}${platform ? ` for ${platform}` : ""}): ${firstLine}`;
   const versions: Array<[string, string]> = [];
   for (const [key, label] of [["jax", "jax"], ["jaxlib", "jaxlib"], ["python", "Python"]] as const) {
     const value = str(root[key]);
@@ -94,7 +107,11 @@ export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceRep
   if (worker?.cold === true && typeof worker.start_seconds === "number") {
     timings.push(["worker start (cold)", seconds(worker.start_seconds)]);
   }
-  return { ok, title, summary, kernels, messages, versions, timings };
+  const report: TraceReport = { ok, toolFailure, title, summary, kernels, messages, versions, timings };
+  if (fn !== undefined) report.function = fn;
+  if (str(root.suggested_args) !== undefined) report.suggestedArgs = str(root.suggested_args);
+  if (typeof root.definition_line === "number") report.definitionLine = root.definition_line;
+  return report;
 }
 
 function normalizeKernel(value: unknown, index: number): KernelResources {
@@ -133,7 +150,7 @@ export function locationLabel(location: SourceLocation): string {
   return `${last}:${location.line + 1}`;
 }
 
-export function renderReportHtml(report: TraceReport, options: { cspSource: string; nonce: string }): string {
+export function renderReportHtml(report: TraceReport, options: { cspSource: string; nonce: string; stale?: boolean }): string {
   const link = (location: SourceLocation | undefined): string =>
     location === undefined
       ? ""
@@ -151,7 +168,7 @@ export function renderReportHtml(report: TraceReport, options: { cspSource: stri
     )
     .join("");
   const messages = report.messages.length
-    ? `<h2>What JAX said</h2><ul class="messages">${report.messages
+    ? `<h2>${report.toolFailure ? "What went wrong" : "What JAX said"}</h2><ul class="messages">${report.messages
         .map(
           (m) =>
             `<li class="${esc(m.severity)}"><span class="severity">${esc(m.severity)}</span><pre>${esc(m.text)}</pre>` +
@@ -175,6 +192,8 @@ export function renderReportHtml(report: TraceReport, options: { cspSource: stri
   .status { padding: .4em .8em; border-left: 4px solid; }
   .status.ok { border-color: var(--vscode-testing-iconPassed, #3fb950); }
   .status.failed { border-color: var(--vscode-errorForeground, #f85149); }
+  .status.warning { border-color: var(--vscode-editorWarning-foreground, #d29922); }
+  .stale { padding: .4em .8em; background: var(--vscode-inputValidation-warningBackground, #352a05); border: 1px solid var(--vscode-inputValidation-warningBorder, #b89500); }
   table { border-collapse: collapse; margin: .4em 0; }
   th, td { text-align: left; padding: .25em 1em .25em 0; border-bottom: 1px solid var(--vscode-panel-border, #444); }
   td.value { font-family: var(--vscode-editor-font-family); text-align: right; }
@@ -189,7 +208,8 @@ export function renderReportHtml(report: TraceReport, options: { cspSource: stri
 </style></head>
 <body>
 <h1>${esc(report.title)}</h1>
-<p class="status ${report.ok ? "ok" : "failed"}">${report.ok ? "✓" : "✗"} ${esc(report.summary)}</p>
+${options.stale ? `<p class="stale">The file changed since this trace: this report is stale. Save and trace again for a fresh one.</p>` : ""}
+<p class="status ${report.ok ? "ok" : report.toolFailure ? "warning" : "failed"}">${report.ok ? "✓" : report.toolFailure ? "!" : "✗"} ${esc(report.summary)}</p>
 ${kernels}
 ${messages}
 ${table("Versions", report.versions)}
@@ -207,8 +227,8 @@ ${table("Timings", report.timings)}
 }
 
 /** The report as plain text: for the output channel and for tests that read what the user reads. */
-export function renderReportText(report: TraceReport): string {
-  const lines = [report.title, report.summary];
+export function renderReportText(report: TraceReport, stale = false): string {
+  const lines = [report.title, ...(stale ? ["(stale: the file changed since this trace)"] : []), report.summary];
   for (const kernel of report.kernels) {
     lines.push("", `${kernel.name}${kernel.location ? ` (${locationLabel(kernel.location)})` : ""}`);
     for (const [k, v] of kernel.rows) lines.push(`  ${k}: ${v}`);

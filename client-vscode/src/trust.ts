@@ -8,10 +8,10 @@
 export const CODE_RUNNING_SERVER_COMMANDS: ReadonlySet<string> = new Set(["pallas.trace"]);
 
 /** The extension command that traces with progress and a report (wraps `pallas.trace`). */
-export const TRACE_COMMAND = "pallasLsp.traceKernel";
+export const TRACE_COMMAND = "pallas.traceKernel";
 
 export const UNTRUSTED_TRACE_MESSAGE =
-  "Pallas: tracing a kernel runs this workspace's code, so it is off until you trust the workspace. Static diagnostics keep working.";
+  "pallas-lsp: tracing a kernel runs this workspace's code, so it is off until you trust the workspace. Static diagnostics keep working.";
 
 export interface Features {
   staticDiagnostics: boolean;

@@ -4,7 +4,9 @@
 //
 // Everything lives in a fresh folder per run (client-vscode/.e2e/run-*): user data, extensions,
 // a copy of test/e2e/workspace. Screenshots asked for by the suite are saved under
-// docs/screenshots/. Exit status: the suite's (0 when no step failed).
+// $PALLAS_SCREENSHOTS_DIR (default build/screenshots: a test run never rewrites tracked files;
+// scripts/refresh-screenshots.sh points it at docs/screenshots on purpose). Exit status: the
+// suite's (0 when no step failed).
 //
 // Usage: node test/e2e/run.mjs [trusted|untrusted]. `untrusted` opens the workspace in VS Code's
 // restricted mode (workspace trust on, never prompted), with a workspace setting naming another
@@ -28,7 +30,7 @@ const hostExtension = path.join(here, "..", "host-extension");
 const python = process.env.PALLAS_E2E_PYTHON ?? path.join(repo, ".venvs", "jax", "bin", "python");
 const browserPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const timeoutMs = Number(process.env.PALLAS_E2E_TIMEOUT_S ?? 420) * 1000;
-const screenshots = path.join(repo, "docs", "screenshots");
+const screenshots = path.resolve(repo, process.env.PALLAS_SCREENSHOTS_DIR ?? path.join("build", "screenshots"));
 const mode = process.argv[2] ?? "trusted";
 if (mode !== "trusted" && mode !== "untrusted") {
   console.error(`e2e: unknown mode ${mode}: trusted or untrusted`);
@@ -55,10 +57,15 @@ for (const old of fs.readdirSync(runs).filter((d) => d.startsWith(`run-${mode}-`
 const dir = fs.mkdtempSync(path.join(runs, `run-${mode}-`));
 const workspace = path.join(dir, "workspace");
 fs.cpSync(path.join(here, "workspace"), workspace, { recursive: true });
+// The good kernel without its trace comment: the suite is asked for the arguments, then writes it.
+fs.writeFileSync(
+  path.join(workspace, "no_trace_comment.py"),
+  fs.readFileSync(path.join(workspace, "good_kernel.py"), "utf8").replace(/^# pallas-lsp: trace\(.*\)\n/m, ""),
+);
 if (mode === "untrusted") {
   // What a cloned repository could carry: the extension must not run this program.
   fs.mkdirSync(path.join(workspace, ".vscode"));
-  fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "pallasLsp.interpreter": "./tools/not-python", "pallasLsp.trace.timeout": 77 }));
+  fs.writeFileSync(path.join(workspace, ".vscode", "settings.json"), JSON.stringify({ "pallas.interpreter": "./tools/not-python", "pallas.kernelTrace.timeout": 77 }));
 }
 const userDir = path.join(dir, "user");
 const extensionsDir = path.join(dir, "extensions");
@@ -67,9 +74,11 @@ fs.writeFileSync(
   path.join(userDir, "User", "settings.json"),
   JSON.stringify(
     {
-      "pallasLsp.interpreter": python,
+      "pallas.interpreter": python,
       ...(mode === "untrusted" ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never" } : {}),
       "workbench.startupEditor": "none",
+      "workbench.editor.enablePreview": false, // opening a page must not close the kernel file
+      "git.openRepositoryInParentFolders": "never",
       "workbench.colorTheme": "Default Dark Modern",
       "workbench.tips.enabled": false,
       "extensions.autoCheckUpdates": false,
@@ -173,14 +182,25 @@ try {
         let answer = "ok";
         try {
           if (action === "cancel-progress") {
-            // The progress notification of `Pallas: Trace Kernel`, with its Cancel button.
-            const item = page.locator(".notification-list-item", { hasText: "Pallas: tracing" });
+            // The progress notification of `pallas-lsp: Trace Kernel`, with its Cancel button.
+            const item = page.locator(".notification-list-item", { hasText: "pallas-lsp: tracing" });
             await item.getByRole("button", { name: "Cancel" }).first().click({ timeout: 30000 });
             console.log("e2e: clicked Cancel on the trace's progress notification");
-          } else if (action === "find-notification") {
+          } else if (action === "find-notification" || action === "click-notification") {
             const item = page.locator(".notification-list-item", { hasText: text });
-            await item.getByRole("button", { name: button }).first().waitFor({ state: "visible", timeout: 30000 });
-            console.log(`e2e: found the notification "${text}" with its button "${button}"`);
+            const control = item.getByRole("button", { name: button }).first();
+            await control.waitFor({ state: "visible", timeout: 30000 });
+            if (action === "click-notification") await control.click();
+            answer = `ok ${await item.count()}`;
+            console.log(`e2e: ${action === "click-notification" ? "clicked" : "found"} the notification "${text}" with its button "${button}"`);
+          } else if (action === "accept-input") {
+            // An input box the extension opened: read what it is prefilled with, accept it as a user does.
+            const input = page.locator(".quick-input-widget input.input");
+            await input.waitFor({ state: "visible", timeout: 60000 });
+            const value = await input.inputValue();
+            await input.press("Enter");
+            answer = `ok ${value}`;
+            console.log(`e2e: accepted the input box prefilled with "${value}"`);
           } else {
             fs.mkdirSync(screenshots, { recursive: true });
             const file = path.join(screenshots, `${name}.png`);

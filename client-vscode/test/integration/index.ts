@@ -56,9 +56,9 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
  * click the Cancel button of the progress notification as a user would, or find a notification
  * with a given text and button; waits until it is done.
  */
-type DriverAction = "screenshot" | "cancel-progress" | "find-notification";
+type DriverAction = "screenshot" | "cancel-progress" | "find-notification" | "click-notification" | "accept-input";
 
-async function driver(name: string, action: DriverAction, details: Record<string, string> = {}): Promise<void> {
+async function driver(name: string, action: DriverAction, details: Record<string, string> = {}): Promise<string> {
   if (action === "screenshot") await new Promise((resolve) => setTimeout(resolve, 1500)); // let the workbench paint
   const request = path.join(E2E_DIR, "checkpoints", `${name}.request`);
   const done = path.join(E2E_DIR, "checkpoints", `${name}.done`);
@@ -67,9 +67,10 @@ async function driver(name: string, action: DriverAction, details: Record<string
   fs.renameSync(`${request}.tmp`, request); // the driver never reads half a request
   const answer = await waitFor(`the driver to ${action} (${name})`, () => (fs.existsSync(done) ? fs.readFileSync(done, "utf8") : undefined), 45000);
   if (answer.startsWith("error:")) throw new Error(`the driver could not ${action}: ${answer}`);
+  return answer.replace(/^ok ?/, "");
 }
 
-const screenshot = (name: string) => driver(name, "screenshot");
+const screenshot = async (name: string): Promise<void> => void (await driver(name, "screenshot"));
 
 /**
  * Trace workers of the installed extension (bundled runner.py) that sleep in the kernel: only
@@ -114,7 +115,11 @@ export async function run(): Promise<void> {
   }
 }
 
-type Api = { ready(): Promise<void>; status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null } };
+type Api = {
+  ready(): Promise<void>;
+  status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null; visible: boolean };
+  report(): { title: string; stale: boolean; text: string } | undefined;
+};
 
 async function startedExtension(): Promise<Api> {
   const extension = vscode.extensions.getExtension<Api>(EXTENSION_ID);
@@ -129,9 +134,9 @@ async function startedExtension(): Promise<Api> {
 async function missingInterpreter(): Promise<void> {
   await step("a missing interpreter is reported, with a button to pick one", async () => {
     const api = await startedExtension();
-    const config = vscode.workspace.getConfiguration("pallasLsp");
+    const config = vscode.workspace.getConfiguration("pallas");
     const missing = "/nonexistent/bin/python";
-    const expected = `Pallas LSP: the Python interpreter "${missing}" was not found. Pick an interpreter (Python 3.10 or newer) to start the server.`;
+    const expected = `pallas-lsp: the Python interpreter "${missing}" was not found. Pick an interpreter (Python 3.10 or newer) to start the server.`;
     await config.update("interpreter", missing, vscode.ConfigurationTarget.Global);
     try {
       const status = await waitFor("the status bar to show the problem", () => (api.status().text.startsWith("$(error)") ? api.status() : undefined), 30000);
@@ -148,6 +153,29 @@ async function missingInterpreter(): Promise<void> {
   });
 }
 
+/** The extension's own output channel, as VS Code logs it (user/logs/.../output_logging_*). */
+function outputLog(): string {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith("pallas-lsp.log")) found.push(full);
+    }
+  };
+  walk(path.join(E2E_DIR, "user", "logs"));
+  return found.map((file) => fs.readFileSync(file, "utf8")).join("\n");
+}
+
+async function quiet(): Promise<void> {
+  await step("restarts and routine cancels leave no error or info noise in the output", async () => {
+    const log = await waitFor("the output channel's log", () => (outputLog().includes("[client] the server exited (code 0)") ? outputLog() : undefined), 20000);
+    assert.ok(!log.includes("Server process exited with code"), "the language client's exit message is back");
+    assert.ok(!log.includes("Cancel notification for unknown message id"), "pygls's routine cancel warning is shown");
+    return `${log.split("\n").filter((l) => l.includes("the server exited")).length} clean exits logged`;
+  });
+}
+
 async function untrusted(): Promise<void> {
   const badUri = vscode.Uri.file(path.join(WORKSPACE, "bad_kernel.py"));
   const goodUri = vscode.Uri.file(path.join(WORKSPACE, "good_kernel.py"));
@@ -157,8 +185,8 @@ async function untrusted(): Promise<void> {
     await vscode.window.showTextDocument(badUri);
     const api = await startedExtension();
     const status = await waitFor("the server to run", () => (api.status().text.startsWith("$(check)") ? api.status() : undefined), 60000);
-    const config = vscode.workspace.getConfiguration("pallasLsp");
-    assert.equal(config.get("trace.timeout"), 77, "the workspace's .vscode/settings.json should be read (its other settings apply)");
+    const config = vscode.workspace.getConfiguration("pallas");
+    assert.equal(config.get("kernelTrace.timeout"), 77, "the workspace's .vscode/settings.json should be read (its other settings apply)");
     assert.equal(status.interpreter, process.env.PALLAS_E2E_PYTHON_EXECUTABLE, "the workspace's ./tools/not-python must not be run");
     assert.match(status.tooltip, /untrusted: static diagnostics only/);
     const [diagnostic] = await waitFor("a PAL001 diagnostic", () => (pal001(badUri).length > 0 ? pal001(badUri) : undefined), 90000);
@@ -170,7 +198,7 @@ async function untrusted(): Promise<void> {
     const editor = await vscode.window.showTextDocument(goodUri);
     const line = editor.document.getText().split("\n").findIndex((l) => l.startsWith("ordered_double = "));
     editor.selection = new vscode.Selection(line, 0, line, 0);
-    const fromCommand = await Promise.resolve(vscode.commands.executeCommand("pallasLsp.traceKernel")).catch((e: Error) => `error: ${e.message}`);
+    const fromCommand = await Promise.resolve(vscode.commands.executeCommand("pallas.traceKernel")).catch((e: Error) => `error: ${e.message}`);
     assert.ok(fromCommand === undefined || String(fromCommand).startsWith("error:"), `Trace Kernel gave ${JSON.stringify(fromCommand)}`);
     const fromServerCommand = await Promise.resolve(vscode.commands.executeCommand("pallas.trace", goodUri.toString(), "ordered_double")).catch(() => undefined);
     assert.equal(fromServerCommand, undefined, "the server's pallas.trace must be refused");
@@ -179,19 +207,29 @@ async function untrusted(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const traced = vscode.languages.getDiagnostics(goodUri).filter((d) => d.source === "pallas-trace");
     assert.deepEqual(traced.map((d) => d.message), [], "nothing may have been traced");
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith("Pallas trace: "));
+    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label.startsWith("pallas-lsp trace: "));
     assert.deepEqual(tabs.map((t) => t.label), []);
     return `Trace Kernel: ${fromCommand === undefined ? "refused" : fromCommand}; pallas.trace refused; ${lenses.length} lenses, none to trace`;
   });
 }
 
+function tabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs);
+}
+
+async function closeTabs(predicate: (tab: vscode.Tab) => boolean): Promise<void> {
+  await vscode.window.tabGroups.close(tabs().filter(predicate));
+}
+
 async function trusted(): Promise<void> {
   const badUri = vscode.Uri.file(path.join(WORKSPACE, "bad_kernel.py"));
   const goodUri = vscode.Uri.file(path.join(WORKSPACE, "good_kernel.py"));
+  const noArgsUri = vscode.Uri.file(path.join(WORKSPACE, "no_trace_comment.py"));
   let serverCommands: string[] = [];
+  const config = () => vscode.workspace.getConfiguration("pallas");
 
   await step("extension installed from the .vsix starts the server", async () => {
-    const extension = vscode.extensions.getExtension<{ ready(): Promise<void>; status(): { text: string; interpreter?: string; jax?: string | null } }>(EXTENSION_ID);
+    const extension = vscode.extensions.getExtension<Api>(EXTENSION_ID);
     assert.ok(extension, `${EXTENSION_ID} is not installed`);
     assert.ok(extension.extensionPath.startsWith(path.join(E2E_DIR, "extensions")), `expected the copy installed from the .vsix, got ${extension.extensionPath}`);
     const document = await vscode.workspace.openTextDocument(badUri);
@@ -202,10 +240,38 @@ async function trusted(): Promise<void> {
       const s = api.status();
       return s.text.startsWith("$(check)") ? s : undefined;
     }, 60000);
-    const expectedJax = process.env.PALLAS_E2E_JAX_VERSION;
-    assert.equal(status.text, `$(check) Pallas · jax ${expectedJax}`);
+    assert.equal(status.text, `$(check) pallas-lsp · jax ${process.env.PALLAS_E2E_JAX_VERSION}`);
+    assert.equal(status.visible, true);
     serverCommands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("pallas."));
-    return `${status.text}; interpreter ${status.interpreter}; server commands: ${serverCommands.join(", ") || "none"}`;
+    return `${status.text}; interpreter ${status.interpreter}; commands: ${serverCommands.join(", ") || "none"}`;
+  });
+
+  await step("first start without a chosen interpreter: python3 from PATH without jax is a warning, with one Select Interpreter notification", async () => {
+    const api = await startedExtension();
+    await config().update("interpreter", undefined, vscode.ConfigurationTarget.Global);
+    try {
+      const status = await waitFor("the warning status", () => (api.status().text.startsWith("$(warning)") ? api.status() : undefined), 60000);
+      assert.equal(status.text, "$(warning) pallas-lsp · no jax");
+      assert.equal(status.jax, null);
+      assert.notEqual(status.interpreter, process.env.PALLAS_E2E_PYTHON_EXECUTABLE, "python3 from PATH, not the jax interpreter");
+      // Still checking, from the import statements: no false "not found" for the bare name.
+      await waitFor("PAL001 from the server on python3", () => (pal001(badUri).length === 1 ? true : undefined), 90000);
+      await vscode.commands.executeCommand("notifications.showList");
+      const shown = await driver("no-jax", "find-notification", { text: "has no jax", button: "Select Interpreter" });
+      await vscode.window.showTextDocument(badUri, { viewColumn: vscode.ViewColumn.One });
+      await screenshot("first-start");
+      // Once: a restart on the same interpreter does not say it again.
+      await vscode.commands.executeCommand("pallas.restartServer");
+      await api.ready();
+      await waitFor("the warning status after the restart", () => (api.status().text.startsWith("$(warning)") ? true : undefined), 60000);
+      const again = await driver("no-jax-again", "find-notification", { text: "has no jax", button: "Select Interpreter" });
+      assert.equal(again, shown, "the notification about jax should be shown once");
+      await vscode.commands.executeCommand("notifications.hideList");
+      return `${status.text} on ${status.interpreter}; ${shown} notification(s)`;
+    } finally {
+      await config().update("interpreter", process.env.PALLAS_E2E_PYTHON_SETTING, vscode.ConfigurationTarget.Global);
+      await waitFor("the server on the jax interpreter again", () => (api.status().text.startsWith("$(check)") ? true : undefined), 60000);
+    }
   });
 
   await step("PAL001 diagnostic with its range and code", async () => {
@@ -220,71 +286,121 @@ async function trusted(): Promise<void> {
     );
     assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Error);
     assert.equal(diagnostic.source, "pallas-lsp");
-    assert.ok(
-      diagnostic.message.startsWith("get_global only supports semaphores, got Ref<smem>{float32[128]}"),
-      `message: ${diagnostic.message}`,
-    );
+    assert.ok(diagnostic.message.startsWith("get_global only supports semaphores, got Ref<smem>{float32[128]}"), `message: ${diagnostic.message}`);
     const code = diagnostic.code as { value: string; target: vscode.Uri };
-    assert.ok(code.target.toString().endsWith("PAL001-get-global-not-semaphore.md"), `code link: ${code.target}`);
+    // The page shipped inside the server package, as for pip users; not a checkout's file.
+    assert.ok(code.target.path.endsWith("/pallas_lsp/rule_docs/PAL001-get-global-not-semaphore.md"), `code link: ${code.target}`);
     await vscode.commands.executeCommand("workbench.actions.view.problems");
     await screenshot("problems-panel");
     return `${diagnostic.range.start.line}:${diagnostic.range.start.character}-${diagnostic.range.end.line}:${diagnostic.range.end.character} ${diagnostic.message}`;
   });
 
-  await step("pallasLsp.ignore reaches the server (workspace/configuration section pallas)", async () => {
-    const config = vscode.workspace.getConfiguration("pallasLsp");
-    await config.update("ignore", ["PAL001"], vscode.ConfigurationTarget.Global);
+  await step("the rule link and Show documentation for PAL001 open the rendered page", async () => {
+    const diagnostic = pal001(badUri)[0];
+    const target = (diagnostic.code as { target: vscode.Uri }).target;
+    const isPage = (tab: vscode.Tab) => tab.label.includes("PAL001-get-global-not-semaphore");
+    // The link in the Problems panel and the hover opens its target like this.
+    await vscode.commands.executeCommand("vscode.open", target);
+    const linked = await waitFor("the page from the link", () => tabs().find(isPage), 20000);
+    assert.ok(linked.input instanceof vscode.TabInputCustom && linked.input.viewType === "vscode.markdown.preview.editor",
+      `the link opened ${linked.label} as ${JSON.stringify(linked.input)}, not the Markdown preview`);
+    await closeTabs(isPage);
+    const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", badUri, diagnostic.range, vscode.CodeActionKind.QuickFix.value)) ?? [];
+    const docs = actions.find((a) => a.title === "Show documentation for PAL001");
+    assert.ok(docs?.command, `no Show documentation action: ${JSON.stringify(actions.map((a) => a.title))}`);
+    await vscode.commands.executeCommand(docs.command.command, ...(docs.command.arguments ?? []));
+    const preview = await waitFor("the Markdown preview of the page", () => tabs().find((t) => isPage(t) && !(t.input instanceof vscode.TabInputText)), 20000);
+    assert.ok(!tabs().some((t) => isPage(t) && t.input instanceof vscode.TabInputText), "the page was opened as an editable text file");
+    await closeTabs(isPage);
+    return `link: ${linked.label}; Show documentation: ${preview.label}`;
+  });
+
+  /** PAL001 goes while `ignore` (however set) holds it, and comes back once `pallas.ignore` is cleared. */
+  const ignoredThenBack = async (ignore: () => Promise<void>): Promise<void> => {
     try {
-      await waitFor("PAL001 to go once ignored", () => (pal001(badUri).length === 0 ? true : undefined), 30000);
+      await ignore();
+      await waitFor("PAL001 to go once ignored", () => (pal001(badUri).length === 0 ? true : undefined), 90000);
     } finally {
-      await config.update("ignore", undefined, vscode.ConfigurationTarget.Global);
+      await config().update("ignore", undefined, vscode.ConfigurationTarget.Global);
     }
-    await waitFor("PAL001 to come back", () => (pal001(badUri).length === 1 ? true : undefined), 30000);
+    await waitFor("PAL001 to come back", () => (pal001(badUri).length === 1 ? true : undefined), 90000);
+  };
+
+  await step("pallas.ignore reaches the server (workspace/configuration section pallas)", async () => {
+    await ignoredThenBack(() => Promise.resolve(config().update("ignore", ["PAL001"], vscode.ConfigurationTarget.Global)));
     return "ignored, then reported again";
   });
 
-  await step("the preferred quick fix removes the PAL001 diagnostic", async () => {
+  await step("an old pallasLsp.* setting moves to its pallas.* name and applies", async () => {
+    await ignoredThenBack(async () => {
+      await vscode.workspace.getConfiguration().update("pallasLsp.ignore", ["PAL001"], vscode.ConfigurationTarget.Global);
+      await waitFor("the setting to move", () => {
+        const moved = vscode.workspace.getConfiguration().inspect("pallas.ignore")?.globalValue;
+        const old = vscode.workspace.getConfiguration().inspect("pallasLsp.ignore")?.globalValue;
+        return JSON.stringify(moved) === '["PAL001"]' && old === undefined ? true : undefined;
+      }, 30000);
+    });
+    return "pallasLsp.ignore → pallas.ignore";
+  });
+
+  await step("inlay hints are short and pallas.inlayHints.enable switches them", async () => {
+    await vscode.commands.executeCommand("workbench.action.closePanel");
+    await vscode.window.showTextDocument(badUri, { viewColumn: vscode.ViewColumn.One });
+    const range = new vscode.Range(0, 0, 30, 0);
+    const labels = async () =>
+      ((await vscode.commands.executeCommand<vscode.InlayHint[]>("vscode.executeInlayHintProvider", badUri, range)) ?? []).map((h) =>
+        typeof h.label === "string" ? h.label : h.label.map((p) => p.value).join(""),
+      );
+    const shown = await waitFor("the kernel parameters' hints", async () => ((await labels()).length === 2 ? labels() : undefined), 90000);
+    assert.deepEqual(shown, [": gmem", ": f32[4,128] gmem"]);
+    assert.ok(shown.every((l) => l.length <= 43), "VS Code cuts hints at 43 characters by default");
+    await screenshot("inlay-hints");
+    await config().update("inlayHints.enable", false, vscode.ConfigurationTarget.Global);
+    try {
+      await waitFor("no hints once switched off", async () => ((await labels()).length === 0 ? true : undefined), 90000);
+    } finally {
+      await config().update("inlayHints.enable", undefined, vscode.ConfigurationTarget.Global);
+    }
+    await waitFor("the hints back", async () => ((await labels()).length === 2 ? true : undefined), 90000);
+    return shown.join(" / ");
+  });
+
+  await step("the quick-fix list has the fixes, Show documentation and Fix all; the preferred fix removes PAL001", async () => {
     const diagnostic = pal001(badUri)[0];
     assert.ok(diagnostic, "no PAL001 diagnostic to fix");
     const actions =
       (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", badUri, diagnostic.range, vscode.CodeActionKind.QuickFix.value)) ?? [];
+    const titles = actions.map((a) => a.title);
     const ours = actions.filter((a) => a.title.startsWith("pallas-lsp (PAL001)"));
-    if (ours.length === 0) {
-      throw new Skip(
-        `the server offers no quick fix for PAL001 (server feature missing: textDocument/codeAction quickfix "pallas-lsp (PAL001): ..."); actions offered: ${JSON.stringify(actions.map((a) => a.title))}`,
-      );
-    }
+    assert.ok(ours.length > 0, `no quick fix for PAL001: ${JSON.stringify(titles)}`);
+    for (const title of ["Show documentation for PAL001", "Fix all pallas-lsp problems"]) assert.ok(titles.includes(title), `${title} missing: ${JSON.stringify(titles)}`);
     const preferred = ours.find((a) => a.isPreferred);
     assert.ok(preferred, `no quick fix is marked preferred: ${JSON.stringify(ours.map((a) => a.title))}`);
-    // As a user does it: the cursor on the diagnostic, then "Auto Fix" (applies the preferred fix).
     const editor = await vscode.window.showTextDocument(badUri);
     editor.selection = new vscode.Selection(diagnostic.range.start, diagnostic.range.start);
+    await vscode.commands.executeCommand("editor.action.quickFix");
+    await screenshot("quick-fix");
+    await vscode.commands.executeCommand("hideCodeActionWidget");
+    // As a user does it: the cursor on the diagnostic, then "Auto Fix" (applies the preferred fix).
     await vscode.commands.executeCommand("editor.action.autoFix");
     await waitFor("the PAL001 diagnostic to go after the fix", () => (pal001(badUri).length === 0 ? true : undefined), 60000);
-    const text = editor.document.getText();
-    assert.ok(!text.includes("pl.get_global(plgpu.SMEM"), "the fixed text still calls get_global on SMEM");
+    assert.ok(!editor.document.getText().includes("pl.get_global(plgpu.SMEM"), "the fixed text still calls get_global on SMEM");
     await editor.document.save();
-    return `applied "${preferred.title}"`;
+    return `${titles.join(" | ")}; applied "${preferred.title}"`;
   });
 
-  await step("Pallas: Trace Kernel shows the resource report of a good kernel", async () => {
-    if (!serverCommands.includes("pallas.trace")) {
-      throw new Skip(
-        `the server does not offer the trace command (server feature missing: workspace/executeCommand "pallas.trace"); server commands: ${serverCommands.join(", ") || "none"}`,
-      );
-    }
-    await vscode.commands.executeCommand("workbench.action.closePanel");
+  await step("pallas-lsp: Trace Kernel shows the resource report of a good kernel, marked stale after an edit", async () => {
+    const api = await startedExtension();
     const document = await vscode.workspace.openTextDocument(goodUri);
     const editor = await vscode.window.showTextDocument(document, vscode.ViewColumn.One);
     const line = document.getText().split("\n").findIndex((l) => l.startsWith("ordered_double = "));
     editor.selection = new vscode.Selection(line, 0, line, 0);
     const result = await vscode.commands.executeCommand<{ report: { ok: boolean; title: string; kernels: Array<{ name: string; rows: Array<[string, string]> }> }; text: string }>(
-      "pallasLsp.traceKernel",
+      "pallas.traceKernel",
     );
     assert.ok(result, "the trace command gave no report");
     log(result.text);
     assert.equal(result.report.ok, true, result.text);
-    assert.equal(result.report.kernels.length, 1, result.text);
     const kernel = result.report.kernels[0];
     assert.equal(kernel.name, "ordered_halves");
     assert.deepEqual(Object.fromEntries(kernel.rows), {
@@ -294,19 +410,22 @@ async function trusted(): Promise<void> {
       "TMEM columns (collective)": "0",
       "Global semaphores": "1",
     });
-    const tab = await waitFor("the report tab", () =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.startsWith("Pallas trace: ")), 10000);
+    const tab = await waitFor("the report tab", () => tabs().find((t) => t.label.startsWith("pallas-lsp trace: ")), 10000);
+    // One place for the result: the report. No diagnostic on correct code.
+    assert.deepEqual(vscode.languages.getDiagnostics(goodUri).map((d) => `${d.source} ${d.message}`), []);
     await screenshot("trace-report");
-    return `${tab.label}: ${kernel.rows.map(([k, v]) => `${k} ${v}`).join(", ")}`;
+    await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), "# edited\n"));
+    const report = await waitFor("the report to be marked stale", () => (api.report()?.stale ? api.report() : undefined), 10000);
+    assert.match(report.title, /\(stale\)$/);
+    await vscode.commands.executeCommand("workbench.action.files.revert");
+    return `${tab.label}: ${kernel.rows.map(([k, v]) => `${k} ${v}`).join(", ")}; after an edit: ${report.title}`;
   });
 
   await step("the Trace kernel code lens runs the trace through the extension's command", async () => {
     const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", goodUri, 10)) ?? [];
     const lens = lenses.find((l) => l.command?.title === "Trace kernel");
-    if (lens === undefined) {
-      throw new Skip(`the server shows no "Trace kernel" code lens (server feature missing: textDocument/codeLens); lenses: ${JSON.stringify(lenses.map((l) => l.command?.title))}`);
-    }
-    assert.equal(lens.command?.command, "pallasLsp.traceKernel", "the lens should go through the extension's command (progress and report)");
+    assert.ok(lens?.command, `no "Trace kernel" code lens: ${JSON.stringify(lenses.map((l) => l.command?.title))}`);
+    assert.equal(lens.command.command, "pallas.traceKernel", "the lens should go through the extension's command (progress and report)");
     const result = await vscode.commands.executeCommand<{ report: { ok: boolean; kernels: Array<{ name: string }> }; text: string }>(
       lens.command.command,
       ...(lens.command.arguments ?? []),
@@ -317,9 +436,39 @@ async function trusted(): Promise<void> {
     return `lens on line ${lens.range.start.line + 1}: ${result.text.split("\n")[1]}`;
   });
 
-  await step("Pallas: Restart Server brings a new server up", async () => {
+  await step("unknown arguments are asked for (prefilled), remembered, and written as a trace comment on request", async () => {
+    const editor = await vscode.window.showTextDocument(noArgsUri, { viewColumn: vscode.ViewColumn.One });
+    const line = editor.document.getText().split("\n").findIndex((l) => l.startsWith("ordered_double = "));
+    editor.selection = new vscode.Selection(line, 0, line, 0);
+    type Result = { report: { ok: boolean; title: string }; text: string } | undefined;
+    const pending = Promise.resolve(vscode.commands.executeCommand<Result>("pallas.traceKernel"));
+    const prefilled = await driver("trace-arguments", "accept-input");
+    assert.equal(prefilled, "f32[2,128]", "prefilled from the module-level ShapeDtypeStruct X");
+    const first = await pending;
+    assert.ok(first?.report.ok, `the trace with the given arguments failed: ${first?.text}`);
+    assert.equal(first.report.title, "pallas-lsp trace: ordered_double(f32[2,128])");
+    assert.deepEqual(vscode.languages.getDiagnostics(noArgsUri).map((d) => `${d.source} ${d.message}`), [], "unknown arguments are not a problem of the code");
+    // Remembered: the next trace asks nothing.
+    const second = await Promise.race([
+      Promise.resolve(vscode.commands.executeCommand<Result>("pallas.traceKernel")),
+      new Promise<"asked again">((resolve) => setTimeout(() => resolve("asked again"), 90000)),
+    ]);
+    assert.ok(second !== "asked again" && second?.report.ok, `the second trace: ${JSON.stringify(second)}`);
+    await vscode.commands.executeCommand("notifications.showList");
+    await driver("write-trace-comment", "click-notification", { text: "# pallas-lsp: trace(f32[2,128])", button: "Write Comment" });
+    await vscode.commands.executeCommand("notifications.hideList");
+    const written = await waitFor("the trace comment in the file, saved", () => {
+      const lines = editor.document.getText().split("\n");
+      const there = lines[line] === "# pallas-lsp: trace(f32[2,128])" && lines[line + 1].startsWith("ordered_double = ");
+      return there && !editor.document.isDirty ? lines[line] : undefined;
+    }, 20000);
+    assert.equal(fs.readFileSync(noArgsUri.fsPath, "utf8").split("\n")[line], written, "the comment is on disk");
+    return `prefilled "${prefilled}"; second trace asked nothing; wrote "${written}"`;
+  });
+
+  await step("pallas-lsp: Restart Server brings a new server up", async () => {
     const api = await startedExtension();
-    await vscode.commands.executeCommand("pallasLsp.restartServer");
+    await vscode.commands.executeCommand("pallas.restartServer");
     await api.ready();
     const status = await waitFor("the restarted server to run", () => (api.status().text.startsWith("$(check)") ? api.status() : undefined), 60000);
     const lenses = await waitFor("the restarted server's code lenses", async () => {
@@ -329,16 +478,26 @@ async function trusted(): Promise<void> {
     return `${status.text}; ${lenses.length} code lens(es) from the new server`;
   });
 
+  await quiet();
+
+  await step("the status item shows for Python files only, not in the settings JSON editor", async () => {
+    const api = await startedExtension();
+    await vscode.commands.executeCommand("workbench.action.openSettingsJson");
+    await waitFor("the status item to hide", () => (api.status().visible === false ? true : undefined), 20000);
+    assert.equal(vscode.window.activeTextEditor?.document.languageId, "jsonc");
+    await vscode.window.showTextDocument(goodUri, { viewColumn: vscode.ViewColumn.One });
+    await waitFor("the status item to show again", () => (api.status().visible ? true : undefined), 20000);
+    await closeTabs((t) => t.label === "settings.json");
+    return "hidden in settings.json, shown in good_kernel.py";
+  });
+
   await step("cancelling a trace from its progress notification stops it", async () => {
-    if (!serverCommands.includes("pallas.trace")) {
-      throw new Skip(`the server does not offer the trace command (server feature missing: workspace/executeCommand "pallas.trace")`);
-    }
     const slowUri = vscode.Uri.file(path.join(WORKSPACE, "slow_kernel.py"));
     const editor = await vscode.window.showTextDocument(slowUri, { viewColumn: vscode.ViewColumn.One });
     const line = editor.document.getText().split("\n").findIndex((l) => l.startsWith("slow_copy = "));
     editor.selection = new vscode.Selection(line, 0, line, 0);
     const started = Date.now();
-    const pending = Promise.resolve(vscode.commands.executeCommand("pallasLsp.traceKernel"));
+    const pending = Promise.resolve(vscode.commands.executeCommand("pallas.traceKernel"));
     const sleeping = await waitFor("the trace worker to be importing slow_kernel.py (asleep)", () => {
       const pids = sleepingTraceWorkers();
       return pids.length > 0 ? pids : undefined;
@@ -352,7 +511,6 @@ async function trusted(): Promise<void> {
     await waitFor(`the sleeping trace worker ${sleeping.join(", ")} to be stopped`, () => (sleepingTraceWorkers().some((p) => sleeping.includes(p)) ? undefined : true), 20000);
     return `cancelled after ${((cancelledAt - started) / 1000).toFixed(1)} s while worker ${sleeping.join(", ")} slept in the module's import; the command ended and the worker was stopped ${((Date.now() - cancelledAt) / 1000).toFixed(1)} s later`;
   });
-
 
   await missingInterpreter();
 }

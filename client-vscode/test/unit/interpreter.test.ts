@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { chooseInterpreter, judgeProbe, resolveInterpreterPath } from "../../src/interpreter";
+import { chooseInterpreter, judgeProbe, noJaxMessage, resolveInterpreterPath } from "../../src/interpreter";
 
 const folder = "/home/u/project";
 
@@ -60,7 +60,7 @@ test("probe: Python older than 3.10 is refused with both versions in the message
   const verdict = judgeProbe("/usr/bin/python3.9", { stdout: '{"executable": "/usr/bin/python3.9", "version": [3, 9, 18], "jax": null}' });
   assert.ok(!verdict.ok);
   assert.equal(verdict.problem, "too-old");
-  assert.equal(verdict.message, 'Pallas LSP needs Python 3.10 or newer; "/usr/bin/python3.9" is Python 3.9.18. Pick a newer interpreter to start the server.');
+  assert.equal(verdict.message, 'pallas-lsp needs Python 3.10 or newer; "/usr/bin/python3.9" is Python 3.9.18. Pick a newer interpreter to start the server.');
 });
 
 test("probe: a program that is not Python, or a crash, is reported as broken", () => {
@@ -68,4 +68,11 @@ test("probe: a program that is not Python, or a crash, is reported as broken", (
   assert.ok(!notPython.ok && notPython.problem === "broken");
   const crash = judgeProbe("/venv/bin/python", { error: { code: 1, message: "Command failed" }, stderr: "Traceback...\nSyntaxError: invalid syntax\n" });
   assert.ok(!crash.ok && crash.problem === "broken" && crash.message.includes("SyntaxError: invalid syntax"));
+});
+
+test("an interpreter without jax gets a warning that says what still works", () => {
+  assert.equal(
+    noJaxMessage({ executable: "/usr/bin/python3", version: [3, 12, 1], jax: null }),
+    "pallas-lsp: /usr/bin/python3 (Python 3.12.1) has no jax. Kernels are still checked, with names resolved from import statements only, but cannot be traced. Select the interpreter of your JAX project.",
+  );
 });

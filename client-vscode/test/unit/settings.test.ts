@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { changeNeedsRestart, readSettings, serverLaunch, toServerOptions, traceArguments, DEFAULT_SETTINGS } from "../../src/settings";
+import { changeNeedsRestart, planMigration, readSettings, serverLaunch, shouldNotify, toServerOptions, traceArguments, DEFAULT_SETTINGS } from "../../src/settings";
 
 const from = (values: Record<string, unknown>) => readSettings((key) => values[key]);
 
@@ -9,9 +9,11 @@ test("defaults when nothing is set", () => {
 });
 
 test("settings become the server's option keys; empty rule lists are left to pyproject.toml", () => {
-  const settings = from({ select: [], ignore: [], "trace.timeout": 30, "trace.platform": "host", logLevel: "debug" });
+  const settings = from({ select: [], ignore: [], "kernelTrace.timeout": 30, "kernelTrace.platform": "host", logLevel: "debug", "inlayHints.enable": false });
   assert.deepEqual(toServerOptions(settings, "/venv/bin/python"), {
     python: "/venv/bin/python",
+    inlayHints: false,
+    showTraceResults: false, // the extension shows each trace in its report
     traceTimeout: 30,
     tracePlatform: "host",
     logLevel: "debug",
@@ -26,7 +28,7 @@ test("rule lists are passed through, trimmed, without blanks or non-strings", ()
 });
 
 test("bad values fall back to the defaults", () => {
-  const settings = from({ "trace.timeout": -1, "trace.platform": "gpu", logLevel: "verbose", select: "PAL001" });
+  const settings = from({ "kernelTrace.timeout": -1, "kernelTrace.platform": "gpu", logLevel: "verbose", select: "PAL001", enable: "yes", showNotifications: "loud" });
   assert.deepEqual(settings, DEFAULT_SETTINGS);
 });
 
@@ -34,21 +36,38 @@ test("the server runs the bundled launcher on the chosen interpreter without the
   const launch = serverLaunch("/venv/bin/python", "/ext", { PATH: "/usr/bin", PYTHONPATH: "/elsewhere", PYTHONHOME: "/x", HOME: "/home/u" });
   assert.equal(launch.command, "/venv/bin/python");
   assert.deepEqual(launch.args, ["/ext/bundled/tool/launch_server.py"]);
-  assert.deepEqual(launch.env, {
-    PATH: "/usr/bin",
-    HOME: "/home/u",
-    PYTHONUNBUFFERED: "1",
-    PALLAS_LSP_DOCS_URL: "file:///ext/bundled/docs/rules",
-  });
+  assert.deepEqual(launch.env, { PATH: "/usr/bin", HOME: "/home/u", PYTHONUNBUFFERED: "1" });
 });
 
-test("a docs URL set by the user is kept", () => {
-  const launch = serverLaunch("python3", "/ext", { PALLAS_LSP_DOCS_URL: "https://example.org/rules" });
-  assert.equal(launch.env.PALLAS_LSP_DOCS_URL, "https://example.org/rules");
+test("a docs URL is passed on only when set (else the rule pages shipped with the server)", () => {
+  assert.equal(toServerOptions(DEFAULT_SETTINGS, "python3").docsUrl, undefined);
+  assert.equal(toServerOptions(from({ docsUrl: " https://example.org/rules " }), "python3").docsUrl, "https://example.org/rules");
+});
+
+test("notifications follow pallas.showNotifications, as ruff's", () => {
+  assert.deepEqual(["error", "warning", "info"].map((s) => shouldNotify(s as "error", "onWarning")), [true, true, false]);
+  assert.deepEqual(["error", "warning", "info"].map((s) => shouldNotify(s as "error", "off")), [false, false, false]);
+  assert.deepEqual(["error", "warning", "info"].map((s) => shouldNotify(s as "error", "onError")), [true, false, false]);
+  assert.deepEqual(["error", "warning", "info"].map((s) => shouldNotify(s as "error", "always")), [true, true, true]);
+});
+
+test("old pallasLsp.* settings move to pallas.*; a value under the new name wins", () => {
+  const values: Record<string, { globalValue?: unknown; workspaceValue?: unknown }> = {
+    "pallasLsp.ignore": { globalValue: ["PAL001"], workspaceValue: ["PAL002"] },
+    "pallasLsp.trace.timeout": { globalValue: 30 },
+    "pallas.kernelTrace.timeout": { globalValue: 60 },
+  };
+  assert.deepEqual(planMigration((key) => values[key], true), [
+    { from: "pallasLsp.ignore", to: "pallas.ignore", target: "global", value: ["PAL001"] },
+    { from: "pallasLsp.ignore", to: "pallas.ignore", target: "workspace", value: ["PAL002"] },
+    { from: "pallasLsp.trace.timeout", to: "pallas.kernelTrace.timeout", target: "global" },
+  ]);
+  // An untrusted workspace's own files are left alone.
+  assert.deepEqual(planMigration((key) => values[key], false).map((m) => m.target), ["global", "global"]);
 });
 
 test("trace arguments: the platform setting is added to what the cursor or the code lens gives", () => {
-  const settings = from({ "trace.platform": "host" });
+  const settings = from({ "kernelTrace.platform": "host" });
   assert.deepEqual(traceArguments(["file:///k.py", { line: 27, character: 0 }], settings), ["file:///k.py", { line: 27, character: 0 }, { platform: "host" }]);
   assert.deepEqual(traceArguments(["file:///k.py", "ordered_double"], DEFAULT_SETTINGS), ["file:///k.py", "ordered_double", { platform: "cuda" }]);
   assert.deepEqual(traceArguments(["file:///k.py", "f", { args: "f32[8]", platform: "cuda" }], settings), ["file:///k.py", "f", { args: "f32[8]", platform: "cuda" }]);
@@ -61,5 +80,6 @@ test("restart for a new interpreter or log level, or a rule list cleared; other 
   assert.equal(changeNeedsRestart(only("ignore"), DEFAULT_SETTINGS), true);
   assert.equal(changeNeedsRestart(only("ignore"), from({ ignore: ["PAL002"] })), false);
   assert.equal(changeNeedsRestart(only("select"), from({ select: ["PAL001"] })), false);
-  assert.equal(changeNeedsRestart(only("trace.timeout"), DEFAULT_SETTINGS), false);
+  assert.equal(changeNeedsRestart(only("kernelTrace.timeout"), DEFAULT_SETTINGS), false);
+  assert.equal(changeNeedsRestart(only("enable"), DEFAULT_SETTINGS), true);
 });

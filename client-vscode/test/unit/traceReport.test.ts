@@ -35,7 +35,8 @@ const success = {
 test("a successful trace: one resource row per estimate, readable labels and units", () => {
   const report = normalizeTrace(success, "good_semaphore.py:22");
   assert.equal(report.ok, true);
-  assert.equal(report.title, "Pallas trace: ordered_double(f32[2,128])");
+  assert.equal(report.title, "pallas-lsp trace: ordered_double(f32[2,128])");
+  assert.equal(report.toolFailure, false);
   assert.equal(report.summary, "JAX traced and lowered 1 kernel for cuda (not compiled: no GPU).");
   assert.deepEqual(report.kernels[0].rows, [
     ["Shared memory (SMEM)", "2,048 B (2.0 KiB)"],
@@ -66,7 +67,7 @@ test("a failed trace: JAX's error keeps its source lines (Python's 1-based line,
     "bad.py:27",
   );
   assert.equal(report.ok, false);
-  assert.equal(report.summary, "JAX could not lower this kernel: NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}");
+  assert.equal(report.summary, "JAX rejected this kernel (lower): NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}");
   assert.deepEqual(report.messages, [
     {
       severity: "error",
@@ -78,10 +79,10 @@ test("a failed trace: JAX's error keeps its source lines (Python's 1-based line,
 });
 
 test("the traced code's own output is shown after JAX's error", () => {
-  const report = normalizeTrace({ ok: false, error: { type: "TraceTimeout", message: "did not finish" }, output: "step 1\nstep 2\n" }, "k.py:3");
-  assert.equal(report.title, "Pallas trace: k.py:3");
+  const report = normalizeTrace({ ok: false, error: { type: "TraceTimeout", message: "did not finish", stage: "worker" }, output: "step 1\nstep 2\n" }, "k.py:3");
+  assert.equal(report.title, "pallas-lsp trace: k.py:3");
   assert.deepEqual(report.messages.map((m) => [m.severity, m.text]), [
-    ["error", "TraceTimeout: did not finish"],
+    ["warning", "TraceTimeout: did not finish"],
     ["info", "Output of the traced code (last lines):\nstep 1\nstep 2"],
   ]);
 });
@@ -97,4 +98,34 @@ test("the page escapes JAX's text, links source lines, and runs only its own non
   assert.ok(html.includes('data-uri="file:///p/bad.py" data-line="4" data-character="2">bad.py:5</a>'));
   assert.ok(html.includes("script-src 'nonce-abc123'"));
   assert.equal((html.match(/<script/g) ?? []).length, 1);
+});
+
+test("a failure of the tool is not put in JAX's words: unknown arguments", () => {
+  const report = normalizeTrace(
+    {
+      ok: false,
+      stage: "args",
+      function: "ordered_double",
+      args: [],
+      kernels: [],
+      platform: "cuda",
+      suggested_args: "f32[2,128]",
+      definition_line: 36,
+      error: { type: "ArgsNotFound", stage: "args", locations: [], message: "no arguments to trace ordered_double with: no call of ordered_double(...) in this file" },
+    },
+    "good.py:37",
+  );
+  assert.equal(report.toolFailure, true);
+  assert.equal(report.summary, "Not traced: no arguments to trace ordered_double with: no call of ordered_double(...) in this file");
+  assert.deepEqual([report.suggestedArgs, report.definitionLine, report.function], ["f32[2,128]", 36, "ordered_double"]);
+  const html = renderReportHtml(report, { cspSource: "x", nonce: "n" });
+  assert.ok(html.includes("<h2>What went wrong</h2>") && !html.includes("What JAX said") && !html.includes("JAX could not"));
+  assert.ok(!html.includes("--args"));
+});
+
+test("a report can be marked stale after an edit", () => {
+  const report = normalizeTrace(success, "good.py");
+  assert.ok(renderReportHtml(report, { cspSource: "x", nonce: "n", stale: true }).includes("this report is stale"));
+  assert.ok(!renderReportHtml(report, { cspSource: "x", nonce: "n" }).includes("this report is stale"));
+  assert.equal(renderReportText(report, true).split("\n")[1], "(stale: the file changed since this trace)");
 });
