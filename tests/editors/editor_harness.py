@@ -175,6 +175,24 @@ class WhatEveryEditorShows:
         assert hover["contents"]["value"].startswith("```python\nx_ref: Ref<gmem>"), log
         assert kernel.parameter_role() in hover["contents"]["value"], log
 
+    def test_inlay_hints_are_short(self, session):
+        """`: f32[4,128] gmem`, what is not known left out (the operand's shape): VS Code cuts at 43."""
+        kernel, result, log = session
+        line, column = kernel.position_of("x_ref, o_ref")
+        assert result["inlay_hints"] == [f"{line}:{column + len('x_ref')} : gmem",
+                                         f"{line}:{column + len('x_ref, o_ref')} : f32[4,128] gmem"], log
+
+    def test_the_example_has_a_trace_code_lens(self, session):
+        kernel, result, log = session
+        line, _ = kernel.position_of("# pallas-lsp: trace(")
+        assert result["code_lenses"] == [f"{line + 1} Trace kernel scale"], log
+
+    def test_the_code_action_menu_has_documentation_and_fix_all(self, session):
+        """After the fixes: the rule's page, and every safe fix of the file at once."""
+        _, result, log = session
+        titles = [action["title"] for action in result["quick_fix"]["offered"]]
+        assert titles[-2:] == ["Show documentation for PAL001", "Fix all pallas-lsp problems"], log
+
     def test_fixing_the_line_clears_the_diagnostic(self, session):
         kernel, result, log = session
         line, _, _ = kernel.bad_call()

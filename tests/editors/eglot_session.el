@@ -149,6 +149,27 @@ preferred pallas-lsp PAL001 fix at its prompt (`completing-read', answered here)
   (pallas--settle 0.3)
   (pallas--put 'diagnostics (pallas--diagnostics))
 
+  (setq pallas--step "inlay hints and code lenses")
+  (let ((document (eglot--TextDocumentIdentifier)))
+    (pallas--put 'inlay_hints
+                 (vconcat (mapcar (lambda (hint)
+                                    (let ((position (plist-get hint :position)))
+                                      (format "%d:%d %s" (plist-get position :line) (plist-get position :character)
+                                              (plist-get hint :label))))
+                                  (jsonrpc-request pallas--server :textDocument/inlayHint
+                                                   (list :textDocument document
+                                                         :range (list :start '(:line 0 :character 0)
+                                                                      :end (list :line (count-lines (point-min) (point-max))
+                                                                                 :character 0)))
+                                                   :timeout pallas--wait))))
+    (pallas--put 'code_lenses
+                 (vconcat (mapcar (lambda (lens)
+                                    (let ((command (plist-get lens :command)))
+                                      (format "%d %s %s" (plist-get (plist-get (plist-get lens :range) :start) :line)
+                                              (plist-get command :title) (aref (plist-get command :arguments) 1))))
+                                  (jsonrpc-request pallas--server :textDocument/codeLens (list :textDocument document)
+                                                   :timeout pallas--wait)))))
+
   (setq pallas--step "hover on the get_global call")
   (pallas--put 'hover_get_global (pallas--hover-at "get_global("))
   (setq pallas--step "hover on a kernel parameter")

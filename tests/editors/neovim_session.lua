@@ -142,6 +142,26 @@ local function session()
   result.diagnostics = diagnostics(buf)
   save()
 
+  step = "inlay hints and code lenses"
+  local doc = { uri = vim.uri_from_bufnr(buf) }
+  local function ask(method, params)
+    local answers, err = vim.lsp.buf_request_sync(buf, method, params, wait_ms)
+    check(answers ~= nil, "no " .. method .. " answer: " .. tostring(err))
+    local answer = answers[client.id] or {}
+    check((answer.error or answer.err) == nil, method .. " failed: " .. vim.inspect(answer.error or answer.err))
+    return (answer.result ~= vim.NIL and answer.result) or {}
+  end
+  result.inlay_hints = {}
+  for _, hint in ipairs(ask("textDocument/inlayHint", { textDocument = doc, range = {
+      start = { line = 0, character = 0 }, ["end"] = { line = #original, character = 0 } } })) do
+    table.insert(result.inlay_hints, hint.position.line .. ":" .. hint.position.character .. " " .. hint.label)
+  end
+  result.code_lenses = {}
+  for _, lens in ipairs(ask("textDocument/codeLens", { textDocument = doc })) do
+    table.insert(result.code_lenses, lens.range.start.line .. " " .. lens.command.title .. " " .. lens.command.arguments[2])
+  end
+  save()
+
   step = "hover on the get_global call"
   result.hover_get_global = hover_at(buf, client, [[get_global(]])
   save()
