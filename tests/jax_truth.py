@@ -1,13 +1,15 @@
 """Ask JAX itself what happens to each agreement fixture.
 
 Usage:
-    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty]
+    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty] [--relative]
 
 Imports only the standard library and jax. Prints ONE JSON object on stdout mapping
 each path (exactly as given) to
 
     {"ok": bool, "exc_type": str|null, "message": str|null,
      "locations": [{"path": "<abs path>", "line": N}, ...]}
+
+(`--relative`: location paths relative to the current folder, as examples/README.md shows them.)
 
 Fixture convention (see tests/fixtures/agreement/NOTES.md):
 
@@ -277,12 +279,17 @@ def _stdout_to_stderr():
 
 def main(argv: list[str]) -> int:
   pretty = "--pretty" in argv
-  paths = [a for a in argv if a != "--pretty"]
+  relative = "--relative" in argv
+  paths = [a for a in argv if a not in ("--pretty", "--relative")]
   if not paths:
     print(__doc__, file=sys.stderr)
     return 2
   with _stdout_to_stderr() as real_stdout:
     results = {p: run_fixture(p) for p in paths}
+    if relative:
+      for result in results.values():
+        for location in result["locations"]:
+          location["path"] = os.path.relpath(location["path"])
     json.dump(results, real_stdout, indent=2 if pretty else None)
     real_stdout.write("\n")
     real_stdout.flush()
