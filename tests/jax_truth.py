@@ -149,6 +149,18 @@ def _collective_run_scoped(eqn, inside):
   return eqn.primitive.name == "run_scoped" and bool(eqn.params.get("collective_axes"))
 
 
+def _non_semaphore_get_global(eqn, inside):
+  """A get_global of something that is no semaphore at all (an array, a barrier): GPU or TPU kind alike."""
+  import jax.numpy as jnp
+  from jax._src.pallas import core as pallas_core
+  if eqn.primitive.name != "get_global":
+    return False
+  try:
+    return not jnp.issubdtype(eqn.params["what"].dtype, pallas_core.semaphore)
+  except Exception:  # noqa: BLE001 - exotic dtypes are no semaphore
+    return True
+
+
 def _get_global_outside_kernel(eqn, inside):
   return eqn.primitive.name == "get_global" and not inside
 
@@ -236,6 +248,8 @@ def run_fixture(path: str) -> dict:
             or "get_global discharge is not supported" in msg
             or msg.startswith("Unimplemented primitive in Pallas Triton lowering: get_global")):
           locs = _get_global_locations(fn, args, only_non_semaphores=False)
+        if stage == "run" and msg.startswith("Unimplemented primitive in Pallas") and "get_global" in msg:
+          result["non_semaphore"] = bool(_eqn_locations(fn, args, _non_semaphore_get_global))
         elif stage == "run" and msg.startswith("Only thread-collective allocations"):
           locs = _eqn_locations(fn, args, _collective_run_scoped)
         elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):

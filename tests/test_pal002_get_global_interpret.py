@@ -14,9 +14,14 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 from jax.experimental.pallas import tpu as pltpu
 """
 SEM = "pl.get_global(plgpu.SemaphoreType.REGULAR)"
-MESSAGE = ("get_global cannot run in interpret mode: JAX fails here with TypeError: No ir_type_handler for aval "
-           "type: <class 'jax._src.state.types.AbstractRef'> (its clear message for this is never reached). "
-           "Pass the buffer as a kernel input or scratch instead, or run this kernel without interpret mode")
+QUOTE = "TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>"
+MESSAGE = ('JAX: "TypeError: No ir_type_handler for aval type: <class \'...AbstractRef\'>"; run it compiled '
+           f'or use a scratch semaphore. JAX fails with {QUOTE}: get_global has no interpret-mode implementation (JAX\'s own message for this, "get_global discharge is not supported in '
+           'interpret mode", is never reached); a semaphore only for one block can come from scratch_types / '
+           'scratch_shapes or pl.run_scoped instead')
+MAYBE = ("May run in interpret mode, where get_global fails; run it compiled or use a scratch semaphore. "
+         "Whether the kernel is interpreted is decided at run time (see the related location); in interpret mode "
+         f"JAX fails with {QUOTE}: get_global has no interpret-mode implementation")
 BODY = f"def body(o_ref):\n    s = {SEM}\n    pl.semaphore_signal(s)\n    pl.semaphore_wait(s)\n\n"
 
 
@@ -174,3 +179,51 @@ def test_kernel_built_before_a_module_level_set_interpret_mode_is_traced_interpr
     assert [r.message for r in finding.related] == [
         "the kernel runs in interpret mode because of plgpu.set_gpu_interpret_mode(plgpu.InterpretGPUParams())",
         "kernel entry point (plgpu.kernel)"]
+
+
+def test_first_sentence_fits_the_problems_panel():
+    assert len(MESSAGE.split(". ")[0]) <= 120 and len(MAYBE.split(". ")[0]) <= 120
+
+
+def test_interpret_through_a_wrappers_kwargs_is_certain(ws):
+    source = HEADER + BODY + ("def make(body, **kwargs):\n    return plgpu.kernel(body, out_type=(), **kwargs)\n\n"
+                              "debug_kernel = make(body, interpret=True)\n")
+    (finding,) = ws.findings(source=source)
+    assert (finding.code, finding.severity, finding.message) == ("PAL002", "error", MESSAGE)
+    assert [r.message for r in finding.related][0] == "the kernel runs in interpret mode because of interpret=True"
+
+
+def test_interpret_from_a_dict_literal(ws):
+    source = HEADER + BODY + ("OPTIONS = {'interpret': True, 'debug': False}\n"
+                              "k = plgpu.kernel(body, out_type=(), interpret=OPTIONS['interpret'])\n"
+                              "k2 = plgpu.kernel(body, out_type=(), **{'interpret': True})\n")
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+
+
+def test_interpret_decided_at_run_time_is_a_warning(ws):
+    source = HEADER + "import os\n" + BODY + (
+        "def make(flag):\n    return plgpu.kernel(body, out_type=(), interpret=plgpu.InterpretGPUParams() if flag else None)\n")
+    (finding,) = ws.findings(source=source)
+    assert (finding.code, finding.severity, finding.message) == ("PAL002", "warning", MAYBE)
+    assert finding.related[0].message == ("the kernel may run in interpret mode because of "
+                                          "interpret=plgpu.InterpretGPUParams() if flag else None")
+
+
+def test_interpret_from_the_environment_is_a_warning(ws):
+    source = HEADER + "import os\n" + BODY + (
+        "k = plgpu.kernel(body, out_type=(), interpret=os.environ.get('PALLAS_INTERPRET') == '1')\n")
+    assert [(f.code, f.severity) for f in ws.findings(source=source)] == [("PAL002", "warning")]
+
+
+def test_both_branches_interpreted_is_certain(ws):
+    source = HEADER + BODY + ("def make(flag):\n    return plgpu.kernel(body, out_type=(), "
+                              "interpret=True if flag else plgpu.InterpretGPUParams())\n")
+    assert [(f.code, f.severity) for f in ws.findings(source=source)] == [("PAL002", "error")]
+
+
+def test_semaphore_only_read_into_a_dead_value_is_dropped_by_pallas_call(ws):
+    source = HEADER + ("def ignore(sem):\n    pass\n\n"
+                       "def body(o_ref):\n    count = pl.semaphore_read(pl.get_global(plgpu.SemaphoreType.REGULAR))\n"
+                       "    ignore(pl.get_global(plgpu.SemaphoreType.REGULAR))\n    o_ref[...] = 1\n\n"
+                       "k = pl.pallas_call(body, out_shape=(), interpret=True)\n")
+    assert ws.check(source=source) == []

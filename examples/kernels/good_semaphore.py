@@ -2,9 +2,10 @@
 
 The kernel runs two thread blocks. Block 0 writes the first half of the output and then
 signals a semaphore; block 1 waits on that semaphore before it writes the second half, so
-the halves are written in a fixed order. Each launch signals the semaphore once and waits
-on it once, so its count is back to zero when the kernel ends, ready for the next launch
-(`get_global` memory lives as long as the program, not just one launch).
+the halves are written in a fixed order. JAX zero-initialises the semaphore at the start of
+every launch (jax 0.12 source; on an H200, three relaunches each read a count of 0), so nothing
+carries over from one launch to the next; a semaphore that must outlive a launch is made with
+`plgpu.alloc_semaphore` outside the kernel and passed in.
 
 `pl.get_global(plgpu.SemaphoreType.REGULAR)` is the one form Mosaic GPU accepts: a
 semaphore in global memory. pallas-lsp reports nothing here, and JAX lowers it for CUDA.

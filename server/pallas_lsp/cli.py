@@ -147,7 +147,8 @@ def run_check(args) -> int:
               file=sys.stderr)
     root = settings.root or os.path.commonpath([os.path.abspath(p) if os.path.isdir(p) else
                                                 os.path.dirname(os.path.abspath(p)) for p in args.paths])
-    project = Project(root=root, python=args.python or settings.python, use_jedi=not args.no_jedi)
+    project = Project(root=root, python=args.python or settings.python, use_jedi=not args.no_jedi,
+                      platform=settings.platform)
     if project.use_jedi:
         try:
             project.environment  # noqa: B018 - fail early, with the reason, on a broken interpreter

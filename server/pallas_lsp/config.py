@@ -1,4 +1,4 @@
-"""Settings from `[tool.pallas-lsp]` in pyproject.toml: `select`, `ignore`, `python`.
+"""Settings from `[tool.pallas-lsp]` in pyproject.toml: `select`, `ignore`, `python`, `platform`.
 
 Precedence: command-line flags (or editor settings) over pyproject.toml over defaults.
 """
@@ -22,11 +22,15 @@ class ConfigError(Exception):
     pass
 
 
+PLATFORMS = ("gpu", "tpu")
+
+
 @dataclass
 class Settings:
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
     python: str | None = None
+    platform: str | None = None  # "gpu" | "tpu": what a bare pl.pallas_call is lowered for (default gpu)
     root: str | None = None  # folder of the pyproject.toml the settings came from
     source: str | None = None
     # A `python` the repository chose but that is not run (see interpreters.refusal_of_project_choice):
@@ -110,6 +114,10 @@ def load_settings(start: str) -> Settings:
             settings.python = chosen
         else:
             settings.python_refused = (table["python"], refusal)
+    if "platform" in table:
+        if table["platform"] not in PLATFORMS:
+            raise ConfigError(f"{path}: [tool.pallas-lsp] platform must be one of {', '.join(map(repr, PLATFORMS))}")
+        settings.platform = table["platform"]
     return settings
 
 

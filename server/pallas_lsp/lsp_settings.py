@@ -20,6 +20,7 @@ class Settings:
     """
 
     python: str | None = None
+    platform: str | None = None  # "gpu" | "tpu"; what a bare pl.pallas_call is lowered for
     select: list[str] | None = None
     ignore: list[str] | None = None
     debounce_ms: int = 150
@@ -40,6 +41,8 @@ class Settings:
             return settings
         if isinstance(options.get("python"), str):
             settings.python = options["python"] or None
+        if options.get("platform") in ("gpu", "tpu"):
+            settings.platform = options["platform"]
         for key in ("select", "ignore"):
             if isinstance(options.get(key), list):
                 setattr(settings, key, [str(c) for c in options[key]])
@@ -64,6 +67,8 @@ def effective(editor: Settings, pyproject: FileSettings) -> Settings:
     merged = replace(editor)
     if merged.python is None:
         merged.python = pyproject.python
+    if merged.platform is None:
+        merged.platform = pyproject.platform
     if merged.select is None:
         merged.select = pyproject.select
     if merged.ignore is None:

@@ -117,8 +117,11 @@ class PallasServer(LanguageServer):
         if (previous is not None and previous.settings.python == settings.python
                 and previous.project.root == os.path.abspath(root)):
             previous.editor, previous.settings = editor, settings
+            if previous.project.platform != (settings.platform or "gpu"):
+                previous.project.platform = settings.platform or "gpu"
+                previous.project.forget_models()  # kernel models depend on it
             return previous  # same environment: keep the warm jedi state and the open texts
-        project = Project(root=root, python=settings.python)
+        project = Project(root=root, python=settings.python, platform=settings.platform)
         project.index.trust_events = self.file_events and uri is not None
         if previous is not None:
             project.overlay.update(previous.project.overlay)

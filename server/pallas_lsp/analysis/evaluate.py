@@ -24,6 +24,7 @@ from .values import (
     Instance,
     InterpretParams,
     KernelCall,
+    Mapping,
     MemType,
     ModuleValue,
     OneOf,
@@ -196,6 +197,10 @@ class Evaluator:
             return body if body == orelse else UNKNOWN
         if isinstance(expr, ast.Lambda):
             return Func(model, expr)
+        if isinstance(expr, ast.Dict):
+            if all(isinstance(k, ast.Constant) for k in expr.keys):
+                return Mapping(tuple((k.value, self.value(model, v, frame)) for k, v in zip(expr.keys, expr.values)))
+            return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
         return UNKNOWN
@@ -317,6 +322,9 @@ class Evaluator:
                 return base.items[index.value]
             except IndexError:
                 return UNKNOWN
+        if isinstance(base, Mapping) and isinstance(index, Const):
+            found = base.get(index.value)
+            return found if found is not None else UNKNOWN
         return UNKNOWN
 
     def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
@@ -348,6 +356,10 @@ class Evaluator:
         for keyword in node.keywords:
             if keyword.arg is not None:
                 kwargs[keyword.arg] = self.value(model, keyword.value, frame)
+            else:
+                spread = self.value(model, keyword.value, frame)
+                if isinstance(spread, Mapping):
+                    kwargs.update((k, v) for k, v in spread.items if isinstance(k, str))
         return self.call(model, func, args, kwargs, node, frame)
 
     def call(self, model: "ModuleModel", func: Value, args: list[Value], kwargs: dict[str, Value],

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .evaluate import as_memtype, terminal_name
-from .jax_version import Version, jax_version
+from .jax_version import Version, format_version, jax_version
 from .kernels import EntryPoint, KernelIndex, get_global_argument, get_global_calls, reachable_functions, unwrap_function
 from .model import FunctionNode
 from .values import Api, Const, Func, KernelCall, MemType, OneOf, Partial, Seq, Value
@@ -33,8 +33,11 @@ SC_SCALAR = "sc_scalar_subcore"
 INTERPRET = "interpret"
 UNKNOWN_BACKEND = "unknown"
 
-# jax releases where `pl.pallas_call(..., compiler_params=plgpu.CompilerParams())` stopped lowering
-# through Mosaic GPU (a bare AssertionError from 0.11.2 on; pallas_call.py:925 in 0.11.2).
+# The release from which a GPU `pl.pallas_call` always lowers through Triton. Before it (read in the
+# 0.10.2 and 0.11.1 sources, pallas_call.py `gpu_lowering`), a bare GPU pallas_call lowered through
+# Mosaic GPU (`jax_pallas_use_mosaic_gpu`, env JAX_PALLAS_USE_MOSAIC_GPU, defaulted to True), as did
+# `compiler_params=plgpu.CompilerParams()`; from 0.11.2 the flag is gone, a bare one is Triton and
+# plgpu.CompilerParams fail with a bare AssertionError (pallas_call.py:925 in 0.11.2).
 PALLAS_CALL_MOSAIC_GPU_UNTIL: Version = (0, 11, 2)
 
 _MESH_BACKENDS = {
@@ -258,6 +261,10 @@ def _backend(project: "Project", entry: EntryPoint) -> tuple[str, str]:
             return UNKNOWN_BACKEND, "pl.pallas_call with compiler params not known statically"
     if getattr(project, "platform", "gpu") == "tpu":
         return TPU_TC, "pl.pallas_call lowered for a TPU (setting platform = \"tpu\")"
+    version = jax_version(project)
+    if version is not None and version < PALLAS_CALL_MOSAIC_GPU_UNTIL:
+        return MOSAIC_GPU, (f"pl.pallas_call lowered for a GPU uses Mosaic GPU in jax {format_version(version)} "
+                            "(setting platform = \"gpu\")")
     return TRITON, "pl.pallas_call lowered for a GPU uses Triton (setting platform = \"gpu\")"
 
 
@@ -365,12 +372,17 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
 def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:
     scope = model.enclosing_function(binder) or model.tree
     uses: list[Use] = []
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
-            binding = model.lookup(name, model.scope_of(node), node.lineno)
-            if binding is not None and binding.node is binder:
-                uses.extend(uses_of(project, model, node, indices, depth))
+    for node in _loads(scope, name):
+        binding = model.lookup(name, model.scope_of(node), node.lineno)
+        if binding is not None and binding.node is binder:
+            uses.extend(uses_of(project, model, node, indices, depth))
     return uses
+
+
+def _loads(scope: ast.AST, name: str) -> list[ast.Name]:
+    """Loads of `name` under `scope`, in source order."""
+    found = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
@@ -395,11 +407,10 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
     if binding is None:
         return [Use("other", model, call, indices, True)]
     uses = []
-    for node in ast.walk(target.node):
-        if isinstance(node, ast.Name) and node.id == param.arg and isinstance(node.ctx, ast.Load):
-            found = inner.lookup(node.id, inner.scope_of(node), node.lineno)
-            if found is not None and found.node is param:
-                uses.extend(uses_of(project, inner, node, indices, depth + 1))
+    for node in _loads(target.node, param.arg):
+        found = inner.lookup(node.id, inner.scope_of(node), node.lineno)
+        if found is not None and found.node is param:
+            uses.extend(uses_of(project, inner, node, indices, depth + 1))
     return uses
 
 

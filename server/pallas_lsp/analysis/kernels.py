@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from .evaluate import KERNEL_FACTORIES, terminal_name
 from .model import FunctionNode
-from .values import Api, Const, Func, InterpretParams, KernelCall, Partial, Value
+from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -44,11 +44,16 @@ class EntryPoint:
     model: "ModuleModel"
     node: ast.AST
     kernel: KernelCall
-    interpret: list[InterpretSite] = field(default_factory=list)
+    interpret: list[InterpretSite] = field(default_factory=list)  # certainly interpreted (some launch)
+    maybe_interpret: list[InterpretSite] = field(default_factory=list)  # interpreted depending on a runtime value
 
     def mark(self, site: InterpretSite) -> None:
         if site not in self.interpret:
             self.interpret.append(site)
+
+    def mark_maybe(self, site: InterpretSite) -> None:
+        if site not in self.maybe_interpret:
+            self.maybe_interpret.append(site)
 
     @property
     def body(self) -> Func | None:
@@ -61,10 +66,42 @@ def unwrap_function(value: Value | None) -> Func | None:
     return value if isinstance(value, Func) else None
 
 
+YES, MAYBE, NO = "yes", "maybe", "no"
+
+
 def _interpret_reason(value: Value) -> bool:
     if isinstance(value, InterpretParams):
         return True
     return isinstance(value, Const) and bool(value.value)
+
+
+def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast.AST | None) -> str:
+    """Whether an `interpret=` value turns interpret mode on: YES (for at least one launch, certainly),
+    MAYBE (a conditional or the environment decides at run time), NO (off, or nothing says it is on)."""
+    if _interpret_reason(value):
+        return YES
+    if isinstance(value, OneOf):
+        levels = {interpret_certainty(evaluator, model, option, None) for option in value.options}
+        return YES if YES in levels else MAYBE if MAYBE in levels else NO
+    if isinstance(value, Const):
+        return NO
+    if isinstance(node, ast.IfExp):
+        levels = {interpret_certainty(evaluator, model, evaluator.value(model, branch), branch)
+                  for branch in (node.body, node.orelse)}
+        return YES if levels == {YES} else MAYBE if levels & {YES, MAYBE} else NO
+    if node is not None and _reads_environment(evaluator, model, node):
+        return MAYBE
+    return NO
+
+
+def _reads_environment(evaluator, model: "ModuleModel", node: ast.AST) -> bool:
+    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)` somewhere in the expression."""
+    for child in ast.walk(node):
+        if isinstance(child, (ast.Attribute, ast.Name)):
+            value = evaluator.value(model, child)
+            if isinstance(value, Api) and value.name.split(".")[:2] in (["os", "environ"], ["os", "getenv"]):
+                return True
+    return False
 
 
 class KernelIndex:
@@ -117,10 +154,42 @@ class KernelIndex:
 
     def _mark_interpret_keywords(self) -> None:
         for entry in self.entries:
+            candidates = []
             found = entry.kernel.kwarg("interpret")
-            if found and _interpret_reason(found[0]):
-                node = found[1] if found[1] is not None else entry.node
-                entry.mark(InterpretSite(self.model, node, f"interpret={self.model.segment(node, 60)}"))
+            if found:
+                candidates.append((self.model, found[0], found[1] if found[1] is not None else entry.node))
+            candidates.extend(self._forwarded_interpret(entry))
+            for model, value, node in candidates:
+                level = interpret_certainty(self.evaluator, model, value, node)
+                if level == NO:
+                    continue
+                text = model.segment(node, 60)
+                reason = text if text.startswith("interpret=") or "interpret=" in text else f"interpret={text}"
+                site = InterpretSite(model, node, reason)
+                entry.mark(site) if level == YES else entry.mark_maybe(site)
+
+    def _forwarded_interpret(self, entry: EntryPoint):
+        """`interpret=` reaching the factory through the `**kwargs` of the function that calls it:
+        (model, value, node) for each call of that function passing one."""
+        call, model = entry.node, self.model
+        if not isinstance(call, ast.Call):
+            return
+        func = model.enclosing_function(call)
+        kwarg = getattr(getattr(func, "args", None), "kwarg", None)
+        if kwarg is None or not any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg
+                                    for k in call.keywords):
+            return
+        for caller in model.calls_named(getattr(func, "name", "")):
+            target = self.evaluator.value(model, caller.func)
+            if not (isinstance(target, Func) and target.node is func):
+                continue
+            for keyword in caller.keywords:
+                if keyword.arg == "interpret":
+                    yield model, self.evaluator.value(model, keyword.value), keyword
+                elif keyword.arg is None:
+                    spread = self.evaluator.value(model, keyword.value)
+                    if isinstance(spread, Mapping) and spread.get("interpret") is not None:
+                        yield model, spread.get("interpret"), keyword.value
 
     # ---- interpret mode from context managers and global switches ------------------------------
 

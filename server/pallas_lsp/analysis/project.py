@@ -61,8 +61,11 @@ def iter_python_files(root: str, on_skip=None):
 
 
 class Project:
-    def __init__(self, root: str | None = None, python: str | None = None, use_jedi: bool = True):
+    def __init__(self, root: str | None = None, python: str | None = None, use_jedi: bool = True,
+                 platform: str | None = None):
         self.root = os.path.abspath(root or os.getcwd())
+        # What a pl.pallas_call without backend hints is lowered for: "gpu" (Triton) or "tpu" (TensorCore).
+        self.platform = platform or "gpu"
         self.python = choose_interpreter(python)
         self.use_jedi = use_jedi
         self._environment: PythonEnvironment | None = None
@@ -127,6 +130,10 @@ class Project:
             cached = (key, read_source(path))
             self._disk_texts[path] = cached
         return cached[1]
+
+    def forget_models(self) -> None:
+        """Drop parsed modules and what was inferred from them (after a setting they depend on changed)."""
+        self._models.clear()
 
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)

@@ -169,6 +169,19 @@ class KernelCall(Value):
 
 
 @dataclass(frozen=True)
+class Mapping(Value):
+    """A dict literal with constant keys: `{"interpret": True}`."""
+
+    items: tuple[tuple[Any, Value], ...]
+
+    def get(self, key: Any) -> Value | None:
+        for item_key, value in self.items:
+            if item_key == key:
+                return value
+        return None
+
+
+@dataclass(frozen=True)
 class OneOf(Value):
     """Several values reach here from different call sites."""
 

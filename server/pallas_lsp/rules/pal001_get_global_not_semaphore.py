@@ -54,15 +54,40 @@ def problem(value: Value) -> str | None:
     return None
 
 
-def _other_backends_only(ctx) -> set[int]:
-    """get_global calls reached only by kernels of a backend with no get_global lowering at all (Triton,
-    TPU, SparseCore, WarpMesh): JAX never looks at the type there; PAL003 reports them, or they are dead code."""
-    from .pal003_get_global_no_lowering import JAX_MESSAGE
+SEMAPHORE_DTYPES = ("semaphore", "barrier_semaphore", "dma_sem")
 
+
+def is_semaphore_kind(value) -> bool:
+    """Any semaphore type (GPU or TPU, regular, barrier or DMA): on a backend with no get_global at all,
+    PAL003 reports these; anything else is not what get_global is for, on every backend (PAL001)."""
+    value = as_memtype(value)
+    return isinstance(value, MemType) and value.dtype in SEMAPHORE_DTYPES
+
+
+def _lowered_backends(ctx) -> dict[int, set[str]]:
+    """For each get_global call reached by kernels: the backends that lower it (empty: every kernel
+    reaching it is a pallas_call that drops it as dead code)."""
     backends: dict[int, set[str]] = {}
     for kernel, site in ctx.kernels_reaching():
-        backends.setdefault(id(site.call), set()).add(kernel.backend)
-    return {call for call, found in backends.items() if found <= JAX_MESSAGE.keys()}
+        found = backends.setdefault(id(site.call), set())
+        if kernel.reached(site):
+            found.add(kernel.backend)
+    return backends
+
+
+def _message(value, problem_text: str, backends: set[str] | None) -> str:
+    """JAX's words on the backend that lowers this get_global: Mosaic GPU's own check, or another backend's
+    missing lowering (then the type advice follows)."""
+    from .pal003_get_global_no_lowering import JAX_MESSAGE
+
+    if not backends or not backends <= JAX_MESSAGE.keys() or not isinstance(as_memtype(value), MemType):
+        return problem_text
+    backend = sorted(backends)[0]
+    memtype = as_memtype(value)
+    short = "pass the array as a kernel input" if memtype.space in ("gmem", "any", "hbm") else "allocate it as scratch"
+    what = memtype.picture or f"{memtype.source} (a {memtype.space.upper()} buffer)"
+    return (f'JAX: "{JAX_MESSAGE[backend]}"; {short}. get_global only allocates semaphores, and only on Mosaic GPU; '
+            f"this asks for {what}: {advice(memtype)}")
 
 
 def _unexpected_keywords(call) -> list[str]:
@@ -72,24 +97,30 @@ def _unexpected_keywords(call) -> list[str]:
 def check(ctx):
     evaluator = ctx.project.evaluator
     rule = sys.modules[__name__]
-    skipped = _other_backends_only(ctx)
+    lowered = _lowered_backends(ctx)
     for call in get_global_calls(ctx.project, ctx.model):
         unexpected = _unexpected_keywords(call)
         if unexpected:
             yield ctx.finding(rule, call, (f"JAX: \"TypeError: get_global() got an unexpected keyword argument "
-                                           f"'{unexpected[0]}'\"; get_global takes one argument, the semaphore type. "
+                                           f"'{unexpected[0]}'\"; pass only the semaphore type. get_global takes one argument. "
                                            "Scope comes from the kernel: a global semaphore spans its grid and cluster."),
                               facts={"get_global": call, "model": ctx.model, "keywords": unexpected})
-            continue
-        if id(call) in skipped:
             continue
         argument = get_global_argument(call)
         if argument is None:
             continue
         value = evaluator.value(ctx.model, argument)
+        backends = lowered.get(id(call))
         options = value.options if isinstance(value, OneOf) else (value,)
         for option in options:
             message = problem(option)
+            if message and backends is not None and not isinstance(option, ShapeDtype):
+                if not backends:
+                    continue  # dropped as dead code by every pallas_call reaching it
+                from .pal003_get_global_no_lowering import JAX_MESSAGE
+                if is_semaphore_kind(option) and backends <= JAX_MESSAGE.keys():
+                    continue  # a semaphore where get_global has no lowering at all: PAL003
+                message = _message(option, message, backends)
             if message:
                 finding = ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
                 yield replace(finding, fixes=get_global_fixes(ctx.project, ctx.model, call, as_memtype(option), finding))

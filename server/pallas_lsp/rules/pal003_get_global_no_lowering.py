@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 
 from ..analysis.kernel_model import MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
+from ..analysis.values import OneOf
+from .pal001_get_global_not_semaphore import is_semaphore_kind, problem
 
 CODE = "PAL003"
 NAME = "get-global-no-lowering"
@@ -27,19 +29,25 @@ JAX_MESSAGE = {
     MOSAIC_GPU_WARP: "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for lowering semantics "
                      "LoweringSemantics.Warpgroup and user thread semantics PrimitiveSemantics.Warp",
 }
-_TPU_ADVICE = "use a pltpu.SemaphoreType.REGULAR in scratch_shapes"
+_TPU_ADVICE = "use a scratch_shapes semaphore"
 ADVICE = {
     TRITON: "move the kernel to plgpu.kernel (Mosaic GPU)",
     TPU_TC: _TPU_ADVICE,
     SC_VECTOR: _TPU_ADVICE,
     SC_SCALAR: _TPU_ADVICE,
-    MOSAIC_GPU_WARP: "call it outside the WarpMesh core_map",
+    MOSAIC_GPU_WARP: "call it outside the core_map",
+}
+# What the first sentence quotes where the whole message would not fit the Problems panel.
+_QUOTED = {
+    SC_VECTOR: "Unimplemented primitive in ... lowering for sc_vector_subcore: get_global",
+    SC_SCALAR: "Unimplemented primitive in ... lowering for sc_scalar_subcore: get_global",
+    MOSAIC_GPU_WARP: "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for ... Warp",
 }
 DETAIL = {
     TRITON: "only Mosaic GPU allocates global semaphores; a pallas_call never lowers through it from jax 0.11.2 on",
-    TPU_TC: "a scratch semaphore is shared by the kernel's grid iterations on a core",
-    SC_VECTOR: "a scratch semaphore is shared by the kernel's iterations on a subcore",
-    SC_SCALAR: "a scratch semaphore is shared by the kernel's iterations on a subcore",
+    TPU_TC: "use a pltpu.SemaphoreType.REGULAR in scratch_shapes: it is shared by the grid iterations on a core",
+    SC_VECTOR: "use a pltpu.SemaphoreType.REGULAR in scratch_shapes: it is shared by the iterations on a subcore",
+    SC_SCALAR: "use a pltpu.SemaphoreType.REGULAR in scratch_shapes: it is shared by the iterations on a subcore",
     MOSAIC_GPU_WARP: "the semaphore ref it returns in the kernel body can be used inside the warp-level code",
 }
 _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vector subcore",
@@ -48,11 +56,9 @@ _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vec
 
 def message(kernel) -> str:
     backend = kernel.backend
-    quoted = JAX_MESSAGE[backend]
-    if backend == MOSAIC_GPU_WARP:
-        quoted = "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for ... PrimitiveSemantics.Warp"
+    quoted = _QUOTED.get(backend, JAX_MESSAGE[backend])
     return (f'JAX: "{quoted}"; {ADVICE[backend]}. {kernel.backend_reason}, and {_SHORT[backend]} has no '
-            f"get_global lowering ({DETAIL[backend]}).")
+            f"get_global lowering: NotImplementedError: {JAX_MESSAGE[backend]} ({DETAIL[backend]}).")
 
 
 def check(ctx):
@@ -61,6 +67,9 @@ def check(ctx):
     for kernel, site in ctx.kernels_reaching():
         if kernel.backend not in JAX_MESSAGE or id(site.call) in reported or not kernel.reached(site):
             continue
+        options = site.what.options if isinstance(site.what, OneOf) else (site.what,)
+        if any(problem(o) and not is_semaphore_kind(o) for o in options):
+            continue  # not a semaphore at all: PAL001, with this backend's words
         reported.add(id(site.call))
         yield ctx.finding(rule, site.call, message(kernel), (ctx.entry_related(kernel),),
                           facts={"kernel": kernel, "get_global": site.call, "model": site.model,

@@ -37,7 +37,8 @@ def check(ctx):
         quoted = (f"IndexError: Slice DynamicSlice(base={base}, length={allocation.size}) along axis 0 is out of "
                   f"bounds for shape [{limit}]")
         what = "get_global" if allocation.kind == "get_global" else "run_scoped semaphore"
-        message = (f'JAX: "{quoted}"; use one REGULAR((n,)) semaphore with .at[i], or grid=(1,). '
+        short = f"IndexError: ... DynamicSlice(base={base}, length={allocation.size}) ... shape [{limit}]"
+        message = (f'JAX: "{short}"; use one REGULAR((n,)) and .at[i], or grid=(1,). JAX fails with {quoted}. '
                    f"This {what} reserves semaphore {used} of a kernel with no grid and no cluster, where JAX's "
                    f"resource estimator made room for {limit} (a JAX bug: it takes the largest, lowering adds them up); "
                    "a thread axis does not help, a scratch_types semaphore does not count.")

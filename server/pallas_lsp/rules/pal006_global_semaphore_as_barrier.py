@@ -28,8 +28,8 @@ def check(ctx):
             reported.add(id(use.node))
             shape = memtype.shape[use.indices or 0:] if memtype.shape is not None else None
             picture = f"Ref<gmem>{{semaphore[{','.join(map(str, shape))}]}}" if shape is not None else "Ref<gmem>{semaphore[...]}"
-            message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use a plgpu.Barrier '
-                       "from scratch_types or pl.run_scoped. A global semaphore is for pl.semaphore_signal and "
+            message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM plgpu.Barrier. '
+                       "Allocate it in scratch_types or with pl.run_scoped. A global semaphore is for pl.semaphore_signal and "
                        "pl.semaphore_wait; barriers order copies and arrivals within a block.")
             related = (ctx.related(site.model, site.call, "the global semaphore comes from here"),)
             yield ctx.finding(rule, use.node, message, related,

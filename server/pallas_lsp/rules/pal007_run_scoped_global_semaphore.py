@@ -36,8 +36,8 @@ def check(ctx):
                 continue  # only a grid or cluster axis is certain to be refused
             reported.add(id(site.call))
             axes = ", ".join(repr(a) for a in site.collective_axes)
-            message = (f'JAX: "ValueError: {QUOTE}. To allocate global semaphores, use pl.get_global."; use '
-                       f"pl.get_global(plgpu.SemaphoreType.REGULAR). collective_axes=({axes}) spans blocks of the grid "
+            message = (f'JAX: "{QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR). JAX fails with '
+                       f"ValueError: {QUOTE}. To allocate global semaphores, use pl.get_global. collective_axes=({axes}) spans blocks of the grid "
                        "or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
             yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,

@@ -22,6 +22,8 @@ SEVERITY = "error"
 SUMMARY = "A semaphore returned from a kernel, or a get_global used outside any kernel."
 
 RETURN_QUOTE = "ValueError: Kernels cannot return semaphores"
+OLD_RETURN_QUOTE = "ValueError: Invalid out_shape type: <enum 'SemaphoreType'>"  # jax 0.11.1 (run), for a SemaphoreType
+ALLOC_SEMAPHORE_SINCE = (0, 12)
 OUTSIDE_QUOTE = "Cannot lower jaxpr with effects: {SemaphoreEffect}"
 _JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
 
@@ -57,9 +59,15 @@ def check(ctx):
             continue
         leaf = _semaphore_leaf(ctx, found[1])
         if leaf is not None:
-            message = (f'JAX: "{RETURN_QUOTE}"; allocate it in scratch_types, or with plgpu.alloc_semaphore '
-                       "before the kernel and pass it in. out_type describes the arrays a kernel returns; "
-                       "a semaphore lives only inside the kernel (or in a ref made by plgpu.alloc_semaphore).")
+            if kernel.jax_version is not None and kernel.jax_version < ALLOC_SEMAPHORE_SINCE:
+                # jax 0.11.x: no plgpu.alloc_semaphore yet, and out_type rejects the type itself.
+                message = (f'JAX: "{OLD_RETURN_QUOTE}"; allocate the semaphore in scratch_types. out_type describes '
+                           "the arrays a kernel returns; a semaphore lives only inside the kernel.")
+            else:
+                message = (f'JAX: "{RETURN_QUOTE}"; allocate it in scratch_types or with plgpu.alloc_semaphore. '
+                           "plgpu.alloc_semaphore runs before the kernel, which takes it as an operand; out_type "
+                           "describes the arrays a kernel returns; a semaphore lives only inside the kernel "
+                           "(or in a ref made by plgpu.alloc_semaphore).")
             yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
     yield from _outside_kernels(ctx, rule)

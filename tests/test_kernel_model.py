@@ -1,0 +1,140 @@
+"""The kernel model: backend per entry point (with the `platform` setting and the analysed jax version),
+grid/cluster/thread axes, get_global sites and their uses, and the jax version read from metadata."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, at
+from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis.jax_version import jax_version, parse_version, version_from_metadata
+from pallas_lsp.analysis.kernel_model import (
+    INTERPRET, MOSAIC_GPU, MOSAIC_GPU_WARP, SC_VECTOR, TPU_TC, TRITON, UNKNOWN_BACKEND, kernel_models)
+from pallas_lsp.config import ConfigError, load_settings
+
+HEADER = """\
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+from jax.experimental.pallas import tpu_sc as plsc
+from jax.experimental.pallas import triton as pltriton
+
+def body(x_ref, o_ref):
+    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+
+"""
+
+
+def models(ws, source, platform=None, version=...):
+    """Kernel models of `source`; `version` stands in for the environment's jax (None: no jax found)."""
+    path = ws.write("kernel.py", source)
+    project = Project(root=str(ws.root), python=ws.python, platform=platform)
+    if version is not ...:
+        project._jax_version = version
+    return project, kernel_models(project, project.model(str(path)))
+
+
+@pytest.mark.parametrize("launch,backend", [
+    ("plgpu.kernel(body, out_type=X)", MOSAIC_GPU),
+    ("pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=('x',)))", MOSAIC_GPU),
+    ("pl.pallas_call(body, out_shape=X)", TRITON),
+    ("pl.pallas_call(body, out_shape=X, compiler_params=pltriton.CompilerParams(num_warps=4))", TRITON),
+    ("pl.pallas_call(body, out_shape=X, compiler_params=pltpu.CompilerParams())", TPU_TC),
+    ("pl.kernel(body, out_type=X, mesh=pltpu.create_tensorcore_mesh('core'))", TPU_TC),
+    ("pl.kernel(body, out_type=X, mesh=plsc.VectorSubcoreMesh(core_axis_name='c', subcore_axis_name='s'))", SC_VECTOR),
+    ("pl.pallas_call(body, out_shape=X, interpret=True)", INTERPRET),
+    ("pl.pallas_call(body, out_shape=X, compiler_params=params)", UNKNOWN_BACKEND),
+])
+def test_backend_of_each_entry_point(ws, launch, backend):
+    _, (kernel,) = models(ws, HEADER + f"X = jax.ShapeDtypeStruct((8,), jnp.float32)\nk = {launch}\n")
+    assert kernel.backend == backend
+
+
+def test_warp_mesh_core_map_is_its_own_backend_and_not_part_of_the_outer_kernel(ws):
+    source = HEADER + ("def outer(x_ref, o_ref):\n    @pl.core_map(plgpu.WarpMesh(axis_name='w'))\n    def _():\n"
+                       "        pl.semaphore_signal(pl.get_global(plgpu.SemaphoreType.REGULAR))\n\n"
+                       "k = plgpu.kernel(outer, out_type=(), grid=(2,), grid_names=('x',))\n")
+    _, kernels = models(ws, source)
+    assert sorted((k.backend, len(k.get_globals)) for k in kernels) == [(MOSAIC_GPU, 0), (MOSAIC_GPU_WARP, 1)]
+
+
+def test_platform_setting_picks_the_backend_of_a_bare_pallas_call(ws):
+    source = HEADER + "k = pl.pallas_call(body, out_shape=())\n"
+    for platform, backend, words in (("gpu", TRITON, "Triton lowering"), ("tpu", TPU_TC, "TPU lowering for tc")):
+        project, (kernel,) = models(ws, source, platform=platform)
+        assert kernel.backend == backend
+        (finding,) = analyze(project, str(ws.root / "kernel.py"))
+        assert finding.code == "PAL003" and words in finding.message
+        assert f'setting platform = "{platform}"' in finding.message
+
+
+def test_platform_in_pyproject(ws):
+    ws.write("pyproject.toml", "[tool.pallas-lsp]\nplatform = \"tpu\"\n")
+    assert load_settings(str(ws.root)).platform == "tpu"
+    ws.write("pyproject.toml", "[tool.pallas-lsp]\nplatform = \"cuda\"\n")
+    with pytest.raises(ConfigError, match="platform must be one of 'gpu', 'tpu'"):
+        load_settings(str(ws.root))
+
+
+def test_platform_reaches_check_from_pyproject(ws):
+    ws.write("pyproject.toml", "[tool.pallas-lsp]\nplatform = \"tpu\"\n")
+    ws.write("kernel.py", HEADER + "k = pl.pallas_call(body, out_shape=())\n")
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--python", ws.python, "kernel.py"],
+                         capture_output=True, text=True, cwd=ws.root, timeout=300)
+    assert "Pallas TPU lowering for tc: get_global" in run.stdout and run.returncode == 1
+
+
+@pytest.mark.parametrize("version,backend", [((0, 11, 1), MOSAIC_GPU), ((0, 11, 2), UNKNOWN_BACKEND),
+                                             ((0, 12, 0, 1), UNKNOWN_BACKEND)])
+def test_mosaic_gpu_compiler_params_on_pallas_call_follow_the_jax_version(ws, version, backend):
+    source = HEADER + "k = pl.pallas_call(body, out_shape=(), compiler_params=plgpu.CompilerParams())\n"
+    _, (kernel,) = models(ws, source, version=version)
+    assert kernel.backend == backend
+
+
+@pytest.mark.parametrize("version,backend", [((0, 10, 2), MOSAIC_GPU), ((0, 11, 1), MOSAIC_GPU),
+                                             ((0, 11, 2), TRITON), ((0, 12, 0, 1), TRITON), (None, TRITON)])
+def test_bare_gpu_pallas_call_follows_the_jax_version(ws, version, backend):
+    """Before 0.11.2 jax_pallas_use_mosaic_gpu defaulted to True: a bare GPU pallas_call was Mosaic GPU."""
+    source = HEADER + "k = pl.pallas_call(body, out_shape=())\n"
+    project, (kernel,) = models(ws, source, version=version)
+    assert kernel.backend == backend
+    assert [f.code for f in analyze(project, str(ws.root / "kernel.py"))] == ([] if backend == MOSAIC_GPU else ["PAL003"])
+
+
+def test_axes(ws):
+    source = HEADER + ("a = plgpu.kernel(body, out_type=(), grid=(2, 3), grid_names=('x', 'y'), num_threads=2, "
+                       "thread_name='wg')\nb = plgpu.kernel(body, out_type=(), cluster=(2,), cluster_names=('c',))\n"
+                       "c = plgpu.kernel(body, out_type=(), grid=g)\n")
+    _, (a, b, c) = models(ws, source)
+    assert (a.grid_axes, a.cluster_axes, a.thread_axes) == (("x", "y"), (), ("wg",))
+    assert (b.grid_axes, b.cluster_axes, b.thread_axes) == ((), ("c",), ())
+    assert c.grid_axes is None
+
+
+def test_uses_follow_names_indices_and_helpers(ws):
+    source = HEADER + ("def wait(s):\n    pl.semaphore_wait(s)\n\n"
+                       "def shaped(x_ref, o_ref):\n    flags = pl.get_global(plgpu.SemaphoreType.REGULAR((2, 2)))\n"
+                       "    row = flags.at[0]\n    wait(row.at[1])\n    n = pl.semaphore_read(flags)\n\n"
+                       "k = plgpu.kernel(shaped, out_type=())\n")
+    _, (kernel,) = models(ws, source)
+    (site,) = kernel.get_globals
+    assert [(u.kind, u.indices, u.live) for u in site.uses] == [("wait", 2, True), ("read", 0, False)]
+
+
+def test_jax_version_from_the_environments_metadata(ws, jax_env):
+    project = Project(root=str(ws.root), python=jax_env)
+    assert jax_version(project) == (0, 12, 0, 1)
+    assert jax_version(Project(root=str(ws.root), python=sys.executable)) is None  # the dev venv has no jax
+
+
+def test_version_parsing(tmp_path):
+    assert parse_version("0.11.2") == (0, 11, 2) and parse_version("0.10.0rc1") == (0, 10, 0)
+    metadata = tmp_path / "METADATA"
+    metadata.write_text("Metadata-Version: 2.1\nName: jax\nVersion: 0.9.2\n\nVersion: 9.9\n")
+    assert version_from_metadata(str(metadata)) == (0, 9, 2)
