@@ -31,6 +31,9 @@ Fixture convention (see tests/fixtures/agreement/NOTES.md):
   A fixture whose kernel must be *built* under the abstract mesh (SparseCore meshes ask for
   the device) sets a module constant ``MODE = "sparsecore"``: target() is then called inside it.
 
+On a machine with a GPU, ``JAX_TRUTH_COMPILE=1`` also compiles the "cuda" and "triton" kernels
+(``.lower(...).compile()``; "triton" then lowers for the real GPU, not under the abstract mesh).
+
 Optionally a fixture defines ``def cleanup():`` which is called (in a ``finally``)
 after the fixture was run, e.g. to undo ``plgpu.set_gpu_interpret_mode(...)``.
 As a safety net this script also resets the global Pallas interpret-mode config
@@ -199,9 +202,13 @@ _ABSTRACT = {
 _PLATFORM = {"cuda": "cuda", "triton": "cuda", "tpu": "tpu", "sparsecore": "tpu"}
 
 
+def _compiling() -> bool:
+  return os.environ.get("JAX_TRUTH_COMPILE") == "1"
+
+
 def _device_context(mode):
   import jax
-  if mode not in _ABSTRACT:
+  if mode not in _ABSTRACT or (mode == "triton" and _compiling()):
     return contextlib.nullcontext()
   from jax.sharding import AbstractDevice, AbstractMesh
   kind, cores, platform = _ABSTRACT[mode]
@@ -234,7 +241,9 @@ def run_fixture(path: str) -> dict:
       if mode == "interpret":
         jax.block_until_ready(jax.jit(fn)(*args))
       else:
-        traced.lower(lowering_platforms=(_PLATFORM[mode],))
+        lowered = traced.lower(lowering_platforms=(_PLATFORM[mode],))
+        if _compiling() and mode in ("cuda", "triton"):
+          lowered.compile()
   except Exception as exc:  # noqa: BLE001
     msg = _first_line(exc)
     result.update(ok=False, exc_type=type(exc).__name__, message=msg)

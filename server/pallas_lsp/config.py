@@ -57,7 +57,7 @@ def find_pyproject(start: str) -> Path | None:
     return None
 
 
-KNOWN_KEYS = ("select", "ignore", "python")
+KNOWN_KEYS = ("select", "ignore", "python", "platform")
 
 
 def _codes(value, key: str, path: Path) -> list[str]:
