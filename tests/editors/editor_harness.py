@@ -187,6 +187,19 @@ class WhatEveryEditorShows:
         line, _ = kernel.position_of("# pallas-lsp: trace(")
         assert result["code_lenses"] == [f"{line + 1} Trace kernel scale"], log
 
+    def test_a_trace_without_known_arguments_says_which_comment_to_write(self, session):
+        """A failure of the tool, not of the code: a message with the comment to write (no CLI flag),
+        prefilled from the module's ShapeDtypeStruct, and no diagnostic."""
+        kernel, result, log = session
+        line, _ = kernel.position_of("def scale_rows(")
+        trace = result["trace_unknown_args"]
+        assert trace["error"] == "ArgsNotFound", log
+        assert trace["messages"][-1] == (
+            "pallas-trace: scale_rows: the arguments to trace it with are not known. Write "
+            f"'# pallas-lsp: trace(f32[4,128])' above line {line + 1} with the shapes and dtypes it is called with, "
+            "then trace again."), log
+        assert trace["trace_diagnostics"] == 0, log
+
     def test_the_code_action_menu_has_documentation_and_fix_all(self, session):
         """After the fixes: the rule's page, and every safe fix of the file at once."""
         _, result, log = session

@@ -25,6 +25,11 @@
                                                         &allow-other-keys)
   (push message pallas--log-messages))
 
+(defvar pallas--show-messages nil "The server's messages to the user (window/showMessage), newest first.")
+(cl-defmethod eglot-handle-notification :before (_server (_method (eql window/showMessage)) &key message
+                                                        &allow-other-keys)
+  (push message pallas--show-messages))
+
 (defvar pallas--published-version nil "The document version of the newest publishDiagnostics.")
 (cl-defmethod eglot-handle-notification :before (_server (_method (eql textDocument/publishDiagnostics))
                                                         &key version &allow-other-keys)
@@ -169,6 +174,17 @@ preferred pallas-lsp PAL001 fix at its prompt (`completing-read', answered here)
                                               (plist-get command :title) (aref (plist-get command :arguments) 1))))
                                   (jsonrpc-request pallas--server :textDocument/codeLens (list :textDocument document)
                                                    :timeout pallas--wait)))))
+
+  (setq pallas--step "trace a function whose arguments are not known")
+  (let ((answer (jsonrpc-request pallas--server :workspace/executeCommand
+                                 (list :command "pallas.trace"
+                                       :arguments (vector (plist-get (eglot--TextDocumentIdentifier) :uri) "scale_rows"))
+                                 :timeout pallas--wait)))
+    (pallas--put 'trace_unknown_args
+                 `((error . ,(plist-get (plist-get answer :error) :type))
+                   (messages . ,(vconcat (reverse pallas--show-messages)))
+                   (trace_diagnostics . ,(seq-count (lambda (d) (equal (alist-get 'source d) "pallas-trace"))
+                                                    (pallas--diagnostics))))))
 
   (setq pallas--step "hover on the get_global call")
   (pallas--put 'hover_get_global (pallas--hover-at "get_global("))

@@ -121,6 +121,14 @@ vim.lsp.handlers["window/logMessage"] = function(err, params, ...)
   return show_log_message(err, params, ...)
 end
 
+-- The server's messages to the user (window/showMessage), still shown the usual way.
+result.show_messages = {}
+local show_message = vim.lsp.handlers["window/showMessage"]
+vim.lsp.handlers["window/showMessage"] = function(err, params, ...)
+  table.insert(result.show_messages, params.message)
+  return show_message(err, params, ...)
+end
+
 local function session()
   vim.lsp.set_log_level("debug")
   result.lsp_log = vim.lsp.get_log_path()
@@ -160,6 +168,15 @@ local function session()
   for _, lens in ipairs(ask("textDocument/codeLens", { textDocument = doc })) do
     table.insert(result.code_lenses, lens.range.start.line .. " " .. lens.command.title .. " " .. lens.command.arguments[2])
   end
+  save()
+
+  step = "trace a function whose arguments are not known"
+  local traced = ask("workspace/executeCommand", { command = "pallas.trace", arguments = { doc.uri, "scale_rows" } })
+  result.trace_unknown_args = {
+    error = traced.error and traced.error.type,
+    messages = result.show_messages,
+    trace_diagnostics = #vim.tbl_filter(function(d) return d.source == "pallas-trace" end, diagnostics(buf)),
+  }
   save()
 
   step = "hover on the get_global call"

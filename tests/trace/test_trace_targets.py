@@ -137,6 +137,9 @@ def f(x, idx):
     assert suggest_args(source, "k") == "f32[2,128], i32[8], bf16[4]"
     assert suggest_args(source, "f") == "f32[2,128], i32[8]"  # as many as f takes
     assert suggest_args("def f(x):\n    ...\n", "f") is None
+    # Constants unpacked from a tuple, as examples/kernels/bad_global_buffer.py writes them.
+    assert suggest_args("import jax\nimport jax.numpy as jnp\nROWS, COLS = 4, 128\n"
+                        "X = jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32)\n", "X") == "f32[4,128]"
 
 
 def test_no_call_and_no_annotation():

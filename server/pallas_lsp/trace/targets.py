@@ -287,6 +287,11 @@ class _Static:
         for stmt in tree.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 self.module_values[stmt.targets[0].id] = stmt.value
+            elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)
+                  and isinstance(stmt.value, ast.Tuple) and len(stmt.targets[0].elts) == len(stmt.value.elts)):
+                for target, value in zip(stmt.targets[0].elts, stmt.value.elts):  # ROWS, COLS = 4, 128
+                    if isinstance(target, ast.Name):
+                        self.module_values[target.id] = value
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
                 self.module_values[stmt.target.id] = stmt.value
 
