@@ -171,6 +171,16 @@ def test_a_fake_virtual_environment_in_the_repository_is_refused(tmp_path):
     assert refusal_of_project_choice("/bin/sh", str(tmp_path)) == "it is not in a virtual environment inside the project"
 
 
+def test_a_virtual_environment_committed_to_the_repository_is_refused(tmp_path):
+    """A committed venv whose python links to the system's: its site-packages could hold a `.pth`
+    file that Python runs at start-up, so it is the repository's code too."""
+    venv.create(tmp_path / ".venv", symlinks=True, with_pip=False)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "-f", ".venv/pyvenv.cfg"], check=True)
+    assert refusal_of_project_choice(str(tmp_path / ".venv" / "bin" / "python"), str(tmp_path)) == (
+        "its virtual environment is committed to the repository (a .pth file in it would run when Python starts)")
+
+
 def test_the_projects_own_virtual_environment_is_honoured(tmp_path):
     venv.create(tmp_path / ".venv", symlinks=True, with_pip=False)
     (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\npython = ".venv/bin/python"\n')

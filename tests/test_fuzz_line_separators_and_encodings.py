@@ -116,9 +116,11 @@ def server(tmp_path_factory):
     wire.root = root
     yield wire
     wire.kill()
+    print(f"\nserver fuzz: {EDITS_SENT[0]} edits in {next(_documents)} documents")  # for docs/reliability.md (-s)
 
 
 _documents = itertools.count()
+EDITS_SENT = [0]
 
 
 @settings(FUZZ, max_examples=SERVER_EXAMPLES)
@@ -138,6 +140,7 @@ def test_server_document_never_drifts_from_the_editors(server, prefix, bursts):
             change = {"range": {"start": lsp_position(text, start), "end": lsp_position(text, end)}, "text": new_text}
             text = text[:start] + new_text + text[end:]
             version += 1
+            EDITS_SENT[0] += 1
             server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
                 "textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}})
         published = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"

@@ -86,6 +86,9 @@ def refusal_of_project_choice(python: str, project_root: str) -> str | None:
         return "it is not in a virtual environment inside the project"
     if not _PYTHON_NAME.fullmatch(os.path.basename(executable)):
         return "it is not named like a Python interpreter"
+    if _committed(venv, root):
+        return ("its virtual environment is committed to the repository (a .pth file in it would run "
+                "when Python starts)")
     target = os.path.realpath(executable)
     if os.path.commonpath([target, root]) == root:
         return "it is a file inside the repository, not a link to a Python installed on this machine"
@@ -101,3 +104,14 @@ def _virtual_environment_of(executable: str, root: str) -> str | None:
             os.path.commonpath([os.path.realpath(folder), root]) == root:
         return folder
     return None
+
+
+def _committed(folder: str, root: str) -> bool:
+    """Whether git tracks files of `folder` (a venv made on this machine is not committed; one that
+    comes with the repository's content is the repository's code). Not a git checkout: False."""
+    try:
+        listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", os.path.relpath(folder, root)],
+                                capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return listed.returncode == 0 and bool(listed.stdout)
