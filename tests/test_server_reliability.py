@@ -140,3 +140,26 @@ async def test_a_500_term_expression_keeps_the_files_diagnostics(client: Languag
     open_text(client, uri, text)
     params = await publish_for(client, uri, 1, 60)
     assert [(d.code, d.range.start.line) for d in params.diagnostics] == [("PAL001", 8)]
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def typo_client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("ws")
+    lsp_client.root = root
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
+        initialization_options={"select": ["NOPE"], "debounceMs": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_select_typo_is_shown_and_does_not_turn_checking_off(typo_client: LanguageClient):
+    client = typo_client
+    (message,) = [m.message for m in client.messages if "NOPE" in m.message]
+    assert message.startswith("pallas-lsp: setting pallas.select: unknown rule code NOPE (known: PAL000, PAL001")
+    assert message.endswith("; the setting is ignored until it is fixed")
+    uri = (client.root / "k.py").as_uri()
+    open_text(client, uri, KERNEL)
+    params = await publish_for(client, uri, 1, 60)
+    assert [(d.code, d.range.start.line) for d in params.diagnostics] == [("PAL001", 8)]
