@@ -53,11 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
     parser.add_argument("--compare-source", help="also time another checkout, interleaved (before/after)")
-    parser.add_argument("--without-fixes", action="store_true",
-                        help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    server = {"source": args.source, "without_fixes": args.without_fixes}
+    server = {"source": args.source}
     if args.file:
         roots = args.root or [str(Path(f).parent) for f in args.file]
         targets = [(Path(f).resolve(), Path(r).resolve()) for f, r in zip(args.file, roots)]
@@ -71,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     initialized: dict[Path, list[float]] = {path: [] for path, _ in targets}
     counts: dict[Path, set] = {path: set() for path, _ in targets}
     compared: dict[Path, list[float]] = {path: [] for path, _ in targets}
-    other = {"source": args.compare_source, "without_fixes": args.without_fixes}
+    other = {"source": args.compare_source}
     for _ in range(args.runs):  # interleaved, so load changes hit every series alike
         baseline.append(python_run("pass"))
         imports.append(python_run("import pallas_lsp.server", pallas_command("serve", args.source)[1]))
@@ -92,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.compare_source:
             results[-1]["compare_source"] = args.compare_source
             results[-1]["compare_source_cold_start_ms"] = summary(compared[path])
-    emit({"benchmark": "cold_start", "machine": machine(), "without_fixes": args.without_fixes,
+    emit({"benchmark": "cold_start", "machine": machine(),
           "python_startup_ms": base, "import_server_ms": summary(imports), "files": results}, args.json)
     return 0
 

@@ -46,8 +46,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big-lines", type=int, default=20000)
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--source", help="run pallas-lsp from another checkout (its server/ folder)")
-    parser.add_argument("--without-fixes", action="store_true",
-                        help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     if args.paths:
@@ -63,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         paths.append(str(big))
         files.append(str(big))
     lines = sum(len(Path(f).read_bytes().splitlines()) for f in files)
-    command, env = pallas_command("check", args.source, args.without_fixes)
+    command, env = pallas_command("check", args.source)
     check_cmd = [*command, "--format", "json", "--python", args.python, *paths]
     check, parse_process, parse_only, jax_process, jax_inner = [], [], [], [], []
     findings: Counter = Counter()
@@ -88,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parse_s = summary(parse_process, 1.0)
     jax_s = summary(jax_process, 1.0)
     emit({"benchmark": "corpus_check", "machine": machine(), "files": len(files), "lines": lines,
-          "command": " ".join(check_cmd), "without_fixes": args.without_fixes,
+          "command": " ".join(check_cmd),
           "findings": dict(findings), "planted_in_big_file": planted,
           "check_s": check_s, "ast_parse_process_s": parse_s, "ast_parse_only_s": summary(parse_only, 1.0),
           "jax_discover_one_error_process_s": jax_s, "jax_discover_one_error_inprocess_s": summary(jax_inner, 1.0),

@@ -20,20 +20,18 @@ REPO = Path(__file__).resolve().parents[1]
 JAX_PYTHON = os.environ.get("PALLAS_LSP_JAX_PYTHON", str(REPO / ".venvs" / "jax" / "bin" / "python"))
 
 
-def pallas_command(subcommand: str, source: str | None = None, without_fixes: bool = False) -> tuple[list[str], dict]:
+def pallas_command(subcommand: str, source: str | None = None) -> tuple[list[str], dict]:
     """How to run `pallas-lsp <subcommand>`: this interpreter, `-m pallas_lsp`; `source` runs another
-    checkout's `server/`; `without_fixes` leaves quick fixes uncomputed (bench/without_fixes.py)."""
+    checkout's `server/`."""
     env = dict(os.environ)
     if source:
         env["PYTHONPATH"] = os.path.join(source, "server") + os.pathsep + env.get("PYTHONPATH", "")
-    if without_fixes:
-        return [sys.executable, str(Path(__file__).resolve().parent / "without_fixes.py"), subcommand], env
     return [sys.executable, "-m", "pallas_lsp", subcommand], env
 
 
 class LspClient:
-    def __init__(self, source: str | None = None, without_fixes: bool = False):
-        command, env = pallas_command("serve", source, without_fixes)
+    def __init__(self, source: str | None = None):
+        command, env = pallas_command("serve", source)
         self.started = time.perf_counter()
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=env, bufsize=0)

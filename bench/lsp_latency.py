@@ -78,11 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", action="append", default=[], help="workspace folder for each --file")
     parser.add_argument("--python", default=JAX_PYTHON, help="the analysed project's interpreter")
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
-    parser.add_argument("--without-fixes", action="store_true",
-                        help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args(argv)
-    server = {"source": args.source, "without_fixes": args.without_fixes}
+    server = {"source": args.source}
     if args.file:
         roots = args.root or [str(Path(f).parent) for f in args.file]
         targets = [(Path(f).resolve(), Path(r).resolve()) for f, r in zip(args.file, roots)]
@@ -92,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     for result in results:
         target = result["target_p95_ms"]
         result["target_met"] = None if target is None else result["edit_ms"]["p95"] <= target
-    emit({"benchmark": "lsp_latency", "machine": machine(), "without_fixes": args.without_fixes, "files": results},
+    emit({"benchmark": "lsp_latency", "machine": machine(), "files": results},
          args.json)
     return 0
 

@@ -233,15 +233,16 @@ GOOD = [unit_good_semaphore, unit_good_pallas_call, unit_good_decorator_scoped, 
 BUGS = [unit_bug_smem, unit_bug_gmem_helper, unit_bug_barrier, unit_bug_interpret]
 
 
-def generate(lines: int = 20000, seed: int = 20260101) -> tuple[str, dict]:
-    """The module text (at least `lines` lines) and the planted bugs by rule code."""
+def generate(lines: int = 20000, seed: int = 20260101, bug_every: int = 12) -> tuple[str, dict]:
+    """The module text (at least `lines` lines) and the planted bugs by rule code (one unit in
+    `bug_every` is a bug)."""
     rng = random.Random(seed)
     out = HEADER.splitlines()
     planted: dict[str, int] = {}
     i = 0
     while len(out) < lines:
         i += 1
-        make = BUGS[(i // 12) % len(BUGS)] if i % 12 == 0 else GOOD[rng.randrange(len(GOOD))]
+        make = BUGS[(i // bug_every) % len(BUGS)] if i % bug_every == 0 else GOOD[rng.randrange(len(GOOD))]
         body, bugs = make(i, rng)
         for code, count in bugs.items():
             planted[code] = planted.get(code, 0) + count
@@ -249,12 +250,12 @@ def generate(lines: int = 20000, seed: int = 20260101) -> tuple[str, dict]:
     return "\n".join(out) + "\n", planted
 
 
-def write(path: str | os.PathLike = DEFAULT_OUT, lines: int = 20000) -> tuple[Path, dict]:
+def write(path: str | os.PathLike = DEFAULT_OUT, lines: int = 20000, bug_every: int = 12) -> tuple[Path, dict]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.parent.name == ".generated":
         (path.parent / ".gitignore").write_text("*\n")
-    text, planted = generate(lines)
+    text, planted = generate(lines, bug_every=bug_every)
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     return path, planted

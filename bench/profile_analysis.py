@@ -34,10 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--no-jedi", action="store_true")
-    parser.add_argument("--without-fixes", action="store_true", help="leave quick fixes uncomputed")
     args = parser.parse_args(argv)
-    if args.without_fixes:
-        import without_fixes  # noqa: F401 - patches the rules on import
     profiler = cProfile.Profile()
     if args.corpus:
         files = [str(f) for f in corpus_files(args.python)]

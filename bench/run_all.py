@@ -5,7 +5,7 @@
 Writes one JSON file per measurement into DIR and prints a markdown summary. `--source` runs another
 checkout's server (for before/after comparisons; export one with `git archive REV server | tar -x -C DIR`).
 `*_jax_only` leave the generated 20k-line module out (comparable with older checkouts, which took
-minutes per analysis of it); `latency_big_without_fixes` shows what building quick fixes costs.
+minutes per analysis of it). What building quick fixes costs: `fix_cost.py`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ STEPS = [
     ("latency_kernel", "lsp_latency.py", ["--edits", "30", "--warmup", "3", "--file", "{jax}/experimental/pallas/ops/gpu/collective_matmul_mgpu.py",
                                           "--root", "{jax}"], ["--edits", "5", "--warmup", "1"]),
     ("latency_big", "lsp_latency.py", ["--edits", "5", "--warmup", "1", "--file", "{big}"], ["--edits", "2", "--warmup", "0"]),
-    ("latency_big_without_fixes", "lsp_latency.py", ["--edits", "5", "--warmup", "1", "--without-fixes", "--file", "{big}"],
-     ["--edits", "2", "--warmup", "0"]),
     ("cold_start", "cold_start.py", ["--runs", "10"], ["--runs", "2"]),
     ("corpus_check", "corpus_check.py", ["--runs", "3"], ["--runs", "1"]),
     ("corpus_check_jax_only", "corpus_check.py", ["--runs", "5", "--no-big"], ["--runs", "1"]),

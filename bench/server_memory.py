@@ -78,11 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="open only the first N corpus files (smoke tests)")
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
-    parser.add_argument("--without-fixes", action="store_true",
-                        help="leave quick fixes uncomputed (bench/without_fixes.py): the analysis alone")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    server = {"source": args.source, "without_fixes": args.without_fixes}
+    server = {"source": args.source}
     root = jax_package_dir(args.python)
     files = corpus_files(args.python)[: args.limit]
     if not args.no_big:
@@ -91,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = [measure(files, root, args.python, server) for _ in range(args.runs)]
     peaks = sorted(r["server_vmhwm_mib"] for r in runs)
     median = peaks[len(peaks) // 2] if len(peaks) % 2 else (peaks[len(peaks) // 2 - 1] + peaks[len(peaks) // 2]) / 2
-    emit({"benchmark": "server_memory", "machine": machine(), "without_fixes": args.without_fixes, "root": str(root),
+    emit({"benchmark": "server_memory", "machine": machine(), "root": str(root),
           "runs": runs,
           "server_vmhwm_mib": {"median": median, "min": peaks[0], "max": peaks[-1]},
           "target_mib": TARGET_MIB, "target_met": median <= TARGET_MIB}, args.json)

@@ -68,8 +68,14 @@ class Workspace:
     def findings(self, name: str = "kernel.py", source: str | None = None):
         if source is not None:
             self.write(name, source)
-        project = Project(root=str(self.root), python=self.python, use_jedi=self.use_jedi)
-        return analyze(project, str(self.root / name))
+        self.project = Project(root=str(self.root), python=self.python, use_jedi=self.use_jedi)
+        return analyze(self.project, str(self.root / name))
+
+    def fixes(self, finding):
+        """The fixes offered for a finding of the last `findings` call (built on request, verified)."""
+        from pallas_lsp.fixes import fixes_for
+
+        return fixes_for(self.project, finding)
 
     def check(self, name: str = "kernel.py", source: str | None = None) -> list[tuple[str, str, str]]:
         """(code, 1-based range, message) for each finding."""

@@ -155,28 +155,29 @@ def run_check(args) -> int:
         except EnvironmentError_ as exc:
             print(f"pallas-lsp: error: {exc}", file=sys.stderr)
             return EXIT_ERROR
-    if args.fix or args.diff:
+    fixing = args.fix or args.diff
+    if fixing:
         from .fixes.fix_all import fix_files, unified_diff
         from .fixes.write_back import write_fixed_file
 
         changed, applied = fix_files(project, files, codes, unsafe=args.unsafe_fixes)
         if args.diff:
             sys.stdout.write(unified_diff(changed))
-            return EXIT_FINDINGS if changed else EXIT_CLEAN
-        written = 0
-        for path, (old_text, new_text) in changed.items():
-            skipped = write_fixed_file(path, old_text, new_text)
-            if skipped is not None:
-                print(f"pallas-lsp: warning: {display_path(path)} not rewritten: {skipped.reason}", file=sys.stderr)
-            else:
-                written += 1
-            project.set_text(path, None)  # what remains is reported for the file as it is on disk
-        if written == len(changed):
-            print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {written} "
-                  f"file{'s' if written != 1 else ''}", file=sys.stderr)
         else:
-            print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
-                  "unchanged (see above)", file=sys.stderr)
+            written = 0
+            for path, (old_text, new_text) in changed.items():
+                skipped = write_fixed_file(path, old_text, new_text)
+                if skipped is not None:
+                    print(f"pallas-lsp: warning: {display_path(path)} not rewritten: {skipped.reason}", file=sys.stderr)
+                else:
+                    written += 1
+                project.set_text(path, None)  # what remains is reported for the file as it is on disk
+            if written == len(changed):
+                print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {written} "
+                      f"file{'s' if written != 1 else ''}", file=sys.stderr)
+            else:
+                print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
+                      "unchanged (see above)", file=sys.stderr)
     findings = []
     skipped = 0
     for file in files if codes else []:
@@ -185,6 +186,10 @@ def run_check(args) -> int:
         except OSError as exc:  # unreadable, too large, gone: said plainly, the other files still checked
             _warn_skipped(file, skip_reason(exc))
             skipped += 1
+    if fixing:
+        _print_unfixable(project, findings, args.unsafe_fixes)
+        if args.diff:
+            return EXIT_FINDINGS if changed else EXIT_CLEAN
     if args.format == "json":
         sys.stdout.write(format_json(findings))
     elif args.format == "sarif":
@@ -194,6 +199,18 @@ def run_check(args) -> int:
     else:
         sys.stdout.write(format_text(findings, len(files) - skipped, skipped))
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
+
+
+def _print_unfixable(project, findings, unsafe: bool) -> None:
+    """What --fix/--diff could not do, as ruff says it: findings left without an automatic fix."""
+    from .fixes.fix_all import without_fix
+
+    none, unsafe_only = without_fix(project, findings, unsafe)
+    if none:
+        print(f"pallas-lsp: {none} finding{'s have' if none != 1 else ' has'} no automatic fix", file=sys.stderr)
+    if unsafe_only:
+        print(f"pallas-lsp: {unsafe_only} finding{'s have' if unsafe_only != 1 else ' has'} only unsafe fixes "
+              "(apply them with --unsafe-fixes)", file=sys.stderr)
 
 
 def run_trace(args) -> int:

@@ -69,7 +69,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: s
         code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         related_information=related or None,
-        data=fix_data(finding, lines),  # for code actions
+        data={"textHash": text_hash(lines)},  # code actions: which text the finding was reported for
     )
 
 
@@ -103,13 +103,6 @@ def expression_range(lines: list[str], location: dict | None) -> types.Range | N
 
 def text_hash(lines: list[str]) -> str:
     return hashlib.sha1("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def fix_data(finding: Finding, lines: list[str]) -> dict | None:
-    """`Diagnostic.data`: the finding's fixes, and which text they were computed for."""
-    if not finding.fixes:
-        return None
-    return {"fixes": [fix.to_data() for fix in finding.fixes], "textHash": text_hash(lines)}
 
 
 class PythonTextDocument(TextDocument):

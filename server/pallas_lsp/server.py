@@ -13,6 +13,7 @@ import contextvars
 import logging
 import os
 import threading
+from collections import OrderedDict
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -83,6 +84,7 @@ class PallasServer(LanguageServer):
         self.loose: dict[str, Folder] = {}  # files outside every workspace folder, by pyproject root
         self.pull = False
         self.client_configuration = False
+        self.resolves_edits = False  # the client resolves a code action's edit (codeAction/resolve)
         self.loop_thread: int | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
         self.configured: asyncio.Event | None = None  # set once the client's configuration is in
@@ -371,6 +373,9 @@ def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
     ls.client_configuration = bool(capabilities.workspace and capabilities.workspace.configuration)
     watched = capabilities.workspace.did_change_watched_files if capabilities.workspace else None
     ls.watch_files = bool(watched and watched.dynamic_registration)
+    code_action_caps = capabilities.text_document.code_action if capabilities.text_document else None
+    resolve = code_action_caps.resolve_support if code_action_caps else None
+    ls.resolves_edits = bool(resolve and "edit" in (resolve.properties or []))
     ls.loop_thread = threading.get_ident()
     try:
         ls.event_loop = asyncio.get_running_loop()
@@ -514,11 +519,16 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
         label=label, kind=types.InlayHintKind.Type, tooltip=tooltip) for line, column, label, tooltip in hints]
 
 
-# ---- code actions: quick fixes from Diagnostic.data, and fix-all ------------------------------------
-# Each diagnostic carries its findings' fixes (`Fix.to_data()`) in `data`, so a quick-fix request
-# is answered without analysing anything; only `source.fixAll.pallas` re-analyses (fixes overlap).
+# ---- code actions: quick fixes built on request, and fix-all ---------------------------------------
+# Diagnostics carry only the hash of the text they were reported for (`data.textHash`); the fixes
+# of the diagnostics a code-action request names (those in its range) are built then, verified, and
+# kept for that text. A client that resolves code actions (`resolveSupport` for `edit`) gets the
+# actions without their edits, and the edit of the one it picks from `codeAction/resolve`.
+# Every rule among the diagnostics also gets an action opening its page (`_rule_actions`).
 
 FIX_ALL_KIND = "source.fixAll.pallas"
+_FIXES_KEPT = 64
+_fix_cache: "OrderedDict[tuple, tuple]" = OrderedDict()
 
 
 def _kind_wanted(kind: str, only) -> bool:
@@ -557,27 +567,80 @@ def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(document_changes=changes)
 
 
-def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
-    from .analysis.findings import Fix
+def _finding_data(finding: Finding) -> dict:
+    span = finding.span
+    return {"code": finding.code, "message": finding.message,
+            "span": [span.line, span.column, span.end_line, span.end_column]}
 
+
+def _finding_from(path: str, data: dict) -> Finding | None:
+    from .analysis.findings import Span
+    from .rules import RULES_BY_CODE
+
+    try:
+        rule = RULES_BY_CODE[str(data["code"])]
+        return Finding(path, Span(*(int(n) for n in data["span"])), rule.CODE, rule.NAME, rule.SEVERITY,
+                       str(data["message"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _diagnostic_finding(path: str, lines: list[str], diagnostic: types.Diagnostic) -> Finding | None:
+    """The finding a diagnostic of ours was made from (columns back to code points)."""
+    start, end = diagnostic.range.start, diagnostic.range.end
+
+    def column(line: int, character: int) -> int:
+        return code_point_column(lines[line] if line < len(lines) else "", character)
+
+    return _finding_from(path, {"code": diagnostic.code, "message": diagnostic.message, "span": [
+        start.line, column(start.line, start.character), end.line, column(end.line, end.character)]})
+
+
+def _fixes(project, finding: Finding, text: str, text_key: str) -> tuple:
+    """The finding's verified fixes for this text, built once (runs on the analysis thread)."""
+    from .fixes import fixes_for
+
+    key = (finding.path, text_key, finding.code, finding.span, finding.message)
+    if key not in _fix_cache:
+        _fix_cache[key] = fixes_for(project, finding, text)
+        while len(_fix_cache) > _FIXES_KEPT:
+            _fix_cache.popitem(last=False)
+    _fix_cache.move_to_end(key)
+    return _fix_cache[key]
+
+
+async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
     document = ls.workspace.text_documents.get(uri)
-    current = text_hash(split_lines(document.source)) if document is not None else None
-    actions = []
+    if document is None:
+        return []
+    version, text = document.version, document.source
+    lines = split_lines(text)
+    current = text_hash(lines)
+    path = uri_to_path(uri)
+    asked = []
     for diagnostic in diagnostics:
         data = diagnostic.data
-        if diagnostic.source != SOURCE or not isinstance(data, dict):
-            continue
-        if data.get("textHash") != current:
-            continue  # computed for text the editor no longer has; fresh diagnostics are on their way
-        for item in data.get("fixes") or []:
-            try:
-                fix = Fix.from_data(item)
-            except (KeyError, TypeError, ValueError):
-                log.warning("ignoring malformed fix data: %r", item)
-                continue
-            actions.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix,
-                                            diagnostics=[diagnostic], is_preferred=fix.preferred or None,
-                                            edit=workspace_edit(ls, fix.edits)))
+        if diagnostic.source != SOURCE or not isinstance(data, dict) or data.get("textHash") != current:
+            continue  # not ours, or for text the editor no longer has (fresh diagnostics are on their way)
+        finding = _diagnostic_finding(path, lines, diagnostic)
+        if finding is not None:
+            asked.append((diagnostic, finding))
+    if not asked:
+        return []
+    results = await ls.on_analysis_thread(document, "code actions", lambda project, _path, _text: [
+        _fixes(project, finding, text, current) for _, finding in asked], failed=[() for _ in asked])
+    if not ls.is_current(document, version):
+        return []
+    actions = []
+    for (diagnostic, finding), fixes in zip(asked, results):
+        for fix in fixes:
+            action = types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                      is_preferred=fix.preferred or None)
+            if ls.resolves_edits:
+                action.data = {"uri": uri, "textHash": current, "finding": _finding_data(finding), "title": fix.title}
+            else:
+                action.edit = workspace_edit(ls, fix.edits)
+            actions.append(action)
     return actions
 
 
@@ -683,18 +746,41 @@ async def open_rule_docs(ls: PallasServer, *arguments):
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND],
+                                        resolve_provider=True))
 async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     only = params.context.only
     actions = []
     if _kind_wanted(types.CodeActionKind.QuickFix, only):
-        actions.extend(_quick_fixes(ls, params.text_document.uri, params.context.diagnostics))
+        actions.extend(await _quick_fixes(ls, params.text_document.uri, params.context.diagnostics))
         actions.extend(_rule_actions(ls, params.text_document.uri, params.context.diagnostics))
     if only and _kind_wanted(FIX_ALL_KIND, only):
         fix_all_action = await _fix_all_action(ls, params.text_document.uri)
         if fix_all_action is not None:
             actions.append(fix_all_action)
     return actions or None
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: PallasServer, action: types.CodeAction) -> types.CodeAction:
+    """The edit of a quick fix the user picked (built for the text the action was offered for; an
+    action for text the editor no longer has stays without an edit)."""
+    data = action.data if isinstance(action.data, dict) else {}
+    document = ls.workspace.text_documents.get(str(data.get("uri")))
+    if document is None or action.edit is not None:
+        return action
+    version, text = document.version, document.source
+    if text_hash(text.splitlines()) != data.get("textHash"):
+        return action
+    finding = _finding_from(uri_to_path(document.uri), data.get("finding") or {})
+    if finding is None:
+        return action
+    fixes = await ls.on_analysis_thread(document, "code action resolve", lambda project, _path, _text: _fixes(
+        project, finding, text, data["textHash"]), failed=())
+    chosen = next((fix for fix in fixes if fix.title == data.get("title")), None)
+    if chosen is not None and ls.is_current(document, version):
+        action.edit = workspace_edit(ls, chosen.edits)
+    return action
 
 
 def main(argv: list[str] | None = None) -> int:

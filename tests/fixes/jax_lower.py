@@ -10,6 +10,7 @@ the GPU with arguments of ones, and "interpret" ones run as usual. Imports only 
   lowering for `plgpu.kernel` / `pl.kernel` (no GPU needed);
 * "triton": the same for `pl.pallas_call`, whose CUDA path in jax 0.12 is Triton: lowered against an
   abstract H100 (`jax.sharding.AbstractDevice`) so the real Triton lowering runs without a GPU;
+* "tpu": the real Mosaic TPU lowering (`lowering_platforms=("tpu",)`, no TPU needed);
 * "interpret": `jax.jit(fn)(*args)` on the CPU; the file's `expected()` gives the values the intended
   program computes, and the result must equal them.
 """
@@ -54,6 +55,8 @@ def run(path: str, execute: bool = False) -> dict:
       mesh = jax.sharding.AbstractMesh((1,), ("x",), abstract_device=device)
       with jax.sharding.use_abstract_mesh(mesh):
         jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
+    elif mode == "tpu":
+      jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",))
     elif mode == "interpret":
       got = jax.block_until_ready(jax.jit(fn)(*args))
       want = module.expected()

@@ -185,3 +185,56 @@ async def test_show_documentation_action_links_the_packaged_rule_page(client: La
     await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command=docs["command"]["command"], arguments=docs["command"]["arguments"]))
     assert client.messages[-1].message == f"pallas-lsp: {page.as_uri()}"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"]))
+async def resolving_client(lsp_client: LanguageClient):
+    """A client like VS Code: resolves a code action's edit, opens documents the server shows."""
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(code_action=types.CodeActionClientCapabilities(
+                data_support=True, resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"]))),
+            window=types.WindowClientCapabilities(show_document=types.ShowDocumentClientCapabilities(support=True))),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 20}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_diagnostics_carry_no_fixes_and_the_picked_action_is_resolved(resolving_client: LanguageClient):
+    """Fixes cost nothing until asked for: the diagnostic names its text only; the actions come
+    without edits, and `codeAction/resolve` gives the edit of the one picked."""
+    client = resolving_client
+    open_document(client, BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    assert list(diagnostic.data) == ["textHash"]
+    actions = [a for a in await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic]))) if isinstance(a, types.CodeAction)]
+    assert [(a.title, a.edit) for a in actions] == [
+        ("pallas-lsp (PAL001): Pass lut as a kernel operand", None),
+        ("pallas-lsp (PAL001): Disable PAL001 for this line", None)]
+    resolved = await client.code_action_resolve_async(actions[0])
+    assert apply(BEFORE, resolved.edit.document_changes[0].edits) == AFTER
+
+
+UNFIXABLE = (REPO / "tests" / "fixes" / "no_fix" / "shape_from_argument.py").read_text()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_finding_without_a_fix_offers_its_rule_page(resolving_client: LanguageClient):
+    """No rewrite is known (the shape is a parameter): only noqa, the rule's page and fix-all."""
+    client = resolving_client
+    open_document(client, UNFIXABLE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    actions = await code_actions_json(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    href = diagnostic.code_description.href
+    assert [(a["title"], a.get("command", {}).get("arguments")) for a in actions][:2] == [
+        ("pallas-lsp (PAL001): Disable PAL001 for this line", None),
+        ("Show documentation for PAL001", [href])]
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="pallas.openRuleDocs", arguments=[href]))
+    assert [(d.uri, d.external) for d in client.shown_documents] == [(href, not href.startswith("file:"))]

@@ -64,9 +64,23 @@ def test_diff_prints_the_safe_fixes_and_writes_nothing(workspace):
 
 def test_fix_writes_safe_fixes_and_reports_what_remains(workspace):
     run = cli("--fix", ".", cwd=workspace)
-    assert (run.returncode, run.stderr) == (1, "pallas-lsp: applied 3 fixes in 1 file\n")
+    assert (run.returncode, run.stderr) == (1, "pallas-lsp: applied 3 fixes in 1 file\n"
+                                               "pallas-lsp: 1 finding has only unsafe fixes (apply them with --unsafe-fixes)\n")
     assert (workspace / "safe.py").read_text() == (HERE / "after.py").read_text()
     assert run.stdout.splitlines()[0].startswith("unsafe.py:11:9: PAL002 JAX: \"TypeError: No ir_type_handler for aval type")
     run = cli("--fix", "--unsafe-fixes", ".", cwd=workspace)
     assert (run.returncode, run.stderr) == (0, "pallas-lsp: applied 1 fix in 1 file\n")
     assert (workspace / "unsafe.py").read_text() == (UNSAFE / "after.py").read_text()
+
+
+UNFIXABLE = (HERE.parent / "no_fix" / "shape_from_argument.py").read_text()
+
+
+@pytest.mark.parametrize("mode", ["--fix", "--diff"])
+def test_fix_and_diff_say_how_many_findings_have_no_automatic_fix(tmp_path, mode):
+    """As ruff does: what could not be fixed is said, not left for the user to guess."""
+    (tmp_path / "kernel.py").write_text(UNFIXABLE)
+    run = cli(mode, ".", cwd=tmp_path)
+    assert run.returncode == (1 if mode == "--fix" else 0)
+    assert run.stderr.splitlines()[-1] == "pallas-lsp: 1 finding has no automatic fix"
+    assert (tmp_path / "kernel.py").read_text() == UNFIXABLE

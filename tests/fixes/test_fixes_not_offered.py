@@ -100,7 +100,7 @@ def test_only_noqa_is_offered(ws, name):
     findings = ws.findings("kernel.py", HEADER + CASES[name])
     assert findings, "the case must have a finding"
     for finding in findings:
-        assert [fix.title for fix in finding.fixes] == [
+        assert [fix.title for fix in ws.fixes(finding)] == [
             f"pallas-lsp ({finding.code}): Disable {finding.code} for this line"]
 
 
@@ -108,4 +108,4 @@ def test_no_fix_edits_a_file_that_does_not_parse(ws):
     source = HEADER + CASES["body takes *args"].replace("kernel = plgpu", "kernel = = plgpu")
     findings = ws.findings("kernel.py", source)
     assert sorted(f.code for f in findings) == ["PAL000", "PAL001"]
-    assert all(fix.kind == "noqa" for f in findings for fix in f.fixes)
+    assert all(fix.kind == "noqa" for f in findings for fix in ws.fixes(f))

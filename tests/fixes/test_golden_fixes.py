@@ -17,6 +17,7 @@ import pytest
 from conftest import REPO, jax_python
 from golden_cases import clear, load_cases
 from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.fixes import fixes_for
 from pallas_lsp.fixes.edits import apply_edits
 from pallas_lsp.fixes.fix_all import fix_all
 
@@ -39,9 +40,10 @@ def analysed(case, which: str, root: Path):
 def applied(case, tmp_path):
     """(findings before, the finding fixed, {workspace file: text after the fix})."""
     root = tmp_path / "before"
-    _, _, findings = analysed(case, "before", root)
-    chosen = [(f, fix) for f in findings if f.code == case.code for fix in f.fixes if fix.title == title(case)]
-    offered = {fix.title for f in findings for fix in f.fixes}
+    project, _, findings = analysed(case, "before", root)
+    offered_for = {f: fixes_for(project, f) for f in findings}
+    chosen = [(f, fix) for f in findings if f.code == case.code for fix in offered_for[f] if fix.title == title(case)]
+    offered = {fix.title for fixes in offered_for.values() for fix in fixes}
     assert len(chosen) == 1, f"{title(case)!r} offered {len(chosen)} times; offered: {sorted(offered)}"
     finding, fix = chosen[0]
     texts = dict(case.names("before"))
@@ -75,7 +77,7 @@ def test_fixed_file_has_no_fixed_finding_and_no_new_one_and_the_fix_is_gone(case
     gone = Counter((f.code, f.message) for f in before if f.span == fixed.span)
     expected = Counter((f.code, f.message) for f in before) - gone
     assert Counter((f.code, f.message) for f in after) == expected
-    assert not any(fix.title == title(case) for f in after for fix in f.fixes)
+    assert not any(fix.title == title(case) for f in after for fix in fixes_for(project, f))
     if not after:
         assert fix_all(project, str(path)).texts == {}  # applying fixes again changes nothing
 

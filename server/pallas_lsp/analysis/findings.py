@@ -35,7 +35,8 @@ class TextEdit:
 
 @dataclass(frozen=True)
 class Fix:
-    """A ready-made edit for a finding. `applicability` is "safe" (fix-all applies it) or "unsafe"."""
+    """An edit for a finding, built on request (`fixes.fixes_for`). `applicability` is "safe"
+    (fix-all applies it) or "unsafe"."""
 
     title: str
     edits: tuple[TextEdit, ...]
@@ -70,7 +71,6 @@ class Finding:
     severity: str  # "error" | "warning" | "info"
     message: str
     related: tuple[Related, ...] = field(default=())
-    fixes: tuple[Fix, ...] = field(default=(), compare=False)
     # What a fix needs, in-process only (never serialised): "kernel" (a KernelModel: entry point, backend,
     # axes), "get_global" (the ast.Call), "model" (its ModuleModel), "use" (the offending use), ...
     facts: dict = field(default_factory=dict, compare=False, repr=False)

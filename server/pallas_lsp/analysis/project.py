@@ -8,6 +8,7 @@ and asks jedi nothing when its imports did not change.
 from __future__ import annotations
 
 import ast
+import contextlib
 import errno
 import logging
 import os
@@ -118,6 +119,24 @@ class Project:
             elif path in self._workspace_set:
                 self._workspace_set.discard(path)
                 self._workspace_files.remove(path)
+
+    @contextlib.contextmanager
+    def trial(self, texts: dict[str, str]):
+        """Analyse with `texts` in place of these files' texts, then put back their overlays and
+        cached models: checking a fix must not cost the next real analysis its caches."""
+        texts = {os.path.abspath(path): text for path, text in texts.items()}
+        saved = {path: (self.overlay.get(path), self._models.get(path)) for path in texts}
+        try:
+            for path, text in texts.items():
+                self.overlay[path] = text
+            yield
+        finally:
+            for path, (overlay, model) in saved.items():
+                self.set_text(path, overlay)
+                if model is None:
+                    self._models.pop(path, None)
+                else:
+                    self._models[path] = model
 
     def text(self, path: str) -> str:
         path = os.path.abspath(path)

@@ -1,25 +1,93 @@
-"""Quick fixes for get_global findings: LibCST rewrites turned into text edits.
+"""Quick fixes for findings, built only when asked for: LibCST rewrites turned into text edits.
 
-`get_global_fixes` is what the rules call; each fix module answers with a `Fix` or nothing
-(a fix that cannot be made safely is not offered, never made wrong).
+Analysis reports findings without fixes (building them costs more than finding them); the editor
+asks for the fixes of the findings under the cursor, `check --fix`/`--diff` for one finding at a
+time. `fixes_for` builds a finding's fixes and offers only the ones `verify.check_fix` accepts:
+applied to the text, the code still parses, the finding is gone, nothing new is reported and
+every name the fix uses is imported. A fix that cannot be made safely is not offered.
 """
 
 from __future__ import annotations
 
+import ast
 import logging
+from dataclasses import replace
 
 from ..analysis.findings import Finding, Fix
 
 log = logging.getLogger(__name__)
 
 
-def get_global_fixes(project, model, call, value, finding: Finding) -> tuple[Fix, ...]:
-    """Fixes for a finding on `call` (a get_global) whose argument evaluated to `value`."""
+def fixes_for(project, finding: Finding, text: str | None = None, verify: bool = True) -> tuple[Fix, ...]:
+    """The fixes offered for `finding` of `text` (default: the project's text of its file):
+    rewrites that passed verification, most preferred first, then the `# noqa` one."""
+    from . import disable_for_line
+
+    model = project.model(finding.path, text)
+    rewrites: list[Fix] = []
+    call = _get_global_at(project, model, finding)
+    if call is not None:
+        rewrites = _get_global_rewrites(project, model, call, finding)
+    if verify and rewrites:
+        from .verify import Baseline, check_fix
+
+        baseline = Baseline(project, model)
+        kept = []
+        for fix in rewrites:
+            reason = check_fix(project, baseline, finding, fix)
+            if reason is None:
+                kept.append(fix)
+            else:
+                log.info("%s not offered: %s", fix.title, reason)
+        rewrites = kept
+    if rewrites and not any(f.preferred for f in rewrites):
+        safe = [i for i, f in enumerate(rewrites) if f.safe]
+        if safe:
+            rewrites[safe[0]] = replace(rewrites[safe[0]], preferred=True)
+    disable = disable_for_line.fix(model, finding.span, finding.code) if finding.code != "PAL000" else None
+    return tuple([*rewrites, *([disable] if disable is not None else [])])
+
+
+def has_rewrite(fixes: tuple[Fix, ...]) -> bool:
+    return any(f.kind == "rewrite" for f in fixes)
+
+
+def _get_global_at(project, model, finding: Finding) -> ast.Call | None:
+    if finding.code not in ("PAL001", "PAL002"):
+        return None
+    from ..analysis.kernels import get_global_calls
+
+    for call in get_global_calls(project, model):
+        if model.source.span(call) == finding.span:
+            return call
+    return None
+
+
+def _get_global_value(project, model, call: ast.Call, code: str):
+    """What the finding's get_global asked for, as the fixes see it (None: several possibilities)."""
+    from ..analysis.evaluate import as_memtype
+    from ..analysis.kernels import get_global_argument
+    from ..analysis.values import OneOf
+
+    argument = get_global_argument(call)
+    if argument is None:
+        return None
+    value = project.evaluator.value(model, argument)
+    if code == "PAL001":
+        from ..rules.pal001_get_global_not_semaphore import problem
+
+        options = value.options if isinstance(value, OneOf) else (value,)
+        return next((as_memtype(option) for option in options if problem(option)), None)
+    return None if isinstance(value, OneOf) else as_memtype(value)
+
+
+def _get_global_rewrites(project, model, call: ast.Call, finding: Finding) -> list[Fix]:
     # Imported here, not at start-up: LibCST costs ~0.25 s of the server's cold start, and a file
     # without findings never needs it.
-    from . import allocate_as_scratch, disable_for_line, pass_as_input, pass_as_operand, use_global_semaphore
+    from . import allocate_as_scratch, pass_as_input, pass_as_operand, use_global_semaphore
     from .kernel_edits import CannotFix
 
+    value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
     for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, use_global_semaphore):
         try:
@@ -35,13 +103,4 @@ def get_global_fixes(project, model, call, value, finding: Finding) -> tuple[Fix
             continue
         if found is not None:
             fixes.append(found)
-    if not any(f.preferred for f in fixes):
-        safe = [i for i, f in enumerate(fixes) if f.safe]
-        if safe:
-            from dataclasses import replace
-
-            fixes[safe[0]] = replace(fixes[safe[0]], preferred=True)
-    disable = disable_for_line.fix(model, finding.span, finding.code)
-    if disable is not None:
-        fixes.append(disable)
-    return tuple(fixes)
+    return fixes

@@ -47,7 +47,8 @@ def fix(project, model, call, value, code: str):
     if not isinstance(value, MemType):
         return None
     regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
-    if not (value.space in _BLOCK_LOCAL or regular_interpreted):
+    tpu_semaphore = value.constructor.startswith("pltpu.SemaphoreType.")
+    if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore):
         return None
     use = global_use(model, call)
     if use is None:
@@ -55,10 +56,17 @@ def fix(project, model, call, value, code: str):
     entries = launches(project, model, use.function)
     if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _KEYWORD:
         return None
+    if tpu_semaphore and entries[0].api != "pl.pallas_call":
+        return None  # a Mosaic GPU kernel: use_global_semaphore makes it a GPU semaphore
     if any(e.model is not model for e in entries):
         raise CannotFix("the launch is in another module")
     unsafe = ""
-    if regular_interpreted:
+    if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
+        for entry in entries:
+            _, blocks = grid_rank(entry)
+            if blocks != 1:
+                unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
+    elif regular_interpreted:
         for entry in entries:
             found = entry.kernel.kwarg("interpret")
             if found is None or not (isinstance(found[0], Const) and found[0].value is True) or len(entry.interpret) != 1:

@@ -1,8 +1,9 @@
 """Fix-all: apply every fix that may be applied without asking, re-analysing after each one.
 
 Fixes of one file overlap (two buffers of one kernel both edit its parameters and its launch),
-so they are applied one at a time, each computed on the text the previous one left. A finding
-whose fix did not make it go away is not tried again. `# noqa` fixes are never applied here.
+so they are applied one at a time, each built (and verified) on the text the previous one left.
+A finding without a fix that may be applied is not tried again. `# noqa` fixes are never applied
+here.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import os
 from dataclasses import dataclass, field
 
 from ..analysis import analyze
-from ..analysis.findings import Fix
+from ..analysis.findings import Finding, Fix
 from ..source_text import split_lines_keepends
+from . import fixes_for
 from .edits import apply_edits, parses
 
 MAX_ROUNDS = 100
@@ -25,15 +27,22 @@ class FixAllResult:
     applied: list[Fix] = field(default_factory=list)
 
 
-def choose(findings, unsafe: bool, skipped: set) -> tuple[object, Fix] | None:
+def applicable(fixes, unsafe: bool) -> Fix | None:
+    """The rewrite fix-all applies from a finding's fixes: preferred first, safe before unsafe."""
+    candidates = [f for f in fixes if f.kind == "rewrite" and (f.safe or unsafe)]
+    candidates.sort(key=lambda f: (not f.preferred, not f.safe))
+    return candidates[0] if candidates else None
+
+
+def choose(project, text: str, findings, unsafe: bool, skipped: set) -> tuple[object, Fix] | None:
     for finding in findings:
         key = (finding.code, finding.message, finding.span)
         if key in skipped:
             continue
-        candidates = [f for f in finding.fixes if f.kind == "rewrite" and (f.safe or unsafe)]
-        candidates.sort(key=lambda f: (not f.preferred, not f.safe))
-        if candidates:
-            return finding, candidates[0]
+        chosen = applicable(fixes_for(project, finding, text), unsafe)
+        if chosen is not None:
+            return finding, chosen
+        skipped.add(key)
     return None
 
 
@@ -48,7 +57,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     try:
         for _ in range(MAX_ROUNDS):
             findings = analyze(project, path, current[path], codes=codes)
-            chosen = choose(findings, unsafe, skipped)
+            chosen = choose(project, current[path], findings, unsafe, skipped)
             if chosen is None:
                 break
             finding, fix = chosen
@@ -98,6 +107,18 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
             changed[fixed_path] = (old, new_text)
             project.set_text(fixed_path, new_text)
     return changed, count
+
+
+def without_fix(project, findings: list[Finding], unsafe: bool) -> tuple[int, int]:
+    """(findings with no automatic fix, findings whose only fixes are unsafe ones not applied)."""
+    none = unsafe_only = 0
+    for finding in findings:
+        fixes = [f for f in fixes_for(project, finding) if f.kind == "rewrite"]
+        if not fixes:
+            none += 1
+        elif not unsafe and not any(f.safe for f in fixes):
+            unsafe_only += 1
+    return none, unsafe_only
 
 
 def unified_diff(changed: dict[str, tuple[str, str]]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.findings import Span, TextEdit
+from .verify import LAZY_SUBMODULES
 
 # Conventional spellings for the modules fixes refer to: (statement to add, local name).
 _CONVENTIONAL = {
@@ -54,7 +55,7 @@ class Imports:
         if dotted in self.local:
             return self.local[dotted]
         module, _, attr = dotted.rpartition(".")
-        if module and module in self.local:
+        if module and module in self.local and dotted not in LAZY_SUBMODULES:  # never `pl.mosaic_gpu`
             return f"{self.local[module]}.{attr}"
         if dotted == "functools.partial":
             return f"{self.name('functools')}.partial"

@@ -91,7 +91,7 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
         if entry.kernel.kwarg("grid_spec") is not None:
             raise CannotFix("in_specs live in grid_spec")
         _, imports = builder.file(entry.model)
-        if entry.api in PALLAS_CALL:
+        if entry.api in PALLAS_CALL and entry.kernel.kwarg("in_specs") is not None:  # absent: whole buffers
             edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(imports, entry, shape, space), first=True)
         pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
     return builder.fix(title.format(name=use.name or "the buffer"), "safe", preferred=True)

@@ -2,7 +2,8 @@
 
 For a `SemaphoreType.BARRIER`, a TPU semaphore type or another semaphore-like type whose result
 the kernel only signals and waits on: those uses mean the same on a REGULAR global semaphore.
-Not offered where the kernel runs in interpret mode (REGULAR fails there too).
+Not offered where the kernel runs in interpret mode (REGULAR fails there too), nor for a TPU
+semaphore in a `pl.pallas_call` (a TPU kernel: `allocate_as_scratch` keeps the TPU type).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import libcst as cst
 
 from ..analysis.values import MemType
 from .kernel_edits import FixBuilder
-from .sites import interpreted_anywhere
+from .sites import interpreted_anywhere, launches
 
 _SEMAPHORE_USES = {"semaphore_signal", "semaphore_wait", "semaphore_read"}
 _SEMAPHORE_TYPES = {"plgpu.SemaphoreType.BARRIER", "pltpu.SemaphoreType.REGULAR", "pltpu.SemaphoreType.DMA",
@@ -52,6 +53,9 @@ def fix(project, model, call, value, code: str):
         return None
     if interpreted_anywhere(project, model, function):
         return None
+    if not value.constructor.startswith("plgpu.") and any(
+            entry.api == "pl.pallas_call" for entry in launches(project, model, function)):
+        return None  # a TPU semaphore in a pallas_call: a TPU kernel (allocate_as_scratch keeps it TPU)
     builder = FixBuilder(project)
     file, imports = builder.file(model)
     target = file.find_ast(model, written, cst.Attribute)

@@ -8,12 +8,10 @@ time; the message here is JAX's own, shown while the user types, with what to do
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.kernels import get_global_argument, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
-from ..fixes import get_global_fixes
 
 CODE = "PAL001"
 NAME = "get-global-not-semaphore"
@@ -122,6 +120,5 @@ def check(ctx):
                     continue  # a semaphore where get_global has no lowering at all: PAL003
                 message = _message(option, message, backends)
             if message:
-                finding = ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
-                yield replace(finding, fixes=get_global_fixes(ctx.project, ctx.model, call, as_memtype(option), finding))
+                yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
                 break

@@ -11,13 +11,9 @@ get_global whose result feeds nothing (an unused `semaphore_read`, a helper igno
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 
-from ..analysis.evaluate import as_memtype
 from ..analysis.kernel_model import uses_of
-from ..analysis.kernels import KernelIndex, get_global_argument, get_global_calls, reachable_functions
-from ..analysis.values import OneOf
-from ..fixes import get_global_fixes
+from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
 
 CODE = "PAL002"
 NAME = "get-global-interpret"
@@ -67,17 +63,7 @@ def check(ctx):
                 related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
                            for site in sites]
                 related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                finding = ctx.finding(rule, call, MESSAGE if certain else MAYBE_MESSAGE, tuple(related),
+                yield ctx.finding(rule, call, MESSAGE if certain else MAYBE_MESSAGE, tuple(related),
                                       facts={"get_global": call, "model": model, "entry": entry,
                                              "interpret": list(sites), "certain": certain},
                                       severity=None if certain else "warning")
-                yield replace(finding, fixes=_fixes(ctx, call, finding))
-
-
-def _fixes(ctx, call, finding):
-    """Fixes depend on what get_global asked for; with several possibilities, only the noqa one."""
-    argument = get_global_argument(call)
-    value = ctx.project.evaluator.value(ctx.model, argument) if argument is not None else None
-    if isinstance(value, OneOf):
-        value = None
-    return get_global_fixes(ctx.project, ctx.model, call, as_memtype(value) if value is not None else None, finding)

@@ -1,0 +1,80 @@
+"""A fix is offered only after it was applied and re-analysed: it parses, removes its finding,
+adds none and imports every name it uses. Edits that fail any of these are never offered."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from pallas_lsp.analysis.findings import Fix, TextEdit
+from pallas_lsp.fixes.verify import Baseline, check_fix, unimported_names
+
+TPU_KERNEL = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def body(x_ref, o_ref):
+    sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    pl.semaphore_wait(sem)
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x)
+"""
+
+
+def replacing(ws, old: str, new: str) -> Fix:
+    """A hand-made fix replacing the first `old` of kernel.py (on one line) with `new`."""
+    path = str(ws.root / "kernel.py")
+    text = (ws.root / "kernel.py").read_text()
+    before = text[:text.index(old)]
+    line, column = before.count("\n"), len(before) - (before.rfind("\n") + 1)
+    from pallas_lsp.analysis.findings import Span
+
+    return Fix("hand-made", (TextEdit(path, Span(line, column, line, column + len(old)), new),))
+
+
+def verdict(ws, fix: Fix) -> str | None:
+    (finding,) = ws.findings("kernel.py")
+    return check_fix(ws.project, Baseline(ws.project, ws.project.model(finding.path)), finding, fix)
+
+
+def test_the_old_tpu_fix_is_refused_and_the_tpu_scratch_fix_offered(ws):
+    """The fix that once turned `pltpu.SemaphoreType.REGULAR` into `pl.mosaic_gpu.SemaphoreType.REGULAR`."""
+    (finding,) = ws.findings("kernel.py", TPU_KERNEL)
+    bad = replacing(ws, "pltpu.SemaphoreType.REGULAR", "pl.mosaic_gpu.SemaphoreType.REGULAR")
+    assert verdict(ws, bad) == "it uses pl.mosaic_gpu without importing it"
+    assert [fix.title for fix in ws.fixes(finding)] == [
+        "pallas-lsp (PAL001): Allocate sem as scratch (scratch_shapes)",
+        "pallas-lsp (PAL001): Disable PAL001 for this line"]
+
+
+@pytest.mark.parametrize(("old", "new", "reason"), [
+    ("sem = pl.get_global(", "sem = = pl.get_global(", "kernel.py would not parse"),
+    ("pltpu.SemaphoreType.REGULAR", "tpu.SemaphoreType.REGULAR", "it uses tpu without importing it"),
+    ("    pl.semaphore_signal(sem)", "    pl.semaphore_signal(sem)  # noqa", "its finding would remain"),
+    ("o_ref[...] = x_ref[...]",
+     "o_ref[...] = x_ref[...]; pl.get_global(pltpu.SMEM((8,), jnp.float32))",
+     "it would add PAL001 (get_global only supports semaphores, got Ref<smem>{float32[8]}: allocate it as s)"),
+])
+def test_a_fix_that_breaks_code_or_does_not_fix_is_refused(ws, old, new, reason):
+    ws.findings("kernel.py", TPU_KERNEL)
+    assert verdict(ws, replacing(ws, old, new)) == reason
+
+
+def test_unimported_names_counts_unbound_names_and_submodules_reached_through_their_package():
+    tree = ast.parse("from jax.experimental import pallas as pl\n"
+                     "import jax\n"
+                     "x = pl.mosaic_gpu.SemaphoreType.REGULAR\n"
+                     "y = plgpu.GMEM\n"
+                     "z = jax.numpy.zeros\n")
+    assert dict(unimported_names(tree)) == {"pl.mosaic_gpu": 1, "plgpu": 1}
+    imported = ast.parse("from jax.experimental import pallas as pl\n"
+                         "import jax.experimental.pallas.mosaic_gpu\n"
+                         "x = pl.mosaic_gpu.SemaphoreType.REGULAR\n")
+    assert dict(unimported_names(imported)) == {}
