@@ -3,7 +3,8 @@
 A case is `before.py` and `after.py` (or `before/` and `after/` folders for fixes spanning files)
 plus `case.json`: {"code": the finding's code, "fix": the fix's title after "pallas-lsp (CODE): ",
 "file": the file with the finding (default before.py), "run": the file whose target() JAX runs
-(default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix)}.
+(default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix), "before": a
+file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it}.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+CORPUS = Path(__file__).resolve().parent / "corpus"
 
 
 @dataclass
@@ -25,20 +27,27 @@ class Case:
     file: str
     run: str
     jax: bool
+    source: Path | None = None  # the before side, when it is a corpus file or folder
+
 
     @property
     def multi_file(self) -> bool:
-        return (self.folder / "before").is_dir()
+        return (self.folder / "after").is_dir() or (self.folder / "before").is_dir()
 
-    def side(self, which: str) -> Path:
-        """The folder of the before/after files, or the case folder for single-file cases."""
-        return self.folder / which if self.multi_file else self.folder
+    def path(self, which: str) -> Path:
+        """The file JAX runs on the before or after side."""
+        if which == "before" and self.source is not None:
+            return self.source / self.run if self.multi_file else self.source
+        if self.multi_file:
+            return self.folder / which / self.run
+        return self.folder / f"{which}.py"
 
     def names(self, which: str) -> dict[str, str]:
         """Workspace file name -> text, for the before or after side."""
+        folder = self.source if which == "before" and self.source is not None else self.folder / which
         if self.multi_file:
-            return {p.name: p.read_text() for p in sorted((self.folder / which).glob("*.py"))}
-        path = self.folder / f"{which}.py"
+            return {p.name: p.read_text() for p in sorted(folder.glob("*.py"))}
+        path = self.path(which)
         return {"kernel.py": path.read_text()} if path.exists() else {}
 
     def workspace_file(self, name: str) -> str:
@@ -56,8 +65,9 @@ def load_cases() -> list[Case]:
     for folder in sorted(p for p in GOLDEN.iterdir() if (p / "case.json").exists()):
         spec = json.loads((folder / "case.json").read_text())
         file = spec.get("file", "before.py")
+        source = CORPUS / spec["before"] if "before" in spec else None
         cases.append(Case(folder.name, folder, spec["code"], spec["fix"], file, spec.get("run", file),
-                          spec.get("jax", True)))
+                          spec.get("jax", True), source))
     return cases
 
 

@@ -24,7 +24,8 @@ def body(x_ref, o_ref):
 
 
 def run(x):
-    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x)
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                          compiler_params=pltpu.CompilerParams())(x)
 """
 
 
@@ -50,17 +51,16 @@ def test_the_old_tpu_fix_is_refused_and_the_tpu_scratch_fix_offered(ws):
     bad = replacing(ws, "pltpu.SemaphoreType.REGULAR", "pl.mosaic_gpu.SemaphoreType.REGULAR")
     assert verdict(ws, bad) == "it uses pl.mosaic_gpu without importing it"
     assert [fix.title for fix in ws.fixes(finding)] == [
-        "pallas-lsp (PAL001): Allocate sem as scratch (scratch_shapes)",
-        "pallas-lsp (PAL001): Disable PAL001 for this line"]
+        "pallas-lsp (PAL003): Allocate sem as scratch (scratch_shapes)",
+        "pallas-lsp (PAL003): Disable PAL003 for this line"]
 
 
 @pytest.mark.parametrize(("old", "new", "reason"), [
     ("sem = pl.get_global(", "sem = = pl.get_global(", "kernel.py would not parse"),
     ("pltpu.SemaphoreType.REGULAR", "tpu.SemaphoreType.REGULAR", "it uses tpu without importing it"),
     ("    pl.semaphore_signal(sem)", "    pl.semaphore_signal(sem)  # noqa", "its finding would remain"),
-    ("o_ref[...] = x_ref[...]",
-     "o_ref[...] = x_ref[...]; pl.get_global(pltpu.SMEM((8,), jnp.float32))",
-     "it would add PAL001 (get_global only supports semaphores, got Ref<smem>{float32[8]}: allocate it as s)"),
+    ("compiler_params=pltpu.CompilerParams())", "compiler_params=pltpu.CompilerParams(), interpret=True)",
+     "it would add PAL001 (get_global only supports semaphores, got Ref<semaphore_mem>{semaphore[]}: use pl)"),
 ])
 def test_a_fix_that_breaks_code_or_does_not_fix_is_refused(ws, old, new, reason):
     ws.findings("kernel.py", TPU_KERNEL)

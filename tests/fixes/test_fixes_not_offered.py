@@ -15,15 +15,6 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
-    "get_global in a helper, not in the body": """
-def load():
-  return pl.get_global(plgpu.GMEM((128,), jnp.float32))
-
-def body(x_ref, o_ref):
-  o_ref[...] = x_ref[...] + load()[...]
-
-kernel = plgpu.kernel(body, out_type=X)
-""",
     "one body, a pallas_call and a plgpu.kernel": """
 def body(x_ref, o_ref):
   lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
@@ -73,15 +64,6 @@ def body(x_ref, o_ref):
   o_ref[...] = x_ref[...]
 
 kernel = plgpu.kernel(body, out_type=X, interpret=True)
-""",
-    "scratch type built from a local of the body": """
-def body(x_ref, o_ref):
-  tile_type = plgpu.SMEM((128,), jnp.float32)
-  tile = pl.get_global(tile_type)
-  tile[...] = x_ref[...]
-  o_ref[...] = tile[...]
-
-kernel = plgpu.kernel(body, out_type=X)
 """,
     "semaphore scratch under InterpretGPUParams (JAX cannot run it)": """
 def body(x_ref, o_ref):

@@ -88,7 +88,7 @@ def test_fixed_kernels_lower_with_real_jax_and_the_originals_do_not():
     proven = [case for case in CASES if case.jax]
 
     def run(which: str) -> dict:
-        paths = [str(case.side(which) / (case.run if case.multi_file else f"{which}.py")) for case in proven]
+        paths = [str(case.path(which)) for case in proven]
         done = subprocess.run([jax_python(), str(runner), *paths], capture_output=True, text=True, timeout=900,
                               cwd=REPO)
         assert done.returncode == 0, done.stderr[-3000:]

@@ -48,13 +48,21 @@ def fixes_for(project, finding: Finding, text: str | None = None, verify: bool =
     return tuple([*rewrites, *([disable] if disable is not None else [])])
 
 
+# Findings on a get_global whose buffer the get_global fixes move elsewhere: not a semaphore
+# (PAL001), in an interpreted kernel (PAL002), in a kernel whose backend cannot lower it (PAL003).
+GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
+
+
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:
     return any(f.kind == "rewrite" for f in fixes)
 
 
 def _get_global_at(project, model, finding: Finding) -> ast.Call | None:
-    if finding.code not in ("PAL001", "PAL002"):
+    if finding.code not in GET_GLOBAL_CODES:
         return None
+    call = finding.facts.get("get_global")
+    if call is not None and finding.facts.get("model") is model:
+        return call
     from ..analysis.kernels import get_global_calls
 
     for call in get_global_calls(project, model):

@@ -19,28 +19,43 @@ from .kernel_edits import (
     add_parameter,
     check_parameters,
     edit_sequence_keyword,
-    parameter_name,
     remove_statement,
     replace_expression,
+    take_name,
+    thread_through_helper,
 )
-from .sites import global_use, grid_rank, launches
+from .pass_as_input import tuple_code
+from .sites import global_use, grid_rank, plan
 
 _KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types"}
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 
 
-def _movable_type(model, call: ast.Call) -> str:
-    """The argument's source, if every name in it means the same at module level."""
+# Allocation types a fix can spell from their value alone: constructor -> the module it lives in.
+_SPELLABLE = {"plgpu.SMEM": "jax.experimental.pallas.mosaic_gpu", "plgpu.TMEM": "jax.experimental.pallas.mosaic_gpu"}
+
+
+def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder) -> str:
+    """The scratch type's code at the launch: the argument as written, if every name in it means
+    the same at module level; else spelled from its value (`self.TILE` -> `plgpu.SMEM((128,), jnp.float32)`)."""
     argument = call.args[0] if call.args else None
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     module_scope = model.scopes[model.tree].bindings
+    local = None
     for node in ast.walk(argument):
         if isinstance(node, ast.Name):
             binding = model.lookup(node.id, model.scope_of(argument), argument.lineno)
             if binding is None or node.id not in module_scope or binding not in module_scope[node.id]:
-                raise CannotFix(f"{node.id} is local to the kernel")
-    return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+                local = node.id
+    if local is None:
+        return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    if value.constructor in _SPELLABLE and value.shape is not None and value.dtype is not None:
+        _, imports = builder.file(model)
+        module = imports.name(_SPELLABLE[value.constructor])
+        jnp = imports.name("jax.numpy")
+        return f"{module}.{value.constructor.split('.')[-1]}({tuple_code(value.shape)}, {jnp}.{value.dtype})"
+    raise CannotFix(f"{local} is local to the kernel")
 
 
 def fix(project, model, call, value, code: str):
@@ -53,7 +68,8 @@ def fix(project, model, call, value, code: str):
     use = global_use(model, call)
     if use is None:
         return None
-    entries = launches(project, model, use.function)
+    where = plan(project, model, use)
+    entries = where.entries if where is not None else []
     if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _KEYWORD:
         return None
     if tpu_semaphore and entries[0].api != "pl.pallas_call":
@@ -85,11 +101,14 @@ def fix(project, model, call, value, code: str):
     if len(forms) != 1:
         raise CannotFix("the launches pass scratch differently")
     as_dict = forms.pop()
-    check_parameters(use.function, keyword=as_dict)
-    type_code = _movable_type(model, call)
     builder = FixBuilder(project)
-    name = parameter_name(builder, model, use, "scratch_ref")
-    add_parameter(builder, model, use.function, name, None, keyword=as_dict)
+    type_code = _movable_type(model, call, value, builder)
+    name = take_name(builder, where, "scratch_ref")
+    for body_model, body, _ in where.bodies:
+        check_parameters(body, keyword=as_dict)
+        add_parameter(builder, body_model, body, name, None, keyword=as_dict)
+    if where.helper is not None:
+        thread_through_helper(builder, where, name)
     if use.statement is not None:
         remove_statement(builder, model, use.statement)
     else:
@@ -97,7 +116,8 @@ def fix(project, model, call, value, code: str):
     for entry in entries:
         edit_sequence_keyword(builder, entry, keyword_name, type_code, first=False,
                               dict_key=name if as_dict else None, add_if_missing=True)
-    title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({keyword_name})"
+    through = f", through {where.helper.name}" if where.helper is not None else ""
+    title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({keyword_name}){through}"
     if unsafe:
         return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
     return builder.fix(title, "safe", preferred=True)

@@ -21,6 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.findings import Span, TextEdit
 from .edits import minimal_edits, parses
+from .layout import indent_unit, line_length, style_of, wrap_long_lines
 
 Rewrite = Callable[[cst.CSTNode], "cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel"]
 
@@ -63,6 +64,9 @@ class CstFile:
         self.lines, self.ranges = lines_of(model), ranges_of(model)
         self.chunks: dict[tuple[int, int], _Chunk] = {}
         self.owner: dict[cst.CSTNode, _Chunk] = {}
+        self.line_length = line_length(self.path)
+        self.style = style_of(self.text)
+        self.indent = indent_unit(self.text)
 
     # ---- locating -------------------------------------------------------------------------------
 
@@ -137,6 +141,7 @@ class CstFile:
             if not chunk.rewrites:
                 continue
             new = chunk.module.visit(_Apply(chunk.rewrites)).code
+            new = wrap_long_lines(chunk.text, new, self.line_length, self.style, self.indent)
             if not parses(new):
                 raise CannotFix("the rewritten statement does not parse")
             for edit in minimal_edits(self.path, chunk.text, new):

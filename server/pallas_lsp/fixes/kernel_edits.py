@@ -227,6 +227,43 @@ def _with_argument_at(call: cst.Call, index: int, value: cst.BaseExpression) -> 
     return call.with_changes(args=args)
 
 
+def pass_argument(builder: FixBuilder, model, call: ast.Call, code: str) -> None:
+    """Pass `code` as the last positional argument of a call (before its keywords)."""
+    file, _ = builder.file(model)
+    target = file.find_ast(model, call, cst.Call)
+    if target is None:
+        raise CannotFix("a call was not found")
+    positional = len(call.args)
+    file.rewrite(target, lambda updated: _with_argument_at(updated, positional, expression(code)))
+
+
+def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
+    """The helper holding the get_global takes `name` as its last parameter; every call passes it."""
+    helper = plan.helper
+    if helper.args.defaults or helper.args.kw_defaults and any(helper.args.kw_defaults):
+        raise CannotFix(f"{helper.name} has default arguments")
+    check_parameters(helper)
+    add_parameter(builder, plan.use.model, helper, name, None)
+    for model, call in plan.calls:
+        pass_argument(builder, model, call, name)
+
+
+def take_name(builder: FixBuilder, plan, fallback: str) -> str:
+    """The new parameter's name in the body (and the helper it is threaded to)."""
+    from .sites import bound_elsewhere
+
+    use = plan.use
+    if plan.helper is None:
+        return parameter_name(builder, use.model, use, fallback)
+    name = use.name or unique_name(use.model, plan.helper, fallback)
+    if use.name is not None and bound_elsewhere(plan.helper, use):
+        raise CannotFix(f"{name} is bound more than once in {plan.helper.name}")
+    for model, body, _ in plan.bodies:
+        if unique_name(model, body, name) != name:
+            raise CannotFix(f"{name} is already used in {body.name}")
+    return name
+
+
 def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:
     """Make every caller of the launched kernel pass `operand` first. Returns how ('inline'/'partial'/'calls')."""
     from .sites import decorated_function

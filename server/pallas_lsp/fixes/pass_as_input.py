@@ -15,12 +15,13 @@ from .kernel_edits import (
     add_parameter,
     check_parameters,
     edit_sequence_keyword,
-    parameter_name,
     pass_first_operand,
     remove_statement,
     replace_expression,
+    take_name,
+    thread_through_helper,
 )
-from .sites import bound_positional, global_use, grid_rank, launches
+from .sites import bound_positional, global_use, grid_rank, plan
 
 PALLAS_CALL = {"pl.pallas_call"}
 KERNELS = {"plgpu.kernel", "pl.kernel"}
@@ -65,7 +66,8 @@ def block_spec_code(imports, entry, shape, space: str | None) -> str:
 
 
 def move_to_launch(project, model, call, value, apis: set[str], title: str):
-    """Shared by the input and operand fixes: the buffer becomes the kernel's first operand."""
+    """Shared by the input and operand fixes: the buffer becomes the kernel's first operand (through
+    the helper that asked for it, when a helper did)."""
     array = movable_array(value)
     if array is None:
         return None
@@ -73,28 +75,33 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
     use = global_use(model, call)
     if use is None:
         return None
-    entries = launches(project, model, use.function)
-    if not entries or not {e.api for e in entries} <= apis:
+    where = plan(project, model, use)
+    if where is None or not where.entries or not {e.api for e in where.entries} <= apis:
         return None
-    offsets = {bound_positional(e) for e in entries}
-    if len(offsets) != 1:
-        raise CannotFix("the body is launched with different bound arguments")
-    check_parameters(use.function)
     builder = FixBuilder(project)
-    name = parameter_name(builder, model, use, "global_ref")
-    add_parameter(builder, model, use.function, name, offsets.pop())
+    name = take_name(builder, where, "global_ref")
+    for body_model, body, entries in where.bodies:
+        offsets = {bound_positional(e) for e in entries}
+        if len(offsets) != 1:
+            raise CannotFix("the body is launched with different bound arguments")
+        check_parameters(body)
+        add_parameter(builder, body_model, body, name, offsets.pop())
+        for entry in entries:
+            if entry.kernel.kwarg("grid_spec") is not None:
+                raise CannotFix("in_specs live in grid_spec")
+            _, imports = builder.file(entry.model)
+            if entry.api in PALLAS_CALL and entry.kernel.kwarg("in_specs") is not None:  # absent: whole buffers
+                edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(imports, entry, shape, space),
+                                      first=True)
+            pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
+    if where.helper is not None:
+        thread_through_helper(builder, where, name)
     if use.statement is not None:
         remove_statement(builder, model, use.statement)
     else:
         replace_expression(builder, model, call, name)
-    for entry in entries:
-        if entry.kernel.kwarg("grid_spec") is not None:
-            raise CannotFix("in_specs live in grid_spec")
-        _, imports = builder.file(entry.model)
-        if entry.api in PALLAS_CALL and entry.kernel.kwarg("in_specs") is not None:  # absent: whole buffers
-            edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(imports, entry, shape, space), first=True)
-        pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
-    return builder.fix(title.format(name=use.name or "the buffer"), "safe", preferred=True)
+    through = f", through {where.helper.name}" if where.helper is not None else ""
+    return builder.fix(title.format(name=use.name or "the buffer") + through, "safe", preferred=True)
 
 
 def fix(project, model, call, value, code: str):

@@ -7,10 +7,11 @@ module and in workspace modules that import it (a body and its `pallas_call` oft
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ..analysis.kernels import EntryPoint, KernelIndex
-from ..analysis.values import Partial
+from ..analysis.values import Func, Partial
+from .cst_locate import CannotFix
 
 
 @dataclass
@@ -55,11 +56,13 @@ def launches(project, model, function: ast.AST) -> list[EntryPoint]:
 
 
 def bound_positional(entry: EntryPoint) -> int | None:
-    """Positional arguments `functools.partial` binds before the kernel's own; None if unknown."""
+    """Positional arguments bound before the kernel's own (`functools.partial`'s, a method's `self`)."""
     count, value = 0, entry.kernel.body
     while isinstance(value, Partial):
         count += len(value.args)
         value = value.func
+    if isinstance(value, Func) and value.self_value is not None:
+        count += 1  # a bound method: `self` comes first
     return count
 
 
@@ -109,3 +112,84 @@ def interpreted_anywhere(project, model, function: ast.AST) -> bool:
                     f.node is function for f in reachable_functions(project, entry.body)):
                 return True
     return False
+
+
+@dataclass
+class Plan:
+    """Where a moved buffer's parameter goes: the launched bodies that take it (with their launches)
+    and, when the get_global sits in a helper the bodies call, that helper and its calls, which pass
+    the bodies' new parameter on."""
+
+    use: GlobalUse
+    bodies: list[tuple[object, ast.FunctionDef, list[EntryPoint]]]  # (module model, body, launches)
+    helper: ast.FunctionDef | None = None
+    calls: list[tuple[object, ast.Call]] = field(default_factory=list)  # (module model, call of the helper)
+
+    @property
+    def entries(self) -> list[EntryPoint]:
+        return [entry for _, _, entries in self.bodies for entry in entries]
+
+
+def plan(project, model, use: GlobalUse) -> Plan | None:
+    """The bodies a fix gives the buffer to: the function holding the get_global if it is launched;
+    else the launched body it is nested in (the parameter reaches it as a closure variable); else the
+    launched bodies calling it (a helper, here or in another workspace module). None if none is."""
+    entries = launches(project, model, use.function)
+    if entries:
+        return Plan(use, [(model, use.function, entries)])
+    outer = model.enclosing_function(use.function)
+    while isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        entries = launches(project, model, outer)
+        if entries:
+            if use.name is None or bound_elsewhere(outer, use):
+                raise CannotFix(f"{use.name or 'the buffer'} is bound more than once in {outer.name}")
+            return Plan(replace(use, function=outer), [(model, outer, entries)])
+        outer = model.enclosing_function(outer)
+    if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
+        return None
+    calls = helper_calls(project, model, use.function)
+    if not calls:
+        return None
+    bodies: list = []
+    for source, call in calls:
+        body = source.enclosing_function(call)
+        found = launches(project, source, body) if isinstance(body, ast.FunctionDef) else []
+        if not found:
+            raise CannotFix(f"{use.function.name} is called outside a kernel body")
+        if not any(b is body for _, b, _ in bodies):
+            bodies.append((source, body, found))
+    return Plan(use, bodies, helper=use.function, calls=calls)
+
+
+def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
+    """True when the variable's name is bound anywhere in `function` other than by the get_global."""
+    targets = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == use.name
+               and not isinstance(n.ctx, ast.Load)]
+    arguments = [a for a in ast.walk(function) if isinstance(a, ast.arg) and a.arg == use.name]
+    return len(targets) != 1 or bool(arguments)
+
+
+def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, ast.Call]]:
+    """Every call of a module-level helper, here and in the workspace modules importing it; CannotFix
+    when it is also used otherwise (passed on, stored), where a new parameter would go unfilled."""
+    from ..analysis.values import Func
+
+    found = []
+    for source in [model, *importers(project, model)]:
+        calls = []
+        for call in source.calls_named(helper.name):
+            value = project.evaluator.value(source, call.func)
+            if isinstance(value, Func) and value.node is helper:
+                if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                    raise CannotFix(f"a call of {helper.name} unpacks its arguments")
+                calls.append(call)
+        called = {id(call.func) for call in calls}
+        for node in ast.walk(source.tree):
+            named = (isinstance(node, ast.Name) and node.id == helper.name and isinstance(node.ctx, ast.Load)) or (
+                isinstance(node, ast.Attribute) and node.attr == helper.name)
+            if named and id(node) not in called:
+                value = project.evaluator.value(source, node)
+                if isinstance(value, Func) and value.node is helper:
+                    raise CannotFix(f"{helper.name} is used other than by calling it")
+        found += [(source, call) for call in calls]
+    return found

@@ -16,4 +16,7 @@ def body(shift_ref, scale_ref, x_ref, o_ref):
 
 
 def target():
-  return functools.partial(plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("x",)), jnp.zeros((128,), jnp.float32), jnp.zeros((128,), jnp.float32)), (X,), "cuda"
+  return functools.partial(
+    plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("x",)),
+    jnp.zeros((128,), jnp.float32), jnp.zeros((128,), jnp.float32),
+  ), (X,), "cuda"

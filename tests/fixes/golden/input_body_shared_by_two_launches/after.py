@@ -13,7 +13,8 @@ def add_offsets(offsets_ref, x_ref, o_ref):
 
 
 def small(x):
-  return pl.pallas_call(add_offsets, out_shape=X, interpret=True)(jnp.zeros((128,), jnp.float32), x)
+  return pl.pallas_call(add_offsets, out_shape=X, interpret=True)(jnp.zeros((128,), jnp.float32),
+                                                                  x)
 
 
 def tiled():

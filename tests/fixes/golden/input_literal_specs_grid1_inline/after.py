@@ -14,7 +14,10 @@ def add(x):
       add_table,
       out_shape=jax.ShapeDtypeStruct((256,), jnp.float32),
       grid=(2,),
-      in_specs=[pl.BlockSpec((128,), lambda i: (0,), memory_space=plgpu.GMEM), pl.BlockSpec((128,), lambda i: (i,))],
+      in_specs=[
+        pl.BlockSpec((128,), lambda i: (0,), memory_space=plgpu.GMEM),
+        pl.BlockSpec((128,), lambda i: (i,)),
+      ],
       out_specs=pl.BlockSpec((128,), lambda i: (i,)),
       interpret=True,
   )(jnp.zeros((128,), jnp.float32), x)

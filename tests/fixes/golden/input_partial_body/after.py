@@ -13,7 +13,8 @@ def shift_kernel(offset, global_ref, x_ref, o_ref, *, scale):
 
 def target():
   fn = functools.partial(pl.pallas_call(functools.partial(shift_kernel, 2.0, scale=3.0),
-                      out_shape=jax.ShapeDtypeStruct((64,), jnp.float32), interpret=True), jnp.zeros((64,), jnp.float32))
+                      out_shape=jax.ShapeDtypeStruct((64,), jnp.float32),
+                      interpret=True), jnp.zeros((64,), jnp.float32))
   return fn, (jnp.ones((64,), jnp.float32),), "interpret"
 
 

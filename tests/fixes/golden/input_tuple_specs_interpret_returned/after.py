@@ -11,7 +11,9 @@ def copy_kernel(staging_ref, x_ref, o_ref):
 
 def make():
     return functools.partial(pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct((4, 32), jnp.int32), grid=1,
-                          in_specs=(pl.BlockSpec((4, 32), lambda i: (0, 0), memory_space=pl.ANY), pl.BlockSpec((4, 32), lambda i: (0, 0)),), interpret=True), jnp.zeros((4, 32), jnp.int32))
+                          in_specs=(pl.BlockSpec((4, 32), lambda i: (0, 0), memory_space=pl.ANY),
+                                    pl.BlockSpec((4, 32), lambda i: (0, 0)),),
+                          interpret=True), jnp.zeros((4, 32), jnp.int32))
 
 
 def target():

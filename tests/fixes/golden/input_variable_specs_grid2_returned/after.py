@@ -15,7 +15,8 @@ def scale_kernel(scales_ref, x_ref, o_ref):
 
 def build():
   return functools.partial(pl.pallas_call(scale_kernel, out_shape=X, grid=(2, 2), in_specs=[pl.BlockSpec((8, 128), lambda i, j: (0, 0), memory_space=plgpu.GMEM), *SPECS],
-                        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j))), jnp.zeros((8, 128), jnp.float32))
+                        out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j))),
+                        jnp.zeros((8, 128), jnp.float32))
 
 
 def target():

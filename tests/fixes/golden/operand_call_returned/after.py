@@ -14,4 +14,6 @@ def body(lut_ref, x_ref, o_ref):
 
 
 def target():
-  return functools.partial(plgpu.kernel(body, out_type=X), jnp.zeros((128,), jnp.float32)), (X,), "cuda"
+  return functools.partial(
+    plgpu.kernel(body, out_type=X), jnp.zeros((128,), jnp.float32)
+  ), (X,), "cuda"

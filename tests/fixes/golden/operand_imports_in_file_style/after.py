@@ -14,4 +14,6 @@ def body(weights_ref, x_ref, o_ref):
 
 
 def target():
-  return partial(gpu.kernel(body, out_type=OUT), jnp.zeros((8, 128), jnp.bfloat16)), (OUT,), "cuda"
+  return partial(
+    gpu.kernel(body, out_type=OUT), jnp.zeros((8, 128), jnp.bfloat16)
+  ), (OUT,), "cuda"

@@ -12,7 +12,9 @@ def body(acc_ref, x_ref, o_ref):
 
 
 def double(x):
-  return plgpu.kernel(body, out_type=X, interpret=True)(jnp.zeros((128,), jnp.float32), x)
+  return plgpu.kernel(
+    body, out_type=X, interpret=True
+  )(jnp.zeros((128,), jnp.float32), x)
 
 
 def target():

@@ -13,5 +13,8 @@ def body(offsets_ref, x_ref, o_ref):
 
 
 def target():
-  kernel = functools.partial(pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",))), jnp.zeros((128,), jnp.float32))
+  kernel = functools.partial(
+    pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",))),
+    jnp.zeros((128,), jnp.float32),
+  )
   return kernel, (X,), "cuda"

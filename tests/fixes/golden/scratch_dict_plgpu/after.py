@@ -15,4 +15,6 @@ def body(x_ref, o_ref, *, stage, tile):
 
 
 def target():
-  return plgpu.kernel(body, out_type=X, scratch_types={"stage": SMEM_TILE, "tile": SMEM_TILE}), (X,), "cuda"
+  return plgpu.kernel(
+    body, out_type=X, scratch_types={"stage": SMEM_TILE, "tile": SMEM_TILE}
+  ), (X,), "cuda"

@@ -14,7 +14,9 @@ def body(x_ref, o_ref, sem_ref):
 
 
 def target():
-  fn = pl.pallas_call(body, out_shape=X, interpret=True, scratch_shapes=[plgpu.SemaphoreType.REGULAR])
+  fn = pl.pallas_call(
+    body, out_shape=X, interpret=True, scratch_shapes=[plgpu.SemaphoreType.REGULAR]
+  )
   return fn, (jnp.zeros((128,), jnp.float32),), "interpret"
 
 

@@ -14,7 +14,14 @@ def body(x_ref, o_ref, sem_ref):
 
 
 def target():
-  fn = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("x",), interpret=True, scratch_types=[plgpu.SemaphoreType.REGULAR])
+  fn = plgpu.kernel(
+    body,
+    out_type=X,
+    grid=(2,),
+    grid_names=("x",),
+    interpret=True,
+    scratch_types=[plgpu.SemaphoreType.REGULAR],
+  )
   return fn, (jnp.zeros((128,), jnp.float32),), "interpret"
 
 

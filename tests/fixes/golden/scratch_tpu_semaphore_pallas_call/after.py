@@ -18,4 +18,6 @@ def body(x_ref, o_ref, sem_ref):
 
 
 def target():
-    return pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR]), (X,), "tpu"
+    return pl.pallas_call(
+        body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR]
+    ), (X,), "tpu"

@@ -1,0 +1,172 @@
+"""Fixed code a person would keep: a line a fix made too long is broken inside its brackets, in the
+file's own style, at the project's line length (`[tool.ruff] line-length`, else black's, else 88).
+
+Two styles, whichever the file already uses more: black's hanging indent (`call(` at the end of
+the line, the arguments indented one level below, the closing bracket back at the line's indent)
+or arguments aligned with the opening bracket (JAX's own style). Only lines the fix changed are
+touched; a line that cannot be broken stays as it is (a long line beats no fix).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from functools import lru_cache
+
+DEFAULT_LINE_LENGTH = 88
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+@lru_cache(maxsize=64)
+def _line_length_in(folder: str) -> int:
+    from ..config import find_pyproject, tomllib
+
+    pyproject = find_pyproject(folder)
+    if pyproject is None:
+        return DEFAULT_LINE_LENGTH
+    try:
+        with open(pyproject, "rb") as file:
+            tool = tomllib.load(file).get("tool", {})
+    except (OSError, ValueError):
+        return DEFAULT_LINE_LENGTH
+    for section in ("ruff", "black"):
+        value = tool.get(section, {}).get("line-length")
+        if isinstance(value, int) and value > 0:
+            return value
+    return DEFAULT_LINE_LENGTH
+
+
+def line_length(path: str) -> int:
+    return _line_length_in(os.path.dirname(os.path.abspath(path)))
+
+
+def _tokens(text: str) -> list[tokenize.TokenInfo] | None:
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+
+
+def style_of(text: str) -> str:
+    """"hanging" (black) or "aligned": how the file breaks its calls already (hanging if it never does)."""
+    tokens = _tokens(text)
+    if not tokens:
+        return "hanging"
+    lines = text.splitlines()
+    hanging = aligned = 0
+    stack: list[tokenize.TokenInfo] = []
+    for index, token in enumerate(tokens):
+        if token.type == tokenize.OP and token.string in _OPEN:
+            stack.append(token)
+        elif token.type == tokenize.OP and token.string in _CLOSE and stack:
+            stack.pop()
+        elif token.type == tokenize.NL and stack:
+            opener = stack[-1]
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            if opener.end[0] == token.start[0] and following is not None:
+                if opener.end == (token.start[0], len(lines[token.start[0] - 1].rstrip())):
+                    hanging += 1
+                elif following.start[1] == opener.end[1]:
+                    aligned += 1
+    return "aligned" if aligned > hanging else "hanging"
+
+
+def indent_unit(text: str) -> str:
+    """The file's indentation step (two spaces in JAX's style, four in black's)."""
+    widths = {len(line) - len(line.lstrip(" ")) for line in text.splitlines() if line.startswith(" ") and line.strip()}
+    return " " * (min(widths) if widths and min(widths) in (2, 4) else 4)
+
+
+def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[str] | None:
+    """The line broken at its own top-level commas if it continues a bracket opened above (each
+    piece at the line's indent), else inside its first bracket with commas; None if it cannot be."""
+    tokens = _tokens(line if line.endswith("\n") else line + "\n")
+    if tokens is None:
+        return None
+    stack, pairs, outer_commas, continues = [], [], [], False
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in _OPEN:
+            stack.append((token, []))
+        elif token.type == tokenize.OP and token.string == ",":
+            (stack[-1][1] if stack else outer_commas).append(token)
+        elif token.type == tokenize.OP and token.string in _CLOSE:
+            if stack:
+                opener, commas = stack.pop()
+                pairs.append((opener, token, commas))
+            else:
+                continues = True
+    pairs.sort(key=lambda pair: pair[0].start[1])
+    indent = line[:len(line) - len(line.lstrip())]
+    if continues and outer_commas:
+        cuts = [c.end[1] for c in outer_commas]
+        pieces, start = [], 0
+        for cut in cuts:
+            if len(line[start:cut]) + (len(indent) if start else 0) > 0:
+                pieces.append((indent if start else "") + line[start:cut].strip() if start else line[:cut].rstrip())
+            start = cut
+        pieces.append(indent + line[start:].strip())
+        merged = [pieces[0]]
+        for piece in pieces[1:]:  # keep what fits on one line together
+            if len(merged[-1]) + 1 + len(piece.strip()) <= limit:
+                merged[-1] = merged[-1] + " " + piece.strip()
+            else:
+                merged.append(piece)
+        if len(merged) > 1:
+            return merged
+    for opener, closer, commas in pairs:
+        start, end = opener.end[1], closer.start[1]
+        if not commas or end - start < 2:
+            continue
+        bounds = [start, *(n for c in commas for n in (c.start[1], c.end[1])), end]
+        items = [line[a:b].strip() for a, b in zip(bounds[::2], bounds[1::2])]
+        items = [item for item in items if item]
+        trailing = line[start:end].rstrip().endswith(",")
+        head, tail = line[:start], line[end:].rstrip("\n")
+        if style == "aligned":
+            column = " " * start
+            pieces, current = [], head
+            for number, item in enumerate(items):
+                text = item + ("," if number < len(items) - 1 or trailing else "")
+                if current.strip() and current != head and len(current) + 1 + len(text) > limit:
+                    pieces.append(current.rstrip())
+                    current = column + text
+                else:
+                    current = current + ("" if current == head else " ") + text
+            pieces.append(current + tail)
+        else:
+            inner = indent + unit
+            joined = inner + ", ".join(items)
+            if len(joined) <= limit and not trailing:
+                body = [joined]
+            else:
+                body = [inner + item + "," for item in items]
+            pieces = [head.rstrip(), *body, indent + tail.lstrip()]
+        if len(pieces) > 1 and max(len(p) for p in pieces) < len(line.rstrip("\n")):
+            return pieces
+    return None
+
+
+def wrap_long_lines(old: str, new: str, limit: int, style: str, unit: str = "    ") -> str:
+    """`new` with each line over `limit` that is not in `old` broken inside its brackets."""
+    kept = set(old.splitlines())
+    out = []
+    for line in new.splitlines(keepends=True):
+        ending = line[len(line.rstrip("\r\n")):]
+        body = line[:len(line) - len(ending)]
+        pending, done = [body], []
+        for _ in range(8):  # each split shortens the longest piece; a few are enough
+            if not pending:
+                break
+            piece = pending.pop(0)
+            if len(piece) <= limit or piece in kept or "#" in piece:
+                done.append(piece)
+                continue
+            split = _split_once(piece, limit, style, unit)
+            if split is None:
+                done.append(piece)
+                continue
+            pending = [*split, *pending]
+        done.extend(pending)
+        out.append((ending or "\n").join(done) + ending)
+    return "".join(out)

@@ -1,0 +1,29 @@
+"""Bodies picked from a dict by name; one of them asks for a global array."""
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def add_body(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + 1.0
+
+
+def lut_body(x_ref, o_ref):
+    lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+    o_ref[...] = x_ref[...] + lut[...]
+
+
+BODIES = {"add": add_body, "lut": lut_body}
+
+
+def make(name):
+    return plgpu.kernel(BODIES[name], out_type=X)
+
+
+def target():
+    return make("lut"), (X,), "cuda"

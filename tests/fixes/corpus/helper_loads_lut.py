@@ -1,0 +1,22 @@
+"""A helper reads a lookup table through get_global; the body calls it."""
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def add_lut(x_ref):
+    lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+    return x_ref[...] + lut[...]
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = add_lut(x_ref)
+
+
+def target():
+    return plgpu.kernel(body, out_type=X), (X,), "cuda"

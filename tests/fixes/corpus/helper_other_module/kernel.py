@@ -1,0 +1,16 @@
+"""The body calls a helper of another module, which reads a global array."""
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+from helpers import add_bias
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = add_bias(x_ref)
+
+
+def target():
+    return plgpu.kernel(body, out_type=X), (X,), "cuda"

@@ -1,0 +1,22 @@
+"""A nested function of the body asks get_global for an SMEM staging tile."""
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref):
+    def stage():
+        tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+        tile[...] = x_ref[...] * 2.0
+        return tile[...]
+
+    o_ref[...] = stage()
+
+
+def target():
+    return plgpu.kernel(body, out_type=X), (X,), "cuda"

@@ -1,0 +1,51 @@
+"""Fixed code a person would keep: lines a fix made too long are broken in the file's own style at
+the project's line length; lines the fix did not touch stay as they are."""
+
+from __future__ import annotations
+
+from pallas_lsp.fixes.layout import indent_unit, line_length, style_of, wrap_long_lines
+
+OLD = '    return plgpu.kernel(body, out_type=X), (X,), "cuda"\n'
+NEW = '    return functools.partial(plgpu.kernel(body, out_type=X), jnp.zeros((128,), jnp.float32)), (X,), "cuda"\n'
+
+
+def test_black_style_breaks_after_the_bracket():
+    assert wrap_long_lines(OLD, NEW, 88, "hanging") == (
+        "    return functools.partial(\n"
+        "        plgpu.kernel(body, out_type=X), jnp.zeros((128,), jnp.float32)\n"
+        '    ), (X,), "cuda"\n')
+
+
+def test_one_argument_a_line_with_a_trailing_comma_when_they_do_not_fit_on_one():
+    new = "    fn = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32), scratch_shapes=[SEM])\n"
+    assert wrap_long_lines("", new, 70, "hanging") == (
+        "    fn = pl.pallas_call(\n"
+        "        body,\n"
+        "        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),\n"
+        "        scratch_shapes=[SEM],\n"
+        "    )\n")
+
+
+def test_aligned_style_continues_under_the_opening_bracket():
+    assert wrap_long_lines(OLD, NEW, 88, "aligned") == (
+        "    return functools.partial(plgpu.kernel(body, out_type=X),\n"
+        '                             jnp.zeros((128,), jnp.float32)), (X,), "cuda"\n')
+
+
+def test_lines_the_fix_did_not_make_long_and_lines_with_comments_stay():
+    long_line = "    x = f(" + ", ".join(f"a{i}" for i in range(40)) + ")\n"
+    assert wrap_long_lines(long_line, long_line, 88, "hanging") == long_line
+    commented = long_line.rstrip("\n") + "  # keep me\n"
+    assert wrap_long_lines("", commented, 88, "hanging") == commented
+
+
+def test_the_file_decides_style_indent_and_line_length(tmp_path):
+    aligned = "x = call(a, b,\n         c)\ny = call(d,\n         e)\n"
+    black = "def f():\n    x = call(\n        a,\n    )\n"
+    assert (style_of(aligned), style_of(black), style_of("x = 1\n")) == ("aligned", "hanging", "hanging")
+    assert (indent_unit("def f():\n  return 1\n"), indent_unit(black)) == ("  ", "    ")
+    (tmp_path / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n")
+    assert line_length(str(tmp_path / "kernel.py")) == 100
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n[tool.black]\nline-length = 100\n")
+    assert line_length(str(tmp_path / "sub" / "kernel.py")) == 120
