@@ -5,13 +5,14 @@ Files (generated, deterministic, in bench/.generated/):
 - `many_kernels.py`: 400 small `plgpu.kernel` / `pl.pallas_call` kernels, one in four with a
   get_global bug (100 findings, each with a fix);
 - `big_fixes.py`: a 17,000-line module of bench/make_big_file.py's realistic units with a bug in one
-  unit of two (about 100 findings).
+  unit of seven (about 100 findings).
 
 Also, in this process: the analysis alone, and the fixes of every finding built as the editor would
 ask for them one at a time (`fixes.fixes_for`, verification included): what a code-action request
 costs, paid only when it is made.
 
-    .venvs/dev/bin/python bench/fix_cost.py [--runs 3] [--source CHECKOUT] [--in-process] [--json OUT]
+    .venvs/dev/bin/python bench/fix_cost.py [--runs 3] [--source CHECKOUT] [--in-process [--requests N]]
+        [--only many_kernels|big_fixes] [--json OUT]
 """
 
 from __future__ import annotations
@@ -96,8 +97,8 @@ def many_kernels(count: int = 400) -> Path:
     return _write("many_kernels.py", "".join(parts))
 
 
-def big_fixes(lines: int = 17000) -> Path:
-    text, _ = make_big_file.generate(lines, bug_every=2)
+def big_fixes(lines: int = 17000, bug_every: int = 7) -> Path:
+    text, _ = make_big_file.generate(lines, bug_every=bug_every)
     return _write("big_fixes.py", text)
 
 
@@ -128,8 +129,9 @@ def parse(path: Path) -> float:
     return time.perf_counter() - started
 
 
-def in_process(path: Path, python: str) -> dict:
-    """Analysis alone, then every finding's fixes built one request at a time (warm project)."""
+def in_process(path: Path, python: str, requests: int | None = None) -> dict:
+    """Analysis alone, then findings' fixes built one request at a time (warm project): every
+    finding's, or the first `requests` ones'."""
     from pallas_lsp.analysis import Project, analyze
     from pallas_lsp.fixes import fixes_for, has_rewrite
 
@@ -138,7 +140,7 @@ def in_process(path: Path, python: str) -> dict:
     findings = analyze(project, str(path))
     analysed = time.perf_counter() - started
     per_request, fixed = [], 0
-    for finding in findings:
+    for finding in findings[:requests]:
         started = time.perf_counter()
         fixes = fixes_for(project, finding)
         per_request.append(time.perf_counter() - started)
@@ -153,12 +155,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", help="also time another checkout's server/ (before/after), interleaved")
     parser.add_argument("--source-runs", type=int, default=1, help="runs of --source (an eager checkout is slow)")
     parser.add_argument("--in-process", action="store_true", help="also time analysis vs. fixes in this process")
+    parser.add_argument("--requests", type=int, help="with --in-process: build the fixes of this many findings only")
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--lines", type=int, default=17000)
     parser.add_argument("--kernels", type=int, default=400)
+    parser.add_argument("--only", choices=("many_kernels", "big_fixes"), help="measure one of the two files")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     files = {"many_kernels": many_kernels(args.kernels), "big_fixes": big_fixes(args.lines)}
+    if args.only:
+        files = {args.only: files[args.only]}
     results = {}
     for name, path in files.items():
         now, base, before, counts = [], [], [], set()
@@ -177,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             result["source_check_ms"] = summary(before)
             result["speedup"] = result["source_check_ms"]["median"] / result["check_ms"]["median"]
         if args.in_process:
-            result["in_process"] = in_process(path, args.python)
+            result["in_process"] = in_process(path, args.python, args.requests)
         results[name] = result
     emit({"benchmark": "fix_cost", "machine": machine(), "files": results}, args.json)
     return 0

@@ -115,7 +115,7 @@ async def test_fix_spanning_two_files_versions_the_open_one_only(cross_client: L
         text_document=types.TextDocumentIdentifier(uri=body_uri), range=diagnostic.range,
         context=types.CodeActionContext(diagnostics=[diagnostic])))
     fix = actions[0]
-    assert fix.title == "pallas-lsp (PAL003): Pass residual as a kernel input (in_specs)"
+    assert fix.title == "pallas-lsp (PAL001): Pass residual as a kernel input (in_specs)"
     changes = {c.text_document.uri: c for c in fix.edit.document_changes}
     assert {uri: c.text_document.version for uri, c in changes.items()} == {body_uri: 7, launch_uri: None}
     assert apply(text, changes[body_uri].edits) == (CROSS / "after" / "bodies.py").read_text()

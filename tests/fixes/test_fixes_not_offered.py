@@ -38,6 +38,21 @@ def kernel(x_ref, o_ref):
 
 KERNELS = {"add": kernel}
 """,
+    "body picked from a dict at run time (the operand would reach the other bodies)": """
+def add_body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + 1.0
+
+def lut_body(x_ref, o_ref):
+  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+  o_ref[...] = x_ref[...] + lut[...]
+
+BODIES = {"add": add_body, "lut": lut_body}
+
+def make(name):
+  return plgpu.kernel(BODIES[name], out_type=X)
+
+kernel = make("lut")
+""",
     "body takes *args": """
 def body(*refs):
   lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))

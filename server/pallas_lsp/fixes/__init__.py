@@ -28,6 +28,8 @@ def fixes_for(project, finding: Finding, text: str | None = None, verify: bool =
     call = _get_global_at(project, model, finding)
     if call is not None:
         rewrites = _get_global_rewrites(project, model, call, finding)
+    elif finding.code in FINDING_FIXES:
+        rewrites = _finding_rewrites(project, model, finding)
     if verify and rewrites:
         from .verify import Baseline, check_fix
 
@@ -51,6 +53,10 @@ def fixes_for(project, finding: Finding, text: str | None = None, verify: bool =
 # Findings on a get_global whose buffer the get_global fixes move elsewhere: not a semaphore
 # (PAL001), in an interpreted kernel (PAL002), in a kernel whose backend cannot lower it (PAL003).
 GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
+
+
+# Fixes built from the finding itself (its facts, or the node at its span), by rule code.
+FINDING_FIXES = {"PAL004": ("one_block_grid",), "PAL007": ("run_scoped_to_get_global",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:
@@ -89,26 +95,50 @@ def _get_global_value(project, model, call: ast.Call, code: str):
     return None if isinstance(value, OneOf) else as_memtype(value)
 
 
+def _built(name: str, make) -> Fix | None:
+    """`make()`'s fix, or None when it cannot be made safely (logged; never an error to the user)."""
+    from .kernel_edits import CannotFix
+
+    try:
+        return make()
+    except CannotFix as reason:
+        log.debug("%s not offered: %s", name, reason)
+    except RecursionError:  # valid code nested deeper than LibCST can walk: no fix, the finding stays
+        log.info("%s not offered: the statement is nested too deeply", name)
+    except Exception:  # a fix must never cost the user their diagnostics
+        log.exception("building %s failed", name)
+    return None
+
+
+def _finding_rewrites(project, model, finding: Finding) -> list[Fix]:
+    import importlib
+
+    if not finding.facts:  # rebuilt from an editor's diagnostic: the analysis knows the rest
+        from ..analysis import analyze
+
+        same = [f for f in analyze(project, finding.path, model.text, codes={finding.code})
+                if (f.span, f.message) == (finding.span, finding.message)]
+        if not same:
+            return []
+        finding = same[0]
+    fixes = []
+    for name in FINDING_FIXES[finding.code]:
+        builder = importlib.import_module(f"{__name__}.{name}")
+        found = _built(name, lambda: builder.fix(project, model, finding))
+        if found is not None:
+            fixes.append(found)
+    return fixes
+
+
 def _get_global_rewrites(project, model, call: ast.Call, finding: Finding) -> list[Fix]:
     # Imported here, not at start-up: LibCST costs ~0.25 s of the server's cold start, and a file
     # without findings never needs it.
     from . import allocate_as_scratch, pass_as_input, pass_as_operand, use_global_semaphore
-    from .kernel_edits import CannotFix
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
     for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, use_global_semaphore):
-        try:
-            found = builder.fix(project, model, call, value, finding.code)
-        except CannotFix as reason:
-            log.debug("%s not offered: %s", builder.__name__, reason)
-            continue
-        except RecursionError:  # valid code nested deeper than LibCST can walk: no fix, the finding stays
-            log.info("%s not offered: the statement is nested too deeply", builder.__name__)
-            continue
-        except Exception:  # a fix must never cost the user their diagnostics
-            log.exception("building %s failed", builder.__name__)
-            continue
+        found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code))
         if found is not None:
             fixes.append(found)
     return fixes

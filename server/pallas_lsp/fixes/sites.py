@@ -134,12 +134,12 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
     """The bodies a fix gives the buffer to: the function holding the get_global if it is launched;
     else the launched body it is nested in (the parameter reaches it as a closure variable); else the
     launched bodies calling it (a helper, here or in another workspace module). None if none is."""
-    entries = launches(project, model, use.function)
+    entries = single_body_launches(project, model, use.function)
     if entries:
         return Plan(use, [(model, use.function, entries)])
     outer = model.enclosing_function(use.function)
     while isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        entries = launches(project, model, outer)
+        entries = single_body_launches(project, model, outer)
         if entries:
             if use.name is None or bound_elsewhere(outer, use):
                 raise CannotFix(f"{use.name or 'the buffer'} is bound more than once in {outer.name}")
@@ -153,12 +153,26 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
     bodies: list = []
     for source, call in calls:
         body = source.enclosing_function(call)
-        found = launches(project, source, body) if isinstance(body, ast.FunctionDef) else []
+        found = single_body_launches(project, source, body) if isinstance(body, ast.FunctionDef) else []
         if not found:
             raise CannotFix(f"{use.function.name} is called outside a kernel body")
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
     return Plan(use, bodies, helper=use.function, calls=calls)
+
+
+def single_body_launches(project, model, function: ast.AST) -> list[EntryPoint]:
+    """`launches`, refused (CannotFix) where a launch picks its body at run time (`BODIES[name]`,
+    a conditional): its new operand or scratch would reach the other bodies too."""
+    from ..analysis.values import OneOf
+
+    entries = launches(project, model, function)
+    for entry in entries:
+        if is_call_form(entry) and entry.node.args:
+            value = project.evaluator.value(entry.model, entry.node.args[0])
+            if isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp)):
+                raise CannotFix("the launch picks its body at run time")
+    return entries
 
 
 def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
