@@ -12,6 +12,7 @@ import pytest
 from conftest import at, jax_python
 from pallas_lsp.analysis import Project, analyze
 from pallas_lsp.source_text import MAX_FILE_BYTES, split_lines
+from pallas_lsp.fixes import fixes_for
 from pallas_lsp.fixes.edits import apply_edits
 
 KERNEL = textwrap.dedent("""\
@@ -52,8 +53,11 @@ def test_odd_separators_in_comments_and_strings_do_not_shift_findings(tmp_path, 
 @pytest.mark.parametrize("sep", ODD_SEPARATORS, ids=[f"U+{ord(c):04X}" for c in ODD_SEPARATORS])
 def test_the_noqa_fix_lands_on_the_finding_line(tmp_path, sep):
     text = KERNEL.format(sep=sep)
-    (finding,) = findings_of(tmp_path, "k.py", text.encode())
-    (noqa,) = [fix for fix in finding.fixes if fix.kind == "noqa"]
+    path = tmp_path / "k.py"
+    path.write_bytes(text.encode())
+    project = Project(root=str(tmp_path), python=jax_python())
+    (finding,) = analyze(project, str(path))
+    (noqa,) = [fix for fix in fixes_for(project, finding) if fix.kind == "noqa"]
     fixed = apply_edits(text, noqa.edits)
     assert split_lines(fixed)[8] == "    buf = " + GET_GLOBAL + "  # noqa: PAL001"
     assert fixed.replace("  # noqa: PAL001", "") == text
