@@ -94,6 +94,19 @@ def test_requests_after_shutdown_get_invalid_request_and_exit_then_returns_0(own
     assert wire.exit_code() == 0
 
 
+def test_requests_before_initialize_get_server_not_initialized():
+    server = WireServer()
+    try:
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didClose",
+                     "params": {"textDocument": {"uri": "file:///k.py"}}})  # dropped
+        assert server.request(1, "textDocument/hover", HOVER) == {"jsonrpc": "2.0", "id": 1, "error": {
+            "code": -32002, "message": "textDocument/hover: the server is not initialized yet"}}
+        assert "capabilities" in server.initialize("/")["result"]
+        assert server.errors_without_id() == []
+    finally:
+        server.kill()
+
+
 def test_exit_without_shutdown_returns_1(own_wire):
     wire = own_wire
     wire.send({"jsonrpc": "2.0", "method": "exit"})

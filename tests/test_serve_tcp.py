@@ -182,3 +182,19 @@ def test_allow_remote_warns_and_still_requires_the_token(tmp_path):
         hang_up(sock)
     finally:
         server.stop()
+
+
+def test_an_ipv6_loopback_address_in_brackets_serves(tmp_path):
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    server = TcpServer(tmp_path, address="[::1]:0")
+    try:
+        assert server.banner.startswith("pallas-lsp: listening on [::1]:")
+        sock, _, answer = server.initialize(server.token)
+        assert "capabilities" in answer["result"]
+        hang_up(sock)
+        assert server.process.wait(60) == 1
+    finally:
+        server.stop()

@@ -186,7 +186,7 @@ class TcpServer:
         for event in events[1:]:
             dispatcher.handle(event)
         try:
-            await read_loop(lambda: reader.read(65536), self.server.protocol, frames)
+            await read_loop(lambda: reader.read(65536), dispatcher, frames)
         except ConnectionError:
             pass
         finally:

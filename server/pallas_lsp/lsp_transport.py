@@ -7,7 +7,8 @@ bytes (MemoryError), and a request whose params do not fit their LSP type raises
 nothing else: `FrameReader` cuts a byte stream into message bodies (bounded memory; after garbage it
 resynchronises on the next `Content-Length` header), and `Dispatcher` answers every request that
 pygls cannot, per JSON-RPC: ParseError / InvalidRequest (with `id: null` when the id is unknown),
-InvalidParams for wrong-typed params, InvalidRequest after `shutdown`. Well-formed messages go to
+InvalidParams for wrong-typed params, ServerNotInitialized before `initialize`, InvalidRequest after
+`shutdown`. Well-formed messages go to
 pygls' own `JsonRPCProtocol.handle_message` unchanged.
 """
 
@@ -30,6 +31,7 @@ READ_CHUNK = 64 * 1024
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+SERVER_NOT_INITIALIZED = -32002
 
 _HEADER_LINE = re.compile(rb"([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*")
 _RESYNC = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
@@ -142,6 +144,7 @@ class Dispatcher:
 
     def __init__(self, protocol):
         self.protocol = protocol
+        self.initialize_seen = False
 
     def error(self, msg_id, code: int, message: str) -> None:
         log.warning("answering %s with error %s: %s", "id null" if msg_id is None else f"request {msg_id!r}",
@@ -174,8 +177,15 @@ class Dispatcher:
             self.error(msg_id if _valid_id(msg_id) else None, INVALID_REQUEST,
                        "not a JSON-RPC 2.0 message (jsonrpc \"2.0\", a string method, a string or integer id)")
             return
-        if is_request and self.protocol._shutdown and message["method"] != "exit":
-            self.error(msg_id, INVALID_REQUEST, f"{message['method']}: the server is shutting down")
+        method = message.get("method")
+        if method == "initialize":
+            self.initialize_seen = True
+        elif method is not None and method != "exit" and not self.initialize_seen:
+            if is_request:  # LSP: ServerNotInitialized; notifications before initialize are dropped
+                self.error(msg_id, SERVER_NOT_INITIALIZED, f"{method}: the server is not initialized yet")
+            return
+        if is_request and self.protocol._shutdown and method != "exit":
+            self.error(msg_id, INVALID_REQUEST, f"{method}: the server is shutting down")
             return
         if "method" in message:
             message.setdefault("params", None)  # optional in JSON-RPC; pygls' generic message requires it
@@ -202,10 +212,10 @@ class Dispatcher:
             self.body(event.data)
 
 
-async def read_loop(read, protocol, reader: FrameReader | None = None, stop: threading.Event | None = None) -> None:
+async def read_loop(read, dispatcher: Dispatcher, reader: FrameReader | None = None,
+                    stop: threading.Event | None = None) -> None:
     """Read chunks with `await read()` (b"" at end of input) and dispatch every message."""
     reader = reader or FrameReader()
-    dispatcher = Dispatcher(protocol)
     while stop is None or not stop.is_set():
         chunk = await read()
         if not chunk:
@@ -256,7 +266,7 @@ def serve_stdio(server, stdin=None, stdout=None) -> int:
     server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
     async def run() -> None:
-        await read_loop(threaded_reader(stdin or sys.stdin.buffer), server.protocol, stop=server._stop_event)
+        await read_loop(threaded_reader(stdin or sys.stdin.buffer), Dispatcher(server.protocol), stop=server._stop_event)
 
     try:
         asyncio.run(run())
