@@ -89,23 +89,24 @@ kernel_{i} = pl.pallas_call(body_{i}, out_shape=X, in_specs=[pl.BlockSpec((128,)
 ''']
 
 
-def many_kernels(count: int = 400) -> Path:
+def many_kernels(count: int = 400, folder: Path = GENERATED) -> Path:
     parts = [KERNEL_HEADER]
     for i in range(count):
         template = BUGS[(i // 4) % len(BUGS)] if i % 4 == 3 else GOOD
         parts.append(template.format(i=i, scale=round(1 + i / count, 4)))
-    return _write("many_kernels.py", "".join(parts))
+    return _write(folder, "many_kernels.py", "".join(parts))
 
 
-def big_fixes(lines: int = 17000, bug_every: int = 7) -> Path:
+def big_fixes(lines: int = 17000, bug_every: int = 7, folder: Path = GENERATED) -> Path:
     text, _ = make_big_file.generate(lines, bug_every=bug_every)
-    return _write("big_fixes.py", text)
+    return _write(folder, "big_fixes.py", text)
 
 
-def _write(name: str, text: str) -> Path:
-    GENERATED.mkdir(parents=True, exist_ok=True)
-    (GENERATED / ".gitignore").write_text("*\n")
-    path = GENERATED / name
+def _write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder == GENERATED:
+        (folder / ".gitignore").write_text("*\n")
+    path = folder / name
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
     return path
@@ -160,9 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", type=int, default=17000)
     parser.add_argument("--kernels", type=int, default=400)
     parser.add_argument("--only", choices=("many_kernels", "big_fixes"), help="measure one of the two files")
+    parser.add_argument("--out", default=str(GENERATED), help="folder for the generated files")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    files = {"many_kernels": many_kernels(args.kernels), "big_fixes": big_fixes(args.lines)}
+    out = Path(args.out)
+    files = {"many_kernels": many_kernels(args.kernels, out), "big_fixes": big_fixes(args.lines, folder=out)}
     if args.only:
         files = {args.only: files[args.only]}
     results = {}

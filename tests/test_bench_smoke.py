@@ -103,3 +103,14 @@ def test_profiler_prints_the_hot_functions():
                           "--python", jax_python()], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "re-analysis (profiled) ms" in run.stdout and "analyze" in run.stdout
+
+
+def test_fix_cost_times_check_of_the_fix_heavy_files_and_one_fix_request(tmp_path):
+    result = run_bench("fix_cost.py", "--runs", "1", "--kernels", "8", "--lines", "600", "--only", "many_kernels",
+                       "--in-process", "--requests", "1", "--out", str(tmp_path))
+    many = result["files"]["many_kernels"]
+    assert many["findings"] == [2]  # one kernel in four has a bug
+    assert_stats(many["check_ms"], 1)
+    assert_stats(many["parse_ms"], 1)
+    assert (many["in_process"]["findings"], many["in_process"]["with_a_fix"]) == (2, 1)
+    assert_stats(many["in_process"]["fixes_per_request_ms"], 1)
