@@ -1,6 +1,9 @@
 """The workspace import index: who imports a module (from import statements), and which files can matter."""
 
+import json
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -138,3 +141,45 @@ async def test_server_learns_of_a_new_importer_from_a_file_event(client: Languag
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
         types.FileEvent(uri=(root / "launch.py").as_uri(), type=types.FileChangeType.Deleted)]))
     assert list((await publish_for(client, uri, 1)).diagnostics) == []
+
+
+def test_walks_leave_out_what_is_not_the_projects_code(tmp_path):
+    (tmp_path / ".git").mkdir()  # a git repository: its .gitignore files apply
+    files = ["kernel.py", "pkg/mod.py", "pkg/generated/out.py", "pkg/keep.log.py", "notes/draft.py",
+             "build/lib/kernel.py", "dist/x.py", "node_modules/a/b.py", "lib/site-packages/jax/c.py",
+             "myenv/lib/d.py", ".venv/lib/e.py", "third_party/f.py", "tests/fixtures/deep/g.py", "tests/test_h.py"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("import os\n")
+    (tmp_path / "myenv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / ".gitignore").write_text("# generated code\ngenerated/\n*.log.py\n/notes\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nextend-exclude = ["third_party", "tests/fixtures/**"]\n')
+    from pallas_lsp.analysis.project import iter_python_files
+
+    walked = sorted(str(p.relative_to(tmp_path)) for p in map(Path, iter_python_files(str(tmp_path))))
+    assert walked == ["kernel.py", "pkg/mod.py", "tests/test_h.py"]
+    project = Project(root=str(tmp_path), python=jax_python())
+    assert [project.is_workspace_file(str(tmp_path / name)) for name in ("pkg/mod.py", "pkg/generated/out.py",
+                                                                          "third_party/f.py", "myenv/lib/d.py")] \
+        == [True, False, False, False]
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nexclude = ["pkg"]\n')
+    walked = sorted(str(p.relative_to(tmp_path)) for p in map(Path, iter_python_files(str(tmp_path))))
+    assert walked == ["build/lib/kernel.py", "dist/x.py", "kernel.py", "lib/site-packages/jax/c.py",
+                      "node_modules/a/b.py", "tests/fixtures/deep/g.py", "tests/test_h.py", "third_party/f.py"]
+
+
+def test_check_skips_excluded_folders_but_checks_a_file_named_explicitly(tmp_path):
+    bad = HEADER + "def body(o_ref):\n    s = pl.get_global(plgpu.SemaphoreType.BARRIER)\n"
+    (tmp_path / "pyproject.toml").write_text(f'[tool.pallas-lsp]\npython = "{jax_python()}"\n')
+    for name in ("kernel.py", "build/kernel.py"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(bad)
+
+    def check(*paths):
+        run = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--format", "json", *paths],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        return sorted((f["path"], f["code"]) for f in json.loads(run.stdout))
+
+    assert check(".") == [("kernel.py", "PAL001")]
+    assert check(".", "build/kernel.py") == [("build/kernel.py", "PAL001"), ("kernel.py", "PAL001")]

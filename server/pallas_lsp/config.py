@@ -1,4 +1,5 @@
-"""Settings from `[tool.pallas-lsp]` in pyproject.toml: `select`, `ignore`, `python`, `platform`.
+"""Settings from `[tool.pallas-lsp]` in pyproject.toml: `select`, `ignore`, `python`, `platform`, `exclude`,
+`extend-exclude`.
 
 Precedence: command-line flags (or editor settings) over pyproject.toml over defaults.
 """
@@ -31,6 +32,8 @@ class Settings:
     ignore: list[str] = field(default_factory=list)
     python: str | None = None
     platform: str | None = None  # "gpu" | "tpu": what a bare pl.pallas_call is lowered for (default gpu)
+    exclude: list[str] | None = None  # replaces analysis.exclusions.DEFAULT_EXCLUDE
+    extend_exclude: list[str] = field(default_factory=list)
     root: str | None = None  # folder of the pyproject.toml the settings came from
     source: str | None = None
     # A `python` the repository chose but that is not run (see interpreters.refusal_of_project_choice):
@@ -57,7 +60,7 @@ def find_pyproject(start: str) -> Path | None:
     return None
 
 
-KNOWN_KEYS = ("select", "ignore", "python", "platform")
+KNOWN_KEYS = ("select", "ignore", "python", "platform", "exclude", "extend-exclude")
 
 
 def _codes(value, key: str, path: Path) -> list[str]:
@@ -105,6 +108,12 @@ def load_settings(start: str) -> Settings:
         settings.select = _codes(table["select"], "select", path)
     if "ignore" in table:
         settings.ignore = _codes(table["ignore"], "ignore", path)
+    for key in ("exclude", "extend-exclude"):
+        if key in table:
+            value = table[key]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: [tool.pallas-lsp] {key} must be a list of paths or glob patterns")
+            setattr(settings, key.replace("-", "_"), value)
     if "python" in table:
         if not isinstance(table["python"], str):
             raise ConfigError(f"{path}: [tool.pallas-lsp] python must be a path")

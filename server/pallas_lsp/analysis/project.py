@@ -22,6 +22,7 @@ from parso import cache as parso_cache
 
 from .environment import PythonEnvironment, choose_interpreter, load_environment
 from .evaluate import Evaluator
+from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
 from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
@@ -30,33 +31,28 @@ from .values import UNKNOWN, Api, ModuleValue, Value
 
 log = logging.getLogger(__name__)
 
-SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", ".venvs", "env", "node_modules", "__pycache__", "site-packages",
-             ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist"}
 MAX_WORKSPACE_FILES = 100_000
 
 
-def iter_python_files(root: str, on_skip=None):
-    """`*.py` files under a folder, skipping environments and caches, in a stable order.
+def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=None):
+    """`*.py` files under a folder, leaving out what `exclusions` (by default the folder's
+    `[tool.pallas-lsp]` settings, .gitignore files and environments) excludes, in a stable order.
 
     What is not a regular file behind the name (a FIFO, a dangling symlink such as an editor's
     `.#k.py` lock, a symlink loop, an entry we may not stat) is skipped: `on_skip(path, reason)` is
     told. Folder symlinks are not followed, so a loop of them cannot make the walk endless.
     """
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                path = os.path.join(dirpath, name)
-                try:
-                    regular = S_ISREG(os.stat(path).st_mode)
-                    reason = None if regular else "not a regular file"
-                except OSError as exc:
-                    reason = ("a dangling symlink" if os.path.islink(path) and exc.errno == errno.ENOENT
-                              else exc.strerror or str(exc))
-                if reason is None:
-                    yield path
-                elif on_skip is not None:
-                    on_skip(path, reason)
+    for path in (exclusions or Exclusions.for_folder(root)).walk(root):
+        try:
+            regular = S_ISREG(os.stat(path).st_mode)
+            reason = None if regular else "not a regular file"
+        except OSError as exc:
+            reason = ("a dangling symlink" if os.path.islink(path) and exc.errno == errno.ENOENT
+                      else exc.strerror or str(exc))
+        if reason is None:
+            yield path
+        elif on_skip is not None:
+            on_skip(path, reason)
 
 
 
@@ -78,6 +74,8 @@ class Project:
         self._workspace_sorted: tuple[tuple[str, ...], list[str]] | None = None
         self._disk_texts: dict[str, tuple[tuple[int, int], str]] = {}
         self.index = ImportIndex(self)
+        self._exclusions: Exclusions | None = None
+        self._workspace_verdicts: dict[str, bool] = {}
         self.evaluator = Evaluator(self)
         self.resolver = Resolver(self)
 
@@ -111,8 +109,9 @@ class Project:
         self.index.forget(path)
         self._disk_texts.pop(path, None)
         self._workspace_sorted = None
+        self._workspace_verdicts.pop(path, None)
         if self._workspace_files is not None and path.endswith(".py") and path.startswith(self.root + os.sep):
-            if os.path.isfile(path):
+            if os.path.isfile(path) and not self.exclusions.excluded(path):
                 if path not in self._workspace_set:
                     self._workspace_set.add(path)
                     self._workspace_files.append(path)
@@ -196,12 +195,22 @@ class Project:
                     return candidate
         return None
 
+    @property
+    def exclusions(self) -> Exclusions:
+        """What is not the project's own code (see `exclusions.py`): never read as a workspace module."""
+        if self._exclusions is None:
+            self._exclusions = Exclusions.for_folder(self.root)
+        return self._exclusions
+
     def is_workspace_file(self, path: str) -> bool:
-        parts = set(Path(path).parts)
-        if parts & {"site-packages", "dist-packages", ".venv", ".venvs", "venv"}:
-            return False
         path = os.path.abspath(path)
-        return path.startswith(self.root + os.sep) or path in self.overlay
+        if path in self.overlay:
+            return True
+        verdict = self._workspace_verdicts.get(path)
+        if verdict is None:
+            verdict = path.startswith(self.root + os.sep) and not self.exclusions.excluded(path)
+            self._workspace_verdicts[path] = verdict
+        return verdict
 
     def importers(self, model: ModuleModel) -> list[ModuleModel]:
         """Workspace modules whose import statements name `model`'s module (the import index): where a
@@ -217,7 +226,7 @@ class Project:
         unsaved ones, in path order."""
         if self._workspace_files is None:
             files = []
-            for path in iter_python_files(self.root):
+            for path in iter_python_files(self.root, self.exclusions):
                 files.append(os.path.abspath(path))
                 if len(files) >= MAX_WORKSPACE_FILES:
                     log.warning("%s: more than %d Python files; the rest are not searched for importers",

@@ -1,0 +1,229 @@
+"""Which paths are not the project's own code: never read as workspace modules, never checked when a
+folder is walked (a file named explicitly is still checked), as in ruff.
+
+Left out: `.gitignore`d paths (every `.gitignore` from the git repository's top down, and
+`.git/info/exclude`), hidden folders (`.git`, `.venv`, ...), virtual environments (any folder with a
+`pyvenv.cfg`), and the folders in `DEFAULT_EXCLUDE` (`node_modules`, `build`, `dist`,
+`site-packages`, ...). `[tool.pallas-lsp] exclude` replaces `DEFAULT_EXCLUDE`; `extend-exclude` adds
+to it. A pattern without `/` matches a file or folder of that name anywhere; one with `/` is a path
+from the pyproject.toml's folder; both take `*`, `?`, `[...]` and `**`, as in `.gitignore`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+DEFAULT_EXCLUDE = ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "env", "venv",
+                   "node_modules", "site-packages", "dist-packages")
+
+
+@lru_cache(maxsize=4096)
+def _glob_regex(pattern: str) -> re.Pattern:
+    """A `.gitignore` glob as a regex over `/`-separated relative paths."""
+    anchored = "/" in pattern
+    pattern = pattern.lstrip("/")
+    out, index = [], 0
+    while index < len(pattern):
+        char = pattern[index]
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+            continue
+        if pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = pattern.find("]", index + 2)
+            if end < 0:
+                out.append(re.escape(char))
+            else:
+                body = pattern[index + 1:end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
+                index = end
+        elif char == "\\" and index + 1 < len(pattern):
+            index += 1
+            out.append(re.escape(pattern[index]))
+        else:
+            out.append(re.escape(char))
+        index += 1
+    body = "".join(out)
+    return re.compile(("^" if anchored else "(?:^|.*/)") + body + r"\Z", re.S)
+
+
+class Rule:
+    """One pattern: matches a path relative to `base` (a `.gitignore`'s folder, or the settings root)."""
+
+    __slots__ = ("base", "regex", "negated", "directories_only", "anchored")
+
+    def __init__(self, base: str, pattern: str):
+        self.negated = pattern.startswith("!")
+        pattern = pattern[1:] if self.negated else pattern
+        self.directories_only = pattern.endswith("/")
+        pattern = pattern.rstrip("/")
+        self.anchored = "/" in pattern
+        self.base = base
+        self.regex = _glob_regex(pattern)
+
+    def matches(self, path: str, is_dir: bool) -> bool:
+        """Does the rule match `path` (absolute)? An unanchored rule also matches names outside `base`."""
+        if self.directories_only and not is_dir:
+            return False
+        if path.startswith(self.base + os.sep):
+            return self.regex.match(path[len(self.base) + 1:].replace(os.sep, "/")) is not None
+        return not self.anchored and self.regex.match(os.path.basename(path)) is not None
+
+
+def _read_rules(base: str, path: str) -> list[Rule]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    rules = []
+    for line in lines:
+        if line.endswith(" ") and not line.endswith("\\ "):
+            line = line.rstrip(" ")
+        if line and not line.startswith("#"):
+            rules.append(Rule(base, line[1:] if line.startswith("\\") else line))
+    return rules
+
+
+def _git_top(folder: str) -> str | None:
+    current = os.path.abspath(folder)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+class Exclusions:
+    """What a walk of `root` leaves out (see the module docstring); `settings_root` anchors the
+    configured patterns."""
+
+    def __init__(self, root: str, exclude: list[str] | None = None, extend_exclude: list[str] | None = None,
+                 settings_root: str | None = None):
+        self.root = os.path.abspath(root)
+        base = os.path.abspath(settings_root or root)
+        patterns = list(DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude or [])
+        self.names = {p for p in patterns if not any(c in p for c in "/*?[]!\\")}  # the common case, fast
+        self.configured = [Rule(base, p) for p in patterns if p not in self.names]
+        self.git_top = _git_top(self.root)
+        self._ignores: dict[str, list[Rule]] = {}
+        self._chains: dict[tuple[str, ...], _Chain] = {}
+
+    @classmethod
+    def for_folder(cls, folder: str) -> "Exclusions":
+        """The exclusions `[tool.pallas-lsp]` of the nearest pyproject.toml sets (defaults without one)."""
+        from ..config import ConfigError, load_settings
+
+        try:
+            settings = load_settings(folder)
+        except ConfigError:
+            return cls(folder)
+        return cls(folder, settings.exclude, settings.extend_exclude, settings.root)
+
+    def _gitignore(self, folder: str) -> list[Rule]:
+        rules = self._ignores.get(folder)
+        if rules is None:
+            rules = _read_rules(folder, os.path.join(folder, ".gitignore"))
+            if folder == self.git_top:
+                rules = _read_rules(folder, os.path.join(folder, ".git", "info", "exclude")) + rules
+            self._ignores[folder] = rules
+        return rules
+
+    def _ignore_chain(self, folder: str) -> "_Chain":
+        """Rules of every `.gitignore` from the repository's top down to `folder` (outermost first)."""
+        if self.git_top is None or not (folder == self.git_top or folder.startswith(self.git_top + os.sep)):
+            return _Chain([])
+        chain, current = [], folder
+        while True:
+            chain.append(current)
+            if current == self.git_top:
+                break
+            current = os.path.dirname(current)
+        key = tuple(chain)
+        found = self._chains.get(key)
+        if found is None:
+            found = self._chains[key] = _Chain([rule for f in reversed(chain) for rule in self._gitignore(f)])
+        return found
+
+    def excludes(self, path: str, is_dir: bool, parent_rules: "_Chain | None" = None) -> bool:
+        """True when this one file or folder is left out (its parent folders are not looked at)."""
+        path = os.path.abspath(path)
+        name = os.path.basename(path)
+        if name in self.names:
+            return True
+        if is_dir and (name.startswith(".") or os.path.isfile(os.path.join(path, "pyvenv.cfg"))):
+            return True
+        for rule in self.configured:
+            if rule.matches(path, is_dir):
+                return not rule.negated
+        chain = parent_rules if parent_rules is not None else self._ignore_chain(os.path.dirname(path))
+        return chain.ignores(path, is_dir)
+
+    def excluded(self, path: str) -> bool:
+        """True when the path, or a folder above it below the root, is left out."""
+        path = os.path.abspath(path)
+        if not path.startswith(self.root + os.sep):
+            return self.excludes(path, os.path.isdir(path))
+        parts = os.path.relpath(path, self.root).split(os.sep)
+        current = self.root
+        for index, part in enumerate(parts):
+            current = os.path.join(current, part)
+            if self.excludes(current, index < len(parts) - 1 or os.path.isdir(current)):
+                return True
+        return False
+
+    def walk(self, folder: str):
+        """`*.py` files under `folder` that are not left out, in a stable order (`folder` itself is
+        walked even when it would be left out: it was asked for)."""
+        for dirpath, dirnames, filenames in os.walk(folder):
+            absolute = os.path.abspath(dirpath)
+            rules = self._ignore_chain(absolute)
+            dirnames[:] = sorted(d for d in dirnames if not self.excludes(os.path.join(absolute, d), True, rules))
+            for name in sorted(filenames):
+                if name.endswith(".py") and not self.excludes(os.path.join(absolute, name), False, rules):
+                    yield os.path.join(dirpath, name)
+
+
+class _Chain:
+    """The `.gitignore` rules that apply in one folder. Without `!` rules, one combined pattern per
+    `.gitignore` folder answers (a walk asks once per file); with them, rules are applied in order."""
+
+    def __init__(self, rules: list[Rule]):
+        self.rules = rules
+        self.ordered = any(rule.negated for rule in rules)
+        self.combined: list[tuple[str, re.Pattern | None, re.Pattern | None]] = []
+        if not self.ordered:
+            bases: dict[str, list[Rule]] = {}
+            for rule in rules:
+                bases.setdefault(rule.base, []).append(rule)
+            for base, group in bases.items():
+                def join(selected):
+                    return re.compile("|".join(f"(?:{r.regex.pattern})" for r in selected), re.S) if selected else None
+                self.combined.append((base + os.sep, join([r for r in group if not r.directories_only]), join(group)))
+
+    def ignores(self, path: str, is_dir: bool) -> bool:
+        if self.ordered:
+            ignored = False
+            for rule in self.rules:
+                if rule.matches(path, is_dir):
+                    ignored = not rule.negated
+            return ignored
+        for prefix, files, folders in self.combined:
+            pattern = folders if is_dir else files
+            if pattern is not None and path.startswith(prefix) and pattern.match(path[len(prefix):].replace(os.sep, "/")):
+                return True
+        return False
