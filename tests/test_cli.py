@@ -137,3 +137,21 @@ def test_environment_defaults_to_virtual_env(tmp_path, jax_env):
                              capture_output=True, text=True, cwd=tmp_path, env=env)
     assert [(f["code"], f["line"]) for f in json.loads(with_venv.stdout)] == [("PAL001", 5)]
     assert (without.returncode, json.loads(without.stdout)) == (0, [])
+
+
+def test_parallel_check_prints_what_one_process_prints(tmp_path, jax_env):
+    """Worker processes over files: the same findings, in the same order, with the same exit status."""
+    (tmp_path / "pyproject.toml").write_text(f'[tool.pallas-lsp]\npython = "{jax_env}"\n')
+    for index in range(4):
+        (tmp_path / f"kernel_{index}.py").write_text(BAD if index % 2 else GOOD)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "broken.py").write_text("def f(:\n")
+    for index in range(250):  # enough files that cannot matter for workers of their own
+        (tmp_path / "pkg" / f"plain_{index:03}.py").write_text(f"import os\nVALUE = {index}\n")
+    runs = {jobs: cli("check", "--format", "json", "--jobs", jobs, ".", cwd=tmp_path) for jobs in ("1", "3")}
+    one, many = runs["1"], runs["3"]
+    assert (many.returncode, many.stdout) == (one.returncode, one.stdout)
+    assert [(f["path"], f["code"]) for f in json.loads(one.stdout)] == [
+        ("kernel_1.py", "PAL001"), ("kernel_3.py", "PAL001"), ("pkg/broken.py", "PAL000")]
+    assert cli("check", "--jobs", "0", ".", cwd=tmp_path).stderr.endswith(
+        "pallas-lsp: error: argument -j/--jobs: must be a whole number of processes, 1 or more: '0'\n")

@@ -21,6 +21,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"pallas-lsp: error: {message}\n")
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of processes, 1 or more: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pallas-lsp", description="Catch broken JAX Pallas GPU kernels.")
     parser.add_argument("--version", action="version", version=f"pallas-lsp {__version__}")
@@ -35,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", metavar="CODES", help="comma-separated rule codes or prefixes to disable")
     check.add_argument("--no-jedi", action="store_true",
                        help="resolve names from the file's own imports only (no environment inference)")
+    check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                       help="worker processes over files (default: one per CPU; 1: everything in this process)")
     check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply unsafe fixes too")
@@ -121,9 +133,9 @@ def _collect(paths: list[str]) -> list[str]:
 
 
 def run_check(args) -> int:
-    from .analysis import Project, analyze, selected_codes, unknown_codes
+    from .analysis import Project, selected_codes, unknown_codes
     from .analysis.environment import EnvironmentError_
-    from .source_text import skip_reason
+    from .check_jobs import analyze_files, default_jobs
     from .config import ConfigError, load_settings, split_codes, unknown_codes_message
     from .output import display_path, format_json, format_sarif, format_text
 
@@ -172,19 +184,22 @@ def run_check(args) -> int:
                 else:
                     written += 1
                 project.set_text(path, None)  # what remains is reported for the file as it is on disk
+                project.file_changed(path)
             if written == len(changed):
                 print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {written} "
                       f"file{'s' if written != 1 else ''}", file=sys.stderr)
             else:
                 print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
                       "unchanged (see above)", file=sys.stderr)
+    project.index.trust_events = True  # files do not change during a check (fixes written above are forgotten)
     findings = []
     skipped = 0
-    for file in files if codes else []:
-        try:
-            findings.extend(analyze(project, file, codes=codes))
-        except OSError as exc:  # unreadable, too large, gone: said plainly, the other files still checked
-            _warn_skipped(file, skip_reason(exc))
+    # After --fix/--diff the remaining findings' fixes are looked at in this process: no workers.
+    jobs = 1 if fixing else args.jobs or default_jobs()
+    for file, (found, skip) in zip(files, analyze_files(project, files if codes else [], codes, jobs)):
+        findings.extend(found)
+        if skip is not None:  # unreadable, too large, gone: said plainly, the other files still checked
+            _warn_skipped(file, skip)
             skipped += 1
     if fixing:
         _print_unfixable(project, findings, args.unsafe_fixes)

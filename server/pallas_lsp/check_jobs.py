@@ -1,0 +1,76 @@
+"""`pallas-lsp check` over many files on every core: worker processes over files, as ruff does.
+
+The parent sorts the files with the import index: files that can matter (a few expensive analyses
+each) go out one at a time, the rest (only compiled, for PAL000) in batches. Each worker has its own
+`Project` on the same root and interpreter; the index it needs comes from the cache file the parent
+just wrote. Findings come back per file and are put together in the order of the files, so the
+output is the one a single process gives. One file, `--jobs 1`, or too little work: one process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+
+from .analysis import Finding, Project, analyze
+from .source_text import skip_reason
+
+CHEAP_BATCH = 64  # files that cannot matter, per task
+CHEAP_PER_WORKER = 200  # with no file that can matter, this many files make a worker worth starting
+
+_worker_project: Project | None = None
+
+
+def default_jobs() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def analyze_file(project: Project, file: str, codes: set[str]) -> tuple[list[Finding], str | None]:
+    """A file's findings (sorted, as `analyze` gives them), or why it was skipped (unreadable, too large, gone)."""
+    try:
+        return analyze(project, file, codes=codes), None
+    except OSError as exc:
+        return [], skip_reason(exc)
+
+
+def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int) -> list[tuple[list[Finding], str | None]]:
+    """`analyze_file` of every file, in file order."""
+    if jobs <= 1 or len(files) <= 1:
+        return [analyze_file(project, file, codes) for file in files]
+    relevant = [i for i, file in enumerate(files) if project.can_matter(file)]
+    chosen = set(relevant)
+    cheap = [i for i in range(len(files)) if i not in chosen]
+    workers = min(jobs, len(relevant) + len(cheap) // CHEAP_PER_WORKER)
+    if workers <= 1:
+        return [analyze_file(project, file, codes) for file in files]
+    project.index.save()  # the workers read the index from the cache file instead of scanning again
+    tasks = [[i] for i in relevant] + [cheap[start:start + CHEAP_BATCH] for start in range(0, len(cheap), CHEAP_BATCH)]
+    results: dict[int, tuple[list[Finding], str | None]] = {}
+    context = multiprocessing.get_context("spawn")  # a fork would share jedi's environment process
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                             initargs=(project.root, project.python, project.use_jedi, project.platform)) as pool:
+        for task, found in zip(tasks, pool.map(_analyze_task, [[(i, files[i]) for i in task] for task in tasks],
+                                                [codes] * len(tasks))):
+            results.update(found)
+    return [results[i] for i in range(len(files))]
+
+
+def _start_worker(root: str, python: str, use_jedi: bool, platform: str) -> None:
+    global _worker_project
+    _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform)
+    _worker_project.index.trust_events = True  # files do not change during a check
+
+
+def _analyze_task(task: list[tuple[int, str]], codes: set[str]) -> dict[int, tuple[list[Finding], str | None]]:
+    # Quick fixes and what they are built from are not printed by check: they stay behind (they hold
+    # models and trees, which do not pickle).
+    results = {}
+    for i, file in task:
+        found, skip = analyze_file(_worker_project, file, codes)
+        results[i] = ([replace(f, fixes=(), facts={}) for f in found], skip)
+    return results
