@@ -73,4 +73,5 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
         if not silenced:
             kept.append(finding)
     kept.sort(key=Finding.sort_key)
+    project.save_caches()
     return kept

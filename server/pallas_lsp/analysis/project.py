@@ -13,14 +13,15 @@ import errno
 import logging
 import os
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from stat import S_ISREG
 
 import jedi
 from parso import cache as parso_cache
 
-from .environment import PythonEnvironment, choose_interpreter, load_environment
+from . import disk_cache
+from .environment import PythonEnvironment, choose_interpreter, interpreter_file, load_environment
 from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
@@ -202,6 +203,11 @@ class Project:
             self._exclusions = Exclusions.for_folder(self.root)
         return self._exclusions
 
+    def save_caches(self) -> None:
+        """Write what is kept between runs (import index, jedi's library answers) when it grew."""
+        self.index.save()
+        self.resolver.library_answers.save()
+
     def is_workspace_file(self, path: str) -> bool:
         path = os.path.abspath(path)
         if path in self.overlay:
@@ -276,6 +282,74 @@ def _trim_parser_cache(keep: int = PARSER_TREES_KEPT) -> None:
         caches[grammar].pop(path, None)
 
 
+def _stamp(path: str) -> list[int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+class LibraryAnswers:
+    """What jedi said an import statement in a folder binds, when that is in an installed library.
+
+    Kept for the session, and on disk between sessions (`disk_cache`, keyed by the interpreter and
+    its stamp): a new server or `check` asks jedi nothing for imports it answered before, which is
+    most of the time to the first diagnostics. Each answer carries the stamps of the files it points
+    into and is dropped when one of them changed (a library upgraded).
+    """
+
+    def __init__(self, project: Project):
+        self.project = project
+        self._answers: dict[tuple[str, str], tuple[_Target, ...]] = {}
+        self._stored: dict[str, list] | None = None  # "folder\0statement" -> [targets, stamps], from disk
+        self._new: dict[str, list] = {}
+
+    def _key(self) -> tuple[str, str] | None:
+        """The interpreter and its stamp, found without starting it (starting it is what the cache saves)."""
+        executable = interpreter_file(self.project.python)
+        stamp = _stamp(os.path.realpath(executable))
+        return (executable, str(stamp)) if stamp else None
+
+    def get(self, key: tuple[str, str]) -> tuple[_Target, ...] | None:
+        answer = self._answers.get(key)
+        if answer is not None:
+            return answer
+        if self._stored is None:
+            cache_key = self._key()
+            stored = disk_cache.read("jedi-imports", *cache_key) if cache_key else None
+            self._stored = stored if isinstance(stored, dict) else {}
+        entry = self._stored.get("\0".join(key))
+        if entry is None:
+            return None
+        try:
+            targets, stamps, folder = entry
+            answer = tuple(_Target(*target) for target in targets)
+        except (TypeError, ValueError):
+            return None
+        if _stamp(key[0]) != folder or any(_stamp(t.module_path) != stamp for t, stamp in zip(answer, stamps)):
+            return None  # a module appeared beside the importer, or a library file changed: ask jedi
+        self._answers[key] = answer
+        return answer
+
+    def add(self, key: tuple[str, str], answer: tuple[_Target, ...]) -> None:
+        self._answers[key] = answer
+        self._new["\0".join(key)] = [[list(astuple(t)) for t in answer], [_stamp(t.module_path) for t in answer],
+                                     _stamp(key[0])]
+
+    def save(self) -> None:
+        """Add this session's new answers to the cache file (merged with what others wrote meanwhile)."""
+        if not self._new:
+            return
+        cache_key = self._key()
+        if cache_key is None:
+            return
+        stored = disk_cache.read("jedi-imports", *cache_key)
+        merged = {**(stored if isinstance(stored, dict) else {}), **self._new}
+        self._new = {}
+        disk_cache.write("jedi-imports", merged, *cache_key)
+
+
 class Resolver:
     """Turns imported and otherwise unbound names into values, jedi first, the import statement second.
 
@@ -289,7 +363,7 @@ class Resolver:
 
     def __init__(self, project: Project):
         self.project = project
-        self._library_answers: dict[tuple[str, str], tuple[_Target, ...]] = {}
+        self.library_answers = LibraryAnswers(project)
         # The few newest probes stay alive (one analysis goes back and forth between a handful of
         # modules); each pins a jedi inference state, so older ones are let go.
         self._probe_scripts: OrderedDict[int, tuple[ModuleModel, object]] = OrderedDict()
@@ -321,7 +395,7 @@ class Resolver:
         if statement is None:
             return None
         key = (os.path.dirname(model.path), statement[0])
-        answer = self._library_answers.get(key)
+        answer = self.library_answers.get(key)
         if answer is not None:
             return answer
         probe = _model_probe(model)
@@ -341,7 +415,7 @@ class Resolver:
         probe["answers"][statement[0]] = answer
         if answer and all(t.module_path and not self.project.is_workspace_file(t.module_path)
                           and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
-            self._library_answers[key] = answer
+            self.library_answers.add(key, answer)
         return answer
 
     def _probe_script(self, model: ModuleModel, probe: dict):
