@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .analysis import Finding, Project, analyze, selected_codes, unknown_codes
-from .analysis.environment import EnvironmentError_
+from .analysis.environment import EnvironmentError_, interpreter_file
 from .source_text import read_source, split_lines
 from .config import ConfigError, load_settings
 from .config import Settings as FileSettings
@@ -127,13 +127,16 @@ class PallasServer(LanguageServer):
         project.index.trust_events = self.file_events and uri is not None
         if previous is not None:
             project.overlay.update(previous.project.overlay)
-        try:
-            env = project.environment
-            log.info("%s: analysing against %s (Python %s)", root, env.executable, env.version)
-        except EnvironmentError_ as exc:
-            project.use_jedi = False
-            self.show_error(f"pallas-lsp: {exc}. Names are resolved from import statements only until it is fixed.")
+        if not os.path.exists(interpreter_file(project.python)):  # said at once; a broken interpreter is said when jedi starts it
+            self.environment_failed(project, EnvironmentError_(f"Python environment not found: {project.python}"))
+        else:
+            project.load_environment_soon(lambda env, error: self.environment_failed(project, error) if error else
+                                          log.info("%s: analysing against %s (Python %s)", root, env.executable, env.version))
         return Folder(os.path.abspath(root), uri, editor, settings, project)
+
+    def environment_failed(self, project: Project, error: Exception) -> None:
+        project.use_jedi = False
+        self.show_error(f"pallas-lsp: {error}. Names are resolved from import statements only until it is fixed.")
 
     def show_error(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         log.log(logging.ERROR if kind == types.MessageType.Error else logging.WARNING, "%s", message)

@@ -12,6 +12,7 @@ import contextlib
 import errno
 import logging
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import astuple, dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ import jedi
 from parso import cache as parso_cache
 
 from . import disk_cache
-from .environment import PythonEnvironment, choose_interpreter, interpreter_file, load_environment
+from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, interpreter_file, load_environment
 from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
@@ -67,6 +68,7 @@ class Project:
         self.python = choose_interpreter(python)
         self.use_jedi = use_jedi
         self._environment: PythonEnvironment | None = None
+        self._environment_lock = threading.Lock()
         self._jedi_project: jedi.Project | None = None
         self.overlay: dict[str, str] = {}
         self._models: dict[str, ModuleModel] = {}
@@ -86,8 +88,23 @@ class Project:
     def environment(self) -> PythonEnvironment:
         """Raises `EnvironmentError_` with a user-facing message when the interpreter is unusable."""
         if self._environment is None:
-            self._environment = load_environment(self.python)
+            with self._environment_lock:  # also loaded off the analysis thread (`load_environment_soon`)
+                if self._environment is None:
+                    self._environment = load_environment(self.python)
         return self._environment
+
+    def load_environment_soon(self, done) -> None:
+        """Start the interpreter's jedi environment on another thread (a server's first analysis often
+        needs none of it: import answers come from the cache file); `done(environment, error)` after."""
+        def load():
+            try:
+                environment = self.environment
+            except EnvironmentError_ as exc:
+                done(None, exc)
+            else:
+                done(environment, None)
+
+        threading.Thread(target=load, name="pallas-environment", daemon=True).start()
 
     def jedi_project(self) -> jedi.Project:
         if self._jedi_project is None:
