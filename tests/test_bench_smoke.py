@@ -114,3 +114,21 @@ def test_fix_cost_times_check_of_the_fix_heavy_files_and_one_fix_request(tmp_pat
     assert_stats(many["parse_ms"], 1)
     assert (many["in_process"]["findings"], many["in_process"]["with_a_fix"]) == (2, 1)
     assert_stats(many["in_process"]["fixes_per_request_ms"], 1)
+
+
+def test_big_workspace_compares_the_kernel_file_in_the_tree_and_alone(tmp_path):
+    result = run_bench("big_workspace.py", "--runs", "1", "--files", "40", "--out", str(tmp_path / "tree"))
+    assert result["workspace_py_files"] == 41 and result["diagnostics"] == 1
+    for name in ("server_big_cold", "server_alone_warm", "check_big_warm", "check_alone_cold"):
+        assert_stats(result[name], 1)
+    assert math.isfinite(result["ratio_server_warm"]) and math.isfinite(result["ratio_check_cold"])
+
+
+def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
+    examples = str(REPO / "examples")
+    result = run_bench("check_scale.py", "--runs", "1", "--mixed", examples, "--pallas", examples)
+    for corpus in result["corpora"].values():
+        assert corpus["files"] == 3 and corpus["findings"] == {"PAL001": 1, "PAL002": 1}
+        for key in ("check_jobs1_cpu", "check_wall", "ast_parse_cpu"):
+            assert_stats(corpus[key], 1)
+        assert math.isfinite(corpus["ratio_cpu_check_to_ast_parse"])
