@@ -383,7 +383,7 @@ class Resolver:
         self.library_answers = LibraryAnswers(project)
         # The few newest probes stay alive (one analysis goes back and forth between a handful of
         # modules); each pins a jedi inference state, so older ones are let go.
-        self._probe_scripts: OrderedDict[int, tuple[ModuleModel, object]] = OrderedDict()
+        self._probe_scripts: OrderedDict[str, tuple[ModuleModel, object]] = OrderedDict()
 
     # ---- jedi ---------------------------------------------------------------------------------
 
@@ -436,13 +436,14 @@ class Resolver:
         return answer
 
     def _probe_script(self, model: ModuleModel, probe: dict):
-        found = self._probe_scripts.get(id(model))
+        found = self._probe_scripts.get(model.path)
         if found is not None and found[0] is model:
-            self._probe_scripts.move_to_end(id(model))
+            self._probe_scripts.move_to_end(model.path)
             return found[1]
         script = jedi.Script(probe["text"], path=os.path.join(os.path.dirname(model.path), PROBE_NAME),
                              project=self.project.jedi_project(), environment=self.project.environment.jedi_env)
-        self._probe_scripts[id(model)] = (model, script)
+        self._probe_scripts[model.path] = (model, script)  # a new text's probe replaces the old one
+        self._probe_scripts.move_to_end(model.path)
         while len(self._probe_scripts) > PROBES_KEPT:
             self._probe_scripts.popitem(last=False)
         return script
