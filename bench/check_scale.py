@@ -1,17 +1,18 @@
 """`pallas-lsp check` over whole repositories, one process and every core, against `ast.parse` of the same files.
 
 Corpora (installed code, nothing committed):
-- mixed: the whole installed jax package (`site-packages/jax`: Pallas and everything else, ~600
-  files, of which ~110 use Pallas), or any folders given with `--mixed`;
+- mixed: the installed `jax/experimental` (a real repository's folder: Pallas kernels beside
+  jax2tf, Mosaic, sparse, ...; 131 files, of which 41 mention Pallas), or folders given with `--mixed`;
 - pallas: jax's Pallas files only (jax/experimental/pallas/**, jax/_src/pallas/**).
 
 Each repetition, interleaved, in fresh processes: `check --jobs 1`, `check` (one worker per CPU) and
 `ast.parse` of every file (read + parse, one process). Wall time and CPU time (user + system of the
 process and its children: workers and jedi's interpreter) are both recorded; the targets are CPU
-ratios (`check` CPU / `ast.parse` CPU). The first `check` of each corpus runs with an empty cache
-folder (reported apart as `*_first_run`); later ones find the import index and jedi's answers there.
+ratios (`check` CPU / `ast.parse` CPU). The first `check --jobs 1` of each corpus runs with an
+empty cache folder (reported apart as `check_jobs1_first_run`); later ones find the import index
+and jedi's answers there.
 
-    .venvs/dev/bin/python bench/check_scale.py [--runs 3] [--mixed DIR ...] [--pallas DIR ...] [--json OUT]
+    .venvs/dev/bin/python bench/check_scale.py [--runs 3] [--mixed DIR ...] [--pallas DIR ...] [--corpus mixed|pallas] [--json OUT]
 """
 
 from __future__ import annotations
@@ -56,14 +57,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mixed", nargs="+", help="folders of a mixed repository (default: the installed jax package)")
     parser.add_argument("--pallas", nargs="+", help="folders of a Pallas-only corpus (default: jax's Pallas files)")
     parser.add_argument("--python", default=JAX_PYTHON)
+    parser.add_argument("--corpus", choices=("mixed", "pallas"), action="append", help="only these corpora")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     jax_dir = jax_package_dir(args.python)
-    corpora = {"mixed": args.mixed or [str(jax_dir)],
+    corpora = {"mixed": args.mixed or [str(jax_dir / "experimental")],
                "pallas": args.pallas or [str(jax_dir / "experimental" / "pallas"), str(jax_dir / "_src" / "pallas")]}
     command, env = pallas_command("check")
     result = {"benchmark": "check_scale", "machine": machine(), "cpus": os.cpu_count(), "corpora": {}}
     for name, paths in corpora.items():
+        if args.corpus and name not in args.corpus:
+            continue
         files = python_files(paths)
         lines = sum(len(Path(f).read_bytes().splitlines()) for f in files)
         cache = tempfile.mkdtemp(prefix="pallas-cache-")
@@ -72,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                                       "ast_parse_wall", "ast_parse_cpu")}
         first, outputs = None, set()
         for run_index in range(args.runs + 1):  # run 0: empty cache folder
-            for jobs in ("1", None):
+            for jobs in ("1", None) if run_index else ("1",):
                 jobs_args = ["--jobs", jobs] if jobs else []
                 wall, cpu, run = timed([*command, "--format", "json", "--python", args.python, *jobs_args, *paths], env)
                 if run.returncode not in (0, 1):

@@ -18,7 +18,10 @@ from .analysis import Finding, Project, analyze
 from .source_text import skip_reason
 
 CHEAP_BATCH = 64  # files that cannot matter, per task
-CHEAP_PER_WORKER = 200  # with no file that can matter, this many files make a worker worth starting
+# A worker costs a process start, imports and its own interpreter for jedi: worth it for this many
+# files that can matter, or this many that cannot.
+RELEVANT_PER_WORKER = 4
+CHEAP_PER_WORKER = 200
 
 _worker_project: Project | None = None
 
@@ -45,7 +48,7 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     relevant = [i for i, file in enumerate(files) if project.can_matter(file)]
     chosen = set(relevant)
     cheap = [i for i in range(len(files)) if i not in chosen]
-    workers = min(jobs, len(relevant) + len(cheap) // CHEAP_PER_WORKER)
+    workers = min(jobs, -(-len(relevant) // RELEVANT_PER_WORKER) + len(cheap) // CHEAP_PER_WORKER)
     if workers <= 1:
         return [analyze_file(project, file, codes) for file in files]
     project.index.save()  # the workers read the index from the cache file instead of scanning again

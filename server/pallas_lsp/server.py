@@ -20,7 +20,8 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .analysis import Finding, Project, analyze, selected_codes, unknown_codes
-from .analysis.environment import EnvironmentError_, interpreter_file
+from .analysis.environment import EnvironmentError_
+from .python_path import resolve_python
 from .source_text import read_source, split_lines
 from .config import ConfigError, load_settings
 from .config import Settings as FileSettings
@@ -127,7 +128,7 @@ class PallasServer(LanguageServer):
         project.index.trust_events = self.file_events and uri is not None
         if previous is not None:
             project.overlay.update(previous.project.overlay)
-        if not os.path.exists(interpreter_file(project.python)):  # said at once; a broken interpreter is said when jedi starts it
+        if not os.path.exists(resolve_python(project.python)):  # said at once; a broken one when jedi starts it
             self.environment_failed(project, EnvironmentError_(f"Python environment not found: {project.python}"))
         else:
             project.load_environment_soon(lambda env, error: self.environment_failed(project, error) if error else

@@ -42,16 +42,6 @@ def choose_interpreter(explicit: str | None) -> str:
     return sys.executable
 
 
-def interpreter_file(path: str) -> str:
-    """The interpreter a path names (a virtual environment folder names its bin/python), without running it."""
-    target = os.path.abspath(os.path.expanduser(path))
-    if os.path.isdir(target):
-        for candidate in (os.path.join(target, "bin", "python"), os.path.join(target, "Scripts", "python.exe")):
-            if os.path.exists(candidate):
-                return candidate
-    return target
-
-
 @lru_cache(maxsize=8)
 def load_environment(path: str) -> PythonEnvironment:
     """A jedi environment for an interpreter or a virtual environment folder."""

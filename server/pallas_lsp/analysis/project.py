@@ -22,7 +22,9 @@ import jedi
 from parso import cache as parso_cache
 
 from . import disk_cache
-from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, interpreter_file, load_environment
+from ..interpreters import interpreter_executable
+from ..python_path import resolve_python
+from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, load_environment
 from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
@@ -324,8 +326,8 @@ class LibraryAnswers:
 
     def _key(self) -> tuple[str, str] | None:
         """The interpreter and its stamp, found without starting it (starting it is what the cache saves)."""
-        executable = interpreter_file(self.project.python)
-        stamp = _stamp(os.path.realpath(executable))
+        executable = interpreter_executable(resolve_python(self.project.python))
+        stamp = _stamp(os.path.realpath(executable)) if executable else None
         return (executable, str(stamp)) if stamp else None
 
     def get(self, key: tuple[str, str]) -> tuple[_Target, ...] | None:
