@@ -70,10 +70,10 @@ def _start_worker(root: str, python: str, use_jedi: bool, platform: str) -> None
 
 
 def _analyze_task(task: list[tuple[int, str]], codes: set[str]) -> dict[int, tuple[list[Finding], str | None]]:
-    # Quick fixes and what they are built from are not printed by check: they stay behind (they hold
-    # models and trees, which do not pickle).
+    # What quick fixes are built from is not printed by check: it stays behind (models and trees,
+    # which do not pickle).
     results = {}
     for i, file in task:
         found, skip = analyze_file(_worker_project, file, codes)
-        results[i] = ([replace(f, fixes=(), facts={}) for f in found], skip)
+        results[i] = ([replace(f, facts={}) for f in found], skip)
     return results
