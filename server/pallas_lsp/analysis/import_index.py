@@ -117,6 +117,7 @@ class ImportIndex:
         self._answers: dict = {}  # memo of whole-workspace answers, cleared when any entry changes
         self._cache_dirty = False
         self._loaded = False
+        self._everything: dict[str, FileFacts] | None = None  # with trust_events: every file's facts
 
     # ---- entries ----------------------------------------------------------------------------
 
@@ -130,10 +131,12 @@ class ImportIndex:
                     self._unsaved[path] = (text, entry[1])
                     return entry[1]
                 entry = (text, scan(text.encode("utf-8", "surrogatepass")))
-                self._changed(path, entry[1], self._unsaved.get(path, (None, None))[1])
+                previous = self._unsaved.get(path) or self._disk.get(path) or (None, None)
+                self._changed(path, entry[1], previous[1])
                 self._unsaved[path] = entry
             return entry[1]
-        if self._unsaved.pop(path, None) is not None:
+        unsaved = self._unsaved.pop(path, None)
+        if unsaved is not None and (path not in self._disk or self._disk[path][1] != unsaved[1]):
             self._answers.clear()
         entry = self._disk.get(path)
         if entry is not None and self.trust_events and entry[0] is not None:
@@ -158,9 +161,20 @@ class ImportIndex:
     def forget(self, path: str) -> None:
         """A file changed, appeared or went away on disk (a file event): read it again when asked."""
         path = os.path.abspath(path)
+        self._everything = None
         if self._disk.pop(path, None) is not None:
             self._answers.clear()
             self._cache_dirty = True
+
+    def text_set(self, path: str) -> None:
+        """A file's unsaved text was set or dropped: its entry is brought up to date now, so the
+        next question need not look at every file again."""
+        if self._everything is not None:
+            facts = self.facts(path)
+            if facts is None:
+                self._everything.pop(path, None)
+            else:
+                self._everything[path] = facts
 
     def _changed(self, path: str, new: FileFacts, old: FileFacts | None) -> None:
         if new != old:
@@ -169,6 +183,10 @@ class ImportIndex:
     # ---- questions ----------------------------------------------------------------------------
 
     def _all(self) -> dict[str, FileFacts]:
+        """Every workspace file's facts. Trusting file events, this is kept between questions (kept up
+        to date by `forget` and `text_set`); otherwise every file's stamp is compared each time."""
+        if self.trust_events and self._everything is not None:
+            return self._everything
         if not self._loaded:
             self._load()
         result = {}
@@ -177,6 +195,7 @@ class ImportIndex:
             if facts is not None:
                 result[path] = facts
         self.save()
+        self._everything = result if self.trust_events else None
         return result
 
     def importers(self, path: str, module_name: str | None) -> list[str]:
@@ -192,6 +211,7 @@ class ImportIndex:
             if other != path and any(self._names_module(other, name, path, module_name) for name in facts.imports
                                      if name.rsplit(".", 1)[-1] == module_name.rsplit(".", 1)[-1]):
                 found.append(other)
+        found.sort()
         self._answers[key] = found
         return found
 

@@ -122,6 +122,7 @@ class Project:
             self.overlay.pop(path, None)
         else:
             self.overlay[path] = text
+        self.index.text_set(path)
 
     def file_changed(self, path: str) -> None:
         """A file event (created, changed, deleted on disk; a save): forget what was read from it."""
