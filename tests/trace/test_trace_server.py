@@ -259,16 +259,18 @@ async def test_unknown_arguments_are_asked_for_not_reported_as_a_problem_of_the_
     example = tmp_path / "k.py"
     example.write_text(open(FIXTURES.parent.parent / "examples" / "kernels" / "good_semaphore.py").read().replace(
         "# pallas-lsp: trace(f32[2,128])\n", ""))
+    definition = next(i for i, line in enumerate(example.read_text().splitlines()) if line.startswith("ordered_double = "))
     uri = example.as_uri()
     open_file(client, uri)
     assert list((await publish_for(client, uri, 1, 60)).diagnostics) == []
     result = await trace(client, uri, "ordered_double")
     assert (result["error"]["type"], result["error"]["stage"]) == ("ArgsNotFound", "args")
     assert "--args" not in result["error"]["message"]  # a CLI flag means nothing in an editor
-    assert (result["suggested_args"], result["definition_line"]) == ("f32[2,128]", 36)
+    assert (result["suggested_args"], result["definition_line"]) == ("f32[2,128]", definition)
     assert [(m.type, m.message) for m in client.messages] == [(types.MessageType.Warning, (
         "pallas-trace: ordered_double: the arguments to trace it with are not known. Write "
-        "'# pallas-lsp: trace(f32[2,128])' above line 37 with the shapes and dtypes it is called with, then trace again."))]
+        f"'# pallas-lsp: trace(f32[2,128])' above line {definition + 1} with the shapes and dtypes it is called with, "
+        "then trace again."))]
     assert list(client.diagnostics[uri]) == []  # correct code: no diagnostic (none published since)
 
 
