@@ -105,32 +105,40 @@ def test_first_sentences_fit_the_problems_panel(project):
     assert long == {}
 
 
-# What jax 0.11.1 (the last release where a bare GPU pallas_call lowered through Mosaic GPU) said about every
-# fixture: `tests/jax_truth.py` run in a temporary venv with jax==0.11.1 jaxlib==0.11.1 (docs/jax-versions.md).
-RECORDED_0_11_1 = json.loads((AGREEMENT / "EXPECTED_JAX_0.11.1.json").read_text())
+# Other jax versions' verdicts, recorded where they ran (docs/jax-versions.md): jax 0.11.1 (the last release where
+# a bare GPU pallas_call lowered through Mosaic GPU) on this CPU machine, in a temporary venv; jax 0.11.2 on an
+# H200 through the device tool, compiled (`JAX_TRUTH_COMPILE=1`). The analyser is run as if the environment had
+# that version; CI needs neither.
+RECORDED = {(0, 11, 1): "EXPECTED_JAX_0.11.1.json", (0, 11, 2): "EXPECTED_JAX_0.11.2_H200.json"}
+RECORDED_CASES = [(version, name) for version, record in RECORDED.items()
+                  for name in sorted(json.loads((AGREEMENT / record).read_text()))]
 
 
 @pytest.fixture(scope="module")
-def project_0_11_1() -> Project:
-    project = Project(root=str(AGREEMENT), python=jax_python())
-    project._jax_version = (0, 11, 1)  # analyse as if the environment had jax 0.11.1
-    return project
+def recorded_projects() -> dict:
+    projects = {}
+    for version, record in RECORDED.items():
+        project = Project(root=str(AGREEMENT), python=jax_python())
+        project._jax_version = version  # analyse as if the environment had this jax
+        projects[version] = (project, json.loads((AGREEMENT / record).read_text()))
+    return projects
 
 
-@pytest.mark.parametrize("name", sorted(RECORDED_0_11_1))
-def test_analyzer_follows_jax_0_11_1(project_0_11_1, name):
-    """Verdict and lines agree with the recorded jax 0.11.1 run (locations relative to the fixture folder)."""
-    truth = RECORDED_0_11_1[name]
-    here = lines_by_code(project_0_11_1, AGREEMENT / name)
+@pytest.mark.parametrize("version,name", RECORDED_CASES, ids=[f"{'.'.join(map(str, v))}-{n}" for v, n in RECORDED_CASES])
+def test_analyzer_follows_recorded_jax_versions(recorded_projects, version, name):
+    """Verdict and lines agree with the recorded run (locations relative to the fixture folder)."""
+    project, records = recorded_projects[version]
+    truth = records[name]
+    here = lines_by_code(project, AGREEMENT / name)
     if truth["ok"]:
-        assert here == {}, f"jax 0.11.1 lowers {name}, but the analyzer reports {here}"
+        assert here == {}, f"jax {version} lowers {name}, but the analyzer reports {here}"
         return
     blamed = {(path, line) for path, line in truth["locations"]}
     found = {(name, line) for line in here}
     for path in {path for path, _ in blamed if path != name}:
-        found |= {(path, line) for line in lines_by_code(project_0_11_1, AGREEMENT / path)}
-    assert found, f"jax 0.11.1 fails on {name} ({truth['exc_type']}: {truth['message']}), the analyzer reports nothing"
+        found |= {(path, line) for line in lines_by_code(project, AGREEMENT / path)}
+    assert found, f"jax {version} fails on {name} ({truth['exc_type']}: {truth['message']}), the analyzer reports nothing"
     if blamed:
         # The fixture's own lines must be exactly JAX's; a shared helper module also carries other fixtures' findings.
         assert {b for b in blamed if b[0] == name} == {f for f in found if f[0] == name}
-        assert blamed <= found, f"jax 0.11.1 blames {sorted(blamed)}, the analyzer {sorted(found)}"
+        assert blamed <= found, f"jax {version} blames {sorted(blamed)}, the analyzer {sorted(found)}"

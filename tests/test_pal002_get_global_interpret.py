@@ -227,3 +227,27 @@ def test_semaphore_only_read_into_a_dead_value_is_dropped_by_pallas_call(ws):
                        "    ignore(pl.get_global(plgpu.SemaphoreType.REGULAR))\n    o_ref[...] = 1\n\n"
                        "k = pl.pallas_call(body, out_shape=(), interpret=True)\n")
     assert ws.check(source=source) == []
+
+
+def test_where_jax_fails_earlier_in_interpret_mode_it_says_so(ws):
+    source = HEADER + ("def body(o_ref):\n    block = lax.axis_index('block')\n    s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n"
+                       "    pl.semaphore_signal(s)\n\n"
+                       "k = plgpu.kernel(body, out_type=(), grid=(2,), grid_names=('block',), interpret=True)\n")
+    (finding,) = ws.findings(source=source)
+    assert finding.message == MESSAGE + (". In this kernel JAX stops earlier, at lax.axis_index('block'): NameError: "
+                                         "Found an unbound axis name: block (interpret=True does not bind plgpu.kernel "
+                                         "grid names; plgpu.InterpretGPUParams() does)")
+    assert (finding.related[-1].message, finding.related[-1].span.line + 1) == (
+        "JAX fails here first, in interpret mode", source.count("\n", 0, source.index("lax.axis_index('block')")) + 1)
+    gpu_params = source.replace("interpret=True", "interpret=plgpu.InterpretGPUParams()")
+    assert [f.message for f in ws.findings(source=gpu_params)] == [MESSAGE]
+
+
+def test_collective_run_scoped_in_interpret_mode_fails_first(ws):
+    source = HEADER + ("def inner(sem):\n    pl.semaphore_signal(sem)\n\n"
+                       "def body(o_ref):\n    s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n    pl.semaphore_signal(s)\n"
+                       "    pl.run_scoped(inner, plgpu.SemaphoreType.REGULAR, collective_axes='block')\n\n"
+                       "k = plgpu.kernel(body, out_type=(), grid=(2,), grid_names=('block',), interpret=True)\n")
+    (finding,) = [f for f in ws.findings(source=source) if f.code == "PAL002"]
+    assert finding.message.endswith("at the collective pl.run_scoped: NotImplementedError: run_scoped interpret rule "
+                                    "does not support collective axes")

@@ -10,10 +10,13 @@ get_global whose result feeds nothing (an unused `semaphore_read`, a helper igno
 
 from __future__ import annotations
 
+import ast
 import sys
+from dataclasses import dataclass
 
 from ..analysis.kernel_model import uses_of
 from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
+from ..analysis.values import Api, Const, Seq
 
 CODE = "PAL002"
 NAME = "get-global-interpret"
@@ -52,7 +55,9 @@ def check(ctx):
             sites = entry.interpret if certain else entry.maybe_interpret
             if not sites:
                 continue
-            functions = {id(f.node) for f in reachable_functions(project, entry.body) if f.model is model}
+            reachable = reachable_functions(project, entry.body)
+            functions = {id(f.node) for f in reachable if f.model is model}
+            earlier = _earlier_failure(ctx, entry, reachable) if certain else None
             for call_id, call in targets.items():
                 if call_id in reported or id(model.enclosing_function(call)) not in functions:
                     continue
@@ -63,7 +68,57 @@ def check(ctx):
                 related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
                            for site in sites]
                 related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                yield ctx.finding(rule, call, MESSAGE if certain else MAYBE_MESSAGE, tuple(related),
+                message = MESSAGE if certain else MAYBE_MESSAGE
+                if earlier is not None:
+                    message += f". {earlier[1]}"
+                    related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))
+                yield ctx.finding(rule, call, message, tuple(related),
                                       facts={"get_global": call, "model": model, "entry": entry,
                                              "interpret": list(sites), "certain": certain},
                                       severity=None if certain else "warning")
+
+
+@dataclass(frozen=True)
+class _Place:
+    model: object
+    node: ast.AST
+
+
+def _earlier_failure(ctx, entry, functions):
+    """Where an interpreted plgpu.kernel / pl.kernel fails before get_global (checked with jax 0.12):
+    (place, sentence) or None. `lax.axis_index` of a grid axis under interpret=True (the HLO interpreter does
+    not bind plgpu.kernel's grid names); a collective `pl.run_scoped` under either interpreter."""
+    if entry.api not in ("plgpu.kernel", "pl.kernel"):
+        return None
+    found = entry.kernel.kwarg("interpret")
+    value = found[0] if found else None
+    hlo = isinstance(value, Const) and bool(value.value)
+    evaluate = ctx.project.evaluator.value
+    names = entry.kernel.kwarg("grid_names")
+    grid_names = set()
+    if names and isinstance(names[0], Seq):
+        grid_names = {i.value for i in names[0].items if isinstance(i, Const)}
+    elif names and isinstance(names[0], Const) and isinstance(names[0].value, str):
+        grid_names = {names[0].value}
+    for func in functions:
+        model = func.model
+        for call in model.calls_named("axis_index", "run_scoped"):
+            if model.enclosing_function(call) is not func.node:
+                continue
+            callee = evaluate(model, call.func)
+            if not isinstance(callee, Api):
+                continue
+            if callee.name in ("lax.axis_index", "jax.lax.axis_index") and hlo and call.args:
+                axis = evaluate(model, call.args[0])
+                if isinstance(axis, Const) and axis.value in grid_names:
+                    return _Place(model, call), (
+                        f"In this kernel JAX stops earlier, at lax.axis_index({axis.value!r}): NameError: Found an "
+                        f"unbound axis name: {axis.value} (interpret=True does not bind plgpu.kernel grid names; "
+                        "plgpu.InterpretGPUParams() does)")
+            if callee.name == "pl.run_scoped" and any(k.arg == "collective_axes" for k in call.keywords):
+                words = ("NotImplementedError: run_scoped interpret rule does not support collective axes" if hlo else
+                         "ValueError: Collective axis ... not found among axes")
+                return _Place(model, call), (f"In this kernel JAX stops earlier, at the collective pl.run_scoped: "
+                                             f"{words}")
+    return None
+
