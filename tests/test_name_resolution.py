@@ -6,7 +6,7 @@ from conftest import at
 
 BAD = "plgpu.SemaphoreType.BARRIER"
 MESSAGE = ("get_global only supports semaphores, got Ref<gmem>{barrier_semaphore[]}: "
-           "use plgpu.SemaphoreType.REGULAR for a global semaphore")
+           "use plgpu.SemaphoreType.REGULAR. That is the one type get_global allocates: a global semaphore")
 
 SPELLINGS = {
     "pl alias": ("from jax.experimental import pallas as pl\n", "pl.get_global"),

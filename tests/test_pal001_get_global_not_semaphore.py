@@ -13,11 +13,11 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 from jax.experimental.pallas import tpu as pltpu
 """
 
-AS_INPUT = ("pass the array as a normal kernel input instead (a BlockSpec in in_specs for pallas_call, "
-            "an operand for plgpu.kernel); get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
-AS_SCRATCH = ("allocate it as scratch instead (scratch_shapes for pallas_call, scratch_types for plgpu.kernel, "
-              "or pl.run_scoped); get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
-USE_REGULAR = "use plgpu.SemaphoreType.REGULAR for a global semaphore"
+AS_INPUT = ("pass the array as a kernel input instead. Use a BlockSpec in in_specs for pallas_call, "
+            "an operand for plgpu.kernel; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
+AS_SCRATCH = ("allocate it as scratch instead. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel, "
+              "or pl.run_scoped; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
+USE_REGULAR = "use plgpu.SemaphoreType.REGULAR. That is the one type get_global allocates: a global semaphore"
 
 
 def got(what: str, advice: str) -> str:
@@ -48,9 +48,9 @@ CASES = [
     ("pltpu.HBM((8,), jnp.int32)", got("Ref<hbm>{int32[8]}", AS_INPUT)),
     ("plgpu.SMEM(shape, jnp.float32)", got("plgpu.SMEM(shape, jnp.float32) (a SMEM buffer)", AS_SCRATCH)),
     ("jax.ShapeDtypeStruct((128,), jnp.float32)",
-     "get_global needs a memory-space type, not jax.ShapeDtypeStruct((128,), jnp.float32): JAX fails with "
-     "AttributeError: 'ShapeDtypeStruct' object has no attribute 'get_ref_aval'; pass the array as a normal "
-     "kernel input instead (a BlockSpec in in_specs for pallas_call, an operand for plgpu.kernel)"),
+     "JAX: \"AttributeError: 'ShapeDtypeStruct' object has no attribute 'get_ref_aval'\"; pass the array as a "
+     "kernel input. get_global needs a memory-space type, not jax.ShapeDtypeStruct((128,), jnp.float32): "
+     "use a BlockSpec in in_specs for pallas_call, an operand for plgpu.kernel"),
 ]
 
 

@@ -25,8 +25,8 @@ PYTHON_PLACEHOLDER = "/path/to/project/.venv/bin/python"
 
 # What the user reads on the get_global line of the example (the CLI prints the same text).
 PAL001_MESSAGE = (
-    "get_global only supports semaphores, got Ref<smem>{float32[128]}: allocate it as scratch instead "
-    "(scratch_shapes for pallas_call, scratch_types for plgpu.kernel, or pl.run_scoped); "
+    "get_global only supports semaphores, got Ref<smem>{float32[128]}: allocate it as scratch instead. "
+    "Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel, or pl.run_scoped; "
     "get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
 BAD_CALL = "pl.get_global(plgpu.SMEM((COLS,), jnp.float32))"
 FIXED_CALL = "pl.get_global(plgpu.SemaphoreType.REGULAR)"

@@ -18,11 +18,12 @@ NAME = "get-global-not-semaphore"
 SEVERITY = "error"
 SUMMARY = "pl.get_global only supports Mosaic GPU plgpu.SemaphoreType.REGULAR semaphores."
 
-_AS_INPUT = ("pass the array as a normal kernel input instead (a BlockSpec in in_specs for pallas_call, "
-             "an operand for plgpu.kernel)")
-_AS_SCRATCH = ("allocate it as scratch instead (scratch_shapes for pallas_call, scratch_types for plgpu.kernel, "
-               "or pl.run_scoped)")
-_USE_REGULAR = "use plgpu.SemaphoreType.REGULAR for a global semaphore"
+# What to do: a short first sentence (the Problems panel shows about 120 characters), then the details.
+_AS_INPUT = ("pass the array as a kernel input instead. Use a BlockSpec in in_specs for pallas_call, "
+             "an operand for plgpu.kernel")
+_AS_SCRATCH = ("allocate it as scratch instead. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel, "
+               "or pl.run_scoped")
+_USE_REGULAR = "use plgpu.SemaphoreType.REGULAR. That is the one type get_global allocates: a global semaphore"
 _TAIL = "; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores"
 
 
@@ -43,8 +44,9 @@ def problem(value: Value) -> str | None:
         what = value.picture or f"{value.source} (a {value.space.upper()} buffer)"
         return f"get_global only supports semaphores, got {what}: {advice(value)}"
     if isinstance(value, ShapeDtype):
-        return (f"get_global needs a memory-space type, not {value.source}: JAX fails with AttributeError: "
-                f"'ShapeDtypeStruct' object has no attribute 'get_ref_aval'; {_AS_INPUT}")
+        return ("JAX: \"AttributeError: 'ShapeDtypeStruct' object has no attribute 'get_ref_aval'\"; pass the array "
+                f"as a kernel input. get_global needs a memory-space type, not {value.source}: use a "
+                "BlockSpec in in_specs for pallas_call, an operand for plgpu.kernel")
     if isinstance(value, Api) and value.name in ("pl.ANY", "plgpu.GMEM", "plgpu.SMEM", "plgpu.TMEM", "pltpu.VMEM",
                                                   "pltpu.SMEM", "pltpu.HBM"):
         return (f"get_global needs a shaped memory type such as {value.name}(shape, dtype), got the bare memory "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..analysis.kernel_model import MOSAIC_GPU, first_overflow
+from ..analysis.kernels import get_global_calls
 
 CODE = "PAL004"
 NAME = "several-get-global-without-grid"
@@ -22,6 +23,8 @@ SUMMARY = "Two or more global semaphores in a Mosaic GPU kernel without grid or 
 
 def check(ctx):
     rule = sys.modules[__name__]
+    if not (get_global_calls(ctx.project, ctx.model) or ctx.model.calls_named("run_scoped")):
+        return  # nothing here reserves a semaphore: no kernel model needed
     reported: set[int] = set()
     for kernel in ctx.kernels():
         if kernel.backend != MOSAIC_GPU or kernel.grid_axes != () or kernel.cluster_axes != ():

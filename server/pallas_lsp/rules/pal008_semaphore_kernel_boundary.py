@@ -51,6 +51,9 @@ def _semaphore_leaf(ctx, node: ast.AST) -> ast.AST | None:
 
 def check(ctx):
     rule = sys.modules[__name__]
+    yield from _outside_kernels(ctx, rule)
+    if "emaphore" not in ctx.model.text:
+        return  # no semaphore type is named here, so none is in an out_type
     for kernel in kernel_models(ctx.project, ctx.model):
         if kernel.api != "plgpu.kernel":
             continue
@@ -70,7 +73,6 @@ def check(ctx):
                            "(or in a ref made by plgpu.alloc_semaphore).")
             yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
-    yield from _outside_kernels(ctx, rule)
 
 
 def _outside_kernels(ctx, rule):
