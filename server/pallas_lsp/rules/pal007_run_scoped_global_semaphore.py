@@ -22,8 +22,8 @@ QUOTE = "Only thread-collective allocations are supported in run_scoped"
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if not ctx.model.calls_named("run_scoped"):
-        return  # no run_scoped here: no kernel model needed
+    if not ctx.model.calls_named("run_scoped") or "emaphore" not in ctx.model.text:
+        return  # no run_scoped of a semaphore type here: no kernel model needed
     reported: set[int] = set()
     for kernel in ctx.kernels():
         if kernel.backend != MOSAIC_GPU or kernel.thread_axes is None:
