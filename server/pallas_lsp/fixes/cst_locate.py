@@ -141,6 +141,8 @@ class CstFile:
             if not chunk.rewrites:
                 continue
             new = chunk.module.visit(_Apply(chunk.rewrites)).code
+            if not new.strip():
+                new = ""  # the statement was removed: its line goes too
             new = wrap_long_lines(chunk.text, new, self.line_length, self.style, self.indent)
             if not parses(new):
                 raise CannotFix("the rewritten statement does not parse")

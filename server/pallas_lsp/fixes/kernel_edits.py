@@ -21,15 +21,19 @@ class FixBuilder:
     def __init__(self, project):
         self.project = project
         self.files: dict[str, tuple[CstFile, Imports]] = {}
+        self.models: dict[str, object] = {}
 
     def file(self, model) -> tuple[CstFile, Imports]:
         if model.path not in self.files:
             if model.source.syntax_errors:
                 raise CannotFix("the file does not parse")
             self.files[model.path] = (CstFile(model), Imports(model))
+            self.models[model.path] = model
         return self.files[model.path]
 
     def fix(self, title: str, applicability: str = "safe", preferred: bool = False) -> Fix | None:
+        for path in list(self.files):
+            self._drop_imports_made_unused(self.models[path])
         edits = []
         for path, (file, imports) in self.files.items():
             edits.extend(imports.edits(path, file.lines))
@@ -37,6 +41,43 @@ class FixBuilder:
         if not edits:
             return None
         return Fix(title, tuple(edits), applicability, preferred)
+
+
+    def _drop_imports_made_unused(self, model) -> None:
+        """Remove a one-name import statement the fix left unused (the get_global it moved was the
+        last use of `pl` in a helper module): what ruff's F401 would flag, a person would delete."""
+        from .edits import apply_edits
+
+        file, imports = self.files[model.path]
+        try:
+            after = ast.parse(apply_edits(model.text, file.edits()))
+        except (SyntaxError, ValueError):
+            return
+        before_uses, after_uses = _loaded_names(model.tree), _loaded_names(after)
+        exported = _exported_names(model.tree)
+        for statement in model.tree.body:
+            if not isinstance(statement, (ast.Import, ast.ImportFrom)) or len(statement.names) != 1:
+                continue
+            alias = statement.names[0]
+            local = alias.asname or alias.name.split(".")[0]
+            line = model.source.lines[statement.lineno - 1] if statement.lineno - 1 < len(model.source.lines) else ""
+            if (alias.name == "*" or local in exported or "noqa" in line or local not in before_uses
+                    or local in after_uses or (imports.added and statement.end_lineno - 1 == imports.anchor_line)):
+                continue
+            remove_statement(self, model, statement)
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+def _exported_names(tree: ast.Module) -> set[str]:
+    """Names in a module's `__all__` (an import there is a re-export, used or not)."""
+    for statement in tree.body:
+        if (isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets)
+                and isinstance(statement.value, (ast.List, ast.Tuple))):
+            return {e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
 
 
 # ---- kernel body parameters ----------------------------------------------------------------------
@@ -183,7 +224,7 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
         if position < len(body):
             following = body[position]
             body[position] = following.with_changes(leading_lines=[*removed.leading_lines, *following.leading_lines])
-        elif not body:
+        elif not body and not isinstance(updated, cst.Module):  # a top-level statement may just go
             body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=removed.leading_lines))
         return updated.with_changes(body=body)
 

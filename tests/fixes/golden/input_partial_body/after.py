@@ -4,7 +4,6 @@ import functools
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
 
 
 def shift_kernel(offset, global_ref, x_ref, o_ref, *, scale):

@@ -1,7 +1,6 @@
 """plgpu.kernel built and returned with its body by name."""
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 import functools
 

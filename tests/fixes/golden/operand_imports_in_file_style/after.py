@@ -2,7 +2,6 @@
 from functools import partial
 
 from jax import ShapeDtypeStruct
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as gpu
 import jax.numpy as jnp
 

@@ -1,7 +1,6 @@
 """plgpu.kernel in interpret mode, called where it is built."""
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)

@@ -1,7 +1,6 @@
 """Block-local SMEM from get_global; the kernel already has scratch_types as a list."""
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)

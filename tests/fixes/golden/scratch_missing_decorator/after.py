@@ -1,7 +1,6 @@
 """The decorator form without scratch_types: the keyword is added to the decorator."""
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
