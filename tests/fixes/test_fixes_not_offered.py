@@ -53,6 +53,19 @@ def make(name):
 
 kernel = make("lut")
 """,
+    "semaphore type returned by a method (the type is written there)": """
+class Kernel:
+  def sem_type(self):
+    return plgpu.SemaphoreType.BARRIER
+
+  def body(self, x_ref, o_ref):
+    sem = pl.get_global(self.sem_type())
+    pl.semaphore_signal(sem)
+    pl.semaphore_wait(sem)
+    o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(Kernel().body, out_type=X)
+""",
     "body takes *args": """
 def body(*refs):
   lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))

@@ -44,8 +44,9 @@ def fix(project, model, call, value, code: str):
         return None
     argument = call.args[0] if call.args else None
     written = argument.func if isinstance(argument, ast.Call) else argument
-    if not isinstance(written, ast.Attribute):
-        return None  # the type is built elsewhere; the fix belongs there
+    if not (isinstance(written, ast.Attribute) and isinstance(written.value, ast.Attribute)
+            and written.value.attr == "SemaphoreType"):
+        return None  # the type is built elsewhere (`self.sem_type()`); the fix belongs there
     parent = model.parents.get(call)
     function = model.enclosing_function(call)
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
