@@ -29,6 +29,11 @@ class RuleContext:
         return Finding(self.path, self.span(node), rule.CODE, rule.NAME, severity or rule.SEVERITY, message, related,
                        facts=facts or {})
 
+    def may_run_scoped_semaphore(self) -> bool:
+        """A cheap text test before building kernel models: only a `run_scoped` call in a module that
+        names a semaphore type can allocate a semaphore through `run_scoped`."""
+        return bool(self.model.calls_named("run_scoped")) and "emaphore" in self.model.text
+
     def kernels_reaching(self):
         """(KernelModel, GetGlobalSite) for every get_global of this module that a kernel reaches."""
         from .kernel_model import models_reaching

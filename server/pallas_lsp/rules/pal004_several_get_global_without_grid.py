@@ -23,8 +23,7 @@ SUMMARY = "Two or more global semaphores in a Mosaic GPU kernel without grid or 
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if not (get_global_calls(ctx.project, ctx.model)
-            or (ctx.model.calls_named("run_scoped") and "emaphore" in ctx.model.text)):
+    if not (get_global_calls(ctx.project, ctx.model) or ctx.may_run_scoped_semaphore()):
         return  # nothing here reserves a semaphore: no kernel model needed
     reported: set[int] = set()
     for kernel in ctx.kernels():

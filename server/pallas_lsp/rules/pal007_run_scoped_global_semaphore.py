@@ -22,7 +22,7 @@ QUOTE = "Only thread-collective allocations are supported in run_scoped"
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if not ctx.model.calls_named("run_scoped") or "emaphore" not in ctx.model.text:
+    if not ctx.may_run_scoped_semaphore():
         return  # no run_scoped of a semaphore type here: no kernel model needed
     reported: set[int] = set()
     for kernel in ctx.kernels():
