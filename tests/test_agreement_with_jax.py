@@ -36,6 +36,7 @@ JAX_FAILURES = (
     ("ValueError", "Only thread-collective allocations are supported in run_scoped", "PAL007"),
     ("ValueError", "Kernels cannot return semaphores", "PAL008"),
     ("ValueError", "Cannot lower jaxpr with effects", "PAL008"),
+    ("ValueError", "Cannot pass semaphores into kernels as arrays", "PAL008"),
 )
 
 

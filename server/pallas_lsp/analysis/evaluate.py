@@ -29,6 +29,8 @@ from .values import (
     ModuleValue,
     OneOf,
     Partial,
+    SemaphoreArray,
+    SemaphoreRef,
     Seq,
     ShapeDtype,
     Value,
@@ -325,6 +327,8 @@ class Evaluator:
         if isinstance(base, Mapping) and isinstance(index, Const):
             found = base.get(index.value)
             return found if found is not None else UNKNOWN
+        if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
+            return SemaphoreArray(base, model.segment(expr))
         return UNKNOWN
 
     def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
@@ -468,6 +472,10 @@ class Evaluator:
             return ShapeDtype(shape, dtype, source)
         if name in _INTERPRET_PARAMS:
             return InterpretParams(name)
+        if name == "plgpu.alloc_semaphore":
+            return SemaphoreRef(shape_of(args[0] if args else kwargs.get("shape", Seq(()))), source)
+        if name == "jax.freeze" and args and isinstance(args[0], SemaphoreRef):
+            return SemaphoreArray(args[0], source)
         if name in ("jnp.dtype", "np.dtype") and args:
             dtype = dtype_name(args[0])
             return Api(f"jnp.{dtype}") if dtype else UNKNOWN

@@ -111,6 +111,16 @@ class RunScopedSite:
     collective_axes: tuple[str, ...] | None
 
 
+@dataclass(frozen=True)
+class Launch:
+    """A call that runs a built kernel: `kernel(x, y)`, `plgpu.kernel(body, ...)(x, y)`, a decorated body called."""
+
+    api: str
+    model: "ModuleModel"
+    call: ast.Call
+    kernel: KernelCall
+
+
 @dataclass
 class KernelModel:
     entry: EntryPoint
@@ -151,6 +161,31 @@ def kernel_models(project: "Project", model: "ModuleModel") -> list[KernelModel]
         cached = [_build(project, entry, warp_bodies) for entry in index.entries if entry.body is not None]
         model.eval_cache["kernel-models"] = cached
     return cached
+
+
+def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
+    """Calls in `model` that run a built kernel, wherever that kernel was built (cached with the module text)."""
+    cached = model.eval_cache.get("kernel-launches")
+    if cached is None:
+        cached = []
+        for call in model.calls:
+            kernel = _launched_kernel(project, model, call.func)
+            if kernel is not None:
+                cached.append(Launch(kernel.api, model, call, kernel))
+        model.eval_cache["kernel-launches"] = cached
+    return cached
+
+
+def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST) -> KernelCall | None:
+    value = project.evaluator.value(model, func_node)
+    if isinstance(value, KernelCall):
+        return value if value.body is not None else None  # without a body it is a decorator, not a kernel
+    decorators = getattr(value.node, "decorator_list", None) if isinstance(value, Func) else None
+    if decorators:
+        for entry in KernelIndex.of(project, value.model).entries:
+            if entry.node in decorators:
+                return entry.kernel
+    return None
 
 
 def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[KernelModel, GetGlobalSite]]:

@@ -77,6 +77,24 @@ class ShapeDtype(Value):
 
 
 @dataclass(frozen=True)
+class SemaphoreRef(Value):
+    """`plgpu.alloc_semaphore(shape)` (jax 0.12): a GMEM semaphore ref made outside any kernel, which
+    `plgpu.kernel` takes as an operand."""
+
+    shape: tuple[int, ...] | None
+    source: str
+
+
+@dataclass(frozen=True)
+class SemaphoreArray(Value):
+    """The value read out of a semaphore ref (`ref[...]`, `ref[i]`, `jax.freeze(ref)`): an array of
+    semaphore dtype, which `plgpu.kernel` refuses as an operand."""
+
+    ref: SemaphoreRef
+    source: str  # how it was read, for messages
+
+
+@dataclass(frozen=True)
 class InterpretParams(Value):
     """`plgpu.InterpretGPUParams(...)` / `pltpu.InterpretParams(...)`: always means interpret mode."""
 

@@ -1,9 +1,11 @@
 """PAL008 semaphore-kernel-boundary: a semaphore crossing the kernel boundary.
 
 A Mosaic GPU kernel cannot return a semaphore (`plgpu.kernel(..., out_type=<semaphore>)`: `ValueError:
-Kernels cannot return semaphores...`), and a `pl.get_global` whose result is used outside any kernel
-(in a function that is jitted directly) fails at lowering with `Cannot lower jaxpr with effects:
-{SemaphoreEffect}`.
+Kernels cannot return semaphores...`), cannot take one as an array (a value read out of a
+`plgpu.alloc_semaphore` ref, `sems[0]` or `jax.freeze(sems)`, passed to a `plgpu.kernel`: `ValueError:
+Cannot pass semaphores into kernels as arrays...`), and a `pl.get_global` whose result is used outside
+any kernel (in a function that is jitted directly) fails at lowering with `Cannot lower jaxpr with
+effects: {SemaphoreEffect}`.
 """
 
 from __future__ import annotations
@@ -12,19 +14,20 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_model import kernel_models, uses_of
+from ..analysis.kernel_model import kernel_launches, kernel_models, uses_of
 from ..analysis.kernels import KernelIndex, get_global_calls
-from ..analysis.values import Api, MemType
+from ..analysis.values import Api, MemType, SemaphoreArray
 
 CODE = "PAL008"
 NAME = "semaphore-kernel-boundary"
 SEVERITY = "error"
-SUMMARY = "A semaphore returned from a kernel, or a get_global used outside any kernel."
+SUMMARY = "A semaphore returned from a kernel or passed in as an array, or a get_global used outside any kernel."
 
 RETURN_QUOTE = "ValueError: Kernels cannot return semaphores"
 OLD_RETURN_QUOTE = "ValueError: Invalid out_shape type: <enum 'SemaphoreType'>"  # jax 0.11.1 (run), for a SemaphoreType
 ALLOC_SEMAPHORE_SINCE = (0, 12)
 OUTSIDE_QUOTE = "Cannot lower jaxpr with effects: {SemaphoreEffect}"
+OPERAND_QUOTE = "Cannot pass semaphores into kernels as arrays"
 _JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
 
 
@@ -52,6 +55,7 @@ def _semaphore_leaf(ctx, node: ast.AST) -> ast.AST | None:
 def check(ctx):
     rule = sys.modules[__name__]
     yield from _outside_kernels(ctx, rule)
+    yield from _semaphore_array_operands(ctx, rule)
     if "emaphore" not in ctx.model.text:
         return  # no semaphore type is named here, so none is in an out_type
     for kernel in kernel_models(ctx.project, ctx.model):
@@ -73,6 +77,27 @@ def check(ctx):
                            "(or in a ref made by plgpu.alloc_semaphore).")
             yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+
+
+def _semaphore_array_operands(ctx, rule):
+    """A value read out of a plgpu.alloc_semaphore ref passed to a plgpu.kernel (pl.kernel takes one)."""
+    evaluate = ctx.project.evaluator.value
+    for launch in kernel_launches(ctx.project, ctx.model):
+        if launch.api != "plgpu.kernel":
+            continue
+        for operand in launch.call.args:
+            if isinstance(operand, ast.Starred):
+                break
+            value = evaluate(ctx.model, operand)
+            if not isinstance(value, SemaphoreArray):
+                continue
+            message = (f'JAX: "{OPERAND_QUOTE}"; pass the alloc_semaphore ref itself, not a value read from it. '
+                       f"`{value.source}` is an array made from the ref `{value.ref.source}`; plgpu.kernel takes "
+                       "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one semaphore in the kernel body "
+                       "with `.at[i]`.")
+            built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
+            yield ctx.finding(rule, operand, message, (built,),
+                              facts={"operand": operand, "launch": launch.call, "value": value})
 
 
 def _outside_kernels(ctx, rule):
