@@ -102,6 +102,40 @@ def body(x_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
 """,
+    "shaped semaphore without index, no axis index held for its length": """
+def body(x_ref, o_ref):
+  block = jax.lax.axis_index("blocks")
+  flags = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))
+  pl.semaphore_signal(flags)
+
+kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",))
+""",
+    "shaped semaphore, two axes of its length (which one is meant?)": """
+def body(x_ref, o_ref):
+  row = jax.lax.axis_index("rows")
+  column = jax.lax.axis_index("columns")
+  flags = pl.get_global(plgpu.SemaphoreType.REGULAR((2,)))
+  pl.semaphore_signal(flags)
+
+kernel = plgpu.kernel(body, out_type=X, grid=(2, 2), grid_names=("rows", "columns"))
+""",
+    "shaped semaphore waited on in a helper (other callers may pass others)": """
+def wait_for(sem):
+  pl.semaphore_wait(sem)
+
+def body(x_ref, o_ref):
+  flags = pl.get_global(plgpu.SemaphoreType.REGULAR((1,)))
+  wait_for(flags)
+
+kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",))
+""",
+    "too many indices (which one to drop?)": """
+def body(x_ref, o_ref):
+  flags = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))
+  pl.semaphore_signal(flags.at[0, 1])
+
+kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",))
+""",
 }
 
 

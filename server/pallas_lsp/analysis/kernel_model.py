@@ -324,8 +324,9 @@ def _extent(value: Value) -> int | None:
     return None
 
 
-def _axes(project: "Project", entry: EntryPoint) -> tuple:
-    """(grid, cluster, thread) axis names; an axis without a name is "" ; None where not static."""
+def _launch_settings(project: "Project", entry: EntryPoint):
+    """`get(keyword)` for the grid, cluster and thread settings of a Mosaic GPU launch (the
+    `plgpu.kernel` keywords or the `plgpu.Mesh` of a `pl.kernel`/`pl.core_map`); None where not static."""
     kernel, model = entry.kernel, entry.model
     if entry.api in ("pl.kernel", "pl.core_map"):
         node = _kwarg_node(kernel, "mesh")
@@ -333,18 +334,41 @@ def _axes(project: "Project", entry: EntryPoint) -> tuple:
             node = entry.node.args[0]
         name, call, mesh_model = _callee(project, model, node)
         if call is None or name != "plgpu.Mesh":
-            return None, None, None
+            return None
         evaluate = project.evaluator.value
         kwargs = {k.arg: evaluate(mesh_model, k.value) for k in call.keywords if k.arg}
         if any(k.arg is None for k in call.keywords) or call.args:
-            return None, None, None
-        get = kwargs.get
-    elif entry.api == "plgpu.kernel":
+            return None
+        return kwargs.get
+    if entry.api == "plgpu.kernel":
         if any(key is None for key, _, _ in kernel.kwargs):
-            return None, None, None
+            return None
         values = {key: value for key, value, _ in kernel.kwargs}
-        get = values.get
-    else:
+        return values.get
+    return None
+
+
+def axis_sizes(project: "Project", entry: EntryPoint) -> dict[str, int]:
+    """Named grid and cluster axes of a Mosaic GPU launch whose size is written: {name: size}."""
+    get = _launch_settings(project, entry)
+    if get is None:
+        return {}
+    sizes: dict[str, int] = {}
+    for size_key, names_key in (("grid", "grid_names"), ("cluster", "cluster_names")):
+        size, names = get(size_key, Seq(())), _names(get(names_key, Seq(())))
+        items = size.items if isinstance(size, Seq) else (size,)
+        if names is None or len(names) != len(items):
+            continue
+        for name, item in zip(names, items):
+            if isinstance(item, Const) and type(item.value) is int:
+                sizes[name] = item.value
+    return sizes
+
+
+def _axes(project: "Project", entry: EntryPoint) -> tuple:
+    """(grid, cluster, thread) axis names; an axis without a name is "" ; None where not static."""
+    get = _launch_settings(project, entry)
+    if get is None:
         return None, None, None
     axes = []
     for size_key, names_key in (("grid", "grid_names"), ("cluster", "cluster_names")):

@@ -56,7 +56,8 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
-FINDING_FIXES = {"PAL004": ("one_block_grid",), "PAL007": ("run_scoped_to_get_global",)}
+FINDING_FIXES = {"PAL004": ("one_block_grid",), "PAL005": ("index_semaphore",),
+                 "PAL007": ("run_scoped_to_get_global",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:

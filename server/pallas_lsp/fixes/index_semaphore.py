@@ -1,0 +1,134 @@
+"""Fix (PAL005): a shaped global semaphore signalled or waited on whole gets its `.at[...]` index.
+
+Only where one index is the meaning-preserving choice for each missing dimension:
+- a dimension of size 1 has one semaphore: `.at[0]` (safe);
+- a dimension as long as a named grid or cluster axis whose index the kernel already holds in a
+  variable (`block = lax.axis_index("blocks")`, visible at the signal): `.at[block]`, each block
+  its own semaphore (unsafe: the kernel may have meant another one, so it is not applied without
+  `--unsafe-fixes`).
+Any other dimension has no known index, and too many indices no known one to drop: no fix. Also
+none where the semaphore reaches the signal through a helper's parameter (the helper may be given
+other semaphores).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.kernel_model import axis_sizes
+from ..analysis.values import Api, Const
+from .cst_locate import expression
+from .kernel_edits import CannotFix, FixBuilder
+
+_AXIS_INDEX = ("jax.lax.axis_index", "lax.axis_index")
+
+
+def _semaphore_argument(call: ast.Call) -> ast.expr | None:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg in ("sem_or_view", "sem")), None)
+
+
+def _only_binding(model, name: ast.Name):
+    """The assignment `name` sees, if it is the only binding of that name in its scope."""
+    binding = model.lookup(name.id, model.scope_of(name), name.lineno)
+    if binding is None or binding.kind != "assign" or not isinstance(binding.node, ast.Assign):
+        return None
+    for scope, found in model.scopes.items():
+        if any(b is binding for b in found.bindings.get(name.id, ())):
+            return binding if len(found.bindings[name.id]) == 1 else None
+    return None
+
+
+def _comes_from(model, node: ast.expr, get_global: ast.Call, depth: int = 0) -> bool:
+    """True when `node` is the get_global's result (through `.at[...]` and single-assignment names)."""
+    while isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "at":
+        node = node.value.value
+    if node is get_global:
+        return True
+    if isinstance(node, ast.Name) and depth < 8:
+        binding = _only_binding(model, node)
+        return binding is not None and _comes_from(model, binding.value, get_global, depth + 1)
+    return False
+
+
+def _axis_variables(project, model, use_call: ast.Call) -> dict[str, set[str]]:
+    """{axis name: variables visible at `use_call` bound once to `lax.axis_index(axis)`}."""
+    found: dict[str, set[str]] = {}
+    for call in model.calls_named("axis_index"):
+        assign = model.parents.get(call)
+        if not (isinstance(assign, ast.Assign) and assign.value is call and len(assign.targets) == 1
+                and isinstance(assign.targets[0], ast.Name) and len(call.args) == 1 and not call.keywords):
+            continue
+        callee = project.evaluator.value(model, call.func)
+        axis = project.evaluator.value(model, call.args[0])
+        if not (isinstance(callee, Api) and callee.name in _AXIS_INDEX and isinstance(axis, Const)
+                and isinstance(axis.value, str)):
+            continue
+        name = assign.targets[0].id
+        seen = model.lookup(name, model.scope_of(use_call), use_call.lineno)
+        if seen is not None and seen.node is assign and _only_binding(model, assign.targets[0]) is not None:
+            found.setdefault(axis.value, set()).add(name)
+    return found
+
+
+def _index_for(size: int, sizes: dict[str, int], variables: dict[str, set[str]]) -> tuple[str, bool] | None:
+    """(index code, safe) for a missing dimension of `size`; None where no choice is clearly meant."""
+    if size == 1:
+        return "0", True
+    axes = [axis for axis, length in sizes.items() if length == size]
+    held = {name for axis in axes for name in variables.get(axis, ())}
+    if len(axes) == 1 and len(held) == 1:
+        return next(iter(held)), False
+    return None
+
+
+def fix(project, model, finding):
+    facts = finding.facts
+    use, shape, kernel, get_global = (facts.get(key) for key in ("use", "shape", "kernel", "get_global"))
+    if use is None or shape is None or kernel is None or use.indices is None or use.indices >= len(shape):
+        return None  # too many indices: which one to drop is not known
+    if use.model is not model or facts.get("model") is not model or not isinstance(use.node, ast.Call):
+        return None
+    argument = _semaphore_argument(use.node)
+    if argument is None or not _comes_from(model, argument, get_global):
+        raise CannotFix("the semaphore reaches the signal or wait through a helper's parameter")
+    sizes = axis_sizes(project, kernel.entry)
+    variables = _axis_variables(project, model, use.node)
+    chosen = [_index_for(size, sizes, variables) for size in shape[use.indices:]]
+    if any(choice is None for choice in chosen):
+        raise CannotFix("no index is clearly meant for a dimension of the semaphore")
+    indices = [code for code, _ in chosen]
+    safe = all(is_safe for _, is_safe in chosen)
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    target = file.find_ast(model, argument, cst.BaseExpression)
+    if target is None:
+        raise CannotFix("the semaphore argument was not found")
+
+    def elements(codes, last_comma=cst.MaybeSentinel.DEFAULT) -> list[cst.SubscriptElement]:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [cst.SubscriptElement(cst.Index(expression(code)), comma=comma if i < len(codes) - 1 else last_comma)
+                for i, code in enumerate(codes)]
+
+    def indexed(updated: cst.BaseExpression) -> cst.BaseExpression:
+        if (isinstance(updated, cst.Subscript) and isinstance(updated.value, cst.Attribute)
+                and updated.value.attr.value == "at" and not updated.lpar
+                and all(isinstance(e.slice, cst.Index) and e.slice.star is None
+                        and not isinstance(e.slice.value, cst.Tuple) for e in updated.slice)):
+            old = list(updated.slice)  # sems.at[i] -> sems.at[i, j]
+            old[-1] = old[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            return updated.with_changes(slice=[*old, *elements(indices)])
+        base = updated
+        if not isinstance(updated, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) and not updated.lpar:
+            base = updated.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Subscript(value=cst.Attribute(value=base, attr=cst.Name("at")), slice=elements(indices))
+
+    file.rewrite(target, indexed)
+    what = ", ".join(indices)
+    verb = "Signal" if use.kind == "signal" else "Wait on"
+    return builder.fix(f"pallas-lsp ({finding.code}): {verb} one semaphore: .at[{what}]",
+                       "safe" if safe else "unsafe", preferred=safe)
+

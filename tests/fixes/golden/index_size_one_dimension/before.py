@@ -1,0 +1,18 @@
+"""A "one semaphore" written as an array of one, REGULAR((1,)), signalled whole (the wait indexes it)."""
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((256,), jnp.float32)
+
+
+def body(x_ref, o_ref):
+    done = pl.get_global(plgpu.SemaphoreType.REGULAR((1,)))
+    o_ref[...] = x_ref[...] + 1.0
+    pl.semaphore_signal(done)
+    pl.semaphore_wait(done.at[0])
+
+
+def target():
+    return plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",)), (X,), "cuda"
