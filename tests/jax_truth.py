@@ -6,7 +6,7 @@ Usage:
 Imports only the standard library and jax. Prints ONE JSON object on stdout mapping
 each path (exactly as given) to
 
-    {"ok": bool, "exc_type": str|null, "message": str|null,
+    {"ok": bool, "exc_type": str|null, "message": str|null, "mode": str|null,
      "locations": [{"path": "<abs path>", "line": N}, ...]}
 
 (`--relative`: location paths relative to the current folder, as examples/README.md shows them.)
@@ -220,7 +220,7 @@ def _device_context(mode):
 def run_fixture(path: str) -> dict:
   import jax
   root = os.path.dirname(_abs(path))
-  result = {"ok": True, "exc_type": None, "message": None, "locations": []}
+  result = {"ok": True, "exc_type": None, "message": None, "mode": None, "locations": []}
   module = None
   fn = args = None
   stage = "import"
@@ -231,6 +231,7 @@ def run_fixture(path: str) -> dict:
       raise LookupError(f"{path}: fixture defines no target()")
     with _device_context(getattr(module, "MODE", None)):
       fn, args, mode = module.target()
+    result["mode"] = mode
     args = tuple(args)
     if mode not in _PLATFORM and mode != "interpret":
       raise ValueError(f"{path}: unknown mode {mode!r}")

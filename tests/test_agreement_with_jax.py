@@ -27,6 +27,9 @@ JAX_FAILURES = (
     ("NotImplementedError", "get_global only supports semaphores", "PAL001"),
     ("AttributeError", "get_ref_aval", "PAL001"),
     ("TypeError", "get_global() got an unexpected keyword argument", "PAL001"),
+    ("TypeError", "get_global() takes 1 positional argument", "PAL001"),
+    ("TypeError", "get_global() got multiple values for argument", "PAL001"),
+    ("TypeError", "get_global() missing 1 required positional argument", "PAL001"),
     ("TypeError", "No ir_type_handler for aval type", "PAL002"),
     ("NotImplementedError", "Unimplemented primitive in Pallas", "PAL003"),
     ("IndexError", "Slice DynamicSlice", "PAL004"),
@@ -43,6 +46,8 @@ JAX_FAILURES = (
 def expected_code(truth: dict) -> str:
     if truth.get("non_semaphore"):
         return "PAL001"  # a backend without get_global, and no semaphore asked for anyway: the type is the bug
+    if truth.get("mode") != "interpret" and "No ir_type_handler" in truth["message"]:
+        return "PAL008"  # a global semaphore read in a jitted function, outside any kernel
     for exc_type, words, code in JAX_FAILURES:
         if truth["exc_type"] == exc_type and words in truth["message"]:
             return code

@@ -7,6 +7,7 @@ time; the message here is JAX's own, shown while the user types, with what to do
 
 from __future__ import annotations
 
+import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
@@ -90,8 +91,24 @@ def _message(value, problem_text: str, backends: set[str] | None) -> str:
             f"this asks for {what}: {advice(memtype)}")
 
 
-def _unexpected_keywords(call) -> list[str]:
-    return [k.arg for k in call.keywords if k.arg is not None and k.arg != "what"]
+def signature_error(call) -> tuple[str, str] | None:
+    """(Python's TypeError for this call of `get_global(what)`, what to do), or None when the call fits its
+    one parameter (or a `*args` / `**kwargs` spread hides what it passes)."""
+    spread = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+    unexpected = [k.arg for k in call.keywords if k.arg is not None and k.arg != "what"]
+    if unexpected:
+        return f"get_global() got an unexpected keyword argument '{unexpected[0]}'", "pass only the semaphore type"
+    if spread:
+        return None
+    positional, by_keyword = len(call.args), any(k.arg == "what" for k in call.keywords)
+    if positional > 1:
+        return (f"get_global() takes 1 positional argument but {positional} were given",
+                "pass only the semaphore type")
+    if positional and by_keyword:
+        return "get_global() got multiple values for argument 'what'", "pass the semaphore type once"
+    if not positional and not by_keyword:
+        return "get_global() missing 1 required positional argument: 'what'", "pass the semaphore type"
+    return None
 
 
 def check(ctx):
@@ -99,12 +116,13 @@ def check(ctx):
     rule = sys.modules[__name__]
     lowered = _lowered_backends(ctx)
     for call in get_global_calls(ctx.project, ctx.model):
-        unexpected = _unexpected_keywords(call)
-        if unexpected:
-            yield ctx.finding(rule, call, (f"JAX: \"TypeError: get_global() got an unexpected keyword argument "
-                                           f"'{unexpected[0]}'\"; pass only the semaphore type. get_global takes one argument. "
-                                           "Scope comes from the kernel: a global semaphore spans its grid and cluster."),
-                              facts={"get_global": call, "model": ctx.model, "keywords": unexpected})
+        wrong = signature_error(call)
+        if wrong:
+            error, what_to_do = wrong
+            yield ctx.finding(rule, call, (f'JAX: "TypeError: {error}"; {what_to_do}. get_global takes one argument, '
+                                           "the semaphore type (plgpu.SemaphoreType.REGULAR). Scope comes from the "
+                                           "kernel: a global semaphore spans its grid and cluster."),
+                              facts={"get_global": call, "model": ctx.model, "signature": error})
             continue
         argument = get_global_argument(call)
         if argument is None:

@@ -15,8 +15,8 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.kernel_model import kernel_launches, kernel_models, uses_of
-from ..analysis.kernels import KernelIndex, get_global_calls
-from ..analysis.values import Api, MemType, SemaphoreArray
+from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
+from ..analysis.values import Api, Func, MemType, SemaphoreArray
 
 CODE = "PAL008"
 NAME = "semaphore-kernel-boundary"
@@ -27,6 +27,8 @@ RETURN_QUOTE = "ValueError: Kernels cannot return semaphores"
 OLD_RETURN_QUOTE = "ValueError: Invalid out_shape type: <enum 'SemaphoreType'>"  # jax 0.11.1 (run), for a SemaphoreType
 ALLOC_SEMAPHORE_SINCE = (0, 12)
 OUTSIDE_QUOTE = "Cannot lower jaxpr with effects: {SemaphoreEffect}"
+OUTSIDE_READ_QUOTE = "TypeError: No ir_type_handler for aval type"  # ...: <class '...AbstractRef'>
+OUTSIDE_RETURNED_QUOTE = "mutable array references cannot be returned"
 OPERAND_QUOTE = "Cannot pass semaphores into kernels as arrays"
 _JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
 
@@ -93,15 +95,16 @@ def _semaphore_array_operands(ctx, rule):
                 continue
             message = (f'JAX: "{OPERAND_QUOTE}"; pass the alloc_semaphore ref itself, not a value read from it. '
                        f"`{value.source}` is an array made from the ref `{value.ref.source}`; plgpu.kernel takes "
-                       "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one semaphore in the kernel body "
-                       "with `.at[i]`.")
+                       "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one "
+                       "semaphore in the kernel body with `.at[i]`.")
             built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
             yield ctx.finding(rule, operand, message, (built,),
                               facts={"operand": operand, "launch": launch.call, "value": value})
 
 
 def _outside_kernels(ctx, rule):
-    """get_global in a function handed to jax.jit (or decorated with it) that no kernel of this module runs."""
+    """get_global in a function handed to jax.jit (or decorated with it), or in a helper or loop body such a
+    function runs, that no kernel runs."""
     calls = get_global_calls(ctx.project, ctx.model)
     if not calls:
         return
@@ -109,35 +112,56 @@ def _outside_kernels(ctx, rule):
     if not jitted:
         return
     reached = {id(s.call) for k, s in ctx.kernels_reaching()}
+    bodies = {id(e.body.node) for e in KernelIndex.of(ctx.project, ctx.model).entries if e.body is not None}
+    run_by: dict[int, tuple[ast.AST, ast.AST]] = {}  # id(function node) -> (jitted function node, its jit)
+    for func, jit in jitted.values():
+        for reachable in reachable_functions(ctx.project, func, exclude=bodies):
+            if reachable.model is ctx.model:
+                run_by.setdefault(id(reachable.node), (func.node, jit))
     for call in calls:
         func = ctx.model.enclosing_function(call)
-        if func is None or id(func) not in jitted or id(call) in reached:
+        if func is None or id(func) not in run_by or id(call) in reached:
             continue
-        if not any(use.live for use in uses_of(ctx.project, ctx.model, call)):
+        live = {use.kind for use in uses_of(ctx.project, ctx.model, call) if use.live}
+        if not live:
             continue  # jit drops an unused get_global
-        message = (f'JAX: "{OUTSIDE_QUOTE}"; call get_global inside a kernel body (plgpu.kernel). '
-                   "This function is jitted directly, not run as a Pallas kernel, and a global semaphore "
-                   "exists only inside a Mosaic GPU kernel.")
-        yield ctx.finding(rule, call, message, (ctx.related(ctx.model, jitted[id(func)], "jitted here, outside any kernel"),),
-                          facts={"get_global": call, "model": ctx.model, "jit": jitted[id(func)]})
+        jitted_node, jit = run_by[id(func)]
+        if jitted_node is not func and "returned" in live:
+            live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
+        how = ("This function is jitted directly, not run as a Pallas kernel" if jitted_node is func
+               else "This code runs in a jitted function, not in a Pallas kernel")
+        message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
+                   f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
+        yield ctx.finding(rule, call, message, (ctx.related(ctx.model, jit, "jitted here, outside any kernel"),),
+                          facts={"get_global": call, "model": ctx.model, "jit": jit})
 
 
-def _jitted_functions(ctx) -> dict[int, ast.AST]:
-    """id(function node) -> the jit call or decorator, for functions of this module jitted here."""
+def _outside_quote(live_uses: set[str]) -> str:
+    """What JAX 0.12 says first, by how the result is used (each checked with a jitted function): a
+    signal or wait carries the semaphore effect; a semaphore_read alone fails on the ref's IR type; a
+    returned ref is refused as a mutable output."""
+    if live_uses & {"signal", "wait", "barrier", "other"}:
+        return OUTSIDE_QUOTE
+    if live_uses == {"read"}:
+        return OUTSIDE_READ_QUOTE
+    return OUTSIDE_RETURNED_QUOTE
+
+
+def _jitted_functions(ctx) -> dict[int, tuple[Func, ast.AST]]:
+    """id(function node) -> (the function, the jit call or decorator), for functions of this module jitted here."""
     evaluate = ctx.project.evaluator.value
-    found: dict[int, ast.AST] = {}
+    found: dict[int, tuple[Func, ast.AST]] = {}
     for call in ctx.model.calls_named("jit"):
         callee = evaluate(ctx.model, call.func)
         if isinstance(callee, Api) and callee.name in _JIT and call.args:
             target = evaluate(ctx.model, call.args[0])
-            node = getattr(target, "node", None)
-            if node is not None and getattr(target, "model", None) is ctx.model:
-                found[id(node)] = call
+            if isinstance(target, Func) and target.model is ctx.model:
+                found[id(target.node)] = (target, call)
     for func in ctx.model.functions:
         for decorator in getattr(func, "decorator_list", []):
             callee = evaluate(ctx.model, decorator.func if isinstance(decorator, ast.Call) else decorator)
             if isinstance(callee, Api) and callee.name in _JIT:
-                found[id(func)] = decorator
+                found[id(func)] = (Func(ctx.model, func), decorator)
     index = KernelIndex.of(ctx.project, ctx.model)
     for entry in index.entries:  # a kernel body is never "outside a kernel"
         if entry.body is not None:
