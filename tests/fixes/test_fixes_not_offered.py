@@ -153,3 +153,37 @@ def test_no_fix_edits_a_file_that_does_not_parse(ws):
     findings = ws.findings("kernel.py", source)
     assert sorted(f.code for f in findings) == ["PAL000", "PAL001"]
     assert all(fix.kind == "noqa" for f in findings for fix in ws.fixes(f))
+
+
+ARRAY = "Use one semaphore array"
+TRACED_TWICE = {
+    "a helper called twice": """
+def new_flag():
+  return pl.get_global(plgpu.SemaphoreType.REGULAR)
+
+def body(x_ref, o_ref):
+  ready, done = new_flag(), new_flag()
+  pl.semaphore_signal(ready)
+  pl.semaphore_signal(done)
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "a loop": """
+def body(x_ref, o_ref):
+  for _ in range(2):
+    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+}
+
+
+@pytest.mark.parametrize("name", TRACED_TWICE)
+def test_no_semaphore_array_where_a_get_global_is_traced_twice(ws, name):
+    """Each trace of that get_global made its own semaphore: one `.at[i]` in its place would share one."""
+    findings = ws.findings("kernel.py", HEADER + TRACED_TWICE[name])
+    assert [f.code for f in findings] == ["PAL004"]
+    titles = [fix.title for fix in ws.fixes(findings[0])]
+    assert "pallas-lsp (PAL004): Launch the kernel on a one-block grid (grid=(1,))" in titles
+    assert not any(ARRAY in title for title in titles)

@@ -56,7 +56,7 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
-FINDING_FIXES = {"PAL004": ("one_block_grid",), "PAL005": ("index_semaphore",),
+FINDING_FIXES = {"PAL004": ("one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore",),
                  "PAL007": ("run_scoped_to_get_global",)}
 
 

@@ -1,4 +1,5 @@
-"""Fix (PAL004): a gridless Mosaic GPU kernel with several `get_global`s gets a one-block grid.
+"""Fix (PAL004): a gridless Mosaic GPU kernel with several `get_global`s gets a one-block grid
+(`plgpu.kernel(..., grid=(1,), grid_names=("block",))`, or the same in a `pl.kernel`'s `plgpu.Mesh(...)`).
 
 Without grid and cluster axes JAX's estimator makes room for one semaphore while lowering adds them
 all up (a JAX bug, 0.11.2 and 0.12); with `grid=(1,)` every `get_global` gets its own slot. One
@@ -16,17 +17,35 @@ from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder, appended
 
 
+def _launch_settings(project, entry) -> ast.Call | None:
+    """The call whose keywords say the grid: `plgpu.kernel(...)` itself, or the `plgpu.Mesh(...)`
+    written as a `pl.kernel`'s `mesh=`."""
+    from ..analysis.values import Api
+
+    if entry.api == "plgpu.kernel":
+        return entry.node
+    found = entry.kernel.kwarg("mesh") if entry.api == "pl.kernel" else None
+    mesh = found[1] if found is not None else None
+    if not isinstance(mesh, ast.Call) or mesh.args or mesh not in entry.model.parents:
+        return None
+    callee = project.evaluator.value(entry.model, mesh.func)
+    return mesh if isinstance(callee, Api) and callee.name == "plgpu.Mesh" else None
+
+
 def fix(project, model, finding):
     entry = finding.facts.get("entry")
-    if entry is None or entry.api != "plgpu.kernel" or not isinstance(entry.node, ast.Call):
+    if entry is None or not isinstance(entry.node, ast.Call):
         return None
-    if any(entry.kernel.kwarg(name) is not None for name in ("grid", "grid_names", "cluster", "cluster_names")):
+    settings = _launch_settings(project, entry)
+    if settings is None:
         return None
-    if any(k.arg is None for k in entry.node.keywords):
+    if any(k.arg in ("grid", "grid_names", "cluster", "cluster_names") for k in settings.keywords):
+        return None
+    if any(k.arg is None for k in settings.keywords):
         raise CannotFix("the launch passes **kwargs")
     builder = FixBuilder(project)
     file, _ = builder.file(entry.model)
-    launch = file.find_ast(entry.model, entry.node, cst.Call)
+    launch = file.find_ast(entry.model, settings, cst.Call)
     if launch is None:
         raise CannotFix("the kernel launch was not found")
 
