@@ -117,6 +117,33 @@ def test_axes(ws):
     assert c.grid_axes is None
 
 
+@pytest.mark.parametrize("imports,spelling", [
+    ("", "pl.run_scoped"),
+    ("from jax.experimental.pallas import run_scoped\n", "run_scoped"),
+    ("from jax.experimental.pallas import run_scoped as rs\n", "rs"),
+    ("scoped = pl.run_scoped\n", "scoped"),
+])
+def test_run_scoped_is_resolved_through_aliases(ws, imports, spelling):
+    source = HEADER + imports + (
+        "def grid_body(x_ref, o_ref):\n    def exchange(sem):\n        pl.semaphore_signal(sem)\n"
+        f"    {spelling}(exchange, plgpu.SemaphoreType.REGULAR, collective_axes='x')\n\n"
+        "k = plgpu.kernel(grid_body, out_type=(), grid=(2,), grid_names=('x',))\n")
+    project, (kernel,) = models(ws, source)
+    assert [(s.call.func.id if spelling != "pl.run_scoped" else "pl.run_scoped", s.collective_axes)
+            for s in kernel.run_scoped] == [(spelling, ("x",))]
+    assert [(f.code, f.span.line + 1) for f in analyze(project, str(ws.root / "kernel.py"))] == [
+        ("PAL007", source.count("\n", 0, source.index(f"    {spelling}(")) + 1)]
+
+
+def test_a_call_named_run_scoped_that_is_not_jax_s_is_not_a_run_scoped(ws):
+    source = HEADER + (
+        "def run_scoped(f, *types, collective_axes=()):\n    return f(None)\n\n"
+        "def grid_body(x_ref, o_ref):\n    run_scoped(lambda s: None, plgpu.SemaphoreType.REGULAR, collective_axes='x')\n\n"
+        "k = plgpu.kernel(grid_body, out_type=(), grid=(2,), grid_names=('x',))\n")
+    project, (kernel,) = models(ws, source)
+    assert kernel.run_scoped == []
+
+
 def test_uses_follow_names_indices_and_helpers(ws):
     source = HEADER + ("def wait(s):\n    pl.semaphore_wait(s)\n\n"
                        "def shaped(x_ref, o_ref):\n    flags = pl.get_global(plgpu.SemaphoreType.REGULAR((2, 2)))\n"

@@ -30,9 +30,11 @@ class RuleContext:
                        facts=facts or {})
 
     def may_run_scoped_semaphore(self) -> bool:
-        """A cheap text test before building kernel models: only a `run_scoped` call in a module that
-        names a semaphore type can allocate a semaphore through `run_scoped`."""
-        return bool(self.model.calls_named("run_scoped")) and "emaphore" in self.model.text
+        """A cheap test before building kernel models: only a `run_scoped` call (under any alias) in a
+        module that names a semaphore type can allocate a semaphore through `run_scoped`."""
+        from .kernels import pallas_calls
+
+        return "emaphore" in self.model.text and bool(pallas_calls(self.project, self.model, "pl.run_scoped"))
 
     def kernels_reaching(self):
         """(KernelModel, GetGlobalSite) for every get_global of this module that a kernel reaches."""

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from .evaluate import as_memtype, terminal_name
 from .jax_version import Version, format_version, jax_version
-from .kernels import EntryPoint, KernelIndex, get_global_argument, get_global_calls, reachable_functions, unwrap_function
+from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls, reachable_functions,
+                      unwrap_function)
 from .model import FunctionNode
 from .values import Api, Const, Func, KernelCall, MemType, OneOf, Partial, Seq, Value
 
@@ -211,7 +212,7 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     functions = reachable_functions(project, body, exclude=exclude)
     sites, scoped = [], []
     for func in functions:
-        for call in func.model.calls_named("run_scoped"):
+        for call in pallas_calls(project, func.model, "pl.run_scoped"):
             if func.model.enclosing_function(call) is func.node:
                 found = _run_scoped_semaphore(project, func.model, call)
                 if found is not None:

@@ -319,22 +319,30 @@ def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
 
 def get_global_calls(project: "Project", model: "ModuleModel") -> list[ast.Call]:
     """Calls that resolve to JAX's `get_global`, however it was imported or aliased."""
-    cached = model.eval_cache.get("get-global-calls")
+    return pallas_calls(project, model, "pl.get_global")
+
+
+def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast.Call]:
+    """Calls that resolve to the JAX function `api` (canonical name, `pl.run_scoped`), however it was
+    imported or aliased: `pl.run_scoped(...)`, `run_scoped(...)`, `rs(...)` after `import ... as rs` or
+    `rs = pl.run_scoped`. Only calls spelled with its own name or a bare alias name are evaluated."""
+    key = ("pallas-calls", api)
+    cached = model.eval_cache.get(key)
     if cached is not None:
         return cached
+    own_name = api.rsplit(".", 1)[-1]
     result = []
     for call in model.calls:
-        name = terminal_name(call.func)
-        if name != "get_global":
+        if terminal_name(call.func) != own_name:
             if not isinstance(call.func, ast.Name):
                 continue
             binding = model.lookup(call.func.id, model.scope_of(call), call.lineno)
             if binding is None or binding.kind not in ("assign", "import"):
                 continue
         value = project.evaluator.value(model, call.func)
-        if isinstance(value, Api) and value.name == "pl.get_global":
+        if isinstance(value, Api) and value.name == api:
             result.append(call)
-    model.eval_cache["get-global-calls"] = result
+    model.eval_cache[key] = result
     return result
 
 

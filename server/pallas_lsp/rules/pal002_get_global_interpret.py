@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.kernel_model import uses_of
-from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
+from ..analysis.kernels import KernelIndex, get_global_calls, pallas_calls, reachable_functions
 from ..analysis.values import Api, Const, Seq
 
 CODE = "PAL002"
@@ -102,7 +102,8 @@ def _earlier_failure(ctx, entry, functions):
         grid_names = {names[0].value}
     for func in functions:
         model = func.model
-        for call in model.calls_named("axis_index", "run_scoped"):
+        calls = [*model.calls_named("axis_index"), *pallas_calls(ctx.project, model, "pl.run_scoped")]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
             if model.enclosing_function(call) is not func.node:
                 continue
             callee = evaluate(model, call.func)
