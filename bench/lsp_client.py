@@ -138,12 +138,14 @@ class LspClient:
             "uri": uri, "languageId": "python", "version": version, "text": text}})
         return uri, sent
 
-    def change(self, uri: str, version: int, line: int, start: int, end: int, text: str) -> float:
-        """An incremental edit on one line (as editors send while typing)."""
+    def change(self, uri: str, version: int, line: int, start: int, end: int, text: str,
+               end_line: int | None = None) -> float:
+        """An incremental edit on one line, or up to `end_line` (as editors send while typing)."""
         return self.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version},
             "contentChanges": [{"range": {"start": {"line": line, "character": start},
-                                          "end": {"line": line, "character": end}}, "text": text}]})
+                                          "end": {"line": line if end_line is None else end_line, "character": end}},
+                                "text": text}]})
 
     def close(self) -> None:
         try:

@@ -70,6 +70,18 @@ def test_lsp_latency_reports_edit_latencies_and_the_planted_diagnostics(small_ge
     assert f"edit→publish (ms, n=3) | {measured['edit_ms']['median']:.0f} |" in row
 
 
+def test_edit_latency_big_file_times_each_edit_kind_against_ast_parse(small_generated, tmp_path):
+    out, planted = small_generated
+    result = run_bench("edit_latency_big_file.py", "--file", str(out), "--rounds", "2", "--broken", "1")
+    found = sum(planted["planted"].values())
+    assert result["diagnostics_at_open"] == found
+    assert result["diagnostics_by_kind"] == {"type": [found], "new_line": [found], "delete_line": [found],
+                                             "helper_bad": [found + 1], "helper_good": [found]}
+    assert_stats(result["edit_ms"], 10)
+    assert result["ast_parse_ms"]["n"] == 3 and result["ast_parse_ms"]["median"] > 0
+    assert [kind for kind, _ in result["syntax_error_ms"]] == ["break", "repair"]
+
+
 def test_cold_start_reports_process_start_to_first_diagnostics():
     result = run_bench("cold_start.py", "--runs", "2", "--file", str(EXAMPLE_BAD), "--root", str(EXAMPLE_BAD.parent))
     (measured,) = result["files"]

@@ -19,7 +19,8 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from .analysis import Finding, Project, analyze, selected_codes, unknown_codes
+from .analysis import Finding, Project, selected_codes, unknown_codes
+from .analysis.incremental import analyze_incremental
 from .analysis.environment import EnvironmentError_
 from .python_path import resolve_python
 from .source_text import read_source, split_lines
@@ -198,7 +199,7 @@ class PallasServer(LanguageServer):
         folder.project.set_text(path, text)
         codes = selected_codes(folder.settings.select, folder.settings.ignore)
         try:
-            return analyze(folder.project, path, text, codes=codes)
+            return analyze_incremental(folder.project, path, text, codes=codes)
         except Exception:
             log.exception("analysis failed for %s", path)
             return []

@@ -41,8 +41,6 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
     A file that cannot have Pallas findings (it never mentions Pallas, `get_global` or a workspace
     module that does) is only compiled, for PAL000: no model, nothing asked of jedi.
     """
-    from ..rules import RULES
-
     if not project.can_matter(path, text):
         if codes is not None and "PAL000" not in codes:
             return []
@@ -52,7 +50,16 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             codes = {"PAL000"}
 
-    model = project.model(path, text)
+    findings = model_findings(project, project.model(path, text), codes)
+    project.save_caches()
+    return findings
+
+
+def model_findings(project: Project, model, codes: set[str] | None = None) -> list[Finding]:
+    """Every selected rule's findings on one parsed module, sorted, with `# noqa` applied."""
+    from ..rules import RULES
+
+    path = model.path
     ctx = RuleContext(project, model)
     findings: list[Finding] = []
     for rule in RULES:
@@ -73,5 +80,4 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
         if not silenced:
             kept.append(finding)
     kept.sort(key=Finding.sort_key)
-    project.save_caches()
     return kept

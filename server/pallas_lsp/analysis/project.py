@@ -74,6 +74,11 @@ class Project:
         self._jedi_project: jedi.Project | None = None
         self.overlay: dict[str, str] = {}
         self._models: dict[str, ModuleModel] = {}
+        # When each file's text (or, under "*", every model) last changed, as a running count: a file's
+        # incremental analysis reuses findings only while nothing else changed (`changes_besides`).
+        self._change_count = 0
+        self._changed_at: dict[str, int] = {}
+        self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
         self._workspace_files: list[str] | None = None
         self._workspace_set: set[str] = set()
         self._workspace_sorted: tuple[tuple[str, ...], list[str]] | None = None
@@ -118,15 +123,35 @@ class Project:
     def set_text(self, path: str, text: str | None) -> None:
         """Use unsaved editor text for a file (None returns to the file on disk)."""
         path = os.path.abspath(path)
+        if self.overlay.get(path) != text:
+            self._changed(path)
         if text is None:
             self.overlay.pop(path, None)
+            self.incremental.pop(path, None)
         else:
             self.overlay[path] = text
         self.index.text_set(path)
 
+    def _changed(self, path: str) -> None:
+        self._change_count += 1
+        self._changed_at[path] = self._change_count
+
+    def changes_besides(self, path: str) -> tuple:
+        """What changed in the project other than `path`'s own text: equal answers mean no other file's
+        text, no file event and no setting changed in between; without trusted file events, also
+        the disk stamps of the other modules read so far."""
+        path = os.path.abspath(path)
+        latest = max((count for other, count in self._changed_at.items() if other != path), default=0)
+        if self.index.trust_events:
+            return (latest,)
+        stamps = tuple((other, _stamp(other)) for other in sorted(self._models)
+                       if other != path and other not in self.overlay)
+        return (latest, stamps)
+
     def file_changed(self, path: str) -> None:
         """A file event (created, changed, deleted on disk; a save): forget what was read from it."""
         path = os.path.abspath(path)
+        self._changed(path)
         self.index.forget(path)
         self._disk_texts.pop(path, None)
         self._workspace_sorted = None
@@ -148,10 +173,12 @@ class Project:
         saved = {path: (self.overlay.get(path), self._models.get(path)) for path in texts}
         try:
             for path, text in texts.items():
+                self._changed(path)
                 self.overlay[path] = text
             yield
         finally:
             for path, (overlay, model) in saved.items():
+                self._changed(path)
                 self.set_text(path, overlay)
                 if model is None:
                     self._models.pop(path, None)
@@ -172,7 +199,9 @@ class Project:
 
     def forget_models(self) -> None:
         """Drop parsed modules and what was inferred from them (after a setting they depend on changed)."""
+        self._changed("*")
         self._models.clear()
+        self.incremental.clear()
 
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)

@@ -1,0 +1,284 @@
+"""Re-analysis of a big module after an edit: only the top-level statements the edit can reach.
+
+A module is cut into chunks: runs of whole lines holding complete top-level statements (with the
+comments and blank lines after them). After an edit, only the chunks that overlap it are parsed
+again. Two chunks depend on each other when one uses a name the other binds at module level; the
+rules' answers for a chunk depend only on the chunks connected to it (its component), because every
+way the analysis goes from one statement to another (name lookup, a helper's call sites, the
+kernel that launches a body) starts from a name. So the edited chunks' components are analysed
+again, on a text where every other chunk is blanked out (same line numbers, so every position is
+exact), and every other finding is kept, moved by the lines the edit added or removed.
+
+Import statements are bound by nothing else and used by almost everything; they are kept in every
+blanked text instead of joining everything into one component. A statement that switches
+interpret mode for the whole module is kept too. Whenever this reasoning would not hold (a syntax
+error, an edit to an import or an interpret switch, another file or a setting changed, another
+module imports this one), the whole module is analysed as before; the answer is always the one a
+whole analysis gives (tests/test_incremental_analysis.py compares them over random edits).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import warnings
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+from itertools import accumulate
+
+from . import analyze, model_findings
+from .findings import Finding, Span
+from .model import ModuleModel, _Builder
+from .project import Project
+
+# Below this many lines a whole analysis is quick: keep the simple path.
+INCREMENTAL_MIN_LINES = 1500
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# Python and the editor must agree that only "\n" ends a line, and a form feed resets indentation:
+# texts with these take the whole path.
+_NOT_INCREMENTAL = re.compile("[\r\x00\x0c]")
+_MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Whole lines holding complete top-level statements, and what ties them to other chunks."""
+
+    size: int  # lines
+    text: str  # the lines joined by "\n"
+    bound: frozenset  # names bound at module level (the model's own bindings)
+    names: frozenset  # every identifier in the text (a superset of the names it uses)
+    imports_only: bool
+    switch: bool  # may switch interpret mode for the whole module
+
+    @classmethod
+    def of(cls, lines: list[str], statements: list[ast.stmt], bound: frozenset) -> "Chunk":
+        text = "\n".join(lines)
+        return cls(len(lines), text, bound, frozenset(_IDENTIFIER.findall(text)),
+                   bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements),
+                   _MODULE_SWITCH in text)
+
+
+@dataclass
+class DocumentState:
+    """The last analysed text of one document, cut into chunks, and its findings."""
+
+    lines: list[str]
+    chunks: list[Chunk]
+    findings: list[Finding]
+    codes: frozenset | None
+    changes: tuple  # `Project.changes_besides` when it was made
+    updates: int = 0  # edits taken incrementally since the last whole analysis
+
+
+def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,
+                        min_lines: int = INCREMENTAL_MIN_LINES) -> list[Finding]:
+    """`analyze(project, path, text, codes)`, re-analysing only what an edit since the last call for
+    this path can change (see the module docstring); the same findings in every case."""
+    path = os.path.abspath(path)
+    frozen_codes = frozenset(codes) if codes is not None else None
+    state = project.incremental.pop(path, None)
+    if (state is not None and state.codes == frozen_codes and state.changes == project.changes_besides(path)
+            and _eligible(project, path, text, min_lines)):
+        findings = _update(project, path, state, text)
+        if findings is not None:
+            state.changes = project.changes_besides(path)
+            project.incremental[path] = state
+            project.save_caches()
+            return findings
+    findings = analyze(project, path, text, codes)
+    if _eligible(project, path, text, min_lines):
+        state = _seed(project, path, text, frozen_codes, findings)
+        if state is not None:
+            project.incremental[path] = state
+    return findings
+
+
+def _eligible(project: Project, path: str, text: str, min_lines: int) -> bool:
+    if text.count("\n") + 1 < min_lines or _NOT_INCREMENTAL.search(text):
+        return False
+    if not project.can_matter(path, text):
+        return False  # only compiled: already cheap
+    # An importer's analysis reads this module's model: it must be the whole one.
+    return not project.index.importers(path, project.module_name(path))
+
+
+def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]) -> DocumentState | None:
+    """The state after a whole analysis, from its model (none for a text with syntax errors)."""
+    model = project._models.get(path)
+    if model is None or model.text != text or model.source.syntax_errors:
+        return None
+    lines = text.split("\n")
+    groups = _group_statements(model.tree.body)
+    cuts = _cuts(groups, len(lines))
+    bound: list[set] = [set() for _ in cuts[1:]]
+    for name, bindings in model.scopes[model.tree].bindings.items():
+        for binding in bindings:
+            bound[max(0, bisect_right(cuts, binding.lineno - 1) - 1)].add(name)
+    chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], groups[k] if groups else [], frozenset(bound[k]))
+              for k in range(len(cuts) - 1)]
+    return DocumentState(lines, chunks, findings, codes, project.changes_besides(path))
+
+
+def _statement_start(statement: ast.stmt) -> int:
+    """0-based first line of a statement, its decorators included."""
+    return min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))]) - 1
+
+
+def _group_statements(statements: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """Statements grouped so that no two groups share a line (`a = 1; b = 2` is one group)."""
+    groups: list[list[ast.stmt]] = []
+    end = -1
+    for statement in statements:
+        if groups and _statement_start(statement) < end:
+            groups[-1].append(statement)
+        else:
+            groups.append([statement])
+        end = max(end, statement.end_lineno)
+    return groups
+
+
+def _cuts(groups: list[list[ast.stmt]], size: int) -> list[int]:
+    """Where the chunks of `size` lines holding these statement groups begin, and `size`: each
+    chunk starts at its group (the first at line 0) and takes the lines up to the next one."""
+    return [0, *(_statement_start(g[0]) for g in groups[1:]), size]
+
+
+def _module_bindings(statements: list[ast.stmt]) -> frozenset:
+    """Names these statements bind at module level, exactly as `ModuleModel` binds them."""
+    model = ModuleModel.__new__(ModuleModel)
+    model.tree = ast.Module(body=statements, type_ignores=[])
+    model.parents, model.scopes, model.calls, model.functions, model.withs = {}, {}, [], [], []
+    model._call_positions = {}
+    _Builder(model).build()
+    return frozenset(model.scopes[model.tree].bindings)
+
+
+def _parse_region(lines: list[str]) -> list[ast.stmt] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse("\n".join(lines) + "\n").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _update(project: Project, path: str, state: DocumentState, text: str) -> list[Finding] | None:
+    """The findings of `text` from those of `state`'s text, and `state` moved to `text`; None when
+    only a whole analysis can tell."""
+    old_lines, new_lines = state.lines, text.split("\n")
+    n_old, n_new = len(old_lines), len(new_lines)
+    if old_lines == new_lines:
+        return list(state.findings)
+    limit = min(n_old, n_new)
+    first = 0
+    while first < limit and old_lines[first] == new_lines[first]:
+        first += 1
+    same_tail = 0
+    while same_tail < limit - first and old_lines[n_old - 1 - same_tail] == new_lines[n_new - 1 - same_tail]:
+        same_tail += 1
+    old_end = n_old - same_tail
+    # The chunks around the change; the line above it too (an indented line added below a def belongs to it).
+    low, high = max(first - 1, 0), max(old_end, min(first + 1, n_old))
+    old_chunks = state.chunks
+    old_starts = list(accumulate((c.size for c in old_chunks), initial=0))
+    i = bisect_right(old_starts, low) - 1
+    j = bisect_right(old_starts, high - 1)
+    j = max(min(j, len(old_chunks)), i + 1)
+    region_start, old_region_end = old_starts[i], old_starts[j]
+    delta = n_new - n_old
+    new_region_end = old_region_end + delta
+    region = new_lines[region_start:new_region_end]
+    statements = _parse_region(region)
+    if statements is None:
+        return None  # a syntax error, or a string or bracket left open past the region: the whole path
+    groups = _group_statements(statements)
+    cuts = _cuts(groups, len(region))
+    new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], groups[k] if groups else [],
+                           _module_bindings(groups[k] if groups else []))
+                  for k in range(len(cuts) - 1) if cuts[k + 1] > cuts[k]]
+    removed = old_chunks[i:j]
+    if any(c.imports_only or c.switch or any(isinstance(s, (ast.Import, ast.ImportFrom)) for s in g)
+           for c, g in [*((c, []) for c in removed), *zip(new_chunks, groups)]):
+        return None
+    chunks = [*old_chunks[:i], *new_chunks, *old_chunks[j:]]
+    component = _component(chunks, range(i, i + len(new_chunks)), removed)
+    if component is None:
+        return None
+    starts_new = list(accumulate((c.size for c in chunks), initial=0))
+    pieces = [c.text if (k in component or c.imports_only or c.switch) else "\n" * (c.size - 1)
+              for k, c in enumerate(chunks)]
+    model = ModuleModel(path, "\n".join(pieces), project.module_name(path))
+    if model.source.syntax_errors:
+        return None
+    fresh = [f for f in model_findings(project, model, set(state.codes) if state.codes is not None else None)
+             if (bisect_right(starts_new, f.span.line) - 1) in component]
+    moved = len(new_chunks) - (j - i)
+    kept = []
+    for finding in state.findings:
+        k = bisect_right(old_starts, finding.span.line) - 1
+        if i <= k < j or (k + moved if k >= j else k) in component:
+            continue
+        if any(r.path == path and region_start <= r.span.line < old_region_end for r in finding.related):
+            return None  # explained by the edited lines but not in their component: not expected, be safe
+        kept.append(_moved(finding, path, old_region_end, delta) if delta else finding)
+    findings = sorted([*fresh, *kept], key=Finding.sort_key)
+    state.lines, state.chunks, state.findings = new_lines, chunks, findings
+    state.updates += 1
+    return findings
+
+
+def _component(chunks: list[Chunk], edited: range, removed: list[Chunk]) -> set[int] | None:
+    """Indexes of the chunks connected to the edited ones (or to what the edit removed) by a name
+    one binds at module level and the other uses; names bound only by imports connect nothing."""
+    imported = set().union(*(c.bound for c in chunks if c.imports_only))
+    other_bound = set().union(*(c.bound for c in chunks if not c.imports_only))
+    removed_bound = set().union(*(c.bound for c in removed))
+    removed_names = set().union(*(c.names for c in removed))
+    if (removed_bound | set().union(*(chunks[k].bound for k in edited))) & imported:
+        return None  # an import's name bound by the edit (or no longer): what imports connect changes
+    hubs = imported - other_bound
+    binders: dict[str, list[int]] = {}
+    for k, chunk in enumerate(chunks):
+        for name in chunk.bound:
+            if name not in hubs:
+                binders.setdefault(name, []).append(k)
+    wanted = binders.keys() | removed_bound
+    users: dict[str, list[int]] = {}
+    for k, chunk in enumerate(chunks):
+        for name in chunk.names & wanted:
+            users.setdefault(name, []).append(k)
+    todo = list(edited)
+    for name in removed_bound:
+        todo.extend(users.get(name, ()))
+    for name in removed_names:
+        todo.extend(binders.get(name, ()))
+    component: set[int] = set()
+    while todo:
+        k = todo.pop()
+        if k in component:
+            continue
+        component.add(k)
+        chunk = chunks[k]
+        for name in chunk.names:
+            found = binders.get(name)
+            if found:
+                todo.extend(found)
+        for name in chunk.bound:
+            found = users.get(name)
+            if found:
+                todo.extend(found)
+    return component
+
+
+def _moved(finding: Finding, path: str, after: int, delta: int) -> Finding:
+    """The finding with its lines (and its related lines in this file) at or below `after` moved by `delta`."""
+    def move(span: Span) -> Span:
+        if span.line < after:
+            return span
+        return Span(span.line + delta, span.column, span.end_line + delta, span.end_column)
+
+    related = tuple(replace(r, span=move(r.span)) if r.path == path else r for r in finding.related)
+    return replace(finding, span=move(finding.span), related=related)

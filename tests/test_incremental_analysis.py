@@ -1,0 +1,170 @@
+"""Incremental re-analysis (analysis/incremental.py) gives exactly the findings of a whole analysis.
+
+A generated module of real Pallas units (bench/make_big_file.py: helpers in their own statements,
+kernels launched from others, planted bugs) goes through random edits: lines typed inside kernel
+bodies, lines and statements added and removed, a helper renamed so the kernel using it no longer
+reaches it, a helper reached by a kernel of another statement given (and rid of) a bad get_global,
+interpret=True added to a launch, an import added, text that does not parse. After every edit the
+findings of one long-lived project (the server's way) must equal those of a whole analysis of the
+same text.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+
+import pytest
+
+from conftest import REPO, jax_python
+from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis.incremental import analyze_incremental
+
+sys.path.insert(0, str(REPO / "bench"))
+import make_big_file  # noqa: E402
+
+SEEDS = range(3)
+EDITS_PER_SEED = 40
+BROKEN = ["pl.get_global(", "def ", "(", ")", ":", "\"\"\"", "    return", "\t", "@functools.partial(", "]"]
+
+
+def _lines_matching(lines: list[str], pattern: str) -> list[int]:
+    return [i for i, line in enumerate(lines) if re.search(pattern, line)]
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
+    """(what, new text): one edit of the kinds a user makes in a big module."""
+    lines = text.split("\n")
+    kind = rng.choice(["type_in_body", "type_in_body", "delete_line", "duplicate_line", "blank_lines",
+                       "rename_helper", "helper_type", "helper_get_global", "interpret", "broken",
+                       "move_statement", "add_import"])
+    if kind == "type_in_body":  # a new line inside a kernel body (lines shift below it)
+        candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
+        if candidates:
+            at = rng.choice(candidates)
+            lines.insert(at, f"{_indent(lines[at])}_typed_{rng.randrange(1000)} = {rng.randrange(100)}")
+    elif kind == "delete_line":
+        del lines[rng.randrange(len(lines))]
+    elif kind == "duplicate_line":
+        at = rng.randrange(len(lines))
+        lines.insert(at, lines[at])
+    elif kind == "blank_lines":
+        at = rng.randrange(len(lines))
+        lines[at:at] = [""] * rng.randint(1, 3) + ([f"# note {rng.randrange(99)}"] if rng.random() < 0.5 else [])
+    elif kind == "rename_helper":  # the definition or one use only: the kernel reaches another helper, or none
+        candidates = _lines_matching(lines, r"_(semaphore|buffer)_type_\d+|_scale_\d+")
+        if candidates:
+            at = rng.choice(candidates)
+            lines[at] = re.sub(r"(_(semaphore|buffer)_type|_scale)_(\d+)",
+                               lambda m: f"{m.group(1)}_{rng.choice([m.group(3), str(rng.randrange(1, 60))])}",
+                               lines[at], count=1)
+    elif kind == "helper_type":  # what a helper in its own statement returns decides PAL001 in the kernel
+        candidates = _lines_matching(lines, r"return plgpu\.(SemaphoreType\.REGULAR|GMEM\(\(256,\), jnp\.float32\))$")
+        if candidates:
+            at = rng.choice(candidates)
+            if "REGULAR" in lines[at]:
+                lines[at] = lines[at].replace("plgpu.SemaphoreType.REGULAR", "plgpu.SMEM((8,), jnp.float32)")
+            else:
+                lines[at] = lines[at].replace("plgpu.GMEM((256,), jnp.float32)", "plgpu.SemaphoreType.REGULAR")
+    elif kind == "helper_get_global":  # a helper called from a kernel of another statement
+        added = _lines_matching(lines, r"^    extra = pl\.get_global")
+        if added and rng.random() < 0.5:
+            del lines[rng.choice(added)]
+        else:
+            candidates = _lines_matching(lines, r"^def _scale_\d+\(")
+            if candidates:
+                at = rng.choice(candidates) + 2
+                kind_text = rng.choice(["plgpu.SMEM((8,), jnp.float32)", "plgpu.SemaphoreType.REGULAR"])
+                lines.insert(at, f"    extra = pl.get_global({kind_text})")
+    elif kind == "interpret":
+        candidates = _lines_matching(lines, r"out_specs=spec,$")
+        if candidates:
+            at = rng.choice(candidates)
+            lines.insert(at + 1, lines[at].replace("out_specs=spec,", "interpret=True,"))
+    elif kind == "broken":  # text that does not parse, sometimes to stay for a few edits
+        at = rng.randrange(len(lines))
+        line = lines[at]
+        cut = rng.randint(0, len(line))
+        lines[at] = line[:cut] + rng.choice(BROKEN) + line[cut:]
+    elif kind == "move_statement":  # a whole unit moved elsewhere: statements change order
+        starts = _lines_matching(lines, r"^# ---- unit")
+        if len(starts) > 2:
+            k = rng.randrange(len(starts) - 1)
+            unit = lines[starts[k]:starts[k + 1]]
+            del lines[starts[k]:starts[k + 1]]
+            target = rng.choice(_lines_matching(lines, r"^# ---- unit"))
+            lines[target:target] = unit
+    elif kind == "add_import":
+        at = max(_lines_matching(lines, r"^(from|import) ") or [0]) + 1
+        lines.insert(at, rng.choice(["import math", "from jax.experimental.pallas import tpu as pltpu"]))
+    return kind, "\n".join(lines)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+def test_incremental_findings_equal_a_whole_analysis_after_random_edits(tmp_path, seed):
+    text, _ = make_big_file.generate(lines=500, seed=seed, bug_every=3)
+    path = tmp_path / "kernels_module.py"
+    path.write_text(text)
+    python = jax_python()
+    editing = Project(root=str(tmp_path), python=python)
+    reference = Project(root=str(tmp_path), python=python)
+    rng = random.Random(seed)
+    assert analyze_incremental(editing, str(path), text, min_lines=0) == analyze(reference, str(path), text)
+    parsed_text = text  # the last text that parsed: a broken one is often put back
+    incremental_steps = 0
+    for step in range(EDITS_PER_SEED):
+        kind, edited = random_edit(rng, text)
+        if text != parsed_text and rng.random() < 0.5:
+            kind, edited = "put back", parsed_text
+        state = editing.incremental.get(str(path))
+        updates = state.updates if state is not None else None
+        got = analyze_incremental(editing, str(path), edited, min_lines=0)
+        reference.forget_models()
+        expected = analyze(reference, str(path), edited)
+        assert got == expected, f"seed {seed}, edit {step} ({kind})"
+        state = editing.incremental.get(str(path))
+        if state is not None and updates is not None and state.updates == updates + 1:
+            incremental_steps += 1
+        if state is not None:
+            parsed_text = edited
+        text = edited
+    assert incremental_steps >= EDITS_PER_SEED // 3  # most edits took the incremental path
+
+
+def test_a_small_file_and_a_file_with_syntax_errors_take_the_whole_path(tmp_path):
+    text, _ = make_big_file.generate(lines=300, bug_every=3)
+    path = tmp_path / "small.py"
+    path.write_text(text)
+    project = Project(root=str(tmp_path), python=jax_python())
+    findings = analyze_incremental(project, str(path), text)
+    assert findings and str(path) not in project.incremental  # under INCREMENTAL_MIN_LINES
+    broken = text.replace("def run_", "def run_(", 1)
+    assert analyze_incremental(project, str(path), broken, min_lines=0) == analyze(project, str(path), broken)
+    assert str(path) not in project.incremental  # nothing to reuse from a text that does not parse
+
+
+def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):
+    """A get_global made bad in a helper is found in the kernel reached through it; findings of
+    other units are kept (moved down by the added line), and equal a whole analysis."""
+    text, _ = make_big_file.generate(lines=400, bug_every=3)
+    path = tmp_path / "units.py"
+    path.write_text(text)
+    project = Project(root=str(tmp_path), python=jax_python())
+    before = analyze_incremental(project, str(path), text, min_lines=0)
+    lines = text.split("\n")
+    helper = next(i for i, line in enumerate(lines) if line.startswith("def _semaphore_type_"))
+    lines[helper + 2] = lines[helper + 2].replace("plgpu.SemaphoreType.REGULAR", "plgpu.SMEM((8,), jnp.float32)")
+    lines.insert(helper, "# a comment line: everything below moves down by one")
+    edited = "\n".join(lines)
+    after = analyze_incremental(project, str(path), edited, min_lines=0)
+    assert project.incremental[str(path)].updates == 1
+    assert after == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited)
+    new = [f for f in after if (f.span.line, f.code) not in {(b.span.line + (b.span.line >= helper), b.code) for b in before}]
+    assert [(f.code, lines[f.span.line].strip()) for f in new] == [
+        ("PAL001", next(line.strip() for line in lines[helper:] if "pl.get_global(_semaphore_type_" in line))]
