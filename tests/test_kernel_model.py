@@ -49,6 +49,11 @@ def models(ws, source, platform=None, version=...):
     ("pl.kernel(body, out_type=X, mesh=plsc.VectorSubcoreMesh(core_axis_name='c', subcore_axis_name='s'))", SC_VECTOR),
     ("pl.pallas_call(body, out_shape=X, interpret=True)", INTERPRET),
     ("pl.pallas_call(body, out_shape=X, compiler_params=params)", UNKNOWN_BACKEND),
+    # Spelled out in full (after `import jax.experimental.pallas.mosaic_gpu` and so on).
+    ("jax.experimental.pallas.mosaic_gpu.kernel(body, out_type=X)", MOSAIC_GPU),
+    ("jax.experimental.pallas.kernel(body, out_type=X, mesh=jax.experimental.pallas.mosaic_gpu.Mesh())", MOSAIC_GPU),
+    ("pl.pallas_call(body, out_shape=X, compiler_params=jax.experimental.pallas.tpu.CompilerParams())", TPU_TC),
+    ("pl.pallas_call(body, out_shape=X, compiler_params=jax.experimental.pallas.triton.CompilerParams())", TRITON),
 ])
 def test_backend_of_each_entry_point(ws, launch, backend):
     _, (kernel,) = models(ws, HEADER + f"X = jax.ShapeDtypeStruct((8,), jnp.float32)\nk = {launch}\n")

@@ -11,6 +11,11 @@ from __future__ import annotations
 # Longest prefix first. Private jax modules map by family: everything the Pallas Mosaic GPU backend
 # defines is `plgpu.*`, the TPU backend `pltpu.*`, the rest of Pallas `pl.*`.
 _PREFIXES: tuple[tuple[str, str], ...] = (
+    # Submodules reached as attributes of an already shortened `pl` (`jax.experimental.pallas.mosaic_gpu.kernel`
+    # is evaluated one attribute at a time: `jax.experimental.pallas` becomes `pl` before `.mosaic_gpu`).
+    ("pl.mosaic_gpu", "plgpu"),
+    ("pl.tpu", "pltpu"),
+    ("pl.triton", "pltriton"),
     ("jax.experimental.pallas.mosaic_gpu", "plgpu"),
     ("jax.experimental.pallas.tpu", "pltpu"),
     ("jax.experimental.pallas.triton", "pltriton"),
