@@ -117,3 +117,35 @@ async def test_inlay_hints_can_be_switched_off(client: LanguageClient, tmp_path)
         text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=20, character=0))))
     assert hints is None
+
+
+PALLAS_CALL = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    def body(x_ref, o_ref):
+        pl.semaphore_signal(pl.get_global(plgpu.SemaphoreType.REGULAR))
+
+    k = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32))
+    """)
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_the_platform_setting_picks_what_a_bare_pallas_call_is_lowered_for(client: LanguageClient, tmp_path):
+    """`platform` from the editor (VS Code's `pallas.platform`) reaches the analysis; left out, gpu applies."""
+    (tmp_path / "kernel.py").write_text(PALLAS_CALL)
+    uri = (tmp_path / "kernel.py").as_uri()
+    client.set_configuration({"python": jax_python(), "debounceMs": 0, "platform": "tpu"}, section="pallas")
+    await client.initialize_session(types.InitializeParams(
+        capabilities=CAPABILITIES, workspace_folders=[types.WorkspaceFolder(uri=tmp_path.as_uri(), name="k")]))
+    open_file(client, tmp_path / "kernel.py")
+    (tpu,) = (await publish_for(client, uri, timeout=30.0)).diagnostics
+    assert (tpu.code, tpu.message.split(";")[0]) == (
+        "PAL003", 'JAX: "Unimplemented primitive in Pallas TPU lowering for tc: get_global"')
+    client.set_configuration({"python": jax_python(), "debounceMs": 0, "platform": "gpu"}, section="pallas")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    (gpu,) = (await publish_for(client, uri, timeout=30.0)).diagnostics
+    assert (gpu.code, gpu.message.split(";")[0]) == (
+        "PAL003", 'JAX: "Unimplemented primitive in Pallas Triton lowering: get_global"')

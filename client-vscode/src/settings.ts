@@ -7,12 +7,15 @@ import * as path from "node:path";
 
 export type LogLevel = "error" | "warning" | "info" | "debug";
 export type TracePlatform = "cuda" | "host";
+/** What a bare `pl.pallas_call` is analysed as lowered for; "project": `[tool.pallas-lsp] platform`, else gpu. */
+export type AnalysisPlatform = "project" | "gpu" | "tpu";
 export type NotificationLevel = "off" | "onError" | "onWarning" | "always";
 
 export interface ExtensionSettings {
   enable: boolean;
   select: string[];
   ignore: string[];
+  platform: AnalysisPlatform;
   inlayHints: boolean;
   docsUrl: string;
   showNotifications: NotificationLevel;
@@ -25,6 +28,7 @@ export const DEFAULT_SETTINGS: ExtensionSettings = {
   enable: true,
   select: [],
   ignore: [],
+  platform: "project",
   inlayHints: true,
   docsUrl: "",
   showNotifications: "onWarning",
@@ -35,6 +39,7 @@ export const DEFAULT_SETTINGS: ExtensionSettings = {
 
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warning", "info", "debug"];
 const PLATFORMS: readonly TracePlatform[] = ["cuda", "host"];
+const ANALYSIS_PLATFORMS: readonly AnalysisPlatform[] = ["project", "gpu", "tpu"];
 const NOTIFICATION_LEVELS: readonly NotificationLevel[] = ["off", "onError", "onWarning", "always"];
 
 /** Reads the settings through a getter (VS Code's `WorkspaceConfiguration.get` of `pallas`), dropping bad values. */
@@ -47,10 +52,14 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
   const level = get("logLevel");
   const notifications = get("showNotifications");
   const docsUrl = get("docsUrl");
+  const analysisPlatform = get("platform");
   return {
     enable: flag(get("enable"), DEFAULT_SETTINGS.enable),
     select: codes(get("select")),
     ignore: codes(get("ignore")),
+    platform: ANALYSIS_PLATFORMS.includes(analysisPlatform as AnalysisPlatform)
+      ? (analysisPlatform as AnalysisPlatform)
+      : DEFAULT_SETTINGS.platform,
     inlayHints: flag(get("inlayHints.enable"), DEFAULT_SETTINGS.inlayHints),
     docsUrl: typeof docsUrl === "string" ? docsUrl.trim() : DEFAULT_SETTINGS.docsUrl,
     showNotifications: NOTIFICATION_LEVELS.includes(notifications as NotificationLevel)
@@ -73,6 +82,7 @@ export interface ServerOptions {
   python: string;
   select?: string[];
   ignore?: string[];
+  platform?: "gpu" | "tpu";
   inlayHints: boolean;
   docsUrl?: string;
   showTraceResults: boolean;
@@ -82,8 +92,8 @@ export interface ServerOptions {
 }
 
 /**
- * Empty select/ignore lists are left out, so the project's `[tool.pallas-lsp]` still applies
- * (an empty `select` sent to the server would mean "report nothing"). The extension shows trace
+ * Empty select/ignore lists and platform "project" are left out, so the project's `[tool.pallas-lsp]`
+ * still applies (an empty `select` sent to the server would mean "report nothing"). The extension shows trace
  * results in its own report, so the server sends no message for them.
  */
 export function toServerOptions(settings: ExtensionSettings, interpreter: string): ServerOptions {
@@ -103,6 +113,9 @@ export function toServerOptions(settings: ExtensionSettings, interpreter: string
   }
   if (settings.docsUrl !== "") {
     options.docsUrl = settings.docsUrl;
+  }
+  if (settings.platform !== "project") {
+    options.platform = settings.platform;
   }
   return options;
 }
@@ -190,8 +203,8 @@ export function traceArguments(where: unknown[], settings: ExtensionSettings): u
 /**
  * Whether a settings change needs a new server rather than a configuration update (keys of `pallas`). The server
  * keeps a key that a configuration answer leaves out at its previous value, so a rule list that
- * goes back to empty (left out, so that pyproject.toml applies again) is only forgotten by a
- * restart; the interpreter and the log level are fixed when the server starts.
+ * goes back to empty, or a platform that goes back to "project" (left out, so that pyproject.toml
+ * applies again) is only forgotten by a restart; the interpreter and the log level are fixed when the server starts.
  */
 export function changeNeedsRestart(changed: (key: string) => boolean, settings: ExtensionSettings): boolean {
   return (
@@ -199,6 +212,7 @@ export function changeNeedsRestart(changed: (key: string) => boolean, settings: 
     changed("interpreter") ||
     changed("logLevel") ||
     (changed("select") && settings.select.length === 0) ||
-    (changed("ignore") && settings.ignore.length === 0)
+    (changed("ignore") && settings.ignore.length === 0) ||
+    (changed("platform") && settings.platform === "project")
   );
 }

@@ -39,6 +39,14 @@ test("the server runs the bundled launcher on the chosen interpreter without the
   assert.deepEqual(launch.env, { PATH: "/usr/bin", HOME: "/home/u", PYTHONUNBUFFERED: "1" });
 });
 
+test("the analysis platform is passed on only when chosen (\"project\": pyproject.toml, else gpu)", () => {
+  assert.equal(from({}).platform, "project");
+  assert.equal(toServerOptions(DEFAULT_SETTINGS, "python3").platform, undefined);
+  assert.equal(toServerOptions(from({ platform: "tpu" }), "python3").platform, "tpu");
+  assert.equal(toServerOptions(from({ platform: "gpu" }), "python3").platform, "gpu");
+  assert.equal(from({ platform: "cuda" }).platform, "project"); // a trace platform is not an analysis platform
+});
+
 test("a docs URL is passed on only when set (else the rule pages shipped with the server)", () => {
   assert.equal(toServerOptions(DEFAULT_SETTINGS, "python3").docsUrl, undefined);
   assert.equal(toServerOptions(from({ docsUrl: " https://example.org/rules " }), "python3").docsUrl, "https://example.org/rules");
@@ -82,4 +90,6 @@ test("restart for a new interpreter or log level, or a rule list cleared; other 
   assert.equal(changeNeedsRestart(only("select"), from({ select: ["PAL001"] })), false);
   assert.equal(changeNeedsRestart(only("kernelTrace.timeout"), DEFAULT_SETTINGS), false);
   assert.equal(changeNeedsRestart(only("enable"), DEFAULT_SETTINGS), true);
+  assert.equal(changeNeedsRestart(only("platform"), DEFAULT_SETTINGS), true); // back to "project"
+  assert.equal(changeNeedsRestart(only("platform"), from({ platform: "tpu" })), false);
 });
