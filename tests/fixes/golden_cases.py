@@ -4,7 +4,8 @@ A case is `before.py` and `after.py` (or `before/` and `after/` folders for fixe
 plus `case.json`: {"code": the finding's code, "fix": the fix's title after "pallas-lsp (CODE): ",
 "file": the file with the finding (default before.py), "run": the file whose target() JAX runs
 (default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix), "before": a
-file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it}.
+file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it, "line": the
+finding's 1-based line where several findings offer the same fix}.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Case:
     run: str
     jax: bool
     source: Path | None = None  # the before side, when it is a corpus file or folder
+    line: int | None = None  # the finding's line (1-based), where several offer the same fix
 
 
     @property
@@ -67,7 +69,7 @@ def load_cases() -> list[Case]:
         file = spec.get("file", "before.py")
         source = CORPUS / spec["before"] if "before" in spec else None
         cases.append(Case(folder.name, folder, spec["code"], spec["fix"], file, spec.get("run", file),
-                          spec.get("jax", True), source))
+                          spec.get("jax", True), source, spec.get("line")))
     return cases
 
 

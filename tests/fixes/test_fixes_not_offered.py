@@ -129,6 +129,29 @@ def body(x_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",))
 """,
+    "global semaphore waited on as a barrier, nothing arrives (a barrier would wait forever)": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  plgpu.barrier_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("x",))
+""",
+    "global semaphore used as a barrier by two warpgroups (how many arrivals?)": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  plgpu.barrier_arrive(sem)
+  plgpu.barrier_wait(sem)
+
+kernel = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg")
+""",
+    "semaphore output before the array output (its parameter is not the body's last)": """
+def body(x_ref, sem_ref, o_ref):
+  pl.semaphore_signal(sem_ref)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=(plgpu.SemaphoreType.REGULAR, X))
+""",
     "too many indices (which one to drop?)": """
 def body(x_ref, o_ref):
   flags = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))

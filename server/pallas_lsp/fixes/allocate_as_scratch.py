@@ -90,6 +90,18 @@ def fix(project, model, call, value, code: str):
             _, blocks = grid_rank(entry)
             if blocks != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
+    builder = FixBuilder(project)
+    move_to_scratch(builder, model, use, where, entries, lambda: _movable_type(model, call, value, builder))
+    through = f", through {where.helper.name}" if where.helper is not None else ""
+    title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({_KEYWORD[entries[0].api]}){through}"
+    if unsafe:
+        return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
+    return builder.fix(title, "safe", preferred=True)
+
+
+def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, fallback: str = "scratch_ref") -> str:
+    """The get_global's buffer becomes the bodies' new last (or keyword-only) parameter, allocated by
+    `type_code()` at the end of every launch's scratch_shapes/scratch_types. Returns the name."""
     keyword_name = _KEYWORD[entries[0].api]
     forms = set()
     for entry in entries:
@@ -101,9 +113,8 @@ def fix(project, model, call, value, code: str):
     if len(forms) != 1:
         raise CannotFix("the launches pass scratch differently")
     as_dict = forms.pop()
-    builder = FixBuilder(project)
-    type_code = _movable_type(model, call, value, builder)
-    name = take_name(builder, where, "scratch_ref")
+    code = type_code()
+    name = take_name(builder, where, fallback)
     for body_model, body, _ in where.bodies:
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, None, keyword=as_dict)
@@ -112,12 +123,8 @@ def fix(project, model, call, value, code: str):
     if use.statement is not None:
         remove_statement(builder, model, use.statement)
     else:
-        replace_expression(builder, model, call, name)
+        replace_expression(builder, model, use.call, name)
     for entry in entries:
-        edit_sequence_keyword(builder, entry, keyword_name, type_code, first=False,
+        edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
                               dict_key=name if as_dict else None, add_if_missing=True)
-    through = f", through {where.helper.name}" if where.helper is not None else ""
-    title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({keyword_name}){through}"
-    if unsafe:
-        return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
-    return builder.fix(title, "safe", preferred=True)
+    return name

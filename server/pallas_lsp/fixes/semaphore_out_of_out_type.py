@@ -1,0 +1,85 @@
+"""Fix (PAL008): a semaphore in a `plgpu.kernel`'s `out_type` becomes a `pl.get_global` in the body.
+
+    def body(x_ref, o_ref, sem_ref):          def body(x_ref, o_ref):
+        pl.semaphore_signal(sem_ref)   ->         sem_ref = pl.get_global(plgpu.SemaphoreType.REGULAR)
+                                                  pl.semaphore_signal(sem_ref)
+    plgpu.kernel(body, out_type=(X, SEM))     plgpu.kernel(body, out_type=(X,))
+
+An output is one buffer every block of the grid sees, zero-initialised is what a kernel that only
+signals and waits on it can rely on: a global semaphore is exactly that, and the body keeps its
+name for it. Unsafe: the kernel returns one output fewer (callers unpacking two results need
+changing; they never ran, JAX rejects the semaphore). Only where the semaphore is the last output
+of a literal `out_type` tuple or list, there is no scratch (so it was the body's last parameter),
+and the body is a plain function launched only here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.evaluate import as_memtype
+from ..analysis.values import MemType
+from .kernel_edits import CannotFix, FixBuilder
+from .sites import launches
+
+
+def _without_last(items: list) -> list:
+    """`items` minus its last, the new last keeping the old last's trailing comma (or none)."""
+    kept = items[:-1]
+    kept[-1] = kept[-1].with_changes(comma=items[-1].comma)
+    return kept
+
+
+def fix(project, model, finding):
+    entry, out_type = finding.facts.get("entry"), finding.facts.get("out_type")
+    if entry is None or entry.api != "plgpu.kernel" or entry.model is not model:
+        return None
+    if not isinstance(out_type, (ast.Tuple, ast.List)) or len(out_type.elts) < 2:
+        raise CannotFix("out_type is not a literal tuple or list of several outputs")
+    leaf = out_type.elts[-1]
+    if model.source.span(leaf) != finding.span:
+        raise CannotFix("the semaphore is not the last output")
+    memtype = as_memtype(project.evaluator.value(model, leaf))
+    if not (isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore):
+        raise CannotFix("only a Mosaic GPU semaphore type can be a global semaphore")
+    if entry.kernel.kwarg("scratch_types") is not None or any(k.arg is None for k in entry.node.keywords):
+        raise CannotFix("with scratch, the semaphore's parameter is not the body's last")
+    body = entry.body
+    function = body.node if body is not None and getattr(body, "model", None) is model else None
+    if not isinstance(function, ast.FunctionDef) or launches(project, model, function) != [entry]:
+        raise CannotFix("the body is not a plain function launched only here")
+    args = function.args
+    if args.posonlyargs or args.vararg or args.kwarg or args.kwonlyargs or args.defaults or len(args.args) < 2:
+        raise CannotFix(f"{function.name} takes more than plain parameters")
+    name = args.args[-1].arg
+    builder = FixBuilder(project)
+    file, imports = builder.file(model)
+    definition = file.function(function)
+    sequence = file.find_ast(model, out_type, (cst.Tuple, cst.List))
+    if definition is None or sequence is None or len(sequence.elements) != len(out_type.elts):
+        raise CannotFix("the body or out_type was not found")
+    semaphore = ast.get_source_segment(model.text, leaf)
+    allocate = cst.parse_statement(f"{name} = {imports.name('jax.experimental.pallas')}.get_global({semaphore})\n")
+    has_docstring = (isinstance(function.body[0], ast.Expr) and isinstance(function.body[0].value, ast.Constant)
+                     and isinstance(function.body[0].value.value, str))
+
+    def change_body(updated: cst.FunctionDef) -> cst.FunctionDef:
+        params = updated.params.with_changes(params=_without_last(list(updated.params.params)))
+        if not isinstance(updated.body, cst.IndentedBlock):
+            raise CannotFix("the body is on the def line")
+        lines = list(updated.body.body)
+        lines.insert(1 if has_docstring else 0, allocate)
+        return updated.with_changes(params=params, body=updated.body.with_changes(body=lines))
+
+    def change_out_type(updated):
+        elements = _without_last(list(updated.elements))
+        if isinstance(updated, cst.Tuple) and len(elements) == 1 and not isinstance(elements[0].comma, cst.Comma):
+            elements[0] = elements[0].with_changes(comma=cst.Comma())
+        return updated.with_changes(elements=elements)
+
+    file.rewrite(definition, change_body)
+    file.rewrite(sequence, change_out_type)
+    return builder.fix(f"pallas-lsp ({finding.code}): Make {name} a global semaphore (pl.get_global in the body), "
+                       "not an output", "unsafe")
