@@ -82,7 +82,12 @@ def check(ctx):
 
 
 def _semaphore_array_operands(ctx, rule):
-    """A value read out of a plgpu.alloc_semaphore ref passed to a plgpu.kernel (pl.kernel takes one)."""
+    """A value read out of a plgpu.alloc_semaphore ref passed to a plgpu.kernel (pl.kernel takes one).
+
+    Only where this module calls `alloc_semaphore`, the one way user code makes such a ref: finding the
+    launches evaluates every call's callee (through jedi), too dear for every file."""
+    if "alloc_semaphore" not in ctx.model.text:
+        return
     evaluate = ctx.project.evaluator.value
     for launch in kernel_launches(ctx.project, ctx.model):
         if launch.api != "plgpu.kernel":
