@@ -354,9 +354,7 @@ def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:
                 other_uses += 1
     if other_uses or not calls:
         raise CannotFix(f"not every caller of {decorated.name} can be found")
-    from .sites import importers
-
-    if any(decorated.name in other.text for other in importers(builder.project, model)):
+    if any(decorated.name in other.text for other in builder.project.importers(model)):
         raise CannotFix(f"{decorated.name} may be called from other modules")
     for call in calls:
         target = file.find_ast(model, call, cst.Call)

@@ -39,15 +39,10 @@ def global_use(model, call: ast.Call) -> GlobalUse | None:
     return GlobalUse(model, call, function, None, None)
 
 
-def importers(project, model) -> list:
-    """Workspace modules whose import statements name this one (the import index)."""
-    return project.importers(model)
-
-
 def launches(project, model, function: ast.AST) -> list[EntryPoint]:
     """Entry points whose body is `function` (bare or in `functools.partial`)."""
     found = []
-    for source in [model, *importers(project, model)]:
+    for source in [model, *project.importers(model)]:
         for entry in KernelIndex.of(project, source).entries:
             body = entry.body
             if body is not None and body.node is function and entry not in found:
@@ -106,7 +101,7 @@ def interpreted_anywhere(project, model, function: ast.AST) -> bool:
     """True when some kernel launched in this module or its importers runs `function` interpreted."""
     from ..analysis.kernels import reachable_functions
 
-    for source in [model, *importers(project, model)]:
+    for source in [model, *project.importers(model)]:
         for entry in KernelIndex.of(project, source).entries:
             if entry.interpret and entry.body is not None and any(
                     f.node is function for f in reachable_functions(project, entry.body)):
@@ -189,7 +184,7 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     from ..analysis.values import Func
 
     found = []
-    for source in [model, *importers(project, model)]:
+    for source in [model, *project.importers(model)]:
         calls = []
         for call in source.calls_named(helper.name):
             value = project.evaluator.value(source, call.func)
