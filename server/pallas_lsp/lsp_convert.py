@@ -41,9 +41,11 @@ def code_point_column(line_text: str, character: int) -> int:
     return len(line_text)
 
 
-def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: str | None = None) -> types.Diagnostic:
+def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: str | None = None,
+                  lines_hash: str | None = None) -> types.Diagnostic:
     """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too;
-    `docs_url` is where the rule pages are linked (a docs site), else the packaged pages."""
+    `docs_url` is where the rule pages are linked (a docs site), else the packaged pages;
+    `lines_hash` is `text_hash(lines)` when the caller has it (hashing a big text per finding is not free)."""
 
     def position(line: int, column: int, in_lines: list[str] | None = None) -> types.Position:
         in_lines = lines if in_lines is None else in_lines
@@ -69,7 +71,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: s
         code_description=types.CodeDescription(href=url) if url else None,
         source=SOURCE,
         related_information=related or None,
-        data={"textHash": text_hash(lines)},  # code actions: which text the finding was reported for
+        data={"textHash": lines_hash or text_hash(lines)},  # code actions: which text the finding was reported for
     )
 
 

@@ -264,8 +264,9 @@ class PallasServer(LanguageServer):
         lines = split_lines(text)
         path = uri_to_path(uri)
         docs_url = self.folder_for(path).settings.docs_url
-        return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p), docs_url)
-                         for f in findings]
+        lines_hash = text_hash(lines) if findings else None
+        return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p), docs_url,
+                                       lines_hash) for f in findings]
 
     def refresh_pulled(self) -> None:
         """Pull clients (only those declaring refreshSupport get pull) ask again for every document."""

@@ -38,7 +38,7 @@ INCREMENTAL_MIN_LINES = 1500
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # Python and the editor must agree that only "\n" ends a line, and a form feed resets indentation:
 # texts with these take the whole path.
-_NOT_INCREMENTAL = re.compile("[\r\x00\x0c]")
+_NOT_INCREMENTAL = ("\r", "\x00", "\x0c")
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
 
 
@@ -97,7 +97,7 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
 
 
 def _eligible(project: Project, path: str, text: str, min_lines: int) -> bool:
-    if text.count("\n") + 1 < min_lines or _NOT_INCREMENTAL.search(text):
+    if text.count("\n") + 1 < min_lines or any(c in text for c in _NOT_INCREMENTAL):
         return False
     if not project.can_matter(path, text):
         return False  # only compiled: already cheap
