@@ -16,6 +16,7 @@ from .verify import LAZY_SUBMODULES
 _CONVENTIONAL = {
     "functools": ("import functools", "functools"),
     "jax.numpy": ("import jax.numpy as jnp", "jnp"),
+    "jax.lax": ("from jax import lax", "lax"),
     "jax.experimental.pallas": ("from jax.experimental import pallas as pl", "pl"),
     "jax.experimental.pallas.mosaic_gpu": ("from jax.experimental.pallas import mosaic_gpu as plgpu", "plgpu"),
 }

@@ -121,6 +121,8 @@ def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[s
         bounds = [start, *(n for c in commas for n in (c.start[1], c.end[1])), end]
         items = [line[a:b].strip() for a, b in zip(bounds[::2], bounds[1::2])]
         items = [item for item in items if item]
+        if len(items) < 2:
+            continue  # `(2,)`: one item, nothing to put on lines of its own
         trailing = line[start:end].rstrip().endswith(",")
         head, tail = line[:start], line[end:].rstrip("\n")
         if style == "aligned":
