@@ -4,7 +4,9 @@ A generated module of real Pallas units (bench/make_big_file.py: helpers in thei
 kernels launched from others, planted bugs) goes through random edits: lines typed inside kernel
 bodies, lines and statements added and removed, a helper renamed so the kernel using it no longer
 reaches it, a helper reached by a kernel of another statement given (and rid of) a bad get_global,
-interpret=True added to a launch, an import added, text that does not parse. After every edit the
+interpret=True added to a launch or forwarded through **options, a constant read by kernels of two
+other statements changed, an import added, text that does not parse; one module also switches
+interpret mode for every kernel at module level. After every edit the
 findings of one long-lived project (the server's way) must equal those of a whole analysis of the
 same text.
 """
@@ -26,6 +28,37 @@ import make_big_file  # noqa: E402
 
 SEEDS = range(3)
 EDITS_PER_SEED = 40
+# Ties between statements beyond one unit's own: a constant read through a helper by two kernels of
+# other statements, and interpret=True forwarded through a launcher's **options from a third.
+CROSS_UNIT = """
+
+SHARED_KIND = plgpu.SemaphoreType.REGULAR
+
+
+def _shared_kind():
+    return SHARED_KIND
+
+
+@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
+def shared_a(x_ref, o_ref):
+    sem = pl.get_global(_shared_kind())
+    pl.semaphore_signal(sem)
+
+
+def shared_b_body(x_ref, o_ref):
+    sem = pl.get_global(_shared_kind())
+    pl.semaphore_signal(sem)
+
+
+def run_shared_b(x, **options):
+    return pl.pallas_call(shared_b_body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), **options)(x)
+
+
+def debug_shared_b(x):
+    return run_shared_b(x, interpret=False)
+"""
+# A module-level switch: every kernel built in a function is interpreted (PAL002 on each get_global).
+MODULE_SWITCH = "\nplgpu.set_gpu_interpret_mode(True)\n"
 BROKEN = ["pl.get_global(", "def ", "(", ")", ":", "\"\"\"", "    return", "\t", "@functools.partial(", "]"]
 
 
@@ -42,7 +75,7 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
     lines = text.split("\n")
     kind = rng.choice(["type_in_body", "type_in_body", "delete_line", "duplicate_line", "blank_lines",
                        "rename_helper", "helper_type", "helper_get_global", "interpret", "broken",
-                       "move_statement", "add_import"])
+                       "move_statement", "add_import", "shared_kind", "forward_interpret"])
     if kind == "type_in_body":  # a new line inside a kernel body (lines shift below it)
         candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
         if candidates:
@@ -99,6 +132,13 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
             del lines[starts[k]:starts[k + 1]]
             target = rng.choice(_lines_matching(lines, r"^# ---- unit"))
             lines[target:target] = unit
+    elif kind == "shared_kind":
+        for at in _lines_matching(lines, r"^SHARED_KIND = "):
+            lines[at] = ("SHARED_KIND = plgpu.SMEM((8,), jnp.float32)" if "REGULAR" in lines[at]
+                         else "SHARED_KIND = plgpu.SemaphoreType.REGULAR")
+    elif kind == "forward_interpret":
+        for at in _lines_matching(lines, r"run_shared_b\(x, interpret="):
+            lines[at] = lines[at].replace("False", "@").replace("True", "False").replace("@", "True")
     elif kind == "add_import":
         at = max(_lines_matching(lines, r"^(from|import) ") or [0]) + 1
         lines.insert(at, rng.choice(["import math", "from jax.experimental.pallas import tpu as pltpu"]))
@@ -109,6 +149,7 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_incremental_findings_equal_a_whole_analysis_after_random_edits(tmp_path, seed):
     text, _ = make_big_file.generate(lines=500, seed=seed, bug_every=3)
+    text += CROSS_UNIT + (MODULE_SWITCH if seed == 2 else "")
     path = tmp_path / "kernels_module.py"
     path.write_text(text)
     python = jax_python()

@@ -46,8 +46,7 @@ _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks eve
 class Chunk:
     """Whole lines holding complete top-level statements, and what ties them to other chunks."""
 
-    size: int  # lines
-    text: str  # the lines joined by "\n"
+    size: int  # lines (the text is the document's lines: `DocumentState.lines`)
     bound: frozenset  # names bound at module level (the model's own bindings)
     names: frozenset  # every identifier in the text (a superset of the names it uses)
     imports_only: bool
@@ -56,7 +55,7 @@ class Chunk:
     @classmethod
     def of(cls, lines: list[str], statements: list[ast.stmt], bound: frozenset) -> "Chunk":
         text = "\n".join(lines)
-        return cls(len(lines), text, bound, frozenset(_IDENTIFIER.findall(text)),
+        return cls(len(lines), bound, frozenset(_IDENTIFIER.findall(text)),
                    bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements),
                    _MODULE_SWITCH in text)
 
@@ -208,8 +207,8 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     if component is None:
         return None
     starts_new = list(accumulate((c.size for c in chunks), initial=0))
-    pieces = [c.text if (k in component or c.imports_only or c.switch) else "\n" * (c.size - 1)
-              for k, c in enumerate(chunks)]
+    pieces = ["\n".join(new_lines[starts_new[k]:starts_new[k + 1]]) if (k in component or c.imports_only or c.switch)
+              else "\n" * (c.size - 1) for k, c in enumerate(chunks)]
     model = ModuleModel(path, "\n".join(pieces), project.module_name(path))
     if model.source.syntax_errors:
         return None
