@@ -38,7 +38,7 @@ def kernel(x_ref, o_ref):
 
 KERNELS = {"add": kernel}
 """,
-    "body picked from a dict at run time (the operand would reach the other bodies)": """
+    "body picked from a dict whose other body is also launched on its own (it would take an operand it is not given)": """
 def add_body(x_ref, o_ref):
   o_ref[...] = x_ref[...] + 1.0
 
@@ -47,6 +47,25 @@ def lut_body(x_ref, o_ref):
   o_ref[...] = x_ref[...] + lut[...]
 
 BODIES = {"add": add_body, "lut": lut_body}
+
+def make(name):
+  return plgpu.kernel(BODIES[name], out_type=X)
+
+kernel = make("lut")
+plain = plgpu.kernel(add_body, out_type=X)
+""",
+    "body picked from a dict that is also changed at run time": """
+def add_body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + 1.0
+
+def lut_body(x_ref, o_ref):
+  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
+  o_ref[...] = x_ref[...] + lut[...]
+
+BODIES = {"add": add_body, "lut": lut_body}
+
+def register(name, body):
+  BODIES[name] = body
 
 def make(name):
   return plgpu.kernel(BODIES[name], out_type=X)

@@ -19,6 +19,7 @@ from .kernel_edits import (
     add_parameter,
     check_parameters,
     edit_sequence_keyword,
+    give_to_siblings,
     remove_statement,
     replace_expression,
     take_name,
@@ -91,8 +92,8 @@ def fix(project, model, call, value, code: str):
             if blocks != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
     builder = FixBuilder(project)
-    move_to_scratch(builder, model, use, where, entries, lambda: _movable_type(model, call, value, builder))
-    through = f", through {where.helper.name}" if where.helper is not None else ""
+    note = move_to_scratch(builder, model, use, where, entries, lambda: _movable_type(model, call, value, builder))
+    through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({_KEYWORD[entries[0].api]}){through}"
     if unsafe:
         return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
@@ -101,7 +102,8 @@ def fix(project, model, call, value, code: str):
 
 def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, fallback: str = "scratch_ref") -> str:
     """The get_global's buffer becomes the bodies' new last (or keyword-only) parameter, allocated by
-    `type_code()` at the end of every launch's scratch_shapes/scratch_types. Returns the name."""
+    `type_code()` at the end of every launch's scratch_shapes/scratch_types. Returns the title's note
+    on other bodies that take it unused (see `give_to_siblings`)."""
     keyword_name = _KEYWORD[entries[0].api]
     forms = set()
     for entry in entries:
@@ -118,6 +120,7 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     for body_model, body, _ in where.bodies:
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, None, keyword=as_dict)
+    note = give_to_siblings(builder, where, name, None, keyword=as_dict)
     if where.helper is not None:
         thread_through_helper(builder, where, name)
     if use.statement is not None:
@@ -127,4 +130,4 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     for entry in entries:
         edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
                               dict_key=name if as_dict else None, add_if_missing=True)
-    return name
+    return note

@@ -50,8 +50,9 @@ def fix(project, model, finding):
         raise CannotFix("the kernel runs in interpret mode")
     builder = FixBuilder(project)
     _, imports = builder.file(model)
-    move_to_scratch(builder, model, use, where, entries,
-                    lambda: f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.Barrier()", fallback="barrier_ref")
-    through = f", through {where.helper.name}" if where.helper is not None else ""
+    note = move_to_scratch(builder, model, use, where, entries,
+                           lambda: f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.Barrier()",
+                           fallback="barrier_ref")
+    through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     return builder.fix(f"pallas-lsp ({finding.code}): Use an SMEM barrier, plgpu.Barrier() in scratch_types{through}",
                        "unsafe")

@@ -289,6 +289,18 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
         pass_argument(builder, model, call, name)
 
 
+def give_to_siblings(builder: FixBuilder, plan, name: str, index: int | None, keyword: bool = False) -> str:
+    """The other bodies a launch may pick take the new parameter too (unused there), so the launch's
+    new operand or scratch fits whichever body runs. Returns the title's note naming them."""
+    for model, sibling in plan.siblings:
+        if unique_name(model, sibling, name) != name:
+            raise CannotFix(f"{name} is already used in {sibling.name}")
+        check_parameters(sibling, keyword=keyword)
+        add_parameter(builder, model, sibling, name, index, keyword=keyword)
+    names = ", ".join(sibling.name for _, sibling in plan.siblings)
+    return f" (also taken, unused, by {names})" if names else ""
+
+
 def take_name(builder: FixBuilder, plan, fallback: str) -> str:
     """The new parameter's name in the body (and the helper it is threaded to)."""
     from .sites import bound_elsewhere

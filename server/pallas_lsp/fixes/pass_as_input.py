@@ -15,6 +15,7 @@ from .kernel_edits import (
     add_parameter,
     check_parameters,
     edit_sequence_keyword,
+    give_to_siblings,
     pass_first_operand,
     remove_statement,
     replace_expression,
@@ -80,12 +81,15 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
         return None
     builder = FixBuilder(project)
     name = take_name(builder, where, "global_ref")
+    siblings = ""
     for body_model, body, entries in where.bodies:
         offsets = {bound_positional(e) for e in entries}
         if len(offsets) != 1:
             raise CannotFix("the body is launched with different bound arguments")
+        offset = offsets.pop()
         check_parameters(body)
-        add_parameter(builder, body_model, body, name, offsets.pop())
+        add_parameter(builder, body_model, body, name, offset)
+        siblings = siblings or give_to_siblings(builder, where, name, offset)
         for entry in entries:
             if entry.kernel.kwarg("grid_spec") is not None:
                 raise CannotFix("in_specs live in grid_spec")
@@ -101,7 +105,7 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
     else:
         replace_expression(builder, model, call, name)
     through = f", through {where.helper.name}" if where.helper is not None else ""
-    return builder.fix(title.format(name=use.name or "the buffer") + through, "safe", preferred=True)
+    return builder.fix(title.format(name=use.name or "the buffer") + through + siblings, "safe", preferred=True)
 
 
 def fix(project, model, call, value, code: str):

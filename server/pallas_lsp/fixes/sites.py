@@ -40,14 +40,21 @@ def global_use(model, call: ast.Call) -> GlobalUse | None:
 
 
 def launches(project, model, function: ast.AST) -> list[EntryPoint]:
-    """Entry points whose body is `function` (bare or in `functools.partial`)."""
+    """Entry points whose body is (or may be, when picked from a dict at run time) `function` (bare
+    or in `functools.partial`)."""
     found = []
     for source in [model, *project.importers(model)]:
         for entry in KernelIndex.of(project, source).entries:
-            body = entry.body
-            if body is not None and body.node is function and entry not in found:
+            if entry not in found and any(body is function for body in possible_bodies(entry)):
                 found.append(entry)
     return found
+
+
+def possible_bodies(entry: EntryPoint) -> list[ast.AST]:
+    """The body's function, or each function a launch may pick at run time from a dict of bodies."""
+    if entry.body is not None:
+        return [entry.body.node]
+    return dict_of_bodies(entry) or []
 
 
 def bound_positional(entry: EntryPoint) -> int | None:
@@ -119,6 +126,8 @@ class Plan:
     bodies: list[tuple[object, ast.FunctionDef, list[EntryPoint]]]  # (module model, body, launches)
     helper: ast.FunctionDef | None = None
     calls: list[tuple[object, ast.Call]] = field(default_factory=list)  # (module model, call of the helper)
+    # Other bodies the same launches may pick (`BODIES[name]`): they take the new parameter, unused.
+    siblings: list[tuple[object, ast.FunctionDef]] = field(default_factory=list)
 
     @property
     def entries(self) -> list[EntryPoint]:
@@ -129,16 +138,17 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
     """The bodies a fix gives the buffer to: the function holding the get_global if it is launched;
     else the launched body it is nested in (the parameter reaches it as a closure variable); else the
     launched bodies calling it (a helper, here or in another workspace module). None if none is."""
-    entries = single_body_launches(project, model, use.function)
+    siblings: list = []
+    entries = single_body_launches(project, model, use.function, siblings)
     if entries:
-        return Plan(use, [(model, use.function, entries)])
+        return Plan(use, [(model, use.function, entries)], siblings=siblings)
     outer = model.enclosing_function(use.function)
     while isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        entries = single_body_launches(project, model, outer)
+        entries = single_body_launches(project, model, outer, siblings)
         if entries:
             if use.name is None or bound_elsewhere(outer, use):
                 raise CannotFix(f"{use.name or 'the buffer'} is bound more than once in {outer.name}")
-            return Plan(replace(use, function=outer), [(model, outer, entries)])
+            return Plan(replace(use, function=outer), [(model, outer, entries)], siblings=siblings)
         outer = model.enclosing_function(outer)
     if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
         return None
@@ -156,18 +166,65 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
     return Plan(use, bodies, helper=use.function, calls=calls)
 
 
-def single_body_launches(project, model, function: ast.AST) -> list[EntryPoint]:
+def single_body_launches(project, model, function: ast.AST, siblings: list | None = None) -> list[EntryPoint]:
     """`launches`, refused (CannotFix) where a launch picks its body at run time (`BODIES[name]`,
-    a conditional): its new operand or scratch would reach the other bodies too."""
+    a conditional): its new operand or scratch would reach the other bodies too. With `siblings`,
+    a pick from a module-level dict of this module's functions is accepted, and the other bodies
+    (which then take the new parameter, unused) are added to it as (model, function)."""
     from ..analysis.values import OneOf
 
     entries = launches(project, model, function)
     for entry in entries:
-        if is_call_form(entry) and entry.node.args:
+        picked = entry.body is None  # one of several bodies (launches found it among them)
+        if not picked and is_call_form(entry) and entry.node.args:
             value = project.evaluator.value(entry.model, entry.node.args[0])
-            if isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp)):
+            picked = isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp))
+        if picked:
+            others = _dict_siblings(entry, function) if siblings is not None else None
+            if others is None:
                 raise CannotFix("the launch picks its body at run time")
+            siblings.extend((entry.model, other) for other in others if all(other is not f for _, f in siblings))
     return entries
+
+
+def dict_of_bodies(entry: EntryPoint) -> list[ast.FunctionDef] | None:
+    """The functions of `BODIES` in a launch of `BODIES[key]`, where BODIES is a module-level dict
+    literal of this module's functions that is only ever read as `BODIES[...]` at launches, and each
+    of those functions is named nowhere else (so every launch of them is one of these). None otherwise."""
+    if not (isinstance(entry.node, ast.Call) and entry.node.args and entry.kernel.node is entry.node):
+        return None
+    model, picked = entry.model, entry.node.args[0]
+    if not (isinstance(picked, ast.Subscript) and isinstance(picked.value, ast.Name)):
+        return None
+    binding = model.module_binding(picked.value.id)
+    scope = model.scopes[model.tree].bindings.get(picked.value.id, [])
+    if binding is None or len(scope) != 1 or not isinstance(binding.value, ast.Dict):
+        return None
+    values = binding.value.values
+    functions = []
+    for value in values:
+        found = model.module_binding(value.id) if isinstance(value, ast.Name) else None
+        if found is None or not isinstance(found.node, ast.FunctionDef) or found.node.decorator_list:
+            return None
+        functions.append(found.node)
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id == picked.value.id:
+                subscript = model.parents.get(node)
+                call = model.parents.get(subscript)
+                if not (isinstance(subscript, ast.Subscript) and isinstance(call, ast.Call) and call.args
+                        and call.args[0] is subscript):
+                    return None
+            elif any(node.id == f.name for f in functions) and node not in values:
+                return None
+    return list(dict.fromkeys(functions))
+
+
+def _dict_siblings(entry: EntryPoint, function: ast.AST) -> list[ast.FunctionDef] | None:
+    bodies = dict_of_bodies(entry)
+    if bodies is None or not any(f is function for f in bodies):
+        return None
+    return [f for f in bodies if f is not function]
 
 
 def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
