@@ -1,4 +1,5 @@
-"""Fix (PAL001): `pl.get_global(T, collective_axes=...)` loses the keyword it does not take.
+"""Fix (PAL001): `pl.get_global(T, collective_axes=...)` (or `(T, "x")`) loses the scope it does not
+take; `pl.get_global(T, what=T)` passes the type once.
 
 `collective_axes` asks for a semaphore shared along those axes; a global semaphore is shared by the
 whole grid and cluster already. Where the named axes are every axis of the kernel running the call,
@@ -29,15 +30,21 @@ def _axis_names(value) -> set[str] | None:
 
 
 def fix(project, model, call, value, code: str):
-    if code != "PAL001" or any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) != 1:
+    if code != "PAL001" or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
-    extra = [k for k in call.keywords if k.arg != "what"]
-    if [k.arg for k in extra] != ["collective_axes"]:
+    keywords = [k.arg for k in call.keywords]
+    if len(call.args) == 1 and keywords == ["collective_axes"]:
+        scope, label = call.keywords[0].value, "collective_axes"
+    elif len(call.args) == 2 and not keywords:  # get_global(T, "x"): the scope passed positionally
+        scope, label = call.args[1], "the second argument"
+    elif len(call.args) == 1 and keywords == ["what"]:
+        return _type_once(project, model, call, code)
+    else:
         return None
     memtype = as_memtype(project.evaluator.value(model, call.args[0]))
     if not (isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore):
         return None
-    named = _axis_names(project.evaluator.value(model, extra[0].value))
+    named = _axis_names(project.evaluator.value(model, scope))
     kernels = [k for k in kernel_models(project, model) if any(site.call is call for site in k.get_globals)]
     exact = named is not None and bool(kernels) and all(
         k.grid_axes is not None and k.cluster_axes is not None and set(k.grid_axes) | set(k.cluster_axes) <= named
@@ -47,12 +54,11 @@ def fix(project, model, call, value, code: str):
     target = file.find_ast(model, call, cst.Call)
     if target is None or len(target.args) != 2:
         raise CannotFix("the get_global call was not found")
-    title = f"pallas-lsp ({code}): Drop collective_axes (a global semaphore is shared by the whole grid)"
+    title = f"pallas-lsp ({code}): Drop {label} (a global semaphore is shared by the whole grid)"
     per_index = None if exact or named is None else _per_index(project, model, call, kernels, named, imports)
 
     def drop(updated: cst.Call) -> cst.BaseExpression:
-        kept = [arg for arg in updated.args if not (arg.keyword is not None and arg.keyword.value == "collective_axes")]
-        dropped = updated.with_changes(args=[kept[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        dropped = updated.with_changes(args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
         if per_index is None:
             return dropped
         shape, indices, _ = per_index
@@ -73,6 +79,23 @@ def fix(project, model, call, value, code: str):
         return builder.fix(f"pallas-lsp ({code}): One global semaphore per {', '.join(axes)}: "
                            f"REGULAR({shape}) indexed with axis_index", "safe", preferred=True)
     return builder.fix(f"{title} (unsafe: also along axes it does not name)", "unsafe")
+
+
+def _type_once(project, model, call, code: str):
+    """`get_global(T, what=T)`: the same type twice; passing it once means the same."""
+    first, again = call.args[0], call.keywords[0].value
+    same_text = ast.get_source_segment(model.text, first) == ast.get_source_segment(model.text, again)
+    value = as_memtype(project.evaluator.value(model, first))
+    if not same_text and not (isinstance(value, MemType) and value == as_memtype(project.evaluator.value(model, again))):
+        return None
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    target = file.find_ast(model, call, cst.Call)
+    if target is None or len(target.args) != 2:
+        raise CannotFix("the get_global call was not found")
+    file.rewrite(target, lambda updated: updated.with_changes(
+        args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+    return builder.fix(f"pallas-lsp ({code}): Pass the semaphore type once", "safe", preferred=True)
 
 
 def _per_index(project, model, call, kernels, named: set[str], imports):
