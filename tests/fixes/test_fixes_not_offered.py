@@ -171,6 +171,17 @@ def body(x_ref, sem_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=(plgpu.SemaphoreType.REGULAR, X))
 """,
+    "one semaphore read out of an alloc_semaphore ref (its .at[0] view is no operand JAX takes)": """
+def body(sem_ref, x_ref, o_ref):
+  pl.semaphore_signal(sem_ref)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+
+def step(x):
+  sems = plgpu.alloc_semaphore((4,))
+  return kernel(sems[0], x)
+""",
     "too many indices (which one to drop?)": """
 def body(x_ref, o_ref):
   flags = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))
