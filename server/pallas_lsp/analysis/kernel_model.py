@@ -432,17 +432,27 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
 def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:
     scope = model.enclosing_function(binder) or model.tree
     uses: list[Use] = []
-    for node in _loads(scope, name):
+    for node in _loads(model, scope, name):
         binding = model.lookup(name, model.scope_of(node), node.lineno)
         if binding is not None and binding.node is binder:
             uses.extend(uses_of(project, model, node, indices, depth))
     return uses
 
 
-def _loads(scope: ast.AST, name: str) -> list[ast.Name]:
-    """Loads of `name` under `scope`, in source order."""
-    found = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+def _loads(model: "ModuleModel", scope: ast.AST, name: str) -> list[ast.Name]:
+    """Loads of `name` under `scope`, in source order: one walk per scope, kept with the module text
+    (every get_global's uses, and every helper parameter they pass through, ask again)."""
+    key = ("name-loads", id(scope))
+    by_name = model.eval_cache.get(key)
+    if by_name is None:
+        by_name = {}
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                by_name.setdefault(node.id, []).append(node)
+        for found in by_name.values():
+            found.sort(key=lambda n: (n.lineno, n.col_offset))
+        model.eval_cache[key] = by_name
+    return by_name.get(name, [])
 
 
 def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
@@ -467,7 +477,7 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
     if binding is None:
         return [Use("other", model, call, indices, True)]
     uses = []
-    for node in _loads(target.node, param.arg):
+    for node in _loads(inner, target.node, param.arg):
         found = inner.lookup(node.id, inner.scope_of(node), node.lineno)
         if found is not None and found.node is param:
             uses.extend(uses_of(project, inner, node, indices, depth + 1))

@@ -274,7 +274,19 @@ def _inside(model: "ModuleModel", node: ast.AST, container: ast.AST) -> bool:
 
 def reachable_functions(project: "Project", start: Func, limit: int = 500, exclude: set[int] = frozenset()) -> list[Func]:
     """The body and every user function it can run, across modules, in discovery order; functions whose
-    node id is in `exclude` (bodies lowered by another backend, such as a WarpMesh core_map) are not entered."""
+    node id is in `exclude` (bodies lowered by another backend, such as a WarpMesh core_map) are not entered.
+
+    Kept with the start's module text: the kernel model and the rules (PAL002's interpreted kernels,
+    PAL008's jitted functions) ask for the same walks."""
+    key = ("reachable", id(start.node), start.self_value, limit, frozenset(exclude))
+    cache = start.model.eval_cache
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _reachable_functions(project, start, limit, exclude)
+    return list(found)
+
+
+def _reachable_functions(project: "Project", start: Func, limit: int, exclude: set[int]) -> list[Func]:
     evaluator = project.evaluator
     seen: dict[int, Func] = {}
     queue = [start]
