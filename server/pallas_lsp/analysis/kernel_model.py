@@ -563,7 +563,8 @@ class _Allocations:
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             value = self.project.evaluator.value(model, target)
-            if isinstance(value, Api) and value.name in ("pl.when", "pl.core_map", "pl.run_scoped", "plgpu.nested_scope"):
+            if isinstance(value, Api) and value.name in ("pl.when", "pl.loop", "pl.core_map", "pl.run_scoped",
+                                                          "plgpu.nested_scope"):
                 return True
             if isinstance(value, KernelCall):
                 return True
@@ -597,6 +598,11 @@ class _Allocations:
                 return [Allocation("run_scoped", model, call, total, inner)] if total else list(inner)
             if name in ("lax.fori_loop", "jax.lax.fori_loop") and len(call.args) >= 3:
                 return self._callable(model, call.args[2], stack)
+            # Loop bodies are lowered once, whatever the trip count.
+            if name == "lax.while_loop" and len(call.args) >= 2:
+                return self._callable(model, call.args[1], stack)
+            if name == "lax.scan" and call.args:
+                return self._callable(model, call.args[0], stack)
             if name in ("lax.cond", "jax.lax.cond", "lax.switch"):
                 return [a for arg in call.args[1:] for a in self._callable(model, arg, stack)]
             if name == "pl.when" or name.startswith("pl.") or name.startswith("plgpu."):

@@ -51,6 +51,7 @@ _ALIASES = {
     "pl.primitives.get_global": "pl.get_global",
     "pl.primitives.run_scoped": "pl.run_scoped",
     "pl.helpers.when": "pl.when",
+    "pl.helpers.loop": "pl.loop",
     "pl.core.core_map": "pl.core_map",
     "pl.core.kernel": "pl.kernel",
     "plgpu.core.kernel": "plgpu.kernel",
@@ -60,6 +61,8 @@ _ALIASES = {
     "jax.api.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
     "jax.core.ShapeDtypeStruct": "jax.ShapeDtypeStruct",
     "lax.control_flow.loops.fori_loop": "lax.fori_loop",
+    "lax.control_flow.loops.while_loop": "lax.while_loop",
+    "lax.control_flow.loops.scan": "lax.scan",
 }
 
 def canonical(dotted: str, private_module: str | None = None) -> str:
