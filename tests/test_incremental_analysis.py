@@ -13,6 +13,7 @@ same text.
 
 from __future__ import annotations
 
+import ast
 import random
 import re
 import sys
@@ -68,6 +69,14 @@ def _lines_matching(lines: list[str], pattern: str) -> list[int]:
 
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
 
 
 def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
@@ -172,22 +181,47 @@ def test_incremental_findings_equal_a_whole_analysis_after_random_edits(tmp_path
         state = editing.incremental.get(str(path))
         if state is not None and updates is not None and state.updates == updates + 1:
             incremental_steps += 1
-        if state is not None:
+        if _parses(edited):
             parsed_text = edited
         text = edited
     assert incremental_steps >= EDITS_PER_SEED // 3  # most edits took the incremental path
 
 
-def test_a_small_file_and_a_file_with_syntax_errors_take_the_whole_path(tmp_path):
+def test_a_small_file_takes_the_whole_path(tmp_path):
     text, _ = make_big_file.generate(lines=300, bug_every=3)
     path = tmp_path / "small.py"
     path.write_text(text)
     project = Project(root=str(tmp_path), python=jax_python())
-    findings = analyze_incremental(project, str(path), text)
-    assert findings and str(path) not in project.incremental  # under INCREMENTAL_MIN_LINES
-    broken = text.replace("def run_", "def run_(", 1)
-    assert analyze_incremental(project, str(path), broken, min_lines=0) == analyze(project, str(path), broken)
-    assert str(path) not in project.incremental  # nothing to reuse from a text that does not parse
+    assert analyze_incremental(project, str(path), text)
+    assert str(path) not in project.incremental  # under INCREMENTAL_MIN_LINES
+
+
+def test_edits_that_leave_a_syntax_error(tmp_path):
+    """Typing leaves half-written code: PAL000 for the first error and every other finding, as a
+    whole analysis reports them, from the recovered lines; an unclosed bracket that swallows the
+    rest of the module included."""
+    text, _ = make_big_file.generate(lines=400, bug_every=3)
+    path = tmp_path / "typing.py"
+    path.write_text(text)
+    project = Project(root=str(tmp_path), python=jax_python())
+    analyze_incremental(project, str(path), text, min_lines=0)
+    lines = text.split("\n")
+    late = max(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
+    early = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
+    steps = [(late, "    pl.semaphore_signal(sem"), (late, "    pl.semaphore_signal(se m)"),
+             (early, "    pl.semaphore_signal(se m)"), (late, "    pl.semaphore_signal(sem)"),
+             (early, "    pl.semaphore_signal(sem)"), (early, "    x = [")]
+    updates = []
+    for line, new in steps:
+        lines[line] = new
+        edited = "\n".join(lines)
+        got = analyze_incremental(project, str(path), edited, min_lines=0)
+        assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited), new
+        state = project.incremental.get(str(path))
+        updates.append(state.updates if state is not None else None)
+        errors = [f for f in got if f.code == "PAL000"]
+        assert len(errors) == (0 if _parses(edited) else 1)
+    assert updates[:5] == [1, 2, 3, 4, 5]  # all but the unclosed bracket were incremental
 
 
 def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):

@@ -31,6 +31,8 @@ from . import analyze, model_findings
 from .findings import Finding, Span
 from .model import ModuleModel, _Builder
 from .project import Project
+from .source import ParsedSource, parse
+from ..source_text import split_lines
 
 # Below this many lines a whole analysis is quick: keep the simple path.
 INCREMENTAL_MIN_LINES = 1500
@@ -64,12 +66,13 @@ class Chunk:
 class DocumentState:
     """The last analysed text of one document, cut into chunks, and its findings."""
 
-    lines: list[str]
+    lines: list[str]  # the lines the chunks were parsed from: the text's, or their recovery (`shown`)
     chunks: list[Chunk]
     findings: list[Finding]
     codes: frozenset | None
     changes: tuple  # `Project.changes_besides` when it was made
     updates: int = 0  # edits taken incrementally since the last whole analysis
+    shown: list[str] | None = None  # the text's own lines when it has syntax errors (else `lines`)
 
 
 def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,
@@ -105,11 +108,14 @@ def _eligible(project: Project, path: str, text: str, min_lines: int) -> bool:
 
 
 def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]) -> DocumentState | None:
-    """The state after a whole analysis, from its model (none for a text with syntax errors)."""
+    """The state after a whole analysis, from its model (none when its recovery cut the text short)."""
     model = project._models.get(path)
-    if model is None or model.text != text or model.source.syntax_errors:
+    if model is None or model.text != text:
         return None
-    lines = text.split("\n")
+    shown = text.split("\n")
+    lines = _recovered_lines(model.source, shown)
+    if lines is None:
+        return None
     groups = _group_statements(model.tree.body)
     cuts = _cuts(groups, len(lines))
     bound: list[set] = [set() for _ in cuts[1:]]
@@ -118,7 +124,19 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
             bound[max(0, bisect_right(cuts, binding.lineno - 1) - 1)].add(name)
     chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], groups[k] if groups else [], frozenset(bound[k]))
               for k in range(len(cuts) - 1)]
-    return DocumentState(lines, chunks, findings, codes, project.changes_besides(path))
+    return DocumentState(lines, chunks, findings, codes, project.changes_besides(path),
+                         shown=None if lines is shown else shown)
+
+
+def _recovered_lines(source: ParsedSource, shown: list[str]) -> list[str] | None:
+    """The lines (split at "\n", as `shown`) its tree was parsed from: `shown` itself when the text
+    parsed; None when no line-for-line recovery exists (a cut tail, a text given up on)."""
+    if not source.syntax_errors:
+        return shown
+    recovered = source.recovered
+    if recovered is None or len(recovered) != len(source.lines) or len(shown) - len(recovered) not in (0, 1):
+        return None
+    return [*recovered, *shown[len(recovered):]]
 
 
 def _statement_start(statement: ast.stmt) -> int:
@@ -164,21 +182,50 @@ def _parse_region(lines: list[str]) -> list[ast.stmt] | None:
         return None
 
 
+_REGION_BROKEN = object()  # `_apply`: the changed lines do not parse on their own
+
+
 def _update(project: Project, path: str, state: DocumentState, text: str) -> list[Finding] | None:
     """The findings of `text` from those of `state`'s text, and `state` moved to `text`; None when
-    only a whole analysis can tell."""
-    old_lines, new_lines = state.lines, text.split("\n")
-    n_old, n_new = len(old_lines), len(new_lines)
-    if old_lines == new_lines:
+    only a whole analysis can tell.
+
+    A text that does not parse is recovered as a whole analysis does (`source.parse`: broken lines
+    become `pass`), and the recovered lines are what is compared and cut into chunks; the analysed
+    (blanked) text must then recover to exactly those lines, with the same syntax error."""
+    shown = text.split("\n")
+    if shown == (state.shown or state.lines):
         return list(state.findings)
-    limit = min(n_old, n_new)
+    found = _apply(project, path, state, shown, shown, [])
+    if found is not _REGION_BROKEN:
+        return found
+    whole = parse(text)  # the one whole-text cost of an edit that leaves a syntax error
+    lines = _recovered_lines(whole, shown)
+    if lines is None or lines is shown:
+        return None
+    found = _apply(project, path, state, lines, shown, whole.syntax_errors)
+    return None if found is _REGION_BROKEN else found
+
+
+def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
+    """(first line that differs, line after the last one that differs in `old`)."""
+    limit = min(len(old), len(new))
     first = 0
-    while first < limit and old_lines[first] == new_lines[first]:
+    while first < limit and old[first] == new[first]:
         first += 1
     same_tail = 0
-    while same_tail < limit - first and old_lines[n_old - 1 - same_tail] == new_lines[n_new - 1 - same_tail]:
+    while same_tail < limit - first and old[len(old) - 1 - same_tail] == new[len(new) - 1 - same_tail]:
         same_tail += 1
-    old_end = n_old - same_tail
+    return first, len(old) - same_tail
+
+
+def _apply(project: Project, path: str, state: DocumentState, new_lines: list[str], shown: list[str],
+           errors: list) -> list[Finding] | None | object:
+    """`_update` for a text whose lines are `shown` and parse (or were recovered) as `new_lines`."""
+    n_old, n_new = len(state.lines), len(new_lines)
+    first, old_end = _changed_lines(state.lines, new_lines)
+    if state.shown is not None or shown is not new_lines:  # a broken line edited, still broken
+        shown_first, shown_end = _changed_lines(state.shown or state.lines, shown)
+        first, old_end = min(first, shown_first), max(old_end, shown_end)
     # The chunks around the change; the line above it too (an indented line added below a def belongs to it).
     low, high = max(first - 1, 0), max(old_end, min(first + 1, n_old))
     old_chunks = state.chunks
@@ -192,7 +239,7 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     region = new_lines[region_start:new_region_end]
     statements = _parse_region(region)
     if statements is None:
-        return None  # a syntax error, or a string or bracket left open past the region: the whole path
+        return _REGION_BROKEN  # a syntax error, or a string or bracket left open past the region
     groups = _group_statements(statements)
     cuts = _cuts(groups, len(region))
     new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], groups[k] if groups else [],
@@ -203,14 +250,19 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
            for c, g in [*((c, []) for c in removed), *zip(new_chunks, groups)]):
         return None
     chunks = [*old_chunks[:i], *new_chunks, *old_chunks[j:]]
-    component = _component(chunks, range(i, i + len(new_chunks)), removed)
+    starts_new = list(accumulate((c.size for c in chunks), initial=0))
+    # The chunk of the syntax error is analysed too: PAL000 quotes its line.
+    error_chunks = [bisect_right(starts_new, e.line) - 1 for e in errors]
+    component = _component(chunks, [*range(i, i + len(new_chunks)), *error_chunks], removed)
     if component is None:
         return None
-    starts_new = list(accumulate((c.size for c in chunks), initial=0))
-    pieces = ["\n".join(new_lines[starts_new[k]:starts_new[k + 1]]) if (k in component or c.imports_only or c.switch)
-              else "\n" * (c.size - 1) for k, c in enumerate(chunks)]
-    model = ModuleModel(path, "\n".join(pieces), project.module_name(path))
-    if model.source.syntax_errors:
+    kept_chunks = [k in component or c.imports_only or c.switch for k, c in enumerate(chunks)]
+    model = ModuleModel(path, _blanked(shown, chunks, starts_new, kept_chunks), project.module_name(path))
+    if errors:
+        expected = split_lines(_blanked(new_lines, chunks, starts_new, kept_chunks))
+        if model.source.syntax_errors != errors or model.source.recovered != expected:
+            return None  # recovering the blanked text went another way than recovering the whole
+    elif model.source.syntax_errors:
         return None
     fresh = [f for f in model_findings(project, model, set(state.codes) if state.codes is not None else None)
              if (bisect_right(starts_new, f.span.line) - 1) in component]
@@ -218,18 +270,25 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     kept = []
     for finding in state.findings:
         k = bisect_right(old_starts, finding.span.line) - 1
-        if i <= k < j or (k + moved if k >= j else k) in component:
-            continue
+        if i <= k < j or (k + moved if k >= j else k) in component or finding.code == "PAL000":
+            continue  # PAL000 reports the text's first syntax error: the new one, if any, is fresh
         if any(r.path == path and region_start <= r.span.line < old_region_end for r in finding.related):
             return None  # explained by the edited lines but not in their component: not expected, be safe
         kept.append(_moved(finding, path, old_region_end, delta) if delta else finding)
     findings = sorted([*fresh, *kept], key=Finding.sort_key)
     state.lines, state.chunks, state.findings = new_lines, chunks, findings
+    state.shown = None if shown is new_lines else shown
     state.updates += 1
     return findings
 
 
-def _component(chunks: list[Chunk], edited: range, removed: list[Chunk]) -> set[int] | None:
+def _blanked(lines: list[str], chunks: list[Chunk], starts: list[int], kept: list[bool]) -> str:
+    """The text of `lines` with every chunk not `kept` made blank lines."""
+    return "\n".join("\n".join(lines[starts[k]:starts[k + 1]]) if kept[k] else "\n" * (chunk.size - 1)
+                     for k, chunk in enumerate(chunks))
+
+
+def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk]) -> set[int] | None:
     """Indexes of the chunks connected to the edited ones (or to what the edit removed) by a name
     one binds at module level and the other uses; names bound only by imports connect nothing."""
     imported = set().union(*(c.bound for c in chunks if c.imports_only))

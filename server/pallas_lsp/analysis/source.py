@@ -34,6 +34,9 @@ class ParsedSource:
     tree: ast.Module
     lines: list[str]
     syntax_errors: list[SyntaxProblem] = field(default_factory=list)
+    # The lines `tree` was parsed from when they are not `lines` (broken ones replaced by `pass`, or
+    # a hopeless tail cut); None when the text parsed as it is.
+    recovered: list[str] | None = None
 
     def char_column(self, line: int, byte_col: int) -> int:
         """Convert an `ast` byte offset on a 0-based line to a code-point column."""
@@ -62,7 +65,7 @@ def parse(text: str) -> ParsedSource:
             with warnings.catch_warnings():  # "invalid escape sequence" and friends: not ours to print
                 warnings.simplefilter("ignore")
                 tree = ast.parse("\n".join(work) + "\n")
-            return ParsedSource(text, tree, lines, errors)
+            return ParsedSource(text, tree, lines, errors, work if errors else None)
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             lineno = getattr(exc, "lineno", None)
             if lineno is None and isinstance(exc, (RecursionError, MemoryError)):
