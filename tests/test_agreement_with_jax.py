@@ -40,6 +40,7 @@ JAX_FAILURES = (
     ("ValueError", "Kernels cannot return semaphores", "PAL008"),
     ("ValueError", "Cannot lower jaxpr with effects", "PAL008"),
     ("ValueError", "Cannot pass semaphores into kernels as arrays", "PAL008"),
+    ("NotImplementedError", "Evaluation rule for 'get_global' not implemented", "PAL008"),
 )
 
 

@@ -29,6 +29,7 @@ ALLOC_SEMAPHORE_SINCE = (0, 12)
 OUTSIDE_QUOTE = "Cannot lower jaxpr with effects: {SemaphoreEffect}"
 OUTSIDE_READ_QUOTE = "TypeError: No ir_type_handler for aval type"  # ...: <class '...AbstractRef'>
 OUTSIDE_RETURNED_QUOTE = "mutable array references cannot be returned"
+EAGER_QUOTE = "NotImplementedError: Evaluation rule for 'get_global' not implemented"
 OPERAND_QUOTE = "Cannot pass semaphores into kernels as arrays"
 _JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
 
@@ -108,11 +109,17 @@ def _semaphore_array_operands(ctx, rule):
 
 
 def _outside_kernels(ctx, rule):
-    """get_global in a function handed to jax.jit (or decorated with it), or in a helper or loop body such a
-    function runs, that no kernel runs."""
+    """get_global at module level, or in a function handed to jax.jit (or decorated with it), or in a helper
+    or loop body such a function runs, that no kernel runs."""
     calls = get_global_calls(ctx.project, ctx.model)
     if not calls:
         return
+    for call in calls:
+        if ctx.model.enclosing_function(call) is None:  # module (or class) level: runs when imported
+            message = (f'JAX: "{EAGER_QUOTE}"; call it inside a kernel body. At module level '
+                       "it runs when the module is imported, used or not, outside any kernel, and a global "
+                       "semaphore exists only inside a Mosaic GPU kernel.")
+            yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
     jitted = _jitted_functions(ctx)
     if not jitted:
         return
