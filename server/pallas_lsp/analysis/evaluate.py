@@ -261,6 +261,8 @@ class Evaluator:
             return sub if sub is not None else UNKNOWN
         if isinstance(base, Instance):
             return self._instance_attribute(base, attr)
+        if isinstance(base, SemaphoreRef) and attr == "at" and not base.indexer:
+            return SemaphoreRef(base.shape, base.source, indexer=True)
         if isinstance(base, ClassValue):
             return self._class_attribute(base, attr, None)
         return UNKNOWN
@@ -327,6 +329,8 @@ class Evaluator:
         if isinstance(base, Mapping) and isinstance(index, Const):
             found = base.get(index.value)
             return found if found is not None else UNKNOWN
+        if isinstance(base, SemaphoreRef) and base.indexer:  # `sems.at[0]`: a view, still a ref
+            return SemaphoreRef(None, model.segment(expr))
         if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
             return SemaphoreArray(base, model.segment(expr))
         return UNKNOWN

@@ -83,6 +83,7 @@ class SemaphoreRef(Value):
 
     shape: tuple[int, ...] | None
     source: str
+    indexer: bool = False  # `ref.at`: subscripting it gives a view (still a ref), not a value
 
 
 @dataclass(frozen=True)
