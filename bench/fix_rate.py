@@ -9,6 +9,7 @@ folder of kernels defining `target()` (tests/fixes/jax_lower.py's convention):
 4. each fixed file with a `target()` lowered (or run, interpreted) with real JAX.
 
     .venvs/dev/bin/python bench/fix_rate.py [FOLDER] [--python .venvs/jax/bin/python] [--keep DIR] [--json OUT]
+    .venvs/dev/bin/python bench/fix_rate.py tests/fixtures/agreement --unchecked   # fixtures: no expected()
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ CORPUS = REPO / "tests" / "fixes" / "corpus"
 LOWER = REPO / "tests" / "fixes" / "jax_lower.py"
 
 
-def measure(folder: Path, python: str = JAX_PYTHON, lower: bool = True, keep: Path | None = None) -> dict:
+def measure(folder: Path, python: str = JAX_PYTHON, lower: bool = True, keep: Path | None = None,
+            unchecked: bool = False) -> dict:
     from pallas_lsp.analysis import Project, analyze
     from pallas_lsp.analysis.project import iter_python_files
     from pallas_lsp.fixes import fixes_for, has_rewrite
@@ -73,7 +75,8 @@ def measure(folder: Path, python: str = JAX_PYTHON, lower: bool = True, keep: Pa
                 str(p) == c or (p.parent != before and Path(c).parent == p.parent) for c in changed)]
             fixed_targets = [str(after / p.relative_to(before)) for p in targets]
             if fixed_targets:
-                run = subprocess.run([python, str(LOWER), *fixed_targets], capture_output=True, text=True,
+                flags = ["--unchecked"] if unchecked else []
+                run = subprocess.run([python, str(LOWER), *flags, *fixed_targets], capture_output=True, text=True,
                                      timeout=1800, cwd=str(after))
                 results = json.loads(run.stdout)
                 lowered = {str(Path(k).relative_to(after)): v for k, v in results.items()}
@@ -85,6 +88,7 @@ def measure(folder: Path, python: str = JAX_PYTHON, lower: bool = True, keep: Pa
             "fix_rate": with_fix / len(rows) if rows else 1.0, "fixes_applied": applied,
             "files_changed": len(changed), "findings_added": added, "names_no_longer_imported": unimported,
             "fixed_files_lowered": sum(v["ok"] for v in lowered.values()), "fixed_files_run": len(lowered),
+            "interpreted_values_unchecked": sum(v.get("values") == "unchecked" for v in lowered.values()),
             "lower_failures": {k: v["error"] for k, v in lowered.items() if not v["ok"]},
             "without_fix": [f"{r['file']}:{r['line']} {r['code']}" for r in rows if not r["fix"]],
         }
@@ -98,10 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=JAX_PYTHON)
     parser.add_argument("--no-lower", action="store_true")
     parser.add_argument("--keep", help="also write the fixed copy of the folder here")
+    parser.add_argument("--unchecked", action="store_true",
+                        help="an interpreted file without expected() passes when it runs (the agreement fixtures)")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     keep = Path(args.keep).resolve() if args.keep else None
-    emit({"benchmark": "fix_rate", **measure(Path(args.folder).resolve(), args.python, not args.no_lower, keep)},
+    emit({"benchmark": "fix_rate", **measure(Path(args.folder).resolve(), args.python, not args.no_lower, keep,
+                                                args.unchecked)},
          args.json)
     return 0
 
