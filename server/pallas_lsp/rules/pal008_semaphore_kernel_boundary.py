@@ -120,16 +120,22 @@ def _outside_kernels(ctx, rule):
                        "it runs when the module is imported, used or not, outside any kernel, and a global "
                        "semaphore exists only inside a Mosaic GPU kernel.")
             yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
-    jitted = _jitted_functions(ctx)
-    if not jitted:
-        return
     reached = {id(s.call) for k, s in ctx.kernels_reaching()}
-    bodies = {id(e.body.node) for e in KernelIndex.of(ctx.project, ctx.model).entries if e.body is not None}
-    run_by: dict[int, tuple[ast.AST, ast.AST]] = {}  # id(function node) -> (jitted function node, its jit)
-    for func, jit in jitted.values():
-        for reachable in reachable_functions(ctx.project, func, exclude=bodies):
-            if reachable.model is ctx.model:
-                run_by.setdefault(id(reachable.node), (func.node, jit))
+    if all(id(call) in reached or ctx.model.enclosing_function(call) is None for call in calls):
+        return
+    # id(function node) -> (jitted function node, its jit, the module of the jit): jitted here, or in a
+    # workspace module importing this one (only those that say "jit" are parsed for it).
+    run_by: dict[int, tuple[ast.AST, ast.AST, object]] = {}
+    sources = [ctx.model, *(m for m in ctx.project.importers(ctx.model) if "jit" in m.text)]
+    for source in sources:
+        jitted = _jitted_functions(ctx.project, source)
+        if not jitted:
+            continue
+        bodies = {id(e.body.node) for e in KernelIndex.of(ctx.project, source).entries if e.body is not None}
+        for func, jit in jitted.values():
+            for reachable in reachable_functions(ctx.project, func, exclude=bodies):
+                if reachable.model is ctx.model:
+                    run_by.setdefault(id(reachable.node), (func.node, jit, source))
     for call in calls:
         func = ctx.model.enclosing_function(call)
         if func is None or id(func) not in run_by or id(call) in reached:
@@ -137,14 +143,14 @@ def _outside_kernels(ctx, rule):
         live = {use.kind for use in uses_of(ctx.project, ctx.model, call) if use.live}
         if not live:
             continue  # jit drops an unused get_global
-        jitted_node, jit = run_by[id(func)]
+        jitted_node, jit, source = run_by[id(func)]
         if jitted_node is not func and "returned" in live:
             live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
         how = ("This function is jitted directly, not run as a Pallas kernel" if jitted_node is func
                else "This code runs in a jitted function, not in a Pallas kernel")
         message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
                    f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
-        yield ctx.finding(rule, call, message, (ctx.related(ctx.model, jit, "jitted here, outside any kernel"),),
+        yield ctx.finding(rule, call, message, (ctx.related(source, jit, "jitted here, outside any kernel"),),
                           facts={"get_global": call, "model": ctx.model, "jit": jit})
 
 
@@ -159,22 +165,23 @@ def _outside_quote(live_uses: set[str]) -> str:
     return OUTSIDE_RETURNED_QUOTE
 
 
-def _jitted_functions(ctx) -> dict[int, tuple[Func, ast.AST]]:
-    """id(function node) -> (the function, the jit call or decorator), for functions of this module jitted here."""
-    evaluate = ctx.project.evaluator.value
+def _jitted_functions(project, model) -> dict[int, tuple[Func, ast.AST]]:
+    """id(function node) -> (the function, the jit call or decorator), for functions jitted in `model` (a
+    jitted function of another module counts where it is defined)."""
+    evaluate = project.evaluator.value
     found: dict[int, tuple[Func, ast.AST]] = {}
-    for call in ctx.model.calls_named("jit"):
-        callee = evaluate(ctx.model, call.func)
+    for call in model.calls_named("jit"):
+        callee = evaluate(model, call.func)
         if isinstance(callee, Api) and callee.name in _JIT and call.args:
-            target = evaluate(ctx.model, call.args[0])
-            if isinstance(target, Func) and target.model is ctx.model:
+            target = evaluate(model, call.args[0])
+            if isinstance(target, Func):
                 found[id(target.node)] = (target, call)
-    for func in ctx.model.functions:
+    for func in model.functions:
         for decorator in getattr(func, "decorator_list", []):
-            callee = evaluate(ctx.model, decorator.func if isinstance(decorator, ast.Call) else decorator)
+            callee = evaluate(model, decorator.func if isinstance(decorator, ast.Call) else decorator)
             if isinstance(callee, Api) and callee.name in _JIT:
-                found[id(func)] = (Func(ctx.model, func), decorator)
-    index = KernelIndex.of(ctx.project, ctx.model)
+                found[id(func)] = (Func(model, func), decorator)
+    index = KernelIndex.of(project, model)
     for entry in index.entries:  # a kernel body is never "outside a kernel"
         if entry.body is not None:
             found.pop(id(entry.body.node), None)
