@@ -31,7 +31,7 @@ from . import analyze, model_findings
 from .findings import Finding, Span
 from .model import ModuleModel, _Builder
 from .project import Project
-from .source import ParsedSource, parse
+from .source import ParsedSource, SyntaxProblem, parse
 from ..source_text import split_lines
 
 # Below this many lines a whole analysis is quick: keep the simple path.
@@ -182,7 +182,12 @@ def _parse_region(lines: list[str]) -> list[ast.stmt] | None:
         return None
 
 
-_REGION_BROKEN = object()  # `_apply`: the changed lines do not parse on their own
+@dataclass(frozen=True)
+class _RegionBroken:
+    """`_apply`'s answer when the changed lines do not parse on their own; the lines above `start`
+    are complete statements that did not change."""
+
+    start: int
 
 
 def _update(project: Project, path: str, state: DocumentState, text: str) -> list[Finding] | None:
@@ -196,14 +201,19 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     if shown == (state.shown or state.lines):
         return list(state.findings)
     found = _apply(project, path, state, shown, shown, [])
-    if found is not _REGION_BROKEN:
+    if not isinstance(found, _RegionBroken):
         return found
-    whole = parse(text)  # the one whole-text cost of an edit that leaves a syntax error
-    lines = _recovered_lines(whole, shown)
-    if lines is None or lines is shown:
-        return None
-    found = _apply(project, path, state, lines, shown, whole.syntax_errors)
-    return None if found is _REGION_BROKEN else found
+    # Recover from the first changed statement on, as a whole parse would: the lines above are
+    # complete statements, so the parser meets the same tokens from there (the cost of an edit
+    # that leaves a syntax error: two parses of the rest of the module).
+    start = found.start
+    tail = parse("\n".join(shown[start:]))
+    tail_lines = _recovered_lines(tail, shown[start:])
+    if tail_lines is None or not tail.syntax_errors or any("line" in e.message for e in tail.syntax_errors):
+        return None  # a message naming a line number would name another one in the whole text
+    errors = [SyntaxProblem(e.line + start, e.column, e.message) for e in tail.syntax_errors]
+    found = _apply(project, path, state, [*shown[:start], *tail_lines], shown, errors)
+    return None if isinstance(found, _RegionBroken) else found
 
 
 def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
@@ -239,7 +249,7 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
     region = new_lines[region_start:new_region_end]
     statements = _parse_region(region)
     if statements is None:
-        return _REGION_BROKEN  # a syntax error, or a string or bracket left open past the region
+        return _RegionBroken(region_start)  # a syntax error, or a string or bracket left open past it
     groups = _group_statements(statements)
     cuts = _cuts(groups, len(region))
     new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], groups[k] if groups else [],
