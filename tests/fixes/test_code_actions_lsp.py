@@ -238,3 +238,30 @@ async def test_a_finding_without_a_fix_offers_its_rule_page(resolving_client: La
     await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="pallas.openRuleDocs", arguments=[href]))
     assert [(d.uri, d.external) for d in client.shown_documents] == [(href, not href.startswith("file:"))]
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_two_fixes_of_one_finding_are_two_actions_and_either_removes_it(client: LanguageClient):
+    """PAL004: a one-block grid (preferred) and one semaphore array are both offered; each edit,
+    applied, leaves no diagnostic."""
+    before = (REPO / "tests" / "fixes" / "corpus" / "two_semaphores_no_grid.py").read_text()
+    open_document(client, before)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    assert diagnostic.code == "PAL004"
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic]))
+    assert [(a["title"], a.get("isPreferred")) for a in await code_actions_json(client, params)][:2] == [
+        ("pallas-lsp (PAL004): Launch the kernel on a one-block grid (grid=(1,))", True),
+        ("pallas-lsp (PAL004): Use one semaphore array, plgpu.SemaphoreType.REGULAR((2,)), indexed with .at[i]",
+         None)]
+    actions = await client.text_document_code_action_async(params)
+    for version, (action, golden) in enumerate(zip(actions[:2], ("grid_one_block_two_semaphores",
+                                                                  "array_two_semaphores")), start=2):
+        (change,) = action.edit.document_changes
+        fixed = apply(before, change.edits)
+        assert fixed == (GOLDEN / golden / "after.py").read_text()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+        assert list((await published(client, version)).diagnostics) == []
