@@ -149,3 +149,13 @@ def test_analyzer_follows_recorded_jax_versions(recorded_projects, version, name
         # The fixture's own lines must be exactly JAX's; a shared helper module also carries other fixtures' findings.
         assert {b for b in blamed if b[0] == name} == {f for f in found if f[0] == name}
         assert blamed <= found, f"jax {version} blames {sorted(blamed)}, the analyzer {sorted(found)}"
+
+
+def test_semaphore_operands_are_not_reported_before_jax_0_12():
+    """jax 0.11 has no plgpu.alloc_semaphore (AttributeError where it is called, recorded in
+    docs/jax-versions.md): the fixtures that call it get no PAL008 there, and do in 0.12."""
+    fixture = AGREEMENT / "bad_semaphore_operand_read.py"
+    for version, expected in (((0, 11, 1), {}), ((0, 12, 0), {20: {"PAL008"}})):
+        project = Project(root=str(AGREEMENT), python=jax_python())
+        project._jax_version = version
+        assert lines_by_code(project, fixture) == expected, version

@@ -14,6 +14,7 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
+from ..analysis.jax_version import jax_version
 from ..analysis.kernel_model import kernel_launches, kernel_models, uses_of
 from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
 from ..analysis.values import Api, Func, MemType, SemaphoreArray
@@ -89,6 +90,9 @@ def _semaphore_array_operands(ctx, rule):
     launches evaluates every call's callee (through jedi), too dear for every file."""
     if "alloc_semaphore" not in ctx.model.text:
         return
+    version = jax_version(ctx.project)
+    if version is not None and version < ALLOC_SEMAPHORE_SINCE:
+        return  # jax 0.11.x has no plgpu.alloc_semaphore: such code fails earlier (AttributeError)
     evaluate = ctx.project.evaluator.value
     for launch in kernel_launches(ctx.project, ctx.model):
         if launch.api != "plgpu.kernel":
