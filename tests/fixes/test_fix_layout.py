@@ -49,3 +49,12 @@ def test_the_file_decides_style_indent_and_line_length(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n[tool.black]\nline-length = 100\n")
     assert line_length(str(tmp_path / "sub" / "kernel.py")) == 120
+
+
+def test_black_style_splits_the_last_bracket_when_none_has_commas():
+    new = '    done = pl.get_global(plgpu.SemaphoreType.REGULAR((2,))).at[jax.lax.axis_index("rows")]\n'
+    assert wrap_long_lines("", new, 88, "hanging") == (
+        "    done = pl.get_global(plgpu.SemaphoreType.REGULAR((2,))).at[\n"
+        '        jax.lax.axis_index("rows")\n'
+        "    ]\n")
+    assert wrap_long_lines("", new, 88, "aligned") == new  # JAX's style has no such break: the line stays

@@ -146,7 +146,24 @@ def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[s
             pieces = [head.rstrip(), *body, indent + tail.lstrip()]
         if len(pieces) > 1 and max(len(p) for p in pieces) < len(line.rstrip("\n")):
             return pieces
+    if style == "hanging" and not continues:
+        return _split_last_bracket(line, pairs, indent, unit)
     return None
+
+
+def _split_last_bracket(line: str, pairs: list, indent: str, unit: str) -> list[str] | None:
+    """Black's right-hand split where no bracket has commas: `x = f(a).at[` / `    index` / `]`."""
+    depth_zero = [(o, c) for o, c, _ in pairs if not any(
+        other.start[1] < o.start[1] and c.end[1] <= closer.start[1] for other, closer, _ in pairs)]
+    if not depth_zero:
+        return None
+    opener, closer = max(depth_zero, key=lambda pair: pair[0].start[1])
+    start, end = opener.end[1], closer.start[1]
+    inner = line[start:end].strip()
+    if not inner or line[:start].strip() in "([{":
+        return None
+    pieces = [line[:start].rstrip(), indent + unit + inner, indent + line[end:].rstrip("\n").lstrip()]
+    return pieces if max(len(p) for p in pieces) < len(line.rstrip("\n")) else None
 
 
 def wrap_long_lines(old: str, new: str, limit: int, style: str, unit: str = "    ") -> str:

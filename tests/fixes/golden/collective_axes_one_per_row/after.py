@@ -8,7 +8,9 @@ X = jax.ShapeDtypeStruct((256,), jnp.float32)
 
 
 def body(x_ref, o_ref):
-    row_done = pl.get_global(plgpu.SemaphoreType.REGULAR((2,))).at[jax.lax.axis_index("rows")]
+    row_done = pl.get_global(plgpu.SemaphoreType.REGULAR((2,))).at[
+        jax.lax.axis_index("rows")
+    ]
     o_ref[...] = x_ref[...]
     pl.semaphore_signal(row_done)
 
