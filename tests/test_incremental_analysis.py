@@ -243,3 +243,38 @@ def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):
     new = [f for f in after if (f.span.line, f.code) not in {(b.span.line + (b.span.line >= helper), b.code) for b in before}]
     assert [(f.code, lines[f.span.line].strip()) for f in new] == [
         ("PAL001", next(line.strip() for line in lines[helper:] if "pl.get_global(_semaphore_type_" in line))]
+
+
+KERNEL_MODULE = """\
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def body(x_ref, o_ref):
+    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    o_ref[...] = x_ref[...]
+"""
+
+LAUNCHER = """\
+import jax
+from jax.experimental import pallas as pl
+from kern import body
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+"""
+
+
+def test_an_edit_keeps_what_an_importer_says(tmp_path):
+    """The importer's kernel entries were evaluated through the edited module's old text: after the
+    edit they must be evaluated again, or PAL002 (interpret=True in the importer) is lost."""
+    (tmp_path / "kern.py").write_text(KERNEL_MODULE)
+    (tmp_path / "launch.py").write_text(LAUNCHER)
+    path = str(tmp_path / "kern.py")
+    project = Project(root=str(tmp_path), python=jax_python())
+    assert [(f.code, f.span.line) for f in analyze_incremental(project, path, KERNEL_MODULE)] == [("PAL002", 5)]
+    edited = KERNEL_MODULE.replace("def body", "# a line above the kernel\ndef body")
+    project.set_text(path, edited)
+    assert [(f.code, f.span.line) for f in analyze_incremental(project, path, edited)] == [("PAL002", 6)]

@@ -184,6 +184,10 @@ class Project:
                     self._models.pop(path, None)
                 else:
                     self._models[path] = model
+            restored = {id(model) for _, model in saved.values()}
+            for other in self._models.values():  # they may have evaluated through the trial's models
+                if id(other) not in restored:
+                    other.eval_cache.clear()
 
     def text(self, path: str) -> str:
         path = os.path.abspath(path)
@@ -211,6 +215,11 @@ class Project:
         if cached is not None and cached.text == text:
             return cached
         model = ModuleModel(path, text, self.module_name(path))
+        if cached is not None:
+            # What other modules evaluated through the old text (an importer's kernel entries, a
+            # helper's value) points at the old model's nodes: the new one would not match them.
+            for other in self._models.values():
+                other.eval_cache.clear()
         self._models[path] = model
         return model
 
