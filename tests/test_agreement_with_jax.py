@@ -38,6 +38,8 @@ JAX_FAILURES = (
     ("ValueError", "barrier must be a SMEM reference", "PAL006"),
     ("ValueError", "Only thread-collective allocations are supported in run_scoped", "PAL007"),
     ("ValueError", "Kernels cannot return semaphores", "PAL008"),
+    ("ValueError", "Invalid out_shape type: <enum 'SemaphoreType'>", "PAL008"),
+    ("TypeError", "as a data type", "PAL008"),
     ("ValueError", "Cannot lower jaxpr with effects", "PAL008"),
     ("ValueError", "Cannot pass semaphores into kernels as arrays", "PAL008"),
     ("NotImplementedError", "Evaluation rule for 'get_global' not implemented", "PAL008"),

@@ -15,14 +15,14 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import kernel_launches, kernel_models, uses_of
+from ..analysis.kernel_model import MOSAIC_GPU, TRITON, kernel_launches, kernel_models, uses_of
 from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
 from ..analysis.values import Api, Func, MemType, SemaphoreArray
 
 CODE = "PAL008"
 NAME = "semaphore-kernel-boundary"
 SEVERITY = "error"
-SUMMARY = "A semaphore returned from a kernel or passed in as an array, or a get_global used outside any kernel."
+SUMMARY = "A semaphore in a kernel's outputs or passed in as an array, or a get_global used outside any kernel."
 
 RETURN_QUOTE = "ValueError: Kernels cannot return semaphores"
 OLD_RETURN_QUOTE = "ValueError: Invalid out_shape type: <enum 'SemaphoreType'>"  # jax 0.11.1 (run), for a SemaphoreType
@@ -33,6 +33,7 @@ OUTSIDE_RETURNED_QUOTE = "mutable array references cannot be returned"
 EAGER_QUOTE = "NotImplementedError: Evaluation rule for 'get_global' not implemented"
 OPERAND_QUOTE = "Cannot pass semaphores into kernels as arrays"
 _JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
+_ARRAY_OUTPUTS_ONLY = (MOSAIC_GPU, TRITON)  # pl.kernel with plgpu.Mesh; a GPU pallas_call
 
 
 def _semaphore_leaf(ctx, node: ast.AST) -> ast.AST | None:
@@ -63,24 +64,50 @@ def check(ctx):
     if "emaphore" not in ctx.model.text:
         return  # no semaphore type is named here, so none is in an out_type
     for kernel in kernel_models(ctx.project, ctx.model):
-        if kernel.api != "plgpu.kernel":
-            continue
         found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
         if found is None or found[1] is None or found[1] not in ctx.model.parents:
             continue
         leaf = _semaphore_leaf(ctx, found[1])
-        if leaf is not None:
-            if kernel.jax_version is not None and kernel.jax_version < ALLOC_SEMAPHORE_SINCE:
-                # jax 0.11.x: no plgpu.alloc_semaphore yet, and out_type rejects the type itself.
-                message = (f'JAX: "{OLD_RETURN_QUOTE}"; allocate the semaphore in scratch_types. out_type describes '
-                           "the arrays a kernel returns; a semaphore lives only inside the kernel.")
-            else:
-                message = (f'JAX: "{RETURN_QUOTE}"; allocate it in scratch_types or with plgpu.alloc_semaphore. '
-                           "plgpu.alloc_semaphore runs before the kernel, which takes it as an operand; out_type "
-                           "describes the arrays a kernel returns; a semaphore lives only inside the kernel "
-                           "(or in a ref made by plgpu.alloc_semaphore).")
+        if leaf is None:
+            continue
+        if kernel.api == "plgpu.kernel":
+            message = _plgpu_kernel_message(kernel)
+        elif kernel.backend in _ARRAY_OUTPUTS_ONLY:
+            message = _array_outputs_message(ctx, kernel, leaf)
+        else:
+            continue  # TPU and SparseCore answer differently by semaphore kind; not verified here
+        if message is not None:
             yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+
+
+def _plgpu_kernel_message(kernel) -> str:
+    if kernel.jax_version is not None and kernel.jax_version < ALLOC_SEMAPHORE_SINCE:
+        # jax 0.11.x: no plgpu.alloc_semaphore yet, and out_type rejects the type itself.
+        return (f'JAX: "{OLD_RETURN_QUOTE}"; allocate the semaphore in scratch_types. out_type describes '
+                "the arrays a kernel returns; a semaphore lives only inside the kernel.")
+    return (f'JAX: "{RETURN_QUOTE}"; allocate it in scratch_types or with plgpu.alloc_semaphore. '
+            "plgpu.alloc_semaphore runs before the kernel, which takes it as an operand; out_type "
+            "describes the arrays a kernel returns; a semaphore lives only inside the kernel "
+            "(or in a ref made by plgpu.alloc_semaphore).")
+
+
+def _array_outputs_message(ctx, kernel, leaf) -> str | None:
+    """pl.kernel (plgpu.Mesh) and a GPU pallas_call take only array types as outputs (jax 0.12 and 0.11.1,
+    run): a bare SemaphoreType fails as an out_shape type, a shaped one on its dtype."""
+    value = ctx.project.evaluator.value(ctx.model, leaf)
+    if isinstance(value, Api):
+        quote = OLD_RETURN_QUOTE
+    elif isinstance(value, MemType) and kernel.api == "pl.pallas_call" and kernel.backend == MOSAIC_GPU:
+        quote = f"ValueError: unexpected input: dtype={value.dtype}"  # a Mosaic GPU pallas_call (jax 0.11.1, run)
+    elif isinstance(value, MemType):
+        quote = f"TypeError: Cannot interpret '{value.dtype}' as a data type"
+    else:
+        return None  # a ShapeDtypeStruct of pl.semaphore fails otherwise there (not encoded)
+    outputs = "out_shape" if kernel.api == "pl.pallas_call" else "out_type"
+    return (f'JAX: "{quote}"; {outputs} lists arrays only, not semaphores. {outputs} of {kernel.api} describes '
+            "the arrays the kernel returns; a semaphore lives only inside a kernel: allocate it as scratch, or "
+            "with pl.get_global in a plgpu.kernel for one shared by the whole grid.")
 
 
 def _semaphore_array_operands(ctx, rule):
