@@ -72,7 +72,7 @@ def make(name):
 
 kernel = make("lut")
 """,
-    "semaphore type returned by a method (the type is written there)": """
+    "semaphore type returned by a method that is also used elsewhere": """
 class Kernel:
   def sem_type(self):
     return plgpu.SemaphoreType.BARRIER
@@ -82,6 +82,9 @@ class Kernel:
     pl.semaphore_signal(sem)
     pl.semaphore_wait(sem)
     o_ref[...] = x_ref[...]
+
+  def describe(self):
+    return str(self.sem_type())
 
 kernel = plgpu.kernel(Kernel().body, out_type=X)
 """,
@@ -231,12 +234,13 @@ def test_no_semaphore_array_where_a_get_global_is_traced_twice(ws, name):
     assert not any(ARRAY in title for title in titles)
 
 
-def test_no_ref_fix_for_one_semaphore_read_out_of_its_ref(ws):
-    """`kernel(sems[0], x)`: the view `sems.at[0]` is no operand JAX takes (TransformedRefs cannot be
-    abstractified, jax 0.12), so only noqa is offered."""
+@pytest.mark.parametrize("name", ["bad_semaphore_operand_read.py", "bad_semaphore_operand_view_read.py"])
+def test_no_ref_fix_for_one_semaphore_read_out_of_its_ref(ws, name):
+    """`kernel(sems[0], x)`, `kernel(sems.at[1][...], x)`: the view `sems.at[i]` is no operand JAX
+    takes (TransformedRefs cannot be abstractified, jax 0.12), so only noqa is offered."""
     from conftest import REPO
 
-    fixture = REPO / "tests" / "fixtures" / "agreement" / "bad_semaphore_operand_read.py"
+    fixture = REPO / "tests" / "fixtures" / "agreement" / name
     [finding] = ws.findings("kernel.py", fixture.read_text())
     assert finding.code == "PAL008"
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]

@@ -3,8 +3,9 @@ becomes the ref.
 
 `sems[...]` and `jax.freeze(sems)` read every semaphore: `sems` passes the same ones as a ref, the
 only way `plgpu.kernel` takes them. Only where the read is the operand itself or a name bound to it
-once and used only there. Not for `sems[i]`: its ref, `sems.at[i]`, is not an operand JAX takes
-(`TransformedRefs cannot be abstractified`, jax 0.12); the body would have to index the whole ref.
+once and used only there. Not for `sems[i]` or `sems.at[i][...]`: the ref of one, `sems.at[i]`, is
+not an operand JAX takes (`TransformedRefs cannot be abstractified`, jax 0.12); the body would have
+to index the whole ref.
 """
 
 from __future__ import annotations
@@ -31,17 +32,22 @@ def _read(project, model, operand: ast.expr) -> ast.expr | None:
     return binding.value
 
 
+def _whole_ref(project, model, node: ast.expr) -> bool:
+    """A ref to every semaphore made, not a view (`sems.at[i]`: a TransformedRef, no operand JAX takes)."""
+    return isinstance(project.evaluator.value(model, node), SemaphoreRef) and not any(
+        isinstance(n, ast.Attribute) and n.attr == "at" for n in ast.walk(node))
+
+
 def _as_ref(project, model, read: ast.expr) -> str | None:
-    """The code for the ref (or view) `read` reads."""
+    """The code for the ref `read` reads."""
     text = lambda node: ast.get_source_segment(model.text, node)  # noqa: E731
-    if isinstance(read, ast.Subscript) and isinstance(project.evaluator.value(model, read.value), SemaphoreRef):
+    if isinstance(read, ast.Subscript) and _whole_ref(project, model, read.value):
         if isinstance(read.slice, ast.Constant) and read.slice.value is Ellipsis:
             return text(read.value)
         return None  # `sems[i]`: `sems.at[i]` is not an operand JAX takes (a TransformedRef; jax 0.12)
     if isinstance(read, ast.Call) and len(read.args) == 1 and not read.keywords:
         callee = project.evaluator.value(model, read.func)
-        if isinstance(callee, Api) and callee.name == "jax.freeze" and isinstance(
-                project.evaluator.value(model, read.args[0]), SemaphoreRef):
+        if isinstance(callee, Api) and callee.name == "jax.freeze" and _whole_ref(project, model, read.args[0]):
             return text(read.args[0])
     return None
 

@@ -39,14 +39,42 @@ def _only_signalled(model, function: ast.AST, name: str) -> bool:
     return uses > 0
 
 
+def _names_semaphore_type(node) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "SemaphoreType")
+
+
+def _returned_type(project, model, argument) -> ast.Attribute | None:
+    """`X.SemaphoreType.Y` returned by the function or method this get_global argument calls, where
+    that function returns nothing else and is named only at this call (so changing it changes only
+    this get_global)."""
+    from ..analysis.values import Func
+
+    if not (isinstance(argument, ast.Call) and not argument.args and not argument.keywords):
+        return None
+    callee = project.evaluator.value(model, argument.func)
+    if not isinstance(callee, Func) or callee.model is not model or not isinstance(callee.node, ast.FunctionDef):
+        return None
+    returns = [node for node in ast.walk(callee.node) if isinstance(node, ast.Return)]
+    if len(returns) != 1 or not _names_semaphore_type(returns[0].value):
+        return None
+    name = callee.node.name
+    mentions = [node for node in ast.walk(model.tree) if (isinstance(node, ast.Name) and node.id == name)
+                or (isinstance(node, ast.Attribute) and node.attr == name)]
+    if mentions != [argument.func]:
+        return None
+    return returns[0].value
+
+
 def fix(project, model, call, value, code: str):
     if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in _SEMAPHORE_TYPES:
         return None
     argument = call.args[0] if call.args else None
     written = argument.func if isinstance(argument, ast.Call) else argument
-    if not (isinstance(written, ast.Attribute) and isinstance(written.value, ast.Attribute)
-            and written.value.attr == "SemaphoreType"):
-        return None  # the type is built elsewhere (`self.sem_type()`); the fix belongs there
+    if not _names_semaphore_type(written):
+        written = _returned_type(project, model, argument)  # `self.sem_type()`: the fix belongs there
+        if written is None:
+            return None
     parent = model.parents.get(call)
     function = model.enclosing_function(call)
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
