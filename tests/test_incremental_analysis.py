@@ -6,7 +6,8 @@ bodies, lines and statements added and removed, a helper renamed so the kernel u
 reaches it, a helper reached by a kernel of another statement given (and rid of) a bad get_global,
 interpret=True added to a launch or forwarded through **options, a constant read by kernels of two
 other statements changed, an import added, text that does not parse; one module also switches
-interpret mode for every kernel at module level. After every edit the
+interpret mode for every kernel at module level, another is imported by a module that launches
+its kernels. After every edit the
 findings of one long-lived project (the server's way) must equal those of a whole analysis of the
 same text.
 """
@@ -57,6 +58,21 @@ def run_shared_b(x, **options):
 
 def debug_shared_b(x):
     return run_shared_b(x, interpret=False)
+"""
+# Another workspace module launching kernels of the edited one (PAL002 in the edited module from here).
+IMPORTER = """\
+import jax
+from jax.experimental import pallas as pl
+from kernels_module import shared_b_body
+import kernels_module as km
+
+
+def debug(x):
+    return pl.pallas_call(shared_b_body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def debug_through_options(x):
+    return km.run_shared_b(x, interpret=True)
 """
 # A module-level switch: every kernel built in a function is interpreted (PAL002 on each get_global).
 MODULE_SWITCH = "\nplgpu.set_gpu_interpret_mode(True)\n"
@@ -161,6 +177,8 @@ def test_incremental_findings_equal_a_whole_analysis_after_random_edits(tmp_path
     text += CROSS_UNIT + (MODULE_SWITCH if seed == 2 else "")
     path = tmp_path / "kernels_module.py"
     path.write_text(text)
+    if seed == 1:
+        (tmp_path / "launcher.py").write_text(IMPORTER)
     python = jax_python()
     editing = Project(root=str(tmp_path), python=python)
     reference = Project(root=str(tmp_path), python=python)
@@ -174,8 +192,10 @@ def test_incremental_findings_equal_a_whole_analysis_after_random_edits(tmp_path
             kind, edited = "put back", parsed_text
         state = editing.incremental.get(str(path))
         updates = state.updates if state is not None else None
+        editing.set_text(str(path), edited)  # as the server does: other modules read this text
         got = analyze_incremental(editing, str(path), edited, min_lines=0)
         reference.forget_models()
+        reference.set_text(str(path), edited)
         expected = analyze(reference, str(path), edited)
         assert got == expected, f"seed {seed}, edit {step} ({kind})"
         state = editing.incremental.get(str(path))

@@ -11,10 +11,14 @@ exact), and every other finding is kept, moved by the lines the edit added or re
 
 Import statements are bound by nothing else and used by almost everything; they are kept in every
 blanked text instead of joining everything into one component. A statement that switches
-interpret mode for the whole module is kept too. Whenever this reasoning would not hold (a syntax
-error, an edit to an import or an interpret switch, another file or a setting changed, another
-module imports this one), the whole module is analysed as before; the answer is always the one a
-whole analysis gives (tests/test_incremental_analysis.py compares them over random edits).
+interpret mode for the whole module is kept too. The statements binding names that other
+workspace modules use are all tied together (an importer may hand one's function to another's),
+and while the blanked text is analysed it stands in for the file's model, so importers launch its
+kernels. A text with a syntax error is recovered as a whole analysis recovers it, from the first
+changed statement on. Whenever this reasoning would not hold (an edit to an import or an interpret
+switch, another file or a setting changed, a recovery that cuts the text), the whole module is
+analysed as before; the answer is always the one a whole analysis gives
+(tests/test_incremental_analysis.py compares them over random edits).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # Python and the editor must agree that only "\n" ends a line, and a form feed resets indentation:
 # texts with these take the whole path.
 _NOT_INCREMENTAL = ("\r", "\x00", "\x0c")
+_STAR_IMPORT = re.compile(r"\bimport\s*\*")
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
 
 
@@ -101,10 +106,24 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
 def _eligible(project: Project, path: str, text: str, min_lines: int) -> bool:
     if text.count("\n") + 1 < min_lines or any(c in text for c in _NOT_INCREMENTAL):
         return False
-    if not project.can_matter(path, text):
-        return False  # only compiled: already cheap
-    # An importer's analysis reads this module's model: it must be the whole one.
-    return not project.index.importers(path, project.module_name(path))
+    return project.can_matter(path, text)  # else only compiled: already cheap
+
+
+def _importer_names(project: Project, path: str) -> tuple[list[str], set[str]] | None:
+    """The workspace modules importing this one and every identifier in their texts: what they use
+    of it ties those statements together (an importer may pass one's function to another's). None
+    when one imports everything (`import *`) or cannot be read."""
+    importers = project.index.importers(path, project.module_name(path))
+    names: set[str] = set()
+    for importer in importers:
+        try:
+            text = project.text(importer)
+        except (OSError, ValueError):
+            return None
+        if _STAR_IMPORT.search(text):
+            return None
+        names.update(_IDENTIFIER.findall(text))
+    return importers, names
 
 
 def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]) -> DocumentState | None:
@@ -263,7 +282,10 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
     starts_new = list(accumulate((c.size for c in chunks), initial=0))
     # The chunk of the syntax error is analysed too: PAL000 quotes its line.
     error_chunks = [bisect_right(starts_new, e.line) - 1 for e in errors]
-    component = _component(chunks, [*range(i, i + len(new_chunks)), *error_chunks], removed)
+    importers = _importer_names(project, path)
+    if importers is None:
+        return None
+    component = _component(chunks, [*range(i, i + len(new_chunks)), *error_chunks], removed, importers[1])
     if component is None:
         return None
     kept_chunks = [k in component or c.imports_only or c.switch for k, c in enumerate(chunks)]
@@ -274,8 +296,13 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
             return None  # recovering the blanked text went another way than recovering the whole
     elif model.source.syntax_errors:
         return None
-    fresh = [f for f in model_findings(project, model, set(state.codes) if state.codes is not None else None)
-             if (bisect_right(starts_new, f.span.line) - 1) in component]
+    codes = set(state.codes) if state.codes is not None else None
+    if importers[0]:  # they must see this text's model, not the file's whole (stale) one
+        with project.standing_in(model):
+            found = model_findings(project, model, codes)
+    else:
+        found = model_findings(project, model, codes)
+    fresh = [f for f in found if (bisect_right(starts_new, f.span.line) - 1) in component]
     moved = len(new_chunks) - (j - i)
     kept = []
     for finding in state.findings:
@@ -298,9 +325,10 @@ def _blanked(lines: list[str], chunks: list[Chunk], starts: list[int], kept: lis
                      for k, chunk in enumerate(chunks))
 
 
-def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk]) -> set[int] | None:
+def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk], imported_names: set[str]) -> set[int] | None:
     """Indexes of the chunks connected to the edited ones (or to what the edit removed) by a name
-    one binds at module level and the other uses; names bound only by imports connect nothing."""
+    one binds at module level and the other uses; names bound only by imports connect nothing.
+    The chunks binding a name other modules use (`imported_names`) are all connected together."""
     imported = set().union(*(c.bound for c in chunks if c.imports_only))
     other_bound = set().union(*(c.bound for c in chunks if not c.imports_only))
     removed_bound = set().union(*(c.bound for c in removed))
@@ -318,7 +346,11 @@ def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk]) -> 
     for k, chunk in enumerate(chunks):
         for name in chunk.names & wanted:
             users.setdefault(name, []).append(k)
+    shared = [k for k, chunk in enumerate(chunks) if any(name not in hubs for name in chunk.bound & imported_names)]
+    shared_set = set(shared)
     todo = list(edited)
+    if (removed_bound - hubs) & imported_names:
+        todo.extend(shared)
     for name in removed_bound:
         todo.extend(users.get(name, ()))
     for name in removed_names:
@@ -329,6 +361,8 @@ def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk]) -> 
         if k in component:
             continue
         component.add(k)
+        if k in shared_set:
+            todo.extend(shared)
         chunk = chunks[k]
         for name in chunk.names:
             found = binders.get(name)

@@ -79,6 +79,7 @@ class Project:
         self._change_count = 0
         self._changed_at: dict[str, int] = {}
         self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
+        self._stand_ins: dict[str, ModuleModel] = {}
         self._workspace_files: list[str] | None = None
         self._workspace_set: set[str] = set()
         self._workspace_sorted: tuple[tuple[str, ...], list[str]] | None = None
@@ -207,8 +208,28 @@ class Project:
         self._models.clear()
         self.incremental.clear()
 
+    @contextlib.contextmanager
+    def standing_in(self, model: ModuleModel):
+        """Every module sees `model` as its file's model meanwhile (incremental analysis: the blanked
+        text of a module other modules import); what they evaluated through another model of the
+        file is dropped before, what they evaluated through this one after."""
+        def forget_evaluations():
+            for other in self._models.values():
+                other.eval_cache.clear()
+
+        forget_evaluations()  # made through the file's whole model
+        self._stand_ins[model.path] = model
+        try:
+            yield
+        finally:
+            del self._stand_ins[model.path]
+            forget_evaluations()
+
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)
+        stand_in = self._stand_ins.get(path)
+        if stand_in is not None:
+            return stand_in
         if text is None:
             text = self.text(path)
         cached = self._models.get(path)
