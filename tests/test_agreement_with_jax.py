@@ -40,6 +40,8 @@ JAX_FAILURES = (
     ("ValueError", "Kernels cannot return semaphores", "PAL008"),
     ("ValueError", "Invalid out_shape type: <enum 'SemaphoreType'>", "PAL008"),
     ("TypeError", "as a data type", "PAL008"),
+    ("ValueError", "unexpected input: dtype=", "PAL008"),  # a shaped semaphore type in a TPU out_shape
+    ("ValueError", "supports only blocks of rank >= 1", "PAL008"),  # a bare TPU semaphore type in out_shape
     ("ValueError", "Cannot lower jaxpr with effects", "PAL008"),
     ("ValueError", "Cannot pass semaphores into kernels as arrays", "PAL008"),
     ("NotImplementedError", "Evaluation rule for 'get_global' not implemented", "PAL008"),

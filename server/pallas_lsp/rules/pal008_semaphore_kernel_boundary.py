@@ -15,7 +15,7 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import MOSAIC_GPU, TRITON, kernel_launches, kernel_models, uses_of
+from ..analysis.kernel_model import MOSAIC_GPU, TPU_TC, TRITON, kernel_launches, kernel_models, uses_of
 from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
 from ..analysis.values import Api, Func, MemType, SemaphoreArray
 
@@ -34,16 +34,18 @@ EAGER_QUOTE = "NotImplementedError: Evaluation rule for 'get_global' not impleme
 OPERAND_QUOTE = "Cannot pass semaphores into kernels as arrays"
 _JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
 _ARRAY_OUTPUTS_ONLY = (MOSAIC_GPU, TRITON)  # pl.kernel with plgpu.Mesh; a GPU pallas_call
+_SEMAPHORE_DTYPES = ("semaphore", "barrier_semaphore", "dma_sem")
 
 
-def _semaphore_leaf(ctx, node: ast.AST) -> ast.AST | None:
-    """The first semaphore type (a SemaphoreType, or a ShapeDtypeStruct of pl.semaphore) in an out_type."""
+def _semaphore_leaf(ctx, node: ast.AST, spaces: tuple[str, ...] = ("gmem",)) -> ast.AST | None:
+    """The first semaphore type (a SemaphoreType of a memory space in `spaces`, or a ShapeDtypeStruct of
+    pl.semaphore) in an out_type."""
     evaluate = ctx.project.evaluator.value
     for child in ast.walk(node):
         if not isinstance(child, (ast.Attribute, ast.Call, ast.Name)):
             continue
         value = as_memtype(evaluate(ctx.model, child))
-        if isinstance(value, MemType) and value.space == "gmem" and value.dtype in ("semaphore", "barrier_semaphore"):
+        if isinstance(value, MemType) and value.space in spaces and value.dtype in _SEMAPHORE_DTYPES:
             return child
         if isinstance(child, ast.Call):
             callee = evaluate(ctx.model, child.func)
@@ -67,15 +69,16 @@ def check(ctx):
         found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
         if found is None or found[1] is None or found[1] not in ctx.model.parents:
             continue
-        leaf = _semaphore_leaf(ctx, found[1])
+        tpu = kernel.api == "pl.pallas_call" and kernel.backend == TPU_TC
+        leaf = _semaphore_leaf(ctx, found[1], ("gmem", "semaphore_mem") if tpu else ("gmem",))
         if leaf is None:
             continue
         if kernel.api == "plgpu.kernel":
             message = _plgpu_kernel_message(kernel)
-        elif kernel.backend in _ARRAY_OUTPUTS_ONLY:
+        elif kernel.backend in _ARRAY_OUTPUTS_ONLY or tpu:
             message = _array_outputs_message(ctx, kernel, leaf)
         else:
-            continue  # TPU and SparseCore answer differently by semaphore kind; not verified here
+            continue  # TPU meshes and SparseCore: not run
         if message is not None:
             yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
@@ -93,21 +96,27 @@ def _plgpu_kernel_message(kernel) -> str:
 
 
 def _array_outputs_message(ctx, kernel, leaf) -> str | None:
-    """pl.kernel (plgpu.Mesh) and a GPU pallas_call take only array types as outputs (jax 0.12 and 0.11.1,
-    run): a bare SemaphoreType fails as an out_shape type, a shaped one on its dtype."""
+    """pl.kernel (plgpu.Mesh) and a GPU or TPU pallas_call take only array types as outputs (jax 0.12 and
+    0.11.1, run): a bare GPU SemaphoreType fails as an out_shape type, a shaped one on its dtype; on a TPU
+    a bare TPU one fails as a block of rank 0, a shaped one on its dtype."""
     value = ctx.project.evaluator.value(ctx.model, leaf)
-    if isinstance(value, Api):
-        quote = OLD_RETURN_QUOTE
-    elif isinstance(value, MemType) and kernel.api == "pl.pallas_call" and kernel.backend == MOSAIC_GPU:
-        quote = f"ValueError: unexpected input: dtype={value.dtype}"  # a Mosaic GPU pallas_call (jax 0.11.1, run)
-    elif isinstance(value, MemType):
-        quote = f"TypeError: Cannot interpret '{value.dtype}' as a data type"
-    else:
+    memtype = as_memtype(value)
+    if not isinstance(memtype, MemType):
         return None  # a ShapeDtypeStruct of pl.semaphore fails otherwise there (not encoded)
+    on_tpu = kernel.backend == TPU_TC
+    if isinstance(value, Api) and on_tpu and memtype.space == "semaphore_mem":
+        quote = "The Pallas TPU lowering currently supports only blocks of rank >= 1"  # a block of shape ()
+    elif isinstance(value, Api):
+        quote = OLD_RETURN_QUOTE
+    elif on_tpu or kernel.api == "pl.pallas_call" and kernel.backend == MOSAIC_GPU:  # (Mosaic GPU: jax 0.11.1)
+        quote = f"ValueError: unexpected input: dtype={memtype.dtype}"
+    else:
+        quote = f"TypeError: Cannot interpret '{memtype.dtype}' as a data type"
     outputs = "out_shape" if kernel.api == "pl.pallas_call" else "out_type"
+    where = ("allocate it in scratch_shapes (pltpu.SemaphoreType)" if on_tpu else
+             "allocate it as scratch, or with pl.get_global in a plgpu.kernel for one shared by the whole grid")
     return (f'JAX: "{quote}"; {outputs} lists arrays only, not semaphores. {outputs} of {kernel.api} describes '
-            "the arrays the kernel returns; a semaphore lives only inside a kernel: allocate it as scratch, or "
-            "with pl.get_global in a plgpu.kernel for one shared by the whole grid.")
+            f"the arrays the kernel returns; a semaphore lives only inside a kernel: {where}.")
 
 
 def _semaphore_array_operands(ctx, rule):
