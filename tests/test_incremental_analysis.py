@@ -298,3 +298,42 @@ def test_an_edit_keeps_what_an_importer_says(tmp_path):
     edited = KERNEL_MODULE.replace("def body", "# a line above the kernel\ndef body")
     project.set_text(path, edited)
     assert [(f.code, f.span.line) for f in analyze_incremental(project, path, edited)] == [("PAL002", 6)]
+
+
+def test_hovers_and_inlay_hints_of_a_few_lines_equal_the_whole_models(tmp_path):
+    """They are answered from the chunks of the asked lines and what is tied to them (the whole
+    model of a big module takes seconds to evaluate), the same as from the whole model."""
+    from pallas_lsp.analysis.hover import hover_text, inlay_hints
+
+    text, _ = make_big_file.generate(lines=600, bug_every=3)
+    text += CROSS_UNIT
+    path = tmp_path / "kernels_module.py"
+    path.write_text(text)
+    (tmp_path / "launcher.py").write_text(IMPORTER)
+    editing = Project(root=str(tmp_path), python=jax_python())
+    editing.set_text(str(path), text)
+    analyze_incremental(editing, str(path), text, min_lines=0)
+    lines = text.split("\n")
+    edited = "\n".join([*lines[:40], "", *lines[40:]])  # an edit: the state moves to this text
+    editing.set_text(str(path), edited)
+    analyze_incremental(editing, str(path), edited, min_lines=0)
+    assert editing.incremental[str(path)].updates == 1
+    whole = Project(root=str(tmp_path), python=jax_python())
+    whole.set_text(str(path), edited)
+    lines = edited.split("\n")
+    hinted = 0
+    for first in range(0, len(lines), 37):
+        got = inlay_hints(editing, str(path), edited, first, first + 40)
+        assert got == inlay_hints(whole, str(path), edited, first, first + 40), first
+        hinted += len(got)
+    assert hinted > 10
+    hovered = 0
+    for line, text_line in enumerate(lines):
+        column = text_line.find("get_global(")
+        if column < 0:
+            column = text_line.find("x_ref")
+        if column >= 0:
+            got = hover_text(editing, str(path), edited, line, column + 1)
+            assert got == hover_text(whole, str(path), edited, line, column + 1), line
+            hovered += got is not None
+    assert hovered > 20

@@ -27,7 +27,13 @@ def describe_value(value: Value) -> str:
 
 def hover_text(project: Project, path: str, text: str, line: int, column: int) -> str | None:
     """Markdown for a hover at a 0-based line and code-point column, or None if nothing is known there."""
-    model = project.model(path, text)
+    from .incremental import model_for_lines
+
+    with model_for_lines(project, path, text, line, line) as model:
+        return _hover_text(project, model, line, column)
+
+
+def _hover_text(project: Project, model, line: int, column: int) -> str | None:
     for call in get_global_calls(project, model):
         span = model.source.span(call)
         inside = (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
@@ -58,7 +64,13 @@ def inlay_hints(project: Project, path: str, text: str, first_line: int, last_li
 
     Labels are short (`: f32[4,128] gmem`) so that editors do not cut them (VS Code shows 43
     characters by default); the tooltip has JAX's full picture and where it comes from."""
-    model = project.model(path, text)
+    from .incremental import model_for_lines
+
+    with model_for_lines(project, path, text, first_line, last_line) as model:
+        return _inlay_hints(project, model, first_line, last_line)
+
+
+def _inlay_hints(project: Project, model, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
     hints = []
     for params in parameters_of_module(project, model).values():
         node = params[0].node

@@ -24,6 +24,7 @@ analysed as before; the answer is always the one a whole analysis gives
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
 import warnings
@@ -384,3 +385,32 @@ def _moved(finding: Finding, path: str, after: int, delta: int) -> Finding:
 
     related = tuple(replace(r, span=move(r.span)) if r.path == path else r for r in finding.related)
     return replace(finding, span=move(finding.span), related=related)
+
+
+@contextlib.contextmanager
+def model_for_lines(project: Project, path: str, text: str, first_line: int, last_line: int):
+    """A model of `text` good for questions about lines `first_line`..`last_line` (hovers, inlay
+    hints): when the document's incremental state is this text, only the chunks of those lines
+    and what is tied to them, blanked like an edit's (the whole model of a 20k-line module costs
+    seconds to evaluate); else the file's whole model."""
+    path = os.path.abspath(path)
+    state = project.incremental.get(path)
+    model = importers = None
+    if state is not None and state.shown is None and state.changes == project.changes_besides(path):
+        lines = text.split("\n")
+        importers = _importer_names(project, path) if lines == state.lines else None
+        if importers is not None:
+            starts = list(accumulate((c.size for c in state.chunks), initial=0))
+            first = max(0, bisect_right(starts, first_line) - 1)
+            last = max(first, min(bisect_right(starts, last_line) - 1, len(state.chunks) - 1))
+            component = _component(state.chunks, list(range(first, last + 1)), [], importers[1])
+            if component is not None:
+                kept = [k in component or c.imports_only or c.switch for k, c in enumerate(state.chunks)]
+                model = ModuleModel(path, _blanked(lines, state.chunks, starts, kept), project.module_name(path))
+    if model is None or model.source.syntax_errors:
+        yield project.model(path, text)
+    elif importers[0]:
+        with project.standing_in(model):
+            yield model
+    else:
+        yield model
