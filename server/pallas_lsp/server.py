@@ -203,6 +203,8 @@ class PallasServer(LanguageServer):
         except Exception:
             log.exception("analysis failed for %s", path)
             return []
+        finally:
+            folder.project.drop_models_over_budget(path)  # open or not: parsed again when needed
 
     def read_lines(self, path: str) -> list[str]:
         """Lines of another file (open or on disk), for UTF-16 columns of related locations."""

@@ -36,6 +36,11 @@ from .values import UNKNOWN, Api, ModuleValue, Value
 log = logging.getLogger(__name__)
 
 MAX_WORKSPACE_FILES = 100_000
+# The server keeps parsed modules between analyses while their texts add up to at most this many
+# characters (their trees and tables take ~40 bytes per character), least recently used dropped
+# first, the one just analysed always kept (`drop_models_over_budget`); a dropped one is parsed
+# again when next needed.
+MODEL_TEXT_BUDGET = 1_000_000
 
 
 def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=None):
@@ -73,7 +78,8 @@ class Project:
         self._environment_lock = threading.Lock()
         self._jedi_project: jedi.Project | None = None
         self.overlay: dict[str, str] = {}
-        self._models: dict[str, ModuleModel] = {}
+        self._models: OrderedDict[str, ModuleModel] = OrderedDict()  # least recently used first
+        self.model_text_budget = MODEL_TEXT_BUDGET
         # When each file's text (or, under "*", every model) last changed, as a running count: a file's
         # incremental analysis reuses findings only while nothing else changed (`changes_besides`).
         self._change_count = 0
@@ -213,17 +219,13 @@ class Project:
         """Every module sees `model` as its file's model meanwhile (incremental analysis: the blanked
         text of a module other modules import); what they evaluated through another model of the
         file is dropped before, what they evaluated through this one after."""
-        def forget_evaluations():
-            for other in self._models.values():
-                other.eval_cache.clear()
-
-        forget_evaluations()  # made through the file's whole model
+        self._forget_evaluations()  # made through the file's whole model
         self._stand_ins[model.path] = model
         try:
             yield
         finally:
             del self._stand_ins[model.path]
-            forget_evaluations()
+            self._forget_evaluations()
 
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)
@@ -234,15 +236,40 @@ class Project:
             text = self.text(path)
         cached = self._models.get(path)
         if cached is not None and cached.text == text:
+            self._models.move_to_end(path)
             return cached
         model = ModuleModel(path, text, self.module_name(path))
         if cached is not None:
             # What other modules evaluated through the old text (an importer's kernel entries, a
             # helper's value) points at the old model's nodes: the new one would not match them.
-            for other in self._models.values():
-                other.eval_cache.clear()
+            self._forget_evaluations()
         self._models[path] = model
+        self._models.move_to_end(path)
         return model
+
+    def _forget_evaluations(self) -> None:
+        for other in self._models.values():
+            other.eval_cache.clear()
+
+    def drop_models_over_budget(self, keep: str) -> None:
+        """Between analyses: keep the most recently used models within `model_text_budget`
+        characters and `keep`'s (the file just analysed) whatever its size; the disk texts only of
+        files whose models are kept. What the others evaluated through a dropped model is
+        forgotten with it (a model parsed again later is another object, which results holding the
+        dropped one would not match: a PAL002 lost until the importer changed)."""
+        keep = os.path.abspath(keep)
+        total, dropped = 0, []
+        for path, model in reversed(self._models.items()):
+            if path != keep:
+                total += len(model.text)
+                if total > self.model_text_budget:
+                    dropped.append(path)
+        for path in dropped:
+            del self._models[path]
+        for path in [p for p in self._disk_texts if p not in self._models]:
+            del self._disk_texts[path]
+        if dropped:
+            self._forget_evaluations()
 
     def module_name(self, path: str) -> str | None:
         """Dotted module name from the nearest folder without an `__init__.py` (how imports see it)."""
