@@ -27,6 +27,7 @@ import ast
 import contextlib
 import os
 import re
+import sys
 import warnings
 from bisect import bisect_right
 from dataclasses import dataclass, replace
@@ -56,14 +57,14 @@ class Chunk:
 
     size: int  # lines (the text is the document's lines: `DocumentState.lines`)
     bound: frozenset  # names bound at module level (the model's own bindings)
-    names: frozenset  # every identifier in the text (a superset of the names it uses)
+    names: tuple  # every identifier in the text, once (a superset of the names it uses; a tuple is small)
     imports_only: bool
     switch: bool  # may switch interpret mode for the whole module
 
     @classmethod
     def of(cls, lines: list[str], statements: list[ast.stmt], bound: frozenset) -> "Chunk":
         text = "\n".join(lines)
-        return cls(len(lines), bound, frozenset(_IDENTIFIER.findall(text)),
+        return cls(len(lines), bound, tuple(set(map(sys.intern, _IDENTIFIER.findall(text)))),
                    bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements),
                    _MODULE_SWITCH in text)
 
@@ -345,7 +346,7 @@ def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk], imp
     wanted = binders.keys() | removed_bound
     users: dict[str, list[int]] = {}
     for k, chunk in enumerate(chunks):
-        for name in chunk.names & wanted:
+        for name in wanted.intersection(chunk.names):
             users.setdefault(name, []).append(k)
     shared = [k for k, chunk in enumerate(chunks) if any(name not in hubs for name in chunk.bound & imported_names)]
     shared_set = set(shared)
