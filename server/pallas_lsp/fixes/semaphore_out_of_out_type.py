@@ -1,4 +1,5 @@
-"""Fix (PAL008): a semaphore in a `plgpu.kernel`'s `out_type` becomes a `pl.get_global` in the body.
+"""Fix (PAL008): a semaphore in the `out_type` of a `plgpu.kernel` (or a `pl.kernel` on a
+`plgpu.Mesh`) becomes a `pl.get_global` in the body.
 
     def body(x_ref, o_ref, sem_ref):          def body(x_ref, o_ref):
         pl.semaphore_signal(sem_ref)   ->         sem_ref = pl.get_global(plgpu.SemaphoreType.REGULAR)
@@ -20,9 +21,12 @@ import ast
 import libcst as cst
 
 from ..analysis.evaluate import as_memtype
+from ..analysis.kernel_model import MOSAIC_GPU
 from ..analysis.values import MemType
 from .kernel_edits import CannotFix, FixBuilder
 from .sites import launches
+
+_SCRATCH = {"plgpu.kernel": "scratch_types", "pl.kernel": "scratch_shapes"}  # Mosaic GPU launches
 
 
 def _without_last(items: list) -> list:
@@ -33,9 +37,11 @@ def _without_last(items: list) -> list:
 
 
 def fix(project, model, finding):
-    entry, out_type = finding.facts.get("entry"), finding.facts.get("out_type")
-    if entry is None or entry.api != "plgpu.kernel" or entry.model is not model:
+    entry, out_type, kernel = (finding.facts.get(key) for key in ("entry", "out_type", "kernel"))
+    if entry is None or entry.api not in _SCRATCH or entry.model is not model:
         return None
+    if kernel is None or kernel.backend != MOSAIC_GPU:
+        return None  # a pl.kernel on another mesh: no global semaphore there
     if not isinstance(out_type, (ast.Tuple, ast.List)) or len(out_type.elts) < 2:
         raise CannotFix("out_type is not a literal tuple or list of several outputs")
     leaf = out_type.elts[-1]
@@ -44,7 +50,7 @@ def fix(project, model, finding):
     memtype = as_memtype(project.evaluator.value(model, leaf))
     if not (isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore):
         raise CannotFix("only a Mosaic GPU semaphore type can be a global semaphore")
-    if entry.kernel.kwarg("scratch_types") is not None or any(k.arg is None for k in entry.node.keywords):
+    if entry.kernel.kwarg(_SCRATCH[entry.api]) is not None or any(k.arg is None for k in entry.node.keywords):
         raise CannotFix("with scratch, the semaphore's parameter is not the body's last")
     body = entry.body
     function = body.node if body is not None and getattr(body, "model", None) is model else None
