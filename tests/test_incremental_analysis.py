@@ -15,9 +15,11 @@ same text.
 from __future__ import annotations
 
 import ast
+import os
 import random
 import re
 import sys
+import time
 
 import pytest
 
@@ -73,6 +75,13 @@ def debug(x):
 
 def debug_through_options(x):
     return km.run_shared_b(x, interpret=True)
+"""
+# A kernel whose semaphore type comes from another workspace module.
+KIND_USER = """\
+@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))
+def kind_user(x_ref, o_ref):
+    sem = pl.get_global(KIND)
+    pl.semaphore_signal(sem)
 """
 # A module-level switch: every kernel built in a function is interpreted (PAL002 on each get_global).
 MODULE_SWITCH = "\nplgpu.set_gpu_interpret_mode(True)\n"
@@ -337,3 +346,35 @@ def test_hovers_and_inlay_hints_of_a_few_lines_equal_the_whole_models(tmp_path):
             assert got == hover_text(whole, str(path), edited, line, column + 1), line
             hovered += got is not None
     assert hovered > 20
+
+
+def test_modules_dropped_from_memory_do_not_stop_it_and_their_files_changing_on_disk_does(tmp_path):
+    """Between analyses the server drops other modules' models over its memory budget: that
+    changes nothing, so edits stay incremental; an imported module changed on disk (no file
+    events) is read again, as a whole analysis would."""
+    text, _ = make_big_file.generate(lines=300, bug_every=3)
+    text += "\n\nfrom helper import KIND\n\n\n" + KIND_USER
+    path = tmp_path / "kernels_module.py"
+    path.write_text(text)
+    helper = tmp_path / "helper.py"
+    helper.write_text("from jax.experimental.pallas import mosaic_gpu as plgpu\n\nKIND = plgpu.SemaphoreType.REGULAR\n")
+    project = Project(root=str(tmp_path), python=jax_python())
+    project.model_text_budget = 0
+    lines = text.split("\n")
+    for step in range(3):
+        edited = "\n".join([*lines[:30], *[""] * step, *lines[30:]])
+        project.set_text(str(path), edited)
+        analyze_incremental(project, str(path), edited, min_lines=0)
+        project.drop_models_over_budget(str(path))
+        assert str(helper) not in project._models
+    assert project.incremental[str(path)].updates == 2
+    helper.write_text("from jax.experimental.pallas import mosaic_gpu as plgpu\n\nKIND = plgpu.SMEM((8,), jnp.float32)\n"
+                      .replace("\n\nKIND", "\nimport jax.numpy as jnp\n\nKIND"))
+    os.utime(helper, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))  # a stamp surely newer
+    edited = "\n".join([*lines[:30], "# one more line", *lines[30:]])
+    project.set_text(str(path), edited)
+    got = analyze_incremental(project, str(path), edited, min_lines=0)
+    whole = Project(root=str(tmp_path), python=jax_python())
+    whole.set_text(str(path), edited)
+    assert got == analyze(whole, str(path), edited)
+    assert any(f.code == "PAL001" and "get_global(KIND)" in edited.split("\n")[f.span.line] for f in got)

@@ -89,11 +89,11 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
     path = os.path.abspath(path)
     frozen_codes = frozenset(codes) if codes is not None else None
     state = project.incremental.pop(path, None)
-    if (state is not None and state.codes == frozen_codes and state.changes == project.changes_besides(path)
+    if (state is not None and state.codes == frozen_codes and project.unchanged_since(path, state.changes)
             and _eligible(project, path, text, min_lines)):
         findings = _update(project, path, state, text)
         if findings is not None:
-            state.changes = project.changes_besides(path)
+            state.changes = project.changes_besides(path, state.changes)
             project.incremental[path] = state
             project.save_caches()
             return findings
@@ -397,7 +397,7 @@ def model_for_lines(project: Project, path: str, text: str, first_line: int, las
     path = os.path.abspath(path)
     state = project.incremental.get(path)
     model = importers = None
-    if state is not None and state.shown is None and state.changes == project.changes_besides(path):
+    if state is not None and state.shown is None and project.unchanged_since(path, state.changes):
         lines = text.split("\n")
         importers = _importer_names(project, path) if lines == state.lines else None
         if importers is not None:

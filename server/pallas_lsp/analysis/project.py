@@ -81,7 +81,7 @@ class Project:
         self._models: OrderedDict[str, ModuleModel] = OrderedDict()  # least recently used first
         self.model_text_budget = MODEL_TEXT_BUDGET
         # When each file's text (or, under "*", every model) last changed, as a running count: a file's
-        # incremental analysis reuses findings only while nothing else changed (`changes_besides`).
+        # incremental analysis reuses findings only while nothing else changed (`unchanged_since`).
         self._change_count = 0
         self._changed_at: dict[str, int] = {}
         self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
@@ -143,17 +143,28 @@ class Project:
         self._change_count += 1
         self._changed_at[path] = self._change_count
 
-    def changes_besides(self, path: str) -> tuple:
-        """What changed in the project other than `path`'s own text: equal answers mean no other file's
-        text, no file event and no setting changed in between; without trusted file events, also
-        the disk stamps of the other modules read so far."""
+    def changes_besides(self, path: str, previous: tuple | None = None) -> tuple:
+        """What the project is now, but for `path`'s own text: `unchanged_since(path, it)` stays true
+        while no other file's text, no file event and no setting changes; without trusted file
+        events, also while the disk stamps of the other modules read so far (and of those in
+        `previous`, an earlier answer still true) stay the same."""
         path = os.path.abspath(path)
         latest = max((count for other, count in self._changed_at.items() if other != path), default=0)
         if self.index.trust_events:
-            return (latest,)
-        stamps = tuple((other, _stamp(other)) for other in sorted(self._models)
-                       if other != path and other not in self.overlay)
-        return (latest, stamps)
+            return (latest, ())
+        stamps = {other: _stamp(other) for other in self._models if other != path and other not in self.overlay}
+        for other, stamp in previous[1] if previous else ():
+            stamps.setdefault(other, stamp)
+        return (latest, tuple(stamps.items()))
+
+    def unchanged_since(self, path: str, changes: tuple) -> bool:
+        """Nothing but `path`'s own text changed since `changes_besides(path)` answered `changes`
+        (modules dropped from memory since do not count; their files changing on disk do)."""
+        path = os.path.abspath(path)
+        latest, stamps = changes
+        if latest != max((count for other, count in self._changed_at.items() if other != path), default=0):
+            return False
+        return all(_stamp(other) == stamp for other, stamp in stamps if other not in self.overlay)
 
     def file_changed(self, path: str) -> None:
         """A file event (created, changed, deleted on disk; a save): forget what was read from it."""
