@@ -3,7 +3,7 @@ against file stamps) and the import index; a damaged cache file is ignored."""
 
 import os
 
-from conftest import jax_python
+from conftest import REPO, jax_python
 from pallas_lsp.analysis import Project, analyze
 
 KERNEL = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
@@ -47,3 +47,41 @@ def test_damaged_cache_files_are_ignored(tmp_path, monkeypatch):
         file.write_text('{"format": 1, "key": ')
     _, again = findings(tmp_path, path)
     assert again == expected
+
+
+LAUNCHED = (REPO / "examples" / "kernels" / "bad_global_buffer.py").read_text()  # its kernel model asks jax's version
+
+
+def test_jax_version_comes_from_disk_and_follows_the_metadata_stamp(tmp_path, monkeypatch):
+    from pallas_lsp.analysis import disk_cache
+    from pallas_lsp.analysis.jax_version import jax_version
+
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "project").mkdir()
+    path = tmp_path / "project" / "kernel.py"
+    path.write_text(LAUNCHED)
+    first, expected = findings(path.parent, path)
+    assert [code for code, _, _ in expected] == ["PAL001"] and first._environment is not None
+    version = jax_version(first)
+    assert version is not None and version >= (0, 11)
+    second, again = findings(path.parent, path)
+    assert again == expected and jax_version(second) == version
+    assert second._environment is None  # neither the import answers nor the version started the interpreter
+
+    # The METADATA file it was read from is not what it was (jax upgraded): the interpreter is asked again.
+    key = second.interpreter_key()
+    stored = disk_cache.read("jax-version", *key)
+    stored[3] = [1, 1]
+    disk_cache.write("jax-version", stored, *key)
+    third = Project(root=str(path.parent), python=jax_python())
+    assert jax_version(third) == version and third._environment is not None
+    assert disk_cache.read("jax-version", *key)[3] != [1, 1]
+
+
+def test_the_server_imports_no_jedi_parso_or_libcst_until_it_needs_them():
+    """A start whose import answers and jax version are on disk analyses without them."""
+    import subprocess
+    import sys
+
+    code = "import sys, pallas_lsp.server; print(sorted({'jedi', 'parso', 'libcst'} & set(sys.modules)))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"

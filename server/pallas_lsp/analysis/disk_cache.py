@@ -38,6 +38,15 @@ def cache_file(kind: str, *key: str) -> Path | None:
     return folder / f"{kind}-{digest}.json"
 
 
+def stamp(path: str | None) -> list[int] | None:
+    """What an entry computed from a file or folder is checked against: its mtime and size (None: gone)."""
+    try:
+        found = os.stat(path) if path else None
+    except OSError:
+        return None
+    return [found.st_mtime_ns, found.st_size] if found else None
+
+
 def read(kind: str, *key: str):
     """The data last written for (kind, key), or None."""
     path = cache_file(kind, *key)

@@ -12,6 +12,8 @@ import os
 import re
 from functools import lru_cache
 
+from . import disk_cache
+
 log = logging.getLogger(__name__)
 
 Version = tuple[int, ...]
@@ -38,28 +40,52 @@ def version_from_metadata(path: str) -> Version | None:
 
 
 @lru_cache(maxsize=16)
-def _version_on_path(sys_path: tuple[str, ...]) -> Version | None:
-    for folder in sys_path:
+def _version_on_path(sys_path: tuple[str, ...]) -> tuple[Version, str, tuple[str, ...]] | None:
+    """The first jax version on the path, its METADATA file and the folders searched up to it."""
+    for index, folder in enumerate(sys_path):
         for metadata in sorted(glob.glob(os.path.join(glob.escape(folder), "jax-*.dist-info", "METADATA"))):
             version = version_from_metadata(metadata)
             if version is not None:
-                return version
+                return version, metadata, sys_path[:index + 1]
     return None
 
 
 def jax_version(project) -> Version | None:
-    """jax's version in the project's environment, found through that environment's `sys.path`."""
+    """jax's version in the project's environment, found through that environment's `sys.path`.
+
+    Kept on disk per interpreter (asking it for its path means starting it, most of a first
+    analysis when the import answers are cached too), checked against the stamps of the METADATA
+    file and of every path folder searched up to it: an upgrade, or a jax installed in front of it,
+    changes one of them."""
     cached = getattr(project, "_jax_version", False)
     if cached is not False:
         return cached
-    version = None
-    try:
-        sys_path = tuple(str(p) for p in project.environment.jedi_env.get_sys_path())
-        version = _version_on_path(sys_path)
-    except Exception as exc:  # an unusable environment is reported elsewhere; here it only means "unknown"
-        log.debug("jax version unknown: %s", exc)
+    key = project.interpreter_key()
+    version = _stored_version(disk_cache.read("jax-version", *key)) if key else None
+    if version is None:
+        try:
+            sys_path = tuple(str(p) for p in project.environment.jedi_env.get_sys_path())
+            found = _version_on_path(sys_path)
+        except Exception as exc:  # an unusable environment is reported elsewhere; here it only means "unknown"
+            log.debug("jax version unknown: %s", exc)
+            found = None
+        if found is not None:
+            version, metadata, folders = found
+            if key:
+                disk_cache.write("jax-version", [list(version), [[f, disk_cache.stamp(f)] for f in folders],
+                                                 metadata, disk_cache.stamp(metadata)], *key)
     project._jax_version = version
     return version
+
+
+def _stored_version(entry) -> Version | None:
+    try:
+        version, folders, metadata, stamp = entry
+        if disk_cache.stamp(metadata) != stamp or any(disk_cache.stamp(f) != s for f, s in folders):
+            return None
+        return tuple(int(part) for part in version) or None
+    except (TypeError, ValueError):
+        return None
 
 
 def format_version(version: Version | None) -> str:

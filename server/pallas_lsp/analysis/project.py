@@ -12,14 +12,14 @@ import contextlib
 import errno
 import logging
 import os
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from stat import S_ISREG
+from typing import TYPE_CHECKING
 
-import jedi
-from parso import cache as parso_cache
 
 from . import disk_cache
 from ..interpreters import interpreter_executable
@@ -32,6 +32,9 @@ from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
 from ..source_text import read_source
 from .values import UNKNOWN, Api, ModuleValue, Value
+
+if TYPE_CHECKING:
+    import jedi
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +123,16 @@ class Project:
 
         threading.Thread(target=load, name="pallas-environment", daemon=True).start()
 
+    def interpreter_key(self) -> tuple[str, str] | None:
+        """The analysed interpreter and its stamp, found without starting it (starting it is what the
+        disk caches keyed by it save)."""
+        executable = interpreter_executable(resolve_python(self.python))
+        stamp = _stamp(os.path.realpath(executable)) if executable else None
+        return (executable, str(stamp)) if stamp else None
+
     def jedi_project(self) -> jedi.Project:
+        import jedi  # imported when first needed: a start whose import answers are all cached needs none
+
         if self._jedi_project is None:
             self._jedi_project = jedi.Project(self.root, environment_path=self.environment.executable)
         return self._jedi_project
@@ -390,6 +402,7 @@ PARSER_TREES_KEPT = 16
 
 
 def _trim_parser_cache(keep: int = PARSER_TREES_KEPT) -> None:
+    parso_cache = sys.modules.get("parso.cache")  # nothing to trim before jedi was first used
     caches = getattr(parso_cache, "parser_cache", None)
     if not isinstance(caches, dict) or sum(len(c) for c in caches.values()) <= 2 * keep:
         return
@@ -399,12 +412,7 @@ def _trim_parser_cache(keep: int = PARSER_TREES_KEPT) -> None:
         caches[grammar].pop(path, None)
 
 
-def _stamp(path: str) -> list[int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return [stat.st_mtime_ns, stat.st_size]
+_stamp = disk_cache.stamp
 
 
 class LibraryAnswers:
@@ -423,10 +431,7 @@ class LibraryAnswers:
         self._new: dict[str, list] = {}
 
     def _key(self) -> tuple[str, str] | None:
-        """The interpreter and its stamp, found without starting it (starting it is what the cache saves)."""
-        executable = interpreter_executable(resolve_python(self.project.python))
-        stamp = _stamp(os.path.realpath(executable)) if executable else None
-        return (executable, str(stamp)) if stamp else None
+        return self.project.interpreter_key()
 
     def get(self, key: tuple[str, str]) -> tuple[_Target, ...] | None:
         answer = self._answers.get(key)
@@ -490,6 +495,8 @@ class Resolver:
     def _script(self, model: ModuleModel):
         script = getattr(model, "_jedi_script", None)
         if script is None:
+            import jedi
+
             script = jedi.Script(model.text, path=model.path, project=self.project.jedi_project(),
                                  environment=self.project.environment.jedi_env)
             model._jedi_script = script
@@ -540,6 +547,8 @@ class Resolver:
         if found is not None and found[0] is model:
             self._probe_scripts.move_to_end(model.path)
             return found[1]
+        import jedi
+
         script = jedi.Script(probe["text"], path=os.path.join(os.path.dirname(model.path), PROBE_NAME),
                              project=self.project.jedi_project(), environment=self.project.environment.jedi_env)
         self._probe_scripts[model.path] = (model, script)  # a new text's probe replaces the old one
