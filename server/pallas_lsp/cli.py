@@ -85,7 +85,7 @@ def _add_trace_parser(commands) -> None:
                        help='abstract arguments, e.g. "f32[128,128], i32[8]" (default: from a '
                             "'# pallas-lsp: trace(...)' comment, jaxtyping annotations or a call in the file)")
     trace.add_argument("--platform", choices=("cuda", "host"), default="cuda",
-                       help="cuda: Mosaic GPU lowering (cross-lowered without a GPU); host: CPU/interpret lowering")
+                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); host: CPU/interpret lowering")
     trace.add_argument("--format", choices=("text", "json"), default="text")
     trace.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project, with jax "

@@ -46,7 +46,9 @@ def format_text(result: dict, cwd: str | None = None) -> str:
         compiled = ("compiled" if result.get("compiled") else
                     f"not compiled ({result.get('compile_skipped')})" if result.get("compile_skipped") else "not compiled")
         lines.append(f"jax {result['jax']} (jaxlib {result.get('jaxlib') or '?'}), Python {result.get('python') or '?'}; "
-                     f"lowered for {result.get('lowering_platform', result.get('platform'))}, {compiled}")
+                     f"lowered for {result.get('lowering_platform', result.get('platform'))}"
+                     + (f" (as an abstract {result['abstract_device']}: no GPU here)" if result.get("abstract_device") else "")
+                     + f", {compiled}")
     timings = result.get("timings") or {}
     worker = result.get("worker") or {}
     stages = [f"{name} {_seconds(timings[name])}" for name in ("import", "resolve", "trace", "lower", "compile")

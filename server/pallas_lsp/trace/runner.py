@@ -34,6 +34,13 @@ if __name__ == "__main__" and sys.path and os.path.realpath(sys.path[0] or os.ge
 
 GET_GLOBAL_NOT_SEMAPHORE = "get_global only supports semaphores"
 INTERPRET_ERRORS = ("No ir_type_handler for aval type", "get_global discharge is not supported")
+NO_GPU_DEVICE = "No supported GPU devices found"
+# JAX's messages raised far from the user's line (the estimator, the lowering of the whole jaxpr):
+# the equation they are about is found in the jaxpr instead.
+NO_LOWERING_RULE = "Unimplemented primitive in Pallas Triton lowering: get_global"
+COLLECTIVE_RUN_SCOPED = "Only thread-collective allocations are supported in run_scoped"
+EFFECTS_OUTSIDE_KERNEL = "Cannot lower jaxpr with effects"
+ABSTRACT_GPU = ("NVIDIA H200", 132)  # what Triton cross-lowers for when no GPU is attached
 MAX_MESSAGE = 4000
 
 
@@ -147,6 +154,15 @@ def _kernel_location(jaxpr, name: str) -> dict | None:
     return best or first
 
 
+def _abstract_gpu_mesh():
+    import jax
+    from jax.sharding import AbstractDevice, AbstractMesh
+    kind, cores = ABSTRACT_GPU
+    mesh = AbstractMesh((1,), ("_device",), abstract_device=AbstractDevice(
+        device_kind=kind, num_cores=cores, platform="gpu"))
+    return jax.sharding.use_abstract_mesh(mesh)
+
+
 # ---- jaxpr walking and locations ------------------------------------------------------------------
 
 def _walk_eqns(jaxpr):
@@ -195,6 +211,36 @@ def _get_global_locations(jaxpr, only_non_semaphores: bool) -> list[dict]:
             loc["why"] = f"get_global({eqn.params.get('what')})"
             out.append(loc)
     return out
+
+
+def _eqn_locations(jaxpr, wanted, why: str) -> list[dict]:
+    """User lines of the equations `wanted(eqn, inside_kernel)` picks, in every nested jaxpr."""
+    from jax._src import core as jax_core
+    out = []
+
+    def walk(jp, inside):
+        for eqn in getattr(jp, "jaxpr", jp).eqns:
+            if wanted(eqn, inside):
+                frame = _user_frame(eqn)
+                if frame is not None:
+                    out.append({**_frame_location(frame), "why": why})
+            kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
+            for sub in jax_core.jaxprs_in_params(eqn.params):
+                walk(sub, kernel)
+
+    walk(jaxpr, False)
+    return out
+
+
+KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
+
+
+def _is_collective_run_scoped(eqn, inside: bool) -> bool:
+    return eqn.primitive.name == "run_scoped" and bool(eqn.params.get("collective_axes"))
+
+
+def _is_get_global_outside_kernel(eqn, inside: bool) -> bool:
+    return eqn.primitive.name == "get_global" and not inside
 
 
 class UserFiles:
@@ -399,7 +445,19 @@ class Worker:
             stage("trace")
             traced = jax.jit(fn).trace(*args)
             stage("lower")
-            lowered = traced.lower(lowering_platforms=(lowering_platform,))
+            try:
+                lowered = traced.lower(lowering_platforms=(lowering_platform,))
+            except RuntimeError as exc:
+                if platform != "cuda" or self.gpu or not str(exc).startswith(NO_GPU_DEVICE):
+                    raise
+                # Triton (a bare GPU pallas_call) asks the device for its compute capability;
+                # with none here, JAX's own way to cross-lower is an abstract device.
+                result["abstract_device"] = ABSTRACT_GPU[0]
+                stage("trace")
+                with _abstract_gpu_mesh():
+                    traced = jax.jit(fn).trace(*args)
+                    stage("lower")
+                    lowered = traced.lower(lowering_platforms=(lowering_platform,))
             if compile_it:
                 stage("compile")
                 lowered.compile()
@@ -429,8 +487,12 @@ class Worker:
             try:
                 if message.startswith(GET_GLOBAL_NOT_SEMAPHORE):
                     locations = _get_global_locations(traced.jaxpr, only_non_semaphores=True)
-                elif any(m in message for m in INTERPRET_ERRORS):
+                elif any(m in message for m in INTERPRET_ERRORS) or message.startswith(NO_LOWERING_RULE):
                     locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
+                elif message.startswith(COLLECTIVE_RUN_SCOPED):
+                    locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, "run_scoped")
+                elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
+                    locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, "get_global")
             except Exception as walk_error:  # noqa: BLE001
                 error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
         if not locations:
