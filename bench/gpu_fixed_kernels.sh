@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Every fixed kernel, compiled and run on a GPU: the golden fixes, the fix-all result, the fixed
+# corpus and the fixed agreement fixtures. Run from the repository root:
+#   bench/gpu_fixed_kernels.sh prepare     # here: builds gpu-run/ (untracked) with the fixed copies
+#   bash gpu-run/run.sh                    # on the GPU machine (only python3 with jax needed)
+# Results: docs/benchmarks.md ("On an NVIDIA H200").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "${1:-}" = prepare ] || { echo "usage: $0 prepare" >&2; exit 2; }
+rm -rf gpu-run && mkdir -p gpu-run/golden gpu-run/fix_all
+PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py --no-lower --keep gpu-run/corpus > /dev/null
+PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py tests/fixtures/agreement --unchecked --no-lower \
+  --keep gpu-run/agreement > /dev/null
+(cd gpu-run && diff -rq ../tests/fixtures/agreement agreement | grep -v "^Only in" | awk '{print $4}' \
+  | xargs grep -l "def target" > agreement-changed-targets.txt) || true
+for d in tests/fixes/golden/*/; do mkdir -p "gpu-run/golden/$(basename "$d")"; cp -r "$d"after* "gpu-run/golden/$(basename "$d")/" 2>/dev/null || true; done
+cp tests/fixes/fix_all/after.py gpu-run/fix_all/after.py
+cp tests/fixes/jax_lower.py gpu-run/
+cat > gpu-run/run.sh <<'RUN'
+#!/usr/bin/env bash
+# Every fixed golden case, the fix-all result, every fixed corpus kernel and every fixed agreement
+# fixture, compiled and run on the GPU (one process per file: two test folders share module names).
+set -u
+cd "$(dirname "$0")"
+OUT=${OUT:-/tmp/gpu-out}; export RES=$(mktemp -d); mkdir -p "$OUT"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false  # several processes share the one GPU
+python3 -c "import jax; print('jax', jax.__version__, jax.devices())" | tee "$OUT/env.txt"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/env.txt"
+{ ls golden/*/after.py golden/*/after/*.py 2>/dev/null | xargs grep -l "def target"; echo fix_all/after.py
+  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt; } > "$OUT/files.txt"
+wc -l < "$OUT/files.txt"
+xargs -P 6 -I{} sh -c 'python3 jax_lower.py --execute --unchecked "{}" > "$RES/$(echo {} | tr / _).json" 2> "$RES/$(echo {} | tr / _).err"' < "$OUT/files.txt"
+python3 - "$RES" "$OUT" <<'PY' | tee "$OUT/summary.txt"
+import json, sys, pathlib
+out = pathlib.Path(sys.argv[1]); ok = bad = 0; failures = {}; every = {}
+for f in sorted(out.glob("*.json")):
+    try:
+        d = json.loads(f.read_text())
+    except Exception as e:
+        failures[f.stem] = f"no JSON: {(out/(f.stem+'.err')).read_text()[-400:]}"; bad += 1; continue
+    every.update(d)
+    for path, r in d.items():
+        if r.get("ok"): ok += 1
+        else: bad += 1; failures[path] = r.get("error")
+print(f"{ok} ok of {ok + bad}")
+print(json.dumps(failures, indent=1))
+(pathlib.Path(sys.argv[2]) / "results.json").write_text(json.dumps(every, indent=1, sort_keys=True))
+PY
+RUN
+echo "gpu-run/ ready: $(wc -l < gpu-run/agreement-changed-targets.txt) fixed agreement fixtures"
