@@ -85,3 +85,18 @@ def test_the_server_imports_no_jedi_parso_or_libcst_until_it_needs_them():
 
     code = "import sys, pallas_lsp.server; print(sorted({'jedi', 'parso', 'libcst'} & set(sys.modules)))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+def test_a_second_run_does_not_rewrite_the_import_index_it_read(tmp_path, monkeypatch):
+    """Each file's facts were computed again when asked before the first whole-workspace question
+    (the cache file not read yet), and the file rewritten after every analysis of `check`."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(cache))
+    (tmp_path / "project").mkdir()
+    path = tmp_path / "project" / "kernel.py"
+    path.write_text(KERNEL)
+    _, expected = findings(path.parent, path)
+    (index,) = cache.glob("imports-*")
+    written = index.stat().st_ino
+    _, again = findings(path.parent, path)
+    assert again == expected and index.stat().st_ino == written

@@ -123,6 +123,8 @@ class ImportIndex:
 
     def facts(self, path: str) -> FileFacts | None:
         """The facts of a file (its unsaved text if there is one); None when it cannot be read."""
+        if not self._loaded:  # else a file asked about before the first whole-workspace question is
+            self._load()      # read again, and the cache file rewritten after every analysis of `check`
         text = self.project.overlay.get(path)
         if text is not None:
             entry = self._unsaved.get(path)
