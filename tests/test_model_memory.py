@@ -92,3 +92,29 @@ async def test_server_findings_after_other_files_pushed_the_importer_out(client:
     assert _ranges(await publish_for(client, bodies, 2, timeout=60)) == [("PAL002", at(EDITED, SEM))]
     launch = open_text(client, "launch.py", LAUNCH)
     assert _ranges(await publish_for(client, launch, 1, timeout=60)) == []
+
+
+# ---- a document over check's 5 MB limit: not analysed (its tree would be ~40x its size), said once ---
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_document_over_the_size_limit_is_not_analysed_and_the_user_is_told_once(client: LanguageClient):
+    from pallas_lsp.source_text import MAX_FILE_BYTES
+
+    huge = OTHER + "x = 1\n" * (MAX_FILE_BYTES // 6)
+    size = len(huge)
+    uri = open_text(client, "huge.py", huge)
+    assert _ranges(await publish_for(client, uri, 1, timeout=60)) == []
+    for version in (2, 3):  # an edit that keeps it over the limit: nothing new is said
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+                text="#\n")]))
+        assert _ranges(await publish_for(client, uri, version, timeout=60)) == []
+        size += 2
+    assert [(m.type, m.message) for m in client.messages] == [(types.MessageType.Warning, (
+        f"pallas-lsp: huge.py: not analysed: {size - 4:,} bytes, over the 5 MB limit for analysed files"))]
+    client.text_document_did_change(types.DidChangeTextDocumentParams(  # back under it: analysed again
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=4),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=OTHER)]))
+    assert [code for code, _ in _ranges(await publish_for(client, uri, 4, timeout=60))] == ["PAL001"]

@@ -23,7 +23,7 @@ from .analysis import Finding, Project, selected_codes, unknown_codes
 from .analysis.incremental import analyze_incremental
 from .analysis.environment import EnvironmentError_
 from .python_path import resolve_python
-from .source_text import read_source, split_lines
+from .source_text import MAX_FILE_BYTES, FileTooLarge, read_source, split_lines
 from .config import ConfigError, load_settings
 from .config import Settings as FileSettings
 from .lsp_convert import (
@@ -92,6 +92,7 @@ class PallasServer(LanguageServer):
         self.configured: asyncio.Event | None = None  # set once the client's configuration is in
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.pending: dict[str, asyncio.Task] = {}
+        self.too_large_said: set[str] = set()  # documents over the size limit, said once while they stay over
         self.published: dict[str, int] = {}  # uri -> newest version published
         self.warned: set[str] = set()  # warnings about settings already shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
@@ -193,8 +194,23 @@ class PallasServer(LanguageServer):
 
     # ---- analysis -----------------------------------------------------------------------------
 
+    def too_large(self, path: str, text: str) -> bool:
+        """A document over `check`'s 5 MB limit is not analysed either (its syntax tree alone would
+        take ~40 times its size, at every edit); the user is told once while it stays over."""
+        size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+        if size <= MAX_FILE_BYTES:
+            self.too_large_said.discard(path)
+            return False
+        if path not in self.too_large_said:
+            self.too_large_said.add(path)
+            self.show_error(f"pallas-lsp: {os.path.basename(path)}: not analysed: {FileTooLarge(path, size).reason}",
+                            types.MessageType.Warning)
+        return True
+
     def findings(self, path: str, text: str) -> list[Finding]:
         """Runs on the analysis thread."""
+        if self.too_large(path, text):
+            return []
         folder = self.folder_for(path)
         folder.project.set_text(path, text)
         codes = selected_codes(folder.settings.select, folder.settings.ignore)
@@ -229,6 +245,8 @@ class PallasServer(LanguageServer):
         path, text = uri_to_path(document.uri), document.source
 
         def run():
+            if self.too_large(path, text):
+                return failed
             try:
                 project = self.folder_for(path).project
                 project.set_text(path, text)
