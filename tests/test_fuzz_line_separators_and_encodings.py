@@ -162,3 +162,29 @@ def expected_diagnostics(root, path, text: str) -> list[tuple]:
     findings = analyze(Project(root=str(root), python=sys.executable), str(path), text)
     return [(f.code, f.span.line, column(f.span.line, f.span.column), f.span.end_line,
              column(f.span.end_line, f.span.end_column)) for f in findings]
+
+
+_PIECES = st.sampled_from(["a", "é", "😋", "\f", "\u2028", "\x85", "\n", "\r\n", "\r", " ", "pl"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(_PIECES, max_size=30).map("".join),
+       start=st.tuples(st.integers(0, 8), st.integers(0, 6)), end=st.tuples(st.integers(0, 8), st.integers(0, 6)),
+       new=st.lists(_PIECES, max_size=4).map("".join))
+def test_an_incremental_edit_makes_the_text_pygls_made_from_split_lines(text, start, end, new):
+    """The document applies an edit without splitting itself into lines (memory, big documents):
+    the result equals pygls' own edit over LSP's lines, also for ranges past a line or the text."""
+    from lsprotocol import types
+    from pygls.workspace import TextDocument
+
+    from pallas_lsp.lsp_convert import PythonTextDocument
+
+    if end < start:
+        start, end = end, start
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(start=types.Position(line=start[0], character=start[1]),
+                          end=types.Position(line=end[0], character=end[1])), text=new)
+    ours, pygls = (PythonTextDocument("file:///k.py", text) for _ in range(2))
+    ours.apply_change(change)
+    TextDocument._apply_incremental_change(pygls, change)
+    assert ours.source == pygls.source

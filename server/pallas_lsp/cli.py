@@ -278,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_check(args)
         if args.command == "serve":
             from .lsp_tcp import serve_command
-            from .server import server
+            from .server import give_big_blocks_back_when_freed, server
 
+            give_big_blocks_back_when_freed()
             return serve_command(server, args=args)
         if args.command == "trace":
             return run_trace(args)

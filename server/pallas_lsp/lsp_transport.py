@@ -74,8 +74,10 @@ class FrameReader:
             if self.length is not None:
                 if len(self.buffer) < self.length:
                     return events
-                events.append(Body(bytes(self.buffer[:self.length])))
-                del self.buffer[:self.length]
+                with memoryview(self.buffer) as view:
+                    events.append(Body(bytes(view[:self.length])))
+                # A new buffer for the rest: deleting the head would keep a big message's allocation.
+                self.buffer = self.buffer[self.length:]
                 self.length = None
                 continue
             if self.discarding and not self._resynchronise():
