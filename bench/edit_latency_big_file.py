@@ -12,7 +12,7 @@ writing it to reading the `publishDiagnostics` for that version:
   PAL001 finding (its diagnostics count is checked).
 
 After the rounds, `--broken` times a keystroke that breaks the syntax and the one that repairs it
-(reported apart: such texts take the whole analysis). Between rounds the bench process times
+(reported apart). Between rounds the bench process times
 `ast.parse` of the module's text (the same interpreter as the server): the baseline of the target
 "p95 no more than one ast.parse of the module".
 

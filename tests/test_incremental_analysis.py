@@ -5,7 +5,8 @@ kernels launched from others, planted bugs) goes through random edits: lines typ
 bodies, lines and statements added and removed, a helper renamed so the kernel using it no longer
 reaches it, a helper reached by a kernel of another statement given (and rid of) a bad get_global,
 interpret=True added to a launch or forwarded through **options, a constant read by kernels of two
-other statements changed, an import added, text that does not parse; one module also switches
+other statements changed, an import added, text that does not parse (a body line cut short as
+typing leaves it, among others); one module also switches
 interpret mode for every kernel at module level, another is imported by a module that launches
 its kernels. After every edit the
 findings of one long-lived project (the server's way) must equal those of a whole analysis of the
@@ -109,7 +110,7 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
     lines = text.split("\n")
     kind = rng.choice(["type_in_body", "type_in_body", "delete_line", "duplicate_line", "blank_lines",
                        "rename_helper", "helper_type", "helper_get_global", "interpret", "broken",
-                       "move_statement", "add_import", "shared_kind", "forward_interpret"])
+                       "move_statement", "add_import", "shared_kind", "forward_interpret", "half_typed"])
     if kind == "type_in_body":  # a new line inside a kernel body (lines shift below it)
         candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
         if candidates:
@@ -158,6 +159,11 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
         line = lines[at]
         cut = rng.randint(0, len(line))
         lines[at] = line[:cut] + rng.choice(BROKEN) + line[cut:]
+    elif kind == "half_typed":  # a body line cut short, as typing leaves it: `pl.semaphore_signal(se`
+        candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
+        if candidates:
+            at = rng.choice(candidates)
+            lines[at] = lines[at][:rng.randint(5, len(lines[at]) - 1)]
     elif kind == "move_statement":  # a whole unit moved elsewhere: statements change order
         starts = _lines_matching(lines, r"^# ---- unit")
         if len(starts) > 2:
@@ -225,16 +231,21 @@ def test_a_small_file_takes_the_whole_path(tmp_path):
     assert str(path) not in project.incremental  # under INCREMENTAL_MIN_LINES
 
 
-def test_edits_that_leave_a_syntax_error(tmp_path):
-    """Typing leaves half-written code: PAL000 for the first error and every other finding, as a
-    whole analysis reports them, from the recovered lines; an unclosed bracket that swallows the
-    rest of the module included."""
-    text, _ = make_big_file.generate(lines=400, bug_every=3)
+def _analysed_module(tmp_path, size: int) -> tuple[Project, object, list[str]]:
+    """A generated module of `size` lines analysed once incrementally: (project, path, its lines)."""
+    text, _ = make_big_file.generate(lines=size, bug_every=3)
     path = tmp_path / "typing.py"
     path.write_text(text)
     project = Project(root=str(tmp_path), python=jax_python())
     analyze_incremental(project, str(path), text, min_lines=0)
-    lines = text.split("\n")
+    return project, path, text.split("\n")
+
+
+def test_edits_that_leave_a_syntax_error(tmp_path):
+    """Typing leaves half-written code: PAL000 for the first error and every other finding, as a
+    whole analysis reports them, from the recovered lines; an unclosed bracket that swallows the
+    rest of the module included."""
+    project, path, lines = _analysed_module(tmp_path, 400)
     late = max(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
     early = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
     steps = [(late, "    pl.semaphore_signal(sem"), (late, "    pl.semaphore_signal(se m)"),
@@ -251,6 +262,34 @@ def test_edits_that_leave_a_syntax_error(tmp_path):
         errors = [f for f in got if f.code == "PAL000"]
         assert len(errors) == (0 if _parses(edited) else 1)
     assert updates[:5] == [1, 2, 3, 4, 5]  # all but the unclosed bracket were incremental
+
+
+def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path, monkeypatch):
+    """Typing that leaves one statement broken (an unclosed call, a half-typed attribute or `if`):
+    the findings of a whole analysis, PAL000 included, while no text parsed holds more than a few
+    of the module's statements (failed parses stop at the error; the rest is known to parse)."""
+    project, path, lines = _analysed_module(tmp_path, 1200)
+    early = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
+    code_lines = sum(1 for line in lines if line.strip())
+    parsed: list[int] = []
+    real_parse = ast.parse
+
+    def counting_parse(source, *args, **kwargs):
+        tree = real_parse(source, *args, **kwargs)
+        parsed.append(sum(1 for line in str(source).split("\n") if line.strip()))
+        return tree
+
+    for new in ["    pl.semaphore_signal(sem", "    pl.semaphore_signal(sem.", "    if sem", "    x = [1,",
+                "    pl.semaphore_signal(sem)"]:
+        lines[early] = new
+        edited = "\n".join(lines)
+        parsed.clear()
+        with monkeypatch.context() as patched:
+            patched.setattr(ast, "parse", counting_parse)
+            got = analyze_incremental(project, str(path), edited, min_lines=0)
+        assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited), new
+        assert [f.code for f in got].count("PAL000") == (0 if _parses(edited) else 1)
+        assert max(parsed) < code_lines // 4, new  # never the rest of the module
 
 
 def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):

@@ -15,9 +15,11 @@ interpret mode for the whole module is kept too. The statements binding names th
 workspace modules use are all tied together (an importer may hand one's function to another's),
 and while the blanked text is analysed it stands in for the file's model, so importers launch its
 kernels. A text with a syntax error is recovered as a whole analysis recovers it, from the first
-changed statement on. Whenever this reasoning would not hold (an edit to an import or an interpret
-switch, another file or a setting changed, a recovery that cuts the text), the whole module is
-analysed as before; the answer is always the one a whole analysis gives
+changed statement on; the parses that fail stop at the error, and the last one (the whole rest of
+the module) is skipped when every repair lies in the edited chunks and they parse alone, since
+the statements below them are the last text's, which parsed. Whenever this reasoning would not
+hold (an edit to an import or an interpret switch, another file or a setting changed, a recovery
+that cuts the text), the whole module is analysed as before; the answer is always the one a whole analysis gives
 (tests/test_incremental_analysis.py compares them over random edits).
 """
 
@@ -37,7 +39,7 @@ from . import analyze, model_findings
 from .findings import Finding, Span
 from .model import ModuleModel, _Builder
 from .project import Project
-from .source import ParsedSource, SyntaxProblem, parse
+from .source import SyntaxProblem, recover
 from ..source_text import split_lines
 
 # Below this many lines a whole analysis is quick: keep the simple path.
@@ -134,7 +136,8 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
     if model is None or model.text != text:
         return None
     shown = text.split("\n")
-    lines = _recovered_lines(model.source, shown)
+    source = model.source
+    lines = _recovered_lines(source.syntax_errors, source.recovered, source.lines, shown)
     if lines is None:
         return None
     groups = _group_statements(model.tree.body)
@@ -149,13 +152,14 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
                          shown=None if lines is shown else shown)
 
 
-def _recovered_lines(source: ParsedSource, shown: list[str]) -> list[str] | None:
-    """The lines (split at "\n", as `shown`) its tree was parsed from: `shown` itself when the text
-    parsed; None when no line-for-line recovery exists (a cut tail, a text given up on)."""
-    if not source.syntax_errors:
+def _recovered_lines(errors: list, recovered: list[str] | None, parsed: list[str],
+                     shown: list[str]) -> list[str] | None:
+    """The lines (split at "\n", as `shown`) a tree was parsed from, given what recovering the
+    `parsed` lines of `shown` gave: `shown` itself when the text parsed; None when no line-for-line
+    recovery exists (a cut tail, a text given up on)."""
+    if not errors:
         return shown
-    recovered = source.recovered
-    if recovered is None or len(recovered) != len(source.lines) or len(shown) - len(recovered) not in (0, 1):
+    if recovered is None or len(recovered) != len(parsed) or len(shown) - len(recovered) not in (0, 1):
         return None
     return [*recovered, *shown[len(recovered):]]
 
@@ -206,9 +210,12 @@ def _parse_region(lines: list[str]) -> list[ast.stmt] | None:
 @dataclass(frozen=True)
 class _RegionBroken:
     """`_apply`'s answer when the changed lines do not parse on their own; the lines above `start`
-    are complete statements that did not change."""
+    are complete statements that did not change, and the lines from `end` (`old_end` in the last
+    text) on are the same as there."""
 
     start: int
+    end: int
+    old_end: int
 
 
 def _update(project: Project, path: str, state: DocumentState, text: str) -> list[Finding] | None:
@@ -225,16 +232,30 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     if not isinstance(found, _RegionBroken):
         return found
     # Recover from the first changed statement on, as a whole parse would: the lines above are
-    # complete statements, so the parser meets the same tokens from there (the cost of an edit
-    # that leaves a syntax error: two parses of the rest of the module).
+    # complete statements, so the parser meets the same tokens from there. Failed parses stop at
+    # the error (milliseconds); the one that succeeds is what costs a parse of the rest of the
+    # module, and is skipped when the repairs stay inside the edited region and it parses alone.
     start = found.start
-    tail = parse("\n".join(shown[start:]))
-    tail_lines = _recovered_lines(tail, shown[start:])
-    if tail_lines is None or not tail.syntax_errors or any("line" in e.message for e in tail.syntax_errors):
+    tail = split_lines("\n".join(shown[start:]))
+    known = None
+    if shown[found.end:] == state.lines[found.old_end:]:
+        known = _repairs_inside(tail, found.end - start)
+    _, tail_errors, tail_recovered = recover(tail, known)
+    tail_lines = _recovered_lines(tail_errors, tail_recovered, tail, shown[start:])
+    if tail_lines is None or not tail_errors or any("line" in e.message for e in tail_errors):
         return None  # a message naming a line number would name another one in the whole text
-    errors = [SyntaxProblem(e.line + start, e.column, e.message) for e in tail.syntax_errors]
+    errors = [SyntaxProblem(e.line + start, e.column, e.message) for e in tail_errors]
     found = _apply(project, path, state, [*shown[:start], *tail_lines], shown, errors)
     return None if isinstance(found, _RegionBroken) else found
+
+
+def _repairs_inside(tail: list[str], end: int):
+    """`recover`'s `known_to_parse` for `tail` whose lines from `end` on are complete statements of
+    the last analysed text (which parsed): repaired lines parse when every repair is above `end`
+    and the lines above it parse alone (statements followed by statements)."""
+    def known(work: list[str]) -> bool:
+        return len(work) == len(tail) and work[end:] == tail[end:] and _parse_region(work[:end]) is not None
+    return known
 
 
 def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
@@ -256,7 +277,10 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
     first, old_end = _changed_lines(state.lines, new_lines)
     if state.shown is not None or shown is not new_lines:  # a broken line edited, still broken
         shown_first, shown_end = _changed_lines(state.shown or state.lines, shown)
-        first, old_end = min(first, shown_first), max(old_end, shown_end)
+        if new_lines == state.lines:  # the same recovery: only the broken text changed
+            first, old_end = shown_first, shown_end
+        else:
+            first, old_end = min(first, shown_first), max(old_end, shown_end)
     # The chunks around the change; the line above it too (an indented line added below a def belongs to it).
     low, high = max(first - 1, 0), max(old_end, min(first + 1, n_old))
     old_chunks = state.chunks
@@ -270,7 +294,8 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
     region = new_lines[region_start:new_region_end]
     statements = _parse_region(region)
     if statements is None:
-        return _RegionBroken(region_start)  # a syntax error, or a string or bracket left open past it
+        # a syntax error, or a string or bracket left open past it
+        return _RegionBroken(region_start, new_region_end, old_region_end)
     groups = _group_statements(statements)
     cuts = _cuts(groups, len(region))
     new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], groups[k] if groups else [],

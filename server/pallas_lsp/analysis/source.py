@@ -14,6 +14,7 @@ import textwrap
 import tokenize
 import warnings
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .findings import Span
 from ..source_text import split_lines
@@ -57,15 +58,28 @@ class ParsedSource:
 def parse(text: str) -> ParsedSource:
     text = text.replace("\x00", " ")
     lines = split_lines(text)
+    tree, errors, work = recover(lines)
+    return ParsedSource(text, tree, lines, errors, work)
+
+
+def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None = None
+            ) -> tuple[ast.Module | None, list[SyntaxProblem], list[str] | None]:
+    """(tree, syntax errors, the lines the tree was parsed from or None when `lines` parsed as they are).
+
+    `known_to_parse(work)`, asked after each repair, may answer that the repaired lines certainly
+    parse: the answer is then the same but the tree is None (the incremental analysis knows when
+    only one chunk was broken, and saves parsing the rest of a big module again)."""
     work = list(lines)
     errors: list[SyntaxProblem] = []
     attempts: dict[int, int] = {}
     for _ in range(MAX_RECOVERY_STEPS):
+        if errors and known_to_parse is not None and known_to_parse(work):
+            return None, errors, work
         try:
             with warnings.catch_warnings():  # "invalid escape sequence" and friends: not ours to print
                 warnings.simplefilter("ignore")
                 tree = ast.parse("\n".join(work) + "\n")
-            return ParsedSource(text, tree, lines, errors, work if errors else None)
+            return tree, errors, work if errors else None
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             lineno = getattr(exc, "lineno", None)
             if lineno is None and isinstance(exc, (RecursionError, MemoryError)):
@@ -98,7 +112,7 @@ def parse(text: str) -> ParsedSource:
                 above = next((w for w in reversed(work[:index]) if w.strip()), "")
                 indent = re.match(r"[ \t]*", above).group(0)
             work[index] = indent + "pass"
-    return ParsedSource(text, ast.parse(""), lines, errors or [SyntaxProblem(0, 0, "could not parse")])
+    return ast.parse(""), errors or [SyntaxProblem(0, 0, "could not parse")], None
 
 
 def _too_deep_statement(work: list[str]) -> tuple[int, int] | None:
