@@ -86,7 +86,7 @@ def kind_user(x_ref, o_ref):
 """
 # A module-level switch: every kernel built in a function is interpreted (PAL002 on each get_global).
 MODULE_SWITCH = "\nplgpu.set_gpu_interpret_mode(True)\n"
-BROKEN = ["pl.get_global(", "def ", "(", ")", ":", "\"\"\"", "    return", "\t", "@functools.partial(", "]"]
+BROKEN = ["pl.get_global(", "def ", "(", ")", ":", "\"\"\"", "    return", "\t", "@functools.partial(", "]", "'"]
 
 
 def _lines_matching(lines: list[str], pattern: str) -> list[int]:
@@ -265,7 +265,8 @@ def test_edits_that_leave_a_syntax_error(tmp_path):
 
 
 def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path, monkeypatch):
-    """Typing that leaves one statement broken (an unclosed call, a half-typed attribute or `if`):
+    """Typing that leaves one statement broken (an unclosed call, a half-typed attribute or `if`, a
+    string not closed yet, whose message names its line):
     the findings of a whole analysis, PAL000 included, while no text parsed holds more than a few
     of the module's statements (failed parses stop at the error; the rest is known to parse)."""
     project, path, lines = _analysed_module(tmp_path, 1200)
@@ -280,7 +281,7 @@ def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path,
         return tree
 
     for new in ["    pl.semaphore_signal(sem", "    pl.semaphore_signal(sem.", "    if sem", "    x = [1,",
-                "    pl.semaphore_signal(sem)"]:
+                "    x = 'unterminated", "    x = (1,\n    2]", "    pl.semaphore_signal(sem)"]:
         lines[early] = new
         edited = "\n".join(lines)
         parsed.clear()

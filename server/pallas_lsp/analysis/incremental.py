@@ -49,6 +49,7 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # Python and the editor must agree that only "\n" ends a line, and a form feed resets indentation:
 # texts with these take the whole path.
 _NOT_INCREMENTAL = ("\r", "\x00", "\x0c")
+_LINE_NUMBER = re.compile(r"\bline (\d+)")
 _STAR_IMPORT = re.compile(r"\bimport\s*\*")
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
 
@@ -242,9 +243,13 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
         known = _repairs_inside(tail, found.end - start)
     _, tail_errors, tail_recovered = recover(tail, known)
     tail_lines = _recovered_lines(tail_errors, tail_recovered, tail, shown[start:])
-    if tail_lines is None or not tail_errors or any("line" in e.message for e in tail_errors):
-        return None  # a message naming a line number would name another one in the whole text
-    errors = [SyntaxProblem(e.line + start, e.column, e.message) for e in tail_errors]
+    if tail_lines is None or not tail_errors:
+        return None
+    # A message naming a line ("detected at line 3") names it in the tail: moved like the error
+    # (the blanked text, which has the whole text's line numbers, must then give the same message).
+    errors = [SyntaxProblem(e.line + start, e.column,
+                            _LINE_NUMBER.sub(lambda m: f"line {int(m[1]) + start}", e.message))
+              for e in tail_errors]
     found = _apply(project, path, state, [*shown[:start], *tail_lines], shown, errors)
     return None if isinstance(found, _RegionBroken) else found
 
