@@ -140,7 +140,7 @@ def _kernel_location(jaxpr, name: str) -> dict | None:
     """The first line of the kernel body that produced an equation (the estimate names no line)."""
     best = first = None
     try:
-        for eqn in _walk_eqns(jaxpr):
+        for eqn, _ in _walk_eqns(jaxpr):
             frame = _user_frame(eqn)
             if frame is None:
                 continue
@@ -165,13 +165,18 @@ def _abstract_gpu_mesh():
 
 # ---- jaxpr walking and locations ------------------------------------------------------------------
 
-def _walk_eqns(jaxpr):
+KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
+
+
+def _walk_eqns(jaxpr, inside: bool = False):
+    """Every equation with whether it runs inside a kernel, through every nested jaxpr."""
     from jax._src import core as jax_core
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)  # ClosedJaxpr on older releases
     for eqn in jaxpr.eqns:
-        yield eqn
+        yield eqn, inside
+        kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
         for sub in jax_core.jaxprs_in_params(eqn.params):
-            yield from _walk_eqns(sub)
+            yield from _walk_eqns(sub, kernel)
 
 
 def _user_frame(eqn):
@@ -199,40 +204,21 @@ def _is_gmem_semaphore(what) -> bool:
 
 
 def _get_global_locations(jaxpr, only_non_semaphores: bool) -> list[dict]:
+    def wanted(eqn, inside):
+        return eqn.primitive.name == "get_global" and not (
+            only_non_semaphores and _is_gmem_semaphore(eqn.params.get("what")))
+    return _eqn_locations(jaxpr, wanted, lambda eqn: f"get_global({eqn.params.get('what')})")
+
+
+def _eqn_locations(jaxpr, wanted, why) -> list[dict]:
+    """User lines of the equations `wanted(eqn, inside_kernel)` picks; `why(eqn)` says what each is."""
     out = []
-    for eqn in _walk_eqns(jaxpr):
-        if eqn.primitive.name != "get_global":
-            continue
-        if only_non_semaphores and _is_gmem_semaphore(eqn.params.get("what")):
-            continue
-        frame = _user_frame(eqn)
-        if frame is not None:
-            loc = _frame_location(frame)
-            loc["why"] = f"get_global({eqn.params.get('what')})"
-            out.append(loc)
+    for eqn, inside in _walk_eqns(jaxpr):
+        if wanted(eqn, inside):
+            frame = _user_frame(eqn)
+            if frame is not None:
+                out.append({**_frame_location(frame), "why": why(eqn)})
     return out
-
-
-def _eqn_locations(jaxpr, wanted, why: str) -> list[dict]:
-    """User lines of the equations `wanted(eqn, inside_kernel)` picks, in every nested jaxpr."""
-    from jax._src import core as jax_core
-    out = []
-
-    def walk(jp, inside):
-        for eqn in getattr(jp, "jaxpr", jp).eqns:
-            if wanted(eqn, inside):
-                frame = _user_frame(eqn)
-                if frame is not None:
-                    out.append({**_frame_location(frame), "why": why})
-            kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
-            for sub in jax_core.jaxprs_in_params(eqn.params):
-                walk(sub, kernel)
-
-    walk(jaxpr, False)
-    return out
-
-
-KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
 
 
 def _is_collective_run_scoped(eqn, inside: bool) -> bool:
@@ -490,9 +476,9 @@ class Worker:
                 elif any(m in message for m in INTERPRET_ERRORS) or message.startswith(NO_LOWERING_RULE):
                     locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
                 elif message.startswith(COLLECTIVE_RUN_SCOPED):
-                    locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, "run_scoped")
+                    locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, lambda eqn: "run_scoped")
                 elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
-                    locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, "get_global")
+                    locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, lambda eqn: "get_global")
             except Exception as walk_error:  # noqa: BLE001
                 error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
         if not locations:
