@@ -87,6 +87,7 @@ def test_cold_start_reports_process_start_to_first_diagnostics():
     (measured,) = result["files"]
     assert_stats(measured["cold_start_ms"], 2)
     assert_stats(measured["initialize_answered_ms"], 2)
+    assert_stats(measured["first_start_ms"], 2)  # with an empty cache folder
     assert_stats(result["python_startup_ms"], 2)
     assert_stats(result["import_server_ms"], 2)
     assert measured["initialize_answered_ms"]["min"] < measured["cold_start_ms"]["max"]

@@ -15,10 +15,13 @@ import os
 import threading
 from collections import OrderedDict
 
-from lsprotocol import types
-from pygls.lsp.server import LanguageServer
-
 from . import __version__
+from .lsp_libraries import quick_lsp_imports
+
+with quick_lsp_imports():  # most of the start: see lsp_libraries
+    from lsprotocol import types
+    from pygls.lsp.server import LanguageServer
+
 from .analysis import Finding, Project, selected_codes, unknown_codes
 from .analysis.incremental import analyze_incremental
 from .analysis.environment import EnvironmentError_

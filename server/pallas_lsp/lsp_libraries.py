@@ -1,0 +1,129 @@
+"""pygls and lsprotocol, imported for the server in less time than a plain import takes.
+
+Importing `lsprotocol.types` is most of the server's cold start (~220 of ~400 ms on an idle core):
+it defines ~570 attrs classes, and attrs writes the source of each class's methods (`__init__`,
+`__eq__`, `__repr__`, ...) and compiles it: ~90 ms of compiling the same text at every start.
+`quick_lsp_imports` keeps the compiled code in the cache folder (marshal, per bytecode version),
+keyed by the text and file name attrs compiles, so a later start only loads it; attrs then builds
+the very same classes from it (a compiled text is a pure function of those two and the bytecode
+version). The cyclic garbage collector is paused meanwhile: the import allocates hundreds of
+thousands of objects that live as long as the process, and every collection it triggered traversed
+them again for nothing (~25 ms).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import importlib.util
+import logging
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import CodeType
+
+log = logging.getLogger(__name__)
+
+
+def code_cache_file() -> Path | None:
+    """Where the compiled methods are kept (None: caching is off); one file per bytecode version."""
+    from .analysis.disk_cache import cache_dir
+
+    folder = cache_dir()
+    if folder is None:
+        return None
+    return folder / f"attrs-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+
+
+class CompileCache:
+    """`compile` for attrs' generated methods: the code compiled for the same text and file name in an
+    earlier process when there is one, else compiled now and written back by `save`."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.known = self._read()
+        self.used: dict[bytes, CodeType] = {}
+        self.compiled = 0  # texts that were not in the file
+
+    def _read(self) -> dict:
+        if self.path is None:
+            return {}
+        try:
+            with open(self.path, "rb") as handle:
+                table = marshal.load(handle)
+        except (OSError, EOFError, ValueError, TypeError):  # none yet, or cut short: compile everything
+            return {}
+        return table if isinstance(table, dict) else {}
+
+    def compile(self, source, filename, mode, *args, **kwargs):
+        if args or kwargs or not isinstance(source, str) or not isinstance(filename, str):
+            return compile(source, filename, mode, *args, **kwargs)  # not what attrs does: not kept
+        key = hashlib.blake2b("\0".join((mode, filename, source)).encode("utf-8", "surrogatepass"),
+                              digest_size=16).digest()
+        code = self.known.get(key)
+        if not isinstance(code, CodeType):
+            code = compile(source, filename, mode)
+            self.compiled += 1
+        self.used[key] = code
+        return code
+
+    def save(self) -> None:
+        """Write the code of this import when much of it was compiled (no file yet, or attrs or
+        lsprotocol upgraded); the file then holds exactly what one import uses, nothing stale. A few
+        misses are normal: a frozen class's `__hash__` text holds a string hash, which differs in
+        every process, and rewriting the whole file for it would cost more than compiling it."""
+        if self.path is None or self.compiled * 10 < len(self.used):
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=self.path.name, suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    marshal.dump(self.used, out)
+                os.replace(temporary, self.path)  # readers see the old file or the new one, never half
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except (OSError, ValueError) as exc:  # a cache that cannot be written only costs the next start
+            log.debug("cannot write %s: %s", self.path, exc)
+
+
+@contextlib.contextmanager
+def paused_collection(freeze: bool = False):
+    """The cyclic garbage collector waits (it stays off where it was off already). With `freeze`, what
+    was made meanwhile (and before) is then left out of every later collection (`gc.freeze`): for
+    imports whose modules, classes and functions live as long as the process, so that the first
+    collection after them does not traverse them all (~25 ms after the server's imports)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if freeze:
+            gc.freeze()
+        if collecting:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def quick_lsp_imports():
+    """Around the first import of lsprotocol and pygls: attrs compiles through a `CompileCache`, and
+    the garbage collector waits. Both are put back afterwards, whatever happens."""
+    attrs_make = cache = None
+    with paused_collection():
+        try:
+            try:
+                import attr._make as attrs_make  # where attrs compiles what it generates
+            except ImportError:
+                attrs_make = None
+            if attrs_make is not None and "compile" not in vars(attrs_make):
+                cache = CompileCache(code_cache_file())
+                attrs_make.compile = cache.compile  # a module global: found before the builtin
+            yield cache
+        finally:
+            if cache is not None:
+                del attrs_make.compile
+                cache.save()

@@ -1,0 +1,103 @@
+"""The server's start: what importing it loads, and the compiled attrs methods it keeps on disk
+(`pallas_lsp.lsp_libraries`). Timings live in bench/cold_start.py; these tests check that the faster
+start builds the same protocol classes and leaves nothing changed behind."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+
+from conftest import REPO
+
+# The methods of every lsprotocol class, their compiled code field by field, fingerprinted per class.
+# `__hash__` is left out: attrs salts its text with a string hash, which differs in every process.
+FINGERPRINT = """
+import gc, hashlib, json, sys, types
+import pallas_lsp.server
+import attr, attr._make, lsprotocol.types as t
+
+def fields(code):
+    return (code.co_filename, code.co_name, code.co_qualname, code.co_firstlineno, code.co_code,
+            code.co_linetable, code.co_exceptiontable, code.co_flags, code.co_argcount,
+            code.co_kwonlyargcount, code.co_posonlyargcount, code.co_names, code.co_varnames,
+            code.co_freevars, code.co_cellvars, code.co_stacksize,
+            tuple(fields(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts))
+
+prints = {}
+for name, cls in vars(t).items():
+    if isinstance(cls, type) and attr.has(cls) and cls.__module__ == t.__name__:
+        methods = {m: fields(vars(cls)[m].__code__) for m in sorted(vars(cls)) if m != "__hash__"
+                   and isinstance(vars(cls)[m], types.FunctionType)}
+        prints[name] = hashlib.sha256(repr(methods).encode()).hexdigest()
+print(json.dumps({"prints": prints, "gc": gc.isenabled(), "patched": "compile" in vars(attr._make),
+                  "lazy": sorted(m for m in ("jedi", "parso", "libcst", "pallas_lsp.fixes", "pallas_lsp.trace",
+                                             "pallas_lsp.analysis.hover") if m in sys.modules)}))
+"""
+
+
+def import_server(cache: str) -> dict:
+    env = {**os.environ, "PALLAS_LSP_CACHE_DIR": cache, "PYTHONPATH": str(REPO / "server")}
+    run = subprocess.run([sys.executable, "-c", FINGERPRINT], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)
+
+
+def test_kept_methods_build_the_same_protocol_classes(tmp_path):
+    cache = tmp_path / "cache"
+    plain = import_server("")  # caching off: attrs compiles every method
+    first = import_server(str(cache))  # writes the file
+    (kept,) = cache.glob("attrs-code-*.marshal")
+    written = kept.stat().st_mtime_ns, kept.stat().st_ino
+    second = import_server(str(cache))  # reads it
+    assert len(plain["prints"]) > 500  # lsprotocol's classes, all of them compared
+    assert first["prints"] == plain["prints"] and second["prints"] == plain["prints"]
+    assert (kept.stat().st_mtime_ns, kept.stat().st_ino) == written  # nothing compiled again: not rewritten
+    for run in (plain, first, second):
+        assert run["gc"] is True and run["patched"] is False  # both put back after the import
+        assert run["lazy"] == []  # imported only when first needed, never at the start
+
+
+def test_a_damaged_or_foreign_file_of_kept_methods_is_replaced(tmp_path, monkeypatch):
+    from pallas_lsp.lsp_libraries import code_cache_file
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(cache))
+    path = code_cache_file()
+    plain = import_server("")
+    for damage in (b"", b"\xe3 not marshal", b"\xda\x05hello"):  # empty, garbage, a marshalled str
+        path.write_bytes(damage)
+        assert import_server(str(cache))["prints"] == plain["prints"]
+        assert path.stat().st_size > 100_000  # compiled again and written whole
+
+
+def test_no_file_when_caching_is_off(tmp_path):
+    env_home = tmp_path / "home"
+    env = {**os.environ, "PALLAS_LSP_CACHE_DIR": "", "XDG_CACHE_HOME": str(env_home), "HOME": str(env_home),
+           "PYTHONPATH": str(REPO / "server")}
+    subprocess.run([sys.executable, "-c", "import pallas_lsp.server"], check=True, env=env, timeout=120)
+    assert not env_home.exists() or not list(env_home.rglob("attrs-code-*"))
+
+
+def test_paused_collection_puts_the_collector_back_and_freezes_what_it_was_asked_to():
+    from pallas_lsp.lsp_libraries import paused_collection
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    try:
+        with paused_collection():
+            assert not gc.isenabled()
+            with paused_collection(freeze=True):  # nested: stays off until the outer one ends
+                kept = [[] for _ in range(100)]
+            assert not gc.isenabled() and gc.get_freeze_count() >= frozen + len(kept)
+        assert gc.isenabled()
+        gc.disable()
+        with paused_collection():
+            pass
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        gc.enable()
+        gc.unfreeze()
