@@ -11,8 +11,12 @@ writing it to reading the `publishDiagnostics` for that version:
   a semaphore type, and back: the kernel of another statement that calls it gains, then loses, a
   PAL001 finding (its diagnostics count is checked).
 
-After the rounds, `--broken` times a keystroke that breaks the syntax and the one that repairs it
-(reported apart). Between rounds the bench process times
+After the rounds, `--broken` times, that many times each, keystrokes that break the syntax and
+the ones that repair them (reported apart, by kind): `(` typed before the number (`break` /
+`repair`), `[` typed there (an unclosed bracket to the end of the module: `bracket_open` /
+`bracket_close`, the latter typing the `]` after the number) and three double quotes typed there
+(`quote_open` / `quote_close`: they pair every later docstring's quotes the other way round, and
+Python blames the last docstring of the module). Between rounds the bench process times
 `ast.parse` of the module's text (the same interpreter as the server): the baseline of the target
 "p95 no more than one ast.parse of the module".
 
@@ -34,6 +38,8 @@ import make_big_file  # noqa: E402
 from lsp_client import JAX_PYTHON, LspClient, emit, machine, summary  # noqa: E402
 
 KINDS = ("type", "new_line", "delete_line", "helper_bad", "helper_good")
+BROKEN_KINDS = ("break", "repair", "bracket_open", "bracket_close", "bracket_gone", "quote_open", "quote_close",
+                "quote_gone")
 GOOD_TYPE, BAD_TYPE = "plgpu.SemaphoreType.REGULAR", "plgpu.SMEM((8,), jnp.float32)"
 
 
@@ -61,6 +67,7 @@ def measure(path: Path, rounds: int, broken: int, python: str, source: str | Non
     samples: dict[str, list[float]] = {kind: [] for kind in KINDS}
     counts: dict[str, set] = {kind: set() for kind in KINDS}
     parses = [parse_seconds(text)]
+    syntax_errors: dict[str, set] = {kind: set() for kind in BROKEN_KINDS}
     with LspClient(source=source) as client:
         client.initialize(str(path.parent), python=python, debounce_ms=0)
         uri, sent = client.open(path, text)
@@ -93,13 +100,21 @@ def measure(path: Path, rounds: int, broken: int, python: str, source: str | Non
             timed("helper_good", helper_line, column, column + len(BAD_TYPE), GOOD_TYPE)
             parses.append(parse_seconds(text))
         broken_samples = []
+        after = len(prefix) + len(value)
         for _ in range(broken):
             for kind, change in (("break", (edit_line, len(prefix), len(prefix), "(")),
-                                 ("repair", (edit_line, len(prefix), len(prefix) + 1, ""))):
+                                 ("repair", (edit_line, len(prefix), len(prefix) + 1, "")),
+                                 ("bracket_open", (edit_line, len(prefix), len(prefix), "[")),
+                                 ("bracket_close", (edit_line, after + 1, after + 1, "]")),
+                                 ("bracket_gone", (edit_line, len(prefix), after + 2, value)),
+                                 ("quote_open", (edit_line, len(prefix), len(prefix), '"""')),
+                                 ("quote_close", (edit_line, after + 3, after + 3, '"""')),
+                                 ("quote_gone", (edit_line, len(prefix), after + 6, value))):
                 version += 1
                 sent = client.change(uri, version, *change)
-                arrived, _ = client.wait_published(uri, version)
+                arrived, diagnostics = client.wait_published(uri, version)
                 broken_samples.append((kind, (arrived - sent) * 1000))
+                syntax_errors[kind].add(sum(d.get("code") == "PAL000" for d in diagnostics))
     parse_ms = statistics.median(parses) * 1000
     everything = [s for kind in KINDS for s in samples[kind]]
     overall = summary(everything)
@@ -114,6 +129,11 @@ def measure(path: Path, rounds: int, broken: int, python: str, source: str | Non
         "median_over_ast_parse": overall["median"] / parse_ms,
         "target_met": overall["p95"] <= parse_ms,
         "syntax_error_ms": broken_samples,
+        "syntax_error_ms_by_kind": {kind: summary([ms / 1000 for k, ms in broken_samples if k == kind])
+                                    for kind in BROKEN_KINDS if broken},
+        "syntax_error_over_ast_parse": ({"p95": summary([ms / 1000 for _, ms in broken_samples])["p95"] / parse_ms,
+                                         "max": max(ms for _, ms in broken_samples) / parse_ms} if broken else None),
+        "pal000_by_kind": {kind: sorted(c) for kind, c in syntax_errors.items() if broken},
     }
 
 

@@ -79,7 +79,10 @@ def test_edit_latency_big_file_times_each_edit_kind_against_ast_parse(small_gene
                                              "helper_bad": [found + 1], "helper_good": [found]}
     assert_stats(result["edit_ms"], 10)
     assert result["ast_parse_ms"]["n"] == 3 and result["ast_parse_ms"]["median"] > 0
-    assert [kind for kind, _ in result["syntax_error_ms"]] == ["break", "repair"]
+    kinds = ["break", "repair", "bracket_open", "bracket_close", "bracket_gone", "quote_open", "quote_close", "quote_gone"]
+    assert [kind for kind, _ in result["syntax_error_ms"]] == kinds
+    assert result["pal000_by_kind"] == {kind: [1 if kind in ("break", "bracket_open", "quote_open") else 0]
+                                        for kind in kinds}
 
 
 def test_cold_start_reports_process_start_to_first_diagnostics():

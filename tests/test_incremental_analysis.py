@@ -6,7 +6,8 @@ bodies, lines and statements added and removed, a helper renamed so the kernel u
 reaches it, a helper reached by a kernel of another statement given (and rid of) a bad get_global,
 interpret=True added to a launch or forwarded through **options, a constant read by kernels of two
 other statements changed, an import added, text that does not parse (a body line cut short as
-typing leaves it, among others); one module also switches
+typing leaves it, a bracket or triple-quoted string left open to the end of the module and
+closed later, among others); one module also switches
 interpret mode for every kernel at module level, another is imported by a module that launches
 its kernels. After every edit the
 findings of one long-lived project (the server's way) must equal those of a whole analysis of the
@@ -86,7 +87,10 @@ def kind_user(x_ref, o_ref):
 """
 # A module-level switch: every kernel built in a function is interpreted (PAL002 on each get_global).
 MODULE_SWITCH = "\nplgpu.set_gpu_interpret_mode(True)\n"
-BROKEN = ["pl.get_global(", "def ", "(", ")", ":", "\"\"\"", "    return", "\t", "@functools.partial(", "]", "'"]
+BROKEN = ["pl.get_global(", "def ", "(", ")", ":", "\"\"\"", "    return", "\t", "@functools.partial(", "]", "'", "[", "{",
+          "'''"]
+
+CLOSING = {"(": ")", "[": "]", "{": "}", '"""': '"""', "'''": "'''"}
 
 
 def _lines_matching(lines: list[str], pattern: str) -> list[int]:
@@ -110,7 +114,8 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
     lines = text.split("\n")
     kind = rng.choice(["type_in_body", "type_in_body", "delete_line", "duplicate_line", "blank_lines",
                        "rename_helper", "helper_type", "helper_get_global", "interpret", "broken",
-                       "move_statement", "add_import", "shared_kind", "forward_interpret", "half_typed"])
+                       "move_statement", "add_import", "shared_kind", "forward_interpret", "half_typed",
+                       "left_open"])
     if kind == "type_in_body":  # a new line inside a kernel body (lines shift below it)
         candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
         if candidates:
@@ -159,6 +164,16 @@ def random_edit(rng: random.Random, text: str) -> tuple[str, str]:
         line = lines[at]
         cut = rng.randint(0, len(line))
         lines[at] = line[:cut] + rng.choice(BROKEN) + line[cut:]
+    elif kind == "left_open":  # a bracket or string opened in a kernel body (to the end of the module), later closed
+        opened = _lines_matching(lines, r"^\s+_opened = ")
+        if opened:
+            at = opened[0]
+            lines[at] += CLOSING[lines[at].split("_opened = ", 1)[1][:3].rstrip("1")]
+        else:
+            candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
+            if candidates:
+                at = rng.choice(candidates)
+                lines.insert(at, f"{_indent(lines[at])}_opened = {rng.choice(list(CLOSING))}1")
     elif kind == "half_typed":  # a body line cut short, as typing leaves it: `pl.semaphore_signal(se`
         candidates = _lines_matching(lines, r"^    (acc|sem|o_ref|pl\.)")
         if candidates:
@@ -291,6 +306,39 @@ def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path,
         assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited), new
         assert [f.code for f in got].count("PAL000") == (0 if _parses(edited) else 1)
         assert max(parsed) < code_lines // 4, new  # never the rest of the module
+
+
+@pytest.mark.parametrize("opening, closing", [("(", ")"), ("[", "]"), ("{", "}"), ('"""', '"""'), ("'''", "'''")])
+def test_a_bracket_or_string_left_open_to_the_end_of_the_module(tmp_path, monkeypatch, opening, closing):
+    """Opened in a kernel body and typed on while open, then closed: it swallows every line below
+    (three double quotes pair every later docstring's quotes the other way round, and Python
+    blames the last one, at the end of the module); each step gives a whole analysis's findings,
+    PAL000 included, stays incremental, and parses no text holding more than a few statements."""
+    project, path, lines = _analysed_module(tmp_path, 1200)
+    code_lines = sum(1 for line in lines if line.strip())
+    body = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
+    lines.insert(body, "")
+    steps = [f"    x = {opening}", f"    x = {opening}1", f"    x = {opening}1, 2", f"    x = {opening}1, 2{closing}"]
+    parsed: list[int] = []
+    real_parse = ast.parse
+
+    def counting_parse(source, *args, **kwargs):
+        tree = real_parse(source, *args, **kwargs)
+        parsed.append(sum(1 for line in str(source).split("\n") if line.strip()))
+        return tree
+
+    for new in ["", *steps]:
+        lines[body] = new
+        edited = "\n".join(lines)
+        updates = project.incremental[str(path)].updates
+        parsed.clear()
+        with monkeypatch.context() as patched:
+            patched.setattr(ast, "parse", counting_parse)
+            got = analyze_incremental(project, str(path), edited, min_lines=0)
+        assert max(parsed) < code_lines // 4, new  # never the rest of the module
+        assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited), new
+        assert [f.code for f in got].count("PAL000") == (0 if _parses(edited) else 1), new
+        assert project.incremental[str(path)].updates == updates + 1, new
 
 
 def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):

@@ -75,3 +75,19 @@ def test_half_typed_code_still_resolves(ws):
         ("PAL001", at(source, f"pl.get_global({BAD})"), MESSAGE),
         ("PAL000", at(source, "def other(:"), "SyntaxError: invalid syntax"),
     ]
+
+
+def test_three_quotes_left_open_above_docstrings_lose_only_their_line(ws):
+    """Quotes opened in a body pair every later docstring's quotes the other way round, and
+    Python blames the last one; the line that opened them is the one dropped, so what is below
+    is still analysed (before, each blamed line was replaced in turn: with 300 docstrings below,
+    the recovery gave up and nothing but PAL000 was reported)."""
+    unit = "def body_{i}():\n    \"\"\"Kernel {i}.\"\"\"\n    s = {call}\n\n\n"
+    source = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
+              "def typing():\n    x = 1\n    \"\"\"\n    y = 2\n\n\n"
+              + "".join(unit.format(i=i, call=f"pl.get_global({BAD})" if i % 100 == 0 else "i") for i in range(300)))
+    assert ws.check(source=source) == [
+        *[("PAL001", at(source, f"pl.get_global({BAD})", n), MESSAGE) for n in (1, 2, 3)],
+        ("PAL000", at(source, '"""', 601), "SyntaxError: unterminated triple-quoted string literal "
+                                           f"(detected at line {source.count(chr(10))})"),
+    ]

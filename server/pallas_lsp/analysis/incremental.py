@@ -17,7 +17,8 @@ and while the blanked text is analysed it stands in for the file's model, so imp
 kernels. A text with a syntax error is recovered as a whole analysis recovers it, from the first
 changed statement on; the parses that fail stop at the error, and the last one (the whole rest of
 the module) is skipped when every repair lies in the edited chunks and they parse alone, since
-the statements below them are the last text's, which parsed. Whenever this reasoning would not
+the statements below them are the last text's, which parsed (a bracket or string left open to the
+end of the module included: the recovery drops the line that opened it). Whenever this reasoning would not
 hold (an edit to an import or an interpret switch, another file or a setting changed, a recovery
 that cuts the text), the whole module is analysed as before; the answer is always the one a whole analysis gives
 (tests/test_incremental_analysis.py compares them over random edits).
@@ -39,7 +40,7 @@ from . import analyze, model_findings
 from .findings import Finding, Span
 from .model import ModuleModel, _Builder
 from .project import Project
-from .source import SyntaxProblem, recover
+from .source import ParsedSource, SyntaxProblem, recover
 from ..source_text import split_lines
 
 # Below this many lines a whole analysis is quick: keep the simple path.
@@ -225,7 +226,7 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
 
     A text that does not parse is recovered as a whole analysis does (`source.parse`: broken lines
     become `pass`), and the recovered lines are what is compared and cut into chunks; the analysed
-    (blanked) text must then recover to exactly those lines, with the same syntax error."""
+    (blanked) text is given that recovery, blanked, and the whole text's syntax errors."""
     shown = text.split("\n")
     if shown == (state.shown or state.lines):
         return list(state.findings)
@@ -237,6 +238,8 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     # the error (milliseconds); the one that succeeds is what costs a parse of the rest of the
     # module, and is skipped when the repairs stay inside the edited region and it parses alone.
     start = found.start
+    if shown[:start] != state.lines[:start]:
+        return None  # a broken line above, repaired in the last text: a whole recovery meets it first
     tail = split_lines("\n".join(shown[start:]))
     known = None
     if shown[found.end:] == state.lines[found.old_end:]:
@@ -321,13 +324,22 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
     if component is None:
         return None
     kept_chunks = [k in component or c.imports_only or c.switch for k, c in enumerate(chunks)]
-    model = ModuleModel(path, _blanked(shown, chunks, starts_new, kept_chunks), project.module_name(path))
+    blanked = _blanked(shown, chunks, starts_new, kept_chunks)
     if errors:
-        expected = split_lines(_blanked(new_lines, chunks, starts_new, kept_chunks))
-        if model.source.syntax_errors != errors or model.source.recovered != expected:
-            return None  # recovering the blanked text went another way than recovering the whole
-    elif model.source.syntax_errors:
-        return None
+        # The whole text's recovery, blanked: complete statements of lines that parse, with the
+        # whole text's syntax errors (recovering the blanked text alone may go another way: a
+        # string left open pairs with other quotes once chunks between are blank).
+        recovered = _blanked(new_lines, chunks, starts_new, kept_chunks)
+        statements = _parse_region([recovered])
+        if statements is None:
+            return None
+        source = ParsedSource(blanked, ast.Module(body=statements, type_ignores=[]), split_lines(blanked),
+                              list(errors), split_lines(recovered))
+        model = ModuleModel(path, blanked, project.module_name(path), source=source)
+    else:
+        model = ModuleModel(path, blanked, project.module_name(path))
+        if model.source.syntax_errors:
+            return None
     codes = set(state.codes) if state.codes is not None else None
     if importers[0]:  # they must see this text's model, not the file's whole (stale) one
         with project.standing_in(model):

@@ -35,10 +35,11 @@ class Scope:
 
 
 class ModuleModel:
-    def __init__(self, path: str, text: str, module_name: str | None = None):
+    def __init__(self, path: str, text: str, module_name: str | None = None, source: ParsedSource | None = None):
+        """`source`, when given, is `text` already parsed (or recovered)."""
         self.path = path
         self.module_name = module_name
-        self.source: ParsedSource = parse(text)
+        self.source: ParsedSource = source if source is not None else parse(text)
         self.tree = self.source.tree
         self.parents: dict[ast.AST, ast.AST] = {}
         self.scopes: dict[ast.AST, Scope] = {}

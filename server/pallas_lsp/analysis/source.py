@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import re
 import textwrap
 import tokenize
@@ -97,6 +98,10 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
             if not errors:
                 col = max(0, (getattr(exc, "offset", None) or 1) - 1)
                 errors.append(SyntaxProblem(index, col, getattr(exc, "msg", None) or str(exc)))
+            message = getattr(exc, "msg", None) or ""
+            if message.startswith("unterminated triple-quoted string literal"):
+                # Reported where the last string opens; the one that swallowed code opened earlier.
+                index = _swallowing_string_line(work, index)
             tried = attempts.get(index, 0)
             attempts[index] = tried + 1
             if tried >= 2 or not work:
@@ -108,11 +113,37 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
             line = work[index]
             if tried == 0:  # `pass` at the line's own indentation
                 indent = re.match(r"[ \t]*", line).group(0)
-            else:  # garbage that looked indented: `pass` at the indentation of the line above
-                above = next((w for w in reversed(work[:index]) if w.strip()), "")
+            else:  # garbage that looked indented: `pass` at the indentation of the code line above
+                above = next((w for w in reversed(work[:index]) if w.strip() and not w.lstrip().startswith("#")), "")
                 indent = re.match(r"[ \t]*", above).group(0)
             work[index] = indent + "pass"
     return ast.parse(""), errors or [SyntaxProblem(0, 0, "could not parse")], None
+
+
+def _swallowing_string_line(work: list[str], reported: int) -> int:
+    """The line where the triple-quoted string opens that swallowed code, for an "unterminated
+    triple-quoted string" reported at line `reported` (0-based): three quotes typed above the other
+    strings of a module pairs each later closing quote with the next opening one, and Python
+    reports the last, unpaired one (often at the end of the module). The first triple-quoted
+    string directly followed by a word (its closing quotes are those that open a docstring
+    below: `The docstring` follows them) is the one that swallowed code; none found: `reported` itself."""
+    previous = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(work) + "\n").readline):
+            if token.start[0] - 1 > reported:
+                break
+            if token.type in (tokenize.NAME, tokenize.NUMBER) and not keyword.iskeyword(token.string) \
+                    and previous is not None and previous.type == tokenize.STRING \
+                    and previous.end[0] == token.start[0] and _TRIPLE_QUOTED.match(previous.string):
+                return previous.start[0] - 1
+            if token.type not in (tokenize.NL, tokenize.COMMENT):
+                previous = token
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass
+    return reported
+
+
+_TRIPLE_QUOTED = re.compile(r"[A-Za-z]{0,2}(\"\"\"|\'\'\')")
 
 
 def _too_deep_statement(work: list[str]) -> tuple[int, int] | None:
