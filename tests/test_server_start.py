@@ -82,20 +82,18 @@ def test_no_file_when_caching_is_off(tmp_path):
     assert not env_home.exists() or not list(env_home.rglob("attrs-code-*"))
 
 
-def test_paused_collection_puts_the_collector_back_and_freezes_what_it_was_asked_to():
-    from pallas_lsp.lsp_libraries import paused_collection
+def test_long_lived_imports_put_the_collector_back_and_leave_what_they_made_out_of_collections():
+    from pallas_lsp.lsp_libraries import long_lived_imports
 
     assert gc.isenabled()
     frozen = gc.get_freeze_count()
     try:
-        with paused_collection():
+        with long_lived_imports():
             assert not gc.isenabled()
-            with paused_collection(freeze=True):  # nested: stays off until the outer one ends
-                kept = [[] for _ in range(100)]
-            assert not gc.isenabled() and gc.get_freeze_count() >= frozen + len(kept)
-        assert gc.isenabled()
+            kept = [[] for _ in range(100)]
+        assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(kept)
         gc.disable()
-        with paused_collection():
+        with long_lived_imports():
             pass
         assert not gc.isenabled()  # off before: left off
     finally:

@@ -6,9 +6,9 @@ it defines ~570 attrs classes, and attrs writes the source of each class's metho
 `quick_lsp_imports` keeps the compiled code in the cache folder (marshal, per bytecode version),
 keyed by the text and file name attrs compiles, so a later start only loads it; attrs then builds
 the very same classes from it (a compiled text is a pure function of those two and the bytecode
-version). The cyclic garbage collector is paused meanwhile: the import allocates hundreds of
-thousands of objects that live as long as the process, and every collection it triggered traversed
-them again for nothing (~25 ms).
+version). `pallas-lsp serve` also pauses the cyclic garbage collector while it imports the server
+(`long_lived_imports`): the import allocates hundreds of thousands of objects that live as long as
+the process, and every collection it triggered traversed them again for nothing (~25 ms).
 """
 
 from __future__ import annotations
@@ -92,38 +92,37 @@ class CompileCache:
 
 
 @contextlib.contextmanager
-def paused_collection(freeze: bool = False):
-    """The cyclic garbage collector waits (it stays off where it was off already). With `freeze`, what
-    was made meanwhile (and before) is then left out of every later collection (`gc.freeze`): for
-    imports whose modules, classes and functions live as long as the process, so that the first
-    collection after them does not traverse them all (~25 ms after the server's imports)."""
+def long_lived_imports():
+    """For a process's entry point, around imports whose modules, classes and functions live as long
+    as the process: the cyclic garbage collector waits meanwhile, and what exists then is left out of
+    every later collection (`gc.freeze`), so that the first collection after them does not traverse
+    it all either (a pause without the freeze costs more than it saves: the server's import ~20 ms
+    more). The collector stays off where it was off already."""
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if freeze:
-            gc.freeze()
+        gc.freeze()
         if collecting:
             gc.enable()
 
 
 @contextlib.contextmanager
 def quick_lsp_imports():
-    """Around the first import of lsprotocol and pygls: attrs compiles through a `CompileCache`, and
-    the garbage collector waits. Both are put back afterwards, whatever happens."""
-    attrs_make = cache = None
-    with paused_collection():
-        try:
-            try:
-                import attr._make as attrs_make  # where attrs compiles what it generates
-            except ImportError:
-                attrs_make = None
-            if attrs_make is not None and "compile" not in vars(attrs_make):
-                cache = CompileCache(code_cache_file())
-                attrs_make.compile = cache.compile  # a module global: found before the builtin
-            yield cache
-        finally:
-            if cache is not None:
-                del attrs_make.compile
-                cache.save()
+    """Around the first import of lsprotocol and pygls: attrs compiles through a `CompileCache`; its
+    own `compile` is put back afterwards, whatever happens."""
+    try:
+        import attr._make as attrs_make  # where attrs compiles what it generates
+    except ImportError:
+        attrs_make = None
+    if attrs_make is None or "compile" in vars(attrs_make):
+        yield None
+        return
+    cache = CompileCache(code_cache_file())
+    attrs_make.compile = cache.compile  # a module global: found before the builtin
+    try:
+        yield cache
+    finally:
+        del attrs_make.compile
+        cache.save()
