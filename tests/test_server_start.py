@@ -99,3 +99,37 @@ def test_long_lived_imports_put_the_collector_back_and_leave_what_they_made_out_
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_an_opened_document_is_analysed_at_once_and_edits_after_its_first_diagnostics_wait_for_the_debounce(tmp_path):
+    """`debounceMs` coalesces bursts of edits; the first diagnostics of an opened document waited for
+    it too, adding it to every start (150 ms by default). Here it is ten minutes: the first diagnostics
+    come, and an edit's do not come before the answer to a request sent after it."""
+    from conftest import jax_python
+    from lsp_wire import WireServer
+
+    kernel = tmp_path / "kernel.py"
+    text = (REPO / "examples" / "kernels" / "bad_global_buffer.py").read_text()
+    kernel.write_text(text)
+    uri = kernel.as_uri()
+    server = WireServer()
+    try:
+        server.initialize(str(tmp_path), python=jax_python(), debounceMs=600_000)
+
+        def published(version):
+            return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
+                              and m["params"]["uri"] == uri and m["params"].get("version") == version)
+
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": text}}})
+        first = server.wait_for(published(1))
+        assert [d["code"] for d in first["params"]["diagnostics"]] == ["PAL001"]
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                                "text": "# edited\n"}]}})
+        assert server.request(1, "shutdown") is not None
+        with server.changed:
+            assert not [m for m in server.messages if published(2)(m)]
+    finally:
+        server.kill()

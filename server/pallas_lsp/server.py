@@ -1,8 +1,9 @@
 """The language server: translates LSP to the analysis core and back, nothing else.
 
 Analysis runs off the event loop on one worker thread (jedi is not thread-safe), debounced per
-document; a result is published only if its document version is still the newest, so an editor
-never sees diagnostics for text it no longer has.
+document once its first diagnostics are out (an opened document is analysed at once); a result is
+published only if its document version is still the newest, so an editor never sees diagnostics
+for text it no longer has.
 """
 
 from __future__ import annotations
@@ -323,7 +324,8 @@ class PallasServer(LanguageServer):
 
     async def _debounced_publish(self, uri: str) -> None:
         try:
-            await asyncio.sleep(self.settings.debounce_ms / 1000)
+            if uri in self.published:  # a document's first diagnostics wait for no burst of edits
+                await asyncio.sleep(self.settings.debounce_ms / 1000)
             version, diagnostics = await self.analyse_document(uri)
         except asyncio.CancelledError:
             return
