@@ -32,6 +32,7 @@ from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
 from ..source_text import read_source
 from .values import UNKNOWN, Api, ModuleValue, Value
+from .workspace_imports import WorkspaceImports
 
 if TYPE_CHECKING:
     import jedi
@@ -486,6 +487,8 @@ class Resolver:
     def __init__(self, project: Project):
         self.project = project
         self.library_answers = LibraryAnswers(project)
+        # Absolute imports into workspace modules, answered without jedi (None: jedi answers).
+        self.workspace_imports: WorkspaceImports | None = WorkspaceImports(project)
         # The few newest probes stay alive (one analysis goes back and forth between a handful of
         # modules); each pins a jedi inference state, so older ones are let go.
         self._probe_scripts: OrderedDict[str, tuple[ModuleModel, object]] = OrderedDict()
@@ -518,10 +521,16 @@ class Resolver:
         statement = _probe_statement(binding)
         if statement is None:
             return None
+        if self.workspace_imports is not None:
+            answer = self.workspace_imports.targets(model.path, binding)
+            if answer is not None:
+                return answer
         key = (os.path.dirname(model.path), statement[0])
         answer = self.library_answers.get(key)
         if answer is not None:
             return answer
+        if self.workspace_imports is not None and self.workspace_imports.absent(model.path, binding):
+            return ()
         probe = _model_probe(model)
         if probe.get("text") is None:
             probe["statements"] = _import_statements(model)

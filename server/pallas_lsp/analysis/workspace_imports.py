@@ -1,0 +1,356 @@
+"""What an absolute import into a workspace module binds, answered from the modules' own top-level
+statements instead of jedi.
+
+In a workspace that is a big package (jax's own), every import of the package's modules is a
+workspace answer: jedi loaded dozens of modules' trees per analysed file for them (most of the
+server's peak memory) and asked again in every new process (most of a cold start). Here the target
+module's top-level names are read from its syntax tree (a small table per module, kept while the
+file's stamp or unsaved text stays the same) and followed through re-exports, giving the answer jedi
+gives: the same module, name, line, type and dotted names. Whatever jedi might answer differently
+is left to jedi (`None`): relative imports, stubs (`.pyi`) beside a module whose names are asked,
+names bound more than once, conditionally, by `global` or `*`, modules with `__getattr__`, extension
+modules and namespace packages met before the workspace file on jedi's search path, targets outside
+the workspace.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+
+from . import disk_cache
+from .model import Binding
+from ..source_text import read_source
+
+FOLLOW_LIMIT = 8  # re-exports followed before giving up (jedi then answers)
+_EXTENSION_SUFFIXES = (".so", ".pyd")
+
+
+@dataclass(frozen=True)
+class Exports:
+    """A module's top-level names: name -> ("function"|"class"|"statement", line),
+    ("module", dotted, line) for `import a.b [as n]`, ("from", level, module, name, line)."""
+
+    names: dict
+    unclear: frozenset
+    star: bool
+
+
+def module_exports(text: str) -> Exports | None:
+    """The top-level bindings of a module text (None: it does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: dict = {}
+    unclear: set[str] = set()
+    star = False
+
+    def bind(name: str, entry: tuple) -> None:
+        if name in names or name in unclear:
+            unclear.add(name)  # bound twice: jedi's flow analysis decides which one(s)
+            names.pop(name, None)
+        else:
+            names[name] = entry
+
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bind(statement.name, ("function", statement.lineno))
+        elif isinstance(statement, ast.ClassDef):
+            bind(statement.name, ("class", statement.lineno))
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname:
+                    bind(alias.asname, ("module", alias.name, statement.lineno))
+                else:
+                    top = alias.name.split(".")[0]
+                    bind(top, ("module", top, statement.lineno))
+        elif isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                if alias.name == "*":
+                    star = True
+                else:
+                    bind(alias.asname or alias.name,
+                         ("from", statement.level, statement.module or "", alias.name, statement.lineno))
+        elif isinstance(statement, ast.Assign) and all(_plain_targets(t) for t in statement.targets):
+            for target in statement.targets:
+                for name in _target_names(target):
+                    bind(name.id, ("statement", name.lineno))
+                unclear.update(_item_assigned_names(target))
+            unclear.update(_walrus_names(statement.value))
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None and isinstance(statement.target, ast.Name):
+            bind(statement.target.id, ("statement", statement.target.lineno))
+            unclear.update(_walrus_names(statement.value))
+        else:  # if / try / with / for / augmented assignment ...: whatever it binds is left to jedi
+            unclear.update(_bound_names(statement))
+    if "global" in text:
+        unclear.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
+    for name in unclear:
+        names.pop(name, None)
+    if "__getattr__" in names:
+        star = True  # any name may come from it
+    return Exports(names, frozenset(unclear), star)
+
+
+def _plain_targets(target: ast.AST) -> bool:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_plain_targets(t.value if isinstance(t, ast.Starred) else t) for t in target.elts)
+    return isinstance(target, (ast.Name, ast.Attribute, ast.Subscript))
+
+
+def _target_names(target: ast.AST):
+    if isinstance(target, ast.Name):
+        yield target
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _target_names(element.value if isinstance(element, ast.Starred) else element)
+
+
+def _item_assigned_names(target: ast.AST) -> set[str]:
+    """`x[k] = v` binds `x` again for jedi (an item assignment is one of its definitions)."""
+    found = set()
+    for node in ast.walk(target):
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                found.add(base.id)
+    return found
+
+
+def _walrus_names(node: ast.AST) -> set[str]:
+    return {n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)}
+
+
+def _bound_names(statement: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in getattr(node, "targets", None) or [node.target]:
+                found.update(_item_assigned_names(target))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.alias):
+            found.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Global):
+            found.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            found.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            found.add(node.name)
+    return found
+
+
+class WorkspaceImports:
+    """Answers `Resolver._import_targets` for absolute imports that land in workspace modules."""
+
+    def __init__(self, project):
+        self.project = project
+        self._exports: dict[str, tuple[object, Exports | None]] = {}
+        self._search_path: list[str] | None = None
+
+    # ---- where jedi looks ------------------------------------------------------------------------
+
+    def search_path(self) -> list[str]:
+        """jedi's path for absolute imports of a workspace file: the workspace root, then the
+        interpreter's `sys.path` (kept on disk per interpreter, checked against its folders'
+        stamps: asking means starting the interpreter). The importer's parent folders jedi appends
+        after those are left out: a module found only there is left to jedi."""
+        if self._search_path is None:
+            self._search_path = [self.project.root, *(p for p in _interpreter_sys_path(self.project)
+                                                      if p and p != self.project.root)]
+        return self._search_path
+
+    def _locate(self, dotted: str) -> str | None:
+        """The workspace file jedi imports for `dotted` (None: not one, or not surely)."""
+        parts = dotted.split(".")
+        if not all(part.isidentifier() for part in parts) or parts[0] in sys.stdlib_module_names:
+            return None  # jedi answers standard modules from typeshed's stubs first
+        found = None
+        for folder in self.search_path():
+            if os.path.isdir(os.path.join(folder, parts[0] + "-stubs")):
+                return None
+            found = _find_in(folder, parts[0])
+            if found is not None:
+                break
+        for part in parts[1:]:
+            if found is None or not found.endswith("__init__.py"):
+                return None
+            found = _find_in(os.path.dirname(found), part)
+        if not found or found == "?" or not self.project.is_workspace_file(found):
+            return None
+        return found
+
+    def absent(self, importer: str, binding: Binding) -> bool:
+        """Whether an absolute import names a top-level module found nowhere jedi looks (`absl` when
+        it is not installed): jedi answers nothing for it, and was asked again in every process."""
+        statement, alias = binding.import_from, binding.node
+        if isinstance(statement, ast.ImportFrom) and (statement.level or not statement.module):
+            return False
+        top = (alias.name if isinstance(statement, ast.Import) else statement.module).split(".")[0]
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names or not top.isidentifier():
+            return False
+        if top in _bundled_stub_names():
+            return False
+        folders = [*self.search_path(), *_folders_between(self.project.root, os.path.dirname(importer))]
+        for folder in folders:
+            try:
+                names = os.listdir(folder)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                return False  # a zip file on the path, an unreadable folder: jedi may find it there
+            if any(name == top or name.startswith((top + ".", top + "-stubs", "__editable__")) for name in names):
+                return False
+        return True
+
+    # ---- module tables ---------------------------------------------------------------------------
+
+    def exports(self, path: str) -> Exports | None:
+        text = self.project.overlay.get(path)
+        key = text if text is not None else disk_cache.stamp(path)
+        cached = self._exports.get(path)
+        if cached is not None and (cached[0] is key or cached[0] == key):
+            return cached[1]
+        if text is None:
+            try:
+                text = read_source(path)
+            except (OSError, UnicodeDecodeError, ValueError):
+                return None
+        found = module_exports(text)
+        self._exports[path] = (key, found)
+        return found
+
+    # ---- answers ---------------------------------------------------------------------------------
+
+    def targets(self, importer: str, binding: Binding) -> tuple | None:
+        """What jedi's goto (following imports) gives for the name `binding` binds in the module at
+        `importer`, or None."""
+        statement, alias = binding.import_from, binding.node
+        if isinstance(statement, ast.Import):
+            dotted = alias.name if alias.asname else alias.name.split(".")[0]
+        elif statement.level or not statement.module:
+            return None
+        else:
+            dotted = statement.module
+        if not self._may_be_workspace_package(importer, dotted.split(".")[0]):
+            return None  # a library: its answer is jedi's, kept on disk (no interpreter started here)
+        if isinstance(statement, ast.Import):
+            return self._module(dotted)
+        return self._name(dotted, alias.name, FOLLOW_LIMIT)
+
+    def _may_be_workspace_package(self, importer: str, top: str) -> bool:
+        """Whether a top-level name can be found in the workspace at all (cheap: no search path)."""
+        root = self.project.root
+        return (top == os.path.basename(root) or os.path.exists(os.path.join(root, top))
+                or os.path.exists(os.path.join(root, top + ".py"))
+                or self.project.find_module(top, self.project.import_roots(importer)) is not None)
+
+    def _module(self, dotted: str, path: str | None = None) -> tuple | None:
+        from .project import _Target
+
+        path = path or self._locate(dotted)
+        if path is None:
+            return None
+        return (_Target(os.path.abspath(path), dotted, 1, "module", dotted.rsplit(".", 1)[-1], dotted),)
+
+    def _name(self, module: str, name: str, budget: int) -> tuple | None:
+        """`from module import name`, as jedi's goto follows it."""
+        from .project import _Target
+
+        path = self._locate(module)
+        if path is None or budget <= 0 or name.startswith("__"):
+            return None
+        if os.path.exists(path[:-3] + ".pyi"):
+            return None  # jedi reads the stub's names first
+        exports = self.exports(path)
+        if exports is None or name in exports.unclear:
+            return None
+        entry = exports.names.get(name)
+        if entry is None:
+            if exports.star:
+                return None
+            if path.endswith("__init__.py"):  # a submodule of the package
+                return self._module(f"{module}.{name}")
+            return None
+        kind = entry[0]
+        if kind in ("function", "class", "statement"):
+            return (_Target(os.path.abspath(path), module, entry[1], kind, name, f"{module}.{name}"),)
+        if kind == "module":
+            return self._module(entry[1])
+        _, level, source, imported, _line = entry
+        if level or not source:
+            return None
+        if source == module and imported == name:
+            # `from pkg import sub as sub` in pkg: the name finds its own statement, and jedi's
+            # recursion guard then imports the submodule
+            return self._module(f"{module}.{name}") if path.endswith("__init__.py") else None
+        return self._name(source, imported, budget - 1)
+
+
+def _find_in(folder: str, name: str) -> str | None:
+    """`name` in one folder as importlib's path finder sees it: a package's `__init__.py`, a
+    module's `.py`, "?" for anything else jedi would find or go on from (an extension module, a
+    namespace package, bytecode only), None when nothing is there."""
+    base = os.path.join(folder, name)
+    if os.path.isfile(os.path.join(base, "__init__.py")):
+        return os.path.join(base, "__init__.py")
+    try:
+        names = os.listdir(folder) if os.path.isdir(folder) else []
+    except OSError:
+        return "?"
+    if name + ".py" in names and not any(n.startswith(name + ".") and n.endswith(_EXTENSION_SUFFIXES) for n in names):
+        return base + ".py"
+    if os.path.isdir(base) or any(n.startswith(name + ".") for n in names):
+        return "?"
+    return None
+
+
+def _folders_between(root: str, folder: str) -> list[str]:
+    """The importer's folder and its parents below the workspace root (jedi searches them last)."""
+    found = []
+    while folder.startswith(root + os.sep):
+        found.append(folder)
+        folder = os.path.dirname(folder)
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_stub_names() -> frozenset[str]:
+    """Top-level names jedi's own typeshed copy has stubs for: they answer imports of modules that
+    are not installed (its `stdlib` folder, and `stubs/<distribution>/<module>`)."""
+    spec = importlib.util.find_spec("jedi")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    typeshed = os.path.join(spec.submodule_search_locations[0], "third_party", "typeshed")
+    folders = [os.path.join(typeshed, "stdlib")]
+    with contextlib.suppress(OSError):
+        stubs = os.path.join(typeshed, "stubs")
+        folders += [os.path.join(stubs, name) for name in os.listdir(stubs)]
+    names = set()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            names.update(name.removesuffix(".pyi") for name in os.listdir(folder))
+    return frozenset(names)
+
+
+def _interpreter_sys_path(project) -> list[str]:
+    key = project.interpreter_key()
+    stored = disk_cache.read("sys-path", *key) if key else None
+    try:
+        if stored and all(disk_cache.stamp(folder) == stamp for folder, stamp in stored):
+            return [folder for folder, _ in stored]
+    except (TypeError, ValueError):
+        pass
+    sys_path = [str(p) for p in project.environment.jedi_env.get_sys_path()]
+    if key:
+        disk_cache.write("sys-path", [[folder, disk_cache.stamp(folder)] for folder in sys_path], *key)
+    return sys_path

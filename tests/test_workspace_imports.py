@@ -1,0 +1,170 @@
+"""Imports into workspace modules answered without jedi (analysis/workspace_imports.py): the same
+answers as jedi's, the same findings, and a changed module changes the answer."""
+
+import os
+import subprocess
+
+import jedi
+import pytest
+
+from conftest import at, jax_python
+from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import project as project_module
+from pallas_lsp.analysis.workspace_imports import module_exports
+
+
+def jax_package() -> str:
+    code = "import importlib.util as u; print(u.find_spec('jax').submodule_search_locations[0])"
+    return subprocess.run([jax_python(), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def import_bindings(model):
+    """Each import statement of a module once (as the resolver's probe has it), with a binding."""
+    found = {}
+    for scope in model.scopes.values():
+        for bindings in scope.bindings.values():
+            for binding in bindings:
+                statement = project_module._probe_statement(binding) if binding.kind == "import" else None
+                if statement is not None:
+                    found.setdefault(statement[0], (binding, statement[1]))
+    return found
+
+
+@pytest.mark.slow
+def test_answers_are_jedis_for_the_jax_package_as_workspace():
+    """Every import of these jax modules that is answered without jedi is answered as jedi's goto
+    answers it on a fresh probe (module, name, line, type, dotted names), re-exports included.
+    (On the whole package, while developing: 7,653 answers, all equal.)"""
+    root = jax_package()
+    project = Project(root=root, python=jax_python())
+    answered = 0
+    for relative in ("experimental/pallas/ops/gpu/collective_matmul_mgpu.py", "experimental/pallas/__init__.py",
+                     "experimental/pallas/mosaic_gpu.py", "_src/pallas/mosaic_gpu/primitives.py"):
+        path = os.path.join(root, relative)
+        bindings = import_bindings(project.model(path))
+        statements = list(bindings)
+        script = jedi.Script("".join(s + "\n" for s in statements),
+                             path=os.path.join(os.path.dirname(path), project_module.PROBE_NAME),
+                             project=project.jedi_project(), environment=project.environment.jedi_env)
+        for line, statement in enumerate(statements, 1):
+            binding, column = bindings[statement]
+            ours = project.resolver.workspace_imports.targets(path, binding)
+            if ours is None:
+                continue
+            answered += 1
+            jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
+            assert ours == jedis, (relative, statement)
+    assert answered >= 100
+
+
+PACKAGE = {
+    "pkg/__init__.py": "from pkg.bodies import body as body\nfrom pkg import launch as launch\n",
+    "pkg/bodies.py": ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+                      "def body(o_ref):\n    s = pl.get_global(plgpu.SemaphoreType.REGULAR)\n"
+                      "    pl.semaphore_signal(s)\n    pl.semaphore_wait(s)\n\n"
+                      "def bad():\n    s = pl.get_global(plgpu.SemaphoreType.BARRIER)\n"),
+    "pkg/launch.py": "from jax.experimental.pallas import mosaic_gpu as plgpu\nfrom pkg.bodies import body\n\n"
+                     "k = plgpu.kernel(body, out_type=(), interpret=True)\n",
+    "main.py": ("import pkg.bodies as bodies\nfrom pkg import body, launch\nfrom pkg.launch import k\n"
+                "from jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+                "k2 = plgpu.kernel(body, out_type=(), interpret=True)\nk3 = plgpu.kernel(bodies.body, out_type=())\n"),
+}
+
+
+def findings(root, name, jedi_free: bool):
+    project = Project(root=str(root), python=jax_python())
+    if not jedi_free:
+        project.resolver.workspace_imports = None
+    return [(f.code, f.span.line, f.message) for f in analyze(project, str(root / name))], project
+
+
+def test_findings_are_the_same_with_and_without_jedi(tmp_path, monkeypatch):
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    for name, text in PACKAGE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    for name in PACKAGE:
+        ours, project = findings(tmp_path, name, jedi_free=True)
+        jedis, _ = findings(tmp_path, name, jedi_free=False)
+        assert ours == jedis, name
+    assert {code for code, _, _ in findings(tmp_path, "pkg/bodies.py", True)[0]} == {"PAL001", "PAL002"}
+    # and main.py's workspace imports were answered without jedi
+    model = project.model(str(tmp_path / "main.py"))
+    answered = {s for s, (b, _) in import_bindings(model).items()
+                if project.resolver.workspace_imports.targets(model.path, b) is not None}
+    assert answered == {"import pkg.bodies as bodies", "from pkg import body", "from pkg import launch",
+                        "from pkg.launch import k"}
+
+
+def test_a_changed_module_changes_the_answer(tmp_path, monkeypatch):
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    helper = tmp_path / "pkg" / "helper.py"
+    helper.write_text("def f():\n    pass\n")
+    (tmp_path / "user.py").write_text("from pkg.helper import f\n")
+    project = Project(root=str(tmp_path), python=jax_python())
+    answers = project.resolver.workspace_imports
+
+    def answer():
+        model = project.model(str(tmp_path / "user.py"))
+        (binding, _), = import_bindings(model).values()
+        return answers.targets(model.path, binding)
+
+    assert [(t.line, t.type, t.full_name) for t in answer()] == [(1, "function", "pkg.helper.f")]
+    helper.write_text("\n\nclass f:\n    pass\n")
+    assert [(t.line, t.type, t.full_name) for t in answer()] == [(3, "class", "pkg.helper.f")]
+    project.set_text(str(helper), "import os\nf = os.getcwd\n")  # unsaved text of an open module
+    assert [(t.line, t.type) for t in answer()] == [(2, "statement")]
+    helper.write_text("try:\n    from os import getcwd as f\nexcept ImportError:\n    f = None\n")
+    project.set_text(str(helper), None)
+    assert answer() is None  # bound twice, conditionally: jedi decides
+
+
+def test_names_jedi_may_resolve_differently_are_left_to_it():
+    exports = module_exports(
+        "import os\nfrom a.b import c as d\ndef f(): pass\nclass K: pass\nx = 1\ny: int = 2\nz: int\n"
+        "twice = 1\ntwice = 2\nif os: cond = 1\ntable = {}\ntable[1] = 2\nn = 0\nn += 1\n"
+        "def g():\n    global glob\n    glob = 1\nglob = 0\n(w := 3)\n")
+    assert exports.names == {"os": ("module", "os", 1), "d": ("from", 0, "a.b", "c", 2), "f": ("function", 3),
+                             "K": ("class", 4), "x": ("statement", 5), "y": ("statement", 6), "g": ("function", 15)}
+    assert {"z", "twice", "cond", "table", "n", "glob", "w"} <= exports.unclear
+    assert not exports.star and module_exports("from m import *\n").star
+    assert module_exports("def __getattr__(name): ...\n").star
+    assert module_exports("def broken(:\n") is None
+
+
+def test_a_second_start_asks_no_interpreter_for_workspace_and_missing_modules(tmp_path, monkeypatch):
+    """jax's own modules as the workspace (here a copy of its shape), an import of a module that is
+    installed nowhere (jedi answers nothing: it was asked again at every start)."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    for name, text in PACKAGE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    user = root / "pkg" / "bodies.py"
+    user.write_text("import not_installed_anywhere\n" + PACKAGE["pkg/bodies.py"])
+    first, expected = findings(root, "pkg/bodies.py", True)
+    assert {code for code, _, _ in first} == {"PAL001", "PAL002"} and expected._environment is not None
+    again, second = findings(root, "pkg/bodies.py", True)
+    assert again == first and second._environment is None
+
+    # An installed module appears: the folders' stamps changed, the path is asked again, jedi answers.
+    key = second.interpreter_key()
+    from pallas_lsp.analysis import disk_cache
+
+    stored = disk_cache.read("sys-path", *key)
+    stored[-1][1] = [1, 1]
+    disk_cache.write("sys-path", stored, *key)
+    third_findings, third = findings(root, "pkg/bodies.py", True)
+    assert third_findings == first and third._environment is not None
+
+
+def test_get_global_through_a_workspace_reexport(ws):
+    """A body module reached through the package's `__init__` re-export (no jedi for it)."""
+    ws.write("kernels/__init__.py", "from kernels.common import pl, plgpu\n")
+    ws.write("kernels/common.py", "from jax.experimental import pallas as pl\n"
+                                  "from jax.experimental.pallas import mosaic_gpu as plgpu\n")
+    source = "from kernels import pl, plgpu\n\ndef body():\n    pl.get_global(plgpu.SemaphoreType.BARRIER)\n"
+    assert [(code, span) for code, span, _ in ws.check(source=source)] == [
+        ("PAL001", at(source, "pl.get_global(plgpu.SemaphoreType.BARRIER)"))]
