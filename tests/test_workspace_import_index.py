@@ -194,3 +194,141 @@ def test_check_skips_excluded_folders_but_checks_a_file_named_explicitly(tmp_pat
 
     assert check(".") == [("kernel.py", "PAL001")]
     assert check(".", "build/kernel.py") == [("build/kernel.py", "PAL001"), ("kernel.py", "PAL001")]
+
+
+IMPORTS_EXAMPLE = HEADER + "import example\n" + LAUNCH
+
+
+def unscanned(project, name) -> bool:
+    from pallas_lsp.analysis.import_index import Unscanned
+
+    return isinstance(project.index._disk[str(project.root) + "/" + name][1], Unscanned)
+
+
+def test_an_importer_question_scans_only_files_whose_imports_name_the_module(tmp_path, monkeypatch):
+    """The first diagnostics of a kernel file in a big workspace wait for the files whose import
+    statements name its module, not for every file's facts; those come later, the same as a whole scan."""
+    from pallas_lsp.analysis import import_index
+
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    files = {"example.py": HEADER + BODY, "launch.py": IMPORTS_EXAMPLE,
+             "prose.py": '"""An example: import example first."""\nimport os\nexample = 1\n',
+             "unrelated.py": "import os\n", "pkg/__init__.py": "", "pkg/helper.py": HEADER + "from .unrelated import x\n"}
+    project = workspace(tmp_path / "ws", files)
+    model = project.model(str(tmp_path / "ws" / "example.py"))
+    assert names(project.importers(model)) == ["launch.py"]
+    assert [unscanned(project, name) for name in ("launch.py", "prose.py", "unrelated.py", "pkg/helper.py")] \
+        == [False, True, True, True]
+
+    steps = 1
+    while not project.index.complete_some(limit=2):
+        steps += 1
+    assert steps == 3  # five files (the kernel file's own imports do not name it either), two per step
+    for name, text in files.items():
+        assert project.index.facts(str(tmp_path / "ws" / name)) == import_index.scan(text.encode())
+    project.save_caches()
+
+    # The next process asks the same question (and the whole-workspace one) without reading a file.
+    monkeypatch.setattr(import_index, "_read", lambda path: pytest.fail(f"read {path}"))
+    again = Project(root=str(tmp_path / "ws"), python=jax_python())
+    assert names(again.importers(again.model(str(tmp_path / "ws" / "example.py")))) == ["launch.py"]
+    assert [again.can_matter(str(tmp_path / "ws" / name)) for name in ("unrelated.py", "pkg/helper.py")] == [False, True]
+
+
+@pytest.mark.parametrize("trust_events", [False, True])
+def test_a_file_left_unscanned_that_starts_importing_the_module_is_found(tmp_path, monkeypatch, trust_events):
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "ws"
+    project = workspace(root, {"example.py": HEADER + BODY, "launch.py": "import os\n", "prose.py": "example = 1\n"})
+    project.index.trust_events = trust_events
+    model = project.model(str(root / "example.py"))
+    assert project.importers(model) == []
+    assert unscanned(project, "launch.py") and unscanned(project, "prose.py")
+    project.set_text(str(root / "prose.py"), IMPORTS_EXAMPLE)  # an unsaved text
+    assert names(project.importers(model)) == ["prose.py"]
+    project.set_text(str(root / "prose.py"), None)
+    assert project.importers(model) == []
+    (root / "launch.py").write_text(IMPORTS_EXAMPLE + "\n")  # saved: a new stamp (and, trusted, an event)
+    project.file_changed(str(root / "launch.py"))
+    assert names(project.importers(model)) == ["launch.py"]
+    project.save_caches()
+    # A process started from that cache file finds the same.
+    again = Project(root=str(root), python=jax_python())
+    again.index.trust_events = trust_events
+    assert names(again.importers(again.model(str(root / "example.py")))) == ["launch.py"]
+
+
+def test_cache_writes_of_processes_at_the_same_time_are_merged(tmp_path, monkeypatch):
+    """A process that left files unscanned does not overwrite another's facts of them."""
+    from pallas_lsp.analysis.import_index import FileFacts
+
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "ws"
+    files = {"example.py": HEADER + BODY, "launch.py": IMPORTS_EXAMPLE, "a.py": "import os\n", "b.py": "import sys\n"}
+    first = workspace(root, files)
+    first.importers(first.model(str(root / "example.py")))  # a.py and b.py left unscanned
+    second = Project(root=str(root), python=jax_python())
+    assert not second.can_matter(str(root / "a.py"))  # a question about every file: all scanned
+    second.save_caches()
+    (root / "c.py").write_text("import re\n")
+    first.file_changed(str(root / "c.py"))
+    first.importers(first.model(str(root / "example.py")))  # dirty again (c.py): written after the other
+    first.save_caches()
+    third = Project(root=str(root), python=jax_python())
+    third.index._load()
+    assert {Path(path).name: isinstance(facts, FileFacts) for path, (_, facts) in third.index._disk.items()} == {
+        "example.py": True, "launch.py": True, "a.py": True, "b.py": True, "c.py": False}
+
+
+def test_check_writes_each_cache_file_once(tmp_path, monkeypatch):
+    """Not after every analysed file: a big workspace's index is megabytes."""
+    from pallas_lsp import cli
+    from pallas_lsp.analysis import disk_cache
+
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "ws"
+    # Kernel files without a get_global: no question about the whole workspace, so each file's own
+    # facts (and jedi's answers for its own imports) were new after every analysis.
+    workspace(root, {f"k{i}.py": HEADER + ("import functools\n", "import math\n", "import os\n")[i]
+                     + "def body(o_ref):\n    o_ref[...] = 1\n" for i in range(3)})
+    writes = []
+    write = disk_cache.write
+    monkeypatch.setattr(disk_cache, "write", lambda kind, *args: (writes.append(kind), write(kind, *args)))
+    assert cli.main(["check", "--jobs", "1", "--python", jax_python(), str(root)]) == 0
+    assert sorted(set(writes)) == sorted(writes) and "imports" in writes
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"]))
+async def plain_client(lsp_client: LanguageClient, tmp_path_factory):
+    root = tmp_path_factory.mktemp("unwatched")
+    for name, text in {"example.py": HEADER + BODY, "prose.py": "example = 1\n", "other.py": "import os\n"}.items():
+        (root / name).write_text(text)
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=root.as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 0}))
+    lsp_client.root = root
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_server_completes_and_writes_the_index_after_the_first_diagnostics(plain_client: LanguageClient):
+    """The first diagnostics waited only for the files naming the module; the rest of the index is
+    scanned afterwards and written for the next start."""
+    import asyncio
+
+    from pallas_lsp.analysis import disk_cache
+
+    root = plain_client.root
+    uri = (root / "example.py").as_uri()
+    plain_client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri, language_id="python", version=1, text=(root / "example.py").read_text())))
+    assert list((await publish_for(plain_client, uri, 1)).diagnostics) == []
+    for _ in range(600):
+        stored = disk_cache.read("imports", str(root)) or {}
+        if len(stored) == 2 and all(len(entry) == 5 for entry in stored.values()):
+            break
+        await asyncio.sleep(0.1)
+    # The open document's facts come from its text, never from the cache file.
+    assert {Path(path).name: entry[2:] for path, entry in stored.items()} == {
+        "prose.py": [False, False, []], "other.py": [False, False, ["os"]]}

@@ -67,6 +67,7 @@ def _start_worker(root: str, python: str, use_jedi: bool, platform: str) -> None
     global _worker_project
     _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform)
     _worker_project.index.trust_events = True  # files do not change during a check
+    _worker_project.defer_cache_writes = True  # written after each task (`_analyze_task`)
 
 
 def _analyze_task(task: list[tuple[int, str]], codes: set[str]) -> dict[int, tuple[list[Finding], str | None]]:
@@ -76,4 +77,5 @@ def _analyze_task(task: list[tuple[int, str]], codes: set[str]) -> dict[int, tup
     for i, file in task:
         found, skip = analyze_file(_worker_project, file, codes)
         results[i] = ([replace(f, facts={}) for f in found], skip)
+    _worker_project.save_caches(now=True)  # merged with what the other workers wrote meanwhile
     return results

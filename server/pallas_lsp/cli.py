@@ -192,6 +192,7 @@ def run_check(args) -> int:
                 print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
                       "unchanged (see above)", file=sys.stderr)
     project.index.trust_events = True  # files do not change during a check (fixes written above are forgotten)
+    project.defer_cache_writes = True  # written once, after every file's findings
     findings = []
     skipped = 0
     # After --fix/--diff the remaining findings' fixes are looked at in this process: no workers.
@@ -201,6 +202,7 @@ def run_check(args) -> int:
         if skip is not None:  # unreadable, too large, gone: said plainly, the other files still checked
             _warn_skipped(file, skip)
             skipped += 1
+    project.save_caches(now=True)
     if fixing:
         _print_unfixable(project, findings, args.unsafe_fixes)
         if args.diff:

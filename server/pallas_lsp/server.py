@@ -102,6 +102,7 @@ class PallasServer(LanguageServer):
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
         self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
         self.file_events = False  # ... and has been asked to: workspace files are read again only on events
+        self.background_queued = False  # `background_work` is waiting on the analysis thread
 
     # ---- settings and folders -------------------------------------------------------------------
 
@@ -132,6 +133,7 @@ class PallasServer(LanguageServer):
             return previous  # same environment: keep the warm jedi state and the open texts
         project = Project(root=root, python=settings.python, platform=settings.platform)
         project.index.trust_events = self.file_events and uri is not None
+        project.defer_cache_writes = True  # written by `background_work`, after the diagnostics are out
         if previous is not None:
             project.overlay.update(previous.project.overlay)
         if not os.path.exists(resolve_python(project.python)):  # said at once; a broken one when jedi starts it
@@ -337,6 +339,35 @@ class PallasServer(LanguageServer):
         self.published[uri] = version if version is not None else -1
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=diagnostics + self.trace_diagnostics.get(uri, [])))
+        self.background_work()
+
+    def background_work(self) -> None:
+        """What the diagnostics did not wait for, on the analysis thread between analyses: the rest of
+        each folder's import index (a few hundred files per step, so an edit waits for one step at
+        most), then the cache files."""
+        if self.background_queued:
+            return
+        self.background_queued = True
+
+        def step():
+            self.background_queued = False
+            more = False
+            for folder in [*self.folders, *self.loose.values()]:
+                try:
+                    if folder.project.index.complete_some():
+                        folder.project.save_caches(now=True)
+                    else:
+                        more = True
+                except Exception:
+                    log.exception("background work failed for %s", folder.root)
+            if more:
+                try:
+                    self.background_work()
+                except RuntimeError:  # the server is exiting: keep what is known
+                    for folder in [*self.folders, *self.loose.values()]:
+                        folder.project.save_caches(now=True)
+
+        self.executor.submit(step)
 
     def files_changed(self, paths: list[str]) -> None:
         """Files changed on disk (saved, created, deleted): every folder forgets what it read from
@@ -511,6 +542,7 @@ def did_close(ls: PallasServer, params: types.DidCloseTextDocumentParams) -> Non
                 types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
 async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticParams):
     _, diagnostics = await ls.analyse_document(params.text_document.uri)
+    ls.background_work()
     return types.RelatedFullDocumentDiagnosticReport(
         items=diagnostics + ls.trace_diagnostics.get(params.text_document.uri, []))
 

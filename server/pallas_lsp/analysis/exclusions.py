@@ -189,13 +189,62 @@ class Exclusions:
     def walk(self, folder: str):
         """`*.py` files under `folder` that are not left out, in a stable order (`folder` itself is
         walked even when it would be left out: it was asked for)."""
-        for dirpath, dirnames, filenames in os.walk(folder):
-            absolute = os.path.abspath(dirpath)
-            rules = self._ignore_chain(absolute)
-            dirnames[:] = sorted(d for d in dirnames if not self.excludes(os.path.join(absolute, d), True, rules))
-            for name in sorted(filenames):
-                if name.endswith(".py") and not self.excludes(os.path.join(absolute, name), False, rules):
-                    yield os.path.join(dirpath, name)
+        for path, _ in self.walk_entries(folder):
+            yield path
+
+    def walk_entries(self, folder: str):
+        """(path, `os.DirEntry`) of each file `walk` gives: the entry says whether it is a regular
+        file without another `stat` (from the folder listing's file types)."""
+        yield from self._walk_folder(folder, os.path.abspath(folder), asked=True)
+
+    def _walk_folder(self, folder: str, absolute: str, asked: bool = False):
+        """One folder's files (by name), then its folders (by name), as `os.walk` gives them; what
+        is left out is decided per folder where it can be: a folder listing without `.gitignore`
+        has no rules to read, and one with `pyvenv.cfg` is an environment (not walked)."""
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            return
+        if not asked and any(entry.name == "pyvenv.cfg" and _is_file(entry) for entry in entries):
+            return  # a virtual environment
+        if absolute != self.git_top and not any(entry.name == ".gitignore" for entry in entries):
+            self._ignores.setdefault(absolute, [])
+        rules = self._ignore_chain(absolute)
+        by_name = not self.configured and not rules.rules  # nothing but the plain names can leave a file out
+        folders = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                folders.append(entry)
+            elif entry.name.endswith(".py") and entry.name not in self.names and (
+                    by_name or not self._excluded_by_rules(os.path.join(absolute, entry.name), rules, False)):
+                yield os.path.join(folder, entry.name), entry
+        for entry in folders:
+            if entry.is_symlink():  # not followed: a loop of them cannot make the walk endless
+                continue
+            inner = os.path.join(absolute, entry.name)
+            if entry.name in self.names or entry.name.startswith(".") or self._excluded_by_rules(inner, rules, True):
+                continue
+            yield from self._walk_folder(os.path.join(folder, entry.name), inner)
+
+    def _excluded_by_rules(self, path: str, rules: "_Chain", is_dir: bool) -> bool:
+        """`excludes(path, is_dir, rules)` but for the checks `_walk_folder` makes from the listings
+        (plain names, hidden folders, environments)."""
+        for rule in self.configured:
+            if rule.matches(path, is_dir):
+                return not rule.negated
+        return rules.ignores(path, is_dir)
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 class _Chain:

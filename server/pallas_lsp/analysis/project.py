@@ -55,9 +55,10 @@ def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=N
     `.#k.py` lock, a symlink loop, an entry we may not stat) is skipped: `on_skip(path, reason)` is
     told. Folder symlinks are not followed, so a loop of them cannot make the walk endless.
     """
-    for path in (exclusions or Exclusions.for_folder(root)).walk(root):
+    for path, entry in (exclusions or Exclusions.for_folder(root)).walk_entries(root):
         try:
-            regular = S_ISREG(os.stat(path).st_mode)
+            # The listing's file type answers for a regular file (no stat); a symlink is followed.
+            regular = (not entry.is_symlink() and entry.is_file()) or S_ISREG(os.stat(path).st_mode)
             reason = None if regular else "not a regular file"
         except OSError as exc:
             reason = ("a dangling symlink" if os.path.islink(path) and exc.errno == errno.ENOENT
@@ -97,6 +98,9 @@ class Project:
         self.index = ImportIndex(self)
         self._exclusions: Exclusions | None = None
         self._workspace_verdicts: dict[str, bool] = {}
+        # The server and `check` write the cache files once their answers are out (`save_caches(now=True)`),
+        # not after every analysis: a first analysis in a big workspace would wait for a 3 MB write.
+        self.defer_cache_writes = False
         self.evaluator = Evaluator(self)
         self.resolver = Resolver(self)
 
@@ -333,8 +337,11 @@ class Project:
             self._exclusions = Exclusions.for_folder(self.root)
         return self._exclusions
 
-    def save_caches(self) -> None:
-        """Write what is kept between runs (import index, jedi's library answers) when it grew."""
+    def save_caches(self, now: bool = False) -> None:
+        """Write what is kept between runs (import index, jedi's library answers) when it grew
+        (with `defer_cache_writes`, only when called with `now`)."""
+        if self.defer_cache_writes and not now:
+            return
         self.index.save()
         self.resolver.library_answers.save()
 
