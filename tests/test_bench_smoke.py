@@ -148,3 +148,11 @@ def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
         for key in ("check_jobs1_cpu", "check_wall", "ast_parse_cpu"):
             assert_stats(corpus[key], 1)
         assert math.isfinite(corpus["ratio_cpu_check_to_ast_parse"])
+
+
+def test_big_document_memory_reads_the_servers_memory_around_a_documents_edits():
+    result = run_bench("big_document_memory.py", "pallas", "--size", "300000", "--edits", "2")
+    assert (result["kind"], result["edits"], result["diagnostics"]) == ("pallas", 2, 0)
+    assert 290_000 < result["size_bytes"] <= 300_000 and result["lines"] > 1500  # analysed incrementally
+    assert 0 < result["baseline_rss_mib"] and result["after_edits_rss_mib"] <= result["hwm_mib"]
+    assert math.isfinite(result["growth_over_size"]) and result["total_s"] >= result["open_s"] > 0

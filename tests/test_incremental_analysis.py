@@ -466,3 +466,25 @@ def test_modules_dropped_from_memory_do_not_stop_it_and_their_files_changing_on_
     whole.set_text(str(path), edited)
     assert got == analyze(whole, str(path), edited)
     assert any(f.code == "PAL001" and "get_global(KIND)" in edited.split("\n")[f.span.line] for f in got)
+
+
+def test_a_document_over_the_model_budget_keeps_only_its_chunks(tmp_path):
+    """Its whole model (~90 times its text) is not kept between edits; edits, the first statement
+    below the imports included, stay incremental and equal a whole analysis."""
+    text, _ = make_big_file.generate(lines=600, bug_every=3)
+    path = tmp_path / "kernels_module.py"
+    path.write_text(text)
+    project = Project(root=str(tmp_path), python=jax_python())
+    project.model_text_budget = len(text) // 2
+    assert analyze_incremental(project, str(path), text, min_lines=0)
+    assert str(path) not in project._models and project.incremental[str(path)].text is text
+    lines = text.split("\n")
+    below_imports = lines.index(next(line for line in lines if line.startswith("DTYPES = ")))
+    for step, (at, new) in enumerate([(below_imports, "DTYPES = (jnp.float32,)"), (below_imports + 1, "# a note")]):
+        lines[at:at + (step == 0)] = [new]
+        edited = "\n".join(lines)
+        project.set_text(str(path), edited)
+        got = analyze_incremental(project, str(path), edited, min_lines=0)
+        assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited)
+        assert project.incremental[str(path)].updates == step + 1
+        assert str(path) not in project._models

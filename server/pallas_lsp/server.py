@@ -227,6 +227,8 @@ class PallasServer(LanguageServer):
             return []
         finally:
             folder.project.drop_models_over_budget(path)  # open or not: parsed again when needed
+            if len(text) > folder.project.model_text_budget:
+                give_freed_memory_back()  # a big document's model (or an edit's lists of its lines) is gone
 
     def read_lines(self, path: str) -> list[str]:
         """Lines of another file (open or on disk), for UTF-16 columns of related locations."""
@@ -865,6 +867,17 @@ def give_big_blocks_back_when_freed() -> None:
 
     try:
         ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD, glibc's default value, now fixed
+    except (OSError, AttributeError):
+        pass
+
+
+def give_freed_memory_back() -> None:
+    """After a big document's whole model is dropped: the heap's free pages go back to the system
+    (glibc keeps them otherwise; a 5 MB module's model is ~400 MiB). No-op without glibc."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
     except (OSError, AttributeError):
         pass
 

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import keyword
 import os
 import re
 import sys
 import warnings
 from bisect import bisect_right
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 
 from . import analyze, model_findings
@@ -55,35 +56,73 @@ _STAR_IMPORT = re.compile(r"\bimport\s*\*")
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
-    """Whole lines holding complete top-level statements, and what ties them to other chunks."""
+    """Whole lines holding complete top-level statements, and what ties them to other chunks.
+    Kept for every statement of a big document between edits: small on purpose (slots, tuples of
+    interned names, equal tuples shared: a 5 MB module has tens of thousands of chunks)."""
 
     size: int  # lines (the text is the document's lines: `DocumentState.lines`)
-    bound: frozenset  # names bound at module level (the model's own bindings)
-    names: tuple  # every identifier in the text, once (a superset of the names it uses; a tuple is small)
+    bound: tuple  # names bound at module level (the model's own bindings)
+    names: tuple  # every identifier in the text but keywords, once (a superset of the names it uses)
     imports_only: bool
     switch: bool  # may switch interpret mode for the whole module
 
     @classmethod
-    def of(cls, lines: list[str], statements: list[ast.stmt], bound: frozenset) -> "Chunk":
+    def of(cls, lines: list[str], statements: list[ast.stmt], bound, shared: dict | None = None) -> "Chunk":
+        """`shared`: equal tuples already made (one object for every chunk naming the same names)."""
         text = "\n".join(lines)
-        return cls(len(lines), bound, tuple(set(map(sys.intern, _IDENTIFIER.findall(text)))),
+        names = tuple(sorted(set(map(sys.intern, _IDENTIFIER.findall(text))) - _KEYWORDS))
+        bound = tuple(sorted(bound))
+        if shared is not None:
+            names, bound = shared.setdefault(names, names), shared.setdefault(bound, bound)
+        return cls(len(lines), bound, names,
                    bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements),
                    _MODULE_SWITCH in text)
 
 
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
 @dataclass
 class DocumentState:
-    """The last analysed text of one document, cut into chunks, and its findings."""
+    """The last analysed text of one document, cut into chunks, and its findings. Texts, not
+    lists of lines, between edits (a line is a ~50-byte object: a 5 MB module's lines take 3 times
+    its size); the text is the document's own string when it parsed."""
 
-    lines: list[str]  # the lines the chunks were parsed from: the text's, or their recovery (`shown`)
+    text: str  # the lines the chunks were parsed from, joined: the document's text, or its recovery
     chunks: list[Chunk]
     findings: list[Finding]
     codes: frozenset | None
     changes: tuple  # `Project.changes_besides` when it was made
     updates: int = 0  # edits taken incrementally since the last whole analysis
-    shown: list[str] | None = None  # the text's own lines when it has syntax errors (else `lines`)
+    shown_text: str | None = None  # the document's text when it has syntax errors (else `text`)
+    _split: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def lines(self) -> list[str]:
+        """`text`'s lines, split once while an edit is applied (`release` drops them)."""
+        if "lines" not in self._split:
+            self._split["lines"] = self.text.split("\n")
+        return self._split["lines"]
+
+    @property
+    def shown(self) -> list[str] | None:
+        """The document's own lines when it has syntax errors (else None)."""
+        if self.shown_text is None:
+            return None
+        if "shown" not in self._split:
+            self._split["shown"] = self.shown_text.split("\n")
+        return self._split["shown"]
+
+    def move_to(self, text: str, lines: list[str], shown: list[str]) -> None:
+        """Now the document's `text`, split as `shown`, parsed (or recovered) as `lines`."""
+        parsed = shown is lines
+        self.text, self.shown_text = (text, None) if parsed else ("\n".join(lines), text)
+        self._split = {"lines": lines} if parsed else {"lines": lines, "shown": shown}
+
+    def release(self) -> None:
+        self._split = {}
 
 
 def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,
@@ -96,17 +135,28 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
     if (state is not None and state.codes == frozen_codes and project.unchanged_since(path, state.changes)
             and _eligible(project, path, text, min_lines)):
         findings = _update(project, path, state, text)
+        state.release()
         if findings is not None:
             state.changes = project.changes_besides(path, state.changes)
             project.incremental[path] = state
             project.save_caches()
+            _drop_whole_model(project, path, text)
             return findings
     findings = analyze(project, path, text, codes)
     if _eligible(project, path, text, min_lines):
         state = _seed(project, path, text, frozen_codes, findings)
         if state is not None:
             project.incremental[path] = state
+            _drop_whole_model(project, path, text)
     return findings
+
+
+def _drop_whole_model(project: Project, path: str, text: str) -> None:
+    """A document over the models' memory budget keeps only its chunks between edits: its whole
+    model costs ~90 times its text (5 MB: 400 MiB and more), and edits, hovers and inlay hints
+    need only chunks (`model_for_lines`); a request that needs the whole model parses it again."""
+    if len(text) > project.model_text_budget:
+        project.forget_model(path)
 
 
 def _eligible(project: Project, path: str, text: str, min_lines: int) -> bool:
@@ -148,10 +198,11 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
     for name, bindings in model.scopes[model.tree].bindings.items():
         for binding in bindings:
             bound[max(0, bisect_right(cuts, binding.lineno - 1) - 1)].add(name)
-    chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], groups[k] if groups else [], frozenset(bound[k]))
+    shared: dict = {}
+    chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], groups[k] if groups else [], bound[k], shared)
               for k in range(len(cuts) - 1)]
-    return DocumentState(lines, chunks, findings, codes, project.changes_besides(path),
-                         shown=None if lines is shown else shown)
+    return DocumentState(text if lines is shown else "\n".join(lines), chunks, findings, codes,
+                         project.changes_besides(path), shown_text=None if lines is shown else text)
 
 
 def _recovered_lines(errors: list, recovered: list[str] | None, parsed: list[str],
@@ -227,10 +278,10 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     A text that does not parse is recovered as a whole analysis does (`source.parse`: broken lines
     become `pass`), and the recovered lines are what is compared and cut into chunks; the analysed
     (blanked) text is given that recovery, blanked, and the whole text's syntax errors."""
-    shown = text.split("\n")
-    if shown == (state.shown or state.lines):
+    if text == (state.text if state.shown_text is None else state.shown_text):
         return list(state.findings)
-    found = _apply(project, path, state, shown, shown, [])
+    shown = text.split("\n")
+    found = _apply(project, path, state, text, shown, shown, [])
     if not isinstance(found, _RegionBroken):
         return found
     # Recover from the first changed statement on, as a whole parse would: the lines above are
@@ -253,7 +304,7 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     errors = [SyntaxProblem(e.line + start, e.column,
                             _LINE_NUMBER.sub(lambda m: f"line {int(m[1]) + start}", e.message))
               for e in tail_errors]
-    found = _apply(project, path, state, [*shown[:start], *tail_lines], shown, errors)
+    found = _apply(project, path, state, text, [*shown[:start], *tail_lines], shown, errors)
     return None if isinstance(found, _RegionBroken) else found
 
 
@@ -278,9 +329,9 @@ def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
     return first, len(old) - same_tail
 
 
-def _apply(project: Project, path: str, state: DocumentState, new_lines: list[str], shown: list[str],
+def _apply(project: Project, path: str, state: DocumentState, text: str, new_lines: list[str], shown: list[str],
            errors: list) -> list[Finding] | None | object:
-    """`_update` for a text whose lines are `shown` and parse (or were recovered) as `new_lines`."""
+    """`_update` for `text`, whose lines are `shown` and parse (or were recovered) as `new_lines`."""
     n_old, n_new = len(state.lines), len(new_lines)
     first, old_end = _changed_lines(state.lines, new_lines)
     if state.shown is not None or shown is not new_lines:  # a broken line edited, still broken
@@ -294,6 +345,8 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
     old_chunks = state.chunks
     old_starts = list(accumulate((c.size for c in old_chunks), initial=0))
     i = bisect_right(old_starts, low) - 1
+    if old_chunks[i].imports_only and old_starts[i + 1] <= first and i + 1 < len(old_chunks):
+        i += 1  # nothing below joins an import statement: an edit just under one leaves it alone
     j = bisect_right(old_starts, high - 1)
     j = max(min(j, len(old_chunks)), i + 1)
     region_start, old_region_end = old_starts[i], old_starts[j]
@@ -357,8 +410,8 @@ def _apply(project: Project, path: str, state: DocumentState, new_lines: list[st
             return None  # explained by the edited lines but not in their component: not expected, be safe
         kept.append(_moved(finding, path, old_region_end, delta) if delta else finding)
     findings = sorted([*fresh, *kept], key=Finding.sort_key)
-    state.lines, state.chunks, state.findings = new_lines, chunks, findings
-    state.shown = None if shown is new_lines else shown
+    state.move_to(text, new_lines, shown)
+    state.chunks, state.findings = chunks, findings
     state.updates += 1
     return findings
 
@@ -390,7 +443,8 @@ def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk], imp
     for k, chunk in enumerate(chunks):
         for name in wanted.intersection(chunk.names):
             users.setdefault(name, []).append(k)
-    shared = [k for k, chunk in enumerate(chunks) if any(name not in hubs for name in chunk.bound & imported_names)]
+    shared = [k for k, chunk in enumerate(chunks)
+              if any(name not in hubs for name in imported_names.intersection(chunk.bound))]
     shared_set = set(shared)
     todo = list(edited)
     if (removed_bound - hubs) & imported_names:
@@ -439,9 +493,9 @@ def model_for_lines(project: Project, path: str, text: str, first_line: int, las
     path = os.path.abspath(path)
     state = project.incremental.get(path)
     model = importers = None
-    if state is not None and state.shown is None and project.unchanged_since(path, state.changes):
+    if state is not None and state.shown_text is None and project.unchanged_since(path, state.changes):
         lines = text.split("\n")
-        importers = _importer_names(project, path) if lines == state.lines else None
+        importers = _importer_names(project, path) if text == state.text else None
         if importers is not None:
             starts = list(accumulate((c.size for c in state.chunks), initial=0))
             first = max(0, bisect_right(starts, first_line) - 1)

@@ -299,6 +299,11 @@ class Project:
         if dropped:
             self._forget_evaluations()
 
+    def forget_model(self, path: str) -> None:
+        """Drop one file's parsed module (parsed again when needed), and what others evaluated through it."""
+        if self._models.pop(os.path.abspath(path), None) is not None:
+            self._forget_evaluations()
+
     def module_name(self, path: str) -> str | None:
         """Dotted module name from the nearest folder without an `__init__.py` (how imports see it)."""
         file = Path(path)
