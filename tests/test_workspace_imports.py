@@ -168,3 +168,35 @@ def test_get_global_through_a_workspace_reexport(ws):
     source = "from kernels import pl, plgpu\n\ndef body():\n    pl.get_global(plgpu.SemaphoreType.BARRIER)\n"
     assert [(code, span) for code, span, _ in ws.check(source=source)] == [
         ("PAL001", at(source, "pl.get_global(plgpu.SemaphoreType.BARRIER)"))]
+
+
+CONDITIONAL = "import sys\nif sys.version_info >= (3, 8):\n    def f():\n        pass\nelse:\n    f = None\n"
+
+
+def test_jedis_workspace_answers_are_kept_on_disk_until_a_file_it_read_changes(tmp_path, monkeypatch):
+    """Names `workspace_imports` leaves to jedi (here bound conditionally, re-exported by the
+    package): jedi's answer is kept on disk with the stamps of every module it had loaded, so the
+    next process asks no interpreter; an edit of the re-exporting `__init__.py` (not the file the
+    answer points into) makes jedi answer again, and the new answer is the new file's."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("from pkg.util import f\n")
+    (root / "pkg" / "util.py").write_text(CONDITIONAL)
+    (root / "pkg" / "other.py").write_text("\n\n" + CONDITIONAL)
+    (root / "user.py").write_text("from pkg import f\n")
+
+    def answer():
+        project = Project(root=str(root), python=jax_python())
+        model = project.model(str(root / "user.py"))
+        (binding, _), = import_bindings(model).values()
+        assert project.resolver.workspace_imports.targets(model.path, binding) is None  # left to jedi
+        targets = project.resolver._import_targets(model, binding)
+        project.save_caches()
+        return [(os.path.basename(t.module_path), t.line) for t in targets], project._environment is not None
+
+    assert answer() == ([("util.py", 3)], True)
+    assert answer() == ([("util.py", 3)], False)  # from disk: no interpreter
+    (root / "pkg" / "__init__.py").write_text("from pkg.other import f\n")  # one byte longer: a new stamp
+    assert answer() == ([("other.py", 5)], True)
+    assert answer() == ([("other.py", 5)], False)

@@ -429,18 +429,22 @@ _stamp = disk_cache.stamp
 
 
 class LibraryAnswers:
-    """What jedi said an import statement in a folder binds, when that is in an installed library.
+    """What jedi said an import statement in a folder binds, when that is in an installed library,
+    or in the workspace (the imports `workspace_imports` leaves to jedi) with the files it read.
 
     Kept for the session, and on disk between sessions (`disk_cache`, keyed by the interpreter and
     its stamp): a new server or `check` asks jedi nothing for imports it answered before, which is
     most of the time to the first diagnostics. Each answer carries the stamps of the files it points
-    into and is dropped when one of them changed (a library upgraded).
+    into and is dropped when one of them changed (a library upgraded). An answer into the workspace
+    also carries the stamps of every module jedi had loaded for it and of the folders it searched,
+    checked at every use: an edited workspace file makes jedi answer again.
     """
 
     def __init__(self, project: Project):
         self.project = project
         self._answers: dict[tuple[str, str], tuple[_Target, ...]] = {}
-        self._stored: dict[str, list] | None = None  # "folder\0statement" -> [targets, stamps], from disk
+        self._dependencies: dict[tuple[str, str], list] = {}  # key -> [[path, stamp], ...] (workspace answers)
+        self._stored: dict[str, list] | None = None  # "folder\0statement" -> [targets, stamps, folder(, dependencies)]
         self._new: dict[str, list] = {}
 
     def _key(self) -> tuple[str, str] | None:
@@ -449,7 +453,10 @@ class LibraryAnswers:
     def get(self, key: tuple[str, str]) -> tuple[_Target, ...] | None:
         answer = self._answers.get(key)
         if answer is not None:
-            return answer
+            if _unchanged(self._dependencies.get(key, ())):
+                return answer
+            del self._answers[key]  # a file it was read from changed: jedi answers again
+            return None
         if self._stored is None:
             cache_key = self._key()
             stored = disk_cache.read("jedi-imports", *cache_key) if cache_key else None
@@ -458,19 +465,27 @@ class LibraryAnswers:
         if entry is None:
             return None
         try:
-            targets, stamps, folder = entry
+            targets, stamps, folder, *rest = entry
             answer = tuple(_Target(*target) for target in targets)
+            dependencies = rest[0] if rest else []
+            if _stamp(key[0]) != folder or any(_stamp(t.module_path) != stamp for t, stamp in zip(answer, stamps)):
+                return None  # a module appeared beside the importer, or a library file changed: ask jedi
+            if not _unchanged(dependencies):
+                return None
         except (TypeError, ValueError):
             return None
-        if _stamp(key[0]) != folder or any(_stamp(t.module_path) != stamp for t, stamp in zip(answer, stamps)):
-            return None  # a module appeared beside the importer, or a library file changed: ask jedi
         self._answers[key] = answer
+        if dependencies:
+            self._dependencies[key] = dependencies
         return answer
 
-    def add(self, key: tuple[str, str], answer: tuple[_Target, ...]) -> None:
+    def add(self, key: tuple[str, str], answer: tuple[_Target, ...], dependencies: list[str] | None = None) -> None:
         self._answers[key] = answer
-        self._new["\0".join(key)] = [[list(astuple(t)) for t in answer], [_stamp(t.module_path) for t in answer],
-                                     _stamp(key[0])]
+        entry = [[list(astuple(t)) for t in answer], [_stamp(t.module_path) for t in answer], _stamp(key[0])]
+        if dependencies:
+            self._dependencies[key] = entry_dependencies = [[path, _stamp(path)] for path in dependencies]
+            entry.append(entry_dependencies)
+        self._new["\0".join(key)] = entry
 
     def save(self) -> None:
         """Add this session's new answers to the cache file (merged with what others wrote meanwhile)."""
@@ -485,15 +500,41 @@ class LibraryAnswers:
         disk_cache.write("jedi-imports", merged, *cache_key)
 
 
+def _unchanged(dependencies) -> bool:
+    return all(_stamp(path) == stamp for path, stamp in dependencies)
+
+
+def _jedi_dependencies(script, project: Project, importer: str) -> list[str] | None:
+    """Every file a probe's jedi had loaded (a superset of what one answer was read from), their
+    folders and the folders imports are searched in (a module appearing there may shadow one);
+    None when jedi's state cannot be read (then the answer is not kept)."""
+    try:
+        state = script._inference_state
+        values = [v for value_set in state.module_cache._name_cache.values() for v in value_set]
+        values += [v for v in state.stub_module_cache.values() if v is not None]
+        files = {os.path.abspath(str(path)) for path in (v.py__file__() for v in values) if path}
+        search = project.resolver.workspace_imports.search_path() if project.resolver.workspace_imports else []
+    except Exception as exc:  # jedi's internals moved, or the path cannot be asked: not kept
+        log.debug("cannot list what jedi read for %s: %s", importer, exc)
+        return None
+    folders = {os.path.dirname(path) for path in files} | set(search)
+    folder = os.path.dirname(importer)
+    while folder.startswith(project.root):
+        folders.add(folder)
+        folder = os.path.dirname(folder)
+    return sorted(files | folders)
+
+
 class Resolver:
     """Turns imported and otherwise unbound names into values, jedi first, the import statement second.
 
     Imports are resolved by jedi on a probe: a tiny module holding only the file's import statements,
     placed beside the file (so relative imports and the search path are the same). Parsing the whole
-    file with jedi's parser on every edit was most of the analysis time. What jedi answers for an
-    import statement in a folder is kept for the session while it points outside the workspace (an
-    installed library does not change under us); answers into workspace files are asked again for
-    every new text.
+    file with jedi's parser on every edit was most of the analysis time. Absolute imports into
+    workspace modules are answered without jedi first (`workspace_imports`). What jedi answers for
+    an import statement in a folder is kept (`LibraryAnswers`, also on disk): while it points
+    outside the workspace (an installed library does not change under us), or, into the workspace,
+    while no file it had loaded changed.
     """
 
     def __init__(self, project: Project):
@@ -558,9 +599,13 @@ class Resolver:
             answer = ()
         _trim_parser_cache()
         probe["answers"][statement[0]] = answer
-        if answer and all(t.module_path and not self.project.is_workspace_file(t.module_path)
-                          and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
-            self.library_answers.add(key, answer)
+        if answer and all(t.module_path and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
+            if not any(self.project.is_workspace_file(t.module_path) for t in answer):
+                self.library_answers.add(key, answer)
+            else:
+                dependencies = _jedi_dependencies(self._probe_script(model, probe), self.project, model.path)
+                if dependencies is not None:
+                    self.library_answers.add(key, answer, dependencies)
         return answer
 
     def _probe_script(self, model: ModuleModel, probe: dict):
