@@ -256,6 +256,9 @@ def test_a_file_left_unscanned_that_starts_importing_the_module_is_found(tmp_pat
     again = Project(root=str(root), python=jax_python())
     again.index.trust_events = trust_events
     assert names(again.importers(again.model(str(root / "example.py")))) == ["launch.py"]
+    # What the earlier process left unscanned is scanned in this one's idle time.
+    assert not again.index.complete_some(limit=0)
+    assert again.index.complete_some() and not unscanned(again, "prose.py")
 
 
 def test_cache_writes_of_processes_at_the_same_time_are_merged(tmp_path, monkeypatch):

@@ -165,7 +165,7 @@ class ImportIndex:
         self._everything: dict[str, FileFacts] | None = None  # with trust_events: every file's facts
         self._forgotten: set[str] = set()  # not taken back from the cache file when merging on save
         self._absent_sets: dict[frozenset[str], Unscanned] = {}  # one `Unscanned` per word set
-        self._incomplete = False  # a question left files unscanned in this process (`complete_some`)
+        self._incomplete = False  # a question met files left unscanned (`complete_some`)
 
     # ---- entries ----------------------------------------------------------------------------
 
@@ -209,6 +209,7 @@ class ImportIndex:
         if isinstance(known, FileFacts):
             return known
         if known is not None and word is not None and word in known.absent:
+            self._incomplete = True  # left unscanned by an earlier process: `complete_some` scans it
             return None
         if data is None:
             try:
@@ -256,8 +257,8 @@ class ImportIndex:
 
     def complete_some(self, limit: int = 256) -> bool:
         """Scan up to `limit` workspace files whose facts are not known yet (work left by `importers`,
-        for a server's idle time); True when every file's facts are known, or no question left any
-        unscanned (then nothing is walked or read: a folder whose files nobody asked about costs nothing)."""
+        for a server's idle time); True when every file's facts are known, or no question met an
+        unscanned one (then nothing is walked or read: a folder whose files nobody asked about costs nothing)."""
         if not self._incomplete:
             return True
         scanned = 0
