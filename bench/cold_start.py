@@ -42,8 +42,7 @@ def cold_start(path: Path, root: Path, python: str, source: str | None, cache: s
                debounce_ms: int) -> tuple[float, float, int]:
     """Seconds from process start to the initialize answer and to the first diagnostics, and their count,
     for a server whose cache folder is `cache`."""
-    os.environ["PALLAS_LSP_CACHE_DIR"] = cache  # the client hands its environment to the server
-    client = LspClient(source=source)
+    client = LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache})
     try:
         client.initialize(str(root), python=python, debounce_ms=debounce_ms)
         initialized = time.perf_counter()
@@ -115,7 +114,6 @@ def main(argv: list[str] | None = None) -> int:
         for tree in trees:
             compileall.compile_dir(str(Path(tree or REPO) / "server"), quiet=1)
     first_start = not args.no_first_start
-    saved_cache = os.environ.get("PALLAS_LSP_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="pallas-cold-cache-") as caches:
         cache_of = {tree: os.path.join(caches, str(i)) for i, tree in enumerate(trees)}
         for tree in trees:  # the start that fills each tree's cache (the machine's first), untimed
@@ -125,14 +123,11 @@ def main(argv: list[str] | None = None) -> int:
         baseline, imports = [], []
         for _ in range(args.runs):  # interleaved, so load changes hit every series alike
             baseline.append(python_run("pass"))
-            imports.append(python_run("import pallas_lsp.server", pallas_command("serve", args.source)[1]))
+            imports.append(python_run("import pallas_lsp.server", {**pallas_command("serve", args.source)[1],
+                                                                   "PALLAS_LSP_CACHE_DIR": cache_of[args.source]}))
             for path, root in targets:
                 for tree in trees:
                     series[tree, path].run(path, root, args.python, tree, cache_of[tree], first_start, args.debounce_ms)
-    if saved_cache is None:
-        os.environ.pop("PALLAS_LSP_CACHE_DIR", None)
-    else:
-        os.environ["PALLAS_LSP_CACHE_DIR"] = saved_cache
     base = summary(baseline)
     results = []
     for path, root in targets:

@@ -30,8 +30,10 @@ def pallas_command(subcommand: str, source: str | None = None) -> tuple[list[str
 
 
 class LspClient:
-    def __init__(self, source: str | None = None):
-        command, env = pallas_command("serve", source)
+    def __init__(self, source: str | None = None, env: dict | None = None):
+        """`env`: variables set for the server on top of this process's environment."""
+        command, server_env = pallas_command("serve", source)
+        env = {**server_env, **(env or {})}
         self.started = time.perf_counter()
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, env=env, bufsize=0)

@@ -4,7 +4,6 @@ start builds the same protocol classes and leaves nothing changed behind."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import subprocess
@@ -15,7 +14,7 @@ from conftest import REPO
 # The methods of every lsprotocol class, their compiled code field by field, fingerprinted per class.
 # `__hash__` is left out: attrs salts its text with a string hash, which differs in every process.
 FINGERPRINT = """
-import gc, hashlib, json, sys, types
+import hashlib, json, sys, types
 import pallas_lsp.server
 import attr, attr._make, lsprotocol.types as t
 
@@ -32,7 +31,7 @@ for name, cls in vars(t).items():
         methods = {m: fields(vars(cls)[m].__code__) for m in sorted(vars(cls)) if m != "__hash__"
                    and isinstance(vars(cls)[m], types.FunctionType)}
         prints[name] = hashlib.sha256(repr(methods).encode()).hexdigest()
-print(json.dumps({"prints": prints, "gc": gc.isenabled(), "patched": "compile" in vars(attr._make),
+print(json.dumps({"prints": prints, "patched": "compile" in vars(attr._make),
                   "lazy": sorted(m for m in ("jedi", "parso", "libcst", "pallas_lsp.fixes", "pallas_lsp.trace",
                                              "pallas_lsp.analysis.hover") if m in sys.modules)}))
 """
@@ -56,7 +55,7 @@ def test_kept_methods_build_the_same_protocol_classes(tmp_path):
     assert first["prints"] == plain["prints"] and second["prints"] == plain["prints"]
     assert (kept.stat().st_mtime_ns, kept.stat().st_ino) == written  # nothing compiled again: not rewritten
     for run in (plain, first, second):
-        assert run["gc"] is True and run["patched"] is False  # both put back after the import
+        assert run["patched"] is False  # attrs' own compile again after the import
         assert run["lazy"] == []  # imported only when first needed, never at the start
 
 
@@ -80,25 +79,6 @@ def test_no_file_when_caching_is_off(tmp_path):
            "PYTHONPATH": str(REPO / "server")}
     subprocess.run([sys.executable, "-c", "import pallas_lsp.server"], check=True, env=env, timeout=120)
     assert not env_home.exists() or not list(env_home.rglob("attrs-code-*"))
-
-
-def test_long_lived_imports_put_the_collector_back_and_leave_what_they_made_out_of_collections():
-    from pallas_lsp.lsp_libraries import long_lived_imports
-
-    assert gc.isenabled()
-    frozen = gc.get_freeze_count()
-    try:
-        with long_lived_imports():
-            assert not gc.isenabled()
-            kept = [[] for _ in range(100)]
-        assert gc.isenabled() and gc.get_freeze_count() >= frozen + len(kept)
-        gc.disable()
-        with long_lived_imports():
-            pass
-        assert not gc.isenabled()  # off before: left off
-    finally:
-        gc.enable()
-        gc.unfreeze()
 
 
 def test_an_opened_document_is_analysed_at_once_and_edits_after_its_first_diagnostics_wait_for_the_debounce(tmp_path):

@@ -279,11 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             return run_check(args)
         if args.command == "serve":
-            from .lsp_libraries import long_lived_imports
             from .lsp_tcp import serve_command
+            from .server import give_big_blocks_back_when_freed, server
 
-            with long_lived_imports():
-                from .server import give_big_blocks_back_when_freed, server
             give_big_blocks_back_when_freed()
             return serve_command(server, args=args)
         if args.command == "trace":
