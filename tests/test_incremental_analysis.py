@@ -211,6 +211,8 @@ def test_incremental_findings_equal_a_whole_analysis_after_random_edits(tmp_path
         (tmp_path / "launcher.py").write_text(IMPORTER)
     python = jax_python()
     editing = Project(root=str(tmp_path), python=python)
+    if seed:  # over the models' budget: whole analyses by chunks, no whole model kept
+        editing.model_text_budget = 0
     reference = Project(root=str(tmp_path), python=python)
     rng = random.Random(seed)
     assert analyze_incremental(editing, str(path), text, min_lines=0) == analyze(reference, str(path), text)

@@ -69,16 +69,14 @@ class Chunk:
     switch: bool  # may switch interpret mode for the whole module
 
     @classmethod
-    def of(cls, lines: list[str], statements: list[ast.stmt], bound, shared: dict | None = None) -> "Chunk":
+    def of(cls, lines: list[str], imports_only: bool, bound, shared: dict | None = None) -> "Chunk":
         """`shared`: equal tuples already made (one object for every chunk naming the same names)."""
         text = "\n".join(lines)
         names = tuple(sorted(set(map(sys.intern, _IDENTIFIER.findall(text))) - _KEYWORDS))
         bound = tuple(sorted(bound))
         if shared is not None:
             names, bound = shared.setdefault(names, names), shared.setdefault(bound, bound)
-        return cls(len(lines), bound, names,
-                   bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements),
-                   _MODULE_SWITCH in text)
+        return cls(len(lines), bound, names, imports_only, _MODULE_SWITCH in text)
 
 
 _KEYWORDS = frozenset(keyword.kwlist)
@@ -147,7 +145,6 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
         state = _seed(project, path, text, frozen_codes, findings)
         if state is not None:
             project.incremental[path] = state
-            _drop_whole_model(project, path, text)
     return findings
 
 
@@ -187,20 +184,28 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
     model = project._models.get(path)
     if model is None or model.text != text:
         return None
-    shown = text.split("\n")
     source = model.source
-    lines = _recovered_lines(source.syntax_errors, source.recovered, source.lines, shown)
-    if lines is None:
-        return None
+    shown = lines = None
+    if source.syntax_errors:
+        shown = text.split("\n")
+        lines = _recovered_lines(source.syntax_errors, source.recovered, source.lines, shown)
+        if lines is None:
+            return None
     groups = _group_statements(model.tree.body)
-    cuts = _cuts(groups, len(lines))
+    cuts = _cuts(groups, text.count("\n") + 1)
     bound: list[set] = [set() for _ in cuts[1:]]
     for name, bindings in model.scopes[model.tree].bindings.items():
         for binding in bindings:
             bound[max(0, bisect_right(cuts, binding.lineno - 1) - 1)].add(name)
+    imports = [_imports_only(g) for g in groups] or [False]
+    del model, source, groups
+    # What is kept is made once the whole model is gone (a big one is): it then fills the memory
+    # the model freed instead of keeping that memory's pages from going back.
+    _drop_whole_model(project, path, text)
+    if lines is None:
+        lines = shown = text.split("\n")
     shared: dict = {}
-    chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], groups[k] if groups else [], bound[k], shared)
-              for k in range(len(cuts) - 1)]
+    chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], imports[k], bound[k], shared) for k in range(len(cuts) - 1)]
     return DocumentState(text if lines is shown else "\n".join(lines), chunks, findings, codes,
                          project.changes_besides(path), shown_text=None if lines is shown else text)
 
@@ -215,6 +220,10 @@ def _recovered_lines(errors: list, recovered: list[str] | None, parsed: list[str
     if recovered is None or len(recovered) != len(parsed) or len(shown) - len(recovered) not in (0, 1):
         return None
     return [*recovered, *shown[len(recovered):]]
+
+
+def _imports_only(statements: list[ast.stmt]) -> bool:
+    return bool(statements) and all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in statements)
 
 
 def _statement_start(statement: ast.stmt) -> int:
@@ -359,7 +368,7 @@ def _apply(project: Project, path: str, state: DocumentState, text: str, new_lin
         return _RegionBroken(region_start, new_region_end, old_region_end)
     groups = _group_statements(statements)
     cuts = _cuts(groups, len(region))
-    new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], groups[k] if groups else [],
+    new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], _imports_only(groups[k] if groups else []),
                            _module_bindings(groups[k] if groups else []))
                   for k in range(len(cuts) - 1) if cuts[k + 1] > cuts[k]]
     removed = old_chunks[i:j]
