@@ -113,3 +113,19 @@ def test_an_opened_document_is_analysed_at_once_and_edits_after_its_first_diagno
             assert not [m for m in server.messages if published(2)(m)]
     finally:
         server.kill()
+
+
+def test_a_message_from_another_thread_after_the_server_exited_is_dropped():
+    """The jedi environment loads on its own thread from `initialize`; a client that leaves right after
+    the first diagnostics closes the event loop before it reports, which raised in that thread."""
+    import asyncio
+
+    from pallas_lsp.server import PallasServer
+
+    ls = PallasServer()
+    loop = asyncio.new_event_loop()
+    loop.close()
+    ls.event_loop, ls.loop_thread = loop, None  # as after `initialize`, seen from another thread
+    sent = []
+    ls.notify_from_any_thread(sent.append, "the environment failed")
+    assert sent == []

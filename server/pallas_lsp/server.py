@@ -171,8 +171,11 @@ class PallasServer(LanguageServer):
         loop = self.event_loop
         if loop is None or threading.get_ident() == self.loop_thread:
             send(params)
-        else:
+            return
+        try:
             loop.call_soon_threadsafe(send, params)
+        except RuntimeError:  # the loop is closed: the server exited (the client left right after its
+            pass  # first diagnostics, while the environment thread still loaded); nobody to tell
 
     def configure(self, settings: Settings, folders: list[tuple[str, str | None]],
                   per_folder: dict[str, Settings] | None = None) -> None:
