@@ -202,14 +202,11 @@ class WorkspaceImports:
             return False
         folders = [*self.search_path(), *_folders_between(self.project.root, os.path.dirname(importer))]
         for folder in folders:
-            try:
-                names = os.listdir(folder)
-            except FileNotFoundError:
+            listing = _listing(folder)
+            if listing is None:
                 continue
-            except OSError:
-                return False  # a zip file on the path, an unreadable folder: jedi may find it there
-            if any(name == top or name.startswith((top + ".", top + "-stubs", "__editable__")) for name in names):
-                return False
+            if listing is _UNREADABLE or listing.editable_finder or top in listing.stems or top + "-stubs" in listing.names:
+                return False  # found, or jedi may find it there
         return True
 
     # ---- module tables ---------------------------------------------------------------------------
@@ -296,22 +293,54 @@ class WorkspaceImports:
         return self._name(source, imported, budget - 1)
 
 
+@dataclass(frozen=True)
+class _Listing:
+    """A folder's entries, as the import searches above need them; kept while its stamp stays."""
+
+    stamp: list
+    names: frozenset
+    stems: frozenset  # what precedes each entry's first dot: `jax` for `jax`, `jax.py`, `jax.cpython-312.so`
+    editable_finder: bool  # setuptools' `__editable__` import hooks: modules found where jedi may look too
+
+
+_listings: dict[str, _Listing | None] = {}
+_UNREADABLE = _Listing([], frozenset(), frozenset(), True)
+
+
+def _listing(folder: str) -> _Listing | None:
+    """None: no such folder; `_UNREADABLE`: something jedi might still import from (a zip file)."""
+    stamp = disk_cache.stamp(folder)
+    cached = _listings.get(folder)
+    if cached is not None and cached.stamp == stamp:
+        return cached
+    if stamp is None:
+        return None
+    try:
+        names = frozenset(os.listdir(folder))
+    except OSError:
+        return _UNREADABLE
+    listing = _Listing(stamp, names, frozenset(n.split(".", 1)[0] for n in names),
+                       any(n.startswith("__editable__") for n in names))
+    _listings[folder] = listing
+    return listing
+
+
 def _find_in(folder: str, name: str) -> str | None:
     """`name` in one folder as importlib's path finder sees it: a package's `__init__.py`, a
     module's `.py`, "?" for anything else jedi would find or go on from (an extension module, a
-    namespace package, bytecode only), None when nothing is there."""
+    namespace package, bytecode only, an unreadable folder), None when nothing is there."""
+    listing = _listing(folder)
+    if listing is None or (listing is not _UNREADABLE and name not in listing.stems):
+        return None
+    if listing is _UNREADABLE:
+        return "?"
     base = os.path.join(folder, name)
-    if os.path.isfile(os.path.join(base, "__init__.py")):
+    if name in listing.names and os.path.isfile(os.path.join(base, "__init__.py")):
         return os.path.join(base, "__init__.py")
-    try:
-        names = os.listdir(folder) if os.path.isdir(folder) else []
-    except OSError:
-        return "?"
-    if name + ".py" in names and not any(n.startswith(name + ".") and n.endswith(_EXTENSION_SUFFIXES) for n in names):
+    if name + ".py" in listing.names and not any(n.startswith(name + ".") and n.endswith(_EXTENSION_SUFFIXES)
+                                                 for n in listing.names):
         return base + ".py"
-    if os.path.isdir(base) or any(n.startswith(name + ".") for n in names):
-        return "?"
-    return None
+    return "?"
 
 
 def _folders_between(root: str, folder: str) -> list[str]:
