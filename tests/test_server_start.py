@@ -37,9 +37,10 @@ print(json.dumps({"prints": prints, "patched": "compile" in vars(attr._make),
 """
 
 
-def import_server(cache: str) -> dict:
+def import_server(cache: str, *flags: str) -> dict:
     env = {**os.environ, "PALLAS_LSP_CACHE_DIR": cache, "PYTHONPATH": str(REPO / "server")}
-    run = subprocess.run([sys.executable, "-c", FINGERPRINT], capture_output=True, text=True, env=env, timeout=120)
+    run = subprocess.run([sys.executable, *flags, "-c", FINGERPRINT], capture_output=True, text=True, env=env,
+                         timeout=120)
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout)
 
@@ -57,6 +58,14 @@ def test_kept_methods_build_the_same_protocol_classes(tmp_path):
     for run in (plain, first, second):
         assert run["patched"] is False  # attrs' own compile again after the import
         assert run["lazy"] == []  # imported only when first needed, never at the start
+
+
+def test_code_compiled_without_asserts_is_kept_apart(tmp_path):
+    cache = tmp_path / "cache"
+    plain, optimized = import_server(str(cache)), import_server(str(cache), "-O")
+    assert sorted(p.name.endswith("-O1.marshal") for p in cache.glob("attrs-code-*")) == [False, True]
+    assert import_server(str(cache), "-O")["prints"] == optimized["prints"]
+    assert import_server(str(cache))["prints"] == plain["prints"]
 
 
 def test_a_damaged_or_foreign_file_of_kept_methods_is_replaced(tmp_path, monkeypatch):

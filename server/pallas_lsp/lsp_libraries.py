@@ -30,13 +30,15 @@ log = logging.getLogger(__name__)
 
 
 def code_cache_file() -> Path | None:
-    """Where the compiled methods are kept (None: caching is off); one file per bytecode version."""
+    """Where the compiled methods are kept (None: caching is off); one file per bytecode version and
+    optimization level (`python -O` compiles asserts away)."""
     from .analysis.disk_cache import cache_dir
 
     folder = cache_dir()
     if folder is None:
         return None
-    return folder / f"attrs-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+    optimized = f"-O{sys.flags.optimize}" if sys.flags.optimize else ""
+    return folder / f"attrs-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}{optimized}.marshal"
 
 
 class CompileCache:
