@@ -15,6 +15,7 @@ gives every empty-cache run an empty one too.
 
 `--source CHECKOUT` also runs another checkout's `server/` (the tree before a change) in every repetition,
 interleaved with this one (series `before_*`, ratios `before_ratio_*`); its findings must be the same.
+`paired_ratio_*`: the median of each repetition's big/alone ratio (the two run back to back).
 
     .venvs/dev/bin/python bench/big_workspace.py [--runs 5] [--files 6000] [--out DIR] [--json OUT] [--source CHECKOUT]
 """
@@ -25,6 +26,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -121,8 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     for tree in trees:
         for what in ("server", "check"):
             for state in ("cold", "warm"):
+                big, alone = series[f"{tree}{what}_big_{state}"], series[f"{tree}{what}_alone_{state}"]
                 result[f"{tree}ratio_{what}_{state}"] = (result[f"{tree}{what}_big_{state}"]["median"]
                                                          / result[f"{tree}{what}_alone_{state}"]["median"])
+                # Each repetition's big and alone runs are back to back: their ratio moves less with
+                # the load of other processes than the ratio of medians.
+                result[f"{tree}paired_ratio_{what}_{state}"] = statistics.median(b / a for b, a in zip(big, alone))
+    result["samples"] = series
     emit(result, args.json)
     return 0
 

@@ -335,3 +335,33 @@ async def test_server_completes_and_writes_the_index_after_the_first_diagnostics
     # The open document's facts come from its text, never from the cache file.
     assert {Path(path).name: entry[2:] for path, entry in stored.items()} == {
         "prose.py": [False, False, []], "other.py": [False, False, ["os"]]}
+
+
+def test_the_walk_leaves_out_what_excludes_says_in_os_walk_order(tmp_path):
+    """The walk decides per folder listing (no stat per file, .gitignore and pyvenv.cfg seen in the
+    listing); it must give what asking `excludes` of every path in `os.walk` order gives."""
+    import os
+
+    from pallas_lsp.analysis.exclusions import Exclusions
+
+    (tmp_path / ".git").mkdir()
+    for name in ["a.py", "b/c.py", "b/skip.py", "b/d/e.py", "b/d/gen_x.py", "env2/lib/f.py", ".hidden/g.py",
+                 "node_modules/h.py", "k/l/m.py", "k/n.txt", "z.py", "b/d/keep/o.py", "b/d/out/p.py"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("import os\n")
+    (tmp_path / "env2" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (tmp_path / ".gitignore").write_text("skip.py\n/k/l\n")
+    (tmp_path / "b" / "d" / ".gitignore").write_text("gen_*.py\nout/\n")
+    (tmp_path / "b" / "loop").symlink_to(tmp_path / "b")
+    (tmp_path / "b" / "linked.py").symlink_to(tmp_path / "a.py")
+    (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\nextend-exclude = ["b/d/keep"]\n')
+
+    def reference(exclusions, folder):
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not exclusions.excludes(os.path.join(dirpath, d), True))
+            yield from (os.path.join(dirpath, name) for name in sorted(filenames)
+                        if name.endswith(".py") and not exclusions.excludes(os.path.join(dirpath, name), False))
+
+    walked = list(Exclusions.for_folder(str(tmp_path)).walk(str(tmp_path)))
+    assert walked == list(reference(Exclusions.for_folder(str(tmp_path)), str(tmp_path)))
+    assert [str(Path(p).relative_to(tmp_path)) for p in walked] == ["a.py", "z.py", "b/c.py", "b/linked.py", "b/d/e.py"]

@@ -121,7 +121,9 @@ class Exclusions:
         self.configured = [Rule(base, p) for p in patterns if p not in self.names]
         self.git_top = _git_top(self.root)
         self._ignores: dict[str, list[Rule]] = {}
-        self._chains: dict[tuple[str, ...], _Chain] = {}
+        self._chains: dict[str, _Chain] = {}  # by folder
+        self._chains_by_rules: dict[tuple[int, ...], _Chain] = {}
+        self._rule_lists_by_folder: dict[str, tuple[list[Rule], ...]] = {}
 
     @classmethod
     def for_folder(cls, folder: str) -> "Exclusions":
@@ -147,16 +149,25 @@ class Exclusions:
         """Rules of every `.gitignore` from the repository's top down to `folder` (outermost first)."""
         if self.git_top is None or not (folder == self.git_top or folder.startswith(self.git_top + os.sep)):
             return _Chain([])
-        chain, current = [], folder
-        while True:
-            chain.append(current)
-            if current == self.git_top:
-                break
-            current = os.path.dirname(current)
-        key = tuple(chain)
-        found = self._chains.get(key)
+        found = self._chains.get(folder)
         if found is None:
-            found = self._chains[key] = _Chain([rule for f in reversed(chain) for rule in self._gitignore(f)])
+            # Folders whose chains hold the same `.gitignore` files share one (most folders have none).
+            rule_lists = self._rule_lists(folder)
+            key = tuple(map(id, rule_lists))  # the lists live in `_ignores` as long as this does
+            found = self._chains_by_rules.get(key)
+            if found is None:
+                found = self._chains_by_rules[key] = _Chain([rule for rules in rule_lists for rule in rules])
+            self._chains[folder] = found
+        return found
+
+    def _rule_lists(self, folder: str) -> tuple[list[Rule], ...]:
+        """The non-empty `.gitignore` rule lists from the repository's top down to `folder` (a
+        folder's are its parent's plus its own)."""
+        found = self._rule_lists_by_folder.get(folder)
+        if found is None:
+            parent = () if folder == self.git_top else self._rule_lists(os.path.dirname(folder))
+            own = self._gitignore(folder)
+            found = self._rule_lists_by_folder[folder] = (*parent, own) if own else parent
         return found
 
     def excludes(self, path: str, is_dir: bool, parent_rules: "_Chain | None" = None) -> bool:
@@ -194,42 +205,42 @@ class Exclusions:
 
     def walk_entries(self, folder: str):
         """(path, `os.DirEntry`) of each file `walk` gives: the entry says whether it is a regular
-        file without another `stat` (from the folder listing's file types)."""
-        yield from self._walk_folder(folder, os.path.abspath(folder), asked=True)
+        file without another `stat` (from the folder listing's file types).
 
-    def _walk_folder(self, folder: str, absolute: str, asked: bool = False):
-        """One folder's files (by name), then its folders (by name), as `os.walk` gives them; what
-        is left out is decided per folder where it can be: a folder listing without `.gitignore`
-        has no rules to read, and one with `pyvenv.cfg` is an environment (not walked)."""
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-        except OSError:
-            return
-        if not asked and any(entry.name == "pyvenv.cfg" and _is_file(entry) for entry in entries):
-            return  # a virtual environment
-        if absolute != self.git_top and not any(entry.name == ".gitignore" for entry in entries):
-            self._ignores.setdefault(absolute, [])
-        rules = self._ignore_chain(absolute)
-        by_name = not self.configured and not rules.rules  # nothing but the plain names can leave a file out
-        folders = []
-        for entry in entries:
+        Each folder's files (by name), then its folders (by name), depth first, as `os.walk` gives
+        them; what is left out is decided per folder where it can be: a listing without
+        `.gitignore` has no rules to read, and one with `pyvenv.cfg` is an environment (not walked)."""
+        pending = [(folder, os.path.abspath(folder), True)]
+        while pending:
+            folder, absolute, asked = pending.pop()
             try:
-                is_dir = entry.is_dir()
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name)
             except OSError:
-                is_dir = False
-            if is_dir:
-                folders.append(entry)
-            elif entry.name.endswith(".py") and entry.name not in self.names and (
-                    by_name or not self._excluded_by_rules(os.path.join(absolute, entry.name), rules, False)):
-                yield os.path.join(folder, entry.name), entry
-        for entry in folders:
-            if entry.is_symlink():  # not followed: a loop of them cannot make the walk endless
                 continue
-            inner = os.path.join(absolute, entry.name)
-            if entry.name in self.names or entry.name.startswith(".") or self._excluded_by_rules(inner, rules, True):
-                continue
-            yield from self._walk_folder(os.path.join(folder, entry.name), inner)
+            if not asked and any(entry.name == "pyvenv.cfg" and _is_file(entry) for entry in entries):
+                continue  # a virtual environment
+            if absolute != self.git_top and not any(entry.name == ".gitignore" for entry in entries):
+                self._ignores.setdefault(absolute, [])
+            rules = self._ignore_chain(absolute)
+            by_name = not self.configured and not rules.rules  # only the plain names can leave a file out
+            folder_prefix, absolute_prefix = os.path.join(folder, ""), os.path.join(absolute, "")
+            inner = []
+            for entry in entries:
+                name = entry.name
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not (entry.is_symlink()  # not followed: a loop of them cannot make the walk endless
+                            or name in self.names or name.startswith(".")
+                            or self._excluded_by_rules(absolute_prefix + name, rules, True)):
+                        inner.append((folder_prefix + name, absolute_prefix + name, False))
+                elif name.endswith(".py") and name not in self.names and (
+                        by_name or not self._excluded_by_rules(absolute_prefix + name, rules, False)):
+                    yield folder_prefix + name, entry
+            pending.extend(reversed(inner))
 
     def _excluded_by_rules(self, path: str, rules: "_Chain", is_dir: bool) -> bool:
         """`excludes(path, is_dir, rules)` but for the checks `_walk_folder` makes from the listings
@@ -238,6 +249,10 @@ class Exclusions:
             if rule.matches(path, is_dir):
                 return not rule.negated
         return rules.ignores(path, is_dir)
+
+
+def _slashed(path: str) -> str:
+    return path if os.sep == "/" else path.replace(os.sep, "/")
 
 
 def _is_file(entry: os.DirEntry) -> bool:
@@ -273,6 +288,6 @@ class _Chain:
             return ignored
         for prefix, files, folders in self.combined:
             pattern = folders if is_dir else files
-            if pattern is not None and path.startswith(prefix) and pattern.match(path[len(prefix):].replace(os.sep, "/")):
+            if pattern is not None and path.startswith(prefix) and pattern.match(_slashed(path[len(prefix):])):
                 return True
         return False

@@ -164,7 +164,7 @@ class ImportIndex:
         self._loaded = False
         self._everything: dict[str, FileFacts] | None = None  # with trust_events: every file's facts
         self._forgotten: set[str] = set()  # not taken back from the cache file when merging on save
-        self._absent_sets: dict[frozenset[str], Unscanned] = {}  # one `Unscanned` per word set
+        self._absent_sets: dict[tuple, Unscanned] = {}  # one `Unscanned` per word set (by words, as given and sorted)
         self._incomplete = False  # a question met files left unscanned (`complete_some`)
 
     # ---- entries ----------------------------------------------------------------------------
@@ -220,8 +220,7 @@ class ImportIndex:
             self._answers.clear()
         self._cache_dirty = True
         if word is not None and not imports_mention(data, word.encode("utf-8", "surrogatepass")):
-            absent = frozenset((*known.absent, word)) if known is not None else frozenset((word,))
-            self._disk[path] = (stamp, self._absent_sets.setdefault(absent, Unscanned(absent)))
+            self._disk[path] = (stamp, self._unscanned((*known.absent, word) if known is not None else (word,)))
             self._incomplete = True
             if entry is None:
                 self._answers.clear()  # a file not known before: it may be anything for other questions
@@ -231,6 +230,15 @@ class ImportIndex:
             self._changed(path, facts, entry[1] if entry else None)
         self._disk[path] = (stamp, facts)
         return facts
+
+    def _unscanned(self, words: tuple) -> Unscanned:
+        """The one `Unscanned` of these words (thousands of files share a few)."""
+        found = self._absent_sets.get(words)
+        if found is None:
+            absent = frozenset(str(word) for word in words)
+            found = self._absent_sets[words] = self._absent_sets.get(tuple(sorted(absent))) or Unscanned(absent)
+            self._absent_sets[tuple(sorted(absent))] = found
+        return found
 
     def forget(self, path: str) -> None:
         """A file changed, appeared or went away on disk (a file event): read it again when asked."""
@@ -405,10 +413,9 @@ class ImportIndex:
         entries = {}
         for path, entry in data.items() if isinstance(data, dict) else ():
             try:
-                if len(entry) == 3:  # [mtime, size, words the file does not contain]
+                if len(entry) == 3:  # [mtime, size, words none of the file's imports contains]
                     mtime, size, absent = entry
-                    absent = frozenset(str(word) for word in absent)
-                    entries[path] = ((mtime, size), self._absent_sets.setdefault(absent, Unscanned(absent)))
+                    entries[path] = ((mtime, size), self._unscanned(tuple(absent)))
                 else:
                     mtime, size, pallas, interpret, imports = entry
                     entries[path] = ((mtime, size), FileFacts(tuple(imports), bool(pallas), bool(interpret)))
