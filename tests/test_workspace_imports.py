@@ -200,3 +200,27 @@ def test_jedis_workspace_answers_are_kept_on_disk_until_a_file_it_read_changes(t
     (root / "pkg" / "__init__.py").write_text("from pkg.other import f\n")  # one byte longer: a new stamp
     assert answer() == ([("other.py", 5)], True)
     assert answer() == ([("other.py", 5)], False)
+
+
+@pytest.mark.slow
+def test_jedi_still_answers_after_parsos_cache_was_trimmed(monkeypatch):
+    """Trimming parso's cache between answers dropped trees a live probe had loaded; jedi then
+    failed (`KeyError`) on later statements of the same probe, whose answer became the import
+    statement's fallback (and jedi's own in the next process). Every import of a module with many,
+    all sent to jedi here, gets the answer a fresh jedi gives."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    root = jax_package()
+    project = Project(root=root, python=jax_python())
+    project.resolver.workspace_imports = None  # every import to jedi: dozens of trees loaded and trimmed
+    path = os.path.join(root, "_src/pallas/mosaic/lowering.py")
+    model = project.model(path)
+    bindings = import_bindings(model)
+    ours = {statement: project.resolver._import_targets(model, binding) for statement, (binding, _) in bindings.items()}
+    statements = list(bindings)
+    script = jedi.Script("".join(s + "\n" for s in statements),
+                         path=os.path.join(os.path.dirname(path), project_module.PROBE_NAME),
+                         project=project.jedi_project(), environment=project.environment.jedi_env)
+    fresh = {s: tuple(project_module._Target.of(d) for d in script.goto(line, bindings[s][1], follow_imports=True))
+             for line, s in enumerate(statements, 1)}
+    assert ours == fresh
+    assert sum(1 for answer in fresh.values() if answer) >= 50

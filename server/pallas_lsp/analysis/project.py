@@ -414,7 +414,11 @@ PROBES_KEPT = 2
 PARSER_TREES_KEPT = 16
 
 
-def _trim_parser_cache(keep: int = PARSER_TREES_KEPT) -> None:
+def _trim_parser_cache(keep: int = PARSER_TREES_KEPT, in_use: frozenset = frozenset()) -> None:
+    """Drop the least recently used trees, but never one a live jedi inference state loaded
+    (`in_use`): jedi looks its module's tree up there again (a `KeyError` that made the import's
+    answer the fallback's, and not the same one in the next process, which asked jedi afresh); its
+    tree stays in memory with that state anyway."""
     parso_cache = sys.modules.get("parso.cache")  # nothing to trim before jedi was first used
     caches = getattr(parso_cache, "parser_cache", None)
     if not isinstance(caches, dict) or sum(len(c) for c in caches.values()) <= 2 * keep:
@@ -422,7 +426,17 @@ def _trim_parser_cache(keep: int = PARSER_TREES_KEPT) -> None:
     items = sorted(((item.last_used, grammar, path) for grammar, by_path in caches.items()
                     for path, item in by_path.items()), key=lambda t: t[0], reverse=True)
     for _, grammar, path in items[keep:]:
-        caches[grammar].pop(path, None)
+        if path not in in_use:
+            caches[grammar].pop(path, None)
+
+
+def _loaded_paths(script) -> set:
+    """The files of the modules a jedi script's inference state loaded, as parso keys them (raises
+    when jedi's internals moved)."""
+    state = script._inference_state
+    values = [v for value_set in state.module_cache._name_cache.values() for v in value_set]
+    values += [v for v in state.stub_module_cache.values() if v is not None]
+    return {path for path in (v.py__file__() for v in values) if path}
 
 
 _stamp = disk_cache.stamp
@@ -509,10 +523,7 @@ def _jedi_dependencies(script, project: Project, importer: str) -> list[str] | N
     folders and the folders imports are searched in (a module appearing there may shadow one);
     None when jedi's state cannot be read (then the answer is not kept)."""
     try:
-        state = script._inference_state
-        values = [v for value_set in state.module_cache._name_cache.values() for v in value_set]
-        values += [v for v in state.stub_module_cache.values() if v is not None]
-        files = {os.path.abspath(str(path)) for path in (v.py__file__() for v in values) if path}
+        files = {os.path.abspath(str(path)) for path in _loaded_paths(script)}
         search = project.resolver.workspace_imports.search_path() if project.resolver.workspace_imports else []
     except Exception as exc:  # jedi's internals moved, or the path cannot be asked: not kept
         log.debug("cannot list what jedi read for %s: %s", importer, exc)
@@ -597,7 +608,7 @@ class Resolver:
         except Exception as exc:  # jedi has internal failures on odd code; the fallback still answers
             log.debug("jedi goto failed for %r in %s: %s", statement[0], model.path, exc)
             answer = ()
-        _trim_parser_cache()
+        _trim_parser_cache(in_use=self._trees_in_use())
         probe["answers"][statement[0]] = answer
         if answer and all(t.module_path and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
             if not any(self.project.is_workspace_file(t.module_path) for t in answer):
@@ -607,6 +618,16 @@ class Resolver:
                 if dependencies is not None:
                     self.library_answers.add(key, answer, dependencies)
         return answer
+
+    def _trees_in_use(self) -> frozenset:
+        """The files whose parso trees the live jedi scripts (probes, star-import scripts) loaded."""
+        live = [script for _, script in self._probe_scripts.values()]
+        live += [m._jedi_script for m in self.project._models.values() if getattr(m, "_jedi_script", None) is not None]
+        try:
+            return frozenset().union(*(_loaded_paths(script) for script in live))
+        except Exception as exc:  # jedi's internals moved: trim as before
+            log.debug("cannot list what jedi loaded: %s", exc)
+            return frozenset()
 
     def _probe_script(self, model: ModuleModel, probe: dict):
         found = self._probe_scripts.get(model.path)
