@@ -224,3 +224,20 @@ def test_jedi_still_answers_after_parsos_cache_was_trimmed(monkeypatch):
              for line, s in enumerate(statements, 1)}
     assert ours == fresh
     assert sum(1 for answer in fresh.values() if answer) >= 50
+
+
+def test_an_unusable_interpreter_leaves_every_answer_to_the_fallback_as_before(tmp_path, monkeypatch):
+    """No search path without the interpreter: nothing is answered without jedi, and the analysis
+    gives what it gave before (jedi failing too, the import statements decide)."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    for name, text in PACKAGE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    missing = str(tmp_path / "no-such-env" / "bin" / "python")
+    results = []
+    for jedi_free in (True, False):
+        project = Project(root=str(tmp_path), python=missing)
+        if not jedi_free:
+            project.resolver.workspace_imports = None
+        results.append([(f.code, f.span.line) for name in PACKAGE for f in analyze(project, str(tmp_path / name))])
+    assert results[0] == results[1] and results[0] == [("PAL002", 4), ("PAL001", 9)]

@@ -524,7 +524,7 @@ def _jedi_dependencies(script, project: Project, importer: str) -> list[str] | N
     None when jedi's state cannot be read (then the answer is not kept)."""
     try:
         files = {os.path.abspath(str(path)) for path in _loaded_paths(script)}
-        search = project.resolver.workspace_imports.search_path() if project.resolver.workspace_imports else []
+        search = (project.resolver.workspace_imports.search_path() if project.resolver.workspace_imports else None) or []
     except Exception as exc:  # jedi's internals moved, or the path cannot be asked: not kept
         log.debug("cannot list what jedi read for %s: %s", importer, exc)
         return None
@@ -585,15 +585,14 @@ class Resolver:
         statement = _probe_statement(binding)
         if statement is None:
             return None
-        if self.workspace_imports is not None:
-            answer = self.workspace_imports.targets(model.path, binding)
-            if answer is not None:
-                return answer
+        answer = self._workspace_answer(model, binding)
+        if answer is not None:
+            return answer
         key = (os.path.dirname(model.path), statement[0])
         answer = self.library_answers.get(key)
         if answer is not None:
             return answer
-        if self.workspace_imports is not None and self.workspace_imports.absent(model.path, binding):
+        if self._workspace_answer(model, binding, absent=True):
             return ()
         probe = _model_probe(model)
         if probe.get("text") is None:
@@ -618,6 +617,19 @@ class Resolver:
                 if dependencies is not None:
                     self.library_answers.add(key, answer, dependencies)
         return answer
+
+    def _workspace_answer(self, model: ModuleModel, binding: Binding, absent: bool = False):
+        """`workspace_imports`' answer (or, with `absent`, whether the module is installed nowhere);
+        None/False leaves it to jedi, as does any failure."""
+        if self.workspace_imports is None:
+            return None
+        try:
+            if absent:
+                return self.workspace_imports.absent(model.path, binding)
+            return self.workspace_imports.targets(model.path, binding)
+        except Exception:  # a bug here must not cost the analysis: jedi answers as before
+            log.exception("workspace import answer failed in %s", model.path)
+            return None
 
     def _trees_in_use(self) -> frozenset:
         """The files whose parso trees the live jedi scripts (probes, star-import scripts) loaded."""

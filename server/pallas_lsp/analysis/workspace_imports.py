@@ -16,6 +16,7 @@ the workspace.
 from __future__ import annotations
 
 import ast
+import logging
 import contextlib
 import functools
 import importlib.util
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 from . import disk_cache
 from .model import Binding
 from ..source_text import read_source
+
+log = logging.getLogger(__name__)
 
 FOLLOW_LIMIT = 8  # re-exports followed before giving up (jedi then answers)
 _EXTENSION_SUFFIXES = (".so", ".pyd")
@@ -159,23 +162,25 @@ class WorkspaceImports:
 
     # ---- where jedi looks ------------------------------------------------------------------------
 
-    def search_path(self) -> list[str]:
+    def search_path(self) -> list[str] | None:
         """jedi's path for absolute imports of a workspace file: the workspace root, then the
         interpreter's `sys.path` (kept on disk per interpreter, checked against its folders'
         stamps: asking means starting the interpreter). The importer's parent folders jedi appends
-        after those are left out: a module found only there is left to jedi."""
+        after those are left out: a module found only there is left to jedi. None when the
+        interpreter cannot say (then jedi, which needs it too, is left every answer)."""
         if self._search_path is None:
-            self._search_path = [self.project.root, *(p for p in _interpreter_sys_path(self.project)
-                                                      if p and p != self.project.root)]
-        return self._search_path
+            sys_path = _interpreter_sys_path(self.project)
+            self._search_path = [self.project.root, *(p for p in sys_path if p and p != self.project.root)] \
+                if sys_path is not None else []
+        return self._search_path or None
 
     def _locate(self, dotted: str) -> str | None:
         """The workspace file jedi imports for `dotted` (None: not one, or not surely)."""
         parts = dotted.split(".")
         if not all(part.isidentifier() for part in parts) or parts[0] in sys.stdlib_module_names:
             return None  # jedi answers standard modules from typeshed's stubs first
-        found = None
-        for folder in self.search_path():
+        found, search = None, self.search_path()
+        for folder in search or ():
             if os.path.isdir(os.path.join(folder, parts[0] + "-stubs")):
                 return None
             found = _find_in(folder, parts[0])
@@ -198,9 +203,10 @@ class WorkspaceImports:
         top = (alias.name if isinstance(statement, ast.Import) else statement.module).split(".")[0]
         if top in sys.stdlib_module_names or top in sys.builtin_module_names or not top.isidentifier():
             return False
-        if top in _bundled_stub_names():
+        search = self.search_path()
+        if search is None or top in _bundled_stub_names():
             return False
-        folders = [*self.search_path(), *_folders_between(self.project.root, os.path.dirname(importer))]
+        folders = [*search, *_folders_between(self.project.root, os.path.dirname(importer))]
         for folder in folders:
             listing = _listing(folder)
             if listing is None:
@@ -371,7 +377,7 @@ def _bundled_stub_names() -> frozenset[str]:
     return frozenset(names)
 
 
-def _interpreter_sys_path(project) -> list[str]:
+def _interpreter_sys_path(project) -> list[str] | None:
     key = project.interpreter_key()
     stored = disk_cache.read("sys-path", *key) if key else None
     try:
@@ -379,7 +385,11 @@ def _interpreter_sys_path(project) -> list[str]:
             return [folder for folder, _ in stored]
     except (TypeError, ValueError):
         pass
-    sys_path = [str(p) for p in project.environment.jedi_env.get_sys_path()]
+    try:
+        sys_path = [str(p) for p in project.environment.jedi_env.get_sys_path()]
+    except Exception as exc:  # an unusable interpreter is reported elsewhere; here it means "jedi decides"
+        log.debug("no search path for workspace imports: %s", exc)
+        return None
     if key:
         disk_cache.write("sys-path", [[folder, disk_cache.stamp(folder)] for folder in sys_path], *key)
     return sys_path
