@@ -365,3 +365,18 @@ def test_the_walk_leaves_out_what_excludes_says_in_os_walk_order(tmp_path):
     walked = list(Exclusions.for_folder(str(tmp_path)).walk(str(tmp_path)))
     assert walked == list(reference(Exclusions.for_folder(str(tmp_path)), str(tmp_path)))
     assert [str(Path(p).relative_to(tmp_path)) for p in walked] == ["a.py", "z.py", "b/c.py", "b/linked.py", "b/d/e.py"]
+
+
+def test_a_file_changed_between_two_processes_is_read_again_when_events_are_trusted(tmp_path, monkeypatch):
+    """Trusting file events (a server whose client sends them, `check`) holds within a process: what
+    the cache file says of a file is checked against its stamp once in the next one."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "ws"
+    first = workspace(root, {"example.py": HEADER + BODY, "launch.py": "import os\n"})
+    first.index.trust_events = True
+    assert first.importers(first.model(str(root / "example.py"))) == [] and first.can_matter(str(root / "launch.py")) is False
+    first.save_caches()
+    (root / "launch.py").write_text(IMPORTS_EXAMPLE)  # while no process runs
+    second = Project(root=str(root), python=jax_python())
+    second.index.trust_events = True
+    assert names(second.importers(second.model(str(root / "example.py")))) == ["launch.py"]

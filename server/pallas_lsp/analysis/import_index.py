@@ -8,8 +8,9 @@ findings" (it mentions Pallas or `get_global`, or imports a workspace module tha
 parsing any file and without asking jedi anything.
 
 Entries are kept per file: unsaved texts as they change, files on disk by (mtime, size). With
-`trust_events` (a language server whose client reports file changes) a file on disk is read again
-only after `forget(path)`; otherwise its stamp is compared on every question. Entries of files on
+`trust_events` (a language server whose client reports file changes, `check`) a file on disk is
+read again only after `forget(path)` (its stamp is compared once per process); otherwise its stamp
+is compared on every question. Entries of files on
 disk are also kept in a cache file (see `disk_cache`), so a big workspace is scanned once, not at
 every start.
 
@@ -164,6 +165,9 @@ class ImportIndex:
         self._loaded = False
         self._everything: dict[str, FileFacts] | None = None  # with trust_events: every file's facts
         self._forgotten: set[str] = set()  # not taken back from the cache file when merging on save
+        # Files whose stamp this process has seen: trusting file events, only these are not stat'ed
+        # again (a file may have changed while no process ran: the cache file's stamp is checked once).
+        self._checked: set[str] = set()
         self._absent_sets: dict[tuple, Unscanned] = {}  # one `Unscanned` per word set (by words, as given and sorted)
         self._incomplete = False  # a question met files left unscanned (`complete_some`)
 
@@ -198,13 +202,14 @@ class ImportIndex:
         try:
             if entry is None:  # to be read anyway: its stamp from the open file (one stat, not two)
                 stamp, data = _read(path)
-            elif self.trust_events and entry[0] is not None:
+            elif self.trust_events and entry[0] is not None and path in self._checked:
                 stamp = entry[0]
             else:
                 stat = os.stat(path)
                 stamp = (stat.st_mtime_ns, stat.st_size)
         except OSError:
             return None
+        self._checked.add(path)
         known = entry[1] if entry is not None and entry[0] == stamp else None
         if isinstance(known, FileFacts):
             return known
