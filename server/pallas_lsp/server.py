@@ -346,12 +346,12 @@ class PallasServer(LanguageServer):
             uri=uri, version=version, diagnostics=diagnostics + self.trace_diagnostics.get(uri, [])))
         self.background_work()
 
-    def background_work(self) -> None:
+    def background_work(self) -> bool:
         """What the diagnostics did not wait for, on the analysis thread between analyses: the rest of
         each folder's import index (a few hundred files per step, so an edit waits for one step at
-        most), then the cache files."""
+        most), then the cache files. False when nothing can be queued any more (exiting)."""
         if self.background_queued:
-            return
+            return True
         self.background_queued = True
 
         def step():
@@ -365,14 +365,16 @@ class PallasServer(LanguageServer):
                         more = True
                 except Exception:
                     log.exception("background work failed for %s", folder.root)
-            if more:
-                try:
-                    self.background_work()
-                except RuntimeError:  # the server is exiting: keep what is known
-                    for folder in [*self.folders, *self.loose.values()]:
-                        folder.project.save_caches(now=True)
+            if more and not self.background_work():  # the server is exiting: keep what is known
+                for folder in [*self.folders, *self.loose.values()]:
+                    folder.project.save_caches(now=True)
 
-        self.executor.submit(step)
+        try:
+            self.executor.submit(step)
+        except RuntimeError:  # the interpreter is exiting: nothing more can be queued
+            self.background_queued = False
+            return False
+        return True
 
     def files_changed(self, paths: list[str]) -> None:
         """Files changed on disk (saved, created, deleted): every folder forgets what it read from
