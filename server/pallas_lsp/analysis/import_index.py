@@ -168,7 +168,7 @@ class ImportIndex:
         # Files whose stamp this process has seen: trusting file events, only these are not stat'ed
         # again (a file may have changed while no process ran: the cache file's stamp is checked once).
         self._checked: set[str] = set()
-        self._absent_sets: dict[tuple, Unscanned] = {}  # one `Unscanned` per word set (by words, as given and sorted)
+        self._absent_sets: dict[tuple[str, ...], Unscanned] = {}  # one `Unscanned` per word set (sorted)
         self._incomplete = False  # a question met files left unscanned (`complete_some`)
 
     # ---- entries ----------------------------------------------------------------------------
@@ -178,8 +178,8 @@ class ImportIndex:
         return self._facts(path, None)
 
     def _facts(self, path: str, word: str | None) -> FileFacts | None:
-        """`facts(path)`; with `word`, also None, without scanning the file, when its bytes do not
-        contain `word` (it cannot name a module whose last component is `word`)."""
+        """`facts(path)`; with `word`, also None, without scanning the file, when none of its import
+        statements contains `word` (it imports no module whose last name is `word`)."""
         if not self._loaded:  # else a file asked about before the first whole-workspace question is
             self._load()      # read again, and the cache file rewritten after every analysis of `check`
         text = self.project.overlay.get(path)
@@ -238,11 +238,10 @@ class ImportIndex:
 
     def _unscanned(self, words: tuple) -> Unscanned:
         """The one `Unscanned` of these words (thousands of files share a few)."""
-        found = self._absent_sets.get(words)
+        key = tuple(sorted({str(word) for word in words}))
+        found = self._absent_sets.get(key)
         if found is None:
-            absent = frozenset(str(word) for word in words)
-            found = self._absent_sets[words] = self._absent_sets.get(tuple(sorted(absent))) or Unscanned(absent)
-            self._absent_sets[tuple(sorted(absent))] = found
+            found = self._absent_sets[key] = Unscanned(frozenset(key))
         return found
 
     def forget(self, path: str) -> None:
@@ -305,7 +304,8 @@ class ImportIndex:
 
     def _naming(self, word: str) -> dict[str, FileFacts]:
         """The facts of every workspace file that may import a module whose last name is `word`
-        (whose bytes contain it); the others are not scanned (see the module docstring)."""
+        (an import statement of it contains the word); the others are not scanned (see the module
+        docstring)."""
         if self.trust_events and self._everything is not None:
             return self._everything
         result = {}
