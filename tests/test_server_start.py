@@ -82,6 +82,21 @@ def test_a_damaged_or_foreign_file_of_kept_methods_is_replaced(tmp_path, monkeyp
         assert path.stat().st_size > 100_000  # compiled again and written whole
 
 
+def test_kept_methods_that_others_may_write_are_not_loaded(tmp_path, monkeypatch):
+    from pallas_lsp.lsp_libraries import CompileCache
+
+    path = tmp_path / "attrs-code.marshal"
+    cache = CompileCache(path)
+    code = cache.compile("x = 1", "<attrs generated init>", "exec")
+    cache.save()
+    path.chmod(0o644)
+    assert list(CompileCache(path).known.values()) == [code]
+    path.chmod(0o664)  # group-writable: anyone in the group could put code there
+    assert CompileCache(path).known == {}
+    path.chmod(0o646)
+    assert CompileCache(path).known == {}
+
+
 def test_no_file_when_caching_is_off(tmp_path):
     env_home = tmp_path / "home"
     env = {**os.environ, "PALLAS_LSP_CACHE_DIR": "", "XDG_CACHE_HOME": str(env_home), "HOME": str(env_home),

@@ -41,6 +41,13 @@ def code_cache_file() -> Path | None:
     return folder / f"attrs-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}{optimized}.marshal"
 
 
+def _only_ours(found: os.stat_result) -> bool:
+    """Whether code in this file may be run: it is loaded and executed, so a file that another user
+    owns or may write (a shared `PALLAS_LSP_CACHE_DIR`) would let them run code as us."""
+    getuid = getattr(os, "getuid", None)  # not on Windows, where files have no such bits
+    return getuid is None or (found.st_uid == getuid() and not found.st_mode & 0o022)
+
+
 class CompileCache:
     """`compile` for attrs' generated methods: the code compiled for the same text and file name in an
     earlier process when there is one, else compiled now and written back by `save`."""
@@ -56,6 +63,9 @@ class CompileCache:
             return {}
         try:
             with open(self.path, "rb") as handle:
+                if not _only_ours(os.fstat(handle.fileno())):
+                    log.warning("not loading %s: it is not owned by this user or others may write it", self.path)
+                    return {}
                 table = marshal.load(handle)
         except (OSError, EOFError, ValueError, TypeError):  # none yet, or cut short: compile everything
             return {}
