@@ -118,3 +118,19 @@ async def test_a_document_over_the_size_limit_is_not_analysed_and_the_user_is_to
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=4),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=OTHER)]))
     assert [code for code, _ in _ranges(await publish_for(client, uri, 4, timeout=60))] == ["PAL001"]
+
+
+def test_a_big_text_has_the_names_of_its_code_interned_before_it_is_parsed():
+    """Python 3.12 never frees an interned string, and the parser interns each identifier amid the
+    tree's objects (which then cannot go back once freed): a big text's code names are interned
+    first, packed together; the words of its strings and comments are not (they would stay)."""
+    import sys
+
+    from pallas_lsp.analysis.source import BIG_TEXT, intern_names_first
+
+    tag = str(id(object()))  # names no other test made
+    code, comment, string = (f"{kind}_{tag}" for kind in ("code_name", "comment_word", "string_word"))
+    filler = "".join(f"value_{i % 97} = {i}\n" for i in range(BIG_TEXT // 12))
+    intern_names_first(f"{filler}{code} = 1  # {comment}\nx = '{string}'\n")
+    fresh = [name[:3] + name[3:] for name in (code, comment, string)]  # equal strings, new objects
+    assert [sys.intern(name) is not name for name in fresh] == [True, False, False]

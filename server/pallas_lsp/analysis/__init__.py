@@ -8,7 +8,7 @@ import logging
 from .context import RuleContext
 from .findings import Finding, Related, Span
 from .project import Project
-from .source import noqa_codes
+from .source import intern_names_first, noqa_codes
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,9 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
         if codes is not None and "PAL000" not in codes:
             return []
         try:
-            ast.parse(text if text is not None else project.text(path), filename=path)
+            text = text if text is not None else project.text(path)
+            intern_names_first(text)
+            ast.parse(text, filename=path)
             return []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             codes = {"PAL000"}

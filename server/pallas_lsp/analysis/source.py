@@ -11,6 +11,7 @@ import ast
 import io
 import keyword
 import re
+import sys
 import textwrap
 import tokenize
 import warnings
@@ -58,9 +59,32 @@ class ParsedSource:
 
 def parse(text: str) -> ParsedSource:
     text = text.replace("\x00", " ")
+    intern_names_first(text)
     lines = split_lines(text)
     tree, errors, work = recover(lines)
     return ParsedSource(text, tree, lines, errors, work)
+
+
+BIG_TEXT = 1_000_000  # characters: a text whose syntax tree takes hundreds of MiB
+_CODE_NAME = re.compile(r"\b[^\W\d]\w*")
+_NOT_CODE = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\n]*"|\'[^\'\n]*\'|#[^\n]*')
+
+
+def intern_names_first(text: str) -> None:
+    """Before `ast.parse` of a big text: intern the names in its code, packed together. The parser
+    interns every identifier it meets, amid the tree's objects, and Python 3.12 never frees an
+    interned string: once the tree is freed, those strings keep its memory from going back (a
+    4.99 MB module: +37 MiB for good after its tree of ~790 MiB is freed; +2 MiB interned first).
+    Strings and comments are left out (their words would be kept for good too), a piece at a time."""
+    if len(text) <= BIG_TEXT:
+        return
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + 65536)
+        end = len(text) if end < 0 else end
+        for name in set(_CODE_NAME.findall(_NOT_CODE.sub(" ", text[start:end]))):
+            sys.intern(name)
+        start = end
 
 
 def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None = None
