@@ -97,6 +97,7 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
     work = list(lines)
     errors: list[SyntaxProblem] = []
     attempts: dict[int, int] = {}
+    searches = 0
     for _ in range(MAX_RECOVERY_STEPS):
         if errors and known_to_parse is not None and known_to_parse(work):
             return None, errors, work
@@ -123,8 +124,10 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
                 col = max(0, (getattr(exc, "offset", None) or 1) - 1)
                 errors.append(SyntaxProblem(index, col, getattr(exc, "msg", None) or str(exc)))
             message = getattr(exc, "msg", None) or ""
-            if message.startswith("unterminated triple-quoted string literal"):
-                # Reported where the last string opens; the one that swallowed code opened earlier.
+            if message.startswith("unterminated triple-quoted string literal") and searches < 3:
+                # Reported where the last string opens; the one that swallowed code opened earlier
+                # (searched a few times only: each reads the text up to the error).
+                searches += 1
                 index = _swallowing_string_line(work, index)
             tried = attempts.get(index, 0)
             attempts[index] = tried + 1
