@@ -380,3 +380,25 @@ def test_a_file_changed_between_two_processes_is_read_again_when_events_are_trus
     second = Project(root=str(root), python=jax_python())
     second.index.trust_events = True
     assert names(second.importers(second.model(str(root / "example.py")))) == ["launch.py"]
+
+
+def test_questions_about_many_modules_scan_every_file_once(tmp_path, monkeypatch):
+    """A check of many files asks about many modules: after a few, every file is scanned once
+    instead of being read again for each module."""
+    from pallas_lsp.analysis import import_index
+
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "ws"
+    modules = [f"m{i}" for i in range(import_index.PREFILTERED_MODULES + 2)]
+    project = workspace(root, {**{f"{m}.py": HEADER + BODY for m in modules}, "user.py": "import m0\n",
+                               **{f"other{i}.py": "import os\n" for i in range(5)}})
+    reads = []
+    read = import_index._read
+    monkeypatch.setattr(import_index, "_read", lambda path: (reads.append(path), read(path))[1])
+    found = {m: names(project.importers(project.model(str(root / f"{m}.py")))) for m in modules}
+    assert found == {m: ["user.py"] if m == "m0" else [] for m in modules}
+    files = len(modules) + 6
+    # The first pass reads every file (user.py is scanned then), the next ones and the whole scan
+    # the others; the last module's question reads nothing.
+    assert len(reads) == files + import_index.PREFILTERED_MODULES * (files - 1)
+    assert not any(unscanned(project, f"other{i}.py") for i in range(5))

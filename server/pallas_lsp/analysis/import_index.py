@@ -18,9 +18,11 @@ A question about one module's importers does not need every file's facts: a file
 import statements contains the module's last name cannot import it (`imports_mention`: a
 `bytes.find`, then only the statements before its last mention, no names split out), so only the
 files whose do are scanned, and the others are kept as `Unscanned` (the words their imports lack:
-asking again about the same module reads nothing, in this process or, from the cache file, the next). The first diagnostics of a kernel file
-in a big workspace wait for that only; `complete_some` scans the rest later (a server's idle time),
-and questions about every file (`can_matter` of a file that does not mention Pallas) complete it.
+asking again about the same module reads nothing, in this process or, from the cache file, the
+next). The first diagnostics of a kernel file in a big workspace wait for that only;
+`complete_some` scans the rest later (a server's idle time), and questions about every file
+(`can_matter` of a file that does not mention Pallas) complete it, as do questions about more
+than `PREFILTERED_MODULES` modules (reading every file again per module would soon cost more).
 """
 
 from __future__ import annotations
@@ -152,6 +154,11 @@ def absolute(name: str, package: str | None) -> str | None:
     return ".".join(parts) or None
 
 
+# Importer questions about this many modules are answered without scanning every file; the next
+# module's scans them all (a pass over files that are not scanned reads them, ~1/3 of a whole scan).
+PREFILTERED_MODULES = 3
+
+
 class ImportIndex:
     """Per-file import facts of a project's workspace files and unsaved texts (see the module docstring)."""
 
@@ -170,6 +177,7 @@ class ImportIndex:
         self._checked: set[str] = set()
         self._absent_sets: dict[tuple[str, ...], Unscanned] = {}  # one `Unscanned` per word set (sorted)
         self._incomplete = False  # a question met files left unscanned (`complete_some`)
+        self._prefiltered: set[str] = set()  # the last names `_naming` answered without scanning every file
 
     # ---- entries ----------------------------------------------------------------------------
 
@@ -308,6 +316,11 @@ class ImportIndex:
         docstring)."""
         if self.trust_events and self._everything is not None:
             return self._everything
+        if word not in self._prefiltered and len(self._prefiltered) >= PREFILTERED_MODULES:
+            # Many modules asked about (a check of many files, several open files): reading every
+            # unscanned file again per module would soon cost more than scanning them all once.
+            return self._all()
+        self._prefiltered.add(word)
         result = {}
         for path in self.project.workspace_files():
             facts = self._facts(path, word)
