@@ -9,9 +9,10 @@ kernel that launches a body) starts from a name. So the edited chunks' component
 again, on a text where every other chunk is blanked out (same line numbers, so every position is
 exact), and every other finding is kept, moved by the lines the edit added or removed.
 
-Import statements are bound by nothing else and used by almost everything; they are kept in every
-blanked text instead of joining everything into one component. A statement that switches
-interpret mode for the whole module is kept too. The statements binding names that other
+Import statements are bound by nothing else and used by almost everything; those binding a name
+the analysed statements use are kept in every blanked text instead of joining everything into one
+component. A statement that switches interpret mode for the whole module is kept too, and so are
+star and `__future__` imports. The statements binding names that other
 workspace modules use are all tied together (an importer may hand one's function to another's),
 and while the blanked text is analysed it stands in for the file's model, so importers launch its
 kernels. A text with a syntax error is recovered as a whole analysis recovers it, from the first
@@ -53,6 +54,7 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _NOT_INCREMENTAL = ("\r", "\x00", "\x0c")
 _LINE_NUMBER = re.compile(r"\bline (\d+)")
 _STAR_IMPORT = re.compile(r"\bimport\s*\*")
+_BACKEND_WORDS = ("mosaic_gpu", "tpu")  # an import naming them decides the module's kernels' backend
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
 
 
@@ -66,7 +68,8 @@ class Chunk:
     bound: tuple  # names bound at module level (the model's own bindings)
     names: tuple  # every identifier in the text but keywords, once (a superset of the names it uses)
     imports_only: bool
-    switch: bool  # may switch interpret mode for the whole module
+    switch: bool  # always kept in a blanked text: may switch interpret mode for the whole module, or an
+    # import the whole module depends on (`import *`, `__future__`, one naming a backend: see `Chunk.of`)
 
     @classmethod
     def of(cls, lines: list[str], imports_only: bool, bound, shared: dict | None = None) -> "Chunk":
@@ -76,7 +79,11 @@ class Chunk:
         bound = tuple(sorted(bound))
         if shared is not None:
             names, bound = shared.setdefault(names, names), shared.setdefault(bound, bound)
-        return cls(len(lines), bound, names, imports_only, _MODULE_SWITCH in text)
+        # An unbound name may come from `import *`; `__future__` may change the parse; a kernel's
+        # backend is read off the whole module's text (`kernel_args._is_mosaic_gpu`: its imports).
+        switch = _MODULE_SWITCH in text or (imports_only and (
+            bool(_STAR_IMPORT.search(text)) or "__future__" in names or any(m in text for m in _BACKEND_WORDS)))
+        return cls(len(lines), bound, names, imports_only, switch)
 
 
 _KEYWORDS = frozenset(keyword.kwlist)
@@ -385,7 +392,7 @@ def _apply(project: Project, path: str, state: DocumentState, text: str, new_lin
     component = _component(chunks, [*range(i, i + len(new_chunks)), *error_chunks], removed, importers[1])
     if component is None:
         return None
-    kept_chunks = [k in component or c.imports_only or c.switch for k, c in enumerate(chunks)]
+    kept_chunks = _kept(chunks, component, importers[1])
     blanked = _blanked(shown, chunks, starts_new, kept_chunks)
     if errors:
         # The whole text's recovery, blanked: complete statements of lines that parse, with the
@@ -423,6 +430,19 @@ def _apply(project: Project, path: str, state: DocumentState, text: str, new_lin
     state.chunks, state.findings = chunks, findings
     state.updates += 1
     return findings
+
+
+def _kept(chunks: list[Chunk], component: set[int], imported_names: set[str]) -> list[bool]:
+    """Which chunks a blanked text keeps: the component, the statements kept always, and the import
+    statements binding a name that those use or an importer may take (the others bind names
+    nothing analysed reaches: a module importing in each of 30,000 units kept them all, a parse of
+    30,000 statements at every edit)."""
+    used = set(imported_names)
+    for k, chunk in enumerate(chunks):
+        if (k in component or chunk.switch) and not chunk.imports_only:
+            used.update(chunk.names)
+    return [k in component or c.switch or (c.imports_only and not used.isdisjoint(c.bound))
+            for k, c in enumerate(chunks)]
 
 
 def _blanked(lines: list[str], chunks: list[Chunk], starts: list[int], kept: list[bool]) -> str:
@@ -511,7 +531,7 @@ def model_for_lines(project: Project, path: str, text: str, first_line: int, las
             last = max(first, min(bisect_right(starts, last_line) - 1, len(state.chunks) - 1))
             component = _component(state.chunks, list(range(first, last + 1)), [], importers[1])
             if component is not None:
-                kept = [k in component or c.imports_only or c.switch for k, c in enumerate(state.chunks)]
+                kept = _kept(state.chunks, component, importers[1])
                 model = ModuleModel(path, _blanked(lines, state.chunks, starts, kept), project.module_name(path))
     if model is None or model.source.syntax_errors:
         yield project.model(path, text)
