@@ -24,6 +24,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO, jax_python
 from pallas_lsp.analysis import Project, analyze
@@ -526,3 +528,33 @@ def test_an_edit_keeps_only_the_import_statements_its_statements_use(tmp_path, m
     assert "import os as" not in blanked
     assert "from jax.experimental import pallas as pl\n" in blanked
     assert "from jax.experimental.pallas import mosaic_gpu as plgpu\n" in blanked
+
+
+_TEXTS = st.text(alphabet="ab\n", max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXTS, _TEXTS, st.integers(0, 70), st.integers(0, 70))
+def test_the_lines_of_a_big_text_found_on_the_string_equal_its_split(old, new, start, stop):
+    """An edit of a big document no longer splits the old and new texts into lists of lines (207k
+    strings each for 5 MB, whose freed pages stayed with the server): slices of `_Lines` are the
+    split's, and the changed lines found on the strings hold every line that differs."""
+    from pallas_lsp.analysis.incremental import _changed_lines, _Lines
+
+    _Lines._BLOCK = 3  # several blocks in a short text
+    try:
+        lines, split = _Lines(new), new.split("\n")
+        assert len(lines) == len(split) and list(lines) == split and lines == split and lines == _Lines(new)
+        assert lines[start:stop] == split[start:stop] and lines[start:] == split[start:]
+        assert lines.joined(start, stop) == "\n".join(split[start:stop])
+        if start < len(split):
+            assert lines[start] == split[start]
+        first, old_end = _changed_lines(_Lines(old), lines)
+        exact_first, exact_end = _changed_lines(old.split("\n"), split)
+        assert exact_first - 1 <= first <= exact_first and exact_end <= old_end <= exact_end + 1 or old == new
+        old_split = old.split("\n")
+        delta = len(split) - len(old_split)
+        assert old_split[:first] == split[:first] and old_split[old_end:] == split[old_end + delta:]
+        assert first <= old_end and first <= old_end + delta
+    finally:
+        del _Lines._BLOCK

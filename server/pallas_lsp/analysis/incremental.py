@@ -89,6 +89,67 @@ class Chunk:
 _KEYWORDS = frozenset(keyword.kwlist)
 
 
+class _Lines:
+    """A text's lines ("\n"-separated) found on demand: an edit of a big document needs a few of
+    them, and a list of all (207k strings for 5 MB, made twice per edit) left pages of small blocks
+    behind. Slices are lists, as a list's are; equal to another text's lines or a list of lines."""
+
+    _BLOCK = 4096  # characters per entry of the newline index
+
+    def __init__(self, text: str):
+        self.text = text
+        block = self._BLOCK
+        self._before = list(accumulate((text.count("\n", at, at + block) for at in range(0, len(text), block)),
+                                       initial=0))  # newlines before each block
+
+    def __len__(self) -> int:
+        return self._before[-1] + 1
+
+    def offset(self, line: int) -> int:
+        """Where `line` starts (`len(text) + 1` for the line after the last)."""
+        if line <= 0:
+            return 0
+        if line >= len(self):
+            return len(self.text) + 1
+        block = bisect_right(self._before, line - 1) - 1  # the block holding the line's newline
+        at = block * self._BLOCK - 1
+        for _ in range(line - self._before[block]):
+            at = self.text.find("\n", at + 1)
+        return at + 1
+
+    def joined(self, start: int, stop: int) -> str:
+        """Lines `start`..`stop`-1 joined by "\n" (as `"\n".join(lines[start:stop])`)."""
+        if stop <= start:
+            return ""
+        return self.text[self.offset(start):self.offset(stop) - 1]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                raise ValueError("a step")
+            return self.joined(start, stop).split("\n") if stop > start else []
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.joined(index, index + 1)
+
+    def __iter__(self):
+        return iter(self.text.split("\n"))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, _Lines):
+            return self.text == other.text
+        return isinstance(other, list) and len(other) == len(self) and self.text == "\n".join(other)
+
+    __hash__ = None
+
+
+def _join(lines, start: int, stop: int) -> str:
+    return lines.joined(start, stop) if isinstance(lines, _Lines) else "\n".join(lines[start:stop])
+
+
 @dataclass
 class DocumentState:
     """The last analysed text of one document, cut into chunks, and its findings. Texts, not
@@ -105,10 +166,10 @@ class DocumentState:
     _split: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
-    def lines(self) -> list[str]:
-        """`text`'s lines, split once while an edit is applied (`release` drops them)."""
+    def lines(self) -> "_Lines | list[str]":
+        """`text`'s lines while an edit is applied (`release` drops them)."""
         if "lines" not in self._split:
-            self._split["lines"] = self.text.split("\n")
+            self._split["lines"] = _Lines(self.text)
         return self._split["lines"]
 
     @property
@@ -296,7 +357,7 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     (blanked) text is given that recovery, blanked, and the whole text's syntax errors."""
     if text == (state.text if state.shown_text is None else state.shown_text):
         return list(state.findings)
-    shown = text.split("\n")
+    shown = _Lines(text)
     found = _apply(project, path, state, text, shown, shown, [])
     if not isinstance(found, _RegionBroken):
         return found
@@ -333,8 +394,12 @@ def _repairs_inside(tail: list[str], end: int):
     return known
 
 
-def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
-    """(first line that differs, line after the last one that differs in `old`)."""
+def _changed_lines(old, new) -> tuple[int, int]:
+    """(first line that differs, line after the last one that differs in `old`): at most one line
+    more on either side when both are `_Lines` (found on their texts)."""
+    if isinstance(old, _Lines) and isinstance(new, _Lines):
+        return _changed_text_lines(old.text, new.text)
+    old, new = list(old), list(new)
     limit = min(len(old), len(new))
     first = 0
     while first < limit and old[first] == new[first]:
@@ -343,6 +408,36 @@ def _changed_lines(old: list[str], new: list[str]) -> tuple[int, int]:
     while same_tail < limit - first and old[len(old) - 1 - same_tail] == new[len(new) - 1 - same_tail]:
         same_tail += 1
     return first, len(old) - same_tail
+
+
+def _common_length(a: str, b: str, backwards: bool = False, limit: int | None = None) -> int:
+    """How many characters `a` and `b` share at their start (at their end: `backwards`), at most
+    `limit`; compared a block at a time (the strings' own comparison)."""
+    limit = min(len(a), len(b)) if limit is None else limit
+    block, same = 65536, 0
+    while same < limit:
+        size = min(block, limit - same)
+        if backwards:
+            equal = a[len(a) - same - size:len(a) - same] == b[len(b) - same - size:len(b) - same]
+        else:
+            equal = a[same:same + size] == b[same:same + size]
+        if equal:
+            same += size
+        elif size > 1:
+            block = max(size // 16, 1)
+        else:
+            break
+    return same
+
+
+def _changed_text_lines(old: str, new: str) -> tuple[int, int]:
+    """`_changed_lines` of two texts' lines, on the strings: the line holding the first differing
+    character, and the line after the last one holding a differing character of `old`."""
+    head = _common_length(old, new)
+    tail = _common_length(old, new, backwards=True, limit=min(len(old), len(new)) - head)
+    first = old.count("\n", 0, head)
+    same_tail = old.count("\n", len(old) - tail) if tail else 0
+    return first, old.count("\n") + 1 - same_tail
 
 
 def _apply(project: Project, path: str, state: DocumentState, text: str, new_lines: list[str], shown: list[str],
@@ -445,10 +540,16 @@ def _kept(chunks: list[Chunk], component: set[int], imported_names: set[str]) ->
             for k, c in enumerate(chunks)]
 
 
-def _blanked(lines: list[str], chunks: list[Chunk], starts: list[int], kept: list[bool]) -> str:
-    """The text of `lines` with every chunk not `kept` made blank lines."""
-    return "\n".join("\n".join(lines[starts[k]:starts[k + 1]]) if kept[k] else "\n" * (chunk.size - 1)
-                     for k, chunk in enumerate(chunks))
+def _blanked(lines, chunks: list[Chunk], starts: list[int], kept: list[bool]) -> str:
+    """The text of `lines` with every chunk not `kept` made blank lines (a run of chunks at a time)."""
+    parts, k = [], 0
+    while k < len(chunks):
+        end = k + 1
+        while end < len(chunks) and kept[end] == kept[k]:
+            end += 1
+        parts.append(_join(lines, starts[k], starts[end]) if kept[k] else "\n" * (starts[end] - starts[k] - 1))
+        k = end
+    return "\n".join(parts)
 
 
 def _component(chunks: list[Chunk], edited: list[int], removed: list[Chunk], imported_names: set[str]) -> set[int] | None:
@@ -523,7 +624,7 @@ def model_for_lines(project: Project, path: str, text: str, first_line: int, las
     state = project.incremental.get(path)
     model = importers = None
     if state is not None and state.shown_text is None and project.unchanged_since(path, state.changes):
-        lines = text.split("\n")
+        lines = _Lines(text)
         importers = _importer_names(project, path) if text == state.text else None
         if importers is not None:
             starts = list(accumulate((c.size for c in state.chunks), initial=0))
