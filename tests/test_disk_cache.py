@@ -28,11 +28,18 @@ def test_second_run_answers_imports_from_disk_without_starting_the_interpreter(t
     assert again == expected
     assert second._environment is None  # every import answered from the cache file
 
-    # A module appearing beside the importer may shadow the library: the folder's stamp changed, jedi is asked.
+    # A module appearing beside the importer may shadow the library: the folder's stamp changed, the
+    # kept answers are not used; they are made again from the installed modules (the interpreter's
+    # path is on disk too)...
     (tmp_path / "helper.py").write_text("X = 1\n")
     os.utime(tmp_path, ns=(1, 1))
     third, still = findings(tmp_path, path)
-    assert still == expected and third._environment is not None
+    assert still == expected and third._environment is None
+    # ... and one that does shadow `jax` (a module, not a package) is jedi's to answer.
+    (tmp_path / "jax.py").write_text("X = 1\n")
+    os.utime(tmp_path, ns=(2, 2))
+    fourth, _ = findings(tmp_path, path)
+    assert fourth._environment is not None
 
 
 def test_damaged_cache_files_are_ignored(tmp_path, monkeypatch):

@@ -241,3 +241,50 @@ def test_an_unusable_interpreter_leaves_every_answer_to_the_fallback_as_before(t
             project.resolver.workspace_imports = None
         results.append([(f.code, f.span.line) for name in PACKAGE for f in analyze(project, str(tmp_path / name))])
     assert results[0] == results[1] and results[0] == [("PAL002", 4), ("PAL001", 9)]
+
+
+def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, monkeypatch):
+    """A user project importing the installed jax: each import jedi would answer into site-packages
+    is answered from the modules' statements (a first `check` in CI parsed every target module with
+    jedi's parser), equal to a fresh jedi probe's answer, with the same findings; a second process
+    reads the answers from disk."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "project"
+    root.mkdir()
+    examples = os.path.join(os.path.dirname(__file__), "..", "examples", "kernels")
+    for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py"):
+        with open(os.path.join(examples, name)) as source:
+            (root / name).write_text(source.read())
+    (root / "more.py").write_text("import jax.numpy as jnp\nfrom jax.experimental.pallas import tpu as pltpu\n"
+                                  "from jax._src.pallas.mosaic_gpu.primitives import get_global\n"
+                                  "from jax.experimental.pallas.mosaic_gpu import SemaphoreType, kernel\n")
+    project = Project(root=str(root), python=jax_python())
+    answered = 0
+    for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py", "more.py"):
+        path = str(root / name)
+        bindings = import_bindings(project.model(path))
+        statements = list(bindings)
+        script = jedi.Script("".join(s + "\n" for s in statements),
+                             path=os.path.join(str(root), project_module.PROBE_NAME),
+                             project=project.jedi_project(), environment=project.environment.jedi_env)
+        for line, statement in enumerate(statements, 1):
+            binding, column = bindings[statement]
+            assert project.resolver.workspace_imports.targets(path, binding) is None  # not the workspace's
+            ours = project.resolver.workspace_imports.targets(path, binding, installed=True)
+            if ours is None:
+                continue
+            answered += 1
+            jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
+            assert ours == jedis, (name, statement)
+    assert answered >= 12
+
+    for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py"):
+        monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+        jedis, _ = findings(root, name, jedi_free=False)
+        monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+        ours, first = findings(root, name, jedi_free=True)
+        assert ours == jedis and ours, name
+        assert not first.resolver._probe_scripts  # jedi was asked nothing
+        first.resolver.library_answers.save()
+        again, second = findings(root, name, jedi_free=True)
+        assert again == ours and second._environment is None  # from disk: no interpreter started

@@ -272,7 +272,9 @@ class ImportIndex:
                 self._everything[path] = facts
 
     def _changed(self, path: str, new: FileFacts, old: FileFacts | Unscanned | None) -> None:
-        if new != old:
+        # The memo answers from workspace files only: a file outside it (a `check` of installed
+        # code, read once per file) cleared it at every first read, and the answers were made again.
+        if new != old and self.project.is_workspace_file(path):
             self._answers.clear()
 
     def complete_some(self, limit: int = 256) -> bool:

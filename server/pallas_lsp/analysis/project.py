@@ -542,10 +542,11 @@ class Resolver:
     Imports are resolved by jedi on a probe: a tiny module holding only the file's import statements,
     placed beside the file (so relative imports and the search path are the same). Parsing the whole
     file with jedi's parser on every edit was most of the analysis time. Absolute imports into
-    workspace modules are answered without jedi first (`workspace_imports`). What jedi answers for
-    an import statement in a folder is kept (`LibraryAnswers`, also on disk): while it points
-    outside the workspace (an installed library does not change under us), or, into the workspace,
-    while no file it had loaded changed.
+    workspace modules are answered without jedi first (`workspace_imports`), then those into
+    installed modules (after the answers on disk). What jedi answers for an import statement in a
+    folder is kept (`LibraryAnswers`, also on disk): while it points outside the workspace (an
+    installed library does not change under us), or, into the workspace, while no file it had
+    loaded changed.
     """
 
     def __init__(self, project: Project):
@@ -592,6 +593,11 @@ class Resolver:
         answer = self.library_answers.get(key)
         if answer is not None:
             return answer
+        answer = self._workspace_answer(model, binding, installed=True)
+        if answer is not None:  # into installed modules, without jedi: kept like jedi's answers,
+            read = self.workspace_imports.read  # with the workspace files on the way, if any
+            self.library_answers.add(key, answer, read if any(map(self.project.is_workspace_file, read)) else None)
+            return answer
         if self._workspace_answer(model, binding, absent=True):
             return ()
         probe = _model_probe(model)
@@ -618,15 +624,15 @@ class Resolver:
                     self.library_answers.add(key, answer, dependencies)
         return answer
 
-    def _workspace_answer(self, model: ModuleModel, binding: Binding, absent: bool = False):
-        """`workspace_imports`' answer (or, with `absent`, whether the module is installed nowhere);
-        None/False leaves it to jedi, as does any failure."""
+    def _workspace_answer(self, model: ModuleModel, binding: Binding, absent: bool = False, installed: bool = False):
+        """`workspace_imports`' answer (with `installed`, into installed modules too; with `absent`,
+        whether the module is installed nowhere); None/False leaves it to jedi, as does any failure."""
         if self.workspace_imports is None:
             return None
         try:
             if absent:
                 return self.workspace_imports.absent(model.path, binding)
-            return self.workspace_imports.targets(model.path, binding)
+            return self.workspace_imports.targets(model.path, binding, installed)
         except Exception:  # a bug here must not cost the analysis: jedi answers as before
             log.exception("workspace import answer failed in %s", model.path)
             return None

@@ -9,8 +9,12 @@ file's stamp or unsaved text stays the same) and followed through re-exports, gi
 gives: the same module, name, line, type and dotted names. Whatever jedi might answer differently
 is left to jedi (`None`): relative imports, stubs (`.pyi`) beside a module whose names are asked,
 names bound more than once, conditionally, by `global` or `*`, modules with `__getattr__`, extension
-modules and namespace packages met before the workspace file on jedi's search path, targets outside
-the workspace.
+modules and namespace packages met before the workspace file on jedi's search path.
+
+Imports into installed modules (jax in site-packages, when the workspace is a user project or a
+folder of jax) are answered the same way (`targets(..., installed=True)`): on a first run, with no
+answer on disk yet, jedi parsed each target module with parso (most of a first `check`). Modules
+jedi's bundled typeshed has stubs for, and `-stubs` packages, are left to jedi.
 """
 
 from __future__ import annotations
@@ -159,6 +163,7 @@ class WorkspaceImports:
         self.project = project
         self._exports: dict[str, tuple[object, Exports | None]] = {}
         self._search_path: list[str] | None = None
+        self.read: list[str] = []  # the module files the last `targets` call read (what its answer depends on)
 
     # ---- where jedi looks ------------------------------------------------------------------------
 
@@ -174,11 +179,14 @@ class WorkspaceImports:
                 if sys_path is not None else []
         return self._search_path or None
 
-    def _locate(self, dotted: str) -> str | None:
-        """The workspace file jedi imports for `dotted` (None: not one, or not surely)."""
+    def _locate(self, dotted: str, installed: bool = False) -> str | None:
+        """The workspace file jedi imports for `dotted` (None: not one, or not surely); with
+        `installed`, any source file found on jedi's search path (an installed module)."""
         parts = dotted.split(".")
         if not all(part.isidentifier() for part in parts) or parts[0] in sys.stdlib_module_names:
             return None  # jedi answers standard modules from typeshed's stubs first
+        if installed and parts[0] in _bundled_stub_names():
+            return None  # jedi answers from its own stubs first
         found, search = None, self.search_path()
         for folder in search or ():
             if os.path.isdir(os.path.join(folder, parts[0] + "-stubs")):
@@ -190,8 +198,9 @@ class WorkspaceImports:
             if found is None or not found.endswith("__init__.py"):
                 return None
             found = _find_in(os.path.dirname(found), part)
-        if not found or found == "?" or not self.project.is_workspace_file(found):
+        if not found or found == "?" or not (installed or self.project.is_workspace_file(found)):
             return None
+        self.read.append(found)
         return found
 
     def absent(self, importer: str, binding: Binding) -> bool:
@@ -234,21 +243,24 @@ class WorkspaceImports:
 
     # ---- answers ---------------------------------------------------------------------------------
 
-    def targets(self, importer: str, binding: Binding) -> tuple | None:
+    def targets(self, importer: str, binding: Binding, installed: bool = False) -> tuple | None:
         """What jedi's goto (following imports) gives for the name `binding` binds in the module at
-        `importer`, or None."""
+        `importer`, or None. Without `installed`, only imports into the workspace are answered (no
+        search path asked unless the name can be a workspace package); with it, imports into any
+        module on the interpreter's search path too (the caller keeps those answers on disk)."""
         statement, alias = binding.import_from, binding.node
+        self.read = []
         if isinstance(statement, ast.Import):
             dotted = alias.name if alias.asname else alias.name.split(".")[0]
         elif statement.level or not statement.module:
             return None
         else:
             dotted = statement.module
-        if not self._may_be_workspace_package(importer, dotted.split(".")[0]):
-            return None  # a library: its answer is jedi's, kept on disk (no interpreter started here)
+        if not installed and not self._may_be_workspace_package(importer, dotted.split(".")[0]):
+            return None  # a library: answered with `installed`, after the answers on disk
         if isinstance(statement, ast.Import):
-            return self._module(dotted)
-        return self._name(dotted, alias.name, FOLLOW_LIMIT)
+            return self._module(dotted, installed=installed)
+        return self._name(dotted, alias.name, FOLLOW_LIMIT, installed)
 
     def _may_be_workspace_package(self, importer: str, top: str) -> bool:
         """Whether a top-level name can be found in the workspace at all (cheap: no search path)."""
@@ -257,19 +269,19 @@ class WorkspaceImports:
                 or os.path.exists(os.path.join(root, top + ".py"))
                 or self.project.find_module(top, self.project.import_roots(importer)) is not None)
 
-    def _module(self, dotted: str, path: str | None = None) -> tuple | None:
+    def _module(self, dotted: str, path: str | None = None, installed: bool = False) -> tuple | None:
         from .project import _Target
 
-        path = path or self._locate(dotted)
+        path = path or self._locate(dotted, installed)
         if path is None:
             return None
         return (_Target(os.path.abspath(path), dotted, 1, "module", dotted.rsplit(".", 1)[-1], dotted),)
 
-    def _name(self, module: str, name: str, budget: int) -> tuple | None:
+    def _name(self, module: str, name: str, budget: int, installed: bool = False) -> tuple | None:
         """`from module import name`, as jedi's goto follows it."""
         from .project import _Target
 
-        path = self._locate(module)
+        path = self._locate(module, installed)
         if path is None or budget <= 0 or name.startswith("__"):
             return None
         if os.path.exists(path[:-3] + ".pyi"):
@@ -282,21 +294,21 @@ class WorkspaceImports:
             if exports.star:
                 return None
             if path.endswith("__init__.py"):  # a submodule of the package
-                return self._module(f"{module}.{name}")
+                return self._module(f"{module}.{name}", installed=installed)
             return None
         kind = entry[0]
         if kind in ("function", "class", "statement"):
             return (_Target(os.path.abspath(path), module, entry[1], kind, name, f"{module}.{name}"),)
         if kind == "module":
-            return self._module(entry[1])
+            return self._module(entry[1], installed=installed)
         _, level, source, imported, _line = entry
         if level or not source:
             return None
         if source == module and imported == name:
             # `from pkg import sub as sub` in pkg: the name finds its own statement, and jedi's
             # recursion guard then imports the submodule
-            return self._module(f"{module}.{name}") if path.endswith("__init__.py") else None
-        return self._name(source, imported, budget - 1)
+            return self._module(f"{module}.{name}", installed=installed) if path.endswith("__init__.py") else None
+        return self._name(source, imported, budget - 1, installed)
 
 
 @dataclass(frozen=True)
