@@ -73,17 +73,19 @@ class Chunk:
 
     @classmethod
     def of(cls, lines: list[str], imports_only: bool, bound, shared: dict | None = None) -> "Chunk":
-        """`shared`: equal tuples already made (one object for every chunk naming the same names)."""
+        """`shared`: equal tuples and chunks already made (one object for all that are equal)."""
         text = "\n".join(lines)
         names = tuple(sorted(set(map(sys.intern, _IDENTIFIER.findall(text))) - _KEYWORDS))
         bound = tuple(sorted(bound))
-        if shared is not None:
-            names, bound = shared.setdefault(names, names), shared.setdefault(bound, bound)
         # An unbound name may come from `import *`; `__future__` may change the parse; a kernel's
         # backend is read off the whole module's text (`kernel_args._is_mosaic_gpu`: its imports).
         switch = _MODULE_SWITCH in text or (imports_only and (
             bool(_STAR_IMPORT.search(text)) or "__future__" in names or any(m in text for m in _BACKEND_WORDS)))
-        return cls(len(lines), bound, names, imports_only, switch)
+        if shared is None:
+            return cls(len(lines), bound, names, imports_only, switch)
+        names, bound = shared.setdefault(names, names), shared.setdefault(bound, bound)
+        chunk = cls(len(lines), bound, names, imports_only, switch)
+        return shared.setdefault(chunk, chunk)  # equal chunks too (the same import in every unit)
 
 
 _KEYWORDS = frozenset(keyword.kwlist)
