@@ -14,7 +14,10 @@ modules and namespace packages met before the workspace file on jedi's search pa
 Imports into installed modules (jax in site-packages, when the workspace is a user project or a
 folder of jax) are answered the same way (`targets(..., installed=True)`): on a first run, with no
 answer on disk yet, jedi parsed each target module with parso (most of a first `check`). Modules
-jedi's bundled typeshed has stubs for, and `-stubs` packages, are left to jedi.
+jedi's bundled typeshed has third-party stubs for, and `-stubs` packages, are left to jedi. A
+standard module is answered only where jedi goes from typeshed's stub to the module's source: the
+stub exists and binds the name, and the source (found on the interpreter's path, not in the
+workspace root) binds it once; C modules, names missing from the stub, are jedi's.
 """
 
 from __future__ import annotations
@@ -183,9 +186,12 @@ class WorkspaceImports:
         """The workspace file jedi imports for `dotted` (None: not one, or not surely); with
         `installed`, any source file found on jedi's search path (an installed module)."""
         parts = dotted.split(".")
-        if not all(part.isidentifier() for part in parts) or parts[0] in sys.stdlib_module_names:
+        if not all(part.isidentifier() for part in parts):
+            return None
+        standard = parts[0] in sys.stdlib_module_names
+        if standard and not (installed and _stdlib_stub(dotted)):
             return None  # jedi answers standard modules from typeshed's stubs first
-        if installed and parts[0] in _bundled_stub_names():
+        if installed and not standard and parts[0] in _bundled_stub_names():
             return None  # jedi answers from its own stubs first
         found, search = None, self.search_path()
         for folder in search or ():
@@ -193,6 +199,8 @@ class WorkspaceImports:
                 return None
             found = _find_in(folder, parts[0])
             if found is not None:
+                if standard and folder == self.project.root:
+                    return None  # a workspace module shadowing a standard one: jedi's stub decides
                 break
         for part in parts[1:]:
             if found is None or not found.endswith("__init__.py"):
@@ -286,6 +294,11 @@ class WorkspaceImports:
             return None
         if os.path.exists(path[:-3] + ".pyi"):
             return None  # jedi reads the stub's names first
+        stub = _stdlib_stub(module) if module.split(".")[0] in sys.stdlib_module_names else None
+        if stub is not None:  # jedi finds the name in typeshed's stub, then the module's own binding
+            stub_exports = self.exports(stub)
+            if stub_exports is None or (name not in stub_exports.names and name not in stub_exports.unclear):
+                return None
         exports = self.exports(path)
         if exports is None or name in exports.unclear:
             return None
@@ -302,7 +315,12 @@ class WorkspaceImports:
         if kind == "module":
             return self._module(entry[1], installed=installed)
         _, level, source, imported, _line = entry
-        if level or not source:
+        if level:  # relative to the module reached here by its dotted name, as jedi (and Python) do
+            base = (module if path.endswith("__init__.py") else module.rpartition(".")[0]).split(".")
+            if not base[0] or level > len(base):
+                return None
+            source = ".".join(base[:len(base) - level + 1] + ([source] if source else []))
+        if not source:
             return None
         if source == module and imported == name:
             # `from pkg import sub as sub` in pkg: the name finds its own statement, and jedi's
@@ -387,6 +405,19 @@ def _bundled_stub_names() -> frozenset[str]:
         with contextlib.suppress(OSError):
             names.update(name.removesuffix(".pyi") for name in os.listdir(folder))
     return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
+def _stdlib_stub(dotted: str) -> str | None:
+    """jedi's bundled typeshed stub of a standard module (None: it has none; jedi's answer is left to it)."""
+    spec = importlib.util.find_spec("jedi")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    base = os.path.join(spec.submodule_search_locations[0], "third_party", "typeshed", "stdlib", *dotted.split("."))
+    for candidate in (base + ".pyi", os.path.join(base, "__init__.pyi")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def _interpreter_sys_path(project) -> list[str] | None:
