@@ -541,7 +541,7 @@ def test_the_lines_of_a_big_text_found_on_the_string_equal_its_split(old, new, s
     split's, and the changed lines found on the strings hold every line that differs."""
     from pallas_lsp.analysis.incremental import _changed_lines, _Lines
 
-    _Lines._BLOCK = 3  # several blocks in a short text
+    block, _Lines._BLOCK = _Lines._BLOCK, 3  # several blocks in a short text
     try:
         lines, split = _Lines(new), new.split("\n")
         assert len(lines) == len(split) and list(lines) == split and lines == split and lines == _Lines(new)
@@ -557,7 +557,7 @@ def test_the_lines_of_a_big_text_found_on_the_string_equal_its_split(old, new, s
         assert old_split[:first] == split[:first] and old_split[old_end:] == split[old_end + delta:]
         assert first <= old_end and first <= old_end + delta
     finally:
-        del _Lines._BLOCK
+        _Lines._BLOCK = block
 
 
 def test_equal_chunks_of_a_document_are_one_object(tmp_path):
