@@ -150,6 +150,18 @@ def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
         assert math.isfinite(corpus["ratio_cpu_check_to_ast_parse"])
 
 
+def test_check_scale_first_runs_against_another_checkout(tmp_path):
+    examples = str(REPO / "examples")
+    result = run_bench("check_scale.py", "--runs", "1", "--corpus", "mixed", "--mixed", examples,
+                       "--empty-cache", "--source", str(REPO))
+    corpus = result["corpora"]["mixed"]
+    assert result["empty_cache"] and "check_jobs1_first_run" not in corpus  # every run is a first run
+    assert corpus["findings"] == {"PAL001": 1, "PAL002": 1} and corpus["same_findings_as_before"]
+    for key in ("check_jobs1_cpu", "before_check_jobs1_cpu", "before_check_cpu", "ast_parse_cpu"):
+        assert_stats(corpus[key], 1)
+    assert math.isfinite(corpus["before_ratio_cpu_check_to_ast_parse"])
+
+
 def test_big_document_memory_reads_the_servers_memory_around_a_documents_edits():
     result = run_bench("big_document_memory.py", "pallas", "--size", "300000", "--edits", "2")
     assert (result["kind"], result["edits"], result["diagnostics"]) == ("pallas", 2, 0)
