@@ -58,41 +58,51 @@ _BACKEND_WORDS = ("mosaic_gpu", "tpu")  # an import naming them decides the modu
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
 
 
-@dataclass(frozen=True, slots=True)
-class Chunk:
+class Chunk(tuple):
     """Whole lines holding complete top-level statements, and what ties them to other chunks.
-    Kept for every statement of a big document between edits: small on purpose (slots, tuples of
-    interned names, equal tuples and chunks shared: a 5 MB module has tens of thousands of chunks)."""
+    Kept for every statement of a big document between edits: small on purpose (one tuple of its
+    size, flags and interned names; equal chunks shared: a 5 MB module has tens of thousands)."""
 
-    size: int  # lines (the text is the document's lines: `DocumentState.lines`)
-    # The names bound at module level (the model's own bindings: the first `bound_count`, sorted),
-    # then every other identifier in the text but keywords, once (a superset of the names it uses).
-    names: tuple
-    bound_count: int
-    imports_only: bool
-    switch: bool  # always kept in a blanked text: may switch interpret mode for the whole module, or an
-    # import the whole module depends on (`import *`, `__future__`, one naming a backend: see `Chunk.of`)
+    __slots__ = ()
+
+    @property
+    def size(self) -> int:
+        """Lines (the text is the document's lines: `DocumentState.lines`)."""
+        return self[0]
+
+    @property
+    def imports_only(self) -> bool:
+        return self[2]
+
+    @property
+    def switch(self) -> bool:
+        """Always kept in a blanked text: may switch interpret mode for the whole module, or an
+        import the whole module depends on (`import *`, `__future__`, one naming a backend: `of`)."""
+        return self[3]
+
+    @property
+    def names(self) -> tuple:
+        """The names bound at module level (`bound`), then every other identifier in the text but
+        keywords, once (a superset of the names it uses)."""
+        return self[4:]
 
     @property
     def bound(self) -> tuple:
-        """The names bound at module level (one tuple with the others: a tuple is ~50 bytes a chunk)."""
-        return self.names[:self.bound_count]
+        """The names bound at module level (the model's own bindings), sorted."""
+        return self[4:4 + self[1]]
 
     @classmethod
     def of(cls, lines: list[str], imports_only: bool, bound, shared: dict | None = None) -> "Chunk":
-        """`shared`: equal tuples and chunks already made (one object for all that are equal)."""
+        """`shared`: equal chunks already made (one object for all that are equal)."""
         text = "\n".join(lines)
         bound = sorted(bound)
-        names = (*bound, *sorted(set(map(sys.intern, _IDENTIFIER.findall(text))) - _KEYWORDS - set(bound)))
+        names = sorted(set(map(sys.intern, _IDENTIFIER.findall(text))) - _KEYWORDS - set(bound))
         # An unbound name may come from `import *`; `__future__` may change the parse; a kernel's
         # backend is read off the whole module's text (`kernel_args._is_mosaic_gpu`: its imports).
         switch = _MODULE_SWITCH in text or (imports_only and (
             bool(_STAR_IMPORT.search(text)) or "__future__" in names or any(m in text for m in _BACKEND_WORDS)))
-        if shared is None:
-            return cls(len(lines), names, len(bound), imports_only, switch)
-        names = shared.setdefault(names, names)
-        chunk = cls(len(lines), names, len(bound), imports_only, switch)
-        return shared.setdefault(chunk, chunk)  # equal chunks too (the same import in every unit)
+        chunk = cls((len(lines), len(bound), imports_only, switch, *bound, *names))
+        return chunk if shared is None else shared.setdefault(chunk, chunk)  # the same import in every unit
 
 
 _KEYWORDS = frozenset(keyword.kwlist)
