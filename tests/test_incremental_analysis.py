@@ -22,6 +22,7 @@ import random
 import re
 import sys
 import time
+from itertools import accumulate
 
 import pytest
 from hypothesis import given, settings
@@ -547,6 +548,9 @@ def test_the_lines_of_a_big_text_found_on_the_string_equal_its_split(old, new, s
         assert len(lines) == len(split) and list(lines) == split and lines == split and lines == _Lines(new)
         assert lines[start:stop] == split[start:stop] and lines[start:] == split[start:]
         assert lines.joined(start, stop) == "\n".join(split[start:stop])
+        sizes = [start % 4, stop % 5, len(split)]
+        cuts = [0, *accumulate(sizes)]
+        assert list(lines.runs(sizes)) == ["\n".join(split[cuts[k]:cuts[k + 1]]) for k in range(3)]
         if start < len(split):
             assert lines[start] == split[start]
         first, old_end = _changed_lines(_Lines(old), lines)

@@ -92,16 +92,15 @@ class Chunk(tuple):
         return self[4:4 + self[1]]
 
     @classmethod
-    def of(cls, lines: list[str], imports_only: bool, bound, shared: dict | None = None) -> "Chunk":
-        """`shared`: equal chunks already made (one object for all that are equal)."""
-        text = "\n".join(lines)
+    def of(cls, text: str, size: int, imports_only: bool, bound, shared: dict | None = None) -> "Chunk":
+        """The chunk of `text`, `size` lines; `shared`: equal chunks already made (one object for all)."""
         bound = sorted(bound)
         names = sorted(set(map(sys.intern, _IDENTIFIER.findall(text))) - _KEYWORDS - set(bound))
         # An unbound name may come from `import *`; `__future__` may change the parse; a kernel's
         # backend is read off the whole module's text (`kernel_args._is_mosaic_gpu`: its imports).
         switch = _MODULE_SWITCH in text or (imports_only and (
             bool(_STAR_IMPORT.search(text)) or "__future__" in names or any(m in text for m in _BACKEND_WORDS)))
-        chunk = cls((len(lines), len(bound), imports_only, switch, *bound, *names))
+        chunk = cls((size, len(bound), imports_only, switch, *bound, *names))
         return chunk if shared is None else shared.setdefault(chunk, chunk)  # the same import in every unit
 
 
@@ -135,6 +134,17 @@ class _Lines:
         for _ in range(line - self._before[block]):
             at = self.text.find("\n", at + 1)
         return at + 1
+
+    def runs(self, sizes):
+        """The texts of consecutive runs of `sizes` lines from the first, in one pass."""
+        text, start = self.text, 0
+        for size in sizes:
+            end = start
+            for _ in range(size):
+                newline = text.find("\n", end)
+                end = len(text) + 1 if newline < 0 else newline + 1
+            yield text[start:end - 1] if size else ""
+            start = end
 
     def joined(self, start: int, stop: int) -> str:
         """Lines `start`..`stop`-1 joined by "\n" (as `"\n".join(lines[start:stop])`)."""
@@ -289,12 +299,16 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
     # What is kept is made once the whole model is gone (a big one is): it then fills the memory
     # the model freed instead of keeping that memory's pages from going back.
     _drop_whole_model(project, path, text)
-    if lines is None:
-        lines = shown = text.split("\n")
+    # The chunks' texts cut from the text itself when it parsed: a list of all its lines (207k
+    # strings for 5 MB), freed right after, left the chunks scattered over its pages.
+    sizes = [cuts[k + 1] - cuts[k] for k in range(len(cuts) - 1)]
+    pieces = (_Lines(text).runs(sizes) if lines is None
+              else ("\n".join(lines[cuts[k]:cuts[k + 1]]) for k in range(len(cuts) - 1)))
     shared: dict = {}
-    chunks = [Chunk.of(lines[cuts[k]:cuts[k + 1]], imports[k], bound[k], shared) for k in range(len(cuts) - 1)]
-    return DocumentState(text if lines is shown else "\n".join(lines), chunks, findings, codes,
-                         project.changes_besides(path), shown_text=None if lines is shown else text)
+    chunks = [Chunk.of(piece, sizes[k], imports[k], bound[k], shared) for k, piece in enumerate(pieces)]
+    if lines is None:
+        return DocumentState(text, chunks, findings, codes, project.changes_besides(path))
+    return DocumentState("\n".join(lines), chunks, findings, codes, project.changes_besides(path), shown_text=text)
 
 
 def _recovered_lines(errors: list, recovered: list[str] | None, parsed: list[str],
@@ -489,7 +503,7 @@ def _apply(project: Project, path: str, state: DocumentState, text: str, new_lin
         return _RegionBroken(region_start, new_region_end, old_region_end)
     groups = _group_statements(statements)
     cuts = _cuts(groups, len(region))
-    new_chunks = [Chunk.of(region[cuts[k]:cuts[k + 1]], _imports_only(groups[k] if groups else []),
+    new_chunks = [Chunk.of("\n".join(region[cuts[k]:cuts[k + 1]]), cuts[k + 1] - cuts[k], _imports_only(groups[k] if groups else []),
                            _module_bindings(groups[k] if groups else []))
                   for k in range(len(cuts) - 1) if cuts[k + 1] > cuts[k]]
     removed = old_chunks[i:j]
