@@ -8,7 +8,7 @@ module's top-level names are read from its syntax tree (a small table per module
 file's stamp or unsaved text stays the same) and followed through re-exports, giving the answer jedi
 gives: the same module, name, line, type and dotted names. Whatever jedi might answer differently
 is left to jedi (`None`): relative imports, stubs (`.pyi`) beside a module whose names are asked,
-names bound more than once, conditionally, by `global` or `*`, modules with `__getattr__`, extension
+names bound conditionally (but for `if TYPE_CHECKING:`), by `global` or `*`, modules with `__getattr__`, extension
 modules and namespace packages met before the workspace file on jedi's search path.
 
 Imports into installed modules (jax in site-packages, when the workspace is a user project or a
@@ -44,67 +44,126 @@ _EXTENSION_SUFFIXES = (".so", ".pyd")
 @dataclass(frozen=True)
 class Exports:
     """A module's top-level names: name -> ("function"|"class"|"statement", line),
-    ("module", dotted, line) for `import a.b [as n]`, ("from", level, module, name, line)."""
+    ("module", dotted, line) for `import a.b [as n]`, ("from", level, module, name, line);
+    `multiple`: the names among them bound more than once (the last reachable binding is jedi's)."""
 
     names: dict
     unclear: frozenset
     star: bool
+    multiple: frozenset = frozenset()
+    extends_path: bool = False  # `pkgutil.extend_path` / `declare_namespace`: jedi searches other folders
+
+
+# jedi's flow analysis answers "unsure" for every binding in these (`is_big_annoying_library`): all
+# of a name's bindings, not the last one
+_FLOW_ANALYSIS_SKIPPED = frozenset({"pandas", "numpy", "tensorflow", "matplotlib"})
 
 
 def module_exports(text: str) -> Exports | None:
-    """The top-level bindings of a module text (None: it does not parse)."""
+    """The top-level bindings of a module text (None: it does not parse).
+
+    A name bound several times by plain top-level statements (`@overload` defs and the final def)
+    is jedi's last binding: its flow analysis goes back from the last one and stops at the first
+    surely reachable. The body of `if TYPE_CHECKING:` (the name imported from `typing`, which jedi
+    takes as true) is reachable too, its `else:` unreachable (the other way round for `if not
+    TYPE_CHECKING:`). Any other flow leaves the name to jedi."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    names: dict = {}
+    bound: dict[str, list] = {}  # name -> [(entry, reachable), ...] in the order of the text
     unclear: set[str] = set()
+    guarded: set[str] = set()  # bound under `if TYPE_CHECKING:` (clear only if that name is typing's)
     star = False
+    type_checking_ifs = []
 
-    def bind(name: str, entry: tuple) -> None:
-        if name in names or name in unclear:
-            unclear.add(name)  # bound twice: jedi's flow analysis decides which one(s)
-            names.pop(name, None)
-        else:
-            names[name] = entry
+    def bind(name: str, entry: tuple, reachable: bool = True) -> None:
+        bound.setdefault(name, []).append((entry, reachable))
 
-    for statement in tree.body:
+    def plain(statement: ast.AST, reachable: bool = True) -> bool:
+        """Bind what a plain statement binds; False: not a plain one (nothing bound)."""
+        nonlocal star
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            bind(statement.name, ("function", statement.lineno))
+            bind(statement.name, ("function", statement.lineno), reachable)
         elif isinstance(statement, ast.ClassDef):
-            bind(statement.name, ("class", statement.lineno))
+            bind(statement.name, ("class", statement.lineno), reachable)
         elif isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:
-                    bind(alias.asname, ("module", alias.name, statement.lineno))
+                    bind(alias.asname, ("module", alias.name, statement.lineno), reachable)
                 else:
                     top = alias.name.split(".")[0]
-                    bind(top, ("module", top, statement.lineno))
+                    bind(top, ("module", top, statement.lineno), reachable)
         elif isinstance(statement, ast.ImportFrom):
+            if any(alias.name == "*" for alias in statement.names):
+                if not reachable:
+                    return False
+                star = True
             for alias in statement.names:
-                if alias.name == "*":
-                    star = True
-                else:
+                if alias.name != "*":
                     bind(alias.asname or alias.name,
-                         ("from", statement.level, statement.module or "", alias.name, statement.lineno))
+                         ("from", statement.level, statement.module or "", alias.name, statement.lineno), reachable)
         elif isinstance(statement, ast.Assign) and all(_plain_targets(t) for t in statement.targets):
             for target in statement.targets:
                 for name in _target_names(target):
-                    bind(name.id, ("statement", name.lineno))
+                    bind(name.id, ("statement", name.lineno), reachable)
                 unclear.update(_item_assigned_names(target))
             unclear.update(_walrus_names(statement.value))
         elif isinstance(statement, ast.AnnAssign) and statement.value is not None and isinstance(statement.target, ast.Name):
-            bind(statement.target.id, ("statement", statement.target.lineno))
+            bind(statement.target.id, ("statement", statement.target.lineno), reachable)
             unclear.update(_walrus_names(statement.value))
-        else:  # if / try / with / for / augmented assignment ...: whatever it binds is left to jedi
-            unclear.update(_bound_names(statement))
+        else:
+            return False
+        return True
+
+    for statement in tree.body:
+        if plain(statement):
+            continue
+        checking = _type_checking_test(statement)
+        if checking is not None:
+            type_checking_ifs.append(statement)
+            guarded.update(_bound_names(statement))
+            for branch, reachable in ((statement.body, checking), (statement.orelse, not checking)):
+                for inner in branch:
+                    if not plain(inner, reachable):
+                        unclear.update(_bound_names(inner))
+            continue
+        # if / try / with / for / augmented assignment ...: whatever it binds is left to jedi
+        unclear.update(_bound_names(statement))
+    if type_checking_ifs:
+        typing_name = bound.get("TYPE_CHECKING")
+        if not (typing_name and len(typing_name) == 1 and typing_name[0][0][:4] == ("from", 0, "typing", "TYPE_CHECKING")
+                and typing_name[0][1] and "TYPE_CHECKING" not in unclear
+                and typing_name[0][0][4] < type_checking_ifs[0].lineno):
+            unclear.update(guarded)  # not typing's TYPE_CHECKING: jedi evaluates the test
     if "global" in text:
         unclear.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
-    for name in unclear:
-        names.pop(name, None)
+    names: dict = {}
+    multiple = set()
+    for name, bindings in bound.items():
+        reachable = [entry for entry, sure in bindings if sure]
+        if len(bindings) > 1:
+            multiple.add(name)
+        if not reachable:
+            unclear.add(name)
+        elif name not in unclear:
+            names[name] = reachable[-1]
     if "__getattr__" in names:
         star = True  # any name may come from it
-    return Exports(names, frozenset(unclear), star)
+    head = "".join(text.splitlines(keepends=True)[:50])  # where jedi looks for them
+    extends_path = "declare_namespace(__name__)" in head or "extend_path(__path__" in head
+    return Exports(names, frozenset(unclear), star, frozenset(multiple), extends_path)
+
+
+def _type_checking_test(statement: ast.AST) -> bool | None:
+    """True for `if TYPE_CHECKING:` (its body is what jedi reaches), False for `if not TYPE_CHECKING:`
+    (its `else:`), None for any other statement (and any `elif`: jedi tests that branch on its own)."""
+    if not isinstance(statement, ast.If) or (len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.If)):
+        return None
+    test, checking = statement.test, True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, checking = test.operand, False
+    return checking if isinstance(test, ast.Name) and test.id == "TYPE_CHECKING" else None
 
 
 def _plain_targets(target: ast.AST) -> bool:
@@ -182,9 +241,10 @@ class WorkspaceImports:
                 if sys_path is not None else []
         return self._search_path or None
 
-    def _locate(self, dotted: str, installed: bool = False) -> str | None:
+    def _locate(self, dotted: str, installed: bool = False, namespace: bool = False) -> str | None:
         """The workspace file jedi imports for `dotted` (None: not one, or not surely); with
-        `installed`, any source file found on jedi's search path (an installed module)."""
+        `installed`, any source file found on jedi's search path (an installed module); with
+        `namespace`, the folder (ending in a separator) of a namespace package inside a package."""
         parts = dotted.split(".")
         if not all(part.isidentifier() for part in parts):
             return None
@@ -203,10 +263,20 @@ class WorkspaceImports:
                     return None  # a workspace module shadowing a standard one: jedi's stub decides
                 break
         for part in parts[1:]:
-            if found is None or not found.endswith("__init__.py"):
+            if found is None or found == "?":
                 return None
-            found = _find_in(os.path.dirname(found), part)
-        if not found or found == "?" or not (installed or self.project.is_workspace_file(found)):
+            if found.endswith(os.sep):  # a namespace package inside a package: its one folder
+                folder = found
+            elif found.endswith("__init__.py"):
+                exports = self.exports(found)
+                if exports is None or exports.extends_path:
+                    return None  # jedi looks for the package's other folders
+                folder = os.path.dirname(found)
+            else:
+                return None
+            found = _find_in(folder, part, inside_package=True)
+        if not found or found == "?" or (found.endswith(os.sep) and not namespace) \
+                or not (installed or self.project.is_workspace_file(found)):
             return None
         self.read.append(found)
         return found
@@ -289,9 +359,11 @@ class WorkspaceImports:
         """`from module import name`, as jedi's goto follows it."""
         from .project import _Target
 
-        path = self._locate(module, installed)
+        path = self._locate(module, installed, namespace=True)
         if path is None or budget <= 0 or name.startswith("__"):
             return None
+        if path.endswith(os.sep):  # a namespace package (`jaxlib.mlir.dialects`): only submodules
+            return self._module(f"{module}.{name}", installed=installed)
         if os.path.exists(path[:-3] + ".pyi"):
             return None  # jedi reads the stub's names first
         stub = _stdlib_stub(module) if module.split(".")[0] in sys.stdlib_module_names else None
@@ -302,6 +374,8 @@ class WorkspaceImports:
         exports = self.exports(path)
         if exports is None or name in exports.unclear:
             return None
+        if name in exports.multiple and (stub is not None or module.split(".")[0] in _FLOW_ANALYSIS_SKIPPED):
+            return None  # jedi's answer from the stub's source, or every binding: left to it
         entry = exports.names.get(name)
         if entry is None:
             if exports.star:
@@ -361,10 +435,12 @@ def _listing(folder: str) -> _Listing | None:
     return listing
 
 
-def _find_in(folder: str, name: str) -> str | None:
+def _find_in(folder: str, name: str, inside_package: bool = False) -> str | None:
     """`name` in one folder as importlib's path finder sees it: a package's `__init__.py`, a
     module's `.py`, "?" for anything else jedi would find or go on from (an extension module, a
-    namespace package, bytecode only, an unreadable folder), None when nothing is there."""
+    namespace package, bytecode only, an unreadable folder), None when nothing is there. Inside a
+    package (one folder searched), a folder with no `__init__.py` and no module of that name is a
+    namespace package of that folder alone: its path with a trailing separator."""
     listing = _listing(folder)
     if listing is None or (listing is not _UNREADABLE and name not in listing.stems):
         return None
@@ -376,6 +452,9 @@ def _find_in(folder: str, name: str) -> str | None:
     if name + ".py" in listing.names and not any(n.startswith(name + ".") and n.endswith(_EXTENSION_SUFFIXES)
                                                  for n in listing.names):
         return base + ".py"
+    if inside_package and name in listing.names and os.path.isdir(base) \
+            and not any(n.startswith(name + ".") for n in listing.names):
+        return base + os.sep
     return "?"
 
 
