@@ -181,6 +181,39 @@ def test_overloads_type_checking_and_namespace_packages_answered_as_jedi_does(tm
     }  # `hidden` (unreachable for jedi), `f` (not typing's TYPE_CHECKING), `inner` (a namespace) are jedi's
 
 
+def test_c_modules_answered_with_their_stubs_as_jedi_does(tmp_path, monkeypatch):
+    """`import itertools` (built in), `import math`, an extension module with a stub beside it:
+    jedi answers the stub module; so do we, without it. Their names stay jedi's."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "ext.cpython-312-x86_64-linux-gnu.so").write_bytes(b"")  # not loadable
+    (tmp_path / "pkg" / "ext.pyi").write_text("def f() -> int: ...\n")
+    (tmp_path / "user.py").write_text("import itertools\nimport itertools as it\nimport gc\nimport math\n"
+                                      "from pkg import ext\nimport pkg.ext as ext2\nfrom pkg.ext import f\n"
+                                      "from itertools import chain\n")
+    project = Project(root=str(tmp_path), python=jax_python())
+    path = str(tmp_path / "user.py")
+    bindings = import_bindings(project.model(path))
+    statements = list(bindings)
+    script = jedi.Script("".join(s + "\n" for s in statements), path=str(tmp_path / project_module.PROBE_NAME),
+                         project=project.jedi_project(), environment=project.environment.jedi_env)
+    answered = {}
+    for line, statement in enumerate(statements, 1):
+        binding, column = bindings[statement]
+        ours = project.resolver.workspace_imports.targets(path, binding, installed=True)
+        jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
+        assert ours in (None, jedis), statement
+        if ours is not None:
+            answered[statement] = [(os.path.basename(t.module_path), t.line, t.type, t.full_name) for t in ours]
+    assert answered == {"import itertools": [("itertools.pyi", 1, "module", "itertools")],
+                        "import itertools as it": [("itertools.pyi", 1, "module", "itertools")],
+                        "import gc": [("gc.pyi", 1, "module", "gc")],
+                        "import math": [("math.pyi", 1, "module", "math")],
+                        "from pkg import ext": [("ext.pyi", 1, "module", "pkg.ext")],
+                        "import pkg.ext as ext2": [("ext.pyi", 1, "module", "pkg.ext")]}
+
+
 def test_a_second_start_asks_no_interpreter_for_workspace_and_missing_modules(tmp_path, monkeypatch):
     """jax's own modules as the workspace (here a copy of its shape), an import of a module that is
     installed nowhere (jedi answers nothing: it was asked again at every start)."""

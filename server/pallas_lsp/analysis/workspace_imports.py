@@ -17,7 +17,9 @@ answer on disk yet, jedi parsed each target module with parso (most of a first `
 jedi's bundled typeshed has third-party stubs for, and `-stubs` packages, are left to jedi. A
 standard module is answered only where jedi goes from typeshed's stub to the module's source: the
 stub exists and binds the name, and the source (found on the interpreter's path, not in the
-workspace root) binds it once; C modules, names missing from the stub, are jedi's.
+workspace root) binds it once; names missing from the stub are jedi's. A C module (built in, or
+only an extension module on the path) and an extension module with a `.pyi` beside it are answered
+as jedi answers them, with the stub module; their names stay jedi's.
 """
 
 from __future__ import annotations
@@ -261,7 +263,12 @@ class WorkspaceImports:
             if found is not None:
                 if standard and folder == self.project.root:
                     return None  # a workspace module shadowing a standard one: jedi's stub decides
+                if standard and len(parts) == 1 and found == "?" and _extension_only(folder, parts[0]):
+                    found = _stdlib_stub(dotted)  # a C module (`math` in lib-dynload): jedi keeps the stub
                 break
+        else:
+            if standard and len(parts) == 1 and search:
+                found = _stdlib_stub(dotted)  # built into the interpreter (`itertools`): the stub
         for part in parts[1:]:
             if found is None or found == "?":
                 return None
@@ -360,8 +367,8 @@ class WorkspaceImports:
         from .project import _Target
 
         path = self._locate(module, installed, namespace=True)
-        if path is None or budget <= 0 or name.startswith("__"):
-            return None
+        if path is None or budget <= 0 or name.startswith("__") or path.endswith(".pyi"):
+            return None  # (a stub's names: jedi's)
         if path.endswith(os.sep):  # a namespace package (`jaxlib.mlir.dialects`): only submodules
             return self._module(f"{module}.{name}", installed=installed)
         if os.path.exists(path[:-3] + ".pyi"):
@@ -452,10 +459,21 @@ def _find_in(folder: str, name: str, inside_package: bool = False) -> str | None
     if name + ".py" in listing.names and not any(n.startswith(name + ".") and n.endswith(_EXTENSION_SUFFIXES)
                                                  for n in listing.names):
         return base + ".py"
+    if name + ".pyi" in listing.names and _extension_only(folder, name):
+        return base + ".pyi"  # an extension module's stub beside it: what jedi answers for the module
     if inside_package and name in listing.names and os.path.isdir(base) \
             and not any(n.startswith(name + ".") for n in listing.names):
         return base + os.sep
     return "?"
+
+
+def _extension_only(folder: str, name: str) -> bool:
+    """Whether `name` in that folder is an extension module (`.so`) and nothing else importable."""
+    listing = _listing(folder)
+    if listing is None or listing is _UNREADABLE or name in listing.names or name + ".py" in listing.names:
+        return False
+    found = [n for n in listing.names if n.startswith(name + ".") and n != name + ".pyi"]
+    return bool(found) and all(n.endswith(_EXTENSION_SUFFIXES) and n.count(".") in (1, 2) for n in found)
 
 
 def _folders_between(root: str, folder: str) -> list[str]:
