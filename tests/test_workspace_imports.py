@@ -30,6 +30,21 @@ def import_bindings(model):
     return found
 
 
+def answers_beside_jedis(project, path, installed=False):
+    """{statement: (binding, ours, jedi's)} for each import statement of the module at `path`:
+    `workspace_imports`' answer and a fresh jedi probe's (beside the module, as the resolver's)."""
+    bindings = import_bindings(project.model(path))
+    script = jedi.Script("".join(s + "\n" for s in bindings),
+                         path=os.path.join(os.path.dirname(path), project_module.PROBE_NAME),
+                         project=project.jedi_project(), environment=project.environment.jedi_env)
+    found = {}
+    for line, (statement, (binding, column)) in enumerate(bindings.items(), 1):
+        ours = project.resolver.workspace_imports.targets(path, binding, installed)
+        found[statement] = (binding, ours, tuple(project_module._Target.of(d)
+                                                 for d in script.goto(line, column, follow_imports=True)))
+    return found
+
+
 @pytest.mark.slow
 def test_answers_are_jedis_for_the_jax_package_as_workspace():
     """Every import of these jax modules that is answered without jedi is answered as jedi's goto
@@ -160,16 +175,10 @@ def test_overloads_type_checking_and_namespace_packages_answered_as_jedi_does(tm
         (tmp_path / name).write_text(text)
     project = Project(root=str(tmp_path), python=jax_python())
     path = str(tmp_path / "user.py")
-    bindings = import_bindings(project.model(path))
-    statements = list(bindings)
-    script = jedi.Script("".join(s + "\n" for s in statements), path=str(tmp_path / project_module.PROBE_NAME),
-                         project=project.jedi_project(), environment=project.environment.jedi_env)
     ours = {}
-    for line, statement in enumerate(statements, 1):
-        binding, column = bindings[statement]
-        ours[statement] = project.resolver.workspace_imports.targets(path, binding)
-        jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
-        assert ours[statement] in (None, jedis), statement
+    for statement, (_, answer, jedis) in answers_beside_jedis(project, path).items():
+        ours[statement] = answer
+        assert answer in (None, jedis), statement
     answered = {s: [(t.line, t.type, t.full_name) for t in a] for s, a in ours.items() if a is not None}
     assert answered == {
         "from lib.api import jit": [(7, "function", "lib.api.jit")],
@@ -194,15 +203,8 @@ def test_c_modules_answered_with_their_stubs_as_jedi_does(tmp_path, monkeypatch)
                                       "from itertools import chain\n")
     project = Project(root=str(tmp_path), python=jax_python())
     path = str(tmp_path / "user.py")
-    bindings = import_bindings(project.model(path))
-    statements = list(bindings)
-    script = jedi.Script("".join(s + "\n" for s in statements), path=str(tmp_path / project_module.PROBE_NAME),
-                         project=project.jedi_project(), environment=project.environment.jedi_env)
     answered = {}
-    for line, statement in enumerate(statements, 1):
-        binding, column = bindings[statement]
-        ours = project.resolver.workspace_imports.targets(path, binding, installed=True)
-        jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
+    for statement, (_, ours, jedis) in answers_beside_jedis(project, path, installed=True).items():
         assert ours in (None, jedis), statement
         if ours is not None:
             answered[statement] = [(os.path.basename(t.module_path), t.line, t.type, t.full_name) for t in ours]
@@ -370,3 +372,52 @@ def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, mon
         first.resolver.library_answers.save()
         again, second = findings(root, name, jedi_free=True)
         assert again == ours and second._environment is None  # from disk: no interpreter started
+
+
+def test_standard_names_through_stub_star_imports_and_c_versions_answered_as_jedi_does(tmp_path, monkeypatch):
+    """`collections.abc`'s names come through its stub's star import (typeshed's `_collections_abc`,
+    then `typing`): jedi's answer is typing.py's binding, and so is ours. `functools.partial` and
+    `reduce` are a def/class and then their C version's import: jedi gives both, in an order that
+    changes between runs; ours are the same two (the def first), and either order is the same value.
+    None of them starts a jedi probe."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    statements = ["from collections.abc import Sequence", "from collections.abc import Callable",
+                  "from collections.abc import Iterator as It", "from functools import partial",
+                  "from functools import reduce", "from functools import partialmethod"]
+    (tmp_path / "user.py").write_text("".join(s + "\n" for s in statements))
+    project = Project(root=str(tmp_path), python=jax_python())
+    path = str(tmp_path / "user.py")
+    model = project.model(path)
+    answered = {}
+    for statement, (binding, ours, jedis) in answers_beside_jedis(project, path, installed=True).items():
+        assert ours is not None and sorted(ours, key=repr) == sorted(jedis, key=repr), statement
+        values = {project.resolver._value_from_definition(model, order, binding.lineno)
+                  for order in (ours, jedis, jedis[::-1])}
+        assert len(values) == 1, statement
+        answered[statement] = [(os.path.basename(t.module_path), t.type, t.full_name) for t in ours]
+    assert answered == {
+        "from collections.abc import Sequence": [("typing.py", "statement", "typing.Sequence")],
+        "from collections.abc import Callable": [("typing.py", "statement", "typing.Callable")],
+        "from collections.abc import Iterator as It": [("typing.py", "statement", "typing.Iterator")],
+        "from functools import partial": [("functools.py", "class", "functools.partial")] * 2,
+        "from functools import reduce": [("functools.py", "function", "functools.reduce")] * 2,
+        "from functools import partialmethod": [("functools.py", "class", "functools.partialmethod")]}
+    fresh = Project(root=str(tmp_path), python=jax_python())
+    fresh_model = fresh.model(path)
+    for binding, _ in import_bindings(fresh_model).values():
+        fresh.resolver.import_value(fresh_model, binding)
+    assert not fresh.resolver._probe_scripts  # jedi was asked nothing
+
+
+def test_only_a_plain_def_then_its_c_version_is_taken_as_one():
+    """The C-version pattern is a def or class, then `try: from _c import name` / `except
+    ImportError: pass`; anything else binding the name leaves it to jedi."""
+    plain = "def f(): pass\nclass K: pass\ntry:\n    from _c import f, K\nexcept ImportError:\n    pass\n"
+    assert module_exports(plain).accelerated == {"f": ("function", 1, 4), "K": ("class", 2, 4)}
+    for other in ("try:\n    from _c import f\nexcept ImportError:\n    pass\ndef f(): pass\n",  # import first
+                  "def f(): pass\ntry:\n    from _c import f\nexcept Exception:\n    pass\n",
+                  "def f(): pass\ntry:\n    from _c import f\nexcept ImportError:\n    f = None\n",
+                  "def f(): pass\ntry:\n    from _c import f as f\nexcept ImportError:\n    pass\n",
+                  "f = 1\ndef f(): pass\ntry:\n    from _c import f\nexcept ImportError:\n    pass\n"):
+        exports = module_exports(other)
+        assert not exports.accelerated and "f" in exports.unclear, other

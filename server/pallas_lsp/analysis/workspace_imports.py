@@ -19,7 +19,10 @@ standard module is answered only where jedi goes from typeshed's stub to the mod
 stub exists and binds the name, and the source (found on the interpreter's path, not in the
 workspace root) binds it once; names missing from the stub are jedi's. A C module (built in, or
 only an extension module on the path) and an extension module with a `.pyi` beside it are answered
-as jedi answers them, with the stub module; their names stay jedi's.
+as jedi answers them, with the stub module; their names stay jedi's. A name a standard stub gets
+from its one star import (`collections.abc.Sequence`) is followed through the stubs as jedi does;
+a def/class replaced by its C version's `try:` import (`functools.partial`) gets jedi's two
+answers, in a fixed order (jedi's changes between runs; the analysis' value is the same).
 """
 
 from __future__ import annotations
@@ -54,6 +57,10 @@ class Exports:
     star: bool
     multiple: frozenset = frozenset()
     extends_path: bool = False  # `pkgutil.extend_path` / `declare_namespace`: jedi searches other folders
+    # name -> (kind, line of the def/class, line of the import) for a pure-Python def or class
+    # replaced by its C version (`try: from _functools import partial` / `except ImportError: pass`)
+    accelerated: dict | None = None
+    star_modules: tuple = ()  # (level, module) of each reachable top-level `from module import *`
 
 
 # jedi's flow analysis answers "unsure" for every binding in these (`is_big_annoying_library`): all
@@ -77,7 +84,9 @@ def module_exports(text: str) -> Exports | None:
     unclear: set[str] = set()
     guarded: set[str] = set()  # bound under `if TYPE_CHECKING:` (clear only if that name is typing's)
     star = False
+    star_modules = []
     type_checking_ifs = []
+    accelerator_imports: dict[str, list[int]] = {}  # name -> lines of its `try: from _c import name`
 
     def bind(name: str, entry: tuple, reachable: bool = True) -> None:
         bound.setdefault(name, []).append((entry, reachable))
@@ -101,6 +110,7 @@ def module_exports(text: str) -> Exports | None:
                 if not reachable:
                     return False
                 star = True
+                star_modules.append((statement.level, statement.module or ""))
             for alias in statement.names:
                 if alias.name != "*":
                     bind(alias.asname or alias.name,
@@ -121,6 +131,11 @@ def module_exports(text: str) -> Exports | None:
     for statement in tree.body:
         if plain(statement):
             continue
+        accelerator = _accelerator_import(statement)
+        if accelerator is not None:
+            for name, line in accelerator.items():
+                accelerator_imports.setdefault(name, []).append(line)
+            continue
         checking = _type_checking_test(statement)
         if checking is not None:
             type_checking_ifs.append(statement)
@@ -140,6 +155,13 @@ def module_exports(text: str) -> Exports | None:
             unclear.update(guarded)  # not typing's TYPE_CHECKING: jedi evaluates the test
     if "global" in text:
         unclear.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
+    accelerated = {}
+    for name, lines in accelerator_imports.items():
+        only = bound.get(name, [])
+        if (len(lines) == 1 and name not in unclear and len(only) == 1 and only[0][1]
+                and only[0][0][0] in ("function", "class") and only[0][0][1] < lines[0]):
+            accelerated[name] = (only[0][0][0], only[0][0][1], lines[0])
+        unclear.add(name)  # jedi's: the def and the import, in either order (`accelerated` says which)
     names: dict = {}
     multiple = set()
     for name, bindings in bound.items():
@@ -154,7 +176,28 @@ def module_exports(text: str) -> Exports | None:
         star = True  # any name may come from it
     head = "".join(text.splitlines(keepends=True)[:50])  # where jedi looks for them
     extends_path = "declare_namespace(__name__)" in head or "extend_path(__path__" in head
-    return Exports(names, frozenset(unclear), star, frozenset(multiple), extends_path)
+    return Exports(names, frozenset(unclear), star, frozenset(multiple), extends_path, accelerated,
+                   tuple(star_modules))
+
+
+def _accelerator_import(statement: ast.AST) -> dict[str, int] | None:
+    """{name: line} for `try: from _module import name, ...` / `except ImportError: pass` (a standard
+    module's C version replacing the pure-Python one bound before it), else None."""
+    if not isinstance(statement, ast.Try) or statement.orelse or statement.finalbody or len(statement.handlers) != 1:
+        return None
+    handler = statement.handlers[0]
+    if not (isinstance(handler.type, ast.Name) and handler.type.id == "ImportError" and handler.name is None
+            and len(handler.body) == 1 and isinstance(handler.body[0], ast.Pass)):
+        return None
+    found = {}
+    for inner in statement.body:
+        if not (isinstance(inner, ast.ImportFrom) and not inner.level and (inner.module or "").startswith("_")):
+            return None
+        for alias in inner.names:
+            if alias.name == "*" or alias.asname:
+                return None
+            found[alias.name] = alias.lineno
+    return found or None
 
 
 def _type_checking_test(statement: ast.AST) -> bool | None:
@@ -376,9 +419,15 @@ class WorkspaceImports:
         stub = _stdlib_stub(module) if module.split(".")[0] in sys.stdlib_module_names else None
         if stub is not None:  # jedi finds the name in typeshed's stub, then the module's own binding
             stub_exports = self.exports(stub)
-            if stub_exports is None or (name not in stub_exports.names and name not in stub_exports.unclear):
+            if stub_exports is None or (name not in stub_exports.names and name not in stub_exports.unclear
+                                        and not stub_exports.star):
                 return None
         exports = self.exports(path)
+        if stub is not None and exports is not None and name in (exports.accelerated or {}):
+            return self._accelerated(path, module, name, exports.accelerated[name])
+        if stub is not None and stub_exports.star and name not in stub_exports.names \
+                and name not in stub_exports.unclear:
+            return self._through_stub_star(stub_exports, stub, name, budget, installed)
         if exports is None or name in exports.unclear:
             return None
         if name in exports.multiple and (stub is not None or module.split(".")[0] in _FLOW_ANALYSIS_SKIPPED):
@@ -408,6 +457,57 @@ class WorkspaceImports:
             # recursion guard then imports the submodule
             return self._module(f"{module}.{name}", installed=installed) if path.endswith("__init__.py") else None
         return self._name(source, imported, budget - 1, installed)
+
+    def _accelerated(self, path: str, module: str, name: str, found: tuple) -> tuple:
+        """A standard module's name bound by a pure-Python def/class and then by its C version's
+        import (`functools.partial`, `reduce`): jedi answers both bindings, with the def's type, in an
+        order that changes between runs. Ours: the def first, then the import. Either order gives the
+        analysis the same value (`Resolver._value_from_definition` reads the first answer's module,
+        type, name and dotted name, the same in both)."""
+        from .project import _Target
+
+        kind, def_line, import_line = found
+        return tuple(_Target(os.path.abspath(path), module, line, kind, name, f"{module}.{name}")
+                     for line in (def_line, import_line))
+
+    def _through_stub_star(self, stub_exports: Exports, stub: str, name: str, budget: int, installed: bool):
+        """A name a standard module's stub gets from its one star import (`collections.abc`'s
+        `from _collections_abc import *`): jedi follows the stubs, where a star import brings a
+        public name bound by a def, class or assignment, or imported `as` itself (`Sequence as
+        Sequence`), then goes from the last stub to its module's source (`typing.Sequence`)."""
+        if len(stub_exports.star_modules) != 1 or name.startswith("_"):
+            return None
+        level, source = stub_exports.star_modules[0]
+        if level or source.split(".")[0] not in sys.stdlib_module_names:
+            return None
+        inner = _stdlib_stub(source)
+        inner_exports = self.exports(inner) if inner else None
+        if inner_exports is None or inner_exports.star or name not in inner_exports.names:
+            return None
+        entry = inner_exports.names[name]
+        if entry[0] == "from":
+            if entry[1] or not _reexported(inner, entry[4], name):
+                return None
+            return self._name(entry[2], entry[3], budget - 1, installed)
+        if entry[0] == "module":
+            return None
+        return self._name(source, name, budget - 1, installed)
+
+
+def _reexported(stub: str, line: int, name: str) -> bool:
+    """Whether a stub's `from m import x as name` statement at `line` binds `name` with `as` (how
+    a stub exports an imported name)."""
+    tree = _stub_tree(stub)
+    return tree is not None and any(isinstance(node, ast.ImportFrom) and node.lineno == line
+                                    and any(alias.asname == name for alias in node.names) for node in tree.body)
+
+
+@functools.lru_cache(maxsize=16)
+def _stub_tree(stub: str) -> ast.Module | None:
+    try:
+        return ast.parse(read_source(stub))
+    except (OSError, UnicodeDecodeError, ValueError, SyntaxError):
+        return None
 
 
 @dataclass(frozen=True)
