@@ -501,6 +501,15 @@ class LibraryAnswers:
             entry.append(entry_dependencies)
         self._new["\0".join(key)] = entry
 
+    def hand_over(self) -> dict[str, list]:
+        """The new answers not yet written (as `save` writes them), for another process to write."""
+        new, self._new = self._new, {}
+        return new
+
+    def take(self, entries: dict[str, list]) -> None:
+        """Answers another process handed over (`hand_over`), written with this one's by `save`."""
+        self._new.update(entries)
+
     def save(self) -> None:
         """Add this session's new answers to the cache file (merged with what others wrote meanwhile)."""
         if not self._new:
