@@ -1,6 +1,7 @@
 """`pallas-lsp check`: the output formats, exit statuses and settings other tools rely on."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -155,3 +156,20 @@ def test_parallel_check_prints_what_one_process_prints(tmp_path, jax_env):
         ("kernel_1.py", "PAL001"), ("kernel_3.py", "PAL001"), ("pkg/broken.py", "PAL000")]
     assert cli("check", "--jobs", "0", ".", cwd=tmp_path).stderr.endswith(
         "pallas-lsp: error: argument -j/--jobs: must be a whole number of processes, 1 or more: '0'\n")
+
+
+def test_parallel_check_keeps_the_import_answers_one_process_keeps(tmp_path, jax_env):
+    """Workers hand the import answers they learn to the parent, which writes them: the next run
+    (a server, another check) finds on disk what a one-process check would have left there."""
+    for index in range(8):
+        (tmp_path / f"kernel_{index}.py").write_text(BAD if index % 2 else GOOD)
+    kept = {}
+    for jobs in ("1", "3"):
+        cache = tmp_path.parent / f"{tmp_path.name}-cache-{jobs}"
+        run = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--python", jax_env, "--jobs", jobs, "."],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                             env={**os.environ, "PALLAS_LSP_CACHE_DIR": str(cache)})
+        assert run.returncode == 1, run.stderr
+        (answers,) = cache.glob("jedi-imports-*.json")
+        kept[jobs] = json.loads(answers.read_text())["data"]
+    assert kept["1"] and kept["3"] == kept["1"]
