@@ -17,6 +17,7 @@ same text.
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import random
 import re
@@ -285,14 +286,9 @@ def test_edits_that_leave_a_syntax_error(tmp_path):
     assert updates[:5] == [1, 2, 3, 4, 5]  # all but the unclosed bracket were incremental
 
 
-def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path, monkeypatch):
-    """Typing that leaves one statement broken (an unclosed call, a half-typed attribute or `if`, a
-    string not closed yet, whose message names its line):
-    the findings of a whole analysis, PAL000 included, while no text parsed holds more than a few
-    of the module's statements (failed parses stop at the error; the rest is known to parse)."""
-    project, path, lines = _analysed_module(tmp_path, 1200)
-    early = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
-    code_lines = sum(1 for line in lines if line.strip())
+@contextlib.contextmanager
+def _parses_counted(monkeypatch):
+    """The code lines of every text `ast.parse` is given meanwhile (how much of the module is parsed again)."""
     parsed: list[int] = []
     real_parse = ast.parse
 
@@ -301,13 +297,24 @@ def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path,
         parsed.append(sum(1 for line in str(source).split("\n") if line.strip()))
         return tree
 
+    with monkeypatch.context() as patched:
+        patched.setattr(ast, "parse", counting_parse)
+        yield parsed
+
+
+def test_a_syntax_error_inside_one_statement_does_not_reparse_the_rest(tmp_path, monkeypatch):
+    """Typing that leaves one statement broken (an unclosed call, a half-typed attribute or `if`, a
+    string not closed yet, whose message names its line):
+    the findings of a whole analysis, PAL000 included, while no text parsed holds more than a few
+    of the module's statements (failed parses stop at the error; the rest is known to parse)."""
+    project, path, lines = _analysed_module(tmp_path, 1200)
+    early = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
+    code_lines = sum(1 for line in lines if line.strip())
     for new in ["    pl.semaphore_signal(sem", "    pl.semaphore_signal(sem.", "    if sem", "    x = [1,",
                 "    x = 'unterminated", "    x = (1,\n    2]", "    pl.semaphore_signal(sem)"]:
         lines[early] = new
         edited = "\n".join(lines)
-        parsed.clear()
-        with monkeypatch.context() as patched:
-            patched.setattr(ast, "parse", counting_parse)
+        with _parses_counted(monkeypatch) as parsed:
             got = analyze_incremental(project, str(path), edited, min_lines=0)
         assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited), new
         assert [f.code for f in got].count("PAL000") == (0 if _parses(edited) else 1)
@@ -325,21 +332,11 @@ def test_a_bracket_or_string_left_open_to_the_end_of_the_module(tmp_path, monkey
     body = min(i for i, line in enumerate(lines) if line.startswith("    pl.semaphore_signal(sem)"))
     lines.insert(body, "")
     steps = [f"    x = {opening}", f"    x = {opening}1", f"    x = {opening}1, 2", f"    x = {opening}1, 2{closing}"]
-    parsed: list[int] = []
-    real_parse = ast.parse
-
-    def counting_parse(source, *args, **kwargs):
-        tree = real_parse(source, *args, **kwargs)
-        parsed.append(sum(1 for line in str(source).split("\n") if line.strip()))
-        return tree
-
     for new in ["", *steps]:
         lines[body] = new
         edited = "\n".join(lines)
         updates = project.incremental[str(path)].updates
-        parsed.clear()
-        with monkeypatch.context() as patched:
-            patched.setattr(ast, "parse", counting_parse)
+        with _parses_counted(monkeypatch) as parsed:
             got = analyze_incremental(project, str(path), edited, min_lines=0)
         assert max(parsed) < code_lines // 4, new  # never the rest of the module
         assert got == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited), new

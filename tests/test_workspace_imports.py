@@ -56,19 +56,10 @@ def test_answers_are_jedis_for_the_jax_package_as_workspace():
     for relative in ("experimental/pallas/ops/gpu/collective_matmul_mgpu.py", "experimental/pallas/__init__.py",
                      "experimental/pallas/mosaic_gpu.py", "_src/pallas/mosaic_gpu/primitives.py"):
         path = os.path.join(root, relative)
-        bindings = import_bindings(project.model(path))
-        statements = list(bindings)
-        script = jedi.Script("".join(s + "\n" for s in statements),
-                             path=os.path.join(os.path.dirname(path), project_module.PROBE_NAME),
-                             project=project.jedi_project(), environment=project.environment.jedi_env)
-        for line, statement in enumerate(statements, 1):
-            binding, column = bindings[statement]
-            ours = project.resolver.workspace_imports.targets(path, binding)
-            if ours is None:
-                continue
-            answered += 1
-            jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
-            assert ours == jedis, (relative, statement)
+        for statement, (_, ours, jedis) in answers_beside_jedis(project, path).items():
+            if ours is not None:
+                answered += 1
+                assert ours == jedis, (relative, statement)
     assert answered >= 100
 
 
@@ -346,20 +337,11 @@ def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, mon
     answered = 0
     for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py", "more.py"):
         path = str(root / name)
-        bindings = import_bindings(project.model(path))
-        statements = list(bindings)
-        script = jedi.Script("".join(s + "\n" for s in statements),
-                             path=os.path.join(str(root), project_module.PROBE_NAME),
-                             project=project.jedi_project(), environment=project.environment.jedi_env)
-        for line, statement in enumerate(statements, 1):
-            binding, column = bindings[statement]
+        for statement, (binding, ours, jedis) in answers_beside_jedis(project, path, installed=True).items():
             assert project.resolver.workspace_imports.targets(path, binding) is None  # not the workspace's
-            ours = project.resolver.workspace_imports.targets(path, binding, installed=True)
-            if ours is None:
-                continue
-            answered += 1
-            jedis = tuple(project_module._Target.of(d) for d in script.goto(line, column, follow_imports=True))
-            assert ours == jedis, (name, statement)
+            if ours is not None:
+                answered += 1
+                assert ours == jedis, (name, statement)
     assert answered >= 16
 
     for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py"):
