@@ -304,11 +304,7 @@ class ImportIndex:
         to date by `forget` and `text_set`); otherwise every file's stamp is compared each time."""
         if self.trust_events and self._everything is not None:
             return self._everything
-        result = {}
-        for path in self.project.workspace_files():
-            facts = self.facts(path)
-            if facts is not None:
-                result[path] = facts
+        result = self._scanned(None)
         self._everything = result if self.trust_events else None
         return result
 
@@ -323,6 +319,10 @@ class ImportIndex:
             # unscanned file again per module would soon cost more than scanning them all once.
             return self._all()
         self._prefiltered.add(word)
+        return self._scanned(word)
+
+    def _scanned(self, word: str | None) -> dict[str, FileFacts]:
+        """Every workspace file's facts (`_facts` with `word`: those of the files it does not skip)."""
         result = {}
         for path in self.project.workspace_files():
             facts = self._facts(path, word)
