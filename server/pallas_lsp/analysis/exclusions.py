@@ -178,11 +178,8 @@ class Exclusions:
             return True
         if is_dir and (name.startswith(".") or os.path.isfile(os.path.join(path, "pyvenv.cfg"))):
             return True
-        for rule in self.configured:
-            if rule.matches(path, is_dir):
-                return not rule.negated
         chain = parent_rules if parent_rules is not None else self._ignore_chain(os.path.dirname(path))
-        return chain.ignores(path, is_dir)
+        return self._excluded_by_rules(path, chain, is_dir)
 
     def excluded(self, path: str) -> bool:
         """True when the path, or a folder above it below the root, is left out."""
@@ -243,8 +240,9 @@ class Exclusions:
             pending.extend(reversed(inner))
 
     def _excluded_by_rules(self, path: str, rules: "_Chain", is_dir: bool) -> bool:
-        """`excludes(path, is_dir, rules)` but for the checks `_walk_folder` makes from the listings
-        (plain names, hidden folders, environments)."""
+        """What `excludes` decides from the rules (`[tool.pallas-lsp]` patterns, then `.gitignore`
+        files), the checks `walk_entries` makes from the listings (plain names, hidden folders,
+        environments) aside."""
         for rule in self.configured:
             if rule.matches(path, is_dir):
                 return not rule.negated
