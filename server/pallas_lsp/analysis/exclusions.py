@@ -6,63 +6,24 @@ Left out: `.gitignore`d paths (every `.gitignore` from the git repository's top 
 `pyvenv.cfg`), and the folders in `DEFAULT_EXCLUDE` (`node_modules`, `build`, `dist`,
 `site-packages`, ...). `[tool.pallas-lsp] exclude` replaces `DEFAULT_EXCLUDE`; `extend-exclude` adds
 to it. A pattern without `/` matches a file or folder of that name anywhere; one with `/` is a path
-from the pyproject.toml's folder; both take `*`, `?`, `[...]` and `**`, as in `.gitignore`.
+from the pyproject.toml's folder; both take `*`, `?`, `[...]` and `**`, as in `.gitignore`, matched in
+linear time by `globs.py` (a repository writes these patterns: a backtracking regex let one hang us).
 """
 
 from __future__ import annotations
 
 import os
-import re
-from functools import lru_cache
+
+from .globs import GlobSet, glob, is_glob
 
 DEFAULT_EXCLUDE = ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "env", "venv",
                    "node_modules", "site-packages", "dist-packages")
 
 
-@lru_cache(maxsize=4096)
-def _glob_regex(pattern: str) -> re.Pattern:
-    """A `.gitignore` glob as a regex over `/`-separated relative paths."""
-    anchored = "/" in pattern
-    pattern = pattern.lstrip("/")
-    out, index = [], 0
-    while index < len(pattern):
-        char = pattern[index]
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-            continue
-        if pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-            continue
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", index + 2)
-            if end < 0:
-                out.append(re.escape(char))
-            else:
-                body = pattern[index + 1:end]
-                if body.startswith("!"):
-                    body = "^" + body[1:]
-                out.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
-                index = end
-        elif char == "\\" and index + 1 < len(pattern):
-            index += 1
-            out.append(re.escape(pattern[index]))
-        else:
-            out.append(re.escape(char))
-        index += 1
-    body = "".join(out)
-    return re.compile(("^" if anchored else "(?:^|.*/)") + body + r"\Z", re.S)
-
-
 class Rule:
     """One pattern: matches a path relative to `base` (a `.gitignore`'s folder, or the settings root)."""
 
-    __slots__ = ("base", "regex", "negated", "directories_only", "anchored")
+    __slots__ = ("base", "pattern", "glob", "negated", "directories_only", "anchored")
 
     def __init__(self, base: str, pattern: str):
         self.negated = pattern.startswith("!")
@@ -71,15 +32,16 @@ class Rule:
         pattern = pattern.rstrip("/")
         self.anchored = "/" in pattern
         self.base = base
-        self.regex = _glob_regex(pattern)
+        self.pattern = pattern
+        self.glob = glob(pattern)
 
     def matches(self, path: str, is_dir: bool) -> bool:
         """Does the rule match `path` (absolute)? An unanchored rule also matches names outside `base`."""
         if self.directories_only and not is_dir:
             return False
         if path.startswith(self.base + os.sep):
-            return self.regex.match(path[len(self.base) + 1:].replace(os.sep, "/")) is not None
-        return not self.anchored and self.regex.match(os.path.basename(path)) is not None
+            return self.glob.matches(_slashed(path[len(self.base) + 1:]))
+        return not self.anchored and self.glob.matches(os.path.basename(path))
 
 
 def _read_rules(base: str, path: str) -> list[Rule]:
@@ -117,7 +79,7 @@ class Exclusions:
         self.root = os.path.abspath(root)
         base = os.path.abspath(settings_root or root)
         patterns = list(DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude or [])
-        self.names = {p for p in patterns if not any(c in p for c in "/*?[]!\\")}  # the common case, fast
+        self.names = {p for p in patterns if not is_glob(p)}  # the common case, fast
         self.configured = [Rule(base, p) for p in patterns if p not in self.names]
         self.git_top = _git_top(self.root)
         self._ignores: dict[str, list[Rule]] = {}
@@ -261,31 +223,24 @@ def _is_file(entry: os.DirEntry) -> bool:
 
 
 class _Chain:
-    """The `.gitignore` rules that apply in one folder. Without `!` rules, one combined pattern per
-    `.gitignore` folder answers (a walk asks once per file); with them, rules are applied in order."""
+    """The `.gitignore` rules that apply in one folder: the last rule that matches decides (a `!`
+    rule takes a path back). The rules of each `.gitignore` folder are matched at once, by one
+    `GlobSet` (a walk asks once per file)."""
 
     def __init__(self, rules: list[Rule]):
         self.rules = rules
-        self.ordered = any(rule.negated for rule in rules)
-        self.combined: list[tuple[str, re.Pattern | None, re.Pattern | None]] = []
-        if not self.ordered:
-            bases: dict[str, list[Rule]] = {}
-            for rule in rules:
-                bases.setdefault(rule.base, []).append(rule)
-            for base, group in bases.items():
-                def join(selected):
-                    return re.compile("|".join(f"(?:{r.regex.pattern})" for r in selected), re.S) if selected else None
-                self.combined.append((base + os.sep, join([r for r in group if not r.directories_only]), join(group)))
+        by_base: dict[str, list[int]] = {}
+        for index, rule in enumerate(rules):
+            by_base.setdefault(rule.base, []).append(index)
+        self.groups = [(base + os.sep, GlobSet([rules[i].pattern for i in indices]), indices)
+                       for base, indices in by_base.items()]
 
     def ignores(self, path: str, is_dir: bool) -> bool:
-        if self.ordered:
-            ignored = False
-            for rule in self.rules:
-                if rule.matches(path, is_dir):
-                    ignored = not rule.negated
-            return ignored
-        for prefix, files, folders in self.combined:
-            pattern = folders if is_dir else files
-            if pattern is not None and path.startswith(prefix) and pattern.match(_slashed(path[len(prefix):])):
-                return True
-        return False
+        deciding = -1
+        for prefix, globs, indices in self.groups:
+            if path.startswith(prefix):
+                for matched in globs.matching(_slashed(path[len(prefix):])):
+                    index = indices[matched]
+                    if index > deciding and (is_dir or not self.rules[index].directories_only):
+                        deciding = index
+        return deciding >= 0 and not self.rules[deciding].negated
