@@ -195,3 +195,100 @@ def test_killed_at_random_points_the_file_is_always_the_old_or_the_new_text():
                          capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     counts = json.loads(run.stdout)
     assert counts["other"] == 0 and counts["old"] + counts["new"] == 8, counts
+
+
+# ---- owner and group (issue 19, item 10) --------------------------------------------------------
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="creates a second user (useradd) and gives files to it: needs root")
+
+
+@pytest.fixture(scope="module")
+def second_user():
+    """A real second user, with a supplementary group of its own beside its primary one; removed afterwards."""
+    import grp
+    import pwd
+    import uuid
+
+    name = f"pl{uuid.uuid4().hex[:8]}"
+    subprocess.run(["groupadd", f"{name}x"], check=True, capture_output=True)
+    try:
+        subprocess.run(["useradd", "-M", "-G", f"{name}x", name], check=True, capture_output=True)
+        try:
+            yield pwd.getpwnam(name), grp.getgrnam(f"{name}x")
+        finally:
+            subprocess.run(["userdel", name], check=True, capture_output=True)
+    finally:
+        subprocess.run(["groupdel", f"{name}x"], check=True, capture_output=True)
+
+
+@pytest.fixture
+def shared_folder(second_user):
+    """A folder outside root's private pytest folder (mode 0700), the second user's."""
+    import shutil
+    import tempfile
+
+    user, _ = second_user
+    folder = Path(tempfile.mkdtemp(prefix="pallas-lsp-owner-"))
+    os.chown(folder, user.pw_uid, user.pw_gid)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def kernel_owned_by(folder: Path, uid: int, gid: int, mode: int) -> Path:
+    kernel = folder / "kernel.py"
+    kernel.write_text(BEFORE)
+    os.chown(kernel, uid, gid)
+    os.chmod(kernel, mode)
+    return kernel
+
+
+def owner(path: Path) -> tuple[int, int, int]:
+    stat = os.stat(path)
+    return stat.st_uid, stat.st_gid, stat.st_mode & 0o7777
+
+
+def run_cli_without_chown(*args, cwd, groups=()):
+    """The real CLI as a process that may not give files away: root without CAP_CHOWN, which the
+    kernel holds to a user's rules (a group of its own to a file of its own, nothing else). A real
+    non-root user cannot run the test interpreter here: it lives under root's 0700 home."""
+    command = ["setpriv", "--inh-caps=-chown", "--bounding-set=-chown", f"--groups={','.join(map(str, groups))}"
+               if groups else "--clear-groups", "--", sys.executable, "-m", "pallas_lsp", "check", "--python",
+               jax_python(), *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+@needs_root
+def test_root_fixing_another_users_file_keeps_its_owner_group_and_mode(shared_folder, second_user):
+    """Before: the rewritten file was root's (`root:root`), the user could no longer write it."""
+    user, group = second_user
+    kernel = kernel_owned_by(shared_folder, user.pw_uid, group.gr_gid, 0o640)
+    run = run_cli("--fix", "kernel.py", cwd=shared_folder)
+    assert run.returncode == 0, run.stderr
+    assert kernel.read_text() == AFTER
+    assert owner(kernel) == (user.pw_uid, group.gr_gid, 0o640)
+    assert leftovers(shared_folder) == []
+
+
+@needs_root
+def test_a_process_fixing_a_file_of_another_group_of_its_own_keeps_that_group(tmp_path, second_user):
+    """A new file gets its writer's primary group: a file in a project group must stay in it."""
+    _, group = second_user
+    kernel = kernel_owned_by(tmp_path, 0, group.gr_gid, 0o664)
+    run = run_cli_without_chown("--fix", "kernel.py", cwd=tmp_path, groups=[group.gr_gid])
+    assert run.returncode == 0, run.stderr
+    assert kernel.read_text() == AFTER
+    assert owner(kernel) == (0, group.gr_gid, 0o664)
+
+
+@needs_root
+def test_a_process_does_not_take_over_another_users_file_it_may_write(tmp_path, second_user):
+    """A group-writable file of another user's: rewriting it would make it the writer's."""
+    user, group = second_user
+    kernel = kernel_owned_by(tmp_path, user.pw_uid, group.gr_gid, 0o664)
+    run = run_cli_without_chown("--fix", "kernel.py", cwd=tmp_path, groups=[group.gr_gid])
+    assert run.stderr == (f"pallas-lsp: warning: kernel.py not rewritten: it belongs to {user.pw_name}:{group.gr_name}, "
+                          "and a rewritten file would not (run as its owner, or as root)\n"
+                          "pallas-lsp: applied fixes in 0 of 1 files; the others are unchanged (see above)\n")
+    assert run.returncode == 1
+    assert kernel.read_text() == BEFORE and owner(kernel) == (user.pw_uid, group.gr_gid, 0o664)
+    assert leftovers(tmp_path) == []

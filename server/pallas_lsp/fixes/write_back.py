@@ -1,7 +1,8 @@
 """Writing fixed text back to disk without ever losing the user's code.
 
 The new text goes to a temporary file in the same folder (same file system, so the rename is
-atomic), is flushed to disk, gets the original's permissions, and replaces the original by
+atomic), is flushed to disk, gets the original's owner, group and permissions (a file that would
+change hands, which only root can prevent for another user's file, is not rewritten), and replaces the original by
 `os.replace` only if the file still holds exactly the text the fixes were computed from: same
 bytes, and the same stamp (inode, size, mtime) just before the rename as when it was checked. A
 failure at any point (disk full, quota, `ulimit -f`, a kill) leaves either the old file or the new
@@ -54,7 +55,8 @@ def write_fixed_file(path: str, old_text: str, new_text: str) -> Skipped | None:
     new_bytes = encode_source(new_text, before)
     if new_bytes is None:
         return Skipped(path, "the fixed text cannot be encoded in the file's encoding")
-    mode = os.stat(target).st_mode & 0o7777
+    original = os.stat(target)
+    mode = original.st_mode & 0o7777
     if not mode & 0o222 or not os.access(target, os.W_OK):  # the mode bits count for root too
         return Skipped(path, "it is read-only")
     folder, name = os.path.split(target)
@@ -63,6 +65,10 @@ def write_fixed_file(path: str, old_text: str, new_text: str) -> Skipped | None:
     except OSError as exc:
         return Skipped(path, f"cannot create a temporary file beside it: {exc.strerror or exc}")
     try:
+        if not _give_owner(fd, original):
+            os.unlink(temporary)
+            return Skipped(path, f"it belongs to {_owner(original)}, and a rewritten file would not "
+                                 "(run as its owner, or as root)")
         with open(fd, "wb") as out:
             out.write(new_bytes)
             out.flush()
@@ -81,6 +87,35 @@ def write_fixed_file(path: str, old_text: str, new_text: str) -> Skipped | None:
         return Skipped(path, f"writing failed: {exc.strerror or exc}; the file is unchanged")
     _sync_folder(folder)
     return None
+
+
+def _give_owner(fd: int, original: os.stat_result) -> bool:
+    """Give the temporary file the original's owner and group (a new file is its writer's: root's
+    `--fix` made another user's file `root:root`); False where this user may not."""
+    made = os.fstat(fd)
+    if (made.st_uid, made.st_gid) == (original.st_uid, original.st_gid):
+        return True
+    try:  # root may give any owner; others only a group of theirs, to a file of theirs
+        os.fchown(fd, original.st_uid, original.st_gid)
+    except PermissionError:
+        return False
+    return True
+
+
+def _owner(stat: os.stat_result) -> str:
+    """`user:group` by name where the system knows them, else by number."""
+    import grp
+    import pwd
+
+    try:
+        user = pwd.getpwuid(stat.st_uid).pw_name
+    except KeyError:
+        user = str(stat.st_uid)
+    try:
+        group = grp.getgrgid(stat.st_gid).gr_name
+    except KeyError:
+        group = str(stat.st_gid)
+    return f"{user}:{group}"
 
 
 def _sync_folder(folder: str) -> None:
