@@ -174,7 +174,9 @@ def run_check(args) -> int:
 
         changed, applied = fix_files(project, files, codes, unsafe=args.unsafe_fixes)
         if args.diff:
-            sys.stdout.write(unified_diff(changed))
+            sys.stdout.flush()
+            sys.stdout.buffer.write(unified_diff(changed))  # bytes: each file's own encoding
+            sys.stdout.buffer.flush()
         else:
             written = 0
             for path, (old_text, new_text) in changed.items():

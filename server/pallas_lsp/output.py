@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import urllib.parse
 from pathlib import Path
 
 from . import __version__
@@ -19,6 +20,29 @@ def display_path(path: str) -> str:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
+
+
+# C escapes git uses in quoted paths; other bytes that need quoting are written in octal.
+_GIT_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
+                0x22: '\\"', 0x5C: "\\\\"}
+
+
+def git_quoted(path: str) -> str:
+    """A path as git writes it in a patch (`core.quotePath`, the default): in double quotes, with C
+    escapes and octal bytes, when it holds a control character, `"`, `\\`, DEL or a non-ASCII byte
+    (`git apply` reads a bare name up to the end of the line: a newline in it broke the patch)."""
+    data = os.fsencode(path)
+    if all(0x20 <= byte < 0x7F and byte not in _GIT_ESCAPES for byte in data):
+        return path
+    return '"' + "".join(_GIT_ESCAPES.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\{byte:03o}")
+                         for byte in data) + '"'
+
+
+def diff_label(path: str) -> str:
+    """A `---`/`+++` line's name as `git diff` writes it: quoted, and followed by a tab when it holds a
+    space (the tab ends the name where a date could follow)."""
+    quoted = git_quoted(path)
+    return quoted + "\t" if " " in quoted else quoted
 
 
 def as_dict(finding: Finding) -> dict:
@@ -57,10 +81,12 @@ def _region(span) -> dict:
 
 
 def _artifact(path: str) -> dict:
+    """A SARIF artifact location: an RFC 3986 URI (percent-encoded bytes of the path), relative to
+    `%SRCROOT%` (the working folder) when the file lies under it."""
     rel = display_path(path)
     if os.path.isabs(rel):
         return {"uri": Path(rel).as_uri()}
-    return {"uri": Path(rel).as_posix(), "uriBaseId": "%SRCROOT%"}
+    return {"uri": urllib.parse.quote_from_bytes(os.fsencode(Path(rel).as_posix()), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def format_sarif(findings: list[Finding]) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import analyze
 from ..analysis.findings import Finding, Fix
-from ..source_text import split_lines_keepends
+from ..source_text import encode_source
 from . import fixes_for
 from .edits import apply_edits, parses
 
@@ -121,12 +121,32 @@ def without_fix(project, findings: list[Finding], unsafe: bool) -> tuple[int, in
     return none, unsafe_only
 
 
-def unified_diff(changed: dict[str, tuple[str, str]]) -> str:
+def unified_diff(changed: dict[str, tuple[str, str]]) -> bytes:
+    """The changes as a patch that `git apply` and `patch -p1` take: lines as they count them (ended
+    by `\\n` alone, a last line without one marked), names quoted as git quotes them, each file's
+    text in its own encoding (BOM, coding cookie), so that applying it gives the fixed bytes."""
     import difflib
+
+    from ..output import diff_label
 
     chunks = []
     for path, (old, new) in sorted(changed.items()):
-        name = os.path.relpath(path)
-        chunks.extend(difflib.unified_diff(split_lines_keepends(old), split_lines_keepends(new),
-                                           f"a/{name}", f"b/{name}"))
-    return "".join(chunks)
+        name = os.path.relpath(path).replace(os.sep, "/")
+        like = _bytes_of(path)
+        chunks.extend(difflib.diff_bytes(difflib.unified_diff, _patch_lines(old, like), _patch_lines(new, like),
+                                         diff_label(f"a/{name}").encode(), diff_label(f"b/{name}").encode()))
+    return b"".join(line if line.endswith(b"\n") else line + b"\n\\ No newline at end of file\n" for line in chunks)
+
+
+def _bytes_of(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""  # encoded as UTF-8, then
+
+
+def _patch_lines(text: str, like: bytes) -> list[bytes]:
+    data = encode_source(text, like) or text.encode("utf-8", "surrogateescape")
+    parts = data.split(b"\n")
+    return [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
