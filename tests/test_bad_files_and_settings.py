@@ -182,9 +182,13 @@ def test_a_virtual_environment_committed_to_the_repository_is_refused(tmp_path):
 
 
 def test_the_projects_own_virtual_environment_is_honoured(tmp_path):
+    """In a git checkout whose pyproject.toml is tracked and whose venv is not (outside a git checkout
+    nothing shows the venv was made here: tests/test_shipped_virtual_environments.py)."""
     venv.create(tmp_path / ".venv", symlinks=True, with_pip=False)
     (tmp_path / "pyproject.toml").write_text('[tool.pallas-lsp]\npython = ".venv/bin/python"\n')
     (tmp_path / "k.py").write_text(KERNEL)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "add", "pyproject.toml", "k.py"], check=True)
     assert refusal_of_project_choice(str(tmp_path / ".venv" / "bin" / "python"), str(tmp_path)) is None
     assert refusal_of_project_choice(str(tmp_path / ".venv"), str(tmp_path)) is None
     run = cli("check", "-v", "k.py", cwd=tmp_path)

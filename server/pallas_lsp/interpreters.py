@@ -41,21 +41,37 @@ def probe(executable: str, timeout: float | None = None) -> tuple[int, int]:
     """
     timeout = PROBE_TIMEOUT_S if timeout is None else timeout
     try:
-        child = subprocess.Popen([executable, "-c", _PROBE], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, start_new_session=True)
+        returncode, out, err = _run_bounded([executable, "-c", _PROBE], timeout)
     except OSError as exc:
         raise InterpreterError(f"cannot run {executable}: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired:
+        raise InterpreterError(f"{executable} did not answer within {timeout:g} s (is it a Python interpreter?); "
+                               "stopped it") from None
+    match = re.search(rb"pallas-lsp-probe (\d+) (\d+)", out)
+    if returncode != 0 or match is None:
+        detail = _last_line(err or out, returncode)
+        raise InterpreterError(f"{executable} is not a working Python interpreter ({detail})")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _run_bounded(argv: list[str], timeout: float, cwd: str | None = None,
+                 env: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    """Run a program in a process group of its own: (exit status, stdout, stderr). On timeout the
+    whole group is killed (a script's children too) and TimeoutExpired raised; OSError if it cannot start."""
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True, cwd=cwd, env=env)
     try:
         out, err = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(child)
-        raise InterpreterError(f"{executable} did not answer within {timeout:g} s (is it a Python interpreter?); "
-                               "stopped it") from None
-    match = re.search(rb"pallas-lsp-probe (\d+) (\d+)", out)
-    if child.returncode != 0 or match is None:
-        detail = (err or out).decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {child.returncode}"]
-        raise InterpreterError(f"{executable} is not a working Python interpreter ({detail[0][:200]})")
-    return int(match.group(1)), int(match.group(2))
+        raise
+    return child.returncode, out, err
+
+
+def _last_line(output: bytes, returncode: int) -> str:
+    """What a failed program said last (its error, as a rule), for a one-line message."""
+    lines = output.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1][:200] if lines else f"exit status {returncode}"
 
 
 def _kill_group(child: subprocess.Popen) -> None:
@@ -72,9 +88,10 @@ def _kill_group(child: subprocess.Popen) -> None:
 def refusal_of_project_choice(python: str, project_root: str) -> str | None:
     """Why a `python` chosen by the analysed repository itself (pyproject.toml) must not be run;
     None when it may be: it lies in a virtual environment inside the project (a folder with
-    `pyvenv.cfg` under the project root), is named like a Python, and resolves to a file outside
-    the project (a venv's `bin/python` is a link to a Python installed on the machine; a program
-    committed to the repository is not)."""
+    `pyvenv.cfg` under the project root), is named like a Python, resolves to a file outside
+    the project (a venv's `bin/python` is a link to a Python installed on this machine; a program
+    committed to the repository is not), and git shows that the repository does not ship that
+    environment (see `_why_maybe_shipped`)."""
     root = os.path.realpath(project_root)
     path = os.path.abspath(python)
     executable = interpreter_executable(path)
@@ -86,15 +103,12 @@ def refusal_of_project_choice(python: str, project_root: str) -> str | None:
         return "it is not in a virtual environment inside the project"
     if not _PYTHON_NAME.fullmatch(os.path.basename(executable)):
         return "it is not named like a Python interpreter"
-    if _committed(venv, root):
-        return ("its virtual environment is committed to the repository (a .pth file in it would run "
-                "when Python starts)")
     target = os.path.realpath(executable)
     if os.path.commonpath([target, root]) == root:
         return "it is a file inside the repository, not a link to a Python installed on this machine"
     if not _PYTHON_NAME.fullmatch(os.path.basename(target)) or not os.path.isfile(target):
         return f"it links to {target}, which is not named like a Python interpreter"
-    return None
+    return _why_maybe_shipped(venv, root)
 
 
 def _virtual_environment_of(executable: str, root: str) -> str | None:
@@ -106,12 +120,128 @@ def _virtual_environment_of(executable: str, root: str) -> str | None:
     return None
 
 
-def _committed(folder: str, root: str) -> bool:
-    """Whether git tracks files of `folder` (a venv made on this machine is not committed; one that
-    comes with the repository's content is the repository's code). Not a git checkout: False."""
+# Starting Python runs code from its environment (`.pth` files, `sitecustomize`): a virtual
+# environment the repository ships is the repository's code.
+_RUNS_AT_START = "a .pth file in it would run when Python starts"
+_NOT_SHOWN = ("so nothing shows that its virtual environment was made on this machine rather than shipped with "
+              f"the project ({_RUNS_AT_START})")
+
+
+class _GitFailed(Exception):
+    """git did not answer; the message says why, for the user."""
+
+
+def _why_maybe_shipped(venv: str, root: str) -> str | None:
+    """Why the virtual environment `venv` (under the project `root`) may have come with the project's
+    files instead of being made on this machine; None only when git shows it did not.
+
+    A git checkout holds the repository's tracked files, its submodules' files and what was made
+    here. So the environment must be untracked, lie in no submodule or other repository nested in
+    the project, and the project's pyproject.toml must be tracked (else the project is not that
+    repository's content, e.g. a tarball unpacked inside a home folder kept in git). Outside a git
+    checkout nothing can show where the files came from, and a git that cannot answer shows nothing:
+    both are refused."""
+    top = None
     try:
-        listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", os.path.relpath(folder, root)],
-                                capture_output=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return listed.returncode == 0 and bool(listed.stdout)
+        top = os.path.realpath(_git(root, "rev-parse", "--show-toplevel").removesuffix("\n"))
+        folders = _environment_folders(venv, top)
+        pyproject = os.path.relpath(os.path.join(root, "pyproject.toml"), top)
+        tracked = _git(top, "ls-files", "-z", "--", f":(literal){pyproject}",
+                       *(_literal(top, folder) for folder in folders)).split("\0")
+        if any(path and path != pyproject for path in tracked):
+            return f"its virtual environment is committed to the repository ({_RUNS_AT_START})"
+        for folder in folders:
+            nested = _nested_repository(folder, top)
+            if nested is not None:
+                return f"{nested} ({_RUNS_AT_START})"
+        if pyproject not in tracked:
+            return f"the project's pyproject.toml is not tracked by git, {_NOT_SHOWN}"
+    except _GitFailed as exc:
+        if top is None and not any(os.path.lexists(os.path.join(up, ".git")) for up in _folder_and_parents(root)):
+            return f"the project is not a git checkout, {_NOT_SHOWN}"
+        return f"git cannot tell whether the repository ships its virtual environment ({exc})"
+    return None
+
+
+def _environment_folders(venv: str, top: str) -> list[str]:
+    """The places the environment's files are in: its folder as named (a link there is itself a
+    file the repository could ship), where that resolves to, and where its top-level entries
+    (`bin`, `lib`, ...) resolve to when that is elsewhere in the checkout."""
+    named = os.path.join(os.path.realpath(os.path.dirname(venv)), os.path.basename(venv))
+    real = os.path.realpath(venv)
+    for folder in (named, real):
+        if not _within(folder, top):
+            raise _GitFailed(f"{folder} is outside the checkout {top}")
+    folders = [named] if real == named else [named, real]
+    try:
+        entries = sorted(os.listdir(real))
+    except OSError as exc:
+        raise _GitFailed(f"cannot list {real}: {exc.strerror or exc}") from None
+    for entry in entries:
+        target = os.path.realpath(os.path.join(real, entry))
+        if not _within(target, real) and _within(target, top) and target not in folders:
+            folders.append(target)
+    return folders
+
+
+def _nested_repository(folder: str, top: str) -> str | None:
+    """Why `folder` is another repository's content, if it lies in a submodule of the checkout at
+    `top` (an entry in the index, initialised or not; an initialised one has a `.git` file pointing
+    into the superproject's `.git/modules`) or in another git repository below `top`; the outermost
+    one is named (a submodule of a submodule is named by the one the checkout lists)."""
+    why = None
+    for candidate in _folder_and_parents(folder):
+        if candidate == top or not _within(candidate, top):
+            break
+        relative = os.path.relpath(candidate, top)
+        if candidate != folder and _listed_itself(top, relative):  # `folder` itself was listed as tracked
+            why = f"its virtual environment is inside the git submodule {relative}, whose files the repository ships"
+        elif os.path.lexists(os.path.join(candidate, ".git")):
+            why = f"its virtual environment is inside {relative}, another git repository, which may ship it"
+    return why
+
+
+def _listed_itself(top: str, relative: str) -> bool:
+    """Whether the index has an entry for the folder `relative` itself, as it has for a submodule
+    (and never for a folder of tracked files, whose entries below it are excluded here)."""
+    below = f":(exclude,glob){_glob_escaped(relative)}/**"
+    return bool(_git(top, "ls-files", "-z", "--", f":(literal){relative}", below))
+
+
+def _git(cwd: str, *arguments: str) -> str:
+    """git's output, run bounded and without the repository's say over what runs: repository
+    config such as `core.fsmonitor` names a program to start. Any failure raises _GitFailed."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    environment.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    try:
+        returncode, out, err = _run_bounded(["git", "-c", "core.fsmonitor=false", "-C", cwd, *arguments],
+                                            PROBE_TIMEOUT_S, env=environment)
+    except OSError as exc:
+        raise _GitFailed(f"cannot run git: {exc.strerror or exc}") from None
+    except subprocess.TimeoutExpired:
+        raise _GitFailed(f"git did not answer within {PROBE_TIMEOUT_S:g} s") from None
+    if returncode != 0:
+        raise _GitFailed(f"git {arguments[0]}: {_last_line(err, returncode)}")
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _literal(top: str, path: str) -> str:
+    """A pathspec that names `path` (under the checkout `top`) and no pattern."""
+    return ":(literal)" + os.path.relpath(path, top)
+
+
+def _glob_escaped(path: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", path)
+
+
+def _within(path: str, folder: str) -> bool:
+    return os.path.commonpath([path, folder]) == folder
+
+
+def _folder_and_parents(folder: str):
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
