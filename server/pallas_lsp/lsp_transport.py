@@ -31,6 +31,7 @@ READ_CHUNK = 64 * 1024
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
 
 _HEADER_LINE = re.compile(rb"([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*?)[ \t]*")
@@ -191,6 +192,12 @@ class Dispatcher:
             return
         if "method" in message:
             message.setdefault("params", None)  # optional in JSON-RPC; pygls' generic message requires it
+        arguments = message["params"].get("arguments") if method == "workspace/executeCommand" \
+            and isinstance(message.get("params"), dict) else None
+        if is_request and isinstance(arguments, (str, dict)):  # pygls would take its letters or keys for the list
+            self.error(msg_id, INVALID_PARAMS, f"{method}: the arguments are "
+                       f"{'a string' if isinstance(arguments, str) else 'an object'}, not a list")
+            return
         try:
             structured = self.protocol.structure_message(message)
         except JsonRpcException as exc:

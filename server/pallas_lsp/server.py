@@ -77,7 +77,24 @@ class RoutineCancelFilter(logging.Filter):
         return logging.getLogger("pallas_lsp").isEnabledFor(logging.DEBUG)
 
 
+class InvalidParamsFilter(logging.Filter):
+    """A request with bad arguments is the client's mistake, answered with InvalidParams; pygls logs
+    each with our own traceback. It is logged as one warning line instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from pygls.exceptions import JsonRpcInvalidParams
+
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcInvalidParams):
+            record.msg, record.args = "%s answered InvalidParams: %s", (str(record.msg % record.args)
+                                                                        .replace("Exception occurred for ", ""), error.message)
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 logging.getLogger("pygls.protocol.json_rpc").addFilter(RoutineCancelFilter())
+logging.getLogger("pygls.protocol.json_rpc").addFilter(InvalidParamsFilter())
 
 
 class PallasServer(LanguageServer):
@@ -1025,12 +1042,73 @@ def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
     _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
 
 
-def _trace_arguments(arguments) -> tuple[str, object, dict]:
-    if not arguments or not isinstance(arguments[0], str):
-        raise ValueError("pallas.trace takes [uri, position or function name, options?]")
-    where = arguments[1] if len(arguments) > 1 else None
-    options = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], dict) else {}
-    return arguments[0], where, options
+TRACE_USAGE = "pallas.trace takes [file URI, function name or {line, character}, options?]"
+TRACE_OPTIONS = {"args": str, "platform": str, "compile": bool}
+LSP_UINTEGER_MAX = 2**31 - 1
+
+
+def _trace_arguments(arguments) -> tuple[str, str | int, dict]:
+    """The command's arguments, checked: (path, function name or 0-based line, options). Anything
+    else is the client's mistake and gets InvalidParams with one line saying which, never a traceback."""
+    from pygls.exceptions import JsonRpcInvalidParams
+    from urllib.parse import urlparse
+
+    from .trace import PLATFORMS
+
+    def invalid(why: str) -> JsonRpcInvalidParams:
+        return JsonRpcInvalidParams(f"{TRACE_USAGE}: {why}")
+
+    if len(arguments) not in (2, 3):
+        raise invalid(f"got {len(arguments)} argument{'s' if len(arguments) != 1 else ''}")
+    uri, where, *rest = arguments
+    if not isinstance(uri, str):
+        raise invalid(f"the URI is {_json_type(uri)}, not a string")
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        raise invalid(f"not a local file URI: {_clip(uri)}")
+    path = uri_to_path(uri)
+    if "\0" in path or not parsed.path:
+        raise invalid(f"not a file path: {_clip(uri)}")
+    if isinstance(where, str):
+        if not all(part.isidentifier() for part in where.split(".")):
+            raise invalid(f"not a Python function name: {_clip(where)}")
+    elif isinstance(where, dict):
+        for key in ("line", "character"):
+            value = where.get(key, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= LSP_UINTEGER_MAX:
+                raise invalid(f"the position's {key} is not an integer from 0 to {LSP_UINTEGER_MAX}: {_clip(value)}")
+        if "line" not in where:
+            raise invalid("the position has no line")
+        where = where["line"]
+    else:
+        raise invalid(f"the function is {_json_type(where)}, neither a name nor a position")
+    options = rest[0] if rest else {}
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise invalid(f"the options are {_json_type(options)}, not an object")
+    for key, value in options.items():
+        wanted = TRACE_OPTIONS.get(key)
+        if wanted is None:
+            raise invalid(f"unknown option {_clip(key)} (known: {', '.join(TRACE_OPTIONS)})")
+        if value is not None and not isinstance(value, wanted):
+            raise invalid(f"option {key} is {_json_type(value)}, not {_json_type(wanted())}")
+    if options.get("platform") is not None and options["platform"] not in PLATFORMS:
+        raise invalid(f"unknown platform {_clip(options['platform'])} (use one of {', '.join(PLATFORMS)})")
+    return path, where, options
+
+
+def _json_type(value) -> str:
+    """What a JSON value is, as a message says it: "null", "a number", "an object"..."""
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _clip(value, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @server.command(TRACE_COMMAND)
@@ -1041,34 +1119,32 @@ async def trace_command(ls: PallasServer, *arguments):
     from .trace.targets import find_definition, function_at, definition_line
     from .trace.worker import TraceError, choose_interpreter, interpreter_executable
 
-    uri, where, options = _trace_arguments(arguments)
-    path = uri_to_path(uri)
+    path, where, options = _trace_arguments(arguments)
+    uri = arguments[0]
+    label = where if isinstance(where, str) else f"line {where + 1}"
     folder = ls.folder_for(path)
     platform = options.get("platform") or "cuda"
     try:
         disk = read_source(path)  # as Python will import it (the trace does), line endings kept
     except OSError as exc:
-        return failure(path, str(where), platform, "UsageError", f"cannot read {path}: {exc}", "args")
+        return failure(path, label, platform, "UsageError", f"cannot read {path}: {exc}", "args")
     document = ls.workspace.text_documents.get(uri)
     if document is not None and document.source != disk:
-        result = failure(path, str(where), platform, "UsageError",
+        result = failure(path, label, platform, "UsageError",
                          "save the file first: the trace imports the saved file, which differs from the editor's", "args")
         if ls.settings.show_trace_results:
-            ls.window_show_message(trace_result_message(result, str(where), None))
+            ls.window_show_message(trace_result_message(result, label, None))
         return result
     try:
         import ast
 
-        if isinstance(where, dict):
-            function = function_at(disk, int(where.get("line", -1)))
-        else:
-            function = where if isinstance(where, str) and where else None
+        function = function_at(disk, where) if isinstance(where, int) else where
         statement = find_definition(ast.parse(disk), function) if function else None
     except (SyntaxError, ValueError, TypeError) as exc:
-        return failure(path, str(where), platform, "UsageError", f"cannot read {path}: {exc}", "args")
+        return failure(path, label, platform, "UsageError", f"cannot read {path}: {exc}", "args")
     if function is None:
         return failure(path, "", platform, "UsageError",
-                       f"no module-level function at {where!r} in {os.path.basename(path)}", "args")
+                       f"no module-level function at {label} in {os.path.basename(path)}", "args")
     try:
         python = interpreter_executable(choose_interpreter(folder.settings.python))
     except TraceError as exc:
