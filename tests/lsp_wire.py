@@ -116,6 +116,17 @@ class WireServer:
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         return answer
 
+    def open(self, uri: str, text: str, version: int = 1) -> None:
+        self.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": version, "text": text}}})
+
+    def published(self, uri: str, version: int = 1) -> list[dict]:
+        """The diagnostics published for this version of the document."""
+        message = self.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                and m["params"]["uri"] == uri and m["params"].get("version") == version)
+        assert message is not None, "the server exited"
+        return message["params"]["diagnostics"]
+
     def exit_code(self, timeout: float = ANSWER_SECONDS) -> int:
         return self.process.wait(timeout)
 

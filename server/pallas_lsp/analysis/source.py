@@ -115,11 +115,18 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
                     if not errors:
                         errors.append(SyntaxProblem(first, 0, "too deeply nested for Python's parser "
                                                               f"({type(exc).__name__}: {exc})"))
-                    indent = re.match(r"[ \t]*", work[first]).group(0)
+                    indent = _indentation(work[first])
                     work[first:last + 1] = [indent + "pass"] + [""] * (last - first)
                     continue
             lineno = lineno or len(work)
             index = max(0, min(lineno, len(work)) - 1)
+            deep_block = _too_deep_block(work, index) if getattr(exc, "msg", None) == TOO_DEEP_INDENTATION else None
+            if deep_block is not None:  # every line from there on is too deep: skip that block only
+                header, last = deep_block
+                if not errors:
+                    errors.append(SyntaxProblem(index, max(0, (exc.offset or 1) - 1), exc.msg))
+                work[header:last + 1] = [_indentation(work[header]) + "pass"] + [""] * (last - header)
+                continue
             if not errors:
                 col = max(0, (getattr(exc, "offset", None) or 1) - 1)
                 errors.append(SyntaxProblem(index, col, getattr(exc, "msg", None) or str(exc)))
@@ -139,12 +146,40 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
                 continue
             line = work[index]
             if tried == 0:  # `pass` at the line's own indentation
-                indent = re.match(r"[ \t]*", line).group(0)
+                indent = _indentation(line)
             else:  # garbage that looked indented: `pass` at the indentation of the code line above
                 above = next((w for w in reversed(work[:index]) if w.strip() and not w.lstrip().startswith("#")), "")
-                indent = re.match(r"[ \t]*", above).group(0)
+                indent = _indentation(above)
             work[index] = indent + "pass"
     return ast.parse(""), errors or [SyntaxProblem(0, 0, "could not parse")], None
+
+
+TOO_DEEP_INDENTATION = "too many levels of indentation"  # CPython's tokenizer: 100 levels at most
+
+
+def _indentation(line: str) -> str:
+    return re.match(r"[ \t]*", line).group(0)
+
+
+def _too_deep_block(work: list[str], index: int) -> tuple[int, int] | None:
+    """(header, last) 0-based lines of the compound statement whose body, starting at line `index`,
+    is indented past Python's limit: its header line and every line below indented deeper than it.
+    Replaced by `pass`, only that statement is lost (repairing the deep line alone leaves the body
+    below it too deep, and the recovery then cut the rest of the module: a kernel after 101 nested
+    `def`s lost its PAL001)."""
+    depth = len(_indentation(work[index]))
+    header = next((i for i in range(index - 1, -1, -1) if work[i].strip() and not work[i].lstrip().startswith("#")
+                   and len(_indentation(work[i])) < depth), None)
+    if header is None:
+        return None
+    top = len(_indentation(work[header]))
+    last = index
+    for i in range(index + 1, len(work)):
+        if work[i].strip() and not work[i].lstrip().startswith("#"):
+            if len(_indentation(work[i])) <= top:
+                break
+            last = i
+    return header, last
 
 
 def _swallowing_string_line(work: list[str], reported: int) -> int:
@@ -189,7 +224,7 @@ def _too_deep_statement(work: list[str]) -> tuple[int, int] | None:
             continue
         if start is None:
             start, weight = token.start[0] - 1, 0
-        if token.type == tokenize.OP:
+        if token.type == tokenize.OP or keyword.iskeyword(token.string):  # `not not ... x` nests too
             weight += 1
         if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
             end = token.start[0] - 1
