@@ -20,13 +20,18 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..analysis.findings import Span, TextEdit
-from .edits import minimal_edits, parses
+from .edits import minimal_edits, newline_of, parses
 from .layout import indent_unit, line_length, style_of, wrap_long_lines
 
 Rewrite = Callable[[cst.CSTNode], "cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel"]
 
 # Lines as `ast` numbers them: only \r\n, \n and \r end a line.
 _LINES = re.compile(r".*?(?:\r\n|\n|\r)|.+$", re.DOTALL)
+# LibCST mangles lines ended by a bare `\r` (it drops blank lines and the last line break), so they
+# are parsed as `\n` (one character for one: every position stays where it was) and written back
+# as `\r` where the file's lines end so.
+_BARE_CR = re.compile(r"\r(?!\n)")
+_BARE_LF = re.compile(r"(?<!\r)\n")
 
 
 class CannotFix(Exception):
@@ -35,7 +40,8 @@ class CannotFix(Exception):
 
 @dataclass(eq=False)
 class _Chunk:
-    """Whole lines holding one or more top-level statements, parsed on their own."""
+    """Whole lines holding one or more top-level statements, parsed on their own (`text` with each
+    bare `\r` read as `\n`)."""
 
     first_line: int
     text: str
@@ -65,8 +71,10 @@ class CstFile:
         self.chunks: dict[tuple[int, int], _Chunk] = {}
         self.owner: dict[cst.CSTNode, _Chunk] = {}
         self.line_length = line_length(self.path)
-        self.style = style_of(self.text)
-        self.indent = indent_unit(self.text)
+        as_lf = _BARE_CR.sub("\n", self.text)  # tokenize, too, reads a bare `\r` as no line end
+        self.style = style_of(as_lf)
+        self.indent = indent_unit(as_lf)
+        self.cr_lines = newline_of(self.lines) == "\r"
 
     # ---- locating -------------------------------------------------------------------------------
 
@@ -76,7 +84,7 @@ class CstFile:
             raise CannotFix(f"no statement at line {line + 1}")
         if found not in self.chunks:
             start, end = found
-            text = "".join(self.lines[start:end + 1])
+            text = _BARE_CR.sub("\n", "".join(self.lines[start:end + 1]))
             module, positions = _parsed(text)
             self.chunks[found] = _Chunk(start, text, module, positions)
         return self.chunks[found]
@@ -150,7 +158,7 @@ class CstFile:
                 span = edit.span
                 result.append(TextEdit(self.path, Span(span.line + chunk.first_line, span.column,
                                                        span.end_line + chunk.first_line, span.end_column),
-                                       edit.new_text))
+                                       _BARE_LF.sub("\r", edit.new_text) if self.cr_lines else edit.new_text))
         return result
 
 

@@ -20,6 +20,11 @@ def _line_starts(text: str) -> list[int]:
     return [0] + [match.end() for match in LINE_BREAK.finditer(text)]
 
 
+def newline_of(lines: list[str]) -> str:
+    """The line ending new lines get: the file's first one (`\\n` for a file of one line)."""
+    return next((line[len(line.rstrip("\r\n")):] for line in lines if line.endswith(("\n", "\r"))), "\n")
+
+
 def position(starts: list[int], offset: int) -> tuple[int, int]:
     line = max(0, _bisect(starts, offset))
     return line, offset - starts[line]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from ..analysis.findings import Span, TextEdit
+from .edits import newline_of
 from .verify import LAZY_SUBMODULES
 
 # Conventional spellings for the modules fixes refer to: (statement to add, local name).
@@ -69,7 +70,7 @@ class Imports:
         """One insertion of the added import lines, in the file's line-ending style."""
         if not self.added:
             return []
-        newline = next((line[len(line.rstrip("\r\n")):] for line in lines if line.endswith(("\n", "\r"))), "\n")
+        newline = newline_of(lines)
         block = "".join(statement + newline for statement in self.added)
         if self.anchor_line is None:
             first = self.tree.body[0] if self.tree.body else None
