@@ -42,10 +42,11 @@ def code_point_column(line_text: str, character: int) -> int:
 
 
 def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: str | None = None,
-                  lines_hash: str | None = None) -> types.Diagnostic:
+                  lines_hash: str | None = None, uri_of=None) -> types.Diagnostic:
     """`lines_of(path)` gives another file's lines, so related locations get UTF-16 columns too;
     `docs_url` is where the rule pages are linked (a docs site), else the packaged pages;
-    `lines_hash` is `text_hash(lines)` when the caller has it (hashing a big text per finding is not free)."""
+    `lines_hash` is `text_hash(lines)` when the caller has it (hashing a big text per finding is not free);
+    `uri_of(path)` names a related file as the client does (default: its file URI)."""
 
     def position(line: int, column: int, in_lines: list[str] | None = None) -> types.Position:
         in_lines = lines if in_lines is None else in_lines
@@ -59,7 +60,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: s
     for r in finding.related:
         other = lines_of(r.path) if lines_of is not None else []
         related.append(types.DiagnosticRelatedInformation(
-            location=types.Location(uri=path_uri(r.path), range=types.Range(
+            location=types.Location(uri=(uri_of or path_uri)(r.path), range=types.Range(
                 start=position(r.span.line, r.span.column, other),
                 end=position(r.span.end_line, r.span.end_column, other))),
             message=r.message))

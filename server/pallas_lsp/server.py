@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
+from urllib.parse import unquote
 
 from . import __version__
 from .lsp_libraries import quick_lsp_imports
@@ -267,6 +268,21 @@ class PallasServer(LanguageServer):
             return None
         return document
 
+    def open_document(self, uri: str):
+        """The open document `uri` names, however the client spelled it (`my%20proj`, `%C3%A9` or
+        `é`): pygls keys documents by the percent-decoded URI. `document.uri` keeps the spelling of
+        the client's didOpen, the only one a client is sure to match (clients compare URIs as strings)."""
+        documents = self.workspace.text_documents
+        return documents.get(uri) or documents.get(unquote(uri))
+
+    def open_document_at(self, path: str):
+        return self.open_document(path_uri(path))
+
+    def uri_for(self, path: str) -> str:
+        """How to name `path` to the client: as it opened it, else the file's URI."""
+        document = self.open_document_at(path)
+        return document.uri if document is not None else path_uri(path)
+
     async def on_analysis_thread(self, document, what: str, compute, failed=None):
         """Run `compute(project, path, text)` for a document off the event loop, with its folder's
         project; a failure is logged and answers `failed`, never an error to the editor."""
@@ -287,7 +303,7 @@ class PallasServer(LanguageServer):
 
     def is_current(self, document, version: int | None) -> bool:
         """False when the editor changed the document while an answer for `version` was computed."""
-        current = self.workspace.text_documents.get(document.uri)
+        current = self.open_document(document.uri)
         return current is None or current.version == version
 
     def is_configured(self) -> asyncio.Event:
@@ -316,7 +332,7 @@ class PallasServer(LanguageServer):
         docs_url = self.folder_for(path).settings.docs_url
         lines_hash = text_hash(lines)
         return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p), docs_url,
-                                       lines_hash) for f in findings]
+                                       lines_hash, self.uri_for) for f in findings]
 
     def refresh_pulled(self) -> None:
         """Pull clients (only those declaring refreshSupport get pull) ask again for every document."""
@@ -335,12 +351,15 @@ class PallasServer(LanguageServer):
         if self.pull:
             self.refresh_pulled()
             return
-        for uri in list(self.workspace.text_documents):
-            self.schedule(uri)
+        for document in list(self.workspace.text_documents.values()):
+            self.schedule(document.uri)
 
     def schedule(self, uri: str) -> None:
+        """Diagnostics for an open document, published under the URI it was opened with."""
         if self.pull:
             return
+        document = self.open_document(uri)
+        uri = document.uri if document is not None else uri
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
@@ -353,7 +372,7 @@ class PallasServer(LanguageServer):
             version, diagnostics = await self.analyse_document(uri)
         except asyncio.CancelledError:
             return
-        document = self.workspace.text_documents.get(uri)
+        document = self.open_document(uri)
         if document is None or document.version != version:
             return  # closed or edited meanwhile: a newer analysis is (or will be) on its way
         if version is not None and self.published.get(uri, -1) > version:
@@ -402,9 +421,9 @@ class PallasServer(LanguageServer):
                     folder.project.file_changed(path)
 
         self.executor.submit(forget)
-        for uri in list(self.workspace.text_documents):
-            if uri_to_path(uri) not in paths:
-                self.schedule(uri)
+        for document in list(self.workspace.text_documents.values()):
+            if uri_to_path(document.uri) not in paths:
+                self.schedule(document.uri)
 
     async def watch_workspace_files(self) -> None:
         """Ask the client for events on the workspace's Python files; with them, the import index
@@ -626,7 +645,7 @@ def _kind_wanted(kind: str, only) -> bool:
 
 def _document_lines(ls: PallasServer, path: str) -> tuple[list[str], int | None]:
     """Lines of a file for UTF-16 columns, and its version if the editor has it open."""
-    document = ls.workspace.text_documents.get(path_uri(path))
+    document = ls.open_document_at(path)
     if document is not None:
         return split_lines(document.source), document.version
     try:
@@ -649,7 +668,7 @@ def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
 
         file_edits: list[TextEdit] = [e for e in edits if e.path == path]
         changes.append(types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=path_uri(path), version=version),
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=ls.uri_for(path), version=version),
             edits=[types.TextEdit(range=types.Range(start=position(e.span.line, e.span.column),
                                                     end=position(e.span.end_line, e.span.end_column)),
                                   new_text=e.new_text) for e in file_edits]))
@@ -699,7 +718,7 @@ def _fixes(project, finding: Finding, text: str, text_key: str) -> tuple:
 
 
 async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
-    document = ls.workspace.text_documents.get(uri)
+    document = ls.open_document(uri)
     if document is None:
         return []
     version, text = document.version, document.source
@@ -754,7 +773,7 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
     texts = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
     edits = []
     for changed, new_text in texts.items():
-        open_document = ls.workspace.text_documents.get(path_uri(changed))
+        open_document = ls.open_document_at(changed)
         if changed == path:
             old = text
         elif open_document is not None:
@@ -780,7 +799,7 @@ def _rule_actions(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAct
     """After the fixes: "Show documentation for PALxxx" for each rule among the diagnostics, and
     "Fix all pallas-lsp problems" (all safe fixes of the file, as `source.fixAll.pallas` applies on
     save), so that both are in the quick-fix menu; the fix-all edit is built only when picked."""
-    document = ls.workspace.text_documents.get(uri)
+    document = ls.open_document(uri)
     current = text_hash(split_lines(document.source)) if document is not None else None
     ours = [d for d in diagnostics if d.source == SOURCE and not (
         isinstance(d.data, dict) and d.data.get("textHash") not in (None, current))]  # not of older text
@@ -805,7 +824,7 @@ async def fix_all_command(ls: PallasServer, *arguments):
     """Arguments: [uri, version]. Applies every safe fix of the document (`workspace/applyEdit`);
     nothing when the document changed since the action was offered."""
     uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
-    document = ls.workspace.text_documents.get(uri) if uri else None
+    document = ls.open_document(uri) if uri else None
     if document is None:
         raise ValueError(f"{FIX_ALL_COMMAND} takes [uri, version] of an open document")
     if len(arguments) > 1 and arguments[1] is not None and arguments[1] != document.version:
@@ -855,7 +874,7 @@ async def resolve_code_action(ls: PallasServer, action: types.CodeAction) -> typ
     """The edit of a quick fix the user picked (built for the text the action was offered for; an
     action for text the editor no longer has stays without an edit)."""
     data = action.data if isinstance(action.data, dict) else {}
-    document = ls.workspace.text_documents.get(str(data.get("uri")))
+    document = ls.open_document(str(data.get("uri")))
     if document is None or action.edit is not None:
         return action
     version, text = document.version, document.source
@@ -961,7 +980,7 @@ def _trace_timeout(ls: PallasServer, folder) -> float:
 
 
 def _trace_lines(path: str) -> list[str]:
-    document = server.workspace.text_documents.get(path_uri(path))
+    document = server.open_document_at(path)
     if document is not None:
         return split_lines(document.source)
     try:
@@ -993,7 +1012,7 @@ def trace_result_diagnostics(result: dict, traced_path: str, definition: int | N
         add(os.path.realpath(loc["path"]), int(loc["line"]) - 1, loc)
     if not locations and definition is not None:
         add(traced_path, definition)
-    return {path_uri(path): diagnostics for path, diagnostics in by_path.items()}
+    return {server.uri_for(path): diagnostics for path, diagnostics in by_path.items()}
 
 
 def trace_result_message(result: dict, function: str, definition: int | None) -> types.ShowMessageParams:
@@ -1028,7 +1047,7 @@ def _republish(ls: PallasServer, uris) -> None:
         ls.refresh_pulled()
         return
     for uri in uris:
-        if uri in ls.workspace.text_documents:
+        if ls.open_document(uri) is not None:
             ls.schedule(uri)  # static + trace diagnostics, merged in _debounced_publish
         else:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -1128,7 +1147,7 @@ async def trace_command(ls: PallasServer, *arguments):
         disk = read_source(path)  # as Python will import it (the trace does), line endings kept
     except OSError as exc:
         return failure(path, label, platform, "UsageError", f"cannot read {path}: {exc}", "args")
-    document = ls.workspace.text_documents.get(uri)
+    document = ls.open_document(uri)
     if document is not None and document.source != disk:
         result = failure(path, label, platform, "UsageError",
                          "save the file first: the trace imports the saved file, which differs from the editor's", "args")

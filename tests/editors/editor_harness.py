@@ -63,14 +63,16 @@ def require_editor(name: str, available: bool) -> None:
 
 @dataclass
 class Kernel:
-    """A temporary project holding a copy of the PAL001 example, owned by one test."""
+    """A temporary project holding a copy of the PAL001 example, owned by one test. Its folder name
+    has a space: a push client (Neovim, eglot) names it `my%20project` in its URIs, and every answer
+    must use that spelling (before, such a client never got diagnostics)."""
 
     root: Path
     path: Path
 
     @classmethod
     def copy_example(cls, tmp_path: Path) -> "Kernel":
-        root = tmp_path / "project"
+        root = tmp_path / "my project"
         root.mkdir()
         (root / "pyproject.toml").write_text('[project]\nname = "kernels"\nversion = "0.1"\n')
         path = root / "scale_rows.py"
@@ -116,6 +118,9 @@ def run_editor(command: list[str], kernel: Kernel, home: Path, logs: list[Path],
         (home / folder).mkdir(parents=True, exist_ok=True)
     env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env.update({
+        # The server the editor starts runs this checkout's code, wherever .venvs/dev's editable
+        # install points (a git worktree shares the main checkout's .venvs).
+        "PYTHONPATH": str(REPO / "server"),
         "PATH": f"{SERVER_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
