@@ -45,6 +45,7 @@ JAX_FAILURES = (
     ("ValueError", "Cannot lower jaxpr with effects", "PAL008"),
     ("ValueError", "Cannot pass semaphores into kernels as arrays", "PAL008"),
     ("NotImplementedError", "Evaluation rule for 'get_global' not implemented", "PAL008"),
+    ("NotImplementedError", "Non-decrementing wait is not supported", "PAL009"),
 )
 
 

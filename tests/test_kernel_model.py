@@ -60,6 +60,27 @@ def test_backend_of_each_entry_point(ws, launch, backend):
     assert kernel.backend == backend
 
 
+@pytest.mark.parametrize("launch,interpreter", [
+    ("pl.pallas_call(body, out_shape=X, interpret=True)", "hlo"),
+    ("pl.pallas_call(body, out_shape=X, interpret=pltpu.InterpretParams())", "tpu"),
+    ("plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())", "gpu"),
+    ("pl.pallas_call(body, out_shape=X, compiler_params=pltpu.CompilerParams())", None),
+])
+def test_which_interpreter_runs_the_kernel(ws, launch, interpreter):
+    _, (kernel,) = models(ws, HEADER + f"X = jax.ShapeDtypeStruct((8,), jnp.float32)\nk = {launch}\n")
+    assert kernel.interpreter == interpreter
+
+
+def test_semaphore_ops_reached_through_helpers(ws):
+    source = HEADER + ("def wait(s):\n    pl.semaphore_wait(s, decrement=False)\n\n"
+                       "def scratch_body(o_ref, s):\n    pl.semaphore_signal(s)\n    wait(s)\n\n"
+                       "k = plgpu.kernel(scratch_body, out_type=(), scratch_types=[plgpu.SemaphoreType.REGULAR])\n")
+    _, (kernel,) = models(ws, source)
+    lines = source.splitlines()
+    signal, wait = lines.index("    pl.semaphore_signal(s)") + 1, lines.index("    pl.semaphore_wait(s, decrement=False)") + 1
+    assert [(op.kind, op.call.lineno) for op in kernel.semaphore_ops] == [("signal", signal), ("wait", wait)]
+
+
 def test_warp_mesh_core_map_is_its_own_backend_and_not_part_of_the_outer_kernel(ws):
     source = HEADER + ("def outer(x_ref, o_ref):\n    @pl.core_map(plgpu.WarpMesh(axis_name='w'))\n    def _():\n"
                        "        pl.semaphore_signal(pl.get_global(plgpu.SemaphoreType.REGULAR))\n\n"

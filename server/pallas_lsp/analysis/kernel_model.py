@@ -18,7 +18,7 @@ from .jax_version import Version, format_version, jax_version
 from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls, reachable_functions,
                       unwrap_function)
 from .model import FunctionNode
-from .values import Api, Const, Func, KernelCall, MemType, OneOf, Partial, Seq, Value
+from .values import Api, Const, Func, InterpretParams, KernelCall, MemType, OneOf, Partial, Seq, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -59,6 +59,7 @@ _PARAMS_BACKENDS = {
 
 SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
                  "pltpu.semaphore_signal": "signal", "pltpu.semaphore_wait": "wait", "pltpu.semaphore_read": "read"}
+_GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read"}
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
 _MAX_HELPER_DEPTH = 4
 
@@ -113,6 +114,15 @@ class RunScopedSite:
 
 
 @dataclass(frozen=True)
+class SemaphoreOp:
+    """A semaphore primitive a kernel reaches (`pl.semaphore_wait(...)`, ...): `kind` is signal, wait or read."""
+
+    kind: str
+    model: "ModuleModel"
+    call: ast.Call
+
+
+@dataclass(frozen=True)
 class Launch:
     """A call that runs a built kernel: `kernel(x, y)`, `plgpu.kernel(body, ...)(x, y)`, a decorated body called."""
 
@@ -135,6 +145,8 @@ class KernelModel:
     jax_version: Version | None = None
     certain_interpret: bool = False
     run_scoped: list["RunScopedSite"] = field(default_factory=list)
+    semaphore_ops: list[SemaphoreOp] = field(default_factory=list)
+    interpreter: str | None = None  # which interpreter runs it: "tpu", "gpu" or "hlo" (interpret=True); None: compiled
 
     @property
     def api(self) -> str:
@@ -210,8 +222,11 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     body = entry.body
     exclude = warp_bodies - {id(body.node)}
     functions = reachable_functions(project, body, exclude=exclude)
-    sites, scoped = [], []
+    sites, scoped, ops = [], [], []
     for func in functions:
+        for api, kind in _GENERIC_SEMAPHORE_OPS.items():
+            ops.extend(SemaphoreOp(kind, func.model, call) for call in pallas_calls(project, func.model, api)
+                       if func.model.enclosing_function(call) is func.node)
         for call in pallas_calls(project, func.model, "pl.run_scoped"):
             if func.model.enclosing_function(call) is func.node:
                 found = _run_scoped_semaphore(project, func.model, call)
@@ -224,7 +239,27 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                 sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
-                       bool(entry.interpret), scoped)
+                       bool(entry.interpret), scoped, ops, _interpreter(project, entry))
+
+
+def _interpreter(project: "Project", entry: EntryPoint) -> str | None:
+    """Which interpreter certainly runs the kernel: "tpu" (pltpu.InterpretParams, the TPU interpret-mode
+    switches), "gpu" (plgpu.InterpretGPUParams, the GPU switches), "hlo" (`interpret=True`); None if none does."""
+    found = set()
+    for site in entry.interpret:
+        node = site.node.value if isinstance(site.node, ast.keyword) else site.node
+        value = project.evaluator.value(site.model, node)
+        if node is entry.node:  # an `interpret=` keyword without a node of its own (a decorator's partial)
+            keyword = entry.kernel.kwarg("interpret")
+            value = keyword[0] if keyword else value
+        switch = project.evaluator.value(site.model, node.func) if isinstance(node, ast.Call) else None
+        if isinstance(value, InterpretParams):
+            found.add("tpu" if value.name.startswith("pltpu.") else "gpu")
+        elif isinstance(switch, Api) and switch.name.endswith("_interpret_mode"):
+            found.add("tpu" if "_tpu_" in switch.name else "gpu")
+        else:
+            found.add("hlo")
+    return found.pop() if len(found) == 1 else None
 
 
 def _run_scoped_semaphore(project: "Project", model: "ModuleModel", call: ast.Call) -> RunScopedSite | None:
