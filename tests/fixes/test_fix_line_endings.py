@@ -126,3 +126,22 @@ async def test_the_servers_quick_fix_keeps_the_documents_endings(client: Languag
     assert actions[0].title == "pallas-lsp (PAL001): Allocate tile as scratch (scratch_types)"
     (change,) = actions[0].edit.document_changes
     assert apply_lsp_edits(before, change.edits) == (SMEM / "after.py").read_text().replace("\n", newline)
+
+
+@pytest.mark.parametrize("prefix, encoding", [(b"\xef\xbb\xbf", "utf-8"), (b"# -*- coding: latin-1 -*-\n", "latin-1")],
+                         ids=["bom", "latin-1"])
+def test_diff_of_an_encoded_file_applies_with_git_to_the_bytes_fix_writes(tmp_path, prefix, encoding):
+    """The patch holds each file's own bytes: its BOM, its coding cookie's encoding (a non-ASCII
+    comment beside the rewritten `def`, so that it is in the patch)."""
+    text = (SMEM / "before.py").read_text().replace("def body", "# caf\xe9\ndef body")
+    before = prefix + text.encode(encoding)
+    for folder in ("diffed", "fixed"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "kernel.py").write_bytes(before)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path / "diffed", check=True)
+    run = check("--diff", "kernel.py", cwd=tmp_path / "diffed")
+    assert run.returncode == 1, run.stderr
+    (tmp_path / "fixes.patch").write_bytes(run.stdout)
+    subprocess.run(["git", "apply", str(tmp_path / "fixes.patch")], cwd=tmp_path / "diffed", check=True, capture_output=True)
+    assert check("--fix", "kernel.py", cwd=tmp_path / "fixed").returncode == 0
+    assert (tmp_path / "diffed" / "kernel.py").read_bytes() == (tmp_path / "fixed" / "kernel.py").read_bytes() != before
