@@ -48,12 +48,12 @@ def test_tcp_options_without_tcp_are_usage_errors():
 
 
 class TcpServer:
-    def __init__(self, tmp_path, *args, address="127.0.0.1:0"):
-        self.env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    def __init__(self, tmp_path, *args, address="127.0.0.1:0", env=None, preexec_fn=None):
+        self.env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run"), **(env or {})}
         os.makedirs(self.env["XDG_RUNTIME_DIR"])
         self.process = subprocess.Popen([sys.executable, "-m", "pallas_lsp", "serve", "--tcp", address, *args],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                        env=self.env, cwd=tmp_path)
+                                        env=self.env, cwd=tmp_path, preexec_fn=preexec_fn)
         self.banner, found = "", None
         while found is None and (line := self.process.stderr.readline().decode()):
             self.banner += line
@@ -198,3 +198,33 @@ def test_an_ipv6_loopback_address_in_brackets_serves(tmp_path):
         assert server.process.wait(60) == 1
     finally:
         server.stop()
+
+
+# Token files and folders: never through a link, never a FIFO (issue 19, item 2).
+
+def test_a_symbolic_link_planted_for_the_token_folder_is_refused_and_its_target_left_alone(tmp_path):
+    """Before: the server chmod'ed the link's target to 700 and wrote its token there."""
+    target = tmp_path / "someone-elses"
+    target.mkdir()
+    target.chmod(0o755)
+    run = tmp_path / "run"
+    run.mkdir()
+    os.symlink(target, run / "pallas-lsp")
+    done = serve("--tcp", "127.0.0.1:0", env={**os.environ, "XDG_RUNTIME_DIR": str(run)})
+    assert (done.returncode, done.stderr) == (
+        2, f"pallas-lsp serve: error: --tcp: cannot use the token folder {run / 'pallas-lsp'}: it is a symbolic "
+           "link, not a folder; remove it or pass --token-file\n")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755 and list(target.iterdir()) == []
+
+
+@pytest.mark.parametrize("make, why", [(os.mkfifo, "it is a FIFO, not a regular file"),
+                                       (lambda path: os.symlink(path.parent / "real", path),
+                                        "it is a symbolic link, not a regular file")])
+def test_a_token_file_that_is_a_fifo_or_a_link_is_refused_at_once(tmp_path, make, why):
+    real = tmp_path / "real"
+    real.write_text("a-long-enough-secret-token\n")
+    real.chmod(0o600)
+    chosen = tmp_path / "token"
+    make(chosen)
+    done = serve("--tcp", "127.0.0.1:0", "--token-file", str(chosen))  # before: a FIFO hung it here
+    assert (done.returncode, done.stderr) == (2, f"pallas-lsp serve: error: --token-file {chosen}: {why}\n")

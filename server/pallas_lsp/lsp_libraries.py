@@ -6,7 +6,9 @@ it defines ~570 attrs classes, and attrs writes the source of each class's metho
 `quick_lsp_imports` keeps the compiled code in the cache folder (marshal, per bytecode version),
 keyed by the text and file name attrs compiles, so a later start only loads it; attrs then builds
 the very same classes from it (a compiled text is a pure function of those two and the bytecode
-version). The file is trusted as a `.pyc` is: it lives in the user's own cache folder.
+version). The file is trusted as a `.pyc` is, and only when it and its folder are the user's alone
+(`private_files`: owned by the user, written by nobody else, a regular file, opened without
+blocking), since its code is run.
 
 (Pausing the garbage collector during the import, and freezing what it made, saved ~25 ms more on an
 idle core but kept ~9 MiB: attrs replaces every class it builds by a copy, and the originals are
@@ -20,11 +22,11 @@ import hashlib
 import importlib.util
 import logging
 import marshal
-import os
 import sys
-import tempfile
 from pathlib import Path
 from types import CodeType
+
+from .private_files import read_private, write_private
 
 log = logging.getLogger(__name__)
 
@@ -41,13 +43,6 @@ def code_cache_file() -> Path | None:
     return folder / f"attrs-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}{optimized}.marshal"
 
 
-def _only_ours(found: os.stat_result) -> bool:
-    """Whether code in this file may be run: it is loaded and executed, so a file that another user
-    owns or may write (a shared `PALLAS_LSP_CACHE_DIR`) would let them run code as us."""
-    getuid = getattr(os, "getuid", None)  # not on Windows, where files have no such bits
-    return getuid is None or (found.st_uid == getuid() and not found.st_mode & 0o022)
-
-
 class CompileCache:
     """`compile` for attrs' generated methods: the code compiled for the same text and file name in an
     earlier process when there is one, else compiled now and written back by `save`."""
@@ -61,13 +56,10 @@ class CompileCache:
     def _read(self) -> dict:
         if self.path is None:
             return {}
+        stored = read_private(self.path)
         try:
-            with open(self.path, "rb") as handle:
-                if not _only_ours(os.fstat(handle.fileno())):
-                    log.warning("not loading %s: it is not owned by this user or others may write it", self.path)
-                    return {}
-                table = marshal.load(handle)
-        except (OSError, EOFError, ValueError, TypeError):  # none yet, or cut short: compile everything
+            table = marshal.loads(stored) if stored is not None else {}
+        except (EOFError, ValueError, TypeError):  # cut short or damaged: compile everything
             return {}
         return table if isinstance(table, dict) else {}
 
@@ -91,15 +83,7 @@ class CompileCache:
         if self.path is None or self.compiled * 10 < len(self.used):
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(prefix=self.path.name, suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(handle, "wb") as out:
-                    marshal.dump(self.used, out)
-                os.replace(temporary, self.path)  # readers see the old file or the new one, never half
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            write_private(self.path, marshal.dumps(self.used))  # readers see the old file or the new one
         except (OSError, ValueError) as exc:  # a cache that cannot be written only costs the next start
             log.debug("cannot write %s: %s", self.path, exc)
 

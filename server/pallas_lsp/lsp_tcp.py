@@ -27,6 +27,7 @@ import stat
 import sys
 
 from .lsp_transport import INVALID_REQUEST, Body, Dispatcher, FrameReader, exit_code, read_loop, serve_stdio
+from .private_files import PrivateFolder, Untrusted, read_own
 
 log = logging.getLogger(__name__)
 
@@ -85,31 +86,35 @@ def _is_loopback(host: str) -> bool:
     return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
 
 
-def _private_folder() -> str:
+def _private_folder() -> PrivateFolder:
+    """The per-run token's folder, mode 700; it is opened without following a link, so a planted link
+    gets no chmod and no token."""
     base = os.environ.get("XDG_RUNTIME_DIR") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "pallas-lsp")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)
-    return folder
+    try:
+        opened = PrivateFolder.checked(folder, create=True)
+    except Untrusted as exc:
+        raise UsageError(f"--tcp: cannot use the token folder {folder}: {exc}; remove it or pass --token-file") \
+            from None
+    opened.restrict()
+    return opened
 
 
 def write_token(path: str, token: str) -> None:
-    """Create `path` readable and writable by its owner only (fails if it exists)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    """Create `path` readable and writable by its owner only (fails if anything has that name, a link too)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "w") as file:
         file.write(token + "\n")
 
 
 def read_token(path: str) -> str:
-    """The token in a user-chosen file, which must be the user's own and not readable by others."""
+    """The token in a user-chosen file, which must be the user's own regular file, not readable by
+    others (opened without following a link or blocking)."""
     try:
-        info = os.stat(path)
-        with open(path, encoding="utf-8") as file:
-            token = file.read().strip()
-    except (OSError, UnicodeDecodeError) as exc:
+        data, info = read_own(path, forbidden=0)
+        token = data.decode("utf-8").strip()
+    except (Untrusted, OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"--token-file {path}: {exc}") from None
-    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-        raise UsageError(f"--token-file {path}: the file belongs to another user")
     if stat.S_IMODE(info.st_mode) & 0o077:
         raise UsageError(f"--token-file {path}: other users can read it; run chmod 600 {path}")
     if len(token) < 16:
@@ -220,16 +225,23 @@ def _listen(host: str, port: int) -> socket.socket:
         raise UsageError(f"--tcp: cannot listen on {host}:{port}: {why}") from None
 
 
-def _token_file(token_file: str | None, token: str, port: int) -> tuple[str, str | None]:
-    """Where the client finds the token, and the file to remove at exit (a per-run one)."""
+def _per_run_token(port: int) -> str:
+    return f"tcp-{port}.token"
+
+
+def _token_file(token_file: str | None, token: str, port: int) -> tuple[str, PrivateFolder | None]:
+    """Where the client finds the token, and the folder of a per-run one (removed from it at exit)."""
     try:
         if token_file is None:
-            owned = os.path.join(_private_folder(), f"tcp-{port}.token")
-            if os.path.exists(owned):
-                os.unlink(owned)
-            write_token(owned, token)
-            return owned, owned
-        if not os.path.exists(token_file):
+            folder = _private_folder()
+            try:
+                folder.remove(_per_run_token(port))  # a previous run's, killed before it could remove it
+                folder.create(_per_run_token(port), (token + "\n").encode())
+            except BaseException:
+                folder.close()
+                raise
+            return folder.where(_per_run_token(port)), folder
+        if not os.path.lexists(token_file):
             write_token(token_file, token)
         return token_file, None
     except OSError as exc:
@@ -241,12 +253,12 @@ def serve_tcp(server, address: str, token_file: str | None = None, allow_remote:
     if allow_remote and not _is_loopback(host):
         print(f"pallas-lsp: warning: listening on {host}, reachable from other machines; the token is the only "
               "protection and the traffic (your code) is not encrypted", file=sys.stderr)
-    token = read_token(token_file) if token_file and os.path.exists(token_file) else secrets.token_urlsafe(32)
+    token = read_token(token_file) if token_file and os.path.lexists(token_file) else secrets.token_urlsafe(32)
     sock = _listen(host, port)
-    owned = None
+    token_folder = None
     try:
         port = sock.getsockname()[1]
-        shown_file, owned = _token_file(token_file, token, port)
+        shown_file, token_folder = _token_file(token_file, token, port)
         shown = f"[{host}]" if ":" in host else host
         print(f"pallas-lsp: listening on {shown}:{port}; clients must send initializationOptions.token "
               f"from {shown_file}", file=sys.stderr, flush=True)
@@ -260,11 +272,12 @@ def serve_tcp(server, address: str, token_file: str | None = None, allow_remote:
     finally:
         sock.close()
         server.shutdown()
-        if owned is not None:
+        if token_folder is not None:
             try:
-                os.unlink(owned)
+                token_folder.remove(_per_run_token(port))
             except OSError:
                 pass
+            token_folder.close()
 
 
 def serve_command(server, argv: list[str] | None = None, args: argparse.Namespace | None = None) -> int:

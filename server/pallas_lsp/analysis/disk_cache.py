@@ -5,6 +5,8 @@ file is written whole to a temporary file and renamed over the old one, so proce
 same time never read a half-written file (the last writer wins; a lost update is only recomputed).
 A file that cannot be read or parsed is ignored: a cache never changes an answer, it only saves
 work, and every entry carries what it was computed from (file stamps) and is checked against it.
+The folder and its files are used only when they are this user's alone (`private_files`): a file
+another user could write could make a broken kernel pass.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
+
+from ..private_files import read_private, write_private
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +56,9 @@ def read(kind: str, *key: str):
     if path is None:
         return None
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        stored = read_private(path)
+        data = json.loads(stored) if stored is not None else None
+    except ValueError:
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != list(key):
         return None
@@ -68,14 +71,7 @@ def write(kind: str, data, *key: str) -> None:
     if path is None:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump({"format": FORMAT, "key": list(key), "data": data}, out, separators=(",", ":"))
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        text = json.dumps({"format": FORMAT, "key": list(key), "data": data}, separators=(",", ":"))
+        write_private(path, text.encode())  # ASCII: json escapes the rest
     except OSError as exc:
         log.debug("cannot write the cache file %s: %s", path, exc)
