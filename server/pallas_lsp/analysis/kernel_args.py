@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..trace.targets import short_dtype
 from .evaluate import as_memtype, dtype_name, shape_of
 from .kernels import EntryPoint, KernelIndex
-from .values import Api, Const, Func, KernelCall, MemType, Partial, ShapeDtype, Value
+from .values import Api, Const, Func, KernelCall, MemType, Partial, SemaphoreRef, ShapeDtype, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -319,10 +319,13 @@ def _block(project: "Project", model: "ModuleModel", spec: ast.expr | None,
 
 
 def _array(project: "Project", model: "ModuleModel", node: ast.expr) -> tuple[tuple[int, ...] | None, str | None] | None:
-    """Shape and dtype of an operand written as `jnp.zeros(shape, dtype)` or a ShapeDtypeStruct."""
+    """Shape and dtype of an operand written as `jnp.zeros(shape, dtype)`, a ShapeDtypeStruct or a
+    `plgpu.alloc_semaphore(shape)` ref."""
     value = project.evaluator.value(model, node)
     if isinstance(value, (ShapeDtype, MemType)):
         return value.shape, value.dtype
+    if isinstance(value, SemaphoreRef) and not value.indexer:
+        return value.shape, "semaphore"
     if isinstance(node, ast.Name):
         binding = model.lookup(node.id, model.scope_of(node), node.lineno)
         if binding is not None and binding.kind == "assign" and binding.value is not None and binding.value is not node:

@@ -59,6 +59,16 @@ _PARAMS_BACKENDS = {
 
 SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
                  "pltpu.semaphore_signal": "signal", "pltpu.semaphore_wait": "wait", "pltpu.semaphore_read": "read"}
+SEMAPHORE_DTYPES = ("semaphore", "dma_sem", "barrier_semaphore")
+# TPU copies: which argument (position or keyword) is the source (send) and which the destination
+# (receive) semaphore (jax/_src/pallas/mosaic/primitives.py: AsyncCopyDescriptor(src, dst, dst_sem, src_sem)).
+_DMA_SEMAPHORES = {
+    "pltpu.make_async_copy": {2: "dma_dst", "sem": "dma_dst", "src_sem": "dma_src"},
+    "pltpu.async_copy": {2: "dma_dst", "sem": "dma_dst", "src_sem": "dma_src"},
+    "pltpu.make_async_remote_copy": {2: "dma_src", "send_sem": "dma_src", 3: "dma_dst", "recv_sem": "dma_dst"},
+    "pltpu.async_remote_copy": {2: "dma_src", "send_sem": "dma_src", 3: "dma_dst", "recv_sem": "dma_dst"},
+}
+_DMA_STARTING = {"pltpu.async_copy", "pltpu.async_remote_copy"}  # these start the copy themselves
 _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read"}
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
 _MAX_HELPER_DEPTH = 4
@@ -113,6 +123,20 @@ class RunScopedSite:
     collective_axes: tuple[str, ...] | None
 
 
+@dataclass
+class SemaphoreSite:
+    """A semaphore ref the body holds other than a get_global result: a body parameter (scratch, operand,
+    output) or a `pl.run_scoped` one, with its shape and how it is used. `origin`: "scratch_types[0]",
+    "operand 0", "pl.run_scoped"; `node` the parameter."""
+
+    model: "ModuleModel"
+    node: ast.arg
+    shape: tuple[int, ...]
+    dtype: str
+    origin: str
+    uses: list[Use]
+
+
 @dataclass(frozen=True)
 class SemaphoreOp:
     """A semaphore primitive a kernel reaches (`pl.semaphore_wait(...)`, ...): `kind` is signal, wait or read."""
@@ -146,6 +170,7 @@ class KernelModel:
     certain_interpret: bool = False
     run_scoped: list["RunScopedSite"] = field(default_factory=list)
     semaphore_ops: list[SemaphoreOp] = field(default_factory=list)
+    semaphores: list[SemaphoreSite] = field(default_factory=list)  # scratch / operand / run_scoped semaphores
     interpreter: str | None = None  # which interpreter runs it: "tpu", "gpu" or "hlo" (interpret=True); None: compiled
 
     @property
@@ -222,7 +247,9 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     body = entry.body
     exclude = warp_bodies - {id(body.node)}
     functions = reachable_functions(project, body, exclude=exclude)
-    sites, scoped, ops = [], [], []
+    sites, scoped, ops, semaphores = [], [], [], []
+    if "emaphore" in body.model.text or "alloc_semaphore" in entry.model.text:
+        semaphores = _parameter_semaphores(project, entry)
     for func in functions:
         for api, kind in _GENERIC_SEMAPHORE_OPS.items():
             ops.extend(SemaphoreOp(kind, func.model, call) for call in pallas_calls(project, func.model, api)
@@ -232,6 +259,7 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                 found = _run_scoped_semaphore(project, func.model, call)
                 if found is not None:
                     scoped.append(found)
+                    semaphores.extend(_run_scoped_semaphores(project, func.model, call))
         for call in get_global_calls(project, func.model):
             if func.model.enclosing_function(call) is func.node:
                 argument = get_global_argument(call)
@@ -239,7 +267,36 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                 sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
-                       bool(entry.interpret), scoped, ops, _interpreter(project, entry))
+                       bool(entry.interpret), scoped, ops, semaphores, _interpreter(project, entry))
+
+
+def _parameter_semaphores(project: "Project", entry: EntryPoint) -> list[SemaphoreSite]:
+    """Body parameters JAX passes a semaphore ref of known shape: scratch, operands, outputs."""
+    from .kernel_args import kernel_parameters
+
+    body = entry.body
+    return [SemaphoreSite(body.model, param.node, param.shape, param.dtype, param.origin,
+                          parameter_uses(project, body, param.node))
+            for param in kernel_parameters(project, entry)
+            if param.dtype in SEMAPHORE_DTYPES and param.shape is not None]
+
+
+def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.Call) -> list[SemaphoreSite]:
+    """The semaphore parameters of a `pl.run_scoped(body, *types, **types)` body, with their uses."""
+    body = unwrap_function(project.evaluator.value(model, call.args[0])) if call.args else None
+    if body is None or isinstance(body.node, ast.Lambda) or any(isinstance(a, ast.Starred) for a in call.args):
+        return []
+    spec = body.node.args
+    pairs = list(zip([*spec.posonlyargs, *spec.args], call.args[1:]))
+    named = {p.arg: p for p in [*spec.args, *spec.kwonlyargs]}
+    pairs += [(named[k.arg], k.value) for k in call.keywords if k.arg in named]
+    found = []
+    for param, type_node in pairs:
+        memtype = as_memtype(project.evaluator.value(model, type_node))
+        if isinstance(memtype, MemType) and memtype.dtype in SEMAPHORE_DTYPES and memtype.shape is not None:
+            found.append(SemaphoreSite(body.model, param, memtype.shape, memtype.dtype, "pl.run_scoped",
+                                       parameter_uses(project, body, param)))
+    return found
 
 
 def _interpreter(project: "Project", entry: EntryPoint) -> str | None:
@@ -500,6 +557,10 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
             return [Use(kind, model, call, indices, live)]
         if func.name in BARRIER_OPS or keyword == "barrier":
             return [Use("barrier", model, call, indices, True)]
+        role = _dma_semaphore_role(func.name, call, arg, keyword)
+        if role is not None:
+            starts = [call] if func.name in _DMA_STARTING else _starts(model, call)
+            return [Use(role, model, start, indices, True) for start in starts]
         return [Use("other", model, call, indices, True)]
     target = unwrap_function(func)
     if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
@@ -507,16 +568,57 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
     param = _parameter_for(target, call, arg, keyword)
     if param is None:
         return [Use("other", model, call, indices, True)]
-    inner = target.model
-    binding = inner.scopes.get(target.node)
-    if binding is None:
+    if target.model.scopes.get(target.node) is None:
         return [Use("other", model, call, indices, True)]
+    return parameter_uses(project, target, param, indices, depth + 1)
+
+
+def parameter_uses(project: "Project", func: Func, param: ast.arg, indices: int | None = 0, depth: int = 0) -> list[Use]:
+    """Where the value bound to `func`'s parameter `param` goes (see `uses_of`)."""
     uses = []
-    for node in _loads(inner, target.node, param.arg):
-        found = inner.lookup(node.id, inner.scope_of(node), node.lineno)
+    for node in _loads(func.model, func.node, param.arg):
+        found = func.model.lookup(node.id, func.model.scope_of(node), node.lineno)
         if found is not None and found.node is param:
-            uses.extend(uses_of(project, inner, node, indices, depth + 1))
+            uses.extend(uses_of(project, func.model, node, indices, depth))
     return uses
+
+
+def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | None) -> str | None:
+    """"dma_src" / "dma_dst" when `arg` is the source (send) or destination (receive) semaphore of a TPU copy."""
+    roles = _DMA_SEMAPHORES.get(api)
+    if roles is None:
+        return None
+    if keyword is not None:
+        return roles.get(keyword)
+    index = call.args.index(arg) if arg in call.args else -1
+    return roles.get(index)
+
+
+def _starts(model: "ModuleModel", descriptor: ast.Call) -> list[ast.Call]:
+    """The `.start()` calls of a copy descriptor: chained on it, or on the one name it is assigned to.
+    JAX checks the semaphores there (dma_start's abstract evaluation)."""
+    def start_of(node: ast.AST) -> ast.Call | None:
+        attribute = model.parents.get(node)
+        call = model.parents.get(attribute)
+        if isinstance(attribute, ast.Attribute) and attribute.attr == "start" and isinstance(call, ast.Call) \
+                and call.func is attribute:
+            return call
+        return None
+
+    chained = start_of(descriptor)
+    if chained is not None:
+        return [chained]
+    parent = model.parents.get(descriptor)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return []
+    name = parent.targets[0].id
+    scope = model.enclosing_function(parent) or model.tree
+    starts = []
+    for node in _loads(model, scope, name):
+        binding = model.lookup(name, model.scope_of(node), node.lineno)
+        if binding is not None and binding.node is parent and (start := start_of(node)) is not None:
+            starts.append(start)
+    return starts
 
 
 def _parameter_for(func: Func, call: ast.Call, arg: ast.AST, keyword: str | None) -> ast.arg | None:

@@ -1,4 +1,5 @@
-"""Fix (PAL005): a shaped global semaphore signalled or waited on whole gets its `.at[...]` index.
+"""Fix (PAL005): a shaped semaphore signalled or waited on whole gets its `.at[...]` index (a get_global
+result, or a scratch, operand or run_scoped parameter; not a copy's semaphore).
 
 Only where one index is the meaning-preserving choice for each missing dimension:
 - a dimension of size 1 has one semaphore: `.at[0]` (safe);
@@ -42,15 +43,19 @@ def _only_binding(model, name: ast.Name):
     return None
 
 
-def _comes_from(model, node: ast.expr, get_global: ast.Call, depth: int = 0) -> bool:
-    """True when `node` is the get_global's result (through `.at[...]` and single-assignment names)."""
+def _comes_from(model, node: ast.expr, source: ast.AST, depth: int = 0) -> bool:
+    """True when `node` is the semaphore `source` (a get_global call, or the body parameter holding it),
+    through `.at[...]` and single-assignment names."""
     while isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "at":
         node = node.value.value
-    if node is get_global:
+    if node is source:
         return True
     if isinstance(node, ast.Name) and depth < 8:
+        seen = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if seen is not None and seen.kind == "param":
+            return seen.node is source
         binding = _only_binding(model, node)
-        return binding is not None and _comes_from(model, binding.value, get_global, depth + 1)
+        return binding is not None and _comes_from(model, binding.value, source, depth + 1)
     return False
 
 
@@ -87,13 +92,16 @@ def _index_for(size: int, sizes: dict[str, int], variables: dict[str, set[str]])
 
 def fix(project, model, finding):
     facts = finding.facts
-    use, shape, kernel, get_global = (facts.get(key) for key in ("use", "shape", "kernel", "get_global"))
+    use, shape, kernel = (facts.get(key) for key in ("use", "shape", "kernel"))
+    source = facts.get("get_global") or facts.get("semaphore")
     if use is None or shape is None or kernel is None or use.indices is None or use.indices >= len(shape):
         return None  # too many indices: which one to drop is not known
+    if use.kind not in ("signal", "wait"):
+        return None  # a copy's semaphore: its argument is on the descriptor, not at the .start() reported
     if use.model is not model or facts.get("model") is not model or not isinstance(use.node, ast.Call):
         return None
     argument = _semaphore_argument(use.node)
-    if argument is None or not _comes_from(model, argument, get_global):
+    if argument is None or not _comes_from(model, argument, source):
         raise CannotFix("the semaphore reaches the signal or wait through a helper's parameter")
     sizes = axis_sizes(project, kernel.entry)
     variables = _axis_variables(project, model, use.node)

@@ -1,9 +1,10 @@
-"""PAL005 semaphore-index: a shaped global semaphore signalled or waited on without a full index.
+"""PAL005 semaphore-index: a shaped semaphore signalled, waited on or given to a DMA without a full index.
 
-`pl.get_global(plgpu.SemaphoreType.REGULAR((n,)))` returns an array of semaphores; `pl.semaphore_signal`
-and `pl.semaphore_wait` take one, `sem.at[i]` (one index per dimension). JAX checks this while tracing:
-`ValueError: Cannot signal on a non-()-shaped semaphore: (2,)`, and for too many indices
-``ValueError: `indices` must not be longer than `shape` ``.
+`pl.get_global(plgpu.SemaphoreType.REGULAR((n,)))`, a scratch or `pl.run_scoped` `SemaphoreType.X((n,))`,
+a `plgpu.alloc_semaphore((n,))` operand are arrays of semaphores; `pl.semaphore_signal`,
+`pl.semaphore_wait` and a TPU copy's send and receive semaphores take one, `sem.at[i]` (one index per
+dimension). JAX checks this while tracing: `ValueError: Cannot signal on a non-()-shaped semaphore: (2,)`
+(for a copy at its `.start()`), and for too many indices ``ValueError: `indices` must not be longer than `shape` ``.
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ import sys
 CODE = "PAL005"
 NAME = "semaphore-index"
 SEVERITY = "error"
-SUMMARY = "signal/wait on a shaped global semaphore needs one .at[] index per dimension."
+SUMMARY = "signal/wait/DMA on a shaped semaphore (global, scratch, operand, run_scoped) needs one .at[] index per dimension."
+
+
+_DMA = {"dma_src": "send (source)", "dma_dst": "receive (destination)"}
 
 
 def problem(shape: tuple[int, ...], kind: str, indices: int) -> str | None:
     if indices < len(shape):
         rest = shape[indices:]
-        quoted = f"ValueError: Cannot {kind} on a non-()-shaped semaphore: {rest!r}"
+        verb = "signal" if kind in _DMA else kind
+        quoted = f"ValueError: Cannot {verb} on a non-()-shaped semaphore: {rest!r}"
         index = ", ".join("ijklmn"[n % 6] for n in range(len(rest)))
+        acts = (f"a copy's {_DMA[kind]} semaphore is a single semaphore" if kind in _DMA
+                else "signal and wait act on a single semaphore")
         return (f'JAX: "{quoted}"; index it down to one semaphore: .at[{index}]. The semaphore has shape '
                 f"{shape!r} and {indices} of its {len(shape)} dimension{'s' if len(shape) > 1 else ''} "
-                f"{'are' if indices != 1 else 'is'} indexed; signal and wait act on a single semaphore.")
+                f"{'are' if indices != 1 else 'is'} indexed; {acts}.")
     if indices > len(shape):
         quoted = f"ValueError: `indices` must not be longer than `shape`: ..., shape={shape!r}"
         return (f'JAX: "{quoted}"; use {len(shape)} index{"es" if len(shape) != 1 else ""}. '
@@ -32,21 +39,32 @@ def problem(shape: tuple[int, ...], kind: str, indices: int) -> str | None:
 
 
 def check(ctx):
-    rule = sys.modules[__name__]
     reported: set[int] = set()
     for kernel, site in ctx.kernels_reaching():
         memtype = site.memtype
-        if memtype is None or memtype.shape is None or memtype.dtype != "semaphore":
+        if memtype is not None and memtype.shape is not None and memtype.dtype == "semaphore":
+            yield from _report(ctx, kernel, memtype.shape, site.uses, ("signal", "wait"), reported,
+                               (site.model, site.call, "comes from here"), {"get_global": site.call})
+    if "emaphore" not in ctx.model.text:
+        return
+    for kernel in ctx.kernels():
+        for sem in kernel.semaphores:
+            yield from _report(ctx, kernel, sem.shape, sem.uses, ("signal", "wait", *_DMA), reported,
+                               (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})
+
+
+def _report(ctx, kernel, shape, uses, kinds, reported, source, facts):
+    """A finding for each use of a `shape`d semaphore (from `source`: model, node, words) not indexed down to one."""
+    model, node, words = source
+    for use in uses:
+        if use.kind not in kinds or use.indices is None or use.model is not ctx.model or id(use.node) in reported:
             continue
-        for use in site.uses:
-            if use.kind not in ("signal", "wait") or use.indices is None or use.model is not ctx.model:
-                continue
-            if id(use.node) in reported:
-                continue
-            message = problem(memtype.shape, use.kind, use.indices)
-            if message:
-                reported.add(id(use.node))
-                related = (ctx.related(site.model, site.call, f"the semaphore, shape {memtype.shape!r}, comes from here"),)
-                yield ctx.finding(rule, use.node, message, related,
-                                  facts={"kernel": kernel, "get_global": site.call, "model": site.model,
-                                         "use": use, "shape": memtype.shape, "entry": kernel.entry})
+        if use.kind in _DMA and use.indices > len(shape):
+            continue  # too many indices on a copy's semaphore: not checked against JAX
+        message = problem(shape, use.kind, use.indices)
+        if message:
+            reported.add(id(use.node))
+            related = (ctx.related(model, node, f"the semaphore, shape {shape!r}, {words}"),)
+            yield ctx.finding(sys.modules[__name__], use.node, message, related,
+                              facts={"kernel": kernel, "model": model, "use": use, "shape": shape,
+                                     "entry": kernel.entry, **facts})
