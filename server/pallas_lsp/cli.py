@@ -103,6 +103,14 @@ def _warn_refused_python(settings, args) -> None:
         print(f"pallas-lsp: warning: {message}", file=sys.stderr)
 
 
+def _warn_environment() -> None:
+    """A bad `PALLAS_LSP_*` value is replaced (clamped, or the default): say so before anything uses it."""
+    from .checked_values import environment_problems
+
+    for message in environment_problems():
+        print(f"pallas-lsp: warning: {message}", file=sys.stderr)
+
+
 def _warn_skipped(path: str, reason: str) -> None:
     from .output import display_path
 
@@ -277,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
                         stream=sys.stderr, format="pallas-lsp: %(levelname)s: %(message)s")
+    _warn_environment()
     try:
         if args.command == "check":
             return run_check(args)

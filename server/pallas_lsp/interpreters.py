@@ -13,7 +13,9 @@ import re
 import signal
 import subprocess
 
-PROBE_TIMEOUT_S = float(os.environ.get("PALLAS_LSP_PROBE_TIMEOUT", "10"))
+from .checked_values import probe_timeout
+
+PROBE_TIMEOUT_S = probe_timeout()  # PALLAS_LSP_PROBE_TIMEOUT, checked (a bad value is said at start)
 _PYTHON_NAME = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?", re.IGNORECASE)
 _PROBE = "import sys; print('pallas-lsp-probe', sys.version_info[0], sys.version_info[1])"
 

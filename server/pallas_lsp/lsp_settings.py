@@ -3,13 +3,16 @@ combines them with `[tool.pallas-lsp]` in pyproject.toml. No LSP types."""
 
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass, replace
 
 from .analysis import Project
+from .checked_values import Number, shown, web_address
 from .config import Settings as FileSettings
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
+PLATFORMS = ("gpu", "tpu")
 
 
 @dataclass
@@ -31,35 +34,102 @@ class Settings:
     docs_url: str | None = None  # `docsUrl`: where rule pages are linked (default: the packaged pages)
 
     @classmethod
-    def from_options(cls, options, base: "Settings | None" = None) -> "Settings":
-        """Settings from a JSON object; keys it does not set keep `base`'s values."""
+    def from_options(cls, options, base: "Settings | None" = None, problems: list[str] | None = None) -> "Settings":
+        """Settings from a JSON object; keys it does not set keep `base`'s values. A value that does
+        not fit is clamped or left at `base`'s, and `problems` gets a message saying which and why."""
         settings = replace(base) if base is not None else cls()
-        if not isinstance(options, dict):
+        problems = [] if problems is None else problems
+        if isinstance(options, dict) and "pallas" in options:
+            options = options["pallas"]
+            if not isinstance(options, dict) and options is not None:
+                problems.append(f"setting pallas = {shown(options)} is not an object of settings: it is ignored")
+                return settings
+        if options is None:
             return settings
-        options = options.get("pallas", options)
         if not isinstance(options, dict):
+            problems.append(f"settings {shown(options)} are not an object of settings: they are ignored")
             return settings
-        if isinstance(options.get("python"), str):
-            settings.python = options["python"] or None
-        if options.get("platform") in ("gpu", "tpu"):
-            settings.platform = options["platform"]
-        for key in ("select", "ignore"):
-            if isinstance(options.get(key), list):
-                setattr(settings, key, [str(c) for c in options[key]])
-        if isinstance(options.get("debounceMs"), int) and options["debounceMs"] >= 0:
-            settings.debounce_ms = options["debounceMs"]
-        if options.get("logLevel") in LOG_LEVELS:
-            settings.log_level = options["logLevel"]
-        if isinstance(options.get("showTraceResults"), bool):
-            settings.show_trace_results = options["showTraceResults"]
-        if isinstance(options.get("docsUrl"), str):
-            settings.docs_url = options["docsUrl"].strip() or None
-        if isinstance(options.get("inlayHints"), bool):
-            settings.inlay_hints = options["inlayHints"]
-        timeout = options.get("traceTimeout")
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
-            settings.trace_timeout = float(timeout)
+        for key, value in options.items():
+            if key in _READERS:
+                if value is not None:
+                    _READERS[key](settings, value, f"setting pallas.{key} = {shown(value)}", problems)
+            elif key not in KNOWN_KEYS:  # other keys may be another tool's: only a near miss is a typo
+                close = difflib.get_close_matches(str(key), sorted(KNOWN_KEYS), 1, 0.75)
+                if close:
+                    problems.append(f"unknown setting pallas.{shown(str(key))[1:-1]} (did you mean {close[0]}?): "
+                                    "it is ignored")
         return settings
+
+
+def _python(settings: Settings, value, subject: str, problems: list[str]) -> None:
+    if isinstance(value, str) and "\0" not in value:
+        settings.python = value or None
+    else:
+        problems.append(f"{subject} is not a path to a Python interpreter: using "
+                        f"{shown(settings.python) if settings.python else 'the default'}")
+
+
+def _platform(settings: Settings, value, subject: str, problems: list[str]) -> None:
+    if value in PLATFORMS or value == "":
+        settings.platform = value or None
+    else:
+        instead = shown(settings.platform) if settings.platform else '[tool.pallas-lsp] platform, else "gpu"'
+        problems.append(f"{subject} is not one of {', '.join(map(shown, PLATFORMS))}: using {instead}")
+
+
+def _codes(key: str):
+    def read(settings: Settings, value, subject: str, problems: list[str]) -> None:
+        if isinstance(value, list) and all(isinstance(code, str) for code in value):
+            setattr(settings, key, list(value))
+            return
+        previous = getattr(settings, key)
+        instead = shown(previous) if previous is not None else f"[tool.pallas-lsp] {key}, else the default"
+        problems.append(f"{subject} is not a list of rule codes (strings): using {instead}")
+    return read
+
+
+def _number(attribute: str, number: Number):
+    def read(settings: Settings, value, subject: str, problems: list[str]) -> None:
+        setattr(settings, attribute, number.check(value, subject, getattr(settings, attribute), problems))
+    return read
+
+
+def _flag(attribute: str):
+    def read(settings: Settings, value, subject: str, problems: list[str]) -> None:
+        if isinstance(value, bool):
+            setattr(settings, attribute, value)
+        else:
+            problems.append(f"{subject} is not true or false: using {shown(getattr(settings, attribute))}")
+    return read
+
+
+def _log_level(settings: Settings, value, subject: str, problems: list[str]) -> None:
+    if value in LOG_LEVELS:
+        settings.log_level = value
+    else:
+        problems.append(f"{subject} is not one of {', '.join(map(shown, LOG_LEVELS))}: using {shown(settings.log_level)}")
+
+
+def _docs_url(settings: Settings, value, subject: str, problems: list[str]) -> None:
+    why = web_address(value.strip()) if isinstance(value, str) and value.strip() else None
+    if isinstance(value, str) and why is None:
+        settings.docs_url = value.strip() or None
+        return
+    problems.append(f"{subject} {why or 'is not an address (a string)'}: the rule links go to "
+                    f"{settings.docs_url or 'the pages shipped with pallas-lsp'}")
+
+
+DEBOUNCE = Number("a number of milliseconds", "ms", minimum=0, maximum=60_000, integer=True)
+TRACE_TIMEOUT = Number("a number of seconds", "s", minimum=0, maximum=86_400.0, positive=True)
+_READERS = {
+    "python": _python, "platform": _platform, "select": _codes("select"), "ignore": _codes("ignore"),
+    "debounceMs": _number("debounce_ms", DEBOUNCE), "logLevel": _log_level,
+    "showTraceResults": _flag("show_trace_results"), "inlayHints": _flag("inlay_hints"),
+    "docsUrl": _docs_url, "traceTimeout": _number("trace_timeout", TRACE_TIMEOUT),
+}
+# Also sent by clients, read elsewhere or not at all: `token` (serve --tcp), `tracePlatform` (the
+# VS Code extension's, which it passes with each trace itself).
+KNOWN_KEYS = frozenset(_READERS) | {"token", "tracePlatform"}
 
 
 def effective(editor: Settings, pyproject: FileSettings) -> Settings:

@@ -117,6 +117,7 @@ class PallasServer(LanguageServer):
         self.too_large_said: set[str] = set()  # documents over the size limit, said once while they stay over
         self.published: dict[str, int] = {}  # uri -> newest version published
         self.warned: set[str] = set()  # warnings about settings already shown
+        self.setting_problems: set[str] = set()  # bad setting values of the last configuration, shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
         self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
         self.file_events = False  # ... and has been asked to: workspace files are read again only on events
@@ -168,6 +169,15 @@ class PallasServer(LanguageServer):
     def show_error(self, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
         log.log(logging.ERROR if kind == types.MessageType.Error else logging.WARNING, "%s", message)
         self.notify_from_any_thread(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
+
+    def tell_setting_problems(self, problems: list[str]) -> None:
+        """Each bad value (clamped or replaced, see lsp_settings) once per configuration that holds
+        it: every folder's answer repeats the global one, and a change re-sends what did not change."""
+        fresh = list(dict.fromkeys(problems))
+        for message in fresh:
+            if message not in self.setting_problems:
+                self.show_error(f"pallas-lsp: {message}", types.MessageType.Warning)
+        self.setting_problems = set(fresh)
 
     def without_unknown_codes(self, editor: Settings) -> Settings:
         """Editor `select`/`ignore` naming no rule are a typo that would silently turn checking off:
@@ -491,7 +501,11 @@ def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
     handler = ClientLogHandler(ls)
     handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.getLogger("pallas_lsp").addHandler(handler)
-    ls.initial_settings = Settings.from_options(params.initialization_options)
+    from .checked_values import environment_problems
+
+    problems = environment_problems()
+    ls.initial_settings = Settings.from_options(params.initialization_options, problems=problems)
+    ls.tell_setting_problems(problems)
     ls.configure(ls.initial_settings, folders)
 
 
@@ -509,12 +523,14 @@ async def pull_configuration(ls: PallasServer) -> None:
         return
     # Each answer is laid over the initialization options, not over the previous answer, so a
     # setting the user clears goes back to its default instead of sticking.
-    base = Settings.from_options(answers[0] if answers else None, ls.initial_settings)
+    problems: list[str] = []
+    base = Settings.from_options(answers[0] if answers else None, ls.initial_settings, problems)
     per_folder = {}
     scoped = iter(answers[1:] if answers else [])
     for root, uri in folders:
         if uri:
-            per_folder[root] = Settings.from_options(next(scoped, None), base)
+            per_folder[root] = Settings.from_options(next(scoped, None), base, problems)
+    ls.tell_setting_problems(problems)
     ls.configure(base, folders, per_folder)
     ls.reschedule_all()
 
@@ -538,7 +554,9 @@ async def did_change_configuration(ls: PallasServer, params: types.DidChangeConf
     if ls.client_configuration:
         await pull_configuration(ls)
         return
-    settings = Settings.from_options(params.settings, ls.initial_settings)
+    problems: list[str] = []
+    settings = Settings.from_options(params.settings, ls.initial_settings, problems)
+    ls.tell_setting_problems(problems)
     ls.configure(settings, [(f.root, f.uri) for f in ls.folders])
     ls.reschedule_all()
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from ..checked_values import docs_url as docs_url_from_environment
 from . import (
     pal000_syntax_error,
     pal001_get_global_not_semaphore,
@@ -36,7 +36,7 @@ def doc_path(rule) -> Path:
 def doc_url(rule, base: str | None = None) -> str | None:
     """Link for the rule's page: `<base>/<page>` for a docs site (the `docsUrl` setting, else
     `$PALLAS_LSP_DOCS_URL`), else the page shipped with the package (or in this checkout)."""
-    base = base or os.environ.get("PALLAS_LSP_DOCS_URL")
+    base = base or docs_url_from_environment()
     page = doc_path(rule)
     if base:
         return f"{base.rstrip('/')}/{page.name}"

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 
+from ..checked_values import trace_memory_mb
 from ..python_path import resolve_python
 from .runner import kill_descendants
 
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
 DEFAULT_TIMEOUT = 120.0
-DEFAULT_MEMORY_LIMIT_MB = int(os.environ.get("PALLAS_LSP_TRACE_MEMORY_MB", "8192"))
+DEFAULT_MEMORY_LIMIT_MB = trace_memory_mb()  # PALLAS_LSP_TRACE_MEMORY_MB, checked (a bad value is said at start)
 _OUTPUT_LIMIT = 64 * 1024
 
 
