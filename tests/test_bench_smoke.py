@@ -168,3 +168,11 @@ def test_big_document_memory_reads_the_servers_memory_around_a_documents_edits()
     assert 290_000 < result["size_bytes"] <= 300_000 and result["lines"] > 1500  # analysed incrementally
     assert 0 < result["baseline_rss_mib"] and result["after_edits_rss_mib"] <= result["hwm_mib"]
     assert math.isfinite(result["growth_over_size"]) and result["total_s"] >= result["open_s"] > 0
+
+
+def test_glob_match_walks_the_tree_and_times_the_hostile_pattern_in_both_checkouts():
+    result = run_bench("glob_match.py", "--files", "120", "--runs", "1", "--lengths", "8", "12", "--source", str(REPO))
+    assert result["now_walked"] == result["before_walked"] == 120  # Python.gitignore leaves none of them out
+    for name in ("now", "before"):
+        assert result[f"{name}_walk_s"] > 0 and set(result[f"{name}_hostile_s"]) == {"8", "12"}
+        assert all(seconds > 0 for seconds in result[f"{name}_hostile_s"].values())

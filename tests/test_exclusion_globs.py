@@ -1,6 +1,8 @@
 """Exclusion globs are matched in linear time (issue 19, item 6): `*a*a*a*a*a*a*a*a*a*a*a*a*b` in a
 `.gitignore` or `extend-exclude`, with a 60-letter file name, made `check` spin for minutes and the
-server deaf (Python's `re` backtracks). The matcher must still mean what the regex-based one meant."""
+server deaf (Python's `re` backtracks). The matcher must still mean what the regex-based one meant.
+
+PALLAS_LSP_FUZZ_EXAMPLES_SCALE multiplies the number of random patterns (1: the CI budget)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ from conftest import jax_python, publish_for
 from pallas_lsp.analysis.exclusions import Exclusions
 from pallas_lsp.analysis.globs import GlobSet, glob
 
+SCALE = float(os.environ.get("PALLAS_LSP_FUZZ_EXAMPLES_SCALE", "1"))
+FUZZ = settings(deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 HOSTILE = "*a*a*a*a*a*a*a*a*a*a*a*a*b"
 LONG_NAME = "a" * 60  # not matched (no `b` at the end): the old regex tried every split of it
 KERNEL = textwrap.dedent("""\
@@ -88,7 +92,7 @@ PATTERNS = st.lists(PIECES, min_size=1, max_size=8).map("".join)
 NAMES = st.text(alphabet="abc./*[]!", max_size=12)
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(FUZZ, max_examples=int(1000 * SCALE))
 @given(PATTERNS, NAMES)
 def test_the_linear_matcher_agrees_with_the_old_regex(pattern, name):
     # `[!]...`: the old regex closed the class at that `]` (`[^]`, an error, or, spliced with what
@@ -101,14 +105,14 @@ def test_the_linear_matcher_agrees_with_the_old_regex(pattern, name):
     assert glob(pattern).matches(name) == (old.match(name) is not None)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(FUZZ, max_examples=int(600 * SCALE))
 @given(st.lists(st.sampled_from(["a", "b", "*", "?", "[ab]", "[!a]"]), min_size=1, max_size=8).map("".join),
        st.text(alphabet="abc", max_size=12))
 def test_a_slash_free_pattern_on_a_name_means_what_fnmatch_says(pattern, name):
     assert glob(pattern).matches(name) == fnmatch.fnmatchcase(name, pattern)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(FUZZ, max_examples=int(200 * SCALE))
 @given(st.lists(PATTERNS, min_size=1, max_size=5), st.lists(NAMES, min_size=1, max_size=5))
 def test_a_set_of_patterns_matches_what_each_one_matches(patterns, names):
     """One DFA answers for all the patterns of a `.gitignore`; its tables are shared across paths."""
