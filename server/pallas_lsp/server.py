@@ -896,7 +896,7 @@ async def resolve_code_action(ls: PallasServer, action: types.CodeAction) -> typ
     if document is None or action.edit is not None:
         return action
     version, text = document.version, document.source
-    if text_hash(text.splitlines()) != data.get("textHash"):
+    if text_hash(split_lines(text)) != data.get("textHash"):
         return action
     finding = _finding_from(uri_to_path(document.uri), data.get("finding") or {})
     if finding is None:

@@ -219,6 +219,22 @@ async def test_diagnostics_carry_no_fixes_and_the_picked_action_is_resolved(reso
     assert apply(BEFORE, resolved.edit.document_changes[0].edits) == AFTER
 
 
+@pytest.mark.asyncio(loop_scope="function")
+async def test_the_picked_action_is_resolved_in_a_file_with_a_form_feed(resolving_client: LanguageClient):
+    """Resolve compared the text with `str.splitlines`, which also splits at a form feed, while the
+    actions carry the hash of LSP's lines: in such a file the picked fix came back without an edit."""
+    client = resolving_client
+    header = "# part one\x0cpart two\n"
+    open_document(client, header + BEFORE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    actions = [a for a in await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic]))) if isinstance(a, types.CodeAction)]
+    resolved = await client.code_action_resolve_async(actions[0])
+    assert resolved.edit is not None
+    assert apply(header + BEFORE, resolved.edit.document_changes[0].edits) == header + AFTER
+
+
 UNFIXABLE = (REPO / "tests" / "fixes" / "no_fix" / "shape_from_argument.py").read_text()
 
 
