@@ -1,0 +1,258 @@
+"""Generated kernels through real JAX and through `pallas-lsp`'s analysis: verdicts, agreement, shrinking.
+
+JAX's verdict on a kernel is "ok" (it lowers, or runs in interpret mode) or the rule whose error it
+raised (`expected_code` of tests/test_agreement_with_jax.py maps JAX's exception to a rule), or
+"unexplained" when it failed in a way no rule covers: either a generator bug (fix the grammar) or a
+semaphore error no rule encodes yet. The analyzer's verdict is the set of codes it reports on the
+kernel's files. They agree when JAX accepts and nothing is reported, or JAX's rule is among those
+reported (JAX stops at its first error, so other codes beside it are not counted against it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+from . import grammar
+
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+ORACLE = Path(__file__).with_name("oracle.py")
+
+
+def jax_python() -> str:
+    return os.environ.get("PALLAS_LSP_JAX_PYTHON", str(REPO / ".venvs" / "jax" / "bin" / "python"))
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    spec: grammar.Spec
+    files: dict[str, str]
+    jax: dict | None = None
+    jax_verdict: str | None = None
+    codes: set[str] = dataclasses.field(default_factory=set)
+    lines: dict = dataclasses.field(default_factory=dict)  # file name -> sorted lines the analyzer reports
+
+    @property
+    def kind(self) -> str:
+        """agree, false_alarm (JAX accepts, the analyzer reports), miss (JAX fails, nothing reported),
+        wrong_rule (both reject, for different reasons) or unexplained (JAX failed for no semaphore
+        reason: a generator bug). A semaphore error no rule encodes ("unencoded") is a miss or wrong_rule."""
+        if self.jax_verdict == "unexplained":
+            return "unexplained"
+        if self.jax_verdict == "ok":
+            return "agree" if not self.codes else "false_alarm"
+        if self.jax_verdict in self.codes:
+            return "agree"
+        return "miss" if not self.codes else "wrong_rule"
+
+    @property
+    def signature(self) -> tuple:
+        """What a shrunk kernel must keep: JAX's verdict and the analyzer's."""
+        return self.jax_verdict, tuple(sorted(self.codes))
+
+    def record(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "jax": self.jax_verdict, "analyzer": sorted(self.codes),
+                "tags": grammar.tags(self.spec), "spec": spec_to_json(self.spec),
+                "jax_error": None if self.jax["ok"] else f"{self.jax['exc_type']}: {self.jax['message']}"}
+
+
+def spec_to_json(spec: grammar.Spec) -> dict:
+    return dataclasses.asdict(spec)
+
+
+def spec_from_json(data: dict) -> grammar.Spec:
+    items = tuple(grammar.Item(**item) for item in data["items"])
+    return grammar.Spec(**{**data, "items": items})
+
+
+def generate(seed: int, count: int) -> list[Case]:
+    rng = random.Random(seed)
+    cases = []
+    for n in range(count):
+        spec = grammar.random_spec(rng)
+        name = f"g{seed}_{n:05d}"
+        cases.append(Case(name, spec, grammar.render(spec, name)))
+    return cases
+
+
+def write(cases: list[Case], folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for case in cases:
+        for file, text in case.files.items():
+            (folder / file).write_text(text)
+
+
+def run_jax(cases: list[Case], folder: Path, timeout: int = 60, nice: int = 19) -> None:
+    """JAX's verdict on every case, a few hundred kernels per process (jax imported once per process)."""
+    todo = {str(folder / f"{case.name}.py"): case for case in cases}
+    while todo:
+        paths = list(todo)[:300]
+        cmd = ["nice", "-n", str(nice), jax_python(), str(ORACLE), "--timeout", str(timeout), *paths]
+        run = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+        got = 0
+        for line in run.stdout.splitlines():
+            result = json.loads(line)
+            case = todo.pop(result.pop("path"))
+            case.jax = result
+            case.jax_verdict = jax_verdict(result)
+            got += 1
+        if got == 0:  # the process died on the first kernel of the batch: that kernel has no verdict
+            path = paths[0]
+            case = todo.pop(path)
+            case.jax = {"ok": False, "exc_type": "OracleCrash", "message": run.stderr[-500:], "mode": None,
+                        "locations": []}
+            case.jax_verdict = "unexplained"
+
+
+# Semaphore errors of JAX that no rule encodes yet (issue 25, part 3): a kernel JAX rejects for one of
+# these is a real bug in it, which the analyzer misses.
+UNENCODED = (
+    ("ValueError", "Must signal semaphores of the following types"),
+    ("ValueError", "Must wait on semaphores of the following types"),
+    ("ValueError", "Non-decrementing wait is not supported"),
+    ("ValueError", "DMA source semaphore must be a Ref"),
+)
+
+
+def jax_verdict(result: dict) -> str:
+    if result["ok"]:
+        return "ok"
+    if result.get("callback_exc_type"):  # what JAX's GPU interpreter raised inside its callback
+        if result["mode"] == "interpret" and result["callback_message"].startswith(
+                ("Cannot lower jaxpr with effects", "No ir_type_handler for aval type")):
+            # The interpreter lowers the kernel body for the CPU: a get_global in it fails there (PAL002),
+            # as "effects" when its semaphore is signalled, with a cluster.
+            return "PAL002"
+        result = {**result, "exc_type": result["callback_exc_type"], "message": result["callback_message"]}
+    for exc_type, words in UNENCODED:
+        if result["exc_type"] == exc_type and words in (result["message"] or ""):
+            return "unencoded"
+    sys.path.insert(0, str(TESTS))
+    from test_agreement_with_jax import expected_code
+
+    try:
+        return expected_code(result)
+    except AssertionError:
+        return "unexplained"
+
+
+def run_analyzer(cases: list[Case], folder: Path, project=None):
+    """The analyzer's codes and lines on each case; returns the project, to reuse for the same folder."""
+    from pallas_lsp.analysis import Project, analyze
+
+    project = project or Project(root=str(folder), python=jax_python())
+    for case in cases:
+        case.codes, case.lines = set(), {}
+        for file in case.files:
+            findings = analyze(project, str(folder / file))
+            case.codes |= {f.code for f in findings}
+            if findings:
+                case.lines[file] = sorted({f.span.line + 1 for f in findings})
+    return project
+
+
+def evaluate(cases: list[Case], folder: Path, timeout: int = 60) -> list[Case]:
+    write(cases, folder)
+    run_jax(cases, folder, timeout)
+    run_analyzer(cases, folder)
+    return cases
+
+
+def shrink(cases: list[Case], folder: Path, rounds: int = 30) -> list[Case]:
+    """For each case, the simplest spec found with the same disagreement (greedy: each round tries every
+    one-step simplification of every case still shrinking, all in one JAX process)."""
+    best = {case.name: case for case in cases}
+    active = list(best)
+    pending: dict[str, grammar.Spec | None] = {}
+    project = None
+    for n in range(rounds):
+        candidates: dict[str, list[Case]] = {}
+        for name in active:
+            seen = {grammar.normalize(best[name].spec)}
+            if pending.get(name) is not None:
+                spec = grammar.normalize(pending[name])
+                seen.add(spec)
+                cname = f"{name}_s{n}_all"
+                candidates.setdefault(name, []).append(Case(cname, spec, grammar.render(spec, cname)))
+            for spec in grammar.shrink_candidates(best[name].spec):
+                spec = grammar.normalize(spec)
+                if spec not in seen:
+                    seen.add(spec)
+                    cname = f"{name}_s{n}_{len(candidates.setdefault(name, []))}"
+                    candidates[name].append(Case(cname, spec, grammar.render(spec, cname)))
+        batch = [c for group in candidates.values() for c in group]
+        if not batch:
+            break
+        write(batch, folder)
+        run_jax(batch, folder)
+        project = run_analyzer(batch, folder, project)
+        active = []
+        for name, group in candidates.items():
+            kept = [c for c in group if c.signature == best[name].signature and c.kind == best[name].kind]
+            if kept:
+                best[name] = min(kept, key=lambda c: (size(c.spec), c.name))
+                active.append(name)
+                # The other simplifications that kept it, all at once: tried first next round.
+                combined = best[name].spec
+                for other in kept:
+                    combined = _merge(combined, other.spec, best[name].spec)
+                pending[name] = combined if combined != best[name].spec else None
+        if not active:
+            break
+    return [best[case.name] for case in cases]
+
+
+def _merge(into: grammar.Spec, changed: grammar.Spec, base: grammar.Spec) -> grammar.Spec:
+    """`into` with the one field `changed` changed relative to `base` (items compared whole)."""
+    if changed.items != base.items:
+        if len(changed.items) != len(base.items) or len(into.items) != len(base.items):
+            return into
+        items = tuple(c if c != b else i for i, c, b in zip(into.items, changed.items, base.items))
+        return dataclasses.replace(into, items=items)
+    diff = {f.name: getattr(changed, f.name) for f in dataclasses.fields(changed)
+            if getattr(changed, f.name) != getattr(base, f.name)}
+    return dataclasses.replace(into, **diff)
+
+
+def distinct(cases: list[Case]) -> list[Case]:
+    """One case per disagreement signature (kind and both verdicts): what is worth shrinking."""
+    first: dict[tuple, Case] = {}
+    for case in cases:
+        if case.kind not in ("agree", "unexplained"):
+            first.setdefault((case.kind, *case.signature), case)
+    return list(first.values())
+
+
+def size(spec: grammar.Spec) -> int:
+    """How far a spec is from the simplest: the shrinker's measure."""
+    return sum(len(text.splitlines()) for text in grammar.render(spec, "k").values())
+
+
+def summarize(cases: list[Case]) -> dict:
+    """Agreement overall and per construct family, false alarms and misses apart."""
+    def tally(group):
+        kinds = {}
+        for case in group:
+            kinds[case.kind] = kinds.get(case.kind, 0) + 1
+        judged = len(group) - kinds.get("unexplained", 0)
+        return {"kernels": len(group), "agree": kinds.get("agree", 0),
+                "false_alarm": kinds.get("false_alarm", 0), "miss": kinds.get("miss", 0),
+                "wrong_rule": kinds.get("wrong_rule", 0), "unexplained": kinds.get("unexplained", 0),
+                "agreement": round(kinds.get("agree", 0) / judged, 4) if judged else None}
+
+    families: dict[str, list[Case]] = {}
+    for case in cases:
+        for tag in grammar.tags(case.spec):
+            families.setdefault(tag, []).append(case)
+    jax_verdicts: dict[str, int] = {}
+    for case in cases:
+        jax_verdicts[case.jax_verdict] = jax_verdicts.get(case.jax_verdict, 0) + 1
+    return {"total": tally(cases), "jax_verdicts": dict(sorted(jax_verdicts.items())),
+            "families": {tag: tally(group) for tag, group in sorted(families.items())}}
