@@ -8,7 +8,7 @@ import logging
 from .context import RuleContext
 from .findings import Finding, Related, Span
 from .project import Project
-from .source import intern_names_first, noqa_codes
+from .source import intern_names_first, noqa_codes, refused_cookie
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +47,12 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
         try:
             text = text if text is not None else project.text(path)
             intern_names_first(text)
-            ast.parse(text, filename=path)
-            return []
+            if project.refusal(path, text) is None and refused_cookie(text) is None:
+                ast.parse(text, filename=path)
+                return []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            codes = {"PAL000"}
+            pass
+        codes = {"PAL000"}
 
     findings = model_findings(project, project.model(path, text), codes)
     project.save_caches()

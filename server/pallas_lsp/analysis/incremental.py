@@ -42,7 +42,7 @@ from . import analyze, model_findings
 from .findings import Finding, Span
 from .model import ModuleModel, _Builder
 from .project import Project
-from .source import ParsedSource, SyntaxProblem, recover
+from .source import ParsedSource, SyntaxProblem, recover, refused_cookie
 from ..source_text import split_lines
 
 # Below this many lines a whole analysis is quick: keep the simple path.
@@ -254,7 +254,7 @@ def _drop_whole_model(project: Project, path: str, text: str) -> None:
 
 
 def _eligible(project: Project, path: str, text: str, min_lines: int) -> bool:
-    if text.count("\n") + 1 < min_lines or any(c in text for c in _NOT_INCREMENTAL):
+    if text.count("\n") + 1 < min_lines or any(c in text for c in _NOT_INCREMENTAL) or refused_cookie(text):
         return False
     return project.can_matter(path, text)  # else only compiled: already cheap
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from .source import ParsedSource, parse
+from ..source_text import Refusal
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -35,11 +36,13 @@ class Scope:
 
 
 class ModuleModel:
-    def __init__(self, path: str, text: str, module_name: str | None = None, source: ParsedSource | None = None):
-        """`source`, when given, is `text` already parsed (or recovered)."""
+    def __init__(self, path: str, text: str, module_name: str | None = None, source: ParsedSource | None = None,
+                 refusal: Refusal | None = None):
+        """`source`, when given, is `text` already parsed (or recovered); `refusal`: what Python says
+        of the bytes `text` was read from."""
         self.path = path
         self.module_name = module_name
-        self.source: ParsedSource = source if source is not None else parse(text)
+        self.source: ParsedSource = source if source is not None else parse(text, refusal)
         self.tree = self.source.tree
         self.parents: dict[ast.AST, ast.AST] = {}
         self.scopes: dict[ast.AST, Scope] = {}

@@ -30,7 +30,7 @@ from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
 from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
-from ..source_text import read_source
+from ..source_text import Refusal, read_decoded
 from .values import UNKNOWN, Api, ModuleValue, Value
 from .workspace_imports import WorkspaceImports
 
@@ -232,9 +232,15 @@ class Project:
         key = (stat.st_mtime_ns, stat.st_size)
         cached = self._disk_texts.get(path)
         if cached is None or cached[0] != key:
-            cached = (key, read_source(path))
+            cached = (key, read_decoded(path))
             self._disk_texts[path] = cached
-        return cached[1]
+        return cached[1].text
+
+    def refusal(self, path: str, text: str) -> Refusal | None:
+        """Why Python refuses the file's bytes, when `text` is what was read from them (an editor's
+        text of it is the editor's to save)."""
+        cached = self._disk_texts.get(os.path.abspath(path))
+        return cached[1].refusal if cached is not None and cached[1].text is text else None
 
     def forget_models(self) -> None:
         """Drop parsed modules and what was inferred from them (after a setting they depend on changed)."""
@@ -263,10 +269,11 @@ class Project:
         if text is None:
             text = self.text(path)
         cached = self._models.get(path)
-        if cached is not None and cached.text == text:
+        refusal = self.refusal(path, text)
+        if cached is not None and cached.text == text and cached.source.refusal == refusal:
             self._models.move_to_end(path)
             return cached
-        model = ModuleModel(path, text, self.module_name(path))
+        model = ModuleModel(path, text, self.module_name(path), refusal=refusal)
         if cached is not None:
             # What other modules evaluated through the old text (an importer's kernel entries, a
             # helper's value) points at the old model's nodes: the new one would not match them.

@@ -8,7 +8,9 @@ parses (or the tail after a hopeless error is cut), and each syntax error is kep
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
+import itertools
 import keyword
 import re
 import sys
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .findings import Span
-from ..source_text import split_lines
+from ..source_text import LINE_BREAK, Refusal, cookie_refusal, split_lines
 
 MAX_RECOVERY_STEPS = 200
 
@@ -29,6 +31,9 @@ class SyntaxProblem:
     line: int  # 0-based
     column: int
     message: str
+    # Where it ends, when known exactly (a refused cookie's codec name); else the end of its line.
+    end_line: int | None = None
+    end_column: int | None = None
 
 
 @dataclass
@@ -40,6 +45,8 @@ class ParsedSource:
     # The lines `tree` was parsed from when they are not `lines` (broken ones replaced by `pass`, or
     # a hopeless tail cut); None when the text parsed as it is.
     recovered: list[str] | None = None
+    # What Python says of the file's bytes, when the text was read from them and Python refuses them.
+    refusal: Refusal | None = None
 
     def char_column(self, line: int, byte_col: int) -> int:
         """Convert an `ast` byte offset on a 0-based line to a code-point column."""
@@ -57,17 +64,48 @@ class ParsedSource:
         return Span(line, self.char_column(line, node.col_offset), end_line, self.char_column(end_line, end_col))
 
 
-def parse(text: str) -> ParsedSource:
-    text = text.replace("\x00", " ")
+NUL_MESSAGE = "source code cannot contain null bytes"
+
+
+def parse(text: str, refusal: Refusal | None = None) -> ParsedSource:
+    """`text` parsed (recovered). Its syntax error is what makes Python refuse the file before parsing
+    it, if anything does (`refusal`, from its bytes; else its coding cookie; a NUL byte), else the
+    first one the recovery met."""
     intern_names_first(text)
     lines = split_lines(text)
-    tree, errors, work = recover(lines)
-    return ParsedSource(text, tree, lines, errors, work)
+    refused = [refusal or refused_cookie(text, lines)]
+    parsed = lines
+    if "\x00" in text:  # Python stops at the first; the rest is analysed as if it were a space
+        line = next(i for i, content in enumerate(lines) if "\x00" in content)
+        column = lines[line].index("\x00")
+        refused.append(Refusal(line, column, line, column + 1, NUL_MESSAGE))
+        parsed = [content.replace("\x00", " ") for content in lines]
+    tree, errors, work = recover(parsed)
+    # One error, as Python gives: what it checks before parsing comes first (the codec, then NUL bytes).
+    first = next((r for r in refused if r), None)
+    if first is not None:
+        errors = [SyntaxProblem(first.line, first.column, first.message, first.end_line, first.end_column)]
+    return ParsedSource(text, tree, lines, errors, work if work is not None or parsed is lines else parsed,
+                        refusal)
 
 
 BIG_TEXT = 1_000_000  # characters: a text whose syntax tree takes hundreds of MiB
 _CODE_NAME = re.compile(r"\b[^\W\d]\w*")
 _NOT_CODE = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\n]*"|\'[^\'\n]*\'|#[^\n]*')
+
+
+def refused_cookie(text: str, lines: list[str] | None = None) -> Refusal | None:
+    """Python's refusal of this text's coding cookie, were it saved as a file (UTF-8, a BOM if it
+    starts with one): an unknown codec or one that is not a text encoding."""
+    if lines is None:  # only the first two lines are read (asked on every edit of a big document)
+        breaks = [m.end() for m in itertools.islice(LINE_BREAK.finditer(text), 2)]
+        lines = split_lines(text[:breaks[-1]] if len(breaks) == 2 else text)
+    if not text.startswith("\ufeff"):
+        return cookie_refusal(lines[:2])
+    refusal = cookie_refusal([lines[0][1:], *lines[1:2]], bom=True)
+    if refusal is not None and refusal.line == 0:  # columns of the text, which holds the BOM
+        refusal = dataclasses.replace(refusal, column=refusal.column + 1, end_column=refusal.end_column + 1)
+    return refusal
 
 
 def intern_names_first(text: str) -> None:

@@ -31,6 +31,8 @@ def check(ctx):
     for problem in ctx.model.source.syntax_errors:
         line_text = ctx.model.source.lines[problem.line] if problem.line < len(ctx.model.source.lines) else ""
         column = min(problem.column, len(line_text))
-        end = len(line_text) if column < len(line_text) else column
-        yield Finding(ctx.path, Span(problem.line, column, problem.line, end), CODE, NAME, SEVERITY,
-                      f"SyntaxError: {problem.message}{_newer_python_note(ctx)}")
+        if problem.end_line is not None:  # known exactly: a refused cookie's codec, a NUL byte, a string
+            span = Span(problem.line, column, problem.end_line, problem.end_column)
+        else:
+            span = Span(problem.line, column, problem.line, len(line_text) if column < len(line_text) else column)
+        yield Finding(ctx.path, span, CODE, NAME, SEVERITY, f"SyntaxError: {problem.message}{_newer_python_note(ctx)}")
