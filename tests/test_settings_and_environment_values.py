@@ -65,6 +65,8 @@ BAD_SETTINGS = {
     ]),
     "a zero timeout": ({"traceTimeout": 0}, ["setting pallas.traceTimeout = 0 is not a number of seconds, above 0: using 120 s"]),
     "not an object": ("fast", ['settings "fast" are not an object of settings: they are ignored']),
+    "a NUL in a path": ({"python": "/usr/bin/py\x00thon\n"}, [
+        'setting pallas.python = "/usr/bin/py\\u0000thon\\n" is not a path to a Python interpreter: using the default']),
     "a long string": ({"platform": "x" * 5000}, [
         'setting pallas.platform = "' + "x" * 40 + '…" (5,000 characters) is not one of "gpu", "tpu": using '
         '[tool.pallas-lsp] platform, else "gpu"']),

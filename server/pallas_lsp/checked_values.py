@@ -5,6 +5,7 @@ value (shortened) and what is used instead. Stdlib only: the trace worker import
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass
@@ -28,11 +29,10 @@ def shown(value, depth: int = 0) -> str:
             text = str(value)
     elif isinstance(value, float):
         text = repr(value)
-    elif isinstance(value, str):
-        text = '"' + value[:_SHOWN_CHARACTERS].replace("\\", "\\\\").replace('"', '\\"') + '"'
+    elif isinstance(value, str):  # quoted and escaped as JSON (a newline shows as \n), then cut
+        text = json.dumps(value[:_SHOWN_CHARACTERS], ensure_ascii=False)
         if len(value) > _SHOWN_CHARACTERS:
             text = text[:-1] + f'…" ({len(value):,} characters)'
-        text = text.encode("unicode_escape").decode("ascii").replace("\\\\", "\\") if not text.isprintable() else text
     elif isinstance(value, (list, tuple)):
         if depth >= 1 or not value:
             text = f"a list of {len(value)} item{'s' * (len(value) != 1)}" if value else "[]"
