@@ -183,3 +183,27 @@ def test_a_pulling_client_gets_the_diagnostics_of_an_encoded_uri(tmp_path):
         assert client.publishes() == []
     finally:
         client.server.kill()
+
+
+@pytest.mark.slow
+def test_trace_diagnostics_go_to_the_document_as_the_client_opened_it(tmp_path):
+    """`pallas.trace` of a kernel in `my%20proj`: JAX's error is published on the opened URI, beside
+    the static PAL001 (before: under `Path.as_uri()`'s spelling, which a client with `naïve` unencoded
+    does not match)."""
+    folder = tmp_path / "naïve proj"
+    folder.mkdir()
+    example = (Path(__file__).parent.parent / "examples" / "kernels" / "bad_global_buffer.py").read_text()
+    (folder / "k.py").write_text(example)
+    uri = f"file://{folder}/k.py".replace(" ", "%20")  # the space encoded, the letter not
+    client = Client(tmp_path)
+    try:
+        client.open(uri, example)
+        client.next_publish(uri, 1, 0)
+        after = len(client.publishes())
+        result = client.request("workspace/executeCommand", {"command": "pallas.trace", "arguments": [uri, "scale"]})
+        assert result["error"]["type"] == "NotImplementedError", result
+        traced = client.next_publish(uri, 1, after)
+        assert sorted(d["source"] for d in traced["diagnostics"]) == ["pallas-lsp", "pallas-trace"]
+        assert {p["uri"] for p in client.publishes()} == {uri}
+    finally:
+        client.server.kill()
