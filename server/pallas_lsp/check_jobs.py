@@ -11,6 +11,7 @@ the files, so the output is the one a single process gives. One file, `--jobs 1`
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 import os
 import sys
@@ -47,7 +48,7 @@ def analyze_file(project: Project, file: str, codes: set[str]) -> tuple[list[Fin
 
 def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int) -> list[tuple[list[Finding], str | None]]:
     """`analyze_file` of every file, in file order."""
-    if jobs <= 1 or len(files) <= 1:
+    if jobs <= 1 or len(files) <= 1 or sys.version_info < (3, 11):  # 3.10 has no PYTHONSAFEPATH: see _safe_path
         return [analyze_file(project, file, codes) for file in files]
     relevant = [i for i, file in enumerate(files) if project.can_matter(file)]
     chosen = set(relevant)
@@ -60,13 +61,29 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     tasks = [[i] for i in relevant] + [cheap[start:start + CHEAP_BATCH] for start in range(0, len(cheap), CHEAP_BATCH)]
     results: dict[int, tuple[list[Finding], str | None]] = {}
     context = multiprocessing.get_context("spawn")  # a fork would share jedi's environment process
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+    with _safe_path(), ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                              initargs=(project.root, project.python, project.use_jedi, project.platform)) as pool:
         for found, answers in pool.map(_analyze_task, [[(i, files[i]) for i in task] for task in tasks],
                                        [codes] * len(tasks)):
             results.update(found)
             project.resolver.library_answers.take(answers)  # written once, with the parent's caches
     return [results[i] for i in range(len(files))]
+
+
+@contextlib.contextmanager
+def _safe_path():
+    """Workers start as `python -c ...`, which puts the working folder first on `sys.path` while
+    multiprocessing imports `pickle`, `struct` and the rest: a checked repository's `struct.py` would
+    run in every worker. PYTHONSAFEPATH (3.11+) leaves it out; the parent's `sys.path` follows anyway."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
 
 
 def _learn_run_facts(project: Project) -> None:
