@@ -1,6 +1,8 @@
-"""Traced code that crashes, hangs, exits, prints, forks, reads stdin or allocates without bound:
-each trace ends with a clear answer, the pool keeps serving, and no process is left behind."""
+"""Traced code that crashes, hangs, exits, prints, forks, kills its supervisor, reads stdin, allocates
+without bound or changes JAX for everyone: each trace ends with a clear answer, starts from a clean
+JAX state, the pool keeps serving, and no process is left behind."""
 
+import json
 import os
 import time
 
@@ -8,18 +10,20 @@ import pytest
 
 from conftest import FIXTURES, jax_python
 from pallas_lsp.trace import trace_target
-from pallas_lsp.trace.runner import _descendants
+from pallas_lsp.trace.runner import NAMESPACES_ENV, _descendants
 from pallas_lsp.trace.worker import WorkerPool, _session_members
 
 pytestmark = pytest.mark.jax
 
 MISBEHAVING = FIXTURES / "trace" / "misbehaving.py"
+# With PID namespaces (as here, root) and without (the subreapers a host without them relies on).
+CONTAINMENTS = pytest.mark.parametrize("namespaces", ["1", "0"], ids=["pid-namespace", "subreapers-only"])
 
 
-def run(pool, function, timeout=120.0):
+def run(pool, function, timeout=120.0, path=MISBEHAVING, platform="host"):
     workers = []
-    result = trace_target(pool, jax_python(), str(MISBEHAVING.parent), str(MISBEHAVING), function,
-                          platform="host", timeout=timeout, on_worker=workers.append)
+    result = trace_target(pool, jax_python(), str(path.parent), str(path), function,
+                          platform=platform, timeout=timeout, on_worker=workers.append)
     return result, workers[0]
 
 
@@ -76,13 +80,13 @@ def test_sys_exit_is_a_trace_failure_and_the_worker_survives(pool):
     ("hard_exits", "the traced code ended the Python interpreter (exit status 7)"),
     ("crashes", "the traced code crashed the Python interpreter (SIGSEGV)"),
 ])
-def test_a_dead_interpreter_is_reported_and_replaced(pool, function, message):
+def test_a_dead_interpreter_is_reported_and_the_warm_worker_keeps_serving(pool, function, message):
     result, worker = run(pool, function)
     assert (result["ok"], result["stage"], result["error"]["type"]) == (False, "worker", "WorkerCrashed")
     assert result["error"]["message"] == message
     assert "printed while importing" in result["output"]
-    assert_nothing_left(worker)
-    assert assert_pool_still_serves(pool) is not worker
+    assert worker.alive() and _descendants(worker.process.pid) == []  # only the trace's own process died
+    assert assert_pool_still_serves(pool) is worker
 
 
 def test_a_hang_times_out_and_the_worker_is_killed(pool):
@@ -101,7 +105,7 @@ def test_forked_processes_are_killed_after_the_trace(pool):
     result, worker = run(pool, "forks")
     assert result["ok"], result["error"]
     assert result["worker"]["killed_leftover_processes"] == 2  # the Popen child and the fork
-    assert _descendants(worker.process.pid) == [worker.hello["pid"]]  # the supervisor's one child: the worker
+    assert _descendants(worker.process.pid) == []  # between traces the warm worker has no child
     pool.shutdown()
     assert_nothing_left(worker)
 
@@ -137,6 +141,75 @@ def test_the_cli_ends_after_a_trace_whose_grandchild_left_the_session(tmp_path):
     assert "escapes" in done.stdout
     [escaped] = escaped_pids(pids)
     assert not alive(escaped)
+
+
+@CONTAINMENTS
+def test_a_grandchild_whose_supervisor_was_killed_is_gone_after_the_trace(pool, tmp_path, monkeypatch, namespaces):
+    pids = tmp_path / "escaped"
+    pids.touch()
+    monkeypatch.setenv("PALLAS_TEST_ESCAPED_PIDS", str(pids))
+    monkeypatch.setenv(NAMESPACES_ENV, namespaces)
+    result, worker = run(pool, "kills_its_supervisor")
+    assert result["ok"], result["error"]
+    [escaped] = escaped_pids(pids)
+    assert not alive(escaped)
+    assert result["worker"]["killed_leftover_processes"] == 1
+    assert not alive(result["worker"]["pid"])  # the process that ran the trace
+    assert assert_pool_still_serves(pool) is worker
+    pool.shutdown()
+    assert_nothing_left(worker)
+
+
+@CONTAINMENTS
+def test_the_cli_leaves_nothing_when_the_traced_code_kills_its_supervisor(tmp_path, namespaces):
+    import subprocess
+    import sys
+
+    pids = tmp_path / "escaped"
+    pids.touch()
+    done = subprocess.run([sys.executable, "-m", "pallas_lsp", "trace", f"{MISBEHAVING}::kills_its_supervisor",
+                           "--platform", "host", "--format", "json", "--python", jax_python()],
+                          capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PALLAS_TEST_ESCAPED_PIDS": str(pids), NAMESPACES_ENV: namespaces})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["worker"]["killed_leftover_processes"] == 1
+    [escaped] = escaped_pids(pids)
+    assert not alive(escaped)
+
+
+def threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+CLEAN_STATE = FIXTURES / "trace" / "clean_state.py"
+KERNELS = FIXTURES / "trace" / "kernels.py"
+
+
+def what_jax_said(result: dict) -> dict:
+    return {key: result[key] for key in ("ok", "stage", "error", "kernels", "compiled", "args")}
+
+
+def test_each_trace_starts_from_a_clean_jax_state(pool):
+    """polluting.py sets jax_enable_x64, replaces pl.get_global and starts a thread that never ends."""
+    alone_pool = WorkerPool(memory_limit_mb=512)
+    try:
+        alone = [what_jax_said(run(alone_pool, "default_dtypes", path=CLEAN_STATE)[0]),
+                 what_jax_said(run(alone_pool, "add_one", path=KERNELS, platform="cuda")[0])]
+    finally:
+        alone_pool.shutdown()
+    assert [r["ok"] for r in alone] == [True, True]
+
+    assert_pool_still_serves(pool)
+    warm = pool._workers[next(iter(pool._workers))]
+    threads_before = threads(warm.process.pid)
+    polluted, worker = run(pool, "pollutes", path=FIXTURES / "trace" / "polluting.py")
+    assert polluted["ok"], polluted["error"]
+    assert worker is warm
+    assert not alive(polluted["worker"]["pid"])  # the process that ran it, and its spinning thread, are gone
+    assert threads(warm.process.pid) == threads_before
+    after = [what_jax_said(run(pool, "default_dtypes", path=CLEAN_STATE)[0]),
+             what_jax_said(run(pool, "add_one", path=KERNELS, platform="cuda")[0])]
+    assert after == alone
 
 
 def test_unbounded_allocation_hits_the_memory_limit(pool):

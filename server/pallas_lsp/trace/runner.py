@@ -4,12 +4,14 @@ It runs as a separate process under the ANALYSED project's interpreter and impor
 standard library and jax (this file is executed as a script; it must never import pallas_lsp).
 It talks JSON lines over private copies of its stdin and stdout: before any user code runs, fd 0
 is pointed at /dev/null and fd 1 at stderr, so the user's prints (Python or C level) and reads
-can never corrupt the protocol.
+can never corrupt the protocol. No user code runs in this process: each trace runs in a fresh fork
+of it, in a PID namespace of its own, and everything it started ends with it (`run_contained`).
 
     -> {"op": "hello", "pid", "python", "jax", "jaxlib", "backend", "gpu", "import_seconds", ...}
     <- {"id": 1, "op": "trace", "path", "function", "args": [{"dtype", "shape"}], "platform",
         "roots": [...], "compile": null|true|false}
-    -> {"id": 1, "result": {...}}          (see `trace()`; docs/trace.md describes every field)
+    -> {"id": 1, "result": {...}, "killed_leftover_processes", "trace_pid"}   (docs/trace.md)
+    -> {"id": 1, "crashed": exit code or null, ...}        (the trace's process died)
     <- {"id": 2, "op": "exit"}
 
 Lowering errors carry no frame of the user's own: the jaxpr does. Failures are located by walking
@@ -307,15 +309,6 @@ def _import_user_module(path: str, roots: list[str]):
     return module
 
 
-def _forget_user_modules(user: UserFiles) -> None:
-    """Each trace imports the user's modules afresh (module-level switches such as
-    `set_gpu_interpret_mode` run again); changed files restart the whole worker instead."""
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if file and file in user:
-            del sys.modules[name]
-
-
 def _user_module_files(user: UserFiles) -> dict:
     files = {}
     for module in list(sys.modules.values()):
@@ -324,14 +317,6 @@ def _user_module_files(user: UserFiles) -> dict:
             st = os.stat(file)
             files[os.path.realpath(file)] = [st.st_mtime_ns, st.st_size]
     return files
-
-
-def _reset_interpret_mode() -> None:
-    try:
-        from jax._src import config
-        config.pallas_tpu_interpret_mode_context_manager.set_global(None)
-    except Exception:  # noqa: BLE001 - older jax has no global interpret switch
-        pass
 
 
 def _resolve(module, function: str):
@@ -346,43 +331,72 @@ def _resolve(module, function: str):
     return value
 
 
-# ---- one trace ------------------------------------------------------------------------------------
+# ---- one trace ----------------------------------------------------------------------------------
+
+PREIMPORTED = ("jax.numpy", "jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu",
+               "jax.experimental.pallas.triton")
+
 
 class Worker:
+    """The clean state every trace forks from: jax and Pallas imported, no backend started (its
+    threads would not survive a fork), no user code ever run."""
+
     def __init__(self) -> None:
         started = time.perf_counter()
         import jax
+        for name in PREIMPORTED:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a jax without it traces the other kernels
+                pass
         self.import_seconds = time.perf_counter() - started
         self.jax = jax
         self.capture = ResourceCapture()
         self.capture.install()
-        self.gpu = self._has_gpu()
+        self.gpu = False
         self.traces = 0
 
-    def _has_gpu(self) -> bool:
+    def probe(self) -> dict:
+        """What the backend offers (run in a fresh process, like a trace)."""
+        jax = self.jax
         try:
-            return bool(self.jax.devices("gpu"))
+            gpu = bool(jax.devices("gpu"))
         except Exception:  # noqa: BLE001 - "no GPU" is an answer
-            return False
+            gpu = False
+        try:
+            devices = [f"{d.platform}:{d.device_kind}" for d in jax.devices()]
+        except Exception as exc:  # noqa: BLE001
+            devices = [f"unavailable: {exc}"]
+        return {"gpu": gpu, "devices": devices, "backend": jax.default_backend()}
 
-    def hello(self) -> dict:
-        import jax
+    def hello(self, probe: dict) -> dict:
         try:
             import jaxlib
             jaxlib_version = getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
         except Exception:  # noqa: BLE001
             jaxlib_version = None
-        try:
-            devices = [f"{d.platform}:{d.device_kind}" for d in jax.devices()]
-        except Exception as exc:  # noqa: BLE001
-            devices = [f"unavailable: {exc}"]
+        self.gpu = bool(probe.get("gpu"))
         return {"op": "hello", "pid": os.getpid(), "python": sys.version.split()[0],
-                "executable": sys.executable, "jax": jax.__version__, "jaxlib": jaxlib_version,
-                "backend": jax.default_backend(), "devices": devices, "gpu": self.gpu,
+                "executable": sys.executable, "jax": self.jax.__version__, "jaxlib": jaxlib_version,
+                "backend": probe.get("backend"), "devices": probe.get("devices"), "gpu": self.gpu,
                 "import_seconds": round(self.import_seconds, 4),
                 "resource_capture": self.capture.error or "ok"}
 
-    def trace(self, request: dict) -> dict:
+    def trace(self, request: dict, memory_mb: int = 0) -> dict:
+        """One trace, in the fresh process `run_contained` made for it."""
+        jax = self.jax
+        started = time.perf_counter()
+        try:
+            jax.devices()
+        except Exception:  # noqa: BLE001 - the trace itself says what is missing
+            pass
+        backend_seconds = time.perf_counter() - started
+        _limit_memory(memory_mb)
+        result = self._trace(request)
+        result["worker"]["backend_seconds"] = round(backend_seconds, 6)
+        return result
+
+    def _trace(self, request: dict) -> dict:
         jax = self.jax
         path = os.path.realpath(request["path"])
         function = request["function"]
@@ -390,7 +404,6 @@ class Worker:
         lowering_platform = "cpu" if platform == "host" else platform
         roots = [r for r in request.get("roots") or [] if r] or [os.path.dirname(path)]
         user = UserFiles([*roots, os.path.dirname(path)])
-        self.traces += 1
         want_compile = request.get("compile")
         local = platform == "host" or (platform == "cuda" and self.gpu)
         compile_it = local if want_compile is None else bool(want_compile and local)
@@ -403,7 +416,8 @@ class Worker:
                 "not requested" if want_compile is False else
                 f"no local {platform} device" if platform != "host" else "not requested"),
             "timings": {}, "files": {},
-            "jax": jax.__version__, "worker": {"pid": os.getpid(), "trace_number": self.traces},
+            "jax": jax.__version__,
+            "worker": {"pid": _outer_pid(), "trace_number": self.traces},
         }
         timings = result["timings"]
         self.capture.kernels = []
@@ -419,9 +433,6 @@ class Worker:
             stage_start = now
 
         try:
-            _forget_user_modules(user)
-            _reset_interpret_mode()
-            jax.clear_caches()  # a cached lowering would skip the estimator we capture
             module = _import_user_module(path, roots)
             stage("resolve")
             fn = _resolve(module, function)
@@ -456,8 +467,6 @@ class Worker:
         finally:
             result["kernels"] = list(self.capture.kernels)
             result["files"] = _user_module_files(user)
-            _reset_interpret_mode()
-            _reap_children()
         timings["total"] = round(time.perf_counter() - started, 6)
         return result
 
@@ -492,15 +501,17 @@ class Worker:
         return error
 
 
-def _reap_children() -> None:
-    """Collect user-forked children that already exited (the server kills the ones still alive)."""
+def _reap_children() -> list[tuple[int, int]]:
+    """Collect the children of this process that already ended: (pid, wait status) of each."""
+    reaped = []
     while True:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return reaped
         if pid == 0:
-            return
+            return reaped
+        reaped.append((pid, status))
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -519,9 +530,8 @@ def _limit_memory(megabytes: int) -> None:
 
 
 def _die_with_parent() -> None:
-    """If the server dies without closing us (SIGKILL), take this worker and its forks down too,
-    even in the middle of a hanging trace."""
-    import signal
+    """If the server dies without closing us (SIGKILL), take this worker and everything below it down
+    too, even in the middle of a hanging trace."""
     import threading
 
     parent = os.getppid()
@@ -531,14 +541,11 @@ def _die_with_parent() -> None:
             time.sleep(1.0)
             if os.getppid() != parent:
                 try:
-                    os.killpg(0, signal.SIGKILL)
+                    kill_descendants(os.getpid())
                 finally:
                     os._exit(1)
 
     threading.Thread(target=watch, name="pallas-trace-parent-watch", daemon=True).start()
-
-
-PR_SET_CHILD_SUBREAPER = 36
 
 
 def _descendants(root: int) -> list[int]:
@@ -587,68 +594,253 @@ def kill_descendants(root: int, keep: int | None = None, seconds: float = 5.0) -
     return len(killed)
 
 
-def _supervise() -> None:
-    """Split into a supervisor and the worker; returns in the worker.
+# ---- containment: every trace in a fresh process, in a PID namespace of its own --------------------
+#
+#   worker (this script: jax imported, no user code ever runs here; a child subreaper)
+#    └─ launcher (a fork: enters a new PID namespace, waits for its one child)
+#        └─ keeper (init of that namespace; in it, no process can signal the keeper or leave)
+#            └─ the trace (user code runs here, from the worker's clean state; pid 2 of the namespace)
+#
+# When the keeper exits, the kernel kills whatever is left in the namespace. Where namespaces are not
+# allowed, the keeper is a child subreaper instead and the worker catches what escapes it.
 
-    Traced code may fork, leave our session (`setsid`) and orphan its children; a process group or
-    session cannot hold those. The supervisor is a child subreaper (Linux): every orphan below it is
-    re-parented to it instead of init, so everything the traced code started stays its descendant.
-    It runs no user code and never imports jax; when the worker ends, or the server goes away, it
-    kills every descendant and exits (with the worker's status). The server kills the same tree
-    from outside (pallas_lsp.trace.worker.Worker.kill). Elsewhere the worker runs unsupervised.
-    """
+PR_SET_CHILD_SUBREAPER = 36
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+NAMESPACES_ENV = "PALLAS_LSP_TRACE_NAMESPACES"  # "0": subreapers only, as on a host without namespaces
+
+
+def _libc():
+    import ctypes
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _become_subreaper() -> bool:
+    try:
+        return _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _enter_pid_namespace() -> bool:
+    """Make this process's next child the init of a new PID namespace: as root, or in a user namespace of
+    our own where unprivileged ones are allowed."""
+    if os.environ.get(NAMESPACES_ENV) == "0":
+        return False
+    try:
+        unshare = _libc().unshare
+    except (OSError, AttributeError):
+        return False
+    if unshare(CLONE_NEWPID) == 0:
+        return True
+    uid, gid = os.geteuid(), os.getegid()
+    if unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+        return False
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        try:
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+        except OSError:
+            pass  # unmapped ids read as "nobody"; files are still checked against the real ones
+    return True
+
+
+def _outer_pid() -> int:
+    """This process's pid as /proc (mounted outside our namespaces) and the server know it."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def run_contained(work, private_fds=()) -> dict:
+    """Run `work()` (it returns a JSON-able dict) in a fresh fork of this process and end everything it
+    started. Returns {"result", "pid", "killed"}, or {"crashed": exit code as subprocess gives it (None
+    when unknown), "pid", "killed"}."""
+    me = os.getpid()
+    read_end, write_end = os.pipe()
+    launcher = os.fork()
+    if launcher == 0:
+        os.close(read_end)
+        for fd in private_fds:
+            os.close(fd)
+        _launch(work, write_end)
+    os.close(write_end)
+    received = b""
+    launcher_done = False
+    trace_status = None
+    messages: dict = {}
+    try:
+        while True:
+            received += _read_available(read_end, 0.05)
+            for pid, status in _reap_children():
+                launcher_done = launcher_done or pid == launcher
+                if pid == messages.get("P"):  # adopted after its keeper was killed
+                    trace_status = status
+            messages = _contained_messages(received)
+            trace = messages.get("P")
+            if "S" in messages and not launcher_done:  # the keeper's last word: the launcher ends next
+                _wait_for(launcher)
+                launcher_done = True
+            if launcher_done and (trace is None or "R" in messages or "S" in messages
+                                  or trace_status is not None or not _alive(trace)):
+                break
+        received += _read_available(read_end, 0)
+    finally:
+        os.close(read_end)
+    trace = messages.get("P")
+    deadline = time.monotonic() + 5
+    while trace is not None and _alive(trace) and time.monotonic() < deadline:
+        time.sleep(0.005)  # it answered and is exiting: it is not a leftover (only without namespaces)
+        _reap_children()
+    killed = kill_descendants(me)
+    _reap_children()
+    messages = _contained_messages(received)
+    status, killed_inside = messages.get("S", (trace_status, 0))
+    outcome = {"pid": messages.get("P"), "killed": killed + killed_inside}
+    if "R" in messages:
+        outcome["result"] = messages["R"]
+    else:
+        outcome["crashed"] = None if status is None else os.waitstatus_to_exitcode(status)
+    return outcome
+
+
+def _wait_for(pid: int) -> None:
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return
+
+
+def _read_available(fd: int, timeout: float) -> bytes:
+    import select
+
+    data = b""
+    while select.select([fd], [], [], timeout)[0]:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        data += chunk
+        timeout = 0
+    return data
+
+
+def _contained_messages(received: bytes) -> dict:
+    """The lines of the private pipe: "P pid" (the trace started), "R json" (its result), "S status killed"
+    (the keeper saw it end); the first of each counts."""
+    messages: dict = {}
+    for line in received.split(b"\n")[:-1]:
+        kind, _, rest = line.partition(b" ")
+        kind = kind.decode("ascii", "replace")
+        if kind in messages:
+            continue
+        try:
+            if kind == "P":
+                messages["P"] = int(rest)
+            elif kind == "R":
+                messages["R"] = json.loads(rest)
+            elif kind == "S":
+                status, killed = rest.split()
+                messages["S"] = (None if status == b"None" else int(status), int(killed))
+        except ValueError:
+            continue
+    return messages
+
+
+def _launch(work, write_end: int) -> None:
+    """The launcher, then the keeper; never returns."""
     import signal
 
     try:
-        import ctypes
+        namespaced = _enter_pid_namespace()
+        keeper = os.fork()
+        if keeper != 0:
+            _wait_for(keeper)
+            os._exit(0)
+        if not namespaced:
+            _become_subreaper()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a namespace's init, only handled signals arrive
+        trace = os.fork()
+        if trace == 0:
+            _run_trace_process(work, write_end)
+        status = None
+        while status is None:
+            try:
+                pid, wait_status = os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+            if pid == trace:
+                status = wait_status
+        killed = _end_namespace() if namespaced else kill_descendants(os.getpid())
+        _reap_children()
+        _write_all(write_end, f"S {status} {killed}\n".encode())
+    finally:
+        os._exit(0)
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-            return
-    except (OSError, AttributeError):
-        return
-    server = os.getppid()
-    worker = os.fork()
-    if worker == 0:
-        return
-    me = os.getpid()
 
-    def end(*_) -> None:
-        kill_descendants(me)
-        os._exit(1)
+def _end_namespace() -> int:
+    """As the namespace's init: kill every other process in it (pids in /proc are the outer ones, which
+    mean nothing to kill() in here) and collect them; how many there were."""
+    import signal
 
-    signal.signal(signal.SIGTERM, end)
-
-    def watch_server() -> None:
-        while os.getppid() == server:
-            time.sleep(0.5)
-        end()
-
-    import threading
-
-    threading.Thread(target=watch_server, daemon=True).start()
+    left = len(_descendants(_outer_pid()))
+    if left:
+        try:
+            os.kill(-1, signal.SIGKILL)  # from a namespace's init: every process in the namespace but itself
+        except OSError:
+            pass
     while True:
         try:
-            pid, status = os.waitpid(-1, 0)
+            os.waitpid(-1, 0)
         except ChildProcessError:
-            os._exit(1)
+            return left
         except InterruptedError:
             continue
-        if pid != worker:
-            continue  # an orphan re-parented to us, now reaped
-        kill_descendants(me)
-        if os.WIFSIGNALED(status):  # die the same way, so the server can say how the worker died
-            number = os.WTERMSIG(status)
-            try:
-                signal.signal(number, signal.SIG_DFL)
-            except (OSError, ValueError):  # SIGKILL and SIGSTOP cannot be (and need not be) reset
-                pass
-            os.kill(me, number)
-        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def _run_trace_process(work, write_end: int) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    me = os.getpid()
+    code = 0
+    try:
+        _write_all(write_end, f"P {_outer_pid()}\n".encode())
+        result = work()
+        if os.getpid() == me:  # a fork made by user code that came back here never answers
+            _write_all(write_end, ("R " + json.dumps(result, default=str) + "\n").encode())
+    except BaseException:  # noqa: BLE001 - reported as a crash, with what it printed
+        traceback.print_exc()
+        code = 70
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
 
 
 def main(argv: list[str]) -> int:
-    _supervise()
+    _become_subreaper()  # what escapes a trace's keeper (where there are no namespaces) comes back here
     protocol = Protocol()
     _die_with_parent()
     memory_mb = 0
@@ -660,8 +852,13 @@ def main(argv: list[str]) -> int:
         protocol.send({"op": "hello", "error": f"{type(exc).__name__}: {exc}", "python": sys.version.split()[0],
                        "executable": sys.executable, "pid": os.getpid()})
         return 3
-    _limit_memory(memory_mb)
-    protocol.send(worker.hello())
+    private = (protocol.inp.fileno(), protocol.out.fileno())
+    probe = run_contained(worker.probe, private)
+    if "result" not in probe:
+        protocol.send({"op": "hello", "error": f"jax could not start its backend ({_exit_words(probe['crashed'])})",
+                       "python": sys.version.split()[0], "executable": sys.executable, "pid": os.getpid()})
+        return 3
+    protocol.send(worker.hello(probe["result"]))
     while True:
         try:
             request = protocol.receive()
@@ -671,13 +868,23 @@ def main(argv: list[str]) -> int:
         if request is None or request.get("op") == "exit":
             return 0
         if request.get("op") == "trace":
-            try:
-                response = {"id": request.get("id"), "result": worker.trace(request)}
-            except BaseException as exc:  # noqa: BLE001 - the worker itself must keep answering
-                response = {"id": request.get("id"), "error": f"{type(exc).__name__}: {exc}"}
+            worker.traces += 1
+            outcome = run_contained(lambda: worker.trace(request, memory_mb), private)
+            response = {"id": request.get("id"), "killed_leftover_processes": outcome["killed"],
+                        "trace_pid": outcome["pid"]}
+            if "result" in outcome:
+                response["result"] = outcome["result"]
+            else:
+                response["crashed"] = outcome["crashed"]
             protocol.send(response)
         else:
             protocol.send({"id": request.get("id"), "error": f"unknown op {request.get('op')!r}"})
+
+
+def _exit_words(code: int | None) -> str:
+    if code is None:
+        return "it stopped answering"
+    return f"signal {-code}" if code < 0 else f"exit status {code}"
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
 """Trace workers: one warm `runner.py` process per analysed interpreter, reused across traces.
 
-Importing jax costs about a second; a warm worker pays it once. A worker is replaced when it died,
-timed out, was cancelled, or when a file it imported for an earlier trace changed on disk. Every
-worker runs under its own supervisor, a child subreaper (runner.py `_supervise`): whatever the traced
-code forks stays below it, even in a new session, so killing that tree kills it all; nothing
-outlives the server. Results come as lines on a pipe read until the answer, never until end of
-input, which a process that escaped could hold off forever.
+Importing jax costs about a second; a warm worker pays it once and never runs user code itself:
+each trace runs in a fresh fork of it, in a PID namespace of its own (runner.py `run_contained`),
+so it starts from a clean JAX state and nothing it started outlives it. A worker is replaced when
+it died, timed out or was cancelled. Results come as lines on a pipe read until the answer, never
+until end of input, which a process that escaped could hold off forever.
 """
 
 from __future__ import annotations
@@ -61,7 +60,6 @@ class Worker:
         self.memory_limit_mb = memory_limit_mb
         self.process: subprocess.Popen | None = None
         self.hello: dict | None = None
-        self.files: dict[str, list[int]] = {}
         self.started_at = 0.0
         self.start_seconds = 0.0
         self.traces = 0
@@ -106,25 +104,21 @@ class Worker:
         return self.process is not None and self.process.poll() is None
 
     def stale(self) -> str | None:
-        """Why this worker must not serve another trace, or None."""
-        if not self.alive():
-            return "it exited"
-        for path, (mtime_ns, size) in self.files.items():
-            try:
-                st = os.stat(path)
-            except OSError:
-                return f"{path} was removed"
-            if (st.st_mtime_ns, st.st_size) != (mtime_ns, size):
-                return f"{path} changed"
-        return None
+        """Why this worker must not serve another trace, or None. (A changed file needs no new worker:
+        no trace's imports outlive it.)"""
+        return None if self.alive() else "it exited"
 
     def kill(self) -> None:
-        """Kill the worker and everything the traced code started: the supervisor's whole tree (which
-        holds even processes that left the session), then its process group and session."""
+        """Kill the worker and everything the traced code started: the worker's whole tree (it is a
+        subreaper, and each trace's namespace dies with its keeper), then its process group and session."""
         process = self.process
         if process is None:
             return
         pid = process.pid
+        try:  # stopped, it still adopts the orphans below it, but answers nothing meanwhile
+            os.kill(pid, getattr(signal, "SIGSTOP", signal.SIGTERM))
+        except OSError:
+            pass
         kill_descendants(pid)
         killpg = getattr(os, "killpg", None)  # POSIX; elsewhere only the worker itself is killed
         for target in [pid, *_session_members(pid)]:
@@ -163,10 +157,11 @@ class Worker:
         self.kill()
 
     def kill_strays(self) -> int:
-        """Kill every process the traced code left behind (the worker itself stays); how many."""
+        """Kill every process the traced code left behind (the worker itself stays); how many. Between
+        traces the worker has no children, so any is a stray."""
         if self.process is None:
             return 0
-        return kill_descendants(self.process.pid, keep=(self.hello or {}).get("pid"))
+        return kill_descendants(self.process.pid)
 
     # ---- requests -----------------------------------------------------------------------------
 
@@ -341,18 +336,22 @@ class WorkerPool:
                 worker.kill()
                 exc.output = worker.output()  # type: ignore[attr-defined]
                 raise
-            strays = worker.kill_strays()
+            strays = worker.kill_strays() + int(answer.get("killed_leftover_processes") or 0)
             if "error" in answer:
                 raise TraceError(f"trace worker error: {answer['error']}")
+            if "crashed" in answer:  # the trace's own process died; the warm worker is as clean as before
+                crash = TraceCancelled("cancelled") if worker._cancelled else WorkerDied(_describe_exit(answer["crashed"]))
+                crash.output = worker.output()  # type: ignore[attr-defined]
+                raise crash
             result = answer["result"]
-            worker.files.update(result.get("files") or {})
             hello = worker.hello or {}
             result["jaxlib"] = hello.get("jaxlib")
             result["python"] = hello.get("python")
             result["executable"] = hello.get("executable")
             result["gpu"] = hello.get("gpu")
             result["devices"] = hello.get("devices")
-            result["worker"] = dict(result.get("worker") or {}, cold=cold, restarted_because=restart_reason,
+            result["worker"] = dict(result.get("worker") or {}, warm_pid=hello.get("pid"), cold=cold,
+                                    restarted_because=restart_reason,
                                     start_seconds=round(worker.start_seconds, 4) if cold else 0.0,
                                     jax_import_seconds=hello.get("import_seconds") if cold else 0.0,
                                     killed_leftover_processes=strays)
