@@ -40,11 +40,16 @@ AXES_HOLDERS = ["inline", "constant", "attribute"]
 ARRIVALS = ["literal", "variable", "constant", "dict", "attribute", "default_param", "helper_return",
             "other_module", "star_import"]
 SITES = ["body", "helper", "helper_returns", "nested", "when", "cond_true", "cond_false", "fori",
-         "python_loop", "run_scoped", "other_module_helper", "outside"]
+         "python_loop", "run_scoped", "other_module_helper", "outside", "switch_first", "switch_second", "lambda",
+         "comprehension"]
 USES = ["unused", "signal_wait", "signal", "read", "barrier_wait", "ref_read"]
-INTERPRETS = ["none", "false", "true", "gpu_params", "constant", "force_context", "set_mode"]
-WRAPPERS = ["none", "jit", "named_call", "checkpoint", "step"]
+INTERPRETS = ["none", "false", "true", "gpu_params", "constant", "force_context", "set_mode", "factory_default",
+              "environ"]
+WRAPPERS = ["none", "jit", "named_call", "checkpoint", "step", "vmap"]
 ALIASES = ["pl", "assign", "import_as", "partial"]
+RUN_SCOPED_ALIASES = ["pl", "assign", "import_as"]
+# A run_scoped semaphore beside the get_globals, collective over: nothing, or one kind of axis (PAL007).
+SCOPED_SEMS = ["none", "no_axes", "thread", "grid", "cluster"]
 OUTS = ["array", "semaphore"]
 
 # A second global semaphore is mostly the plain one: the count matters (PAL004), not its form.
@@ -70,6 +75,8 @@ class Spec:
     wrapper: str = "none"
     alias: str = "pl"
     out: str = "array"
+    run_scoped_alias: str = "pl"
+    scoped_sem: str = "none"
 
 
 def uses_for(what: str) -> list[str]:
@@ -90,6 +97,13 @@ def normalize(spec: Spec) -> Spec:
         # JAX's GPU interpreter cannot run warpgroups ("run_scoped interpret rule does not support
         # collective axes", whatever the kernel does): a limit of JAX, not a verdict on get_global.
         axes = axes.replace("threads", "").strip("_") or "none"
+    interpret = spec.interpret
+    if interpret == "factory_default" and spec.entry != "factory":
+        interpret = "constant"  # only a factory has a parameter to default
+    scoped_sem = spec.scoped_sem
+    if spec.entry == "pallas_call" or (scoped_sem != "none" and scoped_sem != "no_axes"
+                                       and {"thread": "threads", "grid": "grid", "cluster": "cluster"}[scoped_sem] not in axes):
+        scoped_sem = "none"  # collective over an axis the kernel does not have: not what is tested here
     items = []
     for item in spec.items:
         use = item.use if item.use in uses_for(item.what) else "unused"
@@ -100,7 +114,15 @@ def normalize(spec: Spec) -> Spec:
         if item.site == "other_module_helper" and arrival in ("other_module", "star_import"):
             arrival = "constant"  # the helper module already is the other module
         items.append(dataclasses.replace(item, use=use, index=index, arrival=arrival))
-    return dataclasses.replace(spec, axes=axes, items=tuple(items))
+    wrapper = spec.wrapper
+    if interpreted(spec):
+        # Limits of JAX's interpreters, whatever get_global does: a run_scoped semaphore ("nan + semaphore",
+        # "run_scoped interpret rule does not support collective axes", "Collective axis `x` not found")
+        # and vmap ("Found an unbound axis name") fail there.
+        scoped_sem = "none"
+        wrapper = "jit" if wrapper == "vmap" else wrapper
+    return dataclasses.replace(spec, axes=axes, items=tuple(items), interpret=interpret, scoped_sem=scoped_sem,
+                               wrapper=wrapper)
 
 
 def random_spec(rng: random.Random) -> Spec:
@@ -112,17 +134,19 @@ def random_spec(rng: random.Random) -> Spec:
         else:
             what = rng.choices(list(WHATS), weights=[6, 3, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1])[0]
         use = rng.choice(uses_for(what))
-        index = rng.choices([0, 1, 2, 3], weights=[4, 3, 2, 1])[0] if use in ("signal_wait", "signal", "read") else 0
+        index = rng.choices([0, 1, 2, 3], weights=[6, 2, 1, 1])[0] if use in ("signal_wait", "signal", "read") else 0
         items.append(Item(what=what, arrival=rng.choice(ARRIVALS), site=rng.choice(SITES), use=use, index=index))
     spec = Spec(
         items=tuple(items),
         entry=rng.choice(ENTRIES),
         axes=rng.choice(AXES),
         axes_holder=rng.choice(AXES_HOLDERS),
-        interpret=rng.choices(INTERPRETS, weights=[8, 1, 2, 1, 1, 1, 1])[0],
+        interpret=rng.choices(INTERPRETS, weights=[8, 1, 2, 1, 1, 1, 1, 1, 1])[0],
         wrapper=rng.choice(WRAPPERS),
         alias=rng.choices(ALIASES, weights=[5, 1, 1, 1])[0],
         out=rng.choices(OUTS, weights=[9, 1])[0],
+        run_scoped_alias=rng.choices(RUN_SCOPED_ALIASES, weights=[4, 1, 1])[0],
+        scoped_sem=rng.choices(SCOPED_SEMS, weights=[8, 1, 1, 1, 1])[0],
     )
     return normalize(spec)
 
@@ -137,6 +161,10 @@ def tags(spec: Spec) -> list[str]:
         out.append(f"alias:{spec.alias}")
     if spec.out != "array":
         out.append(f"out:{spec.out}")
+    if spec.scoped_sem != "none":
+        out.append(f"scoped_sem:{spec.scoped_sem}")
+    if spec.run_scoped_alias != "pl" and (spec.scoped_sem != "none" or any(i.site == "run_scoped" for i in spec.items)):
+        out.append(f"run_scoped_alias:{spec.run_scoped_alias}")
     for item in spec.items:
         out += [f"what:{item.what}", f"arrival:{item.arrival}", f"site:{item.site}", f"use:{item.use}"]
         if item.use in ("signal_wait", "signal", "read"):
@@ -145,9 +173,11 @@ def tags(spec: Spec) -> list[str]:
 
 
 def interpreted(spec: Spec) -> bool:
-    if spec.entry == "pallas_call" and spec.interpret == "force_context":
-        # jax 0.12: `with plgpu.force_gpu_interpret_mode():` leaves a pallas_call to Triton (on the CPU:
-        # "Only interpret mode is supported on CPU backend."); set_gpu_interpret_mode() does not.
+    if spec.entry in ("pallas_call", "pl_kernel_mesh") and spec.interpret == "force_context":
+        # jax 0.12: a pallas_call or pl.kernel built before `with plgpu.force_gpu_interpret_mode():` and called
+        # in it is not interpreted (pl.kernel reads the setting when built, pallas/core.py:1541; on the CPU:
+        # "Only interpret mode is supported on CPU backend."). A plgpu.kernel is; set_gpu_interpret_mode() works
+        # for all three.
         return False
     return spec.interpret not in ("none", "false")
 
@@ -163,7 +193,8 @@ def shrink_candidates(spec: Spec):
     for n in range(len(spec.items)):
         yield dataclasses.replace(spec, items=spec.items[:n] + spec.items[n + 1:])
     for field, choices in (("entry", ENTRIES), ("axes", AXES), ("axes_holder", AXES_HOLDERS),
-                           ("interpret", INTERPRETS), ("wrapper", WRAPPERS), ("alias", ALIASES), ("out", OUTS)):
+                           ("interpret", INTERPRETS), ("wrapper", WRAPPERS), ("alias", ALIASES), ("out", OUTS),
+                           ("run_scoped_alias", RUN_SCOPED_ALIASES), ("scoped_sem", SCOPED_SEMS)):
         if getattr(spec, field) != choices[0]:
             yield dataclasses.replace(spec, **{field: choices[0]})
     for n, item in enumerate(spec.items):
@@ -196,7 +227,8 @@ AXIS_KWARGS = {
 }
 
 INTERPRET_KWARG = {"false": "False", "true": "True", "gpu_params": "plgpu.InterpretGPUParams()",
-                   "constant": "INTERPRET"}
+                   "constant": "INTERPRET", "factory_default": "interpret",
+                   "environ": 'os.environ.get("GENERATED_KERNEL_INTERPRET", "1") == "1"'}
 
 
 def indent(lines: list[str], by: int = 1) -> list[str]:
@@ -236,6 +268,15 @@ def render(spec: Spec, name: str) -> dict[str, str]:
     # With warpgroups, scratch must be shared by them (JAX: "Scoped allocation must have the thread
     # axis in its collective axes").
     scoped_axes = ', collective_axes="wg"' if "threads" in spec.axes else ""
+    def rs() -> str:
+        if spec.run_scoped_alias == "assign":
+            main.define("scoped", ["scoped = pl.run_scoped"])
+            return "scoped"
+        if spec.run_scoped_alias == "import_as":
+            main.define("scoped", ["from jax.experimental.pallas import run_scoped as scoped"])
+            return "scoped"
+        return "pl.run_scoped"
+
     body_params: list[str] = []  # default parameters of the kernel body
     body_lines: list[str] = []
     outside_lines: list[str] = []
@@ -316,9 +357,26 @@ def render(spec: Spec, name: str) -> dict[str, str]:
         elif item.site == "run_scoped":
             extra = f", {sig}" if sig else ""
             body_lines += [f"def scoped_{k}(tmp_ref{extra}):"] + indent(prefix + [f"{var} = {call}"] + use) + [
-                f"pl.run_scoped(scoped_{k}, plgpu.SMEM((8,), jnp.float32){scoped_axes})"]
+                f"{rs()}(scoped_{k}, plgpu.SMEM((8,), jnp.float32){scoped_axes})"]
+        elif item.site in ("switch_first", "switch_second"):
+            branch = [f"def branch_{k}({sig}):"] + indent(prefix + [f"{var} = {call}"] + use)
+            other = [f"def other_{k}():", "  pass"]
+            order = f"branch_{k}, other_{k}" if item.site == "switch_first" else f"other_{k}, branch_{k}"
+            body_lines += branch + other + [f"lax.switch((x_ref[0] > 0).astype(jnp.int32), [{order}])"]
+        elif item.site == "lambda":
+            body_lines += prefix + [f"get_{k} = lambda {sig}: {call}".replace("lambda :", "lambda:"),
+                                    f"{var} = get_{k}()"] + use
+        elif item.site == "comprehension":
+            body_params += params
+            body_lines += prefix + [f"sems_{k} = [{call} for _ in range(1)]", f"{var} = sems_{k}[0]"] + use
         else:
             raise ValueError(item.site)
+
+    if spec.scoped_sem != "none":
+        axis = {"no_axes": "", "thread": ', collective_axes="wg"', "grid": ', collective_axes="x"',
+                "cluster": ', collective_axes="c"'}[spec.scoped_sem]
+        body_lines += ["def exchange(sem):", "  pl.semaphore_signal(sem)", "  pl.semaphore_wait(sem)",
+                       f"{rs()}(exchange, plgpu.SemaphoreType.REGULAR{axis})"]
 
     # The launch.
     kw = _axis_kwargs(spec, main)
@@ -353,7 +411,9 @@ def render(spec: Spec, name: str) -> dict[str, str]:
         launch = [f"fn = plgpu.kernel(functools.partial(body, scale=2.0), out_type={out_type}{comma_kwargs})"]
     elif spec.entry == "factory":
         main.defs.append([f"def body({', '.join(params)}):"] + body)
-        main.defs.append(["def make_kernel():", f"  return plgpu.kernel(body, out_type={out_type}{comma_kwargs})"])
+        factory_params = "interpret=True" if spec.interpret == "factory_default" else ""
+        main.defs.append([f"def make_kernel({factory_params}):",
+                          f"  return plgpu.kernel(body, out_type={out_type}{comma_kwargs})"])
         launch = ["fn = make_kernel()"]
     elif spec.entry == "method":
         main.defs.append(["class Builder:", "", f"  def body({', '.join(params)}):"] + indent(body) + [
@@ -382,15 +442,21 @@ def render(spec: Spec, name: str) -> dict[str, str]:
         launch += run
         runner = "run"
     wrapped = {"none": runner, "step": runner, "jit": f"jax.jit({runner})",
-               "named_call": f'jax.named_call({runner}, name="kernel")', "checkpoint": f"jax.checkpoint({runner})"}[
-        spec.wrapper]
-    args = "(jnp.ones((128,), jnp.float32),)" if interpreted(spec) else "(X,)"
+               "named_call": f'jax.named_call({runner}, name="kernel")', "checkpoint": f"jax.checkpoint({runner})",
+               "vmap": f"jax.vmap({runner})"}[spec.wrapper]
+    shape = "(2, 128)" if spec.wrapper == "vmap" else "(128,)"
+    if interpreted(spec):
+        args = f"(jnp.ones({shape}, jnp.float32),)"
+    else:
+        args = "(jax.ShapeDtypeStruct((2, 128), jnp.float32),)" if spec.wrapper == "vmap" else "(X,)"
     target = ["def target():"]
     if spec.interpret == "set_mode":
         target.append("  plgpu.set_gpu_interpret_mode()")
     target += indent(launch) + [f"  return {wrapped}, {args}, \"{mode(spec)}\""]
 
     text = [f'"""Generated kernel {name}: {" ".join(tags(spec))}."""', HEADER.rstrip("\n")]
+    if spec.interpret == "environ":
+        text.insert(1, "import os")
     text += sorted(set(main.imports))
     text += ["", "X = jax.ShapeDtypeStruct((128,), jnp.float32)"]
     for block in main.defs:
