@@ -1,8 +1,10 @@
 """`pallas-lsp serve --tcp`: a token only the owner can read, loopback only unless forced, one client
 per server, and clear usage errors (exit 2). The real server, over real sockets."""
 
+import json
 import os
 import re
+import resource
 import socket
 import stat
 import subprocess
@@ -196,6 +198,150 @@ def test_an_ipv6_loopback_address_in_brackets_serves(tmp_path):
         assert "capabilities" in answer["result"]
         hang_up(sock)
         assert server.process.wait(60) == 1
+    finally:
+        server.stop()
+
+
+# Before authentication: a connection may cost the server little (issue 19, item 3).
+
+PENDING_LIMIT = 8  # lsp_tcp.PENDING_LIMIT: connections waiting to authenticate at once
+
+
+def refusal(why: str) -> dict:
+    return {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32600, "message": f"pallas-lsp --tcp: {why} (see docs/editors.md, TCP)"}}
+
+
+def answer_then_closed(sock: socket.socket) -> dict | None:
+    """The one message the server sends before closing the connection (a bounded wait for its end)."""
+    sock.settimeout(60)
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head == b"Content-Length: %d" % len(body), received[:200]
+    return json.loads(body)
+
+
+def status_kib(pid: int, field: str) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return int(next(line.split()[1] for line in status if line.startswith(field + ":")))
+
+
+def open_descriptors(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def fewer_descriptors(limit: int):
+    def lower() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    return lower
+
+
+@pytest.mark.slow
+def test_idle_connections_cannot_use_up_the_descriptors_nor_keep_the_token_holder_out(tmp_path):
+    """Before: each idle socket kept a descriptor for 30 s; ~1,020 of them (here 300, the server
+    limited to 128 descriptors) used them all up and the token holder could not connect."""
+    server = TcpServer(tmp_path, preexec_fn=fewer_descriptors(128))
+    try:
+        first = socket.create_connection((server.host, server.port), timeout=60)
+        first.sendall(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        assert answer_then_closed(first) == refusal("the first message must be the initialize request")
+        first.close()
+        before = open_descriptors(server.process.pid)  # its event loop running, no connection open
+        idle = []
+        for count in range(300):  # one at a time: a burst would overflow the listen backlog, dropping some
+            idle.append(socket.create_connection((server.host, server.port), timeout=60))
+            if count >= PENDING_LIMIT:  # each newer one closed the one that had waited longest
+                assert answer_then_closed(idle[count - PENDING_LIMIT]) == refusal(
+                    "too many connections are waiting to authenticate; this one waited longest")
+        assert open_descriptors(server.process.pid) <= before + PENDING_LIMIT
+        sock, _, answer = server.initialize(server.token)
+        assert answer["result"]["serverInfo"]["name"] == "pallas-lsp"
+        hang_up(sock)
+        # The holder's connection closed the oldest of those waiting; the others were closed behind it.
+        assert answer_then_closed(idle[-PENDING_LIMIT]) == refusal(
+            "too many connections are waiting to authenticate; this one waited longest")
+        for sock in idle[-PENDING_LIMIT + 1:]:
+            assert answer_then_closed(sock) == refusal("another client is already connected (one client per server)")
+        for sock in idle:
+            sock.close()
+        assert server.process.wait(60) == 1
+    finally:
+        server.stop()
+
+
+def send_until_closed(sock: socket.socket, data: bytes) -> None:
+    try:
+        sock.sendall(data)
+    except OSError:  # the server closed it (reset): what the test wants
+        pass
+
+
+@pytest.mark.slow
+def test_partial_large_bodies_before_authentication_keep_the_memory_bounded(tmp_path):
+    """Before: eight clients sending partial 63 MiB bodies took the server to ~550 MB (it buffered
+    each body until it was complete). Now a message over 64 KiB before authentication is refused on
+    its header, and a first message within 64 KiB only holds that much until its time is up."""
+    server = TcpServer(tmp_path)
+    try:
+        before = status_kib(server.process.pid, "VmHWM")
+        big_bodies, within_limit = [], []
+        for _ in range(8):
+            sock = socket.create_connection((server.host, server.port), timeout=60)
+            send_until_closed(sock, b"Content-Length: %d\r\n\r\n" % (63 << 20) + b"x" * ((63 << 20) - 1))
+            big_bodies.append(sock)
+        for _ in range(PENDING_LIMIT - 1):  # 60,000 of 64,000 announced bytes, then silence
+            sock = socket.create_connection((server.host, server.port), timeout=60)
+            sock.sendall(b"Content-Length: 64000\r\n\r\n" + b"x" * 60_000)
+            within_limit.append(sock)
+        grown_mib = (status_kib(server.process.pid, "VmHWM") - before) / 1024
+        assert grown_mib < 32, f"the server grew by {grown_mib:.0f} MiB"  # before: ~500 MiB
+        sock, _, answer = server.initialize(server.token)  # the owner is not kept out
+        assert answer["result"]["serverInfo"]["name"] == "pallas-lsp"
+        hang_up(sock)
+        for sock in big_bodies + within_limit:
+            sock.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("sent, why", [
+    (b"Content-Length: %d\r\n\r\n" % (63 << 20), "the first message must be an initialize request of at most 64 KiB"),
+    (b"Content-Length: 65536\r\n\r\n" + b"x" * 65536, "no complete initialize request in the first 64 KiB"),
+])
+def test_a_first_message_over_the_limit_before_authentication_is_refused(tcp, sent, why):
+    sock = socket.create_connection((tcp.host, tcp.port), timeout=60)
+    sock.sendall(sent)
+    assert answer_then_closed(sock) == refusal(why)
+    sock.close()
+    sock, _, answer = tcp.initialize(tcp.token)
+    assert "capabilities" in answer["result"]
+    hang_up(sock)
+
+
+def test_a_connection_that_does_not_authenticate_in_time_is_closed(tmp_path):
+    server = TcpServer(tmp_path, env={"PALLAS_LSP_TCP_AUTH_SECONDS": "1"})
+    try:
+        idle = socket.create_connection((server.host, server.port), timeout=60)
+        partial = socket.create_connection((server.host, server.port), timeout=60)
+        partial.sendall(b"Content-Length: 100\r\n\r\n{")  # a slow drip does not extend the time
+        for sock in (idle, partial):
+            assert answer_then_closed(sock) == refusal("no initialize request within 1 s of connecting")
+            sock.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "nan", "1e400"])
+def test_a_bad_time_to_authenticate_is_said_and_the_default_used(tmp_path, value):
+    server = TcpServer(tmp_path, env={"PALLAS_LSP_TCP_AUTH_SECONDS": value})
+    try:
+        assert server.banner.startswith(f"pallas-lsp: warning: PALLAS_LSP_TCP_AUTH_SECONDS={value!r} is not a "
+                                        "number of seconds above 0 and at most 3600; using 10\n")
+        sock, _, answer = server.initialize(server.token)
+        assert "capabilities" in answer["result"]
+        hang_up(sock)
     finally:
         server.stop()
 

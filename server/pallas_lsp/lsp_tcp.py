@@ -8,6 +8,13 @@ client can set initialization options). A connection whose first message is anyt
 answered with an error and closed. The first client that presents the token gets the server; the
 listening socket is then closed (one client per server, as over stdio), and the server exits when
 that client leaves. Only loopback addresses are accepted unless `--allow-remote` says otherwise.
+
+Before the token is shown a connection costs the server little, so that no one who can reach the
+port can take its memory or its file descriptors and keep the token's holder out: at most
+`PENDING_LIMIT` connections wait to authenticate (a new one closes the one that waited longest: a
+real client sends `initialize` at once, so idle sockets opened before it cannot keep it out), each may
+send at most `PRE_AUTH_BYTES` before its `initialize` is complete (a larger announced message is
+refused on its header), and each has `AUTH_SECONDS` from connecting to finish it.
 """
 
 from __future__ import annotations
@@ -19,20 +26,27 @@ import hmac
 import ipaddress
 import json
 import logging
+import math
 import os
 import re
 import secrets
 import socket
 import stat
 import sys
+import time
 
-from .lsp_transport import INVALID_REQUEST, Body, Dispatcher, FrameReader, exit_code, read_loop, serve_stdio
+from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, read_loop,
+                            serve_stdio)
 from .private_files import PrivateFolder, Untrusted, read_own
 
 log = logging.getLogger(__name__)
 
 EXIT_USAGE = 2
-AUTH_SECONDS = 30.0  # an unauthenticated connection must send `initialize` within this time
+AUTH_SECONDS = 10.0  # from connecting to a complete `initialize`; PALLAS_LSP_TCP_AUTH_SECONDS (for tests) changes it
+PENDING_LIMIT = 8  # connections waiting to authenticate at once
+PRE_AUTH_BYTES = 64 * 1024  # VS Code's initialize (all its capabilities) is ~10 KiB
+LOGGED_REFUSALS = 10  # refusals logged one by one; after them, a count every REFUSAL_LOG_SECONDS
+REFUSAL_LOG_SECONDS = 10.0
 TOKEN_KEY = "token"
 
 
@@ -84,6 +98,23 @@ def _is_loopback(host: str) -> bool:
     except (OSError, UnicodeError):
         raise UsageError(f"--tcp: cannot resolve host {host!r}") from None
     return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
+
+
+def auth_seconds() -> float:
+    """`AUTH_SECONDS`, or `PALLAS_LSP_TCP_AUTH_SECONDS` (tests shorten it) when that is a number of
+    seconds above 0 and at most 3600."""
+    text = os.environ.get("PALLAS_LSP_TCP_AUTH_SECONDS")
+    if text is None:
+        return AUTH_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= 3600:  # nan fails too
+        print(f"pallas-lsp: warning: PALLAS_LSP_TCP_AUTH_SECONDS={text!r} is not a number of seconds above 0 "
+              f"and at most 3600; using {AUTH_SECONDS:g}", file=sys.stderr)
+        return AUTH_SECONDS
+    return seconds
 
 
 def _private_folder() -> PrivateFolder:
@@ -140,13 +171,18 @@ def authenticate(message, token: str) -> str | None:
 class TcpServer:
     """One listening socket; the first authenticated connection becomes the session."""
 
-    def __init__(self, server, sock: socket.socket, token: str):
+    def __init__(self, server, sock: socket.socket, token: str, seconds_to_authenticate: float = AUTH_SECONDS):
         self.server = server
         self.sock = sock
         self.token = token
+        self.auth_seconds = seconds_to_authenticate
         self.listener: asyncio.Server | None = None
         self.session_taken = False
         self.done: asyncio.Future | None = None
+        self.pending: dict[asyncio.StreamWriter, None] = {}  # waiting to authenticate, oldest first
+        self.evicted: dict[asyncio.StreamWriter, str] = {}  # closed while waiting, and why
+        self.refusals = 0
+        self.refusals_logged_at = 0.0
 
     async def run(self) -> None:
         self.done = asyncio.get_running_loop().create_future()
@@ -159,32 +195,38 @@ class TcpServer:
             log.warning("refused a second connection from %s: one client per server", peer)
             writer.close()
             return
-        frames = FrameReader()
+        if len(self.pending) >= PENDING_LIMIT:
+            self._evict(next(iter(self.pending)))
+        self.pending[writer] = None
+        frames = FrameReader(max_message=PRE_AUTH_BYTES)
         try:
-            events = await asyncio.wait_for(self._first_events(reader, frames), AUTH_SECONDS)
-        except (asyncio.TimeoutError, OSError):
-            events = []
+            events, problem = await asyncio.wait_for(self._first_events(reader, frames), self.auth_seconds)
+        except asyncio.TimeoutError:
+            events, problem = [], f"no initialize request within {self.auth_seconds:g} s of connecting"
+        except OSError:
+            events, problem = [], "the connection failed"
+        finally:
+            self.pending.pop(writer, None)
+        if writer in self.evicted:
+            self._log_refusal(peer, self.evicted.pop(writer))
+            return
         first = events[0] if events else None
         message = _json(first.data) if isinstance(first, Body) else None
-        problem = authenticate(message, self.token) if first is not None else "no initialize request"
+        if problem is None:
+            problem = authenticate(message, self.token) if isinstance(first, Body) else (
+                f"the first message must be an initialize request of at most {PRE_AUTH_BYTES // 1024} KiB")
         if problem is None and self.session_taken:
             problem = "another client is already connected (one client per server)"
         if problem is not None:
-            log.warning("refused a connection from %s: %s", peer, problem)
-            msg_id = message.get("id") if isinstance(message, dict) else None
-            body = json.dumps({"jsonrpc": "2.0", "id": msg_id if isinstance(msg_id, (int, str)) else None,
-                               "error": {"code": INVALID_REQUEST,
-                                         "message": f"pallas-lsp --tcp: {problem} (see docs/editors.md, TCP)"}})
-            try:
-                writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))
-                await writer.drain()
-            except OSError:
-                pass
-            writer.close()
+            self._log_refusal(peer, problem)
+            self._refuse(writer, message, problem)
             return
         self.session_taken = True
         self.listener.close()  # no further clients
+        for waiting in list(self.pending):
+            self._evict(waiting, "another client is already connected (one client per server)")
         log.info("client %s connected", peer)
+        frames.max_message = MAX_MESSAGE_BYTES
         self.server.protocol.set_writer(writer)
         dispatcher = Dispatcher(self.server.protocol)
         dispatcher.message(message)
@@ -198,15 +240,52 @@ class TcpServer:
             if not self.done.done():
                 self.done.set_result(None)
 
+    def _evict(self, writer: asyncio.StreamWriter,
+               why: str = "too many connections are waiting to authenticate; this one waited longest") -> None:
+        """Close a connection still waiting to authenticate (its wait then ends at end of input)."""
+        self.pending.pop(writer, None)
+        self.evicted[writer] = why
+        self._refuse(writer, None, why)
+
     @staticmethod
-    async def _first_events(reader: asyncio.StreamReader, frames: FrameReader) -> list:
-        while True:
-            chunk = await reader.read(65536)
+    def _refuse(writer: asyncio.StreamWriter, message, problem: str) -> None:
+        """Answer with the reason and close; the answer is small, so it never waits for the client."""
+        msg_id = message.get("id") if isinstance(message, dict) else None
+        body = json.dumps({"jsonrpc": "2.0", "id": msg_id if isinstance(msg_id, (int, str)) else None,
+                           "error": {"code": INVALID_REQUEST,
+                                     "message": f"pallas-lsp --tcp: {problem} (see docs/editors.md, TCP)"}})
+        try:
+            writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))
+        except OSError:
+            pass
+        writer.close()
+
+    def _log_refusal(self, peer, problem: str) -> None:
+        """One warning per refusal for the first few, then a count at most every few seconds: a flood of
+        connections must not flood the log (nor fill a stderr pipe that nobody reads)."""
+        self.refusals += 1
+        now = time.monotonic()
+        if self.refusals <= LOGGED_REFUSALS:
+            log.warning("refused a connection from %s: %s", peer, problem)
+            self.refusals_logged_at = now
+        elif now - self.refusals_logged_at >= REFUSAL_LOG_SECONDS:
+            log.warning("refused %d connections without the token so far (the last from %s: %s)",
+                        self.refusals, peer, problem)
+            self.refusals_logged_at = now
+
+    @staticmethod
+    async def _first_events(reader: asyncio.StreamReader, frames: FrameReader) -> tuple[list, str | None]:
+        """The events up to the first message, and None; or what stopped it."""
+        received = 0
+        while received < PRE_AUTH_BYTES:
+            chunk = await reader.read(PRE_AUTH_BYTES - received)
             if not chunk:
-                return []
+                return [], "no initialize request"
+            received += len(chunk)
             events = frames.feed(chunk)
             if events:
-                return events
+                return events, None
+        return [], f"no complete initialize request in the first {PRE_AUTH_BYTES // 1024} KiB"
 
 
 def _json(data: bytes):
@@ -254,6 +333,7 @@ def serve_tcp(server, address: str, token_file: str | None = None, allow_remote:
         print(f"pallas-lsp: warning: listening on {host}, reachable from other machines; the token is the only "
               "protection and the traffic (your code) is not encrypted", file=sys.stderr)
     token = read_token(token_file) if token_file and os.path.lexists(token_file) else secrets.token_urlsafe(32)
+    seconds_to_authenticate = auth_seconds()
     sock = _listen(host, port)
     token_folder = None
     try:
@@ -263,7 +343,7 @@ def serve_tcp(server, address: str, token_file: str | None = None, allow_remote:
         print(f"pallas-lsp: listening on {shown}:{port}; clients must send initializationOptions.token "
               f"from {shown_file}", file=sys.stderr, flush=True)
         try:
-            asyncio.run(TcpServer(server, sock, token).run())
+            asyncio.run(TcpServer(server, sock, token, seconds_to_authenticate).run())
         except SystemExit as done:  # `exit`
             return done.code if isinstance(done.code, int) else 1
         except KeyboardInterrupt:
