@@ -333,18 +333,21 @@ def test_a_connection_that_does_not_authenticate_in_time_is_closed(tmp_path):
         server.stop()
 
 
-@pytest.mark.parametrize("value", ["abc", "0", "nan", "1e400"])
-def test_a_bad_time_to_authenticate_is_said_and_the_default_used(tmp_path, value):
+@pytest.mark.parametrize("value, said", [
+    ("abc", 'PALLAS_LSP_TCP_AUTH_SECONDS="abc" is not a number of seconds, above 0: using 10 s'),
+    ("0", 'PALLAS_LSP_TCP_AUTH_SECONDS="0" is not a number of seconds, above 0: using 10 s'),
+    ("nan", 'PALLAS_LSP_TCP_AUTH_SECONDS="nan" is not a number of seconds, above 0: using 10 s'),
+    ("1e400", 'PALLAS_LSP_TCP_AUTH_SECONDS="1e400" is over the maximum of 3,600 s: using 3,600 s'),
+])
+def test_a_bad_time_to_authenticate_is_said_and_replaced(tmp_path, value, said):
     server = TcpServer(tmp_path, env={"PALLAS_LSP_TCP_AUTH_SECONDS": value})
     try:
-        assert server.banner.startswith(f"pallas-lsp: warning: PALLAS_LSP_TCP_AUTH_SECONDS={value!r} is not a "
-                                        "number of seconds above 0 and at most 3600; using 10\n")
+        assert server.banner.startswith(f"pallas-lsp: warning: {said}\n")
         sock, _, answer = server.initialize(server.token)
         assert "capabilities" in answer["result"]
         hang_up(sock)
     finally:
         server.stop()
-
 
 # Token files and folders: never through a link, never a FIFO (issue 19, item 2).
 

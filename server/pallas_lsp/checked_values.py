@@ -126,6 +126,8 @@ PROBE_TIMEOUT = Number("a number of seconds", "s", minimum=1.0, maximum=3600.0, 
 PROBE_TIMEOUT_DEFAULT = 10.0
 TRACE_MEMORY = Number("a whole number of MB", "MB", minimum=0, maximum=4 * 1024 * 1024, integer=True)
 TRACE_MEMORY_DEFAULT = 8192
+TCP_AUTH = Number("a number of seconds", "s", minimum=1.0, maximum=3600.0, positive=True)
+TCP_AUTH_DEFAULT = 10.0
 
 
 def _environment_subject(name: str, value: str) -> str:
@@ -151,6 +153,16 @@ def trace_memory_mb(problems: list[str] | None = None) -> int:
                               TRACE_MEMORY_DEFAULT, [] if problems is None else problems)
 
 
+def tcp_auth_seconds(problems: list[str] | None = None) -> float:
+    """`PALLAS_LSP_TCP_AUTH_SECONDS`: how long a `serve --tcp` connection has, from connecting, to show
+    the token (tests shorten it)."""
+    value = os.environ.get("PALLAS_LSP_TCP_AUTH_SECONDS")
+    if value is None:
+        return TCP_AUTH_DEFAULT
+    return TCP_AUTH.check(value, _environment_subject("PALLAS_LSP_TCP_AUTH_SECONDS", value),
+                          TCP_AUTH_DEFAULT, [] if problems is None else problems)
+
+
 def docs_url(problems: list[str] | None = None) -> str | None:
     """`PALLAS_LSP_DOCS_URL`: a docs site for the rule links (None: the packaged pages)."""
     value = os.environ.get("PALLAS_LSP_DOCS_URL")
@@ -171,5 +183,6 @@ def environment_problems() -> list[str]:
     problems: list[str] = []
     probe_timeout(problems)
     trace_memory_mb(problems)
+    tcp_auth_seconds(problems)
     docs_url(problems)
     return problems

@@ -14,7 +14,7 @@ port can take its memory or its file descriptors and keep the token's holder out
 `PENDING_LIMIT` connections wait to authenticate (a new one closes the one that waited longest: a
 real client sends `initialize` at once, so idle sockets opened before it cannot keep it out), each may
 send at most `PRE_AUTH_BYTES` before its `initialize` is complete (a larger announced message is
-refused on its header), and each has `AUTH_SECONDS` from connecting to finish it.
+refused on its header), and each has 10 s (`PALLAS_LSP_TCP_AUTH_SECONDS`) from connecting to finish it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import hmac
 import ipaddress
 import json
 import logging
-import math
 import os
 import re
 import secrets
@@ -35,6 +34,7 @@ import stat
 import sys
 import time
 
+from .checked_values import tcp_auth_seconds
 from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, read_loop,
                             serve_stdio)
 from .private_files import PrivateFolder, Untrusted, read_own
@@ -42,7 +42,6 @@ from .private_files import PrivateFolder, Untrusted, read_own
 log = logging.getLogger(__name__)
 
 EXIT_USAGE = 2
-AUTH_SECONDS = 10.0  # from connecting to a complete `initialize`; PALLAS_LSP_TCP_AUTH_SECONDS (for tests) changes it
 PENDING_LIMIT = 8  # connections waiting to authenticate at once
 PRE_AUTH_BYTES = 64 * 1024  # VS Code's initialize (all its capabilities) is ~10 KiB
 LOGGED_REFUSALS = 10  # refusals logged one by one; after them, a count every REFUSAL_LOG_SECONDS
@@ -100,23 +99,6 @@ def _is_loopback(host: str) -> bool:
     return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
 
 
-def auth_seconds() -> float:
-    """`AUTH_SECONDS`, or `PALLAS_LSP_TCP_AUTH_SECONDS` (tests shorten it) when that is a number of
-    seconds above 0 and at most 3600."""
-    text = os.environ.get("PALLAS_LSP_TCP_AUTH_SECONDS")
-    if text is None:
-        return AUTH_SECONDS
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not 0 < seconds <= 3600:  # nan fails too
-        print(f"pallas-lsp: warning: PALLAS_LSP_TCP_AUTH_SECONDS={text!r} is not a number of seconds above 0 "
-              f"and at most 3600; using {AUTH_SECONDS:g}", file=sys.stderr)
-        return AUTH_SECONDS
-    return seconds
-
-
 def _private_folder() -> PrivateFolder:
     """The per-run token's folder, mode 700; it is opened without following a link, so a planted link
     gets no chmod and no token."""
@@ -171,7 +153,7 @@ def authenticate(message, token: str) -> str | None:
 class TcpServer:
     """One listening socket; the first authenticated connection becomes the session."""
 
-    def __init__(self, server, sock: socket.socket, token: str, seconds_to_authenticate: float = AUTH_SECONDS):
+    def __init__(self, server, sock: socket.socket, token: str, seconds_to_authenticate: float):
         self.server = server
         self.sock = sock
         self.token = token
@@ -333,7 +315,7 @@ def serve_tcp(server, address: str, token_file: str | None = None, allow_remote:
         print(f"pallas-lsp: warning: listening on {host}, reachable from other machines; the token is the only "
               "protection and the traffic (your code) is not encrypted", file=sys.stderr)
     token = read_token(token_file) if token_file and os.path.lexists(token_file) else secrets.token_urlsafe(32)
-    seconds_to_authenticate = auth_seconds()
+    seconds_to_authenticate = tcp_auth_seconds()  # a bad value was already said (cli.py, at start)
     sock = _listen(host, port)
     token_folder = None
     try:
