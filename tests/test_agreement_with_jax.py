@@ -46,6 +46,8 @@ JAX_FAILURES = (
     ("ValueError", "Cannot pass semaphores into kernels as arrays", "PAL008"),
     ("NotImplementedError", "Evaluation rule for 'get_global' not implemented", "PAL008"),
     ("NotImplementedError", "Non-decrementing wait is not supported", "PAL009"),
+    ("ValueError", "DMA source semaphore must be a Ref.", "PAL010"),
+    ("ValueError", "DMA destination semaphore must be a Ref.", "PAL010"),
 )
 
 

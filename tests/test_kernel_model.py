@@ -1,6 +1,7 @@
 """The kernel model: backend per entry point (with the `platform` setting and the analysed jax version),
 grid/cluster/thread axes, get_global sites and their uses, and the jax version read from metadata."""
 
+import ast
 import subprocess
 import sys
 
@@ -79,6 +80,24 @@ def test_semaphore_ops_reached_through_helpers(ws):
     lines = source.splitlines()
     signal, wait = lines.index("    pl.semaphore_signal(s)") + 1, lines.index("    pl.semaphore_wait(s, decrement=False)") + 1
     assert [(op.kind, op.call.lineno) for op in kernel.semaphore_ops] == [("signal", signal), ("wait", wait)]
+
+
+def test_dma_copies_their_starts_and_semaphore_arguments(ws):
+    source = HEADER + ("def copy_body(x, o, a, b):\n    c = pltpu.make_async_remote_copy(x, o, a[0], b.at[1], device_id=(0,))\n"
+                       "    c.start()\n    pltpu.async_copy(x, o, 7)\n\n"
+                       "k = pl.pallas_call(copy_body, out_shape=jax.ShapeDtypeStruct((8,), jnp.float32), in_specs=[pl.BlockSpec(memory_space=pl.ANY)], "
+                       "scratch_shapes=[pltpu.SemaphoreType.DMA((2,)), pltpu.SemaphoreType.DMA((2,))])\n")
+    _, (kernel,) = models(ws, source)
+    line = {text.strip().split("(")[0]: n for n, text in enumerate(source.splitlines(), 1)}
+    remote, start, local = line["c = pltpu.make_async_remote_copy"], line["c.start"], line["pltpu.async_copy"]
+    assert sorted((copy.call.lineno, [s.lineno for s in copy.starts],
+                   [(role, ast.unparse(node), not_ref and (not_ref[0], ast.unparse(not_ref[1])))
+                    for role, node, not_ref in copy.semaphores]) for copy in kernel.dma_copies) == [
+        (remote, [start], [("dma_src", "a[0]", ("loaded", "a[0]")), ("dma_dst", "b.at[1]", None)]),
+        (local, [local], [("dma_dst", "7", ("number", "7"))]),
+    ]
+    assert [(sem.node.arg, sem.shape, sem.dtype, sem.origin) for sem in kernel.semaphores] == [
+        ("a", (2,), "dma_sem", "scratch_shapes[0]"), ("b", (2,), "dma_sem", "scratch_shapes[1]")]
 
 
 def test_warp_mesh_core_map_is_its_own_backend_and_not_part_of_the_outer_kernel(ws):

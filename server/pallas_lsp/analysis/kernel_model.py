@@ -138,6 +138,20 @@ class SemaphoreSite:
 
 
 @dataclass(frozen=True)
+class DmaCopy:
+    """A TPU copy a kernel reaches (`pltpu.make_async_copy(...)`, ...): the `.start()` calls where JAX checks
+    its semaphores, and each semaphore argument as (role, node, not_ref): role "dma_src" (send) or
+    "dma_dst" (receive); not_ref ("number", expr) for a number, ("loaded", expr) for a value read out of
+    a semaphore ref (`sems[0]`), expr being that expression (the argument, or what a name holds), or
+    None (a ref, or not known)."""
+
+    model: "ModuleModel"
+    call: ast.Call
+    starts: tuple[ast.Call, ...]
+    semaphores: tuple[tuple[str, ast.expr, tuple[str, ast.expr] | None], ...]
+
+
+@dataclass(frozen=True)
 class SemaphoreOp:
     """A semaphore primitive a kernel reaches (`pl.semaphore_wait(...)`, ...): `kind` is signal, wait or read."""
 
@@ -171,6 +185,7 @@ class KernelModel:
     run_scoped: list["RunScopedSite"] = field(default_factory=list)
     semaphore_ops: list[SemaphoreOp] = field(default_factory=list)
     semaphores: list[SemaphoreSite] = field(default_factory=list)  # scratch / operand / run_scoped semaphores
+    dma_copies: list[DmaCopy] = field(default_factory=list)
     interpreter: str | None = None  # which interpreter runs it: "tpu", "gpu" or "hlo" (interpret=True); None: compiled
 
     @property
@@ -265,9 +280,56 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                 argument = get_global_argument(call)
                 what = project.evaluator.value(func.model, argument) if argument is not None else None
                 sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
+    copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}) if "async" in body.model.text else []
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
-                       bool(entry.interpret), scoped, ops, semaphores, _interpreter(project, entry))
+                       bool(entry.interpret), scoped, ops, semaphores, copies,
+                       _interpreter(project, entry))
+
+
+def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set[int]) -> list[DmaCopy]:
+    copies = []
+    for func in functions:
+        for api, roles in _DMA_SEMAPHORES.items():
+            for call in pallas_calls(project, func.model, api):
+                if func.model.enclosing_function(call) is not func.node:
+                    continue
+                arguments = [(roles[i], a) for i, a in enumerate(call.args) if i in roles]
+                arguments += [(roles[k.arg], k.value) for k in call.keywords if k.arg in roles]
+                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params))
+                                   for role, node in arguments)
+                starts = (call,) if api in _DMA_STARTING else tuple(_starts(func.model, call))
+                copies.append(DmaCopy(func.model, call, starts, semaphores))
+    return copies
+
+
+def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semaphore_params: set[int],
+               depth: int = 0) -> tuple[str, ast.expr] | None:
+    """("number", expr) or ("loaded", expr) (`sems[0]`, `sems.at[1][...]` of a body's semaphore parameter)
+    where a copy's semaphore argument is certainly no ref; None where it is one or is not known."""
+    value = project.evaluator.value(model, node)
+    if isinstance(value, Const) and type(value.value) in (int, float):
+        return "number", node
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and not _is_at(node.value):
+        base = node.value
+        while isinstance(base, ast.Subscript) and _is_at(base.value):
+            base = base.value.value
+        if isinstance(base, ast.Name):
+            binding = model.lookup(base.id, model.scope_of(base), base.lineno)
+            if binding is not None and binding.kind == "param" and id(binding.node) in semaphore_params:
+                return "loaded", node
+        return None
+    if isinstance(node, ast.Name) and depth < 4:
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if binding is not None and binding.kind == "assign" and isinstance(binding.node, ast.Assign) \
+                and len(binding.node.targets) == 1 and isinstance(binding.node.targets[0], ast.Name) \
+                and binding.value is not None:
+            return _not_a_ref(project, model, binding.value, semaphore_params, depth + 1)
+    return None
+
+
+def _is_at(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "at"
 
 
 def _parameter_semaphores(project: "Project", entry: EntryPoint) -> list[SemaphoreSite]:

@@ -1,0 +1,65 @@
+"""PAL010 dma-semaphore-not-ref: a TPU copy given a semaphore *value* (or a number) instead of a ref.
+
+A copy's send and receive semaphores (`pltpu.make_async_copy(src, dst, sem, src_sem=...)`,
+`pltpu.make_async_remote_copy(src, dst, send_sem, recv_sem, ...)`, `pltpu.async_copy`, ...) are refs
+the DMA signals: a scratch `pltpu.SemaphoreType.DMA`, or one of an array through `sems.at[i]`.
+`sems[i]` reads a value out of the ref, and a number is no ref at all; JAX fails when the copy starts
+(dma_start's abstract evaluation, jax/_src/pallas/mosaic/primitives.py) with
+`ValueError: DMA source semaphore must be a Ref.` (the send semaphore, `src_sem`) or
+`ValueError: DMA destination semaphore must be a Ref.` (the receive semaphore, `sem`).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+CODE = "PAL010"
+NAME = "dma-semaphore-not-ref"
+SEVERITY = "error"
+SUMMARY = "A TPU copy's send or receive semaphore is a value read out of a ref (sems[0]) or a number, not a ref."
+
+_SIDE = {"dma_src": ("source", "send"), "dma_dst": ("destination", "receive")}
+
+
+def _scratch_keyword(kernel) -> str:
+    return "scratch_shapes" if kernel.api == "pl.pallas_call" else "scratch_types"
+
+
+def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.expr]) -> str:
+    side, verb = _SIDE[role]
+    what, expr = not_ref
+    text = model.segment(expr, 40)
+    held = "" if expr is node else f" ({model.segment(node, 20)} holds it)"
+    quote = f'JAX: "ValueError: DMA {side} semaphore must be a Ref."'
+    if what == "loaded" and isinstance(expr, ast.Subscript):
+        whole = isinstance(expr.slice, ast.Constant) and expr.slice.value is Ellipsis
+        base = model.segment(expr.value, 40)
+        view = base if whole else f"{base}.at[{model.segment(expr.slice, 30)}]"
+        return (f"{quote}; pass {'the ref' if whole else 'the view'} {view}, not {text}. {text}{held} reads the "
+                f"semaphore's value; the copy's {verb} semaphore must be a semaphore ref or an .at[] view of one.")
+    return (f"{quote}; pass a ref: a pltpu.SemaphoreType.DMA in {_scratch_keyword(kernel)}. "
+            f"{text}{held} is a number; the copy's {verb} semaphore must be a semaphore ref the DMA can signal.")
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    if "async" not in ctx.model.text:
+        return
+    reported: set[int] = set()
+    for kernel in ctx.kernels():
+        for copy in kernel.dma_copies:
+            if copy.model is not ctx.model:
+                continue
+            # JAX checks the receive (destination) semaphore first, then the send (source) one.
+            for role, node, not_ref in sorted(copy.semaphores, key=lambda s: s[0] != "dma_dst"):
+                if not_ref is None:
+                    continue
+                for start in copy.starts:
+                    if id(start) in reported:
+                        continue
+                    reported.add(id(start))
+                    related = (ctx.related(copy.model, node, f"the {_SIDE[role][1]} semaphore argument"),)
+                    yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref), related,
+                                      facts={"kernel": kernel, "copy": copy.call, "model": copy.model,
+                                             "entry": kernel.entry})
