@@ -131,6 +131,18 @@ def test_a_class_that_cannot_match_matches_nothing_instead_of_crashing_the_walk(
     assert walked == ["].py", "x.py"]  # `[!]x]`: any one character but `]` and `x` (as in git) leaves out m.py
 
 
+@pytest.mark.timeout(120)
+def test_a_fifo_named_gitignore_is_not_read_and_does_not_hang_check(tmp_path):
+    """A FIFO put in place of `.gitignore` or `.git/info/exclude` made the walk wait for a writer."""
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    os.mkfifo(tmp_path / ".gitignore")
+    os.mkfifo(tmp_path / ".git" / "info" / "exclude")
+    (tmp_path / "kernel.py").write_text(KERNEL)
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--no-jedi", "--format", "json", "."],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=110)
+    assert [(f["path"], f["code"]) for f in json.loads(run.stdout)] == [("kernel.py", "PAL001")], run.stderr
+
+
 def hostile_tree(root, *, gitignore: bool, extend_exclude: bool) -> None:
     """A kernel with a 60-letter name that is checked, and a folder the pattern leaves out."""
     (root / ".git").mkdir()

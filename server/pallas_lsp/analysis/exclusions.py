@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from ..source_text import read_regular_bytes
 from .globs import GlobSet, glob, is_glob
 
 DEFAULT_EXCLUDE = ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "env", "venv",
@@ -45,9 +46,9 @@ class Rule:
 
 
 def _read_rules(base: str, path: str) -> list[Rule]:
+    """The patterns of a `.gitignore` (none when it is not a regular file: a FIFO hung the walk)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        lines = read_regular_bytes(path).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return []
     rules = []

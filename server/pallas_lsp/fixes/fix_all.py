@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import analyze
 from ..analysis.findings import Finding, Fix
-from ..source_text import encode_source
+from ..source_text import encode_source, read_regular_bytes
 from . import fixes_for
 from .edits import apply_edits, parses
 
@@ -140,8 +140,7 @@ def unified_diff(changed: dict[str, tuple[str, str]]) -> bytes:
 
 def _bytes_of(path: str) -> bytes:
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular_bytes(path)
     except OSError:
         return b""  # encoded as UTF-8, then
 
