@@ -110,19 +110,30 @@ def test_forked_processes_are_killed_after_the_trace(pool):
     assert_nothing_left(worker)
 
 
-def escaped_pids(path) -> list[int]:
-    return [int(line) for line in path.read_text().split()]
+def escaped_alive(path) -> list[int]:
+    """Live processes (host pids) running under one of the tokens the traced code wrote to `path`."""
+    tokens = [token.encode() for token in path.read_text().split()]
+    assert tokens, "the traced code started no grandchild"
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                arguments = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(token in arguments for token in tokens) and alive(int(entry)):
+            found.append(int(entry))
+    return found
 
 
 def test_a_grandchild_that_left_the_session_is_killed_and_the_pool_keeps_serving(pool, tmp_path, monkeypatch):
-    pids = tmp_path / "escaped"
-    pids.touch()
-    monkeypatch.setenv("PALLAS_TEST_ESCAPED_PIDS", str(pids))
+    tokens = tmp_path / "escaped"
+    tokens.touch()
+    monkeypatch.setenv("PALLAS_TEST_ESCAPED_TOKENS", str(tokens))
     result, worker = run(pool, "escapes")
     assert result["ok"], result["error"]
-    [escaped] = escaped_pids(pids)
     assert result["worker"]["killed_leftover_processes"] == 1
-    assert not alive(escaped)
+    assert escaped_alive(tokens) == []
     assert assert_pool_still_serves(pool) is worker
     pool.shutdown()
     assert_nothing_left(worker)
@@ -132,27 +143,25 @@ def test_the_cli_ends_after_a_trace_whose_grandchild_left_the_session(tmp_path):
     import subprocess
     import sys
 
-    pids = tmp_path / "escaped"
-    pids.touch()
+    tokens = tmp_path / "escaped"
+    tokens.touch()
     done = subprocess.run([sys.executable, "-m", "pallas_lsp", "trace", f"{MISBEHAVING}::escapes", "--platform", "host",
                            "--python", jax_python()], capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "PALLAS_TEST_ESCAPED_PIDS": str(pids)})
+                          env={**os.environ, "PALLAS_TEST_ESCAPED_TOKENS": str(tokens)})
     assert done.returncode == 0, done.stderr
     assert "escapes" in done.stdout
-    [escaped] = escaped_pids(pids)
-    assert not alive(escaped)
+    assert escaped_alive(tokens) == []
 
 
 @CONTAINMENTS
 def test_a_grandchild_whose_supervisor_was_killed_is_gone_after_the_trace(pool, tmp_path, monkeypatch, namespaces):
-    pids = tmp_path / "escaped"
-    pids.touch()
-    monkeypatch.setenv("PALLAS_TEST_ESCAPED_PIDS", str(pids))
+    tokens = tmp_path / "escaped"
+    tokens.touch()
+    monkeypatch.setenv("PALLAS_TEST_ESCAPED_TOKENS", str(tokens))
     monkeypatch.setenv(NAMESPACES_ENV, namespaces)
     result, worker = run(pool, "kills_its_supervisor")
     assert result["ok"], result["error"]
-    [escaped] = escaped_pids(pids)
-    assert not alive(escaped)
+    assert escaped_alive(tokens) == []
     assert result["worker"]["killed_leftover_processes"] == 1
     assert not alive(result["worker"]["pid"])  # the process that ran the trace
     assert assert_pool_still_serves(pool) is worker
@@ -165,16 +174,15 @@ def test_the_cli_leaves_nothing_when_the_traced_code_kills_its_supervisor(tmp_pa
     import subprocess
     import sys
 
-    pids = tmp_path / "escaped"
-    pids.touch()
+    tokens = tmp_path / "escaped"
+    tokens.touch()
     done = subprocess.run([sys.executable, "-m", "pallas_lsp", "trace", f"{MISBEHAVING}::kills_its_supervisor",
                            "--platform", "host", "--format", "json", "--python", jax_python()],
                           capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "PALLAS_TEST_ESCAPED_PIDS": str(pids), NAMESPACES_ENV: namespaces})
+                          env={**os.environ, "PALLAS_TEST_ESCAPED_TOKENS": str(tokens), NAMESPACES_ENV: namespaces})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["worker"]["killed_leftover_processes"] == 1
-    [escaped] = escaped_pids(pids)
-    assert not alive(escaped)
+    assert escaped_alive(tokens) == []
 
 
 def threads(pid: int) -> int:

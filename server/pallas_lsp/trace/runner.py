@@ -605,8 +605,10 @@ def kill_descendants(root: int, keep: int | None = None, seconds: float = 5.0) -
 # allowed, the keeper is a child subreaper instead and the worker catches what escapes it.
 
 PR_SET_CHILD_SUBREAPER = 36
+CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 NAMESPACES_ENV = "PALLAS_LSP_TRACE_NAMESPACES"  # "0": subreapers only, as on a host without namespaces
 
 
@@ -623,18 +625,18 @@ def _become_subreaper() -> bool:
 
 
 def _enter_pid_namespace() -> bool:
-    """Make this process's next child the init of a new PID namespace: as root, or in a user namespace of
-    our own where unprivileged ones are allowed."""
+    """Make this process's next child the init of a new PID namespace (and mount namespace, for its own
+    /proc): as root, or in a user namespace of our own where unprivileged ones are allowed."""
     if os.environ.get(NAMESPACES_ENV) == "0":
         return False
     try:
         unshare = _libc().unshare
     except (OSError, AttributeError):
         return False
-    if unshare(CLONE_NEWPID) == 0:
+    if unshare(CLONE_NEWPID | CLONE_NEWNS) == 0:
         return True
     uid, gid = os.geteuid(), os.getegid()
-    if unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0:
+    if unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS) != 0:
         return False
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         try:
@@ -645,12 +647,42 @@ def _enter_pid_namespace() -> bool:
     return True
 
 
-def _outer_pid() -> int:
-    """This process's pid as /proc (mounted outside our namespaces) and the server know it."""
+_host_proc: int | None = None  # the host's /proc, kept open by a keeper across mounting its own
+_own_proc = False
+_outer_pids: dict[int, int] = {}
+
+
+def _mount_own_proc() -> None:
+    """As a new PID namespace's init: mount a /proc of this namespace. CUDA's driver will not start
+    (cuInit: CUDA_ERROR_OPERATING_SYSTEM) under a /proc whose pids are not its namespace's."""
+    global _host_proc, _own_proc
     try:
-        return int(os.readlink("/proc/self"))
-    except (OSError, ValueError):
-        return os.getpid()
+        _host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+        libc = _libc()
+        _own_proc = (libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0
+                     and libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _close_host_proc() -> None:
+    global _host_proc
+    if _host_proc is not None:
+        os.close(_host_proc)
+        _host_proc = None
+
+
+def _outer_pid() -> int:
+    """This process's pid as the host's /proc and the server know it (remembered: the trace's process
+    closes the host's /proc before user code runs)."""
+    pid = os.getpid()
+    if pid not in _outer_pids:
+        try:
+            _outer_pids[pid] = int(os.readlink("self", dir_fd=_host_proc) if _host_proc is not None
+                                   else os.readlink("/proc/self"))
+        except (OSError, ValueError):
+            _outer_pids[pid] = pid
+    return _outer_pids[pid]
 
 
 def _alive(pid: int) -> bool:
@@ -774,7 +806,9 @@ def _launch(work, write_end: int) -> None:
         if keeper != 0:
             _wait_for(keeper)
             os._exit(0)
-        if not namespaced:
+        if namespaced:
+            _mount_own_proc()
+        else:
             _become_subreaper()
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # as a namespace's init, only handled signals arrive
         trace = os.fork()
@@ -798,11 +832,11 @@ def _launch(work, write_end: int) -> None:
 
 
 def _end_namespace() -> int:
-    """As the namespace's init: kill every other process in it (pids in /proc are the outer ones, which
-    mean nothing to kill() in here) and collect them; how many there were."""
+    """As the namespace's init: kill every other process in it (kill(-1) from its init reaches exactly
+    those) and collect them; how many there were."""
     import signal
 
-    left = len(_descendants(_outer_pid()))
+    left = len(_descendants(os.getpid() if _own_proc else _outer_pid()))
     if left:
         try:
             os.kill(-1, signal.SIGKILL)  # from a namespace's init: every process in the namespace but itself
@@ -825,6 +859,7 @@ def _run_trace_process(work, write_end: int) -> None:
     code = 0
     try:
         _write_all(write_end, f"P {_outer_pid()}\n".encode())
+        _close_host_proc()
         result = work()
         if os.getpid() == me:  # a fork made by user code that came back here never answers
             _write_all(write_end, ("R " + json.dumps(result, default=str) + "\n").encode())
