@@ -286,3 +286,21 @@ def test_good_values_are_taken_as_they_are(tmp_path):
     run = cli("check", "--no-jedi", "k.py", cwd=tmp_path, env_values={
         "PALLAS_LSP_PROBE_TIMEOUT": "2.5", "PALLAS_LSP_TRACE_MEMORY_MB": "0", "PALLAS_LSP_DOCS_URL": "https://x.org/r"})
     assert (run.returncode, run.stderr) == (1, "")
+
+
+def test_a_number_too_long_for_python_is_clamped_like_any_huge_one(tmp_path):
+    """More than 4,300 digits: `int()` refuses it, so `json.loads` did, and `initialize` got a
+    ParseError with `id: null` that answers no request."""
+    server = WireServer()
+    try:
+        options = b'{"traceTimeout": 1' + b"0" * 5000 + b'}'
+        server.send(b'{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"processId": null, "rootUri": '
+                    + json.dumps(tmp_path.as_uri()).encode() + b', "capabilities": {}, "initializationOptions": '
+                    + options + b"}}")
+        answer = server.response(0)
+        assert answer is not None and "result" in answer, answer
+        shown = server.wait_for(lambda m: m.get("method") == "window/showMessage")
+        assert shown["params"]["message"] == \
+            "pallas-lsp: setting pallas.traceTimeout = inf is over the maximum of 86,400 s: using 86,400 s"
+    finally:
+        server.kill()

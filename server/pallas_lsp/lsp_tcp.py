@@ -35,8 +35,8 @@ import sys
 import time
 
 from .checked_values import tcp_auth_seconds
-from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, read_loop,
-                            serve_stdio)
+from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, loads,
+                            read_loop, serve_stdio)
 from .private_files import PrivateFolder, Untrusted, read_own
 
 log = logging.getLogger(__name__)
@@ -272,7 +272,7 @@ class TcpServer:
 
 def _json(data: bytes):
     try:
-        return json.loads(data)
+        return loads(data)
     except (ValueError, RecursionError):
         return None
 

@@ -138,6 +138,18 @@ class FrameReader:
                 length = int(value)
 
 
+def loads(data: bytes):
+    """JSON as the client sent it, also an integer too long for `int()` (Python refuses more than
+    4,300 digits, against quadratic conversion): `traceTimeout: 10**5000` then reads as inf and is
+    clamped like `10**400`, instead of making `initialize` a ParseError that answers nobody."""
+    return json.loads(data, parse_int=_integer)
+
+
+def _integer(digits: str):
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return float(digits) if limit and len(digits.lstrip("-")) > limit else int(digits)
+
+
 def _valid_id(value) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
@@ -161,7 +173,7 @@ class Dispatcher:
 
     def body(self, data: bytes) -> None:
         try:
-            message = json.loads(data)
+            message = loads(data)
         except (ValueError, RecursionError) as exc:
             self.error(None, PARSE_ERROR, f"the message is not JSON: {str(exc)[:200]}")
             return
