@@ -40,7 +40,7 @@ def check(kernel: Path, cache: Path | None, **env) -> subprocess.CompletedProces
 
 
 def warning(text: str) -> str:
-    return f"pallas-lsp: WARNING: {text}\n"
+    return f"pallas-lsp: warning: {text}\n"
 
 
 @pytest.fixture

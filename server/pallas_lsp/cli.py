@@ -281,10 +281,21 @@ def run_trace(args) -> int:
     return EXIT_ERROR if (result.get("error") or {}).get("type") in never_ran else EXIT_FINDINGS
 
 
+class _LowerCaseLevel(logging.Formatter):
+    """`pallas-lsp: warning: ...`, as the CLI's own warnings (and ruff's) print, not `WARNING:`."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record = logging.makeLogRecord(record.__dict__)
+        record.levelname = record.levelname.lower()
+        return super().format(record)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LowerCaseLevel("pallas-lsp: %(levelname)s: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
-                        stream=sys.stderr, format="pallas-lsp: %(levelname)s: %(message)s")
+                        handlers=[handler])
     _warn_environment()
     try:
         if args.command == "check":

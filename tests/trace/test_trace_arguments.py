@@ -108,7 +108,7 @@ def test_arguments_that_are_not_a_list_get_invalid_params(wire, kernel, argument
 def test_the_log_says_one_line_per_bad_request(wire, kernel):
     answer = wire.request(1, "workspace/executeCommand", {"command": "pallas.trace", "arguments": [kernel.as_uri(), 5]})
     assert answer["error"]["code"] == INVALID_PARAMS
-    line = ('pallas-lsp: WARNING: message "1" answered InvalidParams: ' + USAGE
+    line = ('pallas-lsp: warning: message "1" answered InvalidParams: ' + USAGE
             + "the function is a number, neither a name nor a position")
     deadline = time.monotonic() + 30  # the log line is written just after the answer, on the server's side
     while line not in wire.stderr.decode().splitlines() and time.monotonic() < deadline:
