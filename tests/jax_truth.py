@@ -48,6 +48,9 @@ after every fixture.
   ``get_global discharge`` message) and Triton's ``Unimplemented primitive ...: get_global``
   (which names no equation): the user frame of every ``get_global`` equation left after
   ``pallas_call`` removed dead code;
+* the TPU interpreter's `Semaphore N occurs as both fixed-id and internal.` (raised in a host
+  callback, reported as a `JaxRuntimeError` whose last line it is; that line is the `message`):
+  the user frame of every `get_barrier_semaphore` equation, which makes the fixed-id semaphore;
 * any other error: the deepest traceback frame under the fixture's folder, following the
   exception's causes (a lowering error's ``JaxStackTraceBeforeTransformation`` cause holds the
   user frame of the equation that failed), if any.
@@ -168,6 +171,19 @@ def _get_global_outside_kernel(eqn, inside):
   return eqn.primitive.name == "get_global" and not inside
 
 
+def _barrier_semaphore(eqn, inside):
+  return eqn.primitive.name == "get_barrier_semaphore"
+
+
+def _callback_error(exc: BaseException) -> str | None:
+  """The TPU interpreter's semaphore-id clash, raised in a host callback: the last line of the traceback
+  JAX's `INTERNAL: CpuCallback error` carries (`ValueError: Semaphore 2000 occurs ...`). Other callback
+  errors keep their first line, as recorded before."""
+  lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+  last = lines[-1] if len(lines) > 1 else ""
+  return last if "occurs as both fixed-id and internal" in last else None
+
+
 def _traceback_locations(exc: BaseException, root: str):
   """Deepest frame under `root`, following __cause__/__context__ chains."""
   best = None
@@ -247,6 +263,8 @@ def run_fixture(path: str) -> dict:
           lowered.compile()
   except Exception as exc:  # noqa: BLE001
     msg = _first_line(exc)
+    if type(exc).__name__ == "JaxRuntimeError" and "CpuCallback error" in msg:
+      msg = _callback_error(exc) or msg
     result.update(ok=False, exc_type=type(exc).__name__, message=msg)
     locs = []
     try:
@@ -264,6 +282,8 @@ def run_fixture(path: str) -> dict:
           locs = _eqn_locations(fn, args, _collective_run_scoped)
         elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
+        elif stage == "run" and "occurs as both fixed-id and internal" in msg:
+          locs = _eqn_locations(fn, args, _barrier_semaphore)
     except Exception as exc2:  # noqa: BLE001
       print(f"jax_truth: locating failed for {path}: {exc2!r}", file=sys.stderr)
     if not locs:

@@ -48,6 +48,7 @@ JAX_FAILURES = (
     ("NotImplementedError", "Non-decrementing wait is not supported", "PAL009"),
     ("ValueError", "DMA source semaphore must be a Ref.", "PAL010"),
     ("ValueError", "DMA destination semaphore must be a Ref.", "PAL010"),
+    ("JaxRuntimeError", "occurs as both fixed-id and internal", "PAL011"),  # raised in the TPU interpreter's callback
 )
 
 

@@ -100,6 +100,20 @@ def test_dma_copies_their_starts_and_semaphore_arguments(ws):
         ("a", (2,), "dma_sem", "scratch_shapes[0]"), ("b", (2,), "dma_sem", "scratch_shapes[1]")]
 
 
+@pytest.mark.parametrize("body,scratch,expected", [
+    ("def tpu_body(x, o, a, b):", "pltpu.SemaphoreType.REGULAR, pltpu.SemaphoreType.DMA((2, 3))", (7, 7)),
+    ("def tpu_body(x, o, a):", "pltpu.VMEM((8,), jnp.float32)", (7, 0)),
+    ("def tpu_body(x, o, *rest):", "pltpu.SemaphoreType.REGULAR", (7, None)),  # roles not static
+])
+def test_collective_id_and_the_semaphores_a_tpu_kernel_starts_with(ws, body, scratch, expected):
+    source = HEADER + (f"{body}\n    pltpu.get_barrier_semaphore()\n\n"
+                       "X = jax.ShapeDtypeStruct((8,), jnp.float32)\n"
+                       f"k = pl.pallas_call(tpu_body, out_shape=X, scratch_shapes=[{scratch}], "
+                       "compiler_params=pltpu.CompilerParams(collective_id=7))\nk(X)\n")
+    _, (kernel,) = models(ws, source)
+    assert (kernel.collective_id, kernel.start_semaphores) == expected
+
+
 def test_warp_mesh_core_map_is_its_own_backend_and_not_part_of_the_outer_kernel(ws):
     source = HEADER + ("def outer(x_ref, o_ref):\n    @pl.core_map(plgpu.WarpMesh(axis_name='w'))\n    def _():\n"
                        "        pl.semaphore_signal(pl.get_global(plgpu.SemaphoreType.REGULAR))\n\n"

@@ -69,7 +69,8 @@ _DMA_SEMAPHORES = {
     "pltpu.async_remote_copy": {2: "dma_src", "send_sem": "dma_src", 3: "dma_dst", "recv_sem": "dma_dst"},
 }
 _DMA_STARTING = {"pltpu.async_copy", "pltpu.async_remote_copy"}  # these start the copy themselves
-_GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read"}
+_GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
+                          "pltpu.get_barrier_semaphore": "barrier_semaphore"}
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
 _MAX_HELPER_DEPTH = 4
 
@@ -153,7 +154,8 @@ class DmaCopy:
 
 @dataclass(frozen=True)
 class SemaphoreOp:
-    """A semaphore primitive a kernel reaches (`pl.semaphore_wait(...)`, ...): `kind` is signal, wait or read."""
+    """A semaphore primitive a kernel reaches (`pl.semaphore_wait(...)`, ...): `kind` is signal, wait, read or
+    barrier_semaphore (`pltpu.get_barrier_semaphore()`)."""
 
     kind: str
     model: "ModuleModel"
@@ -186,6 +188,10 @@ class KernelModel:
     semaphore_ops: list[SemaphoreOp] = field(default_factory=list)
     semaphores: list[SemaphoreSite] = field(default_factory=list)  # scratch / operand / run_scoped semaphores
     dma_copies: list[DmaCopy] = field(default_factory=list)
+    # TPU: `pltpu.CompilerParams(collective_id=...)` (None: none or not static), and how many semaphores the
+    # TPU interpreter allocates as the kernel starts (its semaphore-space operands and scratch; None: not static).
+    collective_id: int | None = None
+    start_semaphores: int | None = None
     interpreter: str | None = None  # which interpreter runs it: "tpu", "gpu" or "hlo" (interpret=True); None: compiled
 
     @property
@@ -282,9 +288,33 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                 sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
     copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}) if "async" in body.model.text else []
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
+    collective_id, start_semaphores = _collective(project, entry)
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
-                       bool(entry.interpret), scoped, ops, semaphores, copies,
-                       _interpreter(project, entry))
+                       bool(entry.interpret), scoped, semaphore_ops=ops, semaphores=semaphores, dma_copies=copies,
+                       collective_id=collective_id, start_semaphores=start_semaphores,
+                       interpreter=_interpreter(project, entry))
+
+
+def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int | None]:
+    """(collective_id, semaphores allocated at the kernel's start) of a TPU kernel; (None, None) without one."""
+    from .kernel_args import kernel_parameters
+
+    if "collective_id" not in entry.model.text:
+        return None, None
+    name, call, model = _callee(project, entry.model, _kwarg_node(entry.kernel, "compiler_params"))
+    node = next((k.value for k in call.keywords if k.arg == "collective_id"), None) if call is not None else None
+    value = project.evaluator.value(model, node) if name == "pltpu.CompilerParams" and node is not None else None
+    if not (isinstance(value, Const) and type(value.value) is int):
+        return None, None
+    params = kernel_parameters(project, entry)
+    spaces = [p for p in params if p.space == "semaphore_mem"]
+    spec = entry.body.node.args
+    placed = {id(p.node) for p in params}  # every parameter's role known: no semaphore among the unplaced
+    known = spec.vararg is None and spec.kwarg is None and \
+        all(id(a) in placed for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]) and \
+        all(p.shape is not None for p in spaces)
+    count = sum(math.prod(p.shape) for p in spaces) if known else None
+    return value.value, count
 
 
 def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set[int]) -> list[DmaCopy]:
