@@ -40,13 +40,14 @@ def test_noqa_parsing():
     assert noqa_codes("x = 1  # noqa: PAL001, PAL002") == {"PAL001", "PAL002"}
 
 
-ALL_CODES = {f"PAL00{n}" for n in range(9)}
+ALL_CODES = {f"PAL{n:03}" for n in range(12)}  # PAL000-PAL011
 
 
 @pytest.mark.parametrize("select,ignore,expected", [
     (None, None, ALL_CODES),
     (["PAL001"], None, {"PAL001"}),
-    (["PAL00"], ["PAL000"], ALL_CODES - {"PAL000"}),
+    (["PAL00"], ["PAL000"], {f"PAL00{n}" for n in range(1, 10)}),  # a prefix: PAL010 and PAL011 do not start with it
+    (["PAL01"], None, {"PAL010", "PAL011"}),
     (["ALL"], ["PAL002"], ALL_CODES - {"PAL002"}),
     ([], None, set()),
 ])
