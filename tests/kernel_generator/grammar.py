@@ -345,11 +345,13 @@ def render(spec: Spec, name: str) -> dict[str, str]:
         elif item.site == "when":
             body_lines += ["@pl.when(x_ref[0] > 0)", f"def _when_{k}({sig}):"] + indent(
                 prefix + [f"{var} = {call}"] + use)
-        elif item.site in ("cond_true", "cond_false"):
+        elif item.site in ("cond_true", "cond_false", "switch_first", "switch_second"):
             branch = [f"def branch_{k}({sig}):"] + indent(prefix + [f"{var} = {call}"] + use)
             other = [f"def other_{k}():", "  pass"]
-            order = f"branch_{k}, other_{k}" if item.site == "cond_true" else f"other_{k}, branch_{k}"
-            body_lines += branch + other + [f"lax.cond(x_ref[0] > 0, {order})"]
+            order = f"branch_{k}, other_{k}" if item.site in ("cond_true", "switch_first") else f"other_{k}, branch_{k}"
+            branches = f"lax.cond(x_ref[0] > 0, {order})" if item.site.startswith("cond") else (
+                f"lax.switch((x_ref[0] > 0).astype(jnp.int32), [{order}])")
+            body_lines += branch + other + [branches]
         elif item.site == "fori":
             extra = f", {sig}" if sig else ""
             body_lines += [f"def loop_{k}(i, carry{extra}):"] + indent(prefix + [f"{var} = {call}"] + use) + [
@@ -358,11 +360,6 @@ def render(spec: Spec, name: str) -> dict[str, str]:
             extra = f", {sig}" if sig else ""
             body_lines += [f"def scoped_{k}(tmp_ref{extra}):"] + indent(prefix + [f"{var} = {call}"] + use) + [
                 f"{rs()}(scoped_{k}, plgpu.SMEM((8,), jnp.float32){scoped_axes})"]
-        elif item.site in ("switch_first", "switch_second"):
-            branch = [f"def branch_{k}({sig}):"] + indent(prefix + [f"{var} = {call}"] + use)
-            other = [f"def other_{k}():", "  pass"]
-            order = f"branch_{k}, other_{k}" if item.site == "switch_first" else f"other_{k}, branch_{k}"
-            body_lines += branch + other + [f"lax.switch((x_ref[0] > 0).astype(jnp.int32), [{order}])"]
         elif item.site == "lambda":
             body_lines += prefix + [f"get_{k} = lambda {sig}: {call}".replace("lambda :", "lambda:"),
                                     f"{var} = get_{k}()"] + use
