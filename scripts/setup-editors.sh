@@ -20,19 +20,10 @@ elif ! command -v apt-get >/dev/null 2>&1; then
   echo "setup-editors: missing ${missing[*]} and no apt-get here; install them by hand to run tests/editors" >&2
   exit 1
 else
-  as_root=()
-  if [ "$(id -u)" -ne 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then
-      as_root=(sudo)
-    else
-      echo "setup-editors: missing ${missing[*]}; need root or sudo to install them with apt-get" >&2
-      exit 1
-    fi
-  fi
   echo "setup-editors: installing ${missing[*]}"
-  apt_get=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
-  "${apt_get[@]}" update -qq
-  "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  . scripts/apt-when-free.sh
+  apt_get_when_free update -qq
+  apt_get_when_free install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   echo "setup-editors: installed ($(nvim --version | head -1); $(emacs --version | head -1))"
 fi
 

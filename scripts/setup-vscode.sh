@@ -20,9 +20,9 @@ done
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-vscode: apt-get install ${missing[*]}"
-  SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+  . scripts/apt-when-free.sh
+  apt_get_when_free update -qq
+  apt_get_when_free install -y -qq "${missing[@]}" >/dev/null
 fi
 
 case "$(uname -m)" in
