@@ -89,3 +89,12 @@ def test_silent_fixture_gets_the_warning(ws):
     fixture = FIXTURES / "silent" / "tpu_nondecrementing_wait.py"
     source = fixture.read_text()
     assert ws.check(source=source) == [("PAL009", at(source, "pl.semaphore_wait(sem, 1, decrement=False)"), SILENT)]
+
+
+def test_a_helper_in_another_module_is_reported_there(ws):
+    helper = "from jax.experimental import pallas as pl\n\ndef peek(s):\n    pl.semaphore_wait(s, 1, decrement=False)\n"
+    ws.write("helpers.py", helper)
+    ws.write("kernel.py", HEADER + "from helpers import peek\n\ndef body(x_ref, o_ref, sem):\n    peek(sem)\n\n"
+             f"k = pl.pallas_call(body, out_shape=X, {TPU_SCRATCH}, interpret=pltpu.InterpretParams())\n")
+    assert ws.check("helpers.py") == [("PAL009", at(helper, "pl.semaphore_wait(s, 1, decrement=False)"), ERROR)]
+    assert ws.check("kernel.py") == []

@@ -54,6 +54,16 @@ class RuleContext:
         found.update((id(k), k) for k, _ in self.kernels_reaching())
         return list(found.values())
 
+    def kernels_here_and_in_importers(self):
+        """Kernel models of this module's entry points and of the workspace modules importing it: code here
+        (a helper) may run in a kernel launched there. For rules about any semaphore, not only get_global's."""
+        from .kernel_model import kernel_models
+
+        kernels = {id(k): k for k in self.kernels()}  # each module's models are cached with its own text
+        for other in self.project.importers(self.model):
+            kernels.update((id(k), k) for k in kernel_models(self.project, other))
+        return list(kernels.values())
+
     def entry_related(self, kernel) -> Related:
         entry = kernel.entry
         return self.related(entry.model, entry.node, f"kernel entry point ({entry.api}): {kernel.backend_reason}")

@@ -47,7 +47,7 @@ def check(ctx):
                                (site.model, site.call, "comes from here"), {"get_global": site.call})
     if "emaphore" not in ctx.model.text:
         return
-    for kernel in ctx.kernels():
+    for kernel in ctx.kernels_here_and_in_importers():
         for sem in kernel.semaphores:
             yield from _report(ctx, kernel, sem.shape, sem.uses, ("signal", "wait", *_DMA), reported,
                                (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})

@@ -39,7 +39,7 @@ def check(ctx):
     if "decrement" not in ctx.model.text:
         return
     reported: set[int] = set()
-    for kernel in ctx.kernels():
+    for kernel in ctx.kernels_here_and_in_importers():
         if kernel.interpreter == "tpu":
             message, severity = ERROR, "error"
         elif kernel.backend in _TPU and not kernel.certain_interpret:

@@ -47,7 +47,7 @@ def check(ctx):
     if "async" not in ctx.model.text:
         return
     reported: set[int] = set()
-    for kernel in ctx.kernels():
+    for kernel in ctx.kernels_here_and_in_importers():
         for copy in kernel.dma_copies:
             if copy.model is not ctx.model:
                 continue

@@ -25,7 +25,7 @@ def check(ctx):
     rule = sys.modules[__name__]
     if "get_barrier_semaphore" not in ctx.model.text:
         return
-    for kernel in ctx.kernels():
+    for kernel in ctx.kernels_here_and_in_importers():
         cid, count = kernel.collective_id, kernel.start_semaphores
         if kernel.interpreter != "tpu" or cid is None or count is None:
             continue
