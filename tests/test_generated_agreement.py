@@ -14,6 +14,8 @@ too: once a rule is fixed, one of them fails here and moves to tests/fixtures/ag
 
 import ast
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -70,3 +72,29 @@ def test_reproducers_keep_their_recorded_verdicts(tmp_path):
     differential.evaluate(cases, tmp_path)
     now = {c.name: {"jax": c.jax_verdict, "analyzer": sorted(c.codes)} for c in cases}
     assert now == {name: {"jax": v["jax"], "analyzer": v["analyzer"]} for name, v in verdicts.items()}
+
+
+def test_shrinker_keeps_the_verdicts_and_drops_the_rest(tmp_path):
+    """A kernel with a wrong type behind five incidental constructs shrinks to the bare wrong type."""
+    noisy = grammar.Spec(items=(grammar.Item(what="gmem", arrival="dict", site="nested", use="ref_read"),),
+                         entry="factory", axes="grid", wrapper="named_call", alias="assign")
+    case = differential.Case("noisy", noisy, grammar.render(noisy, "noisy"))
+    differential.evaluate([case], tmp_path)
+    assert case.signature == ("PAL001", ("PAL001",))
+    [shrunk] = differential.shrink([case], tmp_path / "shrink")
+    assert shrunk.spec == grammar.Spec(items=(grammar.Item(what="gmem"),))
+    assert shrunk.signature == case.signature
+
+
+def test_bench_reports_every_kernel(tmp_path):
+    """bench/agreement_generated.py: its JSON has every kernel, and the families add up."""
+    out = tmp_path / "run.json"
+    run = subprocess.run([sys.executable, str(REPO / "bench" / "agreement_generated.py"), "--seed", "3", "--count", "4",
+                          "--out", str(tmp_path / "k"), "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    data = json.loads(out.read_text())
+    assert [k["name"] for k in data["kernels"]] == [f"g3_{n:05d}" for n in range(4)]
+    total = data["summary"]["total"]
+    assert total["kernels"] == 4 == sum(total[k] for k in ("agree", "false_alarm", "miss", "wrong_rule", "unexplained"))
+    assert sum(f["kernels"] for tag, f in data["summary"]["families"].items() if tag.startswith("entry:")) == 4
+    assert "| **all** | 4 |" in run.stdout
