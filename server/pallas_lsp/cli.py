@@ -49,9 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="worker processes over files (default: one per CPU; 1: everything in this process)")
     check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
-    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply unsafe fixes too")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix or --diff, apply unsafe fixes too (alone it does nothing, and says so)")
     check.add_argument("--diff", action="store_true",
-                       help="print the fixes as a unified diff instead of writing them (exit 1 if there are any)")
+                       help="print the fixes as a unified diff instead of writing them (exit 1 if there are any); "
+                            "as in ruff it writes nothing, also with --fix (which it then says it ignores)")
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     add_serve_arguments(serve)
     _add_trace_parser(commands)
@@ -140,7 +142,18 @@ def _collect(paths: list[str]) -> list[str]:
     return unique
 
 
+def _warn_fix_flags(args) -> None:
+    """Flags that do less than they seem to: said, then run as ruff runs them (--diff writes nothing)."""
+    if args.fix and args.diff:
+        print("pallas-lsp: warning: --diff prints the fixes without writing them: --fix is ignored", file=sys.stderr)
+        args.fix = False
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        print("pallas-lsp: warning: --unsafe-fixes does nothing without --fix or --diff: no fix is applied",
+              file=sys.stderr)
+
+
 def run_check(args) -> int:
+    _warn_fix_flags(args)
     from .analysis import Project, selected_codes, unknown_codes
     from .analysis.environment import EnvironmentError_
     from .check_jobs import analyze_files, default_jobs

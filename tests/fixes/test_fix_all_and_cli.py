@@ -84,3 +84,20 @@ def test_fix_and_diff_say_how_many_findings_have_no_automatic_fix(tmp_path, mode
     assert run.returncode == (1 if mode == "--fix" else 0)
     assert run.stderr.splitlines()[-1] == "pallas-lsp: 1 finding has no automatic fix"
     assert (tmp_path / "kernel.py").read_text() == UNFIXABLE
+
+
+def test_fix_with_diff_writes_nothing_as_ruff_does_and_says_fix_is_ignored(workspace):
+    alone = cli("--diff", ".", cwd=workspace)
+    run = cli("--fix", "--diff", ".", cwd=workspace)
+    assert (run.returncode, run.stdout) == (1, alone.stdout)
+    assert run.stderr == "pallas-lsp: warning: --diff prints the fixes without writing them: --fix is ignored\n" + alone.stderr
+    assert (workspace / "safe.py").read_text() == (HERE / "before.py").read_text()
+
+
+def test_unsafe_fixes_alone_fixes_nothing_and_says_so(workspace):
+    plain = cli(".", cwd=workspace)
+    run = cli("--unsafe-fixes", ".", cwd=workspace)
+    assert (run.returncode, run.stdout) == (plain.returncode, plain.stdout) == (1, plain.stdout)
+    assert run.stderr == "pallas-lsp: warning: --unsafe-fixes does nothing without --fix or --diff: no fix is applied\n"
+    assert (workspace / "unsafe.py").read_text() == (UNSAFE / "before.py").read_text()
+    assert (workspace / "safe.py").read_text() == (HERE / "before.py").read_text()
