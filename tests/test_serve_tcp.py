@@ -14,6 +14,8 @@ import pytest
 
 from lsp_wire import WireServer, frame
 
+TCP_DOCS = "https://github.com/pallas-lsp/pallas-lsp/blob/main/docs/editors.md#over-tcp-pallas-lsp-serve---tcp"
+
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}
 
 
@@ -101,7 +103,7 @@ def hang_up(sock: socket.socket) -> None:
 
 
 def refused(answer: dict, wire: WireServer, why: str) -> None:
-    assert answer["error"] == {"code": -32600, "message": f"pallas-lsp --tcp: {why} (see docs/editors.md, TCP)"}
+    assert answer["error"] == {"code": -32600, "message": f"pallas-lsp --tcp: {why} (see {TCP_DOCS})"}
     assert wire.wait_for(lambda m: False) is None  # and the connection is closed
 
 
@@ -209,7 +211,7 @@ PENDING_LIMIT = 8  # lsp_tcp.PENDING_LIMIT: connections waiting to authenticate 
 
 def refusal(why: str) -> dict:
     return {"jsonrpc": "2.0", "id": None, "error": {
-        "code": -32600, "message": f"pallas-lsp --tcp: {why} (see docs/editors.md, TCP)"}}
+        "code": -32600, "message": f"pallas-lsp --tcp: {why} (see {TCP_DOCS})"}}
 
 
 def answer_then_closed(sock: socket.socket) -> dict | None:

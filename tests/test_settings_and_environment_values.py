@@ -204,8 +204,8 @@ def test_bad_environment_values_are_said_by_the_server_and_a_healthy_python_is_u
         assert editor.shown()[:3] == [
             'pallas-lsp: PALLAS_LSP_PROBE_TIMEOUT="0" is not a number of seconds, above 0: using 10 s',
             'pallas-lsp: PALLAS_LSP_TRACE_MEMORY_MB="abc" is not a whole number of MB, 0 or more: using 8,192 MB',
-            'pallas-lsp: PALLAS_LSP_DOCS_URL="docs" is not an http, https or file address: the rule links go to the '
-            "pages shipped with pallas-lsp"]
+            'pallas-lsp: PALLAS_LSP_DOCS_URL="docs" is not an http, https or file address: the rule links go to their '
+            "default pages"]
         editor.server.wait_for(lambda m: any("analysing against" in line for line in editor.logged()))
         assert any(f"analysing against {jax_python()} (Python 3.12" in line for line in editor.logged())
         assert not [m for m in editor.shown() if "did not answer" in m]
@@ -267,9 +267,10 @@ def test_a_docs_url_that_is_no_address_is_said_and_the_packaged_pages_are_linked
     run = cli("check", "--no-jedi", "--format", "sarif", "k.py", cwd=tmp_path,
               env_values={"PALLAS_LSP_DOCS_URL": "docs.example.com"})
     assert run.stderr == ('pallas-lsp: warning: PALLAS_LSP_DOCS_URL="docs.example.com" is not an http, https or file '
-                          "address: the rule links go to the pages shipped with pallas-lsp\n")
+                          "address: the rule links go to their default pages\n")
     rules = json.loads(run.stdout)["runs"][0]["tool"]["driver"]["rules"]
-    assert {rule["id"]: rule["helpUri"] for rule in rules}["PAL001"] == PACKAGED_PAGE
+    assert {rule["id"]: rule["helpUri"] for rule in rules}["PAL001"] == (
+        "https://github.com/pallas-lsp/pallas-lsp/blob/main/docs/rules/PAL001-get-global-not-semaphore.md")
 
 
 def test_good_values_are_taken_as_they_are(tmp_path):

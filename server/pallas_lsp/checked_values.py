@@ -172,7 +172,7 @@ def docs_url(problems: list[str] | None = None) -> str | None:
     if why is not None:
         if problems is not None:
             problems.append(f"{_environment_subject('PALLAS_LSP_DOCS_URL', value)} {why}: "
-                            "the rule links go to the pages shipped with pallas-lsp")
+                            "the rule links go to their default pages")
         return None
     return value.strip()
 

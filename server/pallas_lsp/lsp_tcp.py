@@ -34,6 +34,7 @@ import stat
 import sys
 import time
 
+from . import DOCS_WEB_URL
 from .checked_values import tcp_auth_seconds
 from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, loads,
                             read_loop, serve_stdio)
@@ -47,6 +48,7 @@ PRE_AUTH_BYTES = 64 * 1024  # VS Code's initialize (all its capabilities) is ~10
 LOGGED_REFUSALS = 10  # refusals logged one by one; after them, a count every REFUSAL_LOG_SECONDS
 REFUSAL_LOG_SECONDS = 10.0
 TOKEN_KEY = "token"
+TCP_DOCS = f"{DOCS_WEB_URL}/editors.md#over-tcp-pallas-lsp-serve---tcp"  # a wheel has no docs/ folder
 
 
 class UsageError(Exception):
@@ -54,9 +56,11 @@ class UsageError(Exception):
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # the link unbroken, to copy whole
+    parser.epilog = f"Editor configurations, TCP and its token: {TCP_DOCS}"
     parser.add_argument("--tcp", metavar="HOST:PORT",
                         help="listen on TCP instead of stdio (loopback only; clients must present the token, "
-                             "see docs/editors.md)")
+                             "see below)")
     parser.add_argument("--token-file", metavar="PATH",
                         help="with --tcp: the token file (created, owner-only, if missing; kept afterwards). "
                              "Default: a fresh token in a per-run file, printed at start")
@@ -235,7 +239,7 @@ class TcpServer:
         msg_id = message.get("id") if isinstance(message, dict) else None
         body = json.dumps({"jsonrpc": "2.0", "id": msg_id if isinstance(msg_id, (int, str)) else None,
                            "error": {"code": INVALID_REQUEST,
-                                     "message": f"pallas-lsp --tcp: {problem} (see docs/editors.md, TCP)"}})
+                                     "message": f"pallas-lsp --tcp: {problem} (see {TCP_DOCS})"}})
         try:
             writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode()))
         except OSError:

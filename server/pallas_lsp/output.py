@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import __version__
 from .analysis.findings import Finding
-from .rules import RULES, doc_url
+from .rules import RULES, web_doc_url
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
@@ -99,9 +99,7 @@ def format_sarif(findings: list[Finding]) -> str:
             "shortDescription": {"text": rule.SUMMARY},
             "defaultConfiguration": {"level": _SARIF_LEVEL[rule.SEVERITY]},
         }
-        url = doc_url(rule)
-        if url:
-            entry["helpUri"] = url
+        entry["helpUri"] = web_doc_url(rule)
         rules.append(entry)
     results = []
     for finding in findings:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import DOCS_WEB_URL
 from ..checked_values import docs_url as docs_url_from_environment
 from . import (
     pal000_syntax_error,
@@ -43,3 +44,9 @@ def doc_url(rule, base: str | None = None) -> str | None:
     if base:
         return f"{base.rstrip('/')}/{page.name}"
     return page.as_uri() if page.exists() else None
+
+
+def web_doc_url(rule) -> str:
+    """Link for a page read away from this machine (SARIF in code scanning): `$PALLAS_LSP_DOCS_URL`,
+    else the page in the repository on the web."""
+    return doc_url(rule, docs_url_from_environment() or f"{DOCS_WEB_URL}/rules")
