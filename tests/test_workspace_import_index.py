@@ -402,3 +402,46 @@ def test_questions_about_many_modules_scan_every_file_once(tmp_path, monkeypatch
     # the others; the last module's question reads nothing.
     assert len(reads) == files + import_index.PREFILTERED_MODULES * (files - 1)
     assert not any(unscanned(project, f"other{i}.py") for i in range(5))
+
+
+# A vendored package whose modules import a `core` of their own (jax's `from . import core`, `from
+# jax._src import core`), beside a top-level kernel file named core.py.
+VENDORED_CORE = {
+    "core.py": HEADER + BODY,
+    "vendored/__init__.py": "",
+    "vendored/core.py": "INTERPRET = True\n",
+    "vendored/relative.py": "from . import core\nfrom .core import INTERPRET\ninterpret = INTERPRET\n",
+    "vendored/absolute.py": "from vendored import core\nimport vendored.core as c\ninterpret = True\n",
+    "vendored/sub/__init__.py": "",
+    "vendored/sub/up.py": "from .. import core\ninterpret = True\n",
+    # Not a package (no __init__.py): Python refuses its relative import, and `lib.core` is no file here.
+    "scripts/tool.py": "from . import core\nfrom lib import core as other\ninterpret = True\n",
+}
+
+
+def test_a_vendored_packages_own_core_imports_are_not_importers_of_a_top_level_core(tmp_path):
+    project = workspace(tmp_path, VENDORED_CORE)
+    assert project.importers(project.model(str(tmp_path / "core.py"))) == []
+    assert sorted(p.rsplit("/", 1)[-1] for p in project._models) == ["core.py"]  # nothing else modelled
+    vendored_core = project.model(str(tmp_path / "vendored" / "core.py"))
+    assert names(project.importers(vendored_core)) == ["absolute.py", "relative.py", "up.py"]
+
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--verbose", "--python", jax_python(), "core.py"],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert (run.returncode, run.stdout) == (0, "All checks passed! (1 file checked)\n"), run.stderr
+    assert ("pallas-lsp: debug: importers of core: 0 of the 4 files whose imports name a 'core' import this one "
+            "(only those are modelled)") in run.stderr
+
+
+def test_a_real_importer_of_a_top_level_core_still_gives_its_pal002(tmp_path):
+    files = {**VENDORED_CORE, "launch.py": HEADER + "import core\n" + LAUNCH.replace("example.", "core.")}
+    project = workspace(tmp_path, files)
+    assert names(project.importers(project.model(str(tmp_path / "core.py")))) == ["launch.py"]
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--verbose", "--format", "json", "--python",
+                          jax_python(), "core.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert run.returncode == 1, run.stderr
+    (finding,) = json.loads(run.stdout)
+    assert (finding["path"], finding["code"], finding["line"]) == ("core.py", "PAL002", 4)
+    # Through launch.py only: without it the same core.py passes (the test above).
+    assert finding["message"].startswith("JAX: \"TypeError: No ir_type_handler for aval type")
+    assert "importers of core: 1 of the 5 files whose imports name a 'core' import this one" in run.stderr

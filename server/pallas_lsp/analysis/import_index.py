@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from dataclasses import dataclass
 
 from . import disk_cache
@@ -339,24 +340,34 @@ class ImportIndex:
         key = ("importers", path, module_name)
         if key in self._answers:
             return self._answers[key]
-        found = []
+        started = time.perf_counter()
+        found, naming = [], 0
         for other, facts in candidates.items():
-            if other != path and any(self._names_module(other, name, path, module_name) for name in facts.imports
-                                     if name.rsplit(".", 1)[-1] == last):
+            named = [name for name in facts.imports if name.rsplit(".", 1)[-1] == last]
+            naming += bool(named) and other != path
+            if other != path and any(self._names_module(other, name, path) for name in named):
                 found.append(other)
         found.sort()
         self._answers[key] = found
+        log.debug("importers of %s: %d of the %d files whose imports name a '%s' import this one (only those "
+                  "are modelled), %.1f ms", module_name, len(found), naming, last,
+                  (time.perf_counter() - started) * 1000)
         return found
 
-    def _names_module(self, importer: str, name: str, path: str, module_name: str) -> bool:
-        """True when `name`, imported by `importer`, is the module at `path`."""
-        name = absolute(name, self._package(importer))
+    def _names_module(self, importer: str, name: str, path: str) -> bool:
+        """True when `name`, imported by `importer`, is the module at `path`: the name is resolved
+        first (a relative one by the importer's package), so a vendored package's `from . import
+        core` is its own `core`, never a top-level `core.py`."""
+        package = self._package(importer)
+        if name.startswith(".") and package is None:
+            return False  # outside any package Python refuses it ("no known parent package")
+        name = absolute(name, package)
         if name is None:
             return False
         found = self.project.find_module(name, self.project.import_roots(importer))
         if found is not None:
             return os.path.abspath(found) == path
-        return name == module_name or name.endswith("." + module_name)  # resolved from elsewhere on sys.path
+        return _names_file(name, path)
 
     def _package(self, path: str) -> str | None:
         return self.project.module_name(os.path.join(os.path.dirname(path), "__init__.py"))
@@ -459,6 +470,14 @@ class ImportIndex:
                                      else [*stamp, facts.mentions_pallas, facts.mentions_interpret, facts.imports]
                                      for path, (stamp, facts) in self._disk.items() if stamp is not None},
                          self.project.root)
+
+
+def _names_file(name: str, path: str) -> bool:
+    """An absolute `name` found in none of the importer's folders (a `src/` layout, a namespace
+    package) may still be the file at `path`, but only when the file sits at that dotted path:
+    `ns.core` may be `.../ns/core.py`, never a top-level `core.py`."""
+    stem = os.path.dirname(path) if os.path.basename(path) == "__init__.py" else os.path.splitext(path)[0]
+    return stem.endswith(os.sep + name.replace(".", os.sep))
 
 
 def _matches(name: str, module: str) -> bool:
