@@ -162,6 +162,24 @@ def test_parallel_check_prints_what_one_process_prints(tmp_path, jax_env):
         "pallas-lsp: error: argument -j/--jobs: must be a whole number of processes, 1 or more: '0'\n")
 
 
+def test_jobs_are_capped_at_the_cpus_available_with_a_warning(tmp_path, jax_env):
+    """As ruff: `-j 100000` starts no more worker processes than there are CPUs (each has its own
+    interpreter for jedi), says so, and prints what one process prints."""
+    cpus = len(os.sched_getaffinity(0))
+    (tmp_path / "pyproject.toml").write_text(f'[tool.pallas-lsp]\npython = "{jax_env}"\n')
+    for index in range(4 * cpus + 4):  # files that can matter: enough for more workers than CPUs
+        (tmp_path / f"kernel_{index:02}.py").write_text(BAD if index % 2 else GOOD)
+    one = cli("check", "--jobs", "1", ".", cwd=tmp_path)
+    many = cli("check", "--verbose", "-j", "100000", ".", cwd=tmp_path)
+    assert (many.returncode, many.stdout) == (one.returncode, one.stdout) == (1, one.stdout)
+    assert one.stdout.count(" PAL001 ") == 2 * cpus + 2
+    assert (f"pallas-lsp: warning: --jobs 100000 is more than the {cpus} CPUs available: "
+            f"at most {cpus} worker processes\n") in many.stderr
+    (started,) = [line for line in many.stderr.splitlines() if "worker processes started" in line]
+    assert started == (f"pallas-lsp: debug: {cpus} worker processes started for {4 * cpus + 4} files "
+                       f"({4 * cpus + 4} that can matter)")
+
+
 def test_parallel_check_keeps_the_import_answers_one_process_keeps(tmp_path, jax_env):
     """Workers hand the import answers they learn to the parent, which writes them: the next run
     (a server, another check) finds on disk what a one-process check would have left there."""

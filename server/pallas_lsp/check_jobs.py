@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import multiprocessing
 import os
 import sys
@@ -21,6 +22,8 @@ from dataclasses import replace
 from .analysis import Finding, Project, analyze
 from .analysis.jax_version import jax_version
 from .source_text import skip_reason
+
+log = logging.getLogger(__name__)
 
 CHEAP_BATCH = 64  # files that cannot matter, per task
 # A worker costs a process start, imports and its own interpreter for jedi: worth it for this many
@@ -67,6 +70,8 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
                                        [codes] * len(tasks)):
             results.update(found)
             project.resolver.library_answers.take(answers)  # written once, with the parent's caches
+        log.debug("%d worker processes started for %d files (%d that can matter)",
+                  len(pool._processes or ()), len(files), len(relevant))
     return [results[i] for i in range(len(files))]
 
 

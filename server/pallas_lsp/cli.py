@@ -219,7 +219,14 @@ def run_check(args) -> int:
     findings = []
     skipped = 0
     # After --fix/--diff the remaining findings' fixes are looked at in this process: no workers.
-    jobs = 1 if fixing else args.jobs or default_jobs()
+    available = default_jobs()
+    jobs = 1 if fixing else args.jobs or available
+    if jobs > available:
+        # As ruff (rayon: one thread per available CPU): each worker also starts its own interpreter
+        # for jedi, and 100,000 asked started ~1,250 of them.
+        print(f"pallas-lsp: warning: --jobs {jobs} is more than the {available} CPUs available: "
+              f"at most {available} worker processes", file=sys.stderr)
+        jobs = available
     for file, (found, skip) in zip(files, analyze_files(project, files if codes else [], codes, jobs)):
         findings.extend(found)
         if skip is not None:  # unreadable, too large, gone: said plainly, the other files still checked
