@@ -342,10 +342,12 @@ class ImportIndex:
             return self._answers[key]
         started = time.perf_counter()
         found, naming = [], 0
+        folders: dict = {}  # folder -> (its package, its import roots): most importers share a few folders
+        resolved: dict = {}  # (roots, absolute name) -> the file it names
         for other, facts in candidates.items():
             named = [name for name in facts.imports if name.rsplit(".", 1)[-1] == last]
             naming += bool(named) and other != path
-            if other != path and any(self._names_module(other, name, path) for name in named):
+            if other != path and any(self._names_module(other, name, path, folders, resolved) for name in named):
                 found.append(other)
         found.sort()
         self._answers[key] = found
@@ -354,19 +356,27 @@ class ImportIndex:
                   (time.perf_counter() - started) * 1000)
         return found
 
-    def _names_module(self, importer: str, name: str, path: str) -> bool:
+    def _names_module(self, importer: str, name: str, path: str, folders: dict, resolved: dict) -> bool:
         """True when `name`, imported by `importer`, is the module at `path`: the name is resolved
         first (a relative one by the importer's package), so a vendored package's `from . import
-        core` is its own `core`, never a top-level `core.py`."""
-        package = self._package(importer)
+        core` is its own `core`, never a top-level `core.py`. `folders` and `resolved` are memos of
+        one question."""
+        folder = os.path.dirname(importer)
+        known = folders.get(folder)
+        if known is None:
+            known = folders[folder] = (self._package(importer), tuple(self.project.import_roots(importer)))
+        package, roots = known
         if name.startswith(".") and package is None:
             return False  # outside any package Python refuses it ("no known parent package")
         name = absolute(name, package)
         if name is None:
             return False
-        found = self.project.find_module(name, self.project.import_roots(importer))
-        if found is not None:
-            return os.path.abspath(found) == path
+        key = (roots, name)
+        if key not in resolved:
+            found = self.project.find_module(name, list(roots))
+            resolved[key] = os.path.abspath(found) if found is not None else None
+        if resolved[key] is not None:
+            return resolved[key] == path
         return _names_file(name, path)
 
     def _package(self, path: str) -> str | None:
