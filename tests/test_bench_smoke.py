@@ -176,3 +176,15 @@ def test_glob_match_walks_the_tree_and_times_the_hostile_pattern_in_both_checkou
     for name in ("now", "before"):
         assert result[f"{name}_walk_s"] > 0 and set(result[f"{name}_hostile_s"]) == {"8", "12"}
         assert all(seconds > 0 for seconds in result[f"{name}_hostile_s"].values())
+
+
+def test_vendored_core_compares_core_py_with_the_same_file_named_kern_py():
+    result = run_bench("vendored_core.py", "--runs", "1")
+    for kind in ("first run", "later runs"):
+        assert_stats(result[kind]["core.py"], 1)
+        assert_stats(result[kind]["kern.py"], 1)
+        assert result[kind]["ratio core/kern (medians)"] > 0
+    lines = result["importer_search (--verbose, first run)"]
+    assert lines["core.py"].startswith("pallas-lsp: debug: importers of core: 0 of the ")
+    assert int(lines["core.py"].split(" of the ")[1].split()[0]) > 100  # jax's own files naming a `core`
+    assert lines["kern.py"].startswith("pallas-lsp: debug: importers of kern: 0 of the 0 files")
