@@ -266,7 +266,7 @@ def run_trace(args) -> int:
 
     from .config import ConfigError, load_settings
     from .trace import trace_target
-    from .trace.report import format_text
+    from .trace.report import format_text, one_based_columns
     from .trace.targets import ArgSpecError, split_target
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
@@ -291,8 +291,11 @@ def run_trace(args) -> int:
     if error.get("type") == "ArgsNotFound":
         example = result.get("suggested_args") or "f32[128,128], i32[8]"
         error["message"] += f". Give them with --args \"{example}\" or a '# pallas-lsp: trace({example})' comment above it."
+    if error.get("type") == "TraceError" and "No module named 'jax'" in error.get("message", ""):
+        error["message"] += (". Pass your project's interpreter, the one with jax: --python PATH (or set "
+                             "[tool.pallas-lsp] python in pyproject.toml).")
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        sys.stdout.write(json.dumps(one_based_columns(result), indent=2) + "\n")
     else:
         sys.stdout.write(format_text(result))
     if result.get("ok"):

@@ -273,7 +273,45 @@ def test_cli_interpreter_without_jax(tmp_path):
     assert run.returncode == 2
     assert run.stdout.splitlines()[-1] == (
         f"FAILED (worker): TraceError: {sys.executable} cannot run the trace: "
-        "ModuleNotFoundError: No module named 'jax'")
+        "ModuleNotFoundError: No module named 'jax'. Pass your project's interpreter, the one with jax: "
+        "--python PATH (or set [tool.pallas-lsp] python in pyproject.toml).")
+
+
+def test_cli_failed_trace_says_nothing_of_compiling_above_its_failure():
+    bad = cli("tests/fixtures/trace/bad_kernels.py::smem_global", "--args", "f32[128]")
+    assert bad.returncode == 1
+    lines = bad.stdout.splitlines()
+    assert lines[1] == "jax 0.12.0.1 (jaxlib 0.12.0.1), Python " + lines[1].split("Python ")[1]
+    assert lines[1].endswith("; lowering for cuda")  # not "lowered ..., not compiled (no local cuda device)"
+    assert lines[3] == ("FAILED (lower): NotImplementedError: get_global only supports semaphores, "
+                        "got Ref<smem>{float32[128]}")
+
+
+def test_cli_json_columns_are_one_based_code_points_as_in_check(tmp_path):
+    text = (TRACE / "bad_kernels.py").read_text()
+    text = text.replace("    buffer = pl.get_global(", "    café = 0; buffer = pl.get_global(")  # é: 2 bytes
+    (tmp_path / "k.py").write_text(text)
+    traced = json.loads(cli("k.py::smem_global", "--args", "f32[128]", "--format", "json", cwd=tmp_path).stdout)
+    (location,) = traced["error"]["locations"]
+    checked = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--format", "json", "--select", "PAL001",
+                              "--python", jax_python(), "k.py"], capture_output=True, text=True, cwd=tmp_path,
+                             timeout=300)
+    (finding,) = json.loads(checked.stdout)
+    line = text.splitlines()[finding["line"] - 1]
+    assert line[finding["column"] - 1:].startswith("pl.get_global(")
+    assert ((location["line"], location["column"], location["end_line"], location["end_column"])
+            == (finding["line"], finding["column"], finding["end_line"], finding["end_column"]))
+
+
+def test_cli_text_shows_control_characters_of_the_traced_code_escaped(tmp_path):
+    (tmp_path / "k.py").write_text('def f(x):\n    print("\\x1b[31mred\\x1b[0m \\x9b2J", flush=True)\n'
+                                   '    raise ValueError("\\x1b]0;title\\x07 bad")\n')
+    run = cli("k.py::f", "--args", "f32[8]", cwd=tmp_path)
+    assert run.returncode == 1
+    assert re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", run.stdout) == []
+    lines = run.stdout.splitlines()
+    assert lines[-4:] == ["FAILED (trace): ValueError: \\x1b]0;title\\x07 bad", "  k.py:3",
+                          "output of the traced code (last lines):", "  | \\x1b[31mred\\x1b[0m \\x9b2J"]
 
 
 def test_text_report_of_a_crash_shows_the_output_tail():

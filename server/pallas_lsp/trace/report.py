@@ -3,6 +3,48 @@
 from __future__ import annotations
 
 import os
+import re
+
+from ..source_text import read_source, split_lines
+
+# C0 controls but tab, DEL and C1 controls: a traced program's ANSI sequences, a `\r` or an OSC
+# would drive the terminal that shows the report (issue 22). Shown as Python writes them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(line: str) -> str:
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], line)
+
+
+def one_based_columns(result: dict) -> dict:
+    """The result as `pallas-lsp trace --format json` prints it: columns are 1-based code points,
+    as in `check`. JAX's frames give 0-based UTF-8 byte offsets (the LSP side converts its own)."""
+    lines_of: dict[str, list[str] | None] = {}
+
+    def code_point(path, line, offset) -> int:
+        if path not in lines_of:
+            try:
+                lines_of[path] = split_lines(read_source(path))
+            except (OSError, ValueError):
+                lines_of[path] = None
+        lines = lines_of[path]
+        if lines is None or not isinstance(line, int) or not 0 < line <= len(lines):
+            return offset + 1
+        return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+    def convert(value):
+        if isinstance(value, list):
+            return [convert(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        value = {key: convert(item) for key, item in value.items()}
+        if "path" in value:
+            for column, line in (("column", "line"), ("end_column", "end_line")):
+                if isinstance(value.get(column), int):
+                    value[column] = code_point(value["path"], value.get(line), value[column])
+        return value
+
+    return convert(result)
 
 
 def _where(location: dict, cwd: str) -> str:
@@ -43,12 +85,15 @@ def format_text(result: dict, cwd: str | None = None) -> str:
     source = result.get("args_source")
     lines.append(f"trace {target}({args})" + (f"  [arguments from {source}]" if source else ""))
     if result.get("jax"):
-        compiled = ("compiled" if result.get("compiled") else
-                    f"not compiled ({result.get('compile_skipped')})" if result.get("compile_skipped") else "not compiled")
+        # A failure says its stage below: "lowered" or "not compiled (no local cuda device)" above
+        # "FAILED (lower)" would contradict it.
+        compiled = ("" if not result.get("ok") else ", compiled" if result.get("compiled") else
+                    f", not compiled ({result.get('compile_skipped')})" if result.get("compile_skipped") else ", not compiled")
         lines.append(f"jax {result['jax']} (jaxlib {result.get('jaxlib') or '?'}), Python {result.get('python') or '?'}; "
-                     f"lowered for {result.get('lowering_platform', result.get('platform'))}"
+                     f"{'lowered' if result.get('ok') else 'lowering'} for "
+                     f"{result.get('lowering_platform', result.get('platform'))}"
                      + (f" (as an abstract {result['abstract_device']}: no GPU here)" if result.get("abstract_device") else "")
-                     + f", {compiled}")
+                     + compiled)
     timings = result.get("timings") or {}
     worker = result.get("worker") or {}
     stages = [f"{name} {_seconds(timings[name])}" for name in ("import", "resolve", "trace", "lower", "compile")
@@ -73,4 +118,4 @@ def format_text(result: dict, cwd: str | None = None) -> str:
         tail = output.splitlines()[-10:]
         lines.append("output of the traced code (last lines):")
         lines.extend(f"  | {line}" for line in tail)
-    return "\n".join(lines) + "\n"
+    return "".join(_visible(line) + "\n" for text in lines for line in text.split("\n"))
