@@ -71,6 +71,14 @@ def test_regular_semaphores_and_unknown_values_are_not_reported(ws, expr):
     assert ws.check(source=source) == []
 
 
+@pytest.mark.parametrize("alias", ["functools.partial(pl.get_global)",
+                                   "functools.partial(pl.get_global, what=plgpu.SemaphoreType.REGULAR)"])
+def test_regular_semaphore_through_a_partial_alias_is_not_reported(ws, alias):
+    call = "gg()" if "what=" in alias else "gg(plgpu.SemaphoreType.REGULAR)"
+    source = HEADER + f"\ngg = {alias}\n\ndef body(o_ref):\n    x = {call}\n"
+    assert ws.check(source=source) == []
+
+
 def test_keyword_argument_what(ws):
     source = HEADER + "\ndef body():\n    pl.get_global(what=plgpu.SMEM((4,), jnp.int8))\n"
     assert ws.check(source=source) == [
@@ -114,6 +122,20 @@ FLOWS = {
     "aliased get_global": (
         "gg = pl.get_global\n\ndef body():\n    gg(plgpu.SMEM((128,), jnp.float32))\n",
         "gg(plgpu.SMEM((128,), jnp.float32))", SMEM_128),
+    "functools.partial alias of get_global": (
+        "gg = functools.partial(pl.get_global)\n\ndef body():\n    gg(plgpu.SMEM((128,), jnp.float32))\n",
+        "gg(plgpu.SMEM((128,), jnp.float32))", SMEM_128),
+    "functools.partial alias binding what=": (
+        "gg = functools.partial(pl.get_global, what=plgpu.SemaphoreType.BARRIER)\n\ndef body():\n    gg()\n",
+        "gg()", BARRIER_SEM),
+    "functools.partial alias binding what positionally": (
+        "gg = functools.partial(functools.partial(pl.get_global), plgpu.SemaphoreType.BARRIER)\n\n"
+        "def body():\n    gg()\n",
+        "gg()", BARRIER_SEM),
+    "functools.partial alias, what= overridden by the call": (
+        "gg = functools.partial(pl.get_global, what=plgpu.SemaphoreType.REGULAR)\n\n"
+        "def body():\n    gg(what=plgpu.SemaphoreType.BARRIER)\n",
+        "gg(what=plgpu.SemaphoreType.BARRIER)", BARRIER_SEM),
 }
 
 

@@ -72,6 +72,16 @@ def test_not_interpret_mode(ws, launch):
     assert ws.check(source=HEADER + "flag = object()\n" + BODY + launch) == []
 
 
+@pytest.mark.parametrize("alias,call", [
+    ("functools.partial(pl.get_global)", "gg(plgpu.SemaphoreType.REGULAR)"),
+    ("functools.partial(pl.get_global, what=plgpu.SemaphoreType.REGULAR)", "gg()"),
+])
+def test_get_global_through_a_partial_alias(ws, alias, call):
+    source = (HEADER + f"gg = {alias}\n\ndef body(o_ref):\n    s = {call}\n    pl.semaphore_signal(s)\n"
+              "    pl.semaphore_wait(s)\n\nk = plgpu.kernel(body, out_type=(), interpret=True)\n")
+    assert ws.check(source=source) == [("PAL002", at(source, call), MESSAGE)]
+
+
 def test_interpret_kernel_without_get_global_is_fine(ws):
     source = HEADER + "def body(o_ref):\n    o_ref[...] = 1\n\nk = plgpu.kernel(body, out_type=(), interpret=True)\n"
     assert ws.check(source=source) == []

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from .evaluate import as_memtype, terminal_name
 from .jax_version import Version, format_version, jax_version
-from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls, reachable_functions,
-                      unwrap_function)
+from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls, partial_api,
+                      reachable_functions, unwrap_function)
 from .model import FunctionNode
 from .values import Api, Const, Func, InterpretParams, KernelCall, MemType, OneOf, Partial, Seq, Value
 
@@ -811,12 +811,13 @@ class _Allocations:
 
     def _call(self, model, call: ast.Call, stack) -> list[Allocation]:
         value = self.project.evaluator.value(model, call.func)
+        if isinstance(partial_api(value), Api) and partial_api(value).name == "pl.get_global":
+            get_global_calls(self.project, model)  # records what a partial alias binds
+            argument = get_global_argument(call)
+            size = _size(self.project.evaluator.value(model, argument)) if argument is not None else None
+            return [Allocation("get_global", model, call, size)] if size else []
         if isinstance(value, Api):
             name = value.name
-            if name == "pl.get_global":
-                argument = get_global_argument(call)
-                size = _size(self.project.evaluator.value(model, argument)) if argument is not None else None
-                return [Allocation("get_global", model, call, size)] if size else []
             if name == "pl.run_scoped" and call.args:
                 sizes = [_size(self.project.evaluator.value(model, a)) for a in call.args[1:] if not isinstance(a, ast.Starred)]
                 sizes += [_size(self.project.evaluator.value(model, k.value)) for k in call.keywords

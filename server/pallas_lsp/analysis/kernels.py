@@ -352,17 +352,51 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
             if binding is None or binding.kind not in ("assign", "import"):
                 continue
         value = project.evaluator.value(model, call.func)
+        partials = []
+        while isinstance(value, Partial):
+            partials.append(value.node)
+            value = value.func
         if isinstance(value, Api) and value.name == api:
+            if partials:
+                own_calls = model.eval_cache.get("call-ids")
+                if own_calls is None:
+                    own_calls = model.eval_cache["call-ids"] = {id(c) for c in model.calls}
+                # innermost partial first: its bound arguments come first, the call's own last
+                known = all(isinstance(p, ast.Call) and id(p) in own_calls for p in partials)
+                call.bound_by_partials = list(reversed(partials)) if known else None
             result.append(call)
     model.eval_cache[key] = result
     return result
 
 
+def partial_api(value: Value) -> Value:
+    """The function a chain of `functools.partial` applies (`value` itself when it is none)."""
+    while isinstance(value, Partial):
+        value = value.func
+    return value
+
+
+def get_global_arguments(call: ast.Call) -> tuple[list[ast.expr], list[ast.keyword]] | None:
+    """What the get_global call passes, a `functools.partial` alias's bound arguments (recorded by
+    `pallas_calls`) included, as one call would; None when a partial of another module binds them."""
+    partials = getattr(call, "bound_by_partials", [])
+    if partials is None:
+        return None
+    positional = [a for p in partials for a in p.args[1:]] + list(call.args)
+    keywords = {}
+    for keyword in [k for p in partials for k in p.keywords] + list(call.keywords):
+        keywords[keyword.arg if keyword.arg is not None else id(keyword)] = keyword
+    return positional, list(keywords.values())
+
+
 def get_global_argument(call: ast.Call) -> ast.expr | None:
-    if call.args and not isinstance(call.args[0], ast.Starred):
-        return call.args[0]
-    for keyword in call.keywords:
+    arguments = get_global_arguments(call)
+    if arguments is None:
+        return None
+    positional, keywords = arguments
+    if positional and not isinstance(positional[0], ast.Starred):
+        return positional[0]
+    for keyword in keywords:
         if keyword.arg == "what":
             return keyword.value
     return None
-

@@ -11,7 +11,7 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernels import get_global_argument, get_global_calls
+from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
 
 CODE = "PAL001"
@@ -94,13 +94,17 @@ def _message(value, problem_text: str, backends: set[str] | None) -> str:
 def signature_error(call) -> tuple[str, str] | None:
     """(Python's TypeError for this call of `get_global(what)`, what to do), or None when the call fits its
     one parameter (or a `*args` / `**kwargs` spread hides what it passes)."""
-    spread = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
-    unexpected = [k.arg for k in call.keywords if k.arg is not None and k.arg != "what"]
+    arguments = get_global_arguments(call)
+    if arguments is None:
+        return None
+    args, keywords = arguments
+    spread = any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords)
+    unexpected = [k.arg for k in keywords if k.arg is not None and k.arg != "what"]
     if unexpected:
         return f"get_global() got an unexpected keyword argument '{unexpected[0]}'", "pass only the semaphore type"
     if spread:
         return None
-    positional, by_keyword = len(call.args), any(k.arg == "what" for k in call.keywords)
+    positional, by_keyword = len(args), any(k.arg == "what" for k in keywords)
     if positional > 1:
         return (f"get_global() takes 1 positional argument but {positional} were given",
                 "pass only the semaphore type")
