@@ -1,0 +1,205 @@
+"""Fix rate on generated kernels (issue 20): `check --fix --unsafe-fixes` on every kernel JAX rejects, judged by JAX.
+
+    .venvs/dev/bin/python bench/fix_rate_generated.py --seed S --count N [--out DIR] [--json OUT] [--timeout S]
+
+The kernels are those of bench/agreement_generated.py (tests/kernel_generator/: the same S and N give
+the same kernels), written by nobody here. For each one:
+
+1. JAX's verdict on the original (tests/kernel_generator/oracle.py, `nice -n 19`);
+2. every safe and unsafe fix applied to a copy, as `check --fix --unsafe-fixes` does (`fix_files`);
+3. JAX's verdict on each changed kernel, and the analysis of the fixed copy.
+
+A kernel JAX rejects is **fixed** when JAX accepts its fixed version and no finding remains. Otherwise
+it is left unfixed (with the reason: no finding to fix, findings with no fix and why, JAX still failing
+as before), or the fix **broke** it: JAX now fails for another reason. A kernel JAX accepts (**clean**)
+must come out unchanged. Broken fixes and changed clean kernels must both be 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "server")]
+
+from kernel_generator import differential, grammar  # noqa: E402
+
+
+class _Reasons(logging.Handler):
+    """What the fix builders log when they refuse a fix (`... not offered: why`)."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.seen: list[str] = []
+
+    def emit(self, record):
+        message = record.getMessage()
+        if " not offered" in message:
+            self.seen.append(message)
+
+
+def _refusals(project, findings) -> list[str]:
+    """For each remaining finding: its code and why it has no applicable fix."""
+    from pallas_lsp.fixes import fixes_for, has_rewrite
+
+    handler = _Reasons()
+    logger = logging.getLogger("pallas_lsp.fixes")
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.DEBUG)
+    try:
+        out = []
+        for finding in findings:
+            handler.seen.clear()
+            fixes = fixes_for(project, finding)
+            if has_rewrite(fixes):
+                out.append(f"{finding.code}: a fix is offered but was not applied")
+                continue
+            why = "; ".join(dict.fromkeys(handler.seen)) or "no fix builder for it"
+            out.append(f"{finding.code}: {why}")
+        return out
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+
+
+def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
+    from pallas_lsp.analysis import Project, analyze
+    from pallas_lsp.fixes.fix_all import fix_files
+
+    before, after = folder / "before", folder / "after"
+    for path in (before, after):
+        shutil.rmtree(path, ignore_errors=True)
+    cases = differential.generate(seed, count)
+    started = time.monotonic()
+    differential.write(cases, before)
+    differential.run_jax(cases, before, timeout)
+    jax_s = time.monotonic() - started
+    shutil.copytree(before, after)
+
+    started = time.monotonic()
+    project = Project(root=str(after), python=differential.jax_python())
+    changed_cases = []
+    for case in cases:
+        paths = [str(after / file) for file in case.files]
+        changed, _ = fix_files(project, paths, unsafe=True)
+        for path, (_, new_text) in changed.items():
+            Path(path).write_text(new_text)
+        case.fixed_files = sorted(Path(p).name for p in changed)
+        if changed:
+            changed_cases.append(case)
+    fix_s = time.monotonic() - started
+
+    fixed_cases = [differential.Case(c.name, c.spec, c.files) for c in changed_cases]
+    started = time.monotonic()
+    differential.run_jax(fixed_cases, after, timeout)
+    jax_s += time.monotonic() - started
+    after_verdict = {c.name: (c.jax_verdict, c.jax) for c in fixed_cases}
+
+    fixed_project = Project(root=str(after), python=differential.jax_python())
+    records = []
+    for case in cases:
+        findings = [f for file in case.files for f in analyze(fixed_project, str(after / file))]
+        verdict, result = after_verdict.get(case.name, (case.jax_verdict, case.jax))
+        record = {"name": case.name, "tags": grammar.tags(case.spec), "jax_before": case.jax_verdict,
+                  "jax_after": verdict, "fixed_files": case.fixed_files,
+                  "remaining": sorted({f.code for f in findings})}
+        if not result["ok"]:
+            record["jax_error_after"] = f"{result['exc_type']}: {result['message']}"
+        record["outcome"], record["why"] = _outcome(case, record, fixed_project, findings)
+        records.append(record)
+    return {"seed": seed, "count": count, "folder": str(folder), "jax_s": round(jax_s), "fix_s": round(fix_s),
+            "summary": summarize(records), "kernels": records}
+
+
+def _outcome(case, record, project, findings) -> tuple[str, str | None]:
+    before, after = record["jax_before"], record["jax_after"]
+    if before == "unexplained":
+        return "unexplained", None  # a generator bug, not a kernel JAX judged
+    if before == "ok":
+        return ("clean_changed", None) if record["fixed_files"] else ("clean", None)
+    if after == "ok" and not findings:
+        return "fixed", None
+    if record["fixed_files"] and after != "ok" and after != before:
+        if after == "unexplained":
+            return "broke", record.get("jax_error_after")
+        # JAX stops at its first error: a second bug of the original shows once the first is fixed.
+        return "unfixed", f"JAX now stops at a later error ({after}): {record.get('jax_error_after')}"
+    if not findings:
+        if after == "ok":
+            return "fixed", None
+        return "unfixed", f"no finding: the analysis misses JAX's {after} error"
+    return "unfixed", " | ".join(_refusals(project, findings)) + (
+        "" if after == "ok" else f" (JAX: {after})")
+
+
+OUTCOMES = ("fixed", "unfixed", "broke", "clean", "clean_changed", "unexplained")
+
+
+def summarize(records: list[dict]) -> dict:
+    def tally(group):
+        counts = Counter(r["outcome"] for r in group)
+        rejected = counts["fixed"] + counts["unfixed"] + counts["broke"]
+        return {**{o: counts[o] for o in OUTCOMES}, "rejected": rejected,
+                "fix_rate": round(counts["fixed"] / rejected, 4) if rejected else None}
+
+    families: dict[str, list[dict]] = {}
+    for record in records:
+        for tag in record["tags"]:
+            families.setdefault(tag, []).append(record)
+    reasons = Counter(_reason_kind(r["why"]) for r in records if r["outcome"] == "unfixed")
+    return {"total": tally(records), "families": {t: tally(g) for t, g in sorted(families.items())},
+            "unfixed_reasons": dict(reasons.most_common())}
+
+
+def _reason_kind(why: str) -> str:
+    """A reason without the kernel's own names, to count alike reasons together."""
+    import re
+
+    return re.sub(r"g\d+_\d+\w*|line \d+|'[^']*'", "…", why or "")[:300]
+
+
+def table(summary: dict) -> str:
+    rows = ["| family | rejected | fixed | unfixed | broke | clean | clean changed | fix rate |",
+            "|---|---|---|---|---|---|---|---|"]
+    for tag, t in [("**all**", summary["total"]), *summary["families"].items()]:
+        pct = "—" if t["fix_rate"] is None else f"{100 * t['fix_rate']:.1f} %"
+        rows.append(f"| {tag} | {t['rejected']} | {t['fixed']} | {t['unfixed']} | {t['broke']} | {t['clean']} | "
+                    f"{t['clean_changed']} | {pct} |")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--out", help="folder for the kernels, before/ and after/ (default: a temporary one)")
+    parser.add_argument("--json", help="write every kernel's record and the summary here")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds JAX may take per kernel")
+    args = parser.parse_args(argv)
+    folder = Path(args.out or tempfile.mkdtemp(prefix="pallas-fix-gen-")).resolve()
+    result = measure(args.seed, args.count, folder, args.timeout)
+    summary = result["summary"]
+    print(f"seed {args.seed}, {args.count} kernels in {folder}: JAX {result['jax_s']} s, fixes {result['fix_s']} s")
+    print(table(summary))
+    print("\nWhy kernels JAX rejects were left unfixed:")
+    for why, n in summary["unfixed_reasons"].items():
+        print(f"  {n:4d}  {why}")
+    for record in result["kernels"]:
+        if record["outcome"] in ("broke", "clean_changed"):
+            print(f"{record['outcome']}: {record['name']} {record.get('why') or ''}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

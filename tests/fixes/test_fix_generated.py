@@ -1,0 +1,38 @@
+"""Fixes on generated kernels nobody here wrote (issue 20): `check --fix --unsafe-fixes` on a seeded sample of
+tests/kernel_generator/'s kernels, each judged by real JAX before and after (bench/fix_rate_generated.py
+prints the same figures, per construct family, for larger samples).
+
+No fix may make JAX fail for another reason, and no kernel JAX accepts may be changed. The number of
+rejected kernels that end accepted by JAX with no finding left is at least the recorded one: a fix that
+gets better raises FIXED_AT_LEAST here."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from conftest import REPO
+
+sys.path.insert(0, str(REPO / "bench"))
+
+pytestmark = [pytest.mark.jax, pytest.mark.slow]
+
+SEED, COUNT = 0, 60
+FIXED_AT_LEAST = 9
+
+
+def test_fixes_of_generated_kernels_are_accepted_by_jax(tmp_path):
+    from fix_rate_generated import measure
+
+    result = measure(SEED, COUNT, tmp_path)
+    kernels = result["kernels"]
+    assert len(kernels) == COUNT
+    broke = {k["name"]: k["why"] for k in kernels if k["outcome"] == "broke"}
+    clean_changed = {k["name"]: k["fixed_files"] for k in kernels if k["outcome"] == "clean_changed"}
+    assert (broke, clean_changed) == ({}, {})
+    for kernel in kernels:
+        if kernel["outcome"] == "fixed":
+            assert kernel["fixed_files"] and kernel["jax_after"] == "ok" and kernel["remaining"] == [], kernel
+    total = result["summary"]["total"]
+    assert total["rejected"] == sum(total[o] for o in ("fixed", "unfixed", "broke"))
+    assert total["fixed"] >= FIXED_AT_LEAST, result["summary"]["unfixed_reasons"]
