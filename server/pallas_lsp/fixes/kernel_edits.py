@@ -146,7 +146,10 @@ def add_parameter(builder: FixBuilder, model, function: ast.FunctionDef, name: s
             return updated.with_changes(params=params.with_changes(kwonly_params=kwonly, star_arg=star))
         positional = list(params.params)
         new = cst.Param(cst.Name(name))
-        at = len(positional) if index is None else min(index, len(positional))
+        # Before the first parameter with a default: JAX passes refs by position, and Python allows
+        # no parameter without a default after one with it.
+        defaulted = next((n for n, param in enumerate(positional) if param.default is not None), len(positional))
+        at = defaulted if index is None else min(index, defaulted)
         if at < len(positional):
             positional.insert(at, new.with_changes(comma=_comma_like(positional[at])))
         else:

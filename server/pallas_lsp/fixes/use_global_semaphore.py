@@ -1,7 +1,10 @@
 """Fix: ask `get_global` for `plgpu.SemaphoreType.REGULAR`, the one type it allocates.
 
 For a `SemaphoreType.BARRIER`, a TPU semaphore type or another semaphore-like type whose result
-the kernel only signals and waits on: those uses mean the same on a REGULAR global semaphore.
+the kernel only signals and waits on, or never uses: those uses mean the same on a REGULAR global
+semaphore. The type is changed where it is written: in the call, or in the one variable, constant,
+dict entry, class attribute, default parameter, helper return or other module's constant that
+serves only this `get_global` (`type_definition`).
 Not offered where the kernel runs in interpret mode (REGULAR fails there too), nor for a TPU
 semaphore in a `pl.pallas_call` (a TPU kernel: `allocate_as_scratch` keeps the TPU type).
 """
@@ -15,6 +18,7 @@ import libcst as cst
 from ..analysis.values import MemType
 from .kernel_edits import FixBuilder
 from .sites import interpreted_anywhere, launches
+from .type_definition import names_semaphore_type, semaphore_type_written
 
 _SEMAPHORE_USES = {"semaphore_signal", "semaphore_wait", "semaphore_read"}
 _SEMAPHORE_TYPES = {"plgpu.SemaphoreType.BARRIER", "pltpu.SemaphoreType.REGULAR", "pltpu.SemaphoreType.DMA",
@@ -22,7 +26,8 @@ _SEMAPHORE_TYPES = {"plgpu.SemaphoreType.BARRIER", "pltpu.SemaphoreType.REGULAR"
 
 
 def _only_signalled(model, function: ast.AST, name: str) -> bool:
-    uses = 0
+    """Every use of `name` in `function` is a signal, wait or read (none at all is fine too: an unused
+    semaphore of any type allocates nothing anyone reads)."""
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             used, parent = node, model.parents.get(node)
@@ -35,13 +40,29 @@ def _only_signalled(model, function: ast.AST, name: str) -> bool:
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
             if called not in _SEMAPHORE_USES:
                 return False
-            uses += 1
-    return uses > 0
+    return True
 
 
-def _names_semaphore_type(node) -> bool:
-    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-            and node.value.attr == "SemaphoreType")
+def _result_only_signalled(model, call: ast.Call) -> bool:
+    """The get_global's semaphore, assigned to a name (directly, or returned by a helper whose every
+    call is assigned to one), is only signalled, waited on and read."""
+    parent = model.parents.get(call)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        function = model.enclosing_function(call)
+        return function is not None and _only_signalled(model, function, parent.targets[0].id)
+    helper = model.enclosing_function(call)
+    if not isinstance(parent, ast.Return) or not isinstance(helper, ast.FunctionDef):
+        return False
+    mentions = [node for node in ast.walk(model.tree) if isinstance(node, ast.Name) and node.id == helper.name]
+    if not mentions:
+        return False
+    for mention in mentions:
+        call_site = model.parents.get(mention)
+        if not (isinstance(call_site, ast.Call) and call_site.func is mention):
+            return False
+        if not _result_only_signalled(model, call_site):
+            return False
+    return True
 
 
 def _returned_type(project, model, argument) -> ast.Attribute | None:
@@ -56,7 +77,7 @@ def _returned_type(project, model, argument) -> ast.Attribute | None:
     if not isinstance(callee, Func) or callee.model is not model or not isinstance(callee.node, ast.FunctionDef):
         return None
     returns = [node for node in ast.walk(callee.node) if isinstance(node, ast.Return)]
-    if len(returns) != 1 or not _names_semaphore_type(returns[0].value):
+    if len(returns) != 1 or not names_semaphore_type(returns[0].value):
         return None
     name = callee.node.name
     mentions = [node for node in ast.walk(model.tree) if (isinstance(node, ast.Name) and node.id == name)
@@ -70,15 +91,15 @@ def fix(project, model, call, value, code: str):
     if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in _SEMAPHORE_TYPES:
         return None
     argument = call.args[0] if call.args else None
-    written = argument.func if isinstance(argument, ast.Call) else argument
-    if not _names_semaphore_type(written):
+    found = semaphore_type_written(project, model, argument)
+    if found is None:
         written = _returned_type(project, model, argument)  # `self.sem_type()`: the fix belongs there
         if written is None:
             return None
-    parent = model.parents.get(call)
+        found = model, written
+    type_model, written = found
     function = model.enclosing_function(call)
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
-            and function is not None and _only_signalled(model, function, parent.targets[0].id)):
+    if function is None or not _result_only_signalled(model, call):
         return None
     if interpreted_anywhere(project, model, function):
         return None
@@ -86,8 +107,8 @@ def fix(project, model, call, value, code: str):
             entry.api == "pl.pallas_call" for entry in launches(project, model, function)):
         return None  # a TPU semaphore in a pallas_call: a TPU kernel (allocate_as_scratch keeps it TPU)
     builder = FixBuilder(project)
-    file, imports = builder.file(model)
-    target = file.find_ast(model, written, cst.Attribute)
+    file, imports = builder.file(type_model)
+    target = file.find_ast(type_model, written, cst.Attribute)
     if target is None:
         return None
     if value.constructor.startswith("plgpu."):
