@@ -20,6 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
 from .analysis import Finding, Project, analyze
+from .analysis.exclusions import Exclusions
 from .analysis.jax_version import jax_version
 from .source_text import skip_reason
 
@@ -65,7 +66,8 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     results: dict[int, tuple[list[Finding], str | None]] = {}
     context = multiprocessing.get_context("spawn")  # a fork would share jedi's environment process
     with _safe_path(), ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                             initargs=(project.root, project.python, project.use_jedi, project.platform)) as pool:
+                             initargs=(project.root, project.python, project.use_jedi, project.platform,
+                                       project.exclusions.arguments)) as pool:
         for found, answers in pool.map(_analyze_task, [[(i, files[i]) for i in task] for task in tasks],
                                        [codes] * len(tasks)):
             results.update(found)
@@ -99,9 +101,11 @@ def _learn_run_facts(project: Project) -> None:
     jax_version(project)
 
 
-def _start_worker(root: str, python: str, use_jedi: bool, platform: str) -> None:
+def _start_worker(root: str, python: str, use_jedi: bool, platform: str, exclusions: tuple) -> None:
     global _worker_project
-    _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform)
+    # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
+    _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
+                              exclusions=Exclusions(*exclusions))
     _worker_project.index.trust_events = True  # files do not change during a check
     _worker_project.defer_cache_writes = True  # the index after each task, the answers by the parent
     atexit.register(_end_worker_now)

@@ -134,33 +134,31 @@ def _environment_subject(name: str, value: str) -> str:
     return f"{name}={shown(value)}"
 
 
+def _number_from_environment(name: str, spec: Number, default, problems: list[str] | None):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return spec.check(value, _environment_subject(name, value), default,
+                      [] if problems is None else problems)
+
+
 def probe_timeout(problems: list[str] | None = None) -> float:
     """`PALLAS_LSP_PROBE_TIMEOUT`: how long a Python may take to answer its probe. At least 1 s: a
     healthy interpreter (even on a loaded machine) must not be reported as one that never answers."""
-    value = os.environ.get("PALLAS_LSP_PROBE_TIMEOUT")
-    if value is None:
-        return PROBE_TIMEOUT_DEFAULT
-    return PROBE_TIMEOUT.check(value, _environment_subject("PALLAS_LSP_PROBE_TIMEOUT", value),
-                               PROBE_TIMEOUT_DEFAULT, [] if problems is None else problems)
+    return _number_from_environment("PALLAS_LSP_PROBE_TIMEOUT", PROBE_TIMEOUT, PROBE_TIMEOUT_DEFAULT,
+                                    problems)
 
 
 def trace_memory_mb(problems: list[str] | None = None) -> int:
     """`PALLAS_LSP_TRACE_MEMORY_MB`: address space a trace may add (0: no limit)."""
-    value = os.environ.get("PALLAS_LSP_TRACE_MEMORY_MB")
-    if value is None:
-        return TRACE_MEMORY_DEFAULT
-    return TRACE_MEMORY.check(value, _environment_subject("PALLAS_LSP_TRACE_MEMORY_MB", value),
-                              TRACE_MEMORY_DEFAULT, [] if problems is None else problems)
+    return _number_from_environment("PALLAS_LSP_TRACE_MEMORY_MB", TRACE_MEMORY, TRACE_MEMORY_DEFAULT,
+                                    problems)
 
 
 def tcp_auth_seconds(problems: list[str] | None = None) -> float:
     """`PALLAS_LSP_TCP_AUTH_SECONDS`: how long a `serve --tcp` connection has, from connecting, to show
     the token (tests shorten it)."""
-    value = os.environ.get("PALLAS_LSP_TCP_AUTH_SECONDS")
-    if value is None:
-        return TCP_AUTH_DEFAULT
-    return TCP_AUTH.check(value, _environment_subject("PALLAS_LSP_TCP_AUTH_SECONDS", value),
-                          TCP_AUTH_DEFAULT, [] if problems is None else problems)
+    return _number_from_environment("PALLAS_LSP_TCP_AUTH_SECONDS", TCP_AUTH, TCP_AUTH_DEFAULT, problems)
 
 
 def docs_url(problems: list[str] | None = None) -> str | None:

@@ -119,13 +119,14 @@ def _warn_skipped(path: str, reason: str) -> None:
     print(f"pallas-lsp: warning: {display_path(path)}: skipped: {reason}", file=sys.stderr)
 
 
-def _collect(paths: list[str]) -> list[str]:
+def _collect(paths: list[str], loaded_settings: dict) -> list[str]:
+    from .analysis.exclusions import Exclusions
     from .analysis.project import iter_python_files
 
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            files.extend(iter_python_files(path, on_skip=_warn_skipped))
+            files.extend(iter_python_files(path, Exclusions.for_folder(path, loaded_settings), on_skip=_warn_skipped))
         elif os.path.isfile(path):
             files.append(path)
         elif os.path.exists(path):
@@ -156,13 +157,15 @@ def run_check(args) -> int:
     _warn_fix_flags(args)
     from .analysis import Project, selected_codes, unknown_codes
     from .analysis.environment import EnvironmentError_
+    from .analysis.exclusions import Exclusions
     from .check_jobs import analyze_files, default_jobs
     from .config import ConfigError, load_settings, split_codes, unknown_codes_message
     from .output import display_path, format_json, format_sarif, format_text
 
+    loaded_settings: dict = {}  # each pyproject.toml read once in this run
     try:
-        files = _collect(args.paths)
-        settings = load_settings(args.paths[0])
+        files = _collect(args.paths, loaded_settings)
+        settings = load_settings(args.paths[0], loaded_settings)
     except (FileNotFoundError, ConfigError) as exc:
         print(f"pallas-lsp: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -181,7 +184,7 @@ def run_check(args) -> int:
     root = settings.root or os.path.commonpath([os.path.abspath(p) if os.path.isdir(p) else
                                                 os.path.dirname(os.path.abspath(p)) for p in args.paths])
     project = Project(root=root, python=args.python or settings.python, use_jedi=not args.no_jedi,
-                      platform=settings.platform)
+                      platform=settings.platform, exclusions=Exclusions.for_folder(root, loaded_settings))
     if project.use_jedi:
         try:
             project.environment  # noqa: B018 - fail early, with the reason, on a broken interpreter

@@ -84,11 +84,18 @@ def unknown_codes_message(unknown: list[str]) -> str:
             f"(known: {', '.join(sorted(RULES_BY_CODE))}, their prefixes, ALL)")
 
 
-def load_settings(start: str) -> Settings:
-    """Settings from the nearest pyproject.toml above `start` (defaults if there is none)."""
+def load_settings(start: str, loaded: dict[Path, Settings] | None = None) -> Settings:
+    """Settings from the nearest pyproject.toml above `start` (defaults if there is none).
+
+    `loaded` (by pyproject path) lets one `check` run read each file once: a `python` setting costs
+    git calls (`refusal_of_project_choice`), and every folder walk wants the exclusions again."""
     path = find_pyproject(start)
     if path is None:
         return Settings()
+    if loaded is not None:
+        if path not in loaded:
+            loaded[path] = load_settings(str(path.parent))
+        return loaded[path]
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

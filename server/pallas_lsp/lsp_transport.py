@@ -146,8 +146,10 @@ def loads(data: bytes):
 
 
 def _integer(digits: str):
-    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
-    return float(digits) if limit and len(digits.lstrip("-")) > limit else int(digits)
+    try:
+        return int(digits)
+    except ValueError:  # more digits than `sys.get_int_max_str_digits()` allows
+        return float(digits)
 
 
 def _valid_id(value) -> bool:

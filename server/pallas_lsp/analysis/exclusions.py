@@ -77,6 +77,7 @@ class Exclusions:
 
     def __init__(self, root: str, exclude: list[str] | None = None, extend_exclude: list[str] | None = None,
                  settings_root: str | None = None):
+        self._arguments = (root, exclude, extend_exclude, settings_root)
         self.root = os.path.abspath(root)
         base = os.path.abspath(settings_root or root)
         patterns = list(DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude or [])
@@ -89,15 +90,21 @@ class Exclusions:
         self._rule_lists_by_folder: dict[str, tuple[list[Rule], ...]] = {}
 
     @classmethod
-    def for_folder(cls, folder: str) -> "Exclusions":
-        """The exclusions `[tool.pallas-lsp]` of the nearest pyproject.toml sets (defaults without one)."""
+    def for_folder(cls, folder: str, loaded_settings: dict | None = None) -> "Exclusions":
+        """The exclusions `[tool.pallas-lsp]` of the nearest pyproject.toml sets (defaults without one);
+        `loaded_settings` as `config.load_settings` takes it."""
         from ..config import ConfigError, load_settings
 
         try:
-            settings = load_settings(folder)
+            settings = load_settings(folder, loaded_settings)
         except ConfigError:
             return cls(folder)
         return cls(folder, settings.exclude, settings.extend_exclude, settings.root)
+
+    @property
+    def arguments(self) -> tuple:
+        """What makes the same exclusions again in another process (`Exclusions(*arguments)`)."""
+        return self._arguments
 
     def _gitignore(self, folder: str) -> list[Rule]:
         rules = self._ignores.get(folder)

@@ -73,7 +73,7 @@ def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=N
 
 class Project:
     def __init__(self, root: str | None = None, python: str | None = None, use_jedi: bool = True,
-                 platform: str | None = None):
+                 platform: str | None = None, exclusions: Exclusions | None = None):
         self.root = os.path.abspath(root or os.getcwd())
         # What a pl.pallas_call without backend hints is lowered for: "gpu" (Triton) or "tpu" (TensorCore).
         self.platform = platform or "gpu"
@@ -96,7 +96,7 @@ class Project:
         self._workspace_sorted: tuple[tuple[str, ...], list[str]] | None = None
         self._disk_texts: dict[str, tuple[tuple[int, int], str]] = {}
         self.index = ImportIndex(self)
-        self._exclusions: Exclusions | None = None
+        self._exclusions: Exclusions | None = exclusions  # None: the root's settings, when first needed
         self._workspace_verdicts: dict[str, bool] = {}
         # The server and `check` write the cache files once their answers are out (`save_caches(now=True)`),
         # not after every analysis: a first analysis in a big workspace would wait for a 3 MB write.
