@@ -1,0 +1,111 @@
+"""Where a `get_global` argument's type is written, when it is not written in the call itself.
+
+A kernel author keeps the type in a variable, a module constant, a dict, a class attribute, a default
+parameter, a helper's return, or another module. A fix that changes the type must change it there,
+and only where that definition serves this one `get_global`: each name on the way must be used once
+(here), so the edit changes nothing else.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+MAX_DEPTH = 8
+
+
+def names_semaphore_type(node) -> bool:
+    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "SemaphoreType")
+
+
+def _mentions(model, name: str) -> int:
+    """Uses of `name` in the module (loads, attributes `x.name`, and `import ... name`)."""
+    count = 0
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            count += 1
+        elif isinstance(node, ast.Attribute) and node.attr == name:
+            count += 1
+    return count
+
+
+def _used_once(project, model, name: str) -> bool:
+    """`name` is used once in its module, and no workspace module importing it mentions it."""
+    if _mentions(model, name) != 1:
+        return False
+    return not any(_mentions(other, name) for other in project.importers(model) if other is not model)
+
+
+def semaphore_type_written(project, model, expr, depth: int = 0):
+    """(model, `X.SemaphoreType.Y` node) that `expr` takes its type from, or None."""
+    if depth > MAX_DEPTH or expr is None:
+        return None
+    if isinstance(expr, ast.Call):
+        expr = expr.func if names_semaphore_type(expr.func) else expr  # REGULAR((4,)): the type is the callee
+    if names_semaphore_type(expr):
+        return model, expr
+    if isinstance(expr, ast.Name):
+        binding = model.lookup(expr.id, model.scope_of(expr), expr.lineno)
+        if binding is None or not _used_once(project, model, expr.id):
+            return None
+        if binding.kind == "assign" and isinstance(binding.node, ast.Assign) and len(binding.node.targets) == 1:
+            return semaphore_type_written(project, model, binding.value, depth + 1)
+        if binding.kind == "param":
+            return semaphore_type_written(project, model, _default_of(model, binding.node), depth + 1)
+        if binding.kind == "import" and isinstance(binding.import_from, ast.ImportFrom):
+            other = _imported_model(project, model, binding.import_from)
+            if other is None:
+                return None
+            name = binding.node.name
+            found = other.scopes[other.tree].bindings.get(name, [])
+            if (len(found) == 1 and found[0].kind == "assign" and _mentions(other, name) == 0
+                    and sum(_mentions(m, name) for m in project.importers(other)) == 1):
+                return semaphore_type_written(project, other, found[0].value, depth + 1)
+        return None
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):  # TYPES["sem"]
+        key = expr.slice
+        binding = model.lookup(expr.value.id, model.scope_of(expr), expr.lineno)
+        if (binding is None or binding.kind != "assign" or not isinstance(binding.value, ast.Dict)
+                or not isinstance(key, ast.Constant) or not _used_once(project, model, expr.value.id)):
+            return None
+        for k, v in zip(binding.value.keys, binding.value.values):
+            if isinstance(k, ast.Constant) and k.value == key.value:
+                return semaphore_type_written(project, model, v, depth + 1)
+        return None
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # Types.what
+        binding = model.lookup(expr.value.id, model.scope_of(expr), expr.lineno)
+        if binding is None or binding.kind != "class" or not _used_once(project, model, expr.value.id):
+            return None
+        if _mentions(model, expr.attr) != 1:
+            return None
+        for statement in binding.node.body:
+            if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                    and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == expr.attr):
+                return semaphore_type_written(project, model, statement.value, depth + 1)
+        return None
+    return None
+
+
+def _default_of(model, arg: ast.arg):
+    arguments = model.parents.get(arg)
+    if not isinstance(arguments, ast.arguments):
+        return None
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if arg in positional:
+        offset = len(positional) - len(arguments.defaults)
+        index = positional.index(arg)
+        return arguments.defaults[index - offset] if index >= offset else None
+    if arg in arguments.kwonlyargs:
+        return arguments.kw_defaults[arguments.kwonlyargs.index(arg)]
+    return None
+
+
+def _imported_model(project, model, statement: ast.ImportFrom):
+    """The workspace module a `from M import name` beside this file reads (a plain module name)."""
+    if statement.level or not statement.module or "." in statement.module:
+        return None
+    path = os.path.join(os.path.dirname(model.path), statement.module + ".py")
+    if not os.path.isfile(path) or not project.is_workspace_file(path):
+        return None
+    return project.model(path)
