@@ -22,6 +22,7 @@ from dataclasses import replace
 from .analysis import Finding, Project, analyze
 from .analysis.exclusions import Exclusions
 from .analysis.jax_version import jax_version
+from .analysis.notebooks import InvalidNotebook, invalid_notebook_finding, is_notebook
 from .source_text import skip_reason
 
 log = logging.getLogger(__name__)
@@ -43,9 +44,14 @@ def default_jobs() -> int:
 
 
 def analyze_file(project: Project, file: str, codes: set[str]) -> tuple[list[Finding], str | None]:
-    """A file's findings (sorted, as `analyze` gives them), or why it was skipped (unreadable, too large, gone)."""
+    """A file's findings (sorted, as `analyze` gives them), or why it was skipped (unreadable, too large, gone).
+    A notebook is analysed as the module its code cells make; one that is no notebook is a PAL000 finding."""
     try:
+        if is_notebook(file):
+            return analyze(project, file, project.text(file), codes=codes), None
         return analyze(project, file, codes=codes), None
+    except InvalidNotebook as exc:
+        return ([invalid_notebook_finding(file, exc)] if "PAL000" in codes else []), None
     except OSError as exc:
         return [], skip_reason(exc)
 

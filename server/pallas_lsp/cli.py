@@ -126,7 +126,8 @@ def _collect(paths: list[str], loaded_settings: dict) -> list[str]:
     files: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            files.extend(iter_python_files(path, Exclusions.for_folder(path, loaded_settings), on_skip=_warn_skipped))
+            files.extend(iter_python_files(path, Exclusions.for_folder(path, loaded_settings), on_skip=_warn_skipped,
+                                           notebooks=True))
         elif os.path.isfile(path):
             files.append(path)
         elif os.path.exists(path):
@@ -209,7 +210,8 @@ def run_check(args) -> int:
                     print(f"pallas-lsp: warning: {display_path(path)} not rewritten: {skipped.reason}", file=sys.stderr)
                 else:
                     written += 1
-                project.set_text(path, None)  # what remains is reported for the file as it is on disk
+                project.set_notebook(path, None)  # what remains is reported for the file as it is on disk
+                project.set_text(path, None)
                 project.file_changed(path)
             if written == len(changed):
                 print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {written} "
@@ -240,15 +242,31 @@ def run_check(args) -> int:
         _print_unfixable(project, findings, args.unsafe_fixes)
         if args.diff:
             return EXIT_FINDINGS if changed else EXIT_CLEAN
+    notebooks = _notebooks(project, findings)
     if args.format == "json":
-        sys.stdout.write(format_json(findings))
+        sys.stdout.write(format_json(findings, notebooks))
     elif args.format == "sarif":
-        sys.stdout.write(format_sarif(findings))
+        sys.stdout.write(format_sarif(findings, notebooks))
     elif not codes:
         sys.stdout.write(f"No rules enabled: nothing checked ({len(files)} file{'s' if len(files) != 1 else ''}).\n")
     else:
-        sys.stdout.write(format_text(findings, len(files) - skipped, skipped))
+        sys.stdout.write(format_text(findings, len(files) - skipped, skipped, notebooks))
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
+
+
+def _notebooks(project, findings) -> dict:
+    """The notebooks findings point into (by path), to show their positions in cells; one that is no
+    notebook has its finding at a position of its JSON text and is left out."""
+    from .analysis.notebooks import is_notebook
+
+    paths = {f.path for f in findings} | {r.path for f in findings for r in f.related}
+    notebooks = {}
+    for path in filter(is_notebook, paths):
+        try:
+            notebooks[os.path.abspath(path)] = project.notebook(path)
+        except OSError:
+            pass
+    return notebooks
 
 
 def _print_unfixable(project, findings, unsafe: bool) -> None:

@@ -45,9 +45,28 @@ def diff_label(path: str) -> str:
     return quoted + "\t" if " " in quoted else quoted
 
 
-def as_dict(finding: Finding) -> dict:
+def in_cell(path: str, span, notebooks: dict | None) -> tuple[int, object] | None:
+    """(cell number as the notebook shows it, span in the cell) of a module span of a notebook."""
+    notebook = (notebooks or {}).get(os.path.abspath(path))
+    if notebook is None:
+        return None
+    start = notebook.to_cell(span.line, span.column)
+    if start is None:
+        return None
+    where = notebook.cell_span(span)
+    if where is None:  # reaches into the next cell: shown up to the end of the first
+        first, count = notebook.cell_line_range(start[0])
+        where = notebook.cell_span(type(span)(span.line, span.column, first + count, 0))
+    return notebook.cell_number(where[0]), where[1]
+
+
+def as_dict(finding: Finding, notebooks: dict | None = None) -> dict:
+    """One JSON finding; in a notebook, with its `cell` and lines counted in that cell (as ruff's)."""
     span = finding.span
-    return {
+    cell = in_cell(finding.path, span, notebooks)
+    if cell is not None:
+        span = cell[1]
+    found = {
         "path": display_path(finding.path),
         "line": span.line + 1,
         "column": span.column + 1,
@@ -57,10 +76,20 @@ def as_dict(finding: Finding) -> dict:
         "severity": finding.severity,
         "message": finding.message,
     }
+    if cell is not None:
+        found = {"path": found.pop("path"), "cell": cell[0], **found}
+    return found
 
 
-def format_text(findings: list[Finding], files_checked: int, files_skipped: int = 0) -> str:
-    lines = [f"{display_path(f.path)}:{f.span.line + 1}:{f.span.column + 1}: {f.code} {f.message}" for f in findings]
+def _text_location(finding: Finding, notebooks: dict | None) -> str:
+    cell = in_cell(finding.path, finding.span, notebooks)
+    if cell is not None:
+        return f"{display_path(finding.path)}:cell {cell[0]}:{cell[1].line + 1}:{cell[1].column + 1}"
+    return f"{display_path(finding.path)}:{finding.span.line + 1}:{finding.span.column + 1}"
+
+
+def format_text(findings: list[Finding], files_checked: int, files_skipped: int = 0, notebooks: dict | None = None) -> str:
+    lines = [f"{_text_location(f, notebooks)}: {f.code} {f.message}" for f in findings]
     count = len(findings)
     if count:
         lines.append(f"Found {count} error{'s' if count != 1 else ''}." if all(f.severity == "error" for f in findings)
@@ -71,13 +100,29 @@ def format_text(findings: list[Finding], files_checked: int, files_skipped: int 
     return "\n".join(lines) + "\n"
 
 
-def format_json(findings: list[Finding]) -> str:
-    return json.dumps([as_dict(f) for f in findings], indent=2) + "\n"
+def format_json(findings: list[Finding], notebooks: dict | None = None) -> str:
+    return json.dumps([as_dict(f, notebooks) for f in findings], indent=2) + "\n"
 
 
 def _region(span) -> dict:
     return {"startLine": span.line + 1, "startColumn": span.column + 1,
             "endLine": span.end_line + 1, "endColumn": span.end_column + 1}
+
+
+def _physical(path: str, span, notebooks: dict | None) -> dict:
+    """A SARIF physical location; in a notebook, where the code is written in its JSON (what a code
+    scanning view of the file shows), with the cell and the lines in it as properties."""
+    location = {"artifactLocation": _artifact(path), "region": _region(span)}
+    cell = in_cell(path, span, notebooks)
+    if cell is not None:
+        number, in_cell_span = cell
+        notebook = notebooks[os.path.abspath(path)]
+        start = notebook.file_position(number - 1, in_cell_span.line, in_cell_span.column)
+        end = notebook.file_position(number - 1, in_cell_span.end_line, in_cell_span.end_column)
+        location["region"] = {"startLine": start[0] + 1, "startColumn": start[1] + 1,
+                              "endLine": end[0] + 1, "endColumn": end[1] + 1}
+        location["properties"] = {"cell": number, "cellRegion": _region(in_cell_span)}
+    return location
 
 
 def _artifact(path: str) -> dict:
@@ -89,7 +134,7 @@ def _artifact(path: str) -> dict:
     return {"uri": urllib.parse.quote_from_bytes(os.fsencode(Path(rel).as_posix()), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
-def format_sarif(findings: list[Finding]) -> str:
+def format_sarif(findings: list[Finding], notebooks: dict | None = None) -> str:
     index = {rule.CODE: i for i, rule in enumerate(RULES)}
     rules = []
     for rule in RULES:
@@ -108,13 +153,12 @@ def format_sarif(findings: list[Finding]) -> str:
             "ruleIndex": index[finding.code],
             "level": _SARIF_LEVEL[finding.severity],
             "message": {"text": finding.message},
-            "locations": [{"physicalLocation": {"artifactLocation": _artifact(finding.path),
-                                                "region": _region(finding.span)}}],
+            "locations": [{"physicalLocation": _physical(finding.path, finding.span, notebooks)}],
         }
         if finding.related:
             result["relatedLocations"] = [
                 {"id": i, "message": {"text": r.message},
-                 "physicalLocation": {"artifactLocation": _artifact(r.path), "region": _region(r.span)}}
+                 "physicalLocation": _physical(r.path, r.span, notebooks)}
                 for i, r in enumerate(finding.related)]
         results.append(result)
     sarif = {

@@ -170,7 +170,7 @@ class Exclusions:
         for path, _ in self.walk_entries(folder):
             yield path
 
-    def walk_entries(self, folder: str):
+    def walk_entries(self, folder: str, suffixes: tuple[str, ...] = (".py",)):
         """(path, `os.DirEntry`) of each file `walk` gives: the entry says whether it is a regular
         file without another `stat` (from the folder listing's file types).
 
@@ -204,7 +204,7 @@ class Exclusions:
                             or name in self.names or name.startswith(".")
                             or self._excluded_by_rules(absolute_prefix + name, rules, True)):
                         inner.append((folder_prefix + name, absolute_prefix + name, False))
-                elif name.endswith(".py") and name not in self.names and (
+                elif name.endswith(suffixes) and name not in self.names and (
                         by_name or not self._excluded_by_rules(absolute_prefix + name, rules, False)):
                     yield folder_prefix + name, entry
             pending.extend(reversed(inner))

@@ -30,6 +30,7 @@ from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
 from .model import Binding, ModuleModel
 from .names import canonical, is_jax_module
+from .notebooks import Notebook, is_notebook, read_notebook_file
 from ..source_text import Refusal, read_decoded
 from .values import UNKNOWN, Api, ModuleValue, Value
 from .workspace_imports import WorkspaceImports
@@ -47,15 +48,17 @@ MAX_WORKSPACE_FILES = 100_000
 MODEL_TEXT_BUDGET = 1_000_000
 
 
-def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=None):
-    """`*.py` files under a folder, leaving out what `exclusions` (by default the folder's
-    `[tool.pallas-lsp]` settings, .gitignore files and environments) excludes, in a stable order.
+def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=None, notebooks: bool = False):
+    """`*.py` files (with `notebooks`, `*.ipynb` files too, as `check` reads them) under a folder,
+    leaving out what `exclusions` (by default the folder's `[tool.pallas-lsp]` settings, .gitignore
+    files and environments) excludes, in a stable order.
 
     What is not a regular file behind the name (a FIFO, a dangling symlink such as an editor's
     `.#k.py` lock, a symlink loop, an entry we may not stat) is skipped: `on_skip(path, reason)` is
     told. Folder symlinks are not followed, so a loop of them cannot make the walk endless.
     """
-    for path, entry in (exclusions or Exclusions.for_folder(root)).walk_entries(root):
+    suffixes = (".py", ".ipynb") if notebooks else (".py",)
+    for path, entry in (exclusions or Exclusions.for_folder(root)).walk_entries(root, suffixes):
         try:
             # The listing's file type answers for a regular file (no stat); a symlink is followed.
             regular = (not entry.is_symlink() and entry.is_file()) or S_ISREG(os.stat(path).st_mode)
@@ -69,6 +72,17 @@ def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=N
             on_skip(path, reason)
 
 
+
+
+def _read_by_stamp(cache: dict, path: str, read):
+    """`read(path)`, kept in `cache` while the file's modification time and size stay the same."""
+    stat = os.stat(path)
+    key = (stat.st_mtime_ns, stat.st_size)
+    cached = cache.get(path)
+    if cached is None or cached[0] != key:
+        cached = (key, read(path))
+        cache[path] = cached
+    return cached[1]
 
 
 class Project:
@@ -95,6 +109,9 @@ class Project:
         self._workspace_set: set[str] = set()
         self._workspace_sorted: tuple[tuple[str, ...], list[str]] | None = None
         self._disk_texts: dict[str, tuple[tuple[int, int], str]] = {}
+        # Notebooks: the editor's (its cells, `set_notebook`), and those read from disk by stamp.
+        self.notebooks: dict[str, Notebook] = {}
+        self._disk_notebooks: dict[str, tuple[tuple[int, int], Notebook]] = {}
         self.index = ImportIndex(self)
         self._exclusions: Exclusions | None = exclusions  # None: the root's settings, when first needed
         self._workspace_verdicts: dict[str, bool] = {}
@@ -189,6 +206,7 @@ class Project:
         self._changed(path)
         self.index.forget(path)
         self._disk_texts.pop(path, None)
+        self._disk_notebooks.pop(path, None)
         self._workspace_sorted = None
         self._workspace_verdicts.pop(path, None)
         if self._workspace_files is not None and path.endswith(".py") and path.startswith(self.root + os.sep):
@@ -224,17 +242,29 @@ class Project:
                 if id(other) not in restored:
                     other.eval_cache.clear()
 
+    def set_notebook(self, path: str, notebook: Notebook | None) -> None:
+        """Use an editor's notebook (None returns to the file on disk): its cells' module is the text."""
+        path = os.path.abspath(path)
+        if notebook is None:
+            self.notebooks.pop(path, None)
+        else:
+            self.notebooks[path] = notebook
+        self.set_text(path, None if notebook is None else notebook.module)
+
+    def notebook(self, path: str) -> Notebook:
+        """The notebook at `path`: the editor's, else the file's (InvalidNotebook when it is none)."""
+        path = os.path.abspath(path)
+        if path in self.notebooks:
+            return self.notebooks[path]
+        return _read_by_stamp(self._disk_notebooks, path, read_notebook_file)
+
     def text(self, path: str) -> str:
         path = os.path.abspath(path)
         if path in self.overlay:
             return self.overlay[path]
-        stat = os.stat(path)
-        key = (stat.st_mtime_ns, stat.st_size)
-        cached = self._disk_texts.get(path)
-        if cached is None or cached[0] != key:
-            cached = (key, read_decoded(path))
-            self._disk_texts[path] = cached
-        return cached[1].text
+        if is_notebook(path):  # its code cells, as one module
+            return self.notebook(path).module
+        return _read_by_stamp(self._disk_texts, path, read_decoded).text
 
     def refusal(self, path: str, text: str) -> Refusal | None:
         """Why Python refuses the file's bytes, when `text` is what was read from them (an editor's
@@ -303,6 +333,8 @@ class Project:
             del self._models[path]
         for path in [p for p in self._disk_texts if p not in self._models]:
             del self._disk_texts[path]
+        for path in [p for p in self._disk_notebooks if p not in self._models]:
+            del self._disk_notebooks[path]
         if dropped:
             self._forget_evaluations()
 

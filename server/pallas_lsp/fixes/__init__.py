@@ -42,12 +42,29 @@ def fixes_for(project, finding: Finding, text: str | None = None, verify: bool =
             else:
                 log.info("%s not offered: %s", fix.title, reason)
         rewrites = kept
+    rewrites = [fix for fix in rewrites if _within_cells(project, fix)]
     if rewrites and not any(f.preferred for f in rewrites):
         safe = [i for i, f in enumerate(rewrites) if f.safe]
         if safe:
             rewrites[safe[0]] = replace(rewrites[safe[0]], preferred=True)
     disable = disable_for_line.fix(model, finding.span, finding.code) if finding.code != "PAL000" else None
     return tuple([*rewrites, *([disable] if disable is not None else [])])
+
+
+def _within_cells(project, fix: Fix) -> bool:
+    """A notebook's fix is made in its cells: one that reaches across a cell boundary, or into a
+    blanked magic line, is not offered (as ruff does not apply a fix that spans cells)."""
+    from ..analysis.notebooks import is_notebook
+
+    for path in {e.path for e in fix.edits if is_notebook(e.path)}:
+        try:
+            notebook = project.notebook(path)
+        except OSError:
+            return False
+        if notebook.edited([e for e in fix.edits if e.path == path]) is None:
+            log.info("%s not offered: it spans notebook cells", fix.title)
+            return False
+    return True
 
 
 # Findings on a get_global whose buffer the get_global fixes move elsewhere: not a semaphore

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..analysis import analyze
 from ..analysis.findings import Finding, Fix
+from ..analysis.notebooks import is_notebook
 from ..source_text import encode_source, read_regular_bytes
 from . import fixes_for
 from .edits import apply_edits, parses
@@ -25,6 +26,7 @@ class FixAllResult:
     texts: dict[str, str] = field(default_factory=dict)  # path -> new text, for every file changed
     originals: dict[str, str] = field(default_factory=dict)  # path -> the text its fixes were computed from
     applied: list[Fix] = field(default_factory=list)
+    notebooks: dict = field(default_factory=dict)  # path -> the fixed `Notebook`, for every notebook changed
 
 
 def applicable(fixes, unsafe: bool) -> Fix | None:
@@ -54,6 +56,8 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     current = dict(original)
     skipped: set = set()
     touched: dict[str, str | None] = {}  # other files given new text -> their overlay before
+    notebooks: dict = {}  # notebook path -> its notebook as the fixes so far left it
+    editor_notebooks = dict(project.notebooks)  # put back after: the fixes' notebooks stand in meanwhile
     try:
         for _ in range(MAX_ROUNDS):
             findings = analyze(project, path, current[path], codes=codes)
@@ -63,13 +67,24 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
             finding, fix = chosen
             skipped.add((finding.code, finding.message, finding.span))
             updated: dict[str, str] = {}
+            fixed_notebooks: dict = {}
             for edit_path in {e.path for e in fix.edits}:
                 before = current.get(edit_path)
                 if before is None:
                     before = original[edit_path] = project.text(edit_path)
-                updated[edit_path] = apply_edits(before, [e for e in fix.edits if e.path == edit_path])
-            if not all(parses(t) for t in updated.values()):
+                edits = [e for e in fix.edits if e.path == edit_path]
+                if is_notebook(edit_path):  # made in its cells; a fix that spans cells is not applied
+                    notebook = notebooks.get(edit_path) or project.notebook(edit_path)
+                    fixed_notebooks[edit_path] = notebook.edited(edits)
+                    if fixed_notebooks[edit_path] is None:
+                        break
+                    updated[edit_path] = fixed_notebooks[edit_path].module
+                else:
+                    updated[edit_path] = apply_edits(before, edits)
+            if len(updated) < len({e.path for e in fix.edits}) or not all(parses(t) for t in updated.values()):
                 continue
+            notebooks.update(fixed_notebooks)
+            project.notebooks.update(fixed_notebooks)  # the next fixes are built (and offered) on them
             for edit_path, new_text in updated.items():
                 current[edit_path] = new_text
                 if edit_path != path:
@@ -79,8 +94,11 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     finally:
         for other, overlay in touched.items():
             project.set_text(other, overlay)
+        project.notebooks.clear()
+        project.notebooks.update(editor_notebooks)
     result.texts = {p: t for p, t in current.items() if t != original.get(p)}
     result.originals = {p: original[p] for p in result.texts}
+    result.notebooks = {p: notebooks[p] for p in result.texts if p in notebooks}
     return result
 
 
@@ -90,10 +108,12 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
 
     New texts are left in `project` as unsaved overlays; the caller writes them or prints a diff.
     `old` is the text the fixes were computed from (not the file as it is now: it may have been
-    edited meanwhile, and the writer must notice that).
+    edited meanwhile, and the writer must notice that). For a notebook, both are its JSON text:
+    only the sources of the cells fixed differ.
     """
     changed: dict[str, tuple[str, str]] = {}
     count = 0
+    notebook_texts: dict[str, str] = {}  # notebook -> its JSON text before any fix
     for path in files:
         path = os.path.abspath(path)
         try:
@@ -105,7 +125,14 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
         for fixed_path, new_text in result.texts.items():
             old = changed[fixed_path][0] if fixed_path in changed else result.originals[fixed_path]
             changed[fixed_path] = (old, new_text)
-            project.set_text(fixed_path, new_text)
+            notebook = result.notebooks.get(fixed_path)
+            if notebook is not None:
+                notebook_texts.setdefault(fixed_path, project.notebook(fixed_path).json_text())
+                project.set_notebook(fixed_path, notebook)
+            else:
+                project.set_text(fixed_path, new_text)
+    for path, old in notebook_texts.items():
+        changed[path] = (old, project.notebook(path).json_text())
     return changed, count
 
 
