@@ -82,12 +82,15 @@ _non_negative_int = _number(int, lambda v: v >= 0, "a whole number", "0 or more"
 def _add_trace_parser(commands) -> None:
     """`pallas-lsp trace` (issue 5): run a kernel through JAX's own estimator and lowering."""
     trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)")
-    trace.add_argument("target", metavar="PATH::FUNCTION")
+    trace.add_argument("target", metavar="PATH::FUNCTION | PATH:LINE",
+                       help="a launch (kernel, or function launching one) by name or by a line inside it; a kernel "
+                            "body, or a line in one, traces the launch that runs it")
     trace.add_argument("--args", metavar="SPECS",
                        help='abstract arguments, e.g. "f32[128,128], i32[8]" (default: from a '
                             "'# pallas-lsp: trace(...)' comment, jaxtyping annotations or a call in the file)")
-    trace.add_argument("--platform", choices=("cuda", "host"), default="cuda",
-                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); host: CPU/interpret lowering")
+    trace.add_argument("--platform", choices=("cuda", "host"), default=None,
+                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); host: CPU/interpret "
+                            "lowering (default: as the kernel runs: host in interpret mode, else cuda)")
     trace.add_argument("--format", choices=("text", "json"), default="text")
     trace.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project, with jax "
@@ -288,26 +291,33 @@ def run_trace(args) -> int:
     from .config import ConfigError, load_settings
     from .trace import trace_target
     from .trace.report import format_text, one_based_columns
+    from .source_text import read_source
     from .trace.targets import ArgSpecError, split_target
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
     try:
-        path, function = split_target(args.target)
+        path, where = split_target(args.target)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no such file: {path}")
         settings = load_settings(path)
         _warn_refused_python(settings, args)
         python = interpreter_executable(choose_interpreter(args.python or settings.python))
-    except (ArgSpecError, FileNotFoundError, ConfigError, TraceError) as exc:
+        source = read_source(path)
+    except (ArgSpecError, FileNotFoundError, ConfigError, TraceError, OSError, UnicodeDecodeError) as exc:
         print(f"pallas-lsp: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     root = settings.root or os.path.dirname(os.path.abspath(path))
+    plan = _trace_plan(root, python, settings, path, source, where, args.platform)
+    if plan.function is None:
+        print(f"pallas-lsp: error: {_unplanned(plan, path, where)}", file=sys.stderr)
+        return EXIT_ERROR
     pool = WorkerPool(memory_limit_mb=args.memory_limit)
     try:
-        result = trace_target(pool, python, root, path, function, args=args.args, platform=args.platform,
-                              compile=False if args.no_compile else None, timeout=args.timeout)
+        result = trace_target(pool, python, root, path, plan.function, args=args.args, platform=plan.platform.name,
+                              compile=False if args.no_compile else None, timeout=args.timeout, source=source)
     finally:
         pool.shutdown()
+    plan.annotate(result)
     error = result.get("error") or {}
     if error.get("type") == "ArgsNotFound":
         example = result.get("suggested_args") or "f32[128,128], i32[8]"
@@ -323,6 +333,33 @@ def run_trace(args) -> int:
         return EXIT_CLEAN
     never_ran = ("UsageError", "ArgsNotFound", "TargetNotFound", "TraceError")
     return EXIT_ERROR if (result.get("error") or {}).get("type") in never_ran else EXIT_FINDINGS
+
+
+def _trace_plan(root: str, python: str, settings, path: str, source: str, where, platform: str | None):
+    """What to trace, read through the kernel model (a body's launch; the platform a kernel runs on)."""
+    from .analysis import Project
+    from .trace.intent import Intent, LaunchTarget, Platform, TracePlan, plan_trace
+
+    try:
+        project = Project(root=root, python=python, platform=settings.platform)
+        return plan_trace(project, path, source, where, platform)
+    except Exception:  # the analysis must not keep a name from being traced as it is
+        logging.getLogger(__name__).warning("the kernel model of %s could not be built; tracing %s as named, for %s",
+                                            path, where, platform or "cuda", exc_info=True)
+        if isinstance(where, int):
+            return TracePlan(Intent([], problem=f"cannot tell which function line {where + 1} is in"))
+        plan = TracePlan(Intent([LaunchTarget(where, path, None, "")]))
+        plan.target = plan.intent.targets[0]
+        plan.platform = Platform(platform or "cuda", f"{platform or 'cuda'}: the kernel model could not be built")
+        return plan
+
+
+def _unplanned(plan, path: str, where) -> str:
+    """Why nothing was traced: the problem, or the launches to choose from (by name)."""
+    if plan.intent.problem:
+        return plan.intent.problem
+    return (f"{plan.choice_message()}. Trace one of them by name: "
+            + ", ".join(f"{path}::{t.name}" for t in plan.choices))
 
 
 class _LowerCaseLevel(logging.Formatter):

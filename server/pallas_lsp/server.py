@@ -1079,6 +1079,7 @@ def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
     _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
 
 
+TRACE_ASKING_TITLE = "Trace kernel (arguments?)"
 TRACE_USAGE = "pallas.trace takes [file URI, function name or {line, character}, options?]"
 TRACE_OPTIONS = {"args": str, "platform": str, "compile": bool}
 LSP_UINTEGER_MAX = 2**31 - 1
@@ -1148,19 +1149,46 @@ def _clip(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+async def _trace_plan(ls: PallasServer, uri: str, disk: str, where, options: dict, choice: str | None = None):
+    """The request read through the kernel model (intent.py): a body's launches, the platform it runs on."""
+    from types import SimpleNamespace
+
+    from .trace.intent import Intent, TracePlan, plan_trace
+
+    def plan(project, path, text):
+        return plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
+
+    found = await ls.on_analysis_thread(SimpleNamespace(uri=uri, source=disk), "trace target", plan)
+    return found if found is not None else TracePlan(Intent([], problem="the file could not be analysed (see the log)"))
+
+
+async def _ask_launch(ls: PallasServer, plan, uri: str, disk: str, where, options: dict):
+    """Several launches run the body: the user picks one (window/showMessageRequest)."""
+    try:
+        answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
+            type=types.MessageType.Info, message=f"pallas-lsp: {plan.choice_message()}. Which one should be traced?",
+            actions=[types.MessageActionItem(title=t.name) for t in plan.choices]))
+    except Exception as exc:  # a client that cannot ask: the answer lists the launches
+        log.info("could not ask which launch to trace: %s", exc)
+        answer = None
+    if answer is None or not isinstance(getattr(answer, "title", None), str):
+        return plan
+    return await _trace_plan(ls, uri, disk, where, options, choice=answer.title)
+
+
 @server.command(TRACE_COMMAND)
 async def trace_command(ls: PallasServer, *arguments):
     """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
     `{"args": "f32[128]", "platform": "cuda"|"host", "compile": bool}`. Returns the trace result (JSON)."""
     from .trace import failure, trace_target
-    from .trace.targets import find_definition, function_at, definition_line
     from .trace.worker import TraceError, choose_interpreter, interpreter_executable
 
     path, where, options = _trace_arguments(arguments)
+    outer = ls.protocol._request_futures.get(ls.protocol.msg_id)  # the executeCommand request itself (before any await)
     uri = arguments[0]
     label = where if isinstance(where, str) else f"line {where + 1}"
     folder = ls.folder_for(path)
-    platform = options.get("platform") or "cuda"
+    platform = options.get("platform") or "cuda"  # until the plan says how the kernel runs
     try:
         disk = read_source(path)  # as Python will import it (the trace does), line endings kept
     except OSError as exc:
@@ -1172,16 +1200,19 @@ async def trace_command(ls: PallasServer, *arguments):
         if ls.settings.show_trace_results:
             ls.window_show_message(trace_result_message(result, label, None))
         return result
-    try:
-        import ast
-
-        function = function_at(disk, where) if isinstance(where, int) else where
-        statement = find_definition(ast.parse(disk), function) if function else None
-    except (SyntaxError, ValueError, TypeError) as exc:
-        return failure(path, label, platform, "UsageError", f"cannot read {path}: {exc}", "args")
+    plan = await _trace_plan(ls, uri, disk, where, options)
+    if plan.choices:
+        plan = await _ask_launch(ls, plan, uri, disk, where, options)
+    function = plan.function
     if function is None:
-        return failure(path, "", platform, "UsageError",
-                       f"no module-level function at {label} in {os.path.basename(path)}", "args")
+        why = plan.intent.problem or (f"{plan.choice_message()}; none was chosen (trace one of them by name)"
+                                      if plan.intent.targets else f"no module-level function at {label}")
+        result = failure(path, label if plan.intent.targets else "", platform, "UsageError", why, "args",
+                         launches=[t.name for t in plan.intent.targets])
+        if ls.settings.show_trace_results:
+            ls.window_show_message(trace_result_message(result, label, None))
+        return result
+    platform = plan.platform.name
     try:
         python = interpreter_executable(choose_interpreter(folder.settings.python))
     except TraceError as exc:
@@ -1200,7 +1231,6 @@ async def trace_command(ls: PallasServer, *arguments):
         if cancelled.is_set():
             worker.cancel()
 
-    outer = ls.protocol._request_futures.get(ls.protocol.msg_id)  # the executeCommand request itself
     if outer is not None:
         outer.add_done_callback(lambda f: f.cancelled() and cancel())
     token = _client_progress_token.get()
@@ -1230,7 +1260,8 @@ async def trace_command(ls: PallasServer, *arguments):
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message="cancelled" if cancelled.is_set() else "done"))
     if cancelled.is_set():
         return result
-    definition = definition_line(statement) if statement is not None else None
+    plan.annotate(result)
+    definition = plan.target.line
     if definition is not None:
         result["definition_line"] = definition  # 0-based: where a `# pallas-lsp: trace(...)` comment goes
     diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition)
@@ -1247,7 +1278,9 @@ async def trace_command(ls: PallasServer, *arguments):
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
-    """"Trace kernel" above every entry function whose arguments can be found."""
+    """"Trace kernel" above every launch. Where its arguments are not found the title says so: the trace
+    answers ArgsNotFound with `suggested_args`, and the client asks the user and calls again with
+    `{"args": ...}` (VS Code: an input box; other clients get a message naming the comment to write)."""
     from .trace.entries import entry_functions
 
     document = ls.readable_document(params.text_document.uri)
@@ -1259,5 +1292,6 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
         return None
     return [types.CodeLens(
         range=line_range(lines, entry.line),
-        command=types.Command(title="Trace kernel", command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
+        command=types.Command(title="Trace kernel" if entry.args is not None else TRACE_ASKING_TITLE,
+                              command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
         for entry in entries]

@@ -21,6 +21,8 @@ DOC = REPO / "docs" / "editors.md"
 SETUP_SCRIPT = "scripts/setup-editors.sh"
 SERVER_BIN = REPO / ".venvs" / "dev" / "bin"
 EXAMPLE = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+# A second launch, whose arguments no comment, annotation or call gives: its trace asks for them.
+LAUNCH_WITHOUT_ARGUMENTS = "\n\ndef scale_twice(x):\n  return scale(scale(x))\n"
 PYTHON_PLACEHOLDER = "/path/to/project/.venv/bin/python"
 
 # What the user reads on the get_global line of the example (the CLI prints the same text).
@@ -77,6 +79,8 @@ class Kernel:
         (root / "pyproject.toml").write_text('[project]\nname = "kernels"\nversion = "0.1"\n')
         path = root / "scale_rows.py"
         shutil.copyfile(EXAMPLE, path)
+        with path.open("a") as file:
+            file.write(LAUNCH_WITHOUT_ARGUMENTS)
         return cls(root, path)
 
     @property
@@ -190,17 +194,19 @@ class WhatEveryEditorShows:
     def test_the_example_has_a_trace_code_lens(self, session):
         kernel, result, log = session
         line, _ = kernel.position_of("# pallas-lsp: trace(")
-        assert result["code_lenses"] == [f"{line + 1} Trace kernel scale"], log
+        wrapper, _ = kernel.position_of("def scale_twice(")
+        assert result["code_lenses"] == [f"{line + 1} Trace kernel scale",
+                                         f"{wrapper} Trace kernel (arguments?) scale_twice"], log
 
     def test_a_trace_without_known_arguments_says_which_comment_to_write(self, session):
         """A failure of the tool, not of the code: a message with the comment to write (no CLI flag),
         prefilled from the module's ShapeDtypeStruct, and no diagnostic."""
         kernel, result, log = session
-        line, _ = kernel.position_of("def scale_rows(")
+        line, _ = kernel.position_of("def scale_twice(")
         trace = result["trace_unknown_args"]
         assert trace["error"] == "ArgsNotFound", log
         assert trace["messages"][-1] == (
-            "pallas-trace: scale_rows: the arguments to trace it with are not known. Write "
+            "pallas-trace: scale_twice: the arguments to trace it with are not known. Write "
             f"'# pallas-lsp: trace(f32[4,128])' above line {line + 1} with the shapes and dtypes it is called with, "
             "then trace again."), log
         assert trace["trace_diagnostics"] == 0, log

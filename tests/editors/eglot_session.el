@@ -178,7 +178,7 @@ preferred pallas-lsp PAL001 fix at its prompt (`completing-read', answered here)
   (setq pallas--step "trace a function whose arguments are not known")
   (let ((answer (jsonrpc-request pallas--server :workspace/executeCommand
                                  (list :command "pallas.trace"
-                                       :arguments (vector (plist-get (eglot--TextDocumentIdentifier) :uri) "scale_rows"))
+                                       :arguments (vector (plist-get (eglot--TextDocumentIdentifier) :uri) "scale_twice"))
                                  :timeout pallas--wait)))
     (pallas--put 'trace_unknown_args
                  `((error . ,(plist-get (plist-get answer :error) :type))

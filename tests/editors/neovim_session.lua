@@ -171,7 +171,7 @@ local function session()
   save()
 
   step = "trace a function whose arguments are not known"
-  local traced = ask("workspace/executeCommand", { command = "pallas.trace", arguments = { doc.uri, "scale_rows" } })
+  local traced = ask("workspace/executeCommand", { command = "pallas.trace", arguments = { doc.uri, "scale_twice" } })
   result.trace_unknown_args = {
     error = traced.error and traced.error.type,
     messages = result.show_messages,

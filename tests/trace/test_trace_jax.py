@@ -237,10 +237,11 @@ def test_cli_text_output_and_exit_status():
     assert good.returncode == 0, good.stderr
     lines = good.stdout.splitlines()
     assert lines[0] == "trace tests/fixtures/trace/kernels.py::add_one(f32[128])  [arguments from comment on line 18]"
-    assert lines[1] == ("jax 0.12.0.1 (jaxlib 0.12.0.1), Python 3.12." + lines[1].split("Python 3.12.")[1])
-    assert lines[1].endswith("; lowered for cuda, not compiled (no local cuda device)")
-    assert lines[2].startswith("timings: worker start ")
-    assert lines[3:] == ["kernel add_one (tests/fixtures/trace/kernels.py:26): shared memory 66,560 bytes, "
+    assert lines[1] == "platform cuda: the kernel is compiled for a GPU (cross-lowered where there is none)"
+    assert lines[2] == ("jax 0.12.0.1 (jaxlib 0.12.0.1), Python 3.12." + lines[2].split("Python 3.12.")[1])
+    assert lines[2].endswith("; lowered for cuda, not compiled (no local cuda device)")
+    assert lines[3].startswith("timings: worker start ")
+    assert lines[4:] == ["kernel add_one (tests/fixtures/trace/kernels.py:26): shared memory 66,560 bytes, "
                          "1 barrier, 0 TMEM columns, 1 global semaphore", "OK"]
 
     bad = cli("tests/fixtures/trace/bad_kernels.py::smem_global", "--args", "f32[128]")
@@ -281,9 +282,9 @@ def test_cli_failed_trace_says_nothing_of_compiling_above_its_failure():
     bad = cli("tests/fixtures/trace/bad_kernels.py::smem_global", "--args", "f32[128]")
     assert bad.returncode == 1
     lines = bad.stdout.splitlines()
-    assert lines[1] == "jax 0.12.0.1 (jaxlib 0.12.0.1), Python " + lines[1].split("Python ")[1]
-    assert lines[1].endswith("; lowering for cuda")  # not "lowered ..., not compiled (no local cuda device)"
-    assert lines[3] == ("FAILED (lower): NotImplementedError: get_global only supports semaphores, "
+    assert lines[2] == "jax 0.12.0.1 (jaxlib 0.12.0.1), Python " + lines[2].split("Python ")[1]
+    assert lines[2].endswith("; lowering for cuda")  # not "lowered ..., not compiled (no local cuda device)"
+    assert lines[4] == ("FAILED (lower): NotImplementedError: get_global only supports semaphores, "
                         "got Ref<smem>{float32[128]}")
 
 

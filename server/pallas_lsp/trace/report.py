@@ -84,6 +84,10 @@ def format_text(result: dict, cwd: str | None = None) -> str:
     args = ", ".join(result.get("args") or []) or "no arguments"
     source = result.get("args_source")
     lines.append(f"trace {target}({args})" + (f"  [arguments from {source}]" if source else ""))
+    if result.get("traced_because"):
+        lines.append(result["traced_because"])
+    if result.get("platform_reason"):
+        lines.append(f"platform {result['platform_reason']}")
     if result.get("jax"):
         # A failure says its stage below: "lowered" or "not compiled (no local cuda device)" above
         # "FAILED (lower)" would contradict it.

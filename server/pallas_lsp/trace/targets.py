@@ -118,12 +118,15 @@ def parse_args(text: str) -> tuple[ArgSpec, ...]:
     return tuple(specs)
 
 
-def split_target(target: str) -> tuple[str, str]:
-    """`path/to/file.py::function` -> (path, function)."""
+def split_target(target: str) -> tuple[str, str | int]:
+    """`path/to/file.py::function` -> (path, function); `path/to/file.py:12` -> (path, 11), the 0-based line."""
     path, sep, function = target.rpartition("::")
-    if not sep or not path or not function:
-        raise ArgSpecError(f"expected PATH::FUNCTION, got {target!r}")
-    return path, function
+    if sep and path and function:
+        return path, function
+    path, sep, line = target.rpartition(":")
+    if sep and path and line.isdigit() and int(line) >= 1:
+        return path, int(line) - 1
+    raise ArgSpecError(f"expected PATH::FUNCTION or PATH:LINE (LINE from 1), got {target!r}")
 
 
 # ---- finding the target in the source ---------------------------------------------------------------
