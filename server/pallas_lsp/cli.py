@@ -338,20 +338,14 @@ def run_trace(args) -> int:
 def _trace_plan(root: str, python: str, settings, path: str, source: str, where, platform: str | None):
     """What to trace, read through the kernel model (a body's launch; the platform a kernel runs on)."""
     from .analysis import Project
-    from .trace.intent import Intent, LaunchTarget, Platform, TracePlan, plan_trace
+    from .trace.intent import plan_trace, unanalysed_plan
 
     try:
         project = Project(root=root, python=python, platform=settings.platform)
         return plan_trace(project, path, source, where, platform)
     except Exception:  # the analysis must not keep a name from being traced as it is
-        logging.getLogger(__name__).warning("the kernel model of %s could not be built; tracing %s as named, for %s",
-                                            path, where, platform or "cuda", exc_info=True)
-        if isinstance(where, int):
-            return TracePlan(Intent([], problem=f"cannot tell which function line {where + 1} is in"))
-        plan = TracePlan(Intent([LaunchTarget(where, path, None, "")]))
-        plan.target = plan.intent.targets[0]
-        plan.platform = Platform(platform or "cuda", f"{platform or 'cuda'}: the kernel model could not be built")
-        return plan
+        logging.getLogger(__name__).warning("the kernel model of %s could not be built", path, exc_info=True)
+        return unanalysed_plan(path, where, platform, "the kernel model could not be built")
 
 
 def _unplanned(plan, path: str, where) -> str:

@@ -1153,13 +1153,15 @@ async def _trace_plan(ls: PallasServer, uri: str, disk: str, where, options: dic
     """The request read through the kernel model (intent.py): a body's launches, the platform it runs on."""
     from types import SimpleNamespace
 
-    from .trace.intent import Intent, TracePlan, plan_trace
+    from .trace.intent import plan_trace, unanalysed_plan
 
     def plan(project, path, text):
         return plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
 
     found = await ls.on_analysis_thread(SimpleNamespace(uri=uri, source=disk), "trace target", plan)
-    return found if found is not None else TracePlan(Intent([], problem="the file could not be analysed (see the log)"))
+    if found is None:  # logged; a name is still traced as named
+        return unanalysed_plan(uri_to_path(uri), where, options.get("platform"), "the kernel model could not be built")
+    return found
 
 
 async def _ask_launch(ls: PallasServer, plan, uri: str, disk: str, where, options: dict):

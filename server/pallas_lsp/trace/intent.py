@@ -342,6 +342,14 @@ class TracePlan:
                 + ", ".join(f"{t.name} (line {t.line + 1})" for t in self.choices))
 
 
+def unanalysed_plan(path: str, where: str | int, platform: str | None, why: str) -> TracePlan:
+    """Without the kernel model (it could not be built): a name is traced as named, a line is not."""
+    if isinstance(where, int):
+        return TracePlan(Intent([], problem=f"cannot tell which function line {where + 1} is in: {why}"))
+    target = LaunchTarget(where, path, None, "")
+    return TracePlan(Intent([target]), target, Platform(platform or "cuda", f"{platform or 'cuda'}: {why}"))
+
+
 def plan_trace(project, path: str, text: str, where: str | int, platform: str | None = None,
                asked_by: str = "--platform", choice: str | None = None) -> TracePlan:
     """`where` (a name or a 0-based line) resolved to what runs; `platform` None: as the kernel runs.
