@@ -4,7 +4,7 @@ A case is `before.py` and `after.py` (or `before/` and `after/` folders for fixe
 plus `case.json`: {"code": the finding's code, "fix": the fix's title after "pallas-lsp (CODE): ",
 "file": the file with the finding (default before.py), "run": the file whose target() JAX runs
 (default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix), "before": a
-file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it, "line": the
+file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it (through `../`, any file of the repository: an example), "line": the
 finding's 1-based line where several findings offer the same fix}.
 """
 

@@ -224,11 +224,18 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
     def drop_line(updated):
         body = list(updated.body)
         removed = body.pop(position)
+        kept = list(removed.leading_lines)
+        comment = removed.trailing_whitespace.comment
+        if comment is not None:  # the line's own comment stays, on a line of its own
+            kept.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=comment))
         if position < len(body):
             following = body[position]
-            body[position] = following.with_changes(leading_lines=[*removed.leading_lines, *following.leading_lines])
+            body[position] = following.with_changes(leading_lines=[*kept, *following.leading_lines])
         elif not body and not isinstance(updated, cst.Module):  # a top-level statement may just go
-            body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=removed.leading_lines))
+            body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=removed.leading_lines,
+                                                trailing_whitespace=removed.trailing_whitespace))
+        elif body:  # the block's last statement: its comments end the block
+            updated = updated.with_changes(footer=[*kept, *updated.footer])
         return updated.with_changes(body=body)
 
     file.rewrite(block, drop_line)
