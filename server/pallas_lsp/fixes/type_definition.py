@@ -77,8 +77,8 @@ def semaphore_type_written(project, model, expr, depth: int = 0):
         binding = model.lookup(expr.value.id, model.scope_of(expr), expr.lineno)
         if binding is None or binding.kind != "class" or not _used_once(project, model, expr.value.id):
             return None
-        if _mentions(model, expr.attr) != 1:
-            return None
+        if sum(isinstance(n, ast.Attribute) and n.attr == expr.attr for n in ast.walk(model.tree)) != 1:
+            return None  # another `X.what` may read the same attribute
         for statement in binding.node.body:
             if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                     and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == expr.attr):
