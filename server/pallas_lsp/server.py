@@ -109,6 +109,7 @@ class PallasServer(LanguageServer):
         self.pull = False
         self.client_configuration = False
         self.resolves_edits = False  # the client resolves a code action's edit (codeAction/resolve)
+        self.shows_disabled_actions = False  # the client greys out a code action with `disabled` (LSP 3.16)
         self.loop_thread: int | None = None
         self.event_loop: asyncio.AbstractEventLoop | None = None
         self.configured: asyncio.Event | None = None  # set once the client's configuration is in
@@ -493,6 +494,7 @@ def initialize(ls: PallasServer, params: types.InitializeParams) -> None:
     code_action_caps = capabilities.text_document.code_action if capabilities.text_document else None
     resolve = code_action_caps.resolve_support if code_action_caps else None
     ls.resolves_edits = bool(resolve and "edit" in (resolve.properties or []))
+    ls.shows_disabled_actions = bool(code_action_caps and code_action_caps.disabled_support)
     ls.loop_thread = threading.get_ident()
     try:
         ls.event_loop = asyncio.get_running_loop()
@@ -724,21 +726,28 @@ def _diagnostic_finding(path: str, lines: list[str], diagnostic: types.Diagnosti
 
 def _fixes(project, finding: Finding, text: str, text_key: str) -> tuple:
     """The finding's verified fixes for this text, built once (runs on the analysis thread)."""
-    from .fixes import fixes_for
+    return _fixes_and_reason(project, finding, text, text_key)[0]
+
+
+def _fixes_and_reason(project, finding: Finding, text: str, text_key: str) -> tuple:
+    """(fixes, why there is no rewrite or None), built once for this text."""
+    from .fixes import fixes_and_reason
 
     key = (finding.path, text_key, finding.code, finding.span, finding.message)
     if key not in _fix_cache:
-        _fix_cache[key] = fixes_for(project, finding, text)
+        _fix_cache[key] = fixes_and_reason(project, finding, text)
         while len(_fix_cache) > _FIXES_KEPT:
             _fix_cache.popitem(last=False)
     _fix_cache.move_to_end(key)
     return _fix_cache[key]
 
 
-async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
+async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> tuple[list[types.CodeAction], bool]:
+    """The diagnostics' fixes as actions, and whether any of them is a safe rewrite (fix-all would
+    apply something)."""
     document = ls.open_document(uri)
     if document is None:
-        return []
+        return [], False
     version, text = document.version, document.source
     lines = split_lines(text)
     current = text_hash(lines)
@@ -752,13 +761,18 @@ async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.Co
         if finding is not None:
             asked.append((diagnostic, finding))
     if not asked:
-        return []
+        return [], False
     results = await ls.on_analysis_thread(document, "code actions", lambda project, _path, _text: [
-        _fixes(project, finding, text, current) for _, finding in asked], failed=[() for _ in asked])
+        _fixes_and_reason(project, finding, text, current) for _, finding in asked], failed=[((), None) for _ in asked])
     if not ls.is_current(document, version):
-        return []
+        return [], False
     actions = []
-    for (diagnostic, finding), fixes in zip(asked, results):
+    safe = any(f.kind == "rewrite" and f.safe for fixes, _ in results for f in fixes)
+    for (diagnostic, finding), (fixes, no_fix_reason) in zip(asked, results):
+        if no_fix_reason is not None and ls.shows_disabled_actions:  # greyed out, with the reason
+            actions.append(types.CodeAction(title=f"pallas-lsp ({finding.code}): No automatic fix",
+                                            kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                            disabled=types.CodeActionDisabled(reason=no_fix_reason)))
         for fix in fixes:
             action = types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                                       is_preferred=fix.preferred or None)
@@ -767,7 +781,7 @@ async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> list[types.Co
             else:
                 action.edit = workspace_edit(ls, fix.edits)
             actions.append(action)
-    return actions
+    return actions, safe
 
 
 async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None:
@@ -804,7 +818,7 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
         edits.extend(minimal_edits(changed, old, new_text))
     if not edits:
         return None
-    return types.CodeAction(title="pallas-lsp: Apply all safe fixes", kind=FIX_ALL_KIND,
+    return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
                             edit=workspace_edit(ls, edits))
 
 
@@ -813,10 +827,11 @@ FIX_ALL_COMMAND = "pallas.fixAll"
 FIX_ALL_TITLE = "Fix all pallas-lsp problems"
 
 
-def _rule_actions(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAction]:
-    """After the fixes: "Show documentation for PALxxx" for each rule among the diagnostics, and
-    "Fix all pallas-lsp problems" (all safe fixes of the file, as `source.fixAll.pallas` applies on
-    save), so that both are in the quick-fix menu; the fix-all edit is built only when picked."""
+def _rule_actions(ls: PallasServer, uri: str, diagnostics, fixable: bool) -> list[types.CodeAction]:
+    """After the fixes: "Show documentation for PALxxx" for each rule among the diagnostics, and,
+    when one of them has a safe fix (`fixable`), "Fix all pallas-lsp problems" (all safe fixes of
+    the file, as `source.fixAll.pallas` applies on save, under the same title), so that both are
+    in the quick-fix menu; the fix-all edit is built only when picked."""
     document = ls.open_document(uri)
     current = text_hash(split_lines(document.source)) if document is not None else None
     ours = [d for d in diagnostics if d.source == SOURCE and not (
@@ -829,9 +844,9 @@ def _rule_actions(ls: PallasServer, uri: str, diagnostics) -> list[types.CodeAct
             title = f"Show documentation for {diagnostic.code}"
             actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                                             command=types.Command(title=title, command=OPEN_RULE_DOCS_COMMAND, arguments=[href])))
-    fixable = [d for d in ours if isinstance(d.data, dict) and d.data.get("textHash") == current]
-    if fixable and document is not None:
-        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=fixable,
+    current_ones = [d for d in ours if isinstance(d.data, dict) and d.data.get("textHash") == current]
+    if fixable and current_ones and document is not None:
+        actions.append(types.CodeAction(title=FIX_ALL_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=current_ones,
                                         command=types.Command(title=FIX_ALL_TITLE, command=FIX_ALL_COMMAND,
                                                               arguments=[uri, document.version])))
     return actions
@@ -878,8 +893,9 @@ async def code_action(ls: PallasServer, params: types.CodeActionParams) -> list[
     only = params.context.only
     actions = []
     if _kind_wanted(types.CodeActionKind.QuickFix, only):
-        actions.extend(await _quick_fixes(ls, params.text_document.uri, params.context.diagnostics))
-        actions.extend(_rule_actions(ls, params.text_document.uri, params.context.diagnostics))
+        fixes, fixable = await _quick_fixes(ls, params.text_document.uri, params.context.diagnostics)
+        actions.extend(fixes)
+        actions.extend(_rule_actions(ls, params.text_document.uri, params.context.diagnostics, fixable))
     if only and _kind_wanted(FIX_ALL_KIND, only):
         fix_all_action = await _fix_all_action(ls, params.text_document.uri)
         if fix_all_action is not None:

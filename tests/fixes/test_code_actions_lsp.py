@@ -85,7 +85,7 @@ async def test_noqa_quick_fix_and_fix_all(client: LanguageClient):
     (fix_all,) = await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.pallas"])))
-    assert fix_all.kind == "source.fixAll.pallas"
+    assert (fix_all.kind, fix_all.title) == ("source.fixAll.pallas", "Fix all pallas-lsp problems")  # one title
     assert apply(BEFORE, fix_all.edit.document_changes[0].edits) == AFTER
 
 
@@ -240,7 +240,8 @@ UNFIXABLE = (REPO / "tests" / "fixes" / "no_fix" / "shape_from_argument.py").rea
 
 @pytest.mark.asyncio(loop_scope="function")
 async def test_a_finding_without_a_fix_offers_its_rule_page(resolving_client: LanguageClient):
-    """No rewrite is known (the shape is a parameter): only noqa, the rule's page and fix-all."""
+    """No rewrite is known (the shape is a parameter): only noqa and the rule's page; no "Fix all",
+    which would do nothing; no disabled action for a client that would not grey it out."""
     client = resolving_client
     open_document(client, UNFIXABLE)
     (diagnostic,) = (await published(client, 1)).diagnostics
@@ -248,9 +249,12 @@ async def test_a_finding_without_a_fix_offers_its_rule_page(resolving_client: La
         text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
         context=types.CodeActionContext(diagnostics=[diagnostic])))
     href = diagnostic.code_description.href
-    assert [(a["title"], a.get("command", {}).get("arguments")) for a in actions][:2] == [
+    assert [(a["title"], a.get("command", {}).get("arguments")) for a in actions] == [
         ("pallas-lsp (PAL001): Disable PAL001 for this line", None),
         ("Show documentation for PAL001", [href])]
+    assert await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.pallas"]))) is None
     await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="pallas.openRuleDocs", arguments=[href]))
     assert [(d.uri, d.external) for d in client.shown_documents] == [(href, not href.startswith("file:"))]
@@ -281,3 +285,39 @@ async def test_two_fixes_of_one_finding_are_two_actions_and_either_removes_it(cl
             text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
         assert list((await published(client, version)).diagnostics) == []
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "pallas_lsp", "serve"]))
+async def disabled_client(lsp_client: LanguageClient):
+    """A client like VS Code that shows a code action's `disabled.reason` (LSP 3.16 disabledSupport)."""
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(text_document=types.TextDocumentClientCapabilities(
+            code_action=types.CodeActionClientCapabilities(disabled_support=True))),
+        root_uri=(REPO / "tests" / "fixtures").as_uri(),
+        initialization_options={"python": jax_python(), "debounceMs": 20}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_finding_without_a_fix_shows_a_disabled_action_that_says_why(disabled_client: LanguageClient):
+    client = disabled_client
+    open_document(client, UNFIXABLE)
+    (diagnostic,) = (await published(client, 1)).diagnostics
+    actions = await code_actions_json(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    assert [(a["title"], a.get("disabled")) for a in actions] == [
+        ("pallas-lsp (PAL001): No automatic fix",
+         {"reason": "the buffer's shape or dtype is not known before the kernel runs"}),
+        ("pallas-lsp (PAL001): Disable PAL001 for this line", None),
+        ("Show documentation for PAL001", None)]
+    # A fixable finding gets no disabled action.
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=BEFORE)]))
+    (diagnostic,) = (await published(client, 2)).diagnostics
+    actions = await code_actions_json(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=URI), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    assert [a["title"] for a in actions if "disabled" in a] == []

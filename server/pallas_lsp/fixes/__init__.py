@@ -21,15 +21,23 @@ log = logging.getLogger(__name__)
 def fixes_for(project, finding: Finding, text: str | None = None, verify: bool = True) -> tuple[Fix, ...]:
     """The fixes offered for `finding` of `text` (default: the project's text of its file):
     rewrites that passed verification, most preferred first, then the `# noqa` one."""
+    return fixes_and_reason(project, finding, text, verify)[0]
+
+
+def fixes_and_reason(project, finding: Finding, text: str | None = None,
+                     verify: bool = True) -> tuple[tuple[Fix, ...], str | None]:
+    """`fixes_for`'s fixes, and why no rewrite is offered when none is (what the editor shows on a
+    disabled code action): the builders' refusals, else what the rule's page says has no fix."""
     from . import disable_for_line
 
     model = project.model(finding.path, text)
     rewrites: list[Fix] = []
+    refusals: list[str] = []
     call = _get_global_at(project, model, finding)
     if call is not None:
-        rewrites = _get_global_rewrites(project, model, call, finding)
+        rewrites = _get_global_rewrites(project, model, call, finding, refusals)
     elif finding.code in FINDING_FIXES:
-        rewrites = _finding_rewrites(project, model, finding)
+        rewrites = _finding_rewrites(project, model, finding, refusals)
     if verify and rewrites:
         from .verify import Baseline, check_fix
 
@@ -41,6 +49,7 @@ def fixes_for(project, finding: Finding, text: str | None = None, verify: bool =
                 kept.append(fix)
             else:
                 log.info("%s not offered: %s", fix.title, reason)
+                refusals.append(f"{_fix_name(fix.title)} {reason}")
         rewrites = kept
     rewrites = [fix for fix in rewrites if _within_cells(project, fix)]
     if rewrites and not any(f.preferred for f in rewrites):
@@ -48,7 +57,28 @@ def fixes_for(project, finding: Finding, text: str | None = None, verify: bool =
         if safe:
             rewrites[safe[0]] = replace(rewrites[safe[0]], preferred=True)
     disable = disable_for_line.fix(model, finding.span, finding.code) if finding.code != "PAL000" else None
-    return tuple([*rewrites, *([disable] if disable is not None else [])])
+    fixes = tuple([*rewrites, *([disable] if disable is not None else [])])
+    if rewrites:
+        return fixes, None
+    reason = "; ".join(dict.fromkeys(refusals)) or NO_FIX_REASONS.get(finding.code, NO_FIX_REASON)
+    return fixes, reason
+
+
+# Why a finding gets no rewrite when no builder said more (the rule pages' "No fix" paragraphs).
+NO_FIX_REASON = "no rewrite that keeps the kernel's meaning is known for this code"
+NO_FIX_REASONS = {
+    "PAL000": "the file does not parse: only you know what was meant",
+    "PAL003": "this backend has no global semaphore, and moving the kernel to another backend is no rewrite "
+              "that keeps its meaning",
+    "PAL005": "which index is meant is not known (no axis matches the dimension, or there are too many indices)",
+    "PAL006": "the semaphore is used as a barrier, and no rewrite to a barrier keeps the kernel's meaning here",
+    "PAL008": "which kernel this semaphore belongs in is not known",
+}
+
+
+def _fix_name(title: str) -> str:
+    """`Use a global semaphore (...)` of `pallas-lsp (PAL001): Use a global semaphore (...)`."""
+    return title.split("): ", 1)[-1] + ":"
 
 
 def _within_cells(project, fix: Fix) -> bool:
@@ -114,14 +144,17 @@ def _get_global_value(project, model, call: ast.Call, code: str):
     return None if isinstance(value, OneOf) else as_memtype(value)
 
 
-def _built(name: str, make) -> Fix | None:
-    """`make()`'s fix, or None when it cannot be made safely (logged; never an error to the user)."""
+def _built(name: str, make, refusals: list[str] | None = None) -> Fix | None:
+    """`make()`'s fix, or None when it cannot be made safely (logged, and the reason added to
+    `refusals`; never an error to the user)."""
     from .kernel_edits import CannotFix
 
     try:
         return make()
     except CannotFix as reason:
         log.debug("%s not offered: %s", name, reason)
+        if refusals is not None:
+            refusals.append(str(reason))
     except RecursionError:  # valid code nested deeper than LibCST can walk: no fix, the finding stays
         log.info("%s not offered: the statement is nested too deeply", name)
     except Exception:  # a fix must never cost the user their diagnostics
@@ -129,7 +162,7 @@ def _built(name: str, make) -> Fix | None:
     return None
 
 
-def _finding_rewrites(project, model, finding: Finding) -> list[Fix]:
+def _finding_rewrites(project, model, finding: Finding, refusals: list[str] | None = None) -> list[Fix]:
     import importlib
 
     if not finding.facts:  # rebuilt from an editor's diagnostic: the analysis knows the rest
@@ -143,13 +176,14 @@ def _finding_rewrites(project, model, finding: Finding) -> list[Fix]:
     fixes = []
     for name in FINDING_FIXES[finding.code]:
         builder = importlib.import_module(f"{__name__}.{name}")
-        found = _built(name, lambda: builder.fix(project, model, finding))
+        found = _built(name, lambda: builder.fix(project, model, finding), refusals)
         if found is not None:
             fixes.append(found)
     return fixes
 
 
-def _get_global_rewrites(project, model, call: ast.Call, finding: Finding) -> list[Fix]:
+def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
+                         refusals: list[str] | None = None) -> list[Fix]:
     # Imported here, not at start-up: LibCST costs ~0.25 s of the server's cold start, and a file
     # without findings never needs it.
     from . import allocate_as_scratch, drop_collective_axes, pass_as_input, pass_as_operand, use_global_semaphore
@@ -157,7 +191,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding) -> li
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
     for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, use_global_semaphore, drop_collective_axes):
-        found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code))
+        found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)
     return fixes

@@ -71,6 +71,9 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
     the helper that asked for it, when a helper did)."""
     array = movable_array(value)
     if array is None:
+        if isinstance(value, (MemType, ShapeDtype)) and getattr(value, "space", "gmem") in _GLOBAL_SPACES | {None}:
+            if getattr(value, "dtype", None) not in _NOT_ARRAYS:
+                raise CannotFix("the buffer's shape or dtype is not known before the kernel runs")
         return None
     shape, dtype, space = array
     use = global_use(model, call)
