@@ -55,9 +55,10 @@ def test_pallas_call_inputs_outputs_and_scratch_with_partial_bound_argument(work
     ws = request.getfixturevalue(workspace)
     assert hints(ws, PALLAS_CALL) == {
         # `scale` is bound by functools.partial: not a ref, no hint.
-        "x_ref": ": [128,128] smem",       # block shape from in_specs[0]; dtype unknown (operand x)
-        "y_ref": ": [64] gmem",            # None squeezes a dimension; memory_space=plgpu.GMEM
-        "o_ref": ": f32[128,128] smem",  # out_shape dtype, out_specs block
+        # JAX: a block without memory_space is `Ref<default>{...}` (Mosaic GPU too); hints leave default out.
+        "x_ref": ": [128,128]",          # block shape from in_specs[0]; dtype unknown (operand x)
+        "y_ref": ": [64] gmem",          # None squeezes a dimension; memory_space=plgpu.GMEM
+        "o_ref": ": f32[128,128]",       # out_shape dtype, out_specs block
         "acc_ref": ": f32[128,128] smem",
     }
 
@@ -156,7 +157,7 @@ def run(idx, x):
 """
     assert hints(ws, source) == {
         "idx_ref": ": smem",
-        "x_ref": ": [1,128]",  # TPU: the default block memory space is not claimed
+        "x_ref": ": [1,128]",  # a block without memory_space: `default`, left out of the hint
         "o_ref": ": f32[1,128]",
         "acc_ref": ": f32[1,128] vmem",
     }
@@ -184,3 +185,42 @@ k = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32),
     launch.write_text(launch.read_text().replace("(8,), jnp.float32", "(16,), jnp.bfloat16"))
     hints = inlay_hints(project, str(path), text, 0, 100)
     assert hints[1][2] == ": bf16[16] gmem"
+
+
+def test_a_call_site_passing_options_by_double_star_leaves_what_they_set_unknown(ws):
+    source = """
+def body(x_ref, o_ref):
+    pass
+
+def run(x, block=128):
+    return pl.pallas_call(
+        body,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        in_specs=[pl.BlockSpec((block, 128), lambda i: (i, 0))],
+        out_specs=pl.BlockSpec((block, 128), lambda i: (i, 0)),
+    )(x)
+
+OPTIONS = {"block": 64}
+run(jnp.ones((512, 128)), **OPTIONS)
+"""
+    # Not the default block of 128: the options may set it (they do). The operand is not known
+    # either (only keywords are trusted from such a call); nothing is shown rather than a guess.
+    assert hints(ws, source) == {}
+
+
+def test_call_sites_through_jit_trace_and_eval_shape_each_give_their_types(ws):
+    source = """
+def body(x_ref, o_ref):
+    pass
+
+def run(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, jnp.float32))(x)
+
+jax.jit(run)(jnp.zeros((8, 128), jnp.int8))
+jax.jit(run).trace(jax.ShapeDtypeStruct((16, 128), jnp.int8))
+jax.eval_shape(run, jax.ShapeDtypeStruct((32, 128), jnp.int8))
+"""
+    assert hints(ws, source) == {"x_ref": ": i8[?,128]", "o_ref": ": f32[?,128]"}
+    text = hover_at(ws, source, "x_ref")
+    assert text.split("\n\n")[1] == ("seen at the call sites: `Ref<default>{int8[8,128]}` (line 13), "
+                                     "`Ref<default>{int8[16,128]}` (line 14), `Ref<default>{int8[32,128]}` (line 15)")

@@ -18,6 +18,7 @@ from .names import canonical
 from .values import (
     UNKNOWN,
     Api,
+    Array,
     ClassValue,
     Const,
     Func,
@@ -33,6 +34,7 @@ from .values import (
     SemaphoreRef,
     Seq,
     ShapeDtype,
+    Spec,
     Value,
 )
 
@@ -80,6 +82,27 @@ _DTYPES = {
     "uint32", "uint64", "bool", "int4", "uint4", "complex64", "complex128", "float8_e4m3fn",
     "float8_e5m2", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float4_e2m1fn",
 }
+
+# Arrays made outside a kernel: where each takes its shape and dtype (positionally), and the dtype
+# when none is given (jax without x64; None: from the fill value).
+_ARRAYS = {
+    "jnp.zeros": (0, 1, "float32"), "jnp.ones": (0, 1, "float32"), "jnp.empty": (0, 1, "float32"),
+    "jnp.full": (0, 2, None),
+    "jax.random.normal": (1, 2, "float32"), "jax.random.uniform": (1, 2, "float32"),
+    "jax.random.truncated_normal": (3, 4, "float32"), "jax.random.randint": (1, 4, "int32"),
+    "jax.random.bits": (1, 2, "uint32"),
+}
+_LIKE_ARRAYS = {"jnp.zeros_like", "jnp.ones_like", "jnp.empty_like", "jnp.full_like"}
+# Specs by constructor: their parameters in order (jax/_src/pallas/core.py, mosaic/core.py).
+_SPECS = {
+    "pl.BlockSpec": ("block_shape", "index_map", "memory_space", "pipeline_mode"),
+    "pl.GridSpec": ("grid", "in_specs", "out_specs", "scratch_shapes"),
+    "pltpu.PrefetchScalarGridSpec": ("num_scalar_prefetch", "grid", "in_specs", "out_specs", "scratch_shapes"),
+    "plgpu.BlockSpec": ("block_shape", "index_map", "memory_space", "pipeline_mode"),
+}
+# Wrappers whose result calls the function they wrap with the same arguments (for call sites:
+# `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
+TRANSPARENT_WRAPPERS = {"jax.jit", "jax.named_call", "jax.checkpoint", "jax.remat"}
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -227,6 +250,13 @@ class Evaluator:
             owner = model.scope_of(binding.node)
             inner = frame if frame is not None and frame.func is owner else None
             return self.value(model, binding.value, inner)
+        if binding.kind == "unpack":
+            owner = model.scope_of(binding.node)
+            inner = frame if frame is not None and frame.func is owner else None
+            whole = self.value(model, binding.value, inner)
+            index, count = binding.index
+            return _one_of(option.items[index] if isinstance(option, Seq) and len(option.items) == count else UNKNOWN
+                           for option in (whole.options if isinstance(whole, OneOf) else (whole,)))
         if binding.kind == "def":
             return Func(model, binding.node)
         if binding.kind == "class":
@@ -251,6 +281,10 @@ class Evaluator:
         return Instance(ClassValue(model, cls))
 
     def attribute(self, model: "ModuleModel", base: Value, attr: str) -> Value:
+        if isinstance(base, OneOf):
+            return _one_of(self.attribute(model, option, attr) for option in base.options)
+        if isinstance(base, (Array, ShapeDtype)):
+            return array_attribute(base, attr)
         if isinstance(base, Api):
             return Api(canonical(f"{base.name}.{attr}"))
         if isinstance(base, ModuleValue):
@@ -293,7 +327,11 @@ class Evaluator:
         if assigned is None:
             return UNKNOWN
         method, self_name, value = assigned
-        return self.value(instance.cls.model, value, Frame(method, {self_name: instance}, 0))
+        params = {self_name: instance}
+        if getattr(method, "name", None) == "__init__":  # `self.block = block`: what the constructor was given
+            params = self.bind_arguments(Func(instance.cls.model, method, instance), list(instance.args),
+                                         dict(instance.kwargs))
+        return self.value(instance.cls.model, value, Frame(method, params, 0))
 
     def _self_assignments(self, cls: ClassValue) -> dict[str, tuple[ast.AST, str, ast.expr]]:
         """`self.<attr> = value` in the class's methods, `__init__` first; computed once per class."""
@@ -320,7 +358,16 @@ class Evaluator:
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
         base = self.value(model, expr.value, frame)
+        if isinstance(expr.slice, ast.Slice):
+            bounds = [self.value(model, b, frame) if b is not None else Const(None)
+                      for b in (expr.slice.lower, expr.slice.upper, expr.slice.step)]
+            if isinstance(base, Seq) and all(isinstance(b, Const) and (b.value is None or type(b.value) is int)
+                                             for b in bounds):
+                return Seq(base.items[slice(*(b.value for b in bounds))])
+            return UNKNOWN
         index = self.value(model, expr.slice, frame)
+        if isinstance(base, OneOf) and isinstance(index, Const):
+            return _one_of(_item(option, index.value) for option in base.options)
         if isinstance(base, Seq) and isinstance(index, Const) and type(index.value) is int:
             try:
                 return base.items[index.value]
@@ -340,6 +387,8 @@ class Evaluator:
         if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(expr.op, ast.Add):
             return Seq(left.items + right.items)
         op = _BINOPS.get(type(expr.op))
+        if op and isinstance(left, OneOf) and isinstance(right, Const):
+            return _one_of(_arithmetic(op, option, right) for option in left.options)
         if op and isinstance(left, Const) and isinstance(right, Const):
             if all(isinstance(v.value, (int, float)) and not isinstance(v.value, bool) for v in (left, right)):
                 try:
@@ -351,6 +400,11 @@ class Evaluator:
     # ---- calls --------------------------------------------------------------------------------
 
     def _call_expr(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
+        if isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args and \
+                model.lookup("dict", model.scope_of(node), node.lineno) is None:  # `dict(sem=...)`
+            if any(k.arg is None for k in node.keywords):
+                return UNKNOWN
+            return Mapping(tuple((k.arg, self.value(model, k.value, frame)) for k in node.keywords))
         func = self.value(model, node.func, frame)
         if func is UNKNOWN:
             return UNKNOWN
@@ -384,7 +438,11 @@ class Evaluator:
                 return UNKNOWN
             return self._return_value(func, args, kwargs, depth + 1)
         if isinstance(func, ClassValue):
-            return Instance(func)
+            try:
+                hash((tuple(args), tuple(kwargs.items())))
+            except TypeError:
+                return Instance(func)
+            return Instance(func, tuple(args), tuple(sorted(kwargs.items())))
         if isinstance(func, KernelCall) and func.body is None and args and not kwargs:
             return KernelCall(func.api, func.model, func.node, args[0], func.kwargs)
         return UNKNOWN
@@ -480,6 +538,23 @@ class Evaluator:
             return SemaphoreRef(shape_of(args[0] if args else kwargs.get("shape", Seq(()))), source)
         if name == "jax.freeze" and args and isinstance(args[0], SemaphoreRef):
             return SemaphoreArray(args[0], source)
+        if name in _ARRAYS:
+            return _array(name, args, kwargs, source)
+        if name in _LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
+            dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else args[0].dtype
+            return Array(args[0].shape, dtype, source)
+        if name == "jnp.arange" and args and not kwargs.keys() - {"dtype"} and len(args) == 1:
+            if isinstance(args[0], Const) and type(args[0].value) is int:
+                dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else "int32"
+                return Array((max(args[0].value, 0),), dtype, source)
+            return UNKNOWN
+        if name in TRANSPARENT_WRAPPERS and args:
+            return args[0]  # `jax.jit(f)` calls f: what f returns is what the jitted call returns
+        if name in _SPECS:
+            params = _SPECS[name]
+            fields = list(zip(params, args))
+            fields += [(k, v) for k, v in kwargs.items() if k in params and k not in params[:len(args)]]
+            return Spec(name, tuple(fields))
         if name in ("jnp.dtype", "np.dtype") and args:
             dtype = dtype_name(args[0])
             return Api(f"jnp.{dtype}") if dtype else UNKNOWN
@@ -509,20 +584,59 @@ class Evaluator:
         return result
 
     def call_sites(self, model: "ModuleModel", func_node: ast.AST):
-        """Yield (Func, args, kwargs) for each place in the module that calls or partially applies it."""
+        """Yield (Func, args, kwargs) for each place that calls or partially applies it: in its module
+        and in the workspace modules importing it; directly, through `jax.jit(f)(...)`,
+        `jax.jit(f).trace(...)`, `jax.eval_shape(f, ...)`, and (`__call__`) through an instance."""
         name = getattr(func_node, "name", None)
         if name is None:
             return
+        for _, _, func, args, kwargs in self.call_sites_with_nodes(model, func_node):
+            yield func, args, kwargs
+
+    def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
+        """`call_sites`, each with the module and the call node it comes from: (model, call, Func, args, kwargs)."""
+        name = getattr(func_node, "name", None)
+        if name is None:
+            return
+        for where in [model, *self.project.importers(model)]:
+            for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model):
+                yield where, call, func, args, kwargs
+
+    def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel"):
+        def is_it(value: Value) -> bool:
+            return isinstance(value, Func) and value.node is func_node and value.model is home
+
         for call in model.calls_named(name, "partial"):
             target = terminal_name(call.func)
             if target == name:
                 value = self.value(model, call.func)
-                if isinstance(value, Func) and value.node is func_node:
-                    yield value, self._call_args(model, call), self._call_kwargs(model, call)
+                if is_it(value):
+                    yield call, value, self._call_args(model, call), self._call_kwargs(model, call)
             elif target == "partial" and call.args and terminal_name(call.args[0]) == name:
                 value = self.value(model, call)
-                if isinstance(value, Partial) and isinstance(value.func, Func) and value.func.node is func_node:
-                    yield value.func, list(value.args), dict(value.kwargs)
+                if isinstance(value, Partial) and is_it(value.func):
+                    yield call, value.func, list(value.args), dict(value.kwargs)
+        for call in model.calls_named("eval_shape", *(w.rsplit(".", 1)[1] for w in TRANSPARENT_WRAPPERS)):
+            if not call.args or terminal_name(call.args[0]) != name:
+                continue
+            wrapper = self.value(model, call.func)
+            value = self.value(model, call.args[0])
+            if not (isinstance(wrapper, Api) and is_it(value)):
+                continue
+            if wrapper.name == "jax.eval_shape":
+                yield call, value, self._call_args(model, call)[1:], self._call_kwargs(model, call)
+            elif wrapper.name in TRANSPARENT_WRAPPERS:
+                outer = _wrapped_call(model, call)
+                if outer is not None:
+                    yield outer, value, self._call_args(model, outer), self._call_kwargs(model, outer)
+        cls = home.enclosing_class(func_node) if name == "__call__" else None
+        if cls is not None:
+            for call in model.calls:
+                if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                    continue
+                value = self.value(model, call.func)
+                if isinstance(value, Instance) and value.cls.node is cls:
+                    yield call, Func(home, func_node, value), self._call_args(model, call), self._call_kwargs(model, call)
 
     def _call_args(self, model: "ModuleModel", call: ast.Call) -> list[Value]:
         values = []
@@ -534,6 +648,89 @@ class Evaluator:
 
     def _call_kwargs(self, model: "ModuleModel", call: ast.Call) -> dict[str, Value]:
         return {k.arg: self.value(model, k.value) for k in call.keywords if k.arg}
+
+
+def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
+    """The call of what `wrap` (`jax.jit(f)`) made: `jax.jit(f)(x)` or `jax.jit(f).trace(x)` / `.lower(x)`."""
+    parent = model.parents.get(wrap)
+    if isinstance(parent, ast.Call) and parent.func is wrap:
+        return parent
+    if isinstance(parent, ast.Attribute) and parent.attr in ("trace", "lower"):
+        outer = model.parents.get(parent)
+        if isinstance(outer, ast.Call) and outer.func is parent:
+            return outer
+    return None
+
+
+def _one_of(values) -> Value:
+    """One value when all agree, OneOf the distinct ones otherwise; unknown if any is."""
+    options: list[Value] = []
+    for value in values:
+        if value is UNKNOWN:
+            return UNKNOWN
+        for option in value.options if isinstance(value, OneOf) else (value,):
+            if option not in options:
+                options.append(option)
+    if not options:
+        return UNKNOWN
+    return options[0] if len(options) == 1 else OneOf(tuple(options))
+
+
+def _item(value: Value, index) -> Value:
+    if isinstance(value, Seq) and type(index) is int and -len(value.items) <= index < len(value.items):
+        return value.items[index]
+    return UNKNOWN
+
+
+def _arithmetic(op, left: Value, right: Const) -> Value:
+    if isinstance(left, Const) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                       for v in (left.value, right.value)):
+        try:
+            return Const(op(left.value, right.value))
+        except (ArithmeticError, ValueError, OverflowError):
+            return UNKNOWN
+    return UNKNOWN
+
+
+def array_attribute(array: Array | ShapeDtype, attr: str) -> Value:
+    """`x.shape`, `x.dtype`, `x.ndim`, `x.size` of an array (or ShapeDtypeStruct) of known parts."""
+    if attr == "shape" and array.shape is not None:
+        return Seq(tuple(Const(d) for d in array.shape))
+    if attr == "dtype" and array.dtype is not None:
+        return Api(f"jnp.{array.dtype}")
+    if attr == "ndim" and array.shape is not None:
+        return Const(len(array.shape))
+    if attr == "size" and array.shape is not None:
+        size = 1
+        for d in array.shape:
+            size *= d
+        return Const(size)
+    return UNKNOWN
+
+
+def _fill_dtype(fill: Value) -> str | None:
+    if isinstance(fill, Const):
+        kind = type(fill.value)
+        return {bool: "bool", int: "int32", float: "float32"}.get(kind)
+    return fill.dtype if isinstance(fill, (Array, ShapeDtype)) else None
+
+
+def _array(name: str, args: list[Value], kwargs: dict[str, Value], source: str) -> Value:
+    shape_at, dtype_at, default = _ARRAYS[name]
+    shape_value = args[shape_at] if len(args) > shape_at else kwargs.get("shape")
+    dtype_value = args[dtype_at] if len(args) > dtype_at else kwargs.get("dtype")
+    if shape_value is None:
+        shape = () if name.startswith("jax.random.") else None
+    else:
+        shape = shape_of(shape_value)
+    if dtype_value is not None:
+        dtype = dtype_name(dtype_value)
+    elif default is None:  # jnp.full: the fill value's dtype
+        fill = args[1] if len(args) > 1 else kwargs.get("fill_value", UNKNOWN)
+        dtype = _fill_dtype(fill)
+    else:
+        dtype = default
+    return Array(shape, dtype, source)
 
 
 def _own_returns(func: ast.AST):

@@ -51,18 +51,25 @@ def _hover_text(project: Project, model, line: int, column: int) -> str | None:
 
 
 def describe_params(params: list[KernelParam]) -> str:
-    """`x_ref: Ref<smem>{float32[128]}` and where it comes from; one line per entry point using the body."""
+    """`x_ref: Ref<default>{float32[128]}` and where it comes from; one line per entry point using the
+    body. Where the call sites of a launch disagree (`float32[?,128]`), what each gives, and where."""
     first = params[0]
     pictures = {p.picture for p in params}
     head = f"```python\n{first.name}: {first.picture}\n```" if len(pictures) == 1 else f"**{first.name}**"
+    parts = [head]
+    seen = [item for p in params for item in p.seen]
+    if seen:
+        parts.append("seen at the call sites: " + ", ".join(f"`{picture}` ({where})" for picture, where in seen))
     lines = [f"- {p.describe()}" + ("" if len(pictures) == 1 else f": `{p.picture}`") for p in params]
-    return head + "\n\n" + "\n".join(lines)
+    parts.append("\n".join(lines))
+    return "\n\n".join(parts)
 
 
 def inlay_hints(project: Project, path: str, text: str, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
     """(line, column, label, tooltip) after each unannotated kernel parameter in the line range.
 
-    Labels are short (`: f32[4,128] gmem`) so that editors do not cut them (VS Code shows 43
+    Labels are short (`: f32[4,128]`, `: f32[128] smem`: the memory space only where it is not
+    `default`) so that editors do not cut them (VS Code shows 43
     characters by default); the tooltip has JAX's full picture and where it comes from."""
     from .incremental import model_for_lines
 
@@ -83,7 +90,8 @@ def _inlay_hints(project: Project, model, first_line: int, last_line: int) -> li
         if not labels:
             continue  # nothing known statically: no hint rather than `?`
         label = ": " + " | ".join(labels)
-        tooltip = "\n".join(f"{p.picture}: {p.describe()}" for p in params)
+        tooltip = "\n".join(f"{p.picture}: {p.describe()}" + "".join(
+            f"\n  {picture} from the call at {where}" for picture, where in p.seen) for p in params)
         hints.append((span.line, span.column + len(node.arg), label, tooltip))
     hints.sort()
     return hints

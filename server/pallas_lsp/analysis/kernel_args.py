@@ -14,20 +14,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..trace.targets import short_dtype
-from .evaluate import as_memtype, dtype_name, shape_of
+from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
-from .values import Api, Const, Func, KernelCall, MemType, Partial, SemaphoreRef, ShapeDtype, Value
+from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, Partial, SemaphoreRef, Seq,
+                     ShapeDtype, Spec, Value)
 
 if TYPE_CHECKING:
     from .model import ModuleModel
     from .project import Project
 
-# Where a BlockSpec-ed block lives when `memory_space` is not given (jax/_src/pallas/mosaic_gpu/pipeline.py
-# `_in_smem`: Mosaic GPU copies each block into shared memory).
+# JAX's names of the memory spaces (`str(aval)`: `Ref<vmem>{...}`).
 _SPACE_OF = {"plgpu.GMEM": "gmem", "plgpu.SMEM": "smem", "plgpu.TMEM": "tmem", "pl.ANY": "any",
              "pltpu.VMEM": "vmem", "pltpu.SMEM": "smem", "pltpu.HBM": "hbm", "pltpu.ANY": "any",
              "pl.MemorySpace.ANY": "any"}
-_ARRAY_CONSTRUCTORS = {"jnp.zeros": 1, "jnp.ones": 1, "jnp.empty": 1, "jnp.full": 2}
 
 
 @dataclass(frozen=True)
@@ -39,22 +38,30 @@ class KernelParam:
     role: str  # "input" | "output" | "scratch"
     origin: str  # e.g. "in_specs[0]", "out_shape", "scratch_types['acc']", "operand 1"
     space: str | None
-    shape: tuple[int, ...] | None
+    shape: tuple[int, ...] | None  # None unless every dimension is known
     dtype: str | None
     entry: EntryPoint
+    dims: tuple[int | None, ...] | None = None  # the shape with `?` dims where call sites disagree
+    seen: tuple[tuple[str, str], ...] = ()  # (picture, call site) of each call site, where they disagree
 
     @property
     def picture(self) -> str:
-        """JAX's picture of the ref, `Ref<smem>{float32[128]}`, with `?` for what is not static."""
-        shape = "?" if self.shape is None else ",".join(map(str, self.shape))
-        return f"Ref<{self.space or '?'}>{{{self.dtype or '?'}[{shape}]}}"
+        """JAX's picture of the ref, `Ref<default>{float32[128]}`, with `?` for what is not static."""
+        return _picture(self.space, self._dims, self.dtype)
+
+    @property
+    def _dims(self) -> tuple[int | None, ...] | None:
+        return self.shape if self.dims is None else self.dims
 
     @property
     def short(self) -> str:
-        """The inlay-hint form, `f32[4,128] gmem`: what is not known statically is left out."""
+        """The inlay-hint form, `f32[4,128]`, `f32[128] smem`: the memory space only where it is not
+        `default`; what is not known statically is left out."""
         dtype = short_dtype(self.dtype) if self.dtype else ""
-        shape = "" if self.shape is None else f"[{','.join(map(str, self.shape))}]"
-        return " ".join(part for part in (dtype + shape, self.space or "") if part)
+        dims = self._dims
+        shape = "" if dims is None else f"[{','.join('?' if d is None else str(d) for d in dims)}]"
+        space = "" if self.space in (None, "default") else self.space
+        return " ".join(part for part in (dtype + shape, space) if part)
 
     def describe(self) -> str:
         line = self.entry.model.source.span(self.entry.node).line + 1
@@ -64,14 +71,24 @@ class KernelParam:
         return f"kernel {self.role} from `{self.origin}` of `{self.entry.api}` ({where})"
 
 
+def _picture(space: str | None, dims: tuple[int | None, ...] | None, dtype: str | None) -> str:
+    shape = "?" if dims is None else ",".join("?" if d is None else str(d) for d in dims)
+    return f"Ref<{space or '?'}>{{{dtype or '?'}[{shape}]}}"
+
+
 @dataclass(frozen=True)
 class _Slot:
     role: str
     origin: str
     space: str | None = None
-    shape: tuple[int, ...] | None = None
+    shape: tuple[int | None, ...] | None = None
     dtype: str | None = None
     keyword: str | None = None  # scratch passed by keyword (dict-form scratch_types)
+    seen: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def picture(self) -> str:
+        return _picture(self.space, self.shape, self.dtype)
 
 
 def parameters_of_module(project: "Project", model: "ModuleModel") -> dict[int, list[KernelParam]]:
@@ -102,18 +119,81 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     body = entry.body
     if body is None or not isinstance(body.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
+    if entry.api == "pl.core_map":
+        return []
     bound_positional, bound_keywords = _partial_bindings(entry.kernel.body)
     spec = body.node.args
     positional = [*spec.posonlyargs, *spec.args][bound_positional:]
     positional = [p for p in positional if p.arg not in bound_keywords]
     keyword_only = {p.arg: p for p in spec.kwonlyargs if p.arg not in bound_keywords}
-    if entry.api == "pl.core_map":
+    params = []
+    for arg, slot in _placed(project, entry, positional, keyword_only):
+        dims = slot.shape
+        shape = dims if dims is not None and None not in dims else None
+        params.append(KernelParam(arg.arg, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
+                                  dims if shape is None else None, slot.seen))
+    return params
+
+
+def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg]):
+    """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree."""
+    per_frame = []
+    for frame, where in _launch_frames(project, entry):
+        slots = _arrange(project, entry, frame, len(positional))
+        if slots is not None:
+            per_frame.append((slots, where))
+    if not per_frame:
         return []
-    inputs, outputs, scratch = _slots(project, entry)
+    shapes = {tuple((s is None, s.keyword if s else None) for s in slots) for slots, _ in per_frame}
+    if len(shapes) > 1:  # call sites disagree on what the parameters are: trust none
+        per_frame = [(slots, where) for slots, where in per_frame if where is None] or per_frame[:1]
+        slots = _arrange(project, entry, None, len(positional)) or []
+    else:
+        slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
+                 for i in range(len(per_frame[0][0]))]
+    pairs = []
+    positional_slots = [s for s in slots if s is None or not s.keyword]
+    for arg, slot in zip(positional, positional_slots):
+        if slot is not None:
+            pairs.append((arg, slot))
+    for slot in slots:
+        if slot is not None and slot.keyword:
+            arg = keyword_only.get(slot.keyword) or next((p for p in positional if p.arg == slot.keyword), None)
+            if arg is not None:
+                pairs.append((arg, slot))
+    return pairs
+
+
+def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | None":
+    """One slot for the frames' slots: theirs where all agree; `?` where they differ, with what each call
+    site gives in `seen` (never one of them picked)."""
+    first = slots[0]
+    if first is None or any(s is None for s in slots):
+        return None
+    if all(s == first for s in slots):
+        return first
+    space = first.space if all(s.space == first.space for s in slots) else None
+    dtype = first.dtype if all(s.dtype == first.dtype for s in slots) else None
+    shapes = [s.shape for s in slots]
+    shape = None
+    if all(sh is not None and len(sh) == len(shapes[0]) for sh in shapes):
+        shape = tuple(d if all(sh[i] == d for sh in shapes) else None for i, d in enumerate(shapes[0]))
+    seen: list[tuple[str, str]] = []
+    for slot, where in zip(slots, wheres):
+        item = (slot.picture, where or "")
+        if item not in seen:
+            seen.append(item)
+    return _Slot(first.role, first.origin, space, shape, dtype, first.keyword, tuple(seen))
+
+
+def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None, positional: int) -> list["_Slot | None"] | None:
+    """Slots in parameter order for one launch frame: inputs, outputs, positional scratch, then keyword
+    scratch; None entries where the role is known but not the count before it."""
+    inputs, outputs, scratch = _slots(project, entry, frame)
     by_keyword = [s for s in scratch or [] if s.keyword]
     scratch_positional = None if scratch is None else [s for s in scratch if not s.keyword]
     if inputs is None and outputs is not None and scratch_positional is not None and entry.api != "pl.pallas_call":
-        count = len(positional) - len(outputs) - len(scratch_positional)
+        count = positional - len(outputs) - len(scratch_positional)
         space = "gmem" if entry.api == "plgpu.kernel" else None
         inputs = [_Slot("input", _input_origin(entry, i), space) for i in range(max(count, 0))]
     slots: list[_Slot | None] = []
@@ -124,20 +204,36 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
             if scratch_positional is not None:
                 slots.extend(scratch_positional)
     elif outputs is not None and scratch_positional is not None:
-        slots = [None] * max(len(positional) - len(outputs) - len(scratch_positional), 0) + outputs + scratch_positional
-    params = []
-    for arg, slot in zip(positional, slots):
-        if slot is not None:
-            params.append(_param(arg, slot, entry))
-    for slot in by_keyword:
-        arg = keyword_only.get(slot.keyword) or next((p for p in positional if p.arg == slot.keyword), None)
-        if arg is not None:
-            params.append(_param(arg, slot, entry))
-    return params
+        slots = [None] * max(positional - len(outputs) - len(scratch_positional), 0) + outputs + scratch_positional
+    return slots + by_keyword
 
 
-def _param(arg: ast.arg, slot: _Slot, entry: EntryPoint) -> KernelParam:
-    return KernelParam(arg.arg, arg, slot.role, slot.origin, slot.space, slot.shape, slot.dtype, entry)
+def _launch_frames(project: "Project", entry: EntryPoint) -> list[tuple[Frame | None, str | None]]:
+    """One frame per call site of the function the kernel is built in (its parameters bound to what
+    that call passes), with where the call is; [(None, None)] when it is built at module level or
+    nothing calls it."""
+    model = entry.model
+    function = model.enclosing_function(entry.node)
+    if function is None or isinstance(function, ast.Lambda):
+        return [(None, None)]
+    evaluator = project.evaluator
+    frames = []
+    for where_model, call, func, args, kwargs in evaluator.call_sites_with_nodes(model, function):
+        if terminal_name(call.func) == "partial":
+            continue  # the partial object is called elsewhere, with the rest
+        if len(frames) >= _MAX_FRAMES:
+            return [(None, None)]
+        params = evaluator.bind_arguments(func, args, kwargs)
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            # `f(*xs)` / `f(**options)`: what they pass is not known, nor which defaults stay
+            params = {name: value for name, value in params.items() if name in kwargs or value is func.self_value}
+        line = where_model.source.span(call).line + 1
+        where = f"line {line}" if where_model is model else f"{os.path.basename(where_model.path)} line {line}"
+        frames.append((Frame(function, params, 0), where))
+    return frames or [(None, None)]
+
+
+_MAX_FRAMES = 16
 
 
 def _partial_bindings(value: Value | None) -> tuple[int, set[str]]:
@@ -153,109 +249,119 @@ def _input_origin(entry: EntryPoint, index: int) -> str:
     return f"in_specs[{index}]" if entry.api == "pl.pallas_call" else f"operand {index}"
 
 
-def _slots(project: "Project", entry: EntryPoint):
+def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
     """(inputs, outputs, scratch) slot lists; None where the count is not statically known."""
     evaluator, model = project.evaluator, entry.model
     kernel = entry.kernel
-    operands = _launch_operands(project, entry)
-    gpu_mosaic = entry.api != "pl.pallas_call" or _is_mosaic_gpu(entry)
+    operands = _launch_operands(project, entry, frame)
+    pallas_call = entry.api == "pl.pallas_call"
+
+    def kwarg(name: str) -> Value | None:
+        found = kernel.kwarg(name)
+        if not found:
+            return None
+        value, node = found
+        return evaluator.value(model, node, frame) if node is not None else value
 
     # `grid_spec=pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)` carries the specs instead.
-    found = kernel.kwarg("grid_spec")
-    grid_spec = found[1] if found else None
-    spec_keywords = {k.arg: k.value for k in grid_spec.keywords if k.arg} if isinstance(grid_spec, ast.Call) else {}
+    grid_spec = kwarg("grid_spec")
+    if kernel.kwarg("grid_spec") and not isinstance(grid_spec, Spec):
+        return None, None, None
 
-    def kw_node(*names: str) -> ast.expr | None:
+    def field(*names: str) -> tuple[str, Value] | None:
         for name in names:
-            found = kernel.kwarg(name)
-            if found and found[1] is not None:
-                return found[1]
-            if name in spec_keywords:
-                return spec_keywords[name]
+            value = kwarg(name)
+            if value is None and isinstance(grid_spec, Spec):
+                value = grid_spec.get(name)
+            if value is not None:
+                return name, value
         return None
 
-    prefetch = evaluator.value(model, spec_keywords["num_scalar_prefetch"]) if "num_scalar_prefetch" in spec_keywords else Const(0)
+    prefetch = field("num_scalar_prefetch")
+    prefetch = prefetch[1] if prefetch else Const(0)
     if not (isinstance(prefetch, Const) and type(prefetch.value) is int):
         return None, None, None
-    prefetch_slots = [_Slot("input", f"scalar prefetch {i}", "smem") for i in range(prefetch.value)]
+    prefetch_slots = []
+    for i in range(prefetch.value):
+        shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)
+        prefetch_slots.append(_Slot("input", f"scalar prefetch {i}", "smem", shape, dtype))
     if operands is not None:
         operands = operands[prefetch.value:]
 
     # Outputs.
-    out_name = next((n for n in ("out_shape", "out_type") if kernel.kwarg(n)), None)
-    out_node = kw_node("out_shape", "out_type")
-    if out_node is None and entry.api in ("pl.pallas_call", "pl.kernel") and isinstance(entry.node, ast.Call):
-        if len(entry.node.args) > 1:  # pallas_call(body, out_shape) / pl.kernel(body, out_type)
-            out_node = entry.node.args[1]
-            out_name = "out_shape" if entry.api == "pl.pallas_call" else "out_type"
+    out = field("out_shape", "out_type")
+    if out is None and entry.api in ("pl.pallas_call", "pl.kernel") and isinstance(entry.node, ast.Call) \
+            and len(entry.node.args) > 1:  # pallas_call(body, out_shape) / pl.kernel(body, out_type)
+        out = ("out_shape" if pallas_call else "out_type", evaluator.value(model, entry.node.args[1], frame))
     outputs = None
-    if out_node is not None:
-        items = _items(out_node)
-        out_specs = _items(kw_node("out_specs")) if kw_node("out_specs") is not None else None
-        if items is None:
-            items, single = [out_node], True
-        else:
-            single = False
+    if out is not None:
+        out_name, out_value = out
+        single = not isinstance(out_value, Seq)
+        items = [out_value] if single else list(out_value.items)
+        out_specs = field("out_specs")
+        out_specs = out_specs[1] if out_specs else None
         outputs = []
-        for i, node in enumerate(items):
-            described = evaluator.value(model, node)
-            shape = dtype = None
-            if isinstance(described, (ShapeDtype, MemType)):
-                shape, dtype = described.shape, described.dtype
-            space = "gmem" if gpu_mosaic and entry.api != "pl.pallas_call" else None
-            if entry.api == "pl.pallas_call":
-                spec_node = out_specs[i] if out_specs is not None and i < len(out_specs) else (
-                    kw_node("out_specs") if out_specs is None and single else None)
-                space, shape = _block(project, model, spec_node, shape, gpu_mosaic)
+        for i, described in enumerate(items):
+            shape, dtype = _array(described)
+            space = "gmem" if not pallas_call else None
+            if pallas_call:
+                if out_specs is None:
+                    spec = _NO_SPEC
+                elif single:
+                    spec = out_specs
+                else:
+                    spec = out_specs.items[i] if isinstance(out_specs, Seq) and i < len(out_specs.items) else UNKNOWN
+                space, shape = _block(spec, shape)
             outputs.append(_Slot("output", out_name if single else f"{out_name}[{i}]", space, shape, dtype))
-    elif entry.api != "pl.pallas_call":
+    elif not pallas_call:
         outputs = []  # plgpu.kernel / pl.kernel default: no outputs
 
     # Scratch.
-    scratch_name = next((n for n in ("scratch_shapes", "scratch_types") if kernel.kwarg(n)), "scratch_shapes")
-    scratch_node = kw_node("scratch_shapes", "scratch_types")
-    if isinstance(scratch_node, ast.Call) and isinstance(scratch_node.func, ast.Name) and \
-            scratch_node.func.id == "dict" and not scratch_node.args:
-        scratch_node = ast.Dict(keys=[ast.Constant(k.arg) if k.arg else None for k in scratch_node.keywords],
-                                values=[k.value for k in scratch_node.keywords])
-    if scratch_node is None:
-        scratch = [] if not kernel.kwarg("scratch_shapes") and not kernel.kwarg("scratch_types") else None
-        scratch = None if isinstance(grid_spec, ast.Call) and "scratch_shapes" in spec_keywords else scratch
-    elif isinstance(scratch_node, ast.Dict):
+    scratch_field = field("scratch_shapes", "scratch_types")
+    if scratch_field is None:
         scratch = []
-        for key, node in zip(scratch_node.keys, scratch_node.values):
-            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                scratch = None
-                break
-            scratch.append(_scratch_slot(evaluator.value(model, node), f"{scratch_name}[{key.value!r}]", key.value))
     else:
-        items = _items(scratch_node)
-        scratch = None if items is None else [
-            _scratch_slot(evaluator.value(model, node), f"{scratch_name}[{i}]") for i, node in enumerate(items)]
+        scratch_name, scratch_value = scratch_field
+        if isinstance(scratch_value, Mapping):
+            scratch = []
+            for key, value in scratch_value.items:
+                if not isinstance(key, str):
+                    scratch = None
+                    break
+                scratch.append(_scratch_slot(value, f"{scratch_name}[{key!r}]", key))
+        elif isinstance(scratch_value, Seq):
+            scratch = [_scratch_slot(v, f"{scratch_name}[{i}]") for i, v in enumerate(scratch_value.items)]
+        else:
+            scratch = None
 
     # Inputs.
     inputs = None
-    if entry.api == "pl.pallas_call":
-        in_node = kw_node("in_specs")
-        specs = _items(in_node) if in_node is not None else None
-        count = len(specs) if specs is not None else (len(operands) if operands is not None else None)
+    if pallas_call:
+        in_specs = field("in_specs")
+        specs = in_specs[1].items if in_specs and isinstance(in_specs[1], Seq) else None
+        if in_specs and specs is None:
+            count = None
+        else:
+            count = len(specs) if specs is not None else (len(operands) if operands is not None else None)
         if count is not None:
             inputs = []
             for i in range(count):
-                operand = _array(project, model, operands[i]) if operands is not None and i < len(operands) else None
-                shape, dtype = operand if operand else (None, None)
-                spec_node = specs[i] if specs is not None else None
-                space, shape = _block(project, model, spec_node, shape, gpu_mosaic)
+                shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)
+                space, shape = _block(specs[i] if specs is not None else _NO_SPEC, shape)
                 inputs.append(_Slot("input", f"in_specs[{i}]" if specs is not None else f"operand {i}",
                                     space, shape, dtype))
     if inputs is not None:
         inputs = prefetch_slots + inputs
     elif operands is not None:
         inputs = []
-        for i, node in enumerate(operands):
-            shape, dtype = _array(project, model, node) or (None, None)
-            inputs.append(_Slot("input", f"operand {i}", "gmem" if gpu_mosaic else None, shape, dtype))
+        for i, value in enumerate(operands):
+            shape, dtype = _array(value)
+            inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
     return inputs, outputs, scratch
+
+
+# No BlockSpec for an operand (no `in_specs`/`out_specs`): the whole array, in the default memory space.
+_NO_SPEC = Spec("pl.BlockSpec", ())
 
 
 def _scratch_slot(value: Value, origin: str, keyword: str | None = None) -> _Slot:
@@ -265,93 +371,50 @@ def _scratch_slot(value: Value, origin: str, keyword: str | None = None) -> _Slo
     return _Slot("scratch", origin, keyword=keyword)
 
 
-def _items(node: ast.expr | None) -> list[ast.expr] | None:
-    if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
-        return list(node.elts)
-    return None
-
-
-def _is_mosaic_gpu(entry: EntryPoint) -> bool:
-    """A pallas_call is lowered by Mosaic GPU unless its compiler params or imports say TPU."""
-    found = entry.kernel.kwarg("compiler_params")
-    if found and found[1] is not None:
-        return "tpu" not in entry.model.segment(found[1], 200).lower()  # also covers `pltpu`
-    text = entry.model.text
-    return "mosaic_gpu" in text and "pallas import tpu" not in text and "pallas.tpu" not in text
-
-
-def _block(project: "Project", model: "ModuleModel", spec: ast.expr | None,
-           array_shape: tuple[int, ...] | None, gpu_mosaic: bool) -> tuple[str | None, tuple[int, ...] | None]:
-    """Memory space and block shape a BlockSpec gives the kernel's ref."""
-    default_space = "smem" if gpu_mosaic else None
-    if not isinstance(spec, ast.Call):
-        return default_space, array_shape
-    func = project.evaluator.value(model, spec.func)
-    if not (isinstance(func, Api) and func.name.endswith("BlockSpec")):
-        return default_space, array_shape
-    keywords = {k.arg: k.value for k in spec.keywords if k.arg}
-    space = default_space
-    if "memory_space" in keywords:
-        space_value = project.evaluator.value(model, keywords["memory_space"])
+def _block(spec: Value, array_shape: tuple[int, ...] | None) -> tuple[str | None, tuple[int, ...] | None]:
+    """Memory space and block shape a BlockSpec gives the kernel's ref: JAX's `default` space where the
+    spec names none (Mosaic GPU and TPU alike: what `str(aval)` says), the whole array where it has no
+    block shape, squeezed (`None`, `pl.squeezed`) dimensions left out."""
+    if not (isinstance(spec, Spec) and spec.constructor.endswith("BlockSpec")):
+        return None, None
+    space_value = spec.get("memory_space")
+    if space_value is None or space_value == Const(None):
+        space = "default"
+    else:
         space = _SPACE_OF.get(space_value.name) if isinstance(space_value, Api) else None
-    block = spec.args[0] if spec.args else keywords.get("block_shape")
-    if block is None:
+    block = spec.get("block_shape")
+    if block is None or block == Const(None):
         return space, array_shape
-    if isinstance(block, ast.Constant) and block.value is None:
-        return space, array_shape
-    dims = _items(block)
-    if dims is None:
-        value = shape_of(project.evaluator.value(model, block))
-        return space, value
+    if not isinstance(block, Seq):
+        return space, None
     shape: list[int] = []
-    for dim in dims:
-        if isinstance(dim, ast.Constant) and dim.value is None:
+    for dim in block.items:
+        if dim == Const(None) or isinstance(dim, Api) and "squeezed" in dim.name.lower():
             continue  # squeezed dimension
-        value = project.evaluator.value(model, dim)
-        if isinstance(value, Api) and "squeezed" in value.name.lower():
-            continue
-        if isinstance(dim, ast.Call) and "queezed" in model.segment(dim.func):
-            continue
-        if not (isinstance(value, Const) and type(value.value) is int):
+        if not (isinstance(dim, Const) and type(dim.value) is int):
             return space, None
-        shape.append(value.value)
+        shape.append(dim.value)
     return space, tuple(shape)
 
 
-def _array(project: "Project", model: "ModuleModel", node: ast.expr) -> tuple[tuple[int, ...] | None, str | None] | None:
-    """Shape and dtype of an operand written as `jnp.zeros(shape, dtype)`, a ShapeDtypeStruct or a
-    `plgpu.alloc_semaphore(shape)` ref."""
-    value = project.evaluator.value(model, node)
-    if isinstance(value, (ShapeDtype, MemType)):
+def _array(value: Value) -> tuple[tuple[int, ...] | None, str | None]:
+    """Shape and dtype of an operand or output description: an array, a ShapeDtypeStruct, a memory-space
+    type or a `plgpu.alloc_semaphore(shape)` ref."""
+    if isinstance(value, (Array, ShapeDtype, MemType)):
         return value.shape, value.dtype
     if isinstance(value, SemaphoreRef) and not value.indexer:
         return value.shape, "semaphore"
-    if isinstance(node, ast.Name):
-        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
-        if binding is not None and binding.kind == "assign" and binding.value is not None and binding.value is not node:
-            return _array(project, model, binding.value)
-        return None
-    if not isinstance(node, ast.Call):
-        return None
-    func = project.evaluator.value(model, node.func)
-    if not (isinstance(func, Api) and func.name in _ARRAY_CONSTRUCTORS):
-        return None
-    keywords = {k.arg: k.value for k in node.keywords if k.arg}
-    shape_node = node.args[0] if node.args else keywords.get("shape")
-    dtype_index = _ARRAY_CONSTRUCTORS[func.name]
-    dtype_node = node.args[dtype_index] if len(node.args) > dtype_index else keywords.get("dtype")
-    shape = shape_of(project.evaluator.value(model, shape_node)) if shape_node is not None else None
-    dtype = dtype_name(project.evaluator.value(model, dtype_node)) if dtype_node is not None else (
-        "float32" if func.name != "jnp.full" else None)
-    return shape, dtype
+    return None, None
 
 
-def _launch_operands(project: "Project", entry: EntryPoint) -> list[ast.expr] | None:
-    """Operand expressions where the kernel is invoked: `pallas_call(...)(x, y)` or `kernel_fn(x, y)`."""
+def _launch_operands(project: "Project", entry: EntryPoint, frame: Frame | None = None) -> list[Value] | None:
+    """Operand values where the kernel is invoked: `pallas_call(...)(x, y)` or `kernel_fn(x, y)`."""
     model = entry.model
+    evaluator = project.evaluator
     parent = model.parents.get(entry.node)
     if isinstance(parent, ast.Call) and parent.func is entry.node:
-        return _positional(parent)
+        args = _positional(parent)
+        return None if args is None else [evaluator.value(model, a, frame) for a in args]
     targets = {id(entry.node), id(entry.kernel.node)}
     found: list[list[ast.expr]] = []
     for call in model.calls:
@@ -359,14 +422,15 @@ def _launch_operands(project: "Project", entry: EntryPoint) -> list[ast.expr] | 
             continue
         if not isinstance(call.func, (ast.Name, ast.Attribute)):
             continue
-        value = project.evaluator.value(model, call.func)
+        value = evaluator.value(model, call.func)
         decorated = isinstance(value, Func) and entry.node in getattr(value.node, "decorator_list", ())
         if decorated or isinstance(value, KernelCall) and id(value.node) in targets:
             args = _positional(call)
             if args is not None:
                 found.append(args)
     if found and all(len(f) == len(found[0]) for f in found):
-        return found[0]
+        values = [[evaluator.value(model, a, frame) for a in args] for args in found]
+        return [v if all(other[i] == v for other in values) else UNKNOWN for i, v in enumerate(values[0])]
     return None
 
 

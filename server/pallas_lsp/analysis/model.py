@@ -19,11 +19,12 @@ ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.
 
 @dataclass
 class Binding:
-    kind: str  # "assign" | "def" | "class" | "import" | "param" | "other"
+    kind: str  # "assign" | "unpack" | "def" | "class" | "import" | "param" | "other"
     node: ast.AST  # the statement, def, alias or arg that binds the name
     lineno: int
-    value: ast.expr | None = None  # right-hand side for "assign"
+    value: ast.expr | None = None  # right-hand side for "assign" and "unpack"
     import_from: ast.ImportFrom | ast.Import | None = None
+    index: tuple[int, int] | None = None  # "unpack": `rows, cols = x.shape` binds cols as item 1 of 2
 
 
 @dataclass
@@ -232,8 +233,12 @@ class _Builder:
             self._bind(target.id, Binding(kind, stmt, target.lineno, value))
         elif isinstance(target, (ast.Tuple, ast.List)):
             values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
+            flat = value is not None and values is None and not any(isinstance(e, ast.Starred) for e in target.elts)
             for i, element in enumerate(target.elts):
-                self._bind_target(element, values[i] if values else None, stmt)
+                if flat and isinstance(element, ast.Name):  # `rows, cols = x.shape`: item i of the value
+                    self._bind(element.id, Binding("unpack", stmt, element.lineno, value, index=(i, len(target.elts))))
+                else:
+                    self._bind_target(element, values[i] if values else None, stmt)
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, None, stmt)
 

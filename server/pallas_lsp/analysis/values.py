@@ -159,6 +159,8 @@ class ClassValue(Value):
 @dataclass(frozen=True)
 class Instance(Value):
     cls: ClassValue
+    args: tuple[Value, ...] = ()  # what the constructor was called with, for `self.x = x` in `__init__`
+    kwargs: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,3 +207,25 @@ class OneOf(Value):
     """Several values reach here from different call sites."""
 
     options: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
+class Array(Value):
+    """A jax array made outside any kernel (`jnp.ones(shape, dtype)`, `jax.random.normal(key, shape)`):
+    what a launch passes as an operand. `shape`/`dtype` are None where not known statically."""
+
+    shape: tuple[int, ...] | None
+    dtype: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Spec(Value):
+    """`pl.BlockSpec(...)`, `pl.GridSpec(...)`, `pltpu.PrefetchScalarGridSpec(...)`: the constructor's
+    canonical name and its arguments by parameter name."""
+
+    constructor: str
+    fields: tuple[tuple[str, Value], ...]
+
+    def get(self, name: str) -> Value | None:
+        return next((value for key, value in self.fields if key == name), None)

@@ -1,0 +1,77 @@
+"""Every kernel parameter of the corpus (tests/fixtures/kernel_types) hovers with JAX's own type.
+
+JAX's side: tests/jax_kernel_types.py traces each file's own launches (`__main__`, test functions)
+with `jax.make_jaxpr` and records the `str(aval)` of every ref the kernel body receives (the
+`pallas_call` / `mpmd_map` equation's jaxpr invars, scratch in the nested `run_scoped`). Our side:
+the hover on that parameter. bench/kernel_types.py reports the same comparison as counts.
+"""
+
+import os
+import sys
+
+import pytest
+
+from conftest import REPO, jax_python
+
+sys.path.insert(0, str(REPO / "bench"))
+
+from kernel_types import CORPUS, compare, counts  # noqa: E402
+
+pytestmark = pytest.mark.jax
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return compare([str(p) for p in sorted(CORPUS.glob("*.py"))], jax_python())
+
+
+def test_jax_traced_every_file_and_every_kind_of_launch(rows):
+    files = {row["file"] for row in rows}
+    assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
+    assert len(rows) == 77
+
+
+def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
+    not_exact = [f"{r['file']}:{r['line']} {r['param']}: JAX {r['jax']}, hover {r['head']} {r['seen']}"
+                 for r in rows if not r["exact"]]
+    assert not_exact == []
+    assert counts(rows)["wrong"] == 0
+
+
+def test_disagreeing_call_sites_show_question_marks_and_each_call_sites_type(rows):
+    x_ref = next(r for r in rows if r["file"] == "two_call_sites.py" and r["param"] == "x_ref")
+    assert x_ref["jax"] == ["Ref<default>{float32[256,128]}", "Ref<default>{float32[512,128]}"]
+    assert x_ref["hover"] == (
+        "```python\nx_ref: Ref<default>{float32[?,128]}\n```\n\n"
+        "seen at the call sites: `Ref<default>{float32[256,128]}` (line 16), `Ref<default>{float32[512,128]}` (line 17)"
+        "\n\n- kernel input from `operand 0` of `pl.pallas_call` (line 12)")
+
+
+def test_a_body_launched_from_the_module_importing_it_gets_that_call_sites_types(rows):
+    relu = {r["param"]: r["hover"].split("\n")[1] for r in rows if r["file"] == "kt_lib_kernels.py"}
+    assert relu == {"x_ref": "x_ref: Ref<default>{bfloat16[16,96]}", "o_ref": "o_ref: Ref<default>{bfloat16[16,96]}"}
+
+
+def test_inlay_hints_are_short_and_name_the_memory_space_only_where_it_is_not_default():
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.analysis.hover import inlay_hints
+
+    project = Project(root=str(CORPUS), python=jax_python())
+    labels, tooltips = {}, {}
+    for name in ("whole_array_smem.py", "two_call_sites.py", "matmul_tiled.py", "gpu_kernel_decorator.py"):
+        path = os.path.join(CORPUS, name)
+        text = open(path).read()
+        found = inlay_hints(project, path, text, 0, 1000)
+        labels[name] = [label for _, _, label, _ in found]
+        tooltips[name] = [tooltip for _, _, _, tooltip in found]
+    assert labels == {
+        "whole_array_smem.py": [": f32[1] smem", ": f32[8,128] any", ": f32[8,128] vmem", ": f32[8,128] vmem",
+                                ": f32[8,128] vmem", ": dma_sem[] semaphore_mem"],
+        "two_call_sites.py": [": f32[?,128]", ": f32[?,128]"],
+        "matmul_tiled.py": [": bf16[128,256]", ": bf16[256,128]", ": bf16[128,128]", ": f32[128,128] vmem"],
+        "gpu_kernel_decorator.py": [": f32[4096] gmem", ": f32[4096] gmem", ": f32[256] smem", ": barrier[] smem"],
+    }
+    assert tooltips["two_call_sites.py"][0] == (
+        "Ref<default>{float32[?,128]}: kernel input from `operand 0` of `pl.pallas_call` (line 12)\n"
+        "  Ref<default>{float32[256,128]} from the call at line 16\n"
+        "  Ref<default>{float32[512,128]} from the call at line 17")
