@@ -14,7 +14,18 @@ import {
   WorkDoneProgress,
   type ServerOptions as ClientServerOptions,
 } from "vscode-languageclient/node";
-import { chooseInterpreter, judgeProbe, noJaxMessage, PROBE_SCRIPT, type InterpreterChoice, type InterpreterFacts } from "./interpreter";
+import * as fs from "node:fs";
+import {
+  chooseInterpreter,
+  interpreterCandidates,
+  interpreterSettingTarget,
+  judgeProbe,
+  noJaxMessage,
+  PROBE_SCRIPT,
+  type InterpreterCandidate,
+  type InterpreterChoice,
+  type InterpreterFacts,
+} from "./interpreter";
 import {
   changeNeedsRestart,
   planMigration,
@@ -39,6 +50,9 @@ const SERVER_TRACE_COMMAND = "pallas.trace";
 const SERVER_RULE_DOCS_COMMAND = "pallas.openRuleDocs";
 const KERNEL_CONTEXT = "pallas.kernelInEditor";
 const PICK_INTERPRETER = "Select Interpreter";
+const SELECT_INTERPRETER_COMMAND = "pallas.selectInterpreter";
+/** The status item's menu (not in the Command Palette): Select Interpreter, Show Output, Restart Server. */
+const STATUS_MENU_COMMAND = "pallas.statusMenu";
 const TRACE_ARGS_KEY = "pallas.traceArguments";
 const WRITE_COMMENT = "Write Comment";
 
@@ -77,7 +91,7 @@ class PallasExtension implements vscode.Disposable {
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.statusItem.name = PRODUCT;
-    this.statusItem.command = "pallas.showOutput";
+    this.statusItem.command = STATUS_MENU_COMMAND;
     this.setStatus("$(sync~spin) pallas-lsp", "pallas-lsp: starting");
     this.updateStatusVisibility(vscode.window.activeTextEditor);
   }
@@ -97,6 +111,8 @@ class PallasExtension implements vscode.Disposable {
       this.output,
       this.statusItem,
       vscode.commands.registerCommand(TRACE_COMMAND, (arg?: unknown) => this.traceKernel(arg)),
+      vscode.commands.registerCommand(SELECT_INTERPRETER_COMMAND, () => this.pickInterpreter()),
+      vscode.commands.registerCommand(STATUS_MENU_COMMAND, () => this.statusMenu()),
       vscode.commands.registerCommand("pallas.restartServer", () => this.restart("restart requested")),
       vscode.commands.registerCommand("pallas.showOutput", () => this.output.show(true)),
       vscode.workspace.onDidChangeConfiguration((event) => this.onConfigurationChanged(event)),
@@ -329,15 +345,67 @@ class PallasExtension implements vscode.Disposable {
     void this.client.sendNotification("workspace/didChangeConfiguration", { settings: { [SERVER_SECTION]: options } });
   }
 
-  private async pickInterpreter(): Promise<void> {
-    if (this.python !== undefined) {
-      await vscode.commands.executeCommand("python.setInterpreter");
-      return;
+  /**
+   * `pallas-lsp: Select Interpreter`: picks the interpreter and writes `pallas.interpreter`, which
+   * restarts the server on it (interpreter.ts says where it is written, and why).
+   */
+  async pickInterpreter(): Promise<string | undefined> {
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const candidates = interpreterCandidates({
+      workspaceFolders: folders,
+      exists: (file) => fs.existsSync(file),
+      current: this.interpreter?.path,
+      virtualEnv: process.env.VIRTUAL_ENV,
+      pythonExtensionPath: this.python?.environments.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri)?.path,
+    });
+    const picked = await vscode.window.showQuickPick(
+      candidates.map((candidate) => ({ label: candidate.label, description: candidate.description, candidate })),
+      { title: "pallas-lsp: Select Interpreter", placeHolder: "The Python (with jax) of the project to analyse and trace", ignoreFocusOut: true },
+    );
+    if (picked === undefined) return undefined;
+    const chosen = await this.interpreterPath(picked.candidate);
+    if (chosen === undefined) return undefined;
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const trusted = vscode.workspace.isTrusted;
+    if (chosen === null) {
+      if (trusted && folders.length > 0) await config.update("interpreter", undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update("interpreter", undefined, vscode.ConfigurationTarget.Global);
+      this.output.appendLine("[client] pallas.interpreter cleared: the Python extension's interpreter applies");
+      return "";
     }
-    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Use this Python", title: "Python interpreter for pallas-lsp" });
-    if (picked?.[0] !== undefined) {
-      await vscode.workspace.getConfiguration(SECTION).update("interpreter", picked[0].fsPath, vscode.ConfigurationTarget.Global);
+    const target = interpreterSettingTarget(trusted, folders.length > 0);
+    await config.update("interpreter", chosen, target === "workspace" ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
+    this.output.appendLine(`[client] pallas.interpreter set to ${chosen} in the ${target === "workspace" ? "workspace" : "user"} settings`);
+    return chosen;
+  }
+
+  /** The path a candidate stands for: null clears the setting, undefined is a change of mind. */
+  private async interpreterPath(candidate: InterpreterCandidate): Promise<string | null | undefined> {
+    switch (candidate.choice.kind) {
+      case "path":
+        return candidate.choice.path;
+      case "clear":
+        return null;
+      case "enter": {
+        const typed = await vscode.window.showInputBox({ title: "pallas-lsp: interpreter path", prompt: "A Python executable, or a virtual environment's bin/python", ignoreFocusOut: true });
+        return typed?.trim() ? typed.trim() : undefined;
+      }
+      case "browse": {
+        const browsed = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: "Use this Python", title: "Python interpreter for pallas-lsp" });
+        return browsed?.[0]?.fsPath;
+      }
     }
+  }
+
+  /** What a click on the status item offers. */
+  private async statusMenu(): Promise<void> {
+    const items = [
+      { label: "$(symbol-namespace) Select Interpreter", command: SELECT_INTERPRETER_COMMAND },
+      { label: "$(output) Show Output", command: "pallas.showOutput" },
+      { label: "$(debug-restart) Restart Server", command: "pallas.restartServer" },
+    ];
+    const picked = await vscode.window.showQuickPick(items, { title: `pallas-lsp: ${this.interpreter?.path ?? "no interpreter"}` });
+    if (picked !== undefined) await vscode.commands.executeCommand(picked.command);
   }
 
   /** `pallas-lsp: Trace Kernel`: at the cursor, or with the arguments of the server's code lens. */
@@ -516,14 +584,14 @@ class PallasExtension implements vscode.Disposable {
       this.setStatus(
         "$(warning) pallas-lsp · no jax",
         `pallas-lsp is running${trust}, on an interpreter without jax\n${where}\n` +
-          "Kernels are checked with names resolved from import statements only, and cannot be traced: select the interpreter of your JAX project.\nClick for the output.",
+          "Kernels are checked with names resolved from import statements only, and cannot be traced: select the interpreter of your JAX project.\nClick to select the interpreter, show the output or restart the server.",
         "warning",
       );
       return;
     }
     this.setStatus(
       `$(check) pallas-lsp · jax ${facts?.jax ?? "?"}`,
-      `pallas-lsp is running${trust}\n${where}\nanalysing against jax ${facts?.jax ?? "?"}\nClick for the output.`,
+      `pallas-lsp is running${trust}\n${where}\nanalysing against jax ${facts?.jax ?? "?"}\nClick to select the interpreter, show the output or restart the server.`,
     );
   }
 

@@ -158,3 +158,67 @@ export function noJaxMessage(facts: InterpreterFacts): string {
     `with names resolved from import statements only, but cannot be traced. Select the interpreter of your JAX project.`
   );
 }
+
+/** One entry of `pallas-lsp: Select Interpreter`. */
+export interface InterpreterCandidate {
+  label: string;
+  description: string;
+  /** What choosing it does: use this path, clear the setting (the Python extension's choice applies), or ask. */
+  choice: { kind: "path"; path: string } | { kind: "clear" } | { kind: "browse" } | { kind: "enter" };
+}
+
+/** Virtual environments a project usually has, relative to a workspace folder. */
+const VENV_PYTHONS = [".venv/bin/python", "venv/bin/python", ".env/bin/python", "env/bin/python", ".venv/Scripts/python.exe", "venv/Scripts/python.exe"];
+
+/**
+ * What `pallas-lsp: Select Interpreter` offers, in order: the workspace folders' virtual environments
+ * that exist, `$VIRTUAL_ENV`, the Python extension's active environment (choosing it clears
+ * `pallas.interpreter`, so it follows the Python extension), `python3` from PATH, then a path typed
+ * in or browsed for. The one in use is marked. Nothing here runs: the list names files only.
+ */
+export function interpreterCandidates(inputs: {
+  workspaceFolders: string[];
+  exists: (file: string) => boolean;
+  current?: string;
+  virtualEnv?: string;
+  pythonExtensionPath?: string;
+}): InterpreterCandidate[] {
+  const found: InterpreterCandidate[] = [];
+  const seen = new Set<string>();
+  const mark = (file: string, description: string) => (file === inputs.current ? `${description} · in use` : description);
+  const add = (file: string, description: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    found.push({ label: file, description: mark(file, description), choice: { kind: "path", path: file } });
+  };
+  for (const folder of inputs.workspaceFolders) {
+    for (const relative of VENV_PYTHONS) {
+      const file = path.join(folder, relative);
+      if (inputs.exists(file)) add(file, `virtual environment of ${path.basename(folder)}`);
+    }
+  }
+  const virtualEnv = nonEmpty(inputs.virtualEnv);
+  if (virtualEnv !== undefined) {
+    const file = path.join(virtualEnv, "bin", "python");
+    if (inputs.exists(file)) add(file, "$VIRTUAL_ENV");
+  }
+  const fromExtension = nonEmpty(inputs.pythonExtensionPath);
+  if (fromExtension !== undefined) {
+    seen.add(fromExtension);
+    found.push({ label: "Python extension's interpreter", description: mark(fromExtension, fromExtension), choice: { kind: "clear" } });
+  }
+  add("python3", "from PATH");
+  found.push({ label: "Enter interpreter path…", description: "", choice: { kind: "enter" } });
+  found.push({ label: "Browse…", description: "", choice: { kind: "browse" } });
+  return found;
+}
+
+/**
+ * Where the chosen interpreter is written. In a trusted workspace: the workspace's settings (a
+ * project's own environment, as the Python extension keeps its choice per workspace). Otherwise
+ * the user's settings, with an absolute path: an untrusted workspace's own settings never choose a
+ * program to run (they are ignored), and the user has named this one themselves.
+ */
+export function interpreterSettingTarget(trusted: boolean, hasWorkspace: boolean): "workspace" | "global" {
+  return trusted && hasWorkspace ? "workspace" : "global";
+}

@@ -6,7 +6,8 @@
 import * as path from "node:path";
 
 export type LogLevel = "error" | "warning" | "info" | "debug";
-export type TracePlatform = "cuda" | "host";
+/** "auto": as the kernel runs (the server traces interpret-mode kernels on the host, the others for cuda). */
+export type TracePlatform = "auto" | "cuda" | "host";
 /** What a bare `pl.pallas_call` is analysed as lowered for; "project": `[tool.pallas-lsp] platform`, else gpu. */
 export type AnalysisPlatform = "project" | "gpu" | "tpu";
 export type NotificationLevel = "off" | "onError" | "onWarning" | "always";
@@ -33,12 +34,12 @@ export const DEFAULT_SETTINGS: ExtensionSettings = {
   docsUrl: "",
   showNotifications: "onWarning",
   traceTimeout: 120,
-  tracePlatform: "cuda",
+  tracePlatform: "auto",
   logLevel: "info",
 };
 
 const LOG_LEVELS: readonly LogLevel[] = ["error", "warning", "info", "debug"];
-const PLATFORMS: readonly TracePlatform[] = ["cuda", "host"];
+const PLATFORMS: readonly TracePlatform[] = ["auto", "cuda", "host"];
 const ANALYSIS_PLATFORMS: readonly AnalysisPlatform[] = ["project", "gpu", "tpu"];
 const NOTIFICATION_LEVELS: readonly NotificationLevel[] = ["off", "onError", "onWarning", "always"];
 
@@ -192,12 +193,14 @@ export function serverLaunch(interpreter: string, extensionPath: string, baseEnv
 
 /**
  * Arguments of the server's `pallas.trace`: `[uri, position or function name, options]`. The code
- * lens gives the first two; the platform setting goes in the options unless they already name one.
+ * lens gives the first two; the platform setting goes in the options unless they already name one,
+ * or it is "auto" (left out: the server picks the platform the kernel runs on and says why).
  */
 export function traceArguments(where: unknown[], settings: ExtensionSettings): unknown[] {
   const [uri, target, options] = where;
   const given = typeof options === "object" && options !== null ? (options as Record<string, unknown>) : {};
-  return [uri, target, { platform: settings.tracePlatform, ...given }];
+  const platform = settings.tracePlatform === "auto" ? {} : { platform: settings.tracePlatform };
+  return [uri, target, { ...platform, ...given }];
 }
 
 /**

@@ -36,6 +36,8 @@ export interface TraceReport {
   function?: string;
   title: string;
   summary: string;
+  /** What the server chose for the user, said under the summary: which launch of a kernel body, which platform and why. */
+  notes: string[];
   kernels: KernelResources[];
   messages: TraceMessage[];
   versions: Array<[string, string]>;
@@ -107,7 +109,12 @@ export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceRep
   if (worker?.cold === true && typeof worker.start_seconds === "number") {
     timings.push(["worker start (cold)", seconds(worker.start_seconds)]);
   }
-  const report: TraceReport = { ok, toolFailure, title, summary, kernels, messages, versions, timings };
+  const notes: string[] = [];
+  const because = str(root.traced_because);
+  if (because !== undefined) notes.push(because);
+  const platformReason = str(root.platform_reason);
+  if (platformReason !== undefined) notes.push(`Platform ${platformReason}`);
+  const report: TraceReport = { ok, toolFailure, title, summary, notes, kernels, messages, versions, timings };
   if (fn !== undefined) report.function = fn;
   if (str(root.suggested_args) !== undefined) report.suggestedArgs = str(root.suggested_args);
   if (typeof root.definition_line === "number") report.definitionLine = root.definition_line;
@@ -210,6 +217,7 @@ export function renderReportHtml(report: TraceReport, options: { cspSource: stri
 <h1>${esc(report.title)}</h1>
 ${options.stale ? `<p class="stale">The file changed since this trace: this report is stale. Save and trace again for a fresh one.</p>` : ""}
 <p class="status ${report.ok ? "ok" : report.toolFailure ? "warning" : "failed"}">${report.ok ? "✓" : report.toolFailure ? "!" : "✗"} ${esc(report.summary)}</p>
+${report.notes.map((note) => `<p class="note">${esc(note)}</p>`).join("\n")}
 ${kernels}
 ${messages}
 ${table("Versions", report.versions)}
@@ -228,7 +236,7 @@ ${table("Timings", report.timings)}
 
 /** The report as plain text: for the output channel and for tests that read what the user reads. */
 export function renderReportText(report: TraceReport, stale = false): string {
-  const lines = [report.title, ...(stale ? ["(stale: the file changed since this trace)"] : []), report.summary];
+  const lines = [report.title, ...(stale ? ["(stale: the file changed since this trace)"] : []), report.summary, ...report.notes];
   for (const kernel of report.kernels) {
     lines.push("", `${kernel.name}${kernel.location ? ` (${locationLabel(kernel.location)})` : ""}`);
     for (const [k, v] of kernel.rows) lines.push(`  ${k}: ${v}`);

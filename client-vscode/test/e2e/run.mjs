@@ -178,7 +178,7 @@ try {
         const name = request.replace(/\.request$/, "");
         const done = path.join(checkpoints, `${name}.done`);
         if (fs.existsSync(done)) continue;
-        const { action, text, button } = JSON.parse(fs.readFileSync(path.join(checkpoints, request), "utf8"));
+        const { action, text, button, expect } = JSON.parse(fs.readFileSync(path.join(checkpoints, request), "utf8"));
         let answer = "ok";
         try {
           if (action === "cancel-progress") {
@@ -193,6 +193,18 @@ try {
             if (action === "click-notification") await control.click();
             answer = `ok ${await item.count()}`;
             console.log(`e2e: ${action === "click-notification" ? "clicked" : "found"} the notification "${text}" with its button "${button}"`);
+          } else if (action === "pick") {
+            // A quick pick the extension opened (known by an entry it lists, `expect`): what it lists
+            // is read, then the user types part of an entry and takes it with Enter.
+            const rows = page.locator(".quick-input-widget .monaco-list-row");
+            await rows.filter({ hasText: expect }).first().waitFor({ state: "visible", timeout: 60000 });
+            const shown = (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
+            const input = page.locator(".quick-input-widget input.input");
+            await input.fill(text);
+            await rows.filter({ hasText: text }).first().waitFor({ state: "visible", timeout: 30000 });
+            await input.press("Enter");
+            answer = `ok ${shown.join(" | ")}`;
+            console.log(`e2e: picked "${text}" in the quick pick`);
           } else if (action === "accept-input") {
             // An input box the extension opened: read what it is prefilled with, accept it as a user does.
             const input = page.locator(".quick-input-widget input.input");

@@ -25,8 +25,16 @@ function log(message: string): void {
   fs.appendFileSync(path.join(E2E_DIR, "test.log"), `${new Date().toISOString()} ${message}\n`);
 }
 
+/** `PALLAS_E2E_ONLY`: `|`-separated parts of step names to run (the first step, which starts the server, always runs). */
+const ONLY = (process.env.PALLAS_E2E_ONLY ?? "").split("|").filter((part) => part !== "");
+
 async function step(name: string, body: () => Promise<string | void>): Promise<void> {
   const started = Date.now();
+  if (ONLY.length > 0 && outcomes.length > 0 && !ONLY.some((part) => name.includes(part))) {
+    outcomes.push({ step: name, status: "skip", detail: "not selected (PALLAS_E2E_ONLY)", seconds: 0 });
+    fs.writeFileSync(path.join(E2E_DIR, "results.json"), JSON.stringify(outcomes, null, 2));
+    return;
+  }
   log(`step ${name}: start`);
   let outcome: Outcome;
   try {
@@ -56,7 +64,7 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
  * click the Cancel button of the progress notification as a user would, or find a notification
  * with a given text and button; waits until it is done.
  */
-type DriverAction = "screenshot" | "cancel-progress" | "find-notification" | "click-notification" | "accept-input";
+type DriverAction = "screenshot" | "cancel-progress" | "find-notification" | "click-notification" | "accept-input" | "pick";
 
 async function driver(name: string, action: DriverAction, details: Record<string, string> = {}): Promise<string> {
   if (action === "screenshot") await new Promise((resolve) => setTimeout(resolve, 1500)); // let the workbench paint
@@ -422,6 +430,27 @@ async function trusted(): Promise<void> {
     return `${tab.label}: ${kernel.rows.map(([k, v]) => `${k} ${v}`).join(", ")}; after an edit: ${report.title}`;
   });
 
+  await step("pallas-lsp: Trace Kernel with the cursor inside a kernel body traces the launch that runs it", async () => {
+    const document = await vscode.workspace.openTextDocument(goodUri);
+    const editor = await vscode.window.showTextDocument(document, vscode.ViewColumn.One);
+    // `o_ref[0] = x_ref[0] * 2.0`, in a pl.when body nested in the kernel body ordered_halves.
+    const line = document.getText().split("\n").findIndex((l) => l.includes("o_ref[0] = "));
+    editor.selection = new vscode.Selection(line, 6, line, 6);
+    type Result = { report: { ok: boolean; title: string; notes: string[]; kernels: Array<{ name: string }> }; text: string };
+    const result = await vscode.commands.executeCommand<Result>("pallas.traceKernel");
+    assert.ok(result, "the trace command gave no report");
+    log(result.text);
+    assert.equal(result.report.ok, true, result.text); // not "ordered_halves() missing 1 required positional argument"
+    assert.equal(result.report.title, "pallas-lsp trace: ordered_double(f32[2,128])");
+    assert.deepEqual(result.report.notes, [
+      "ordered_halves (line 12) is a kernel body: traced through ordered_double (line 28), which is the kernel that runs it",
+      "Platform cuda: the kernel is compiled for a GPU (cross-lowered where there is none)",
+    ]);
+    assert.deepEqual(result.report.kernels.map((k) => k.name), ["ordered_halves"]);
+    assert.deepEqual(vscode.languages.getDiagnostics(goodUri).map((d) => `${d.source} ${d.message}`), [], "a correct kernel gets no diagnostic");
+    return `cursor on line ${line + 1}: ${result.report.notes.join("; ")}`;
+  });
+
   await step("the Trace kernel code lens runs the trace through the extension's command", async () => {
     const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", goodUri, 10)) ?? [];
     const lens = lenses.find((l) => l.command?.title === "Trace kernel");
@@ -465,6 +494,27 @@ async function trusted(): Promise<void> {
     }, 20000);
     assert.equal(fs.readFileSync(noArgsUri.fsPath, "utf8").split("\n")[line], written, "the comment is on disk");
     return `prefilled "${prefilled}"; second trace asked nothing; wrote "${written}"`;
+  });
+
+  await step("pallas-lsp: Select Interpreter, offered by the status item, writes pallas.interpreter and restarts the server on it", async () => {
+    const api = await startedExtension();
+    await vscode.window.showTextDocument(goodUri, { viewColumn: vscode.ViewColumn.One });
+    const before = config().inspect<string>("interpreter");
+    try {
+      // The status item's menu offers it; the user takes it, then picks python3 (no jax there).
+      const menu = Promise.resolve(vscode.commands.executeCommand("pallas.statusMenu"));
+      const offered = await driver("status-menu", "pick", { text: "Select Interpreter", expect: "Restart Server" });
+      assert.match(offered, /Select Interpreter \| .*Show Output \| .*Restart Server/);
+      const listed = await driver("select-interpreter", "pick", { text: "python3", expect: "Browse…" });
+      await menu;
+      assert.match(listed, /python3.*from PATH \| Enter interpreter path… \| Browse…$/, "what the picker lists");
+      assert.equal(config().inspect<string>("interpreter")?.workspaceValue, "python3", "a trusted workspace's own setting");
+      const status = await waitFor("the server on python3", () => (api.status().text.startsWith("$(warning)") ? api.status() : undefined), 60000);
+      return `listed: ${listed}; then ${status.text} on ${status.interpreter}`;
+    } finally {
+      await config().update("interpreter", before?.workspaceValue, vscode.ConfigurationTarget.Workspace);
+      await waitFor("the server on the jax interpreter again", () => (api.status().text.startsWith("$(check)") ? true : undefined), 60000);
+    }
   });
 
   await step("pallas-lsp: Restart Server brings a new server up", async () => {

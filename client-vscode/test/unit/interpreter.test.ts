@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { chooseInterpreter, judgeProbe, noJaxMessage, resolveInterpreterPath } from "../../src/interpreter";
+import { chooseInterpreter, interpreterCandidates, interpreterSettingTarget, judgeProbe, noJaxMessage, resolveInterpreterPath } from "../../src/interpreter";
 
 const folder = "/home/u/project";
 
@@ -75,4 +75,33 @@ test("an interpreter without jax gets a warning that says what still works", () 
     noJaxMessage({ executable: "/usr/bin/python3", version: [3, 12, 1], jax: null }),
     "pallas-lsp: /usr/bin/python3 (Python 3.12.1) has no jax. Kernels are still checked, with names resolved from import statements only, but cannot be traced. Select the interpreter of your JAX project.",
   );
+});
+
+test("Select Interpreter offers the folders' virtual environments, $VIRTUAL_ENV, the Python extension's, python3, then a path", () => {
+  const present = new Set([`${folder}/.venv/bin/python`, "/envs/jax/bin/python"]);
+  const candidates = interpreterCandidates({
+    workspaceFolders: [folder],
+    exists: (file) => present.has(file),
+    current: `${folder}/.venv/bin/python`,
+    virtualEnv: "/envs/jax",
+    pythonExtensionPath: "/usr/bin/python3.12",
+  });
+  assert.deepEqual(candidates.map((c) => [c.label, c.description, c.choice]), [
+    [`${folder}/.venv/bin/python`, "virtual environment of project · in use", { kind: "path", path: `${folder}/.venv/bin/python` }],
+    ["/envs/jax/bin/python", "$VIRTUAL_ENV", { kind: "path", path: "/envs/jax/bin/python" }],
+    ["Python extension's interpreter", "/usr/bin/python3.12", { kind: "clear" }],
+    ["python3", "from PATH", { kind: "path", path: "python3" }],
+    ["Enter interpreter path…", "", { kind: "enter" }],
+    ["Browse…", "", { kind: "browse" }],
+  ]);
+  // A virtual environment that is not there is not offered.
+  assert.deepEqual(interpreterCandidates({ workspaceFolders: [folder], exists: () => false }).map((c) => c.label), ["python3", "Enter interpreter path…", "Browse…"]);
+});
+
+test("the chosen interpreter goes in the workspace's settings only when it is trusted (its own settings are ignored otherwise)", () => {
+  assert.equal(interpreterSettingTarget(true, true), "workspace");
+  assert.equal(interpreterSettingTarget(false, true), "global");
+  assert.equal(interpreterSettingTarget(true, false), "global");
+  // What was written for an untrusted workspace is the user's value: chooseInterpreter uses it there.
+  assert.equal(chooseInterpreter({ setting: { globalValue: `${folder}/.venv/bin/python` }, trusted: false }).path, `${folder}/.venv/bin/python`);
 });

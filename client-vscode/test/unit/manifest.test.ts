@@ -16,10 +16,11 @@ test("one product name and one settings namespace, as ruff's extension", () => {
   for (const key of ["pallas.enable", "pallas.inlayHints.enable", "pallas.showNotifications", "pallas.docsUrl"]) assert.ok(live.includes(key), key);
   // `pallas.trace.server` is the language client's LSP log; kernel tracing has its own prefix.
   assert.deepEqual(live.filter((key) => key.startsWith("pallas.trace.")), ["pallas.trace.server"]);
-  assert.deepEqual(manifest.contributes.commands.map((c: { command: string; category: string }) => [c.command.split(".")[0], c.category]), [
-    ["pallas", "pallas-lsp"],
-    ["pallas", "pallas-lsp"],
-    ["pallas", "pallas-lsp"],
+  assert.deepEqual(manifest.contributes.commands.map((c: { command: string; title: string; category: string }) => [c.command, `${c.category}: ${c.title}`]), [
+    ["pallas.traceKernel", "pallas-lsp: Trace Kernel"],
+    ["pallas.selectInterpreter", "pallas-lsp: Select Interpreter"],
+    ["pallas.restartServer", "pallas-lsp: Restart Server"],
+    ["pallas.showOutput", "pallas-lsp: Show Output"],
   ]);
 });
 

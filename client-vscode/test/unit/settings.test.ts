@@ -77,7 +77,10 @@ test("old pallasLsp.* settings move to pallas.*; a value under the new name wins
 test("trace arguments: the platform setting is added to what the cursor or the code lens gives", () => {
   const settings = from({ "kernelTrace.platform": "host" });
   assert.deepEqual(traceArguments(["file:///k.py", { line: 27, character: 0 }], settings), ["file:///k.py", { line: 27, character: 0 }, { platform: "host" }]);
-  assert.deepEqual(traceArguments(["file:///k.py", "ordered_double"], DEFAULT_SETTINGS), ["file:///k.py", "ordered_double", { platform: "cuda" }]);
+  // "auto" (the default) names none: the server traces the kernel as it runs (interpret mode on the host).
+  assert.equal(DEFAULT_SETTINGS.tracePlatform, "auto");
+  assert.deepEqual(traceArguments(["file:///k.py", "ordered_double"], DEFAULT_SETTINGS), ["file:///k.py", "ordered_double", {}]);
+  assert.deepEqual(traceArguments(["file:///k.py", "ordered_double"], from({ "kernelTrace.platform": "cuda" })), ["file:///k.py", "ordered_double", { platform: "cuda" }]);
   assert.deepEqual(traceArguments(["file:///k.py", "f", { args: "f32[8]", platform: "cuda" }], settings), ["file:///k.py", "f", { args: "f32[8]", platform: "cuda" }]);
 });
 

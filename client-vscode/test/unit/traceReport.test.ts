@@ -48,6 +48,22 @@ test("a successful trace: one resource row per estimate, readable labels and uni
   assert.deepEqual(report.kernels[0].location, { uri: "file:///p/good_semaphore.py", line: 21, character: 0 });
   assert.deepEqual(report.versions, [["jax", "0.12.0.1"], ["jaxlib", "0.12.0"], ["Python", "3.12.4"], ["lowered for", "cuda"], ["arguments from", "target()"]]);
   assert.deepEqual(report.timings, [["import", "10 ms"], ["trace", "400 ms"], ["lower", "1.23 s"], ["wall", "1.70 s"], ["worker start (cold)", "3.50 s"]]);
+  assert.deepEqual(report.notes, []);
+});
+
+test("the report says which launch of a kernel body was traced, and on which platform and why", () => {
+  const report = normalizeTrace(
+    { ...success, traced_because: "ordered_halves (line 23) is a kernel body: traced through ordered_double (line 39), which is the kernel that runs it",
+      platform_reason: "host: the kernel runs in interpret mode, interpret=True (line 30), so it is traced as it runs, on the CPU (platform cuda lowers it for a GPU instead)" },
+    "good_semaphore.py:30",
+  );
+  assert.deepEqual(report.notes, [
+    "ordered_halves (line 23) is a kernel body: traced through ordered_double (line 39), which is the kernel that runs it",
+    "Platform host: the kernel runs in interpret mode, interpret=True (line 30), so it is traced as it runs, on the CPU (platform cuda lowers it for a GPU instead)",
+  ]);
+  const text = renderReportText(report).split("\n");
+  assert.deepEqual(text.slice(1, 4), [report.summary, ...report.notes]);
+  assert.match(renderReportHtml(report, { cspSource: "csp", nonce: "n" }), /<p class="note">ordered_halves \(line 23\) is a kernel body/);
 });
 
 test("a failed trace: JAX's error keeps its source lines (Python's 1-based line, 0-based column)", () => {
