@@ -50,14 +50,8 @@ def in_cell(path: str, span, notebooks: dict | None) -> tuple[int, object] | Non
     notebook = (notebooks or {}).get(os.path.abspath(path))
     if notebook is None:
         return None
-    start = notebook.to_cell(span.line, span.column)
-    if start is None:
-        return None
-    where = notebook.cell_span(span)
-    if where is None:  # reaches into the next cell: shown up to the end of the first
-        first, count = notebook.cell_line_range(start[0])
-        where = notebook.cell_span(type(span)(span.line, span.column, first + count, 0))
-    return notebook.cell_number(where[0]), where[1]
+    where = notebook.cell_span(span, clip=True)
+    return None if where is None else (notebook.cell_number(where[0]), where[1])
 
 
 def as_dict(finding: Finding, notebooks: dict | None = None) -> dict:

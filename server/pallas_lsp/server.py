@@ -43,6 +43,7 @@ from .lsp_convert import (
     use_python_documents,
     utf16_column,
 )
+from .lsp_notebooks import NOTEBOOK_SYNC, OpenNotebook
 from .lsp_settings import Folder, Settings, effective
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ logging.getLogger("pygls.protocol.json_rpc").addFilter(InvalidParamsFilter())
 
 class PallasServer(LanguageServer):
     def __init__(self):
-        super().__init__("pallas-lsp", __version__)
+        super().__init__("pallas-lsp", __version__, notebook_document_sync=NOTEBOOK_SYNC)
         self.settings = Settings()  # client-wide: initializationOptions, then global configuration
         self.initial_settings = Settings()  # initializationOptions alone
         self.root: str | None = None
@@ -123,6 +124,9 @@ class PallasServer(LanguageServer):
         self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
         self.file_events = False  # ... and has been asked to: workspace files are read again only on events
         self.background_queued = False  # `background_work` is waiting on the analysis thread
+        # Open notebooks: the diagnostics of each cell, computed once per notebook text (every cell's
+        # pull asks for them): uri -> ((version, module text), future of {cell uri: diagnostics}).
+        self.notebook_results: dict[str, tuple[tuple, asyncio.Future]] = {}
 
     # ---- settings and folders -------------------------------------------------------------------
 
@@ -245,12 +249,15 @@ class PallasServer(LanguageServer):
                             types.MessageType.Warning)
         return True
 
-    def findings(self, path: str, text: str) -> list[Finding]:
-        """Runs on the analysis thread."""
+    def findings(self, path: str, text: str, notebook=None) -> list[Finding]:
+        """Runs on the analysis thread. A notebook's `text` is the module of its cells (`notebook`)."""
         if self.too_large(path, text):
             return []
         folder = self.folder_for(path)
-        folder.project.set_text(path, text)
+        if notebook is not None:
+            folder.project.set_notebook(path, notebook)
+        else:
+            folder.project.set_text(path, text)
         codes = selected_codes(folder.settings.select, folder.settings.ignore)
         try:
             return analyze_incremental(folder.project, path, text, codes=codes)
@@ -295,16 +302,24 @@ class PallasServer(LanguageServer):
         return document.uri if document is not None else path_uri(path)
 
     async def on_analysis_thread(self, document, what: str, compute, failed=None):
-        """Run `compute(project, path, text)` for a document off the event loop, with its folder's
-        project; a failure is logged and answers `failed`, never an error to the editor."""
-        path, text = uri_to_path(document.uri), document.source
+        """Run `compute(project, path, text)` for a document (or an `OpenNotebook`: its path and the
+        module of its cells) off the event loop, with its folder's project; a failure is logged and
+        answers `failed`, never an error to the editor."""
+        notebook = document if isinstance(document, OpenNotebook) else None
+        if notebook is not None:
+            path, text = notebook.path, notebook.notebook.module
+        else:
+            path, text = uri_to_path(document.uri), document.source
 
         def run():
             if self.too_large(path, text):
                 return failed
             try:
                 project = self.folder_for(path).project
-                project.set_text(path, text)
+                if notebook is not None:
+                    project.set_notebook(path, notebook.notebook)
+                else:
+                    project.set_text(path, text)
                 return compute(project, path, text)
             except Exception:
                 log.exception("%s failed for %s", what, path)
@@ -314,8 +329,86 @@ class PallasServer(LanguageServer):
 
     def is_current(self, document, version: int | None) -> bool:
         """False when the editor changed the document while an answer for `version` was computed."""
-        current = self.open_document(document.uri)
+        if isinstance(document, OpenNotebook):
+            current = self.workspace.get_notebook_document(notebook_uri=document.uri)
+        else:
+            current = self.open_document(document.uri)
         return current is None or current.version == version
+
+    # ---- notebooks (LSP 3.17 notebook documents; the core reads their code cells as one module) -------
+
+    def notebook_of_cell(self, cell_uri: str) -> OpenNotebook | None:
+        """The open notebook a cell document belongs to, as the editor has it now."""
+        document = self.workspace.get_notebook_document(cell_uri=cell_uri)
+        return None if document is None else OpenNotebook(document, self.open_document)
+
+    def open_notebook_at(self, path: str) -> OpenNotebook | None:
+        for document in list(self.workspace.notebook_documents.values()):
+            if uri_to_path(document.uri) == path:
+                return OpenNotebook(document, self.open_document)
+        return None
+
+    async def analyse_notebook(self, notebook_uri: str) -> tuple[int | None, dict[str, list[types.Diagnostic]]]:
+        """(notebook version, {code cell uri: diagnostics}); every cell is re-checked on any edit,
+        since all of them make one module."""
+        await self.wait_for_configuration()
+        document = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if document is None:
+            return None, {}
+        notebook = OpenNotebook(document, self.open_document)
+        key = (notebook.version, notebook.notebook.module)
+        cached = self.notebook_results.get(document.uri)
+        if cached is None or cached[0] != key:
+            cached = (key, asyncio.ensure_future(self._notebook_diagnostics(notebook)))
+            self.notebook_results[document.uri] = cached
+        return notebook.version, await asyncio.shield(cached[1])
+
+    async def _notebook_diagnostics(self, notebook: OpenNotebook) -> dict[str, list[types.Diagnostic]]:
+        findings = await asyncio.get_running_loop().run_in_executor(
+            self.executor, self.findings, notebook.path, notebook.notebook.module, notebook.notebook)
+        cell_lines = {uri: split_lines(cell.source) for uri, cell in zip(notebook.cell_uris, notebook.notebook.cells)}
+
+        def lines_of(path: str) -> list[str]:
+            return cell_lines[path] if path in cell_lines else self.read_lines(path)
+
+        docs_url = self.folder_for(notebook.path).settings.docs_url
+        by_cell: dict[str, list[types.Diagnostic]] = {uri: [] for uri in notebook.code_cell_uris()}
+        for finding in findings:
+            in_cell = notebook.in_cell(finding)
+            if in_cell is not None:
+                lines = cell_lines[in_cell.path]
+                by_cell[in_cell.path].append(to_diagnostic(in_cell, lines, lines_of, docs_url, text_hash(lines), self.uri_for))
+        return by_cell
+
+    async def _debounced_notebook_publish(self, notebook_uri: str) -> None:
+        try:
+            if notebook_uri in self.published:
+                await asyncio.sleep(self.settings.debounce_ms / 1000)
+            version, by_cell = await self.analyse_notebook(notebook_uri)
+        except asyncio.CancelledError:
+            return
+        document = self.workspace.get_notebook_document(notebook_uri=notebook_uri)
+        if document is None or document.version != version:
+            return  # closed or edited meanwhile: a newer analysis is on its way
+        self.published[notebook_uri] = version
+        for cell_uri, diagnostics in by_cell.items():
+            cell = self.open_document(cell_uri)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=cell_uri, version=cell.version if cell is not None else None, diagnostics=diagnostics))
+        self.background_work()
+
+    def close_notebook(self, notebook_uri: str, cell_uris: list[str]) -> None:
+        task = self.pending.pop(notebook_uri, None)
+        if task is not None:
+            task.cancel()
+        self.published.pop(notebook_uri, None)
+        self.notebook_results.pop(notebook_uri, None)
+        path = uri_to_path(notebook_uri)
+        for folder in [*self.folders, *self.loose.values()]:
+            folder.project.set_notebook(path, None)
+        if not self.pull:
+            for uri in cell_uris:
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def is_configured(self) -> asyncio.Event:
         if self.configured is None:
@@ -324,12 +417,15 @@ class PallasServer(LanguageServer):
                 self.configured.set()
         return self.configured
 
-    async def analyse_document(self, uri: str) -> tuple[int | None, list[types.Diagnostic]] | None:
+    async def wait_for_configuration(self) -> None:
         try:  # analyse with the folder's settings, not the defaults used before they arrive
             await asyncio.wait_for(self.is_configured().wait(), 10)
         except asyncio.TimeoutError:
             log.warning("no workspace configuration from the client after 10 s; using initialization options")
             self.configured.set()
+
+    async def analyse_document(self, uri: str) -> tuple[int | None, list[types.Diagnostic]] | None:
+        await self.wait_for_configuration()
         document = self.readable_document(uri)
         if document is None:
             return None, []
@@ -366,15 +462,21 @@ class PallasServer(LanguageServer):
             self.schedule(document.uri)
 
     def schedule(self, uri: str) -> None:
-        """Diagnostics for an open document, published under the URI it was opened with."""
+        """Diagnostics for an open document, published under the URI it was opened with (a
+        notebook's cell: those of every cell of its notebook)."""
         if self.pull:
             return
-        document = self.open_document(uri)
-        uri = document.uri if document is not None else uri
+        publish = self._debounced_publish
+        notebook = self.workspace.get_notebook_document(cell_uri=uri) or self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is not None:
+            uri, publish = notebook.uri, self._debounced_notebook_publish
+        else:
+            document = self.open_document(uri)
+            uri = document.uri if document is not None else uri
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
-        self.pending[uri] = asyncio.ensure_future(self._debounced_publish(uri))
+        self.pending[uri] = asyncio.ensure_future(publish(uri))
 
     async def _debounced_publish(self, uri: str) -> None:
         try:
@@ -601,10 +703,38 @@ def did_close(ls: PallasServer, params: types.DidCloseTextDocumentParams) -> Non
     ls.clear(params.text_document.uri)
 
 
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def did_open_notebook(ls: PallasServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls.schedule(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def did_change_notebook(ls: PallasServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    """Any edit re-checks every cell: they are one module (a buffer type changed in one cell clears
+    a finding in the next)."""
+    ls.schedule(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def did_save_notebook(ls: PallasServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    ls.files_changed([uri_to_path(params.notebook_document.uri)])  # what was read of the file is stale
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def did_close_notebook(ls: PallasServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls.close_notebook(params.notebook_document.uri, [cell.uri for cell in params.cell_text_documents])
+
+
 @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
                 types.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False))
 async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticParams):
-    _, diagnostics = await ls.analyse_document(params.text_document.uri)
+    notebook = ls.workspace.get_notebook_document(cell_uri=params.text_document.uri)
+    if notebook is not None:  # a cell: its part of the notebook's diagnostics
+        _, by_cell = await ls.analyse_notebook(notebook.uri)
+        cell = ls.open_document(params.text_document.uri)
+        diagnostics = by_cell.get(cell.uri if cell is not None else params.text_document.uri, [])
+    else:
+        _, diagnostics = await ls.analyse_document(params.text_document.uri)
     ls.background_work()
     return types.RelatedFullDocumentDiagnosticReport(
         items=diagnostics + ls.trace_diagnostics.get(params.text_document.uri, []))
@@ -622,6 +752,12 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
     if line >= len(lines):
         return None
     column = code_point_column(lines[line], params.position.character)
+    notebook = ls.notebook_of_cell(document.uri)
+    if notebook is not None:  # asked in a cell: where that is in the notebook's module
+        where = notebook.in_module(document.uri, line, column)
+        if where is None:
+            return None
+        document, (line, column) = notebook, where
     markdown = await ls.on_analysis_thread(
         document, "hover", lambda project, path, text: hover_text(project, path, text, line, column))
     if markdown is None:
@@ -638,10 +774,18 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
     if document is None or not ls.folder_for(uri_to_path(document.uri)).settings.inlay_hints:
         return None
     version, lines = document.version, document.lines
+    first, count = 0, len(lines)
+    notebook = ls.notebook_of_cell(document.uri)
+    if notebook is not None:  # a cell's hints: those of its lines of the notebook's module
+        where = notebook.module_range(document.uri)
+        if where is None:
+            return None
+        (first, count), document, version = where, notebook, notebook.version
     hints = await ls.on_analysis_thread(document, "inlay hints", lambda project, path, text: inlay_hints(
-        project, path, text, params.range.start.line, params.range.end.line), failed=[])
+        project, path, text, first + params.range.start.line, first + params.range.end.line), failed=[])
     if not ls.is_current(document, version):
         return None  # edited meanwhile; the client asks again for the new text
+    hints = [(line - first, column, label, tooltip) for line, column, label, tooltip in hints if 0 <= line - first < count]
     return [types.InlayHint(
         position=types.Position(line=line, character=utf16_column(lines[line] if line < len(lines) else "", column)),
         label=label, kind=types.InlayHintKind.Type, tooltip=tooltip) for line, column, label, tooltip in hints]
@@ -677,7 +821,12 @@ def _document_lines(ls: PallasServer, path: str) -> tuple[list[str], int | None]
 def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
     """Versioned `documentChanges`, one per file (version None for files the editor has not open)."""
     from .analysis.findings import TextEdit
+    from .analysis.notebooks import is_notebook
 
+    for path in {e.path for e in edits if is_notebook(e.path)}:
+        notebook = ls.open_notebook_at(path)
+        in_cells = notebook.cell_edits(edits) if notebook is not None else None
+        edits = in_cells if in_cells is not None else edits
     changes = []
     for path in dict.fromkeys(e.path for e in edits):
         lines, version = _document_lines(ls, path)
@@ -752,19 +901,26 @@ async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> tuple[list[ty
     lines = split_lines(text)
     current = text_hash(lines)
     path = uri_to_path(uri)
+    notebook = ls.notebook_of_cell(document.uri)
     asked = []
     for diagnostic in diagnostics:
         data = diagnostic.data
         if diagnostic.source != SOURCE or not isinstance(data, dict) or data.get("textHash") != current:
             continue  # not ours, or for text the editor no longer has (fresh diagnostics are on their way)
-        finding = _diagnostic_finding(path, lines, diagnostic)
+        finding = _diagnostic_finding(document.uri if notebook is not None else path, lines, diagnostic)
+        if notebook is not None and finding is not None:
+            finding = notebook.module_finding(finding)
         if finding is not None:
             asked.append((diagnostic, finding))
     if not asked:
         return [], False
-    results = await ls.on_analysis_thread(document, "code actions", lambda project, _path, _text: [
-        _fixes_and_reason(project, finding, text, current) for _, finding in asked], failed=[((), None) for _ in asked])
-    if not ls.is_current(document, version):
+    analysed, fixes_key = document, current
+    if notebook is not None:  # fixed in the notebook's module: kept for its text, all cells
+        analysed, version, text = notebook, notebook.version, notebook.notebook.module
+        fixes_key = text_hash(split_lines(text))
+    results = await ls.on_analysis_thread(analysed, "code actions", lambda project, _path, _text: [
+        _fixes_and_reason(project, finding, text, fixes_key) for _, finding in asked], failed=[((), None) for _ in asked])
+    if not ls.is_current(analysed, version):
         return [], False
     actions = []
     safe = any(f.kind == "rewrite" and f.safe for fixes, _ in results for f in fixes)
@@ -788,6 +944,9 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
     from .fixes.edits import minimal_edits
     from .fixes.fix_all import fix_all
 
+    notebook = ls.notebook_of_cell(uri)
+    if notebook is not None:
+        return await _notebook_fix_all_action(ls, notebook)
     document = ls.workspace.get_text_document(uri)
     path, text = uri_to_path(uri), document.source
 
@@ -820,6 +979,32 @@ async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None
         return None
     return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
                             edit=workspace_edit(ls, edits))
+
+
+async def _notebook_fix_all_action(ls: PallasServer, notebook: OpenNotebook) -> types.CodeAction | None:
+    """Every safe fix of the notebook (asked in any of its cells), as edits of the cells they change."""
+    from .fixes.edits import minimal_edits
+    from .fixes.fix_all import fix_all
+
+    def compute(project, path, text):
+        settings = ls.folder_for(path).settings
+        result = fix_all(project, path, text, codes=selected_codes(settings.select, settings.ignore))
+        return result.notebooks.get(path), {p: t for p, t in result.texts.items() if p != path}
+
+    fixed, others = await ls.on_analysis_thread(notebook, "fix-all", compute, failed=(None, {}))
+    edits = []
+    for uri, before, after in zip(notebook.cell_uris, notebook.notebook.cells, fixed.cells if fixed else ()):
+        edits.extend(minimal_edits(uri, before.source, after.source))
+    for changed, new_text in others.items():  # a kernel body's module, when the launch is in the notebook
+        document = ls.open_document_at(changed)
+        try:
+            old = document.source if document is not None else read_source(changed)
+        except OSError:
+            continue
+        edits.extend(minimal_edits(changed, old, new_text))
+    if not edits or not ls.is_current(notebook, notebook.version):
+        return None
+    return types.CodeAction(title="pallas-lsp: Apply all safe fixes", kind=FIX_ALL_KIND, edit=workspace_edit(ls, edits))
 
 
 OPEN_RULE_DOCS_COMMAND = "pallas.openRuleDocs"
@@ -914,13 +1099,19 @@ async def resolve_code_action(ls: PallasServer, action: types.CodeAction) -> typ
     version, text = document.version, document.source
     if text_hash(split_lines(text)) != data.get("textHash"):
         return action
-    finding = _finding_from(uri_to_path(document.uri), data.get("finding") or {})
+    notebook = ls.notebook_of_cell(document.uri)
+    finding = _finding_from(document.uri if notebook is not None else uri_to_path(document.uri), data.get("finding") or {})
+    analysed, fixes_key = document, data["textHash"]
+    if notebook is not None and finding is not None:  # the fix of the notebook's module, as in _quick_fixes
+        finding = notebook.module_finding(finding)
+        analysed, version, text = notebook, notebook.version, notebook.notebook.module
+        fixes_key = text_hash(split_lines(text))
     if finding is None:
         return action
-    fixes = await ls.on_analysis_thread(document, "code action resolve", lambda project, _path, _text: _fixes(
-        project, finding, text, data["textHash"]), failed=())
+    fixes = await ls.on_analysis_thread(analysed, "code action resolve", lambda project, _path, _text: _fixes(
+        project, finding, text, fixes_key), failed=())
     chosen = next((fix for fix in fixes if fix.title == data.get("title")), None)
-    if chosen is not None and ls.is_current(document, version):
+    if chosen is not None and ls.is_current(analysed, version):
         action.edit = workspace_edit(ls, chosen.edits)
     return action
 
@@ -1302,8 +1493,8 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
     from .trace.entries import entry_functions
 
     document = ls.readable_document(params.text_document.uri)
-    if document is None:
-        return None
+    if document is None or ls.workspace.get_notebook_document(cell_uri=document.uri) is not None:
+        return None  # a notebook's kernels are not traced (the trace imports a saved module)
     version, lines = document.version, split_lines(document.source)
     entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
     if not ls.is_current(document, version):

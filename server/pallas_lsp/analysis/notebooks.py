@@ -130,31 +130,35 @@ def _magic_replacement(content: str) -> str | None:
     return None
 
 
+_CODE_MARK = re.compile(r"[\"'#()\[\]{}]")  # what changes the state of a Python line
+
+
 def _scan(content: str, depth: int, quote: str | None) -> tuple[int, str | None, bool]:
     """Bracket depth, open string quote, and backslash continuation after one line of Python."""
     i, n = 0, len(content)
     while i < n:
-        c = content[i]
         if quote is not None:
-            if c == "\\":
-                i += 2
+            end = content.find(quote, i)
+            escape = content.find("\\", i)
+            if 0 <= escape < end or (end < 0 <= escape):
+                i = escape + 2
                 continue
-            if content.startswith(quote, i):
-                i += len(quote)
-                quote = None
-                continue
-            i += 1
+            if end < 0:
+                break
+            i = end + len(quote)
+            quote = None
             continue
+        mark = _CODE_MARK.search(content, i)
+        if mark is None:
+            break
+        c, i = mark.group(), mark.start()
         if c == "#":
             return depth, None, False
         if c in "\"'":
             quote = c * 3 if content.startswith(c * 3, i) else c
             i += len(quote)
             continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth = max(0, depth - 1)
+        depth = depth + 1 if c in "([{" else max(0, depth - 1)
         i += 1
     continued = content.endswith("\\")
     if quote is not None and len(quote) == 1 and not continued:
@@ -248,15 +252,16 @@ class Notebook:
             return None
         return placed.cell, line - placed.first_line, column
 
-    def cell_span(self, span: Span) -> tuple[int, Span] | None:
-        """A module span as (cell, span in the cell); None when it reaches into another cell. A span
-        ending where the next cell starts ends after its own cell's last line break."""
+    def cell_span(self, span: Span, clip: bool = False) -> tuple[int, Span] | None:
+        """A module span as (cell, span in the cell); None when it reaches into another cell (with
+        `clip`, cut at the end of its first cell instead: where a finding is shown). A span ending
+        where the next cell starts ends after its own cell's last line break."""
         start, end = self.to_cell(span.line, span.column), self.to_cell(span.end_line, span.end_column)
         if start is None or end is None:
             return None
-        if end[0] != start[0] and end[1:] == (0, 0) and (span.end_line, span.end_column) > (span.line, span.column):
-            placed = self._placed_at(span.end_line - 1)
-            if placed is not None and placed.cell == start[0]:
+        if end[0] != start[0] and (clip or end[1:] == (0, 0)) and (span.end_line, span.end_column) > (span.line, span.column):
+            placed = next(p for p in self._placed if p.cell == start[0])
+            if clip or span.end_line == placed.first_line + placed.line_count:
                 end = (start[0], placed.line_count, 0)
         if start[0] != end[0]:
             return None
