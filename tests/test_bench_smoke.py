@@ -70,6 +70,15 @@ def test_lsp_latency_reports_edit_latencies_and_the_planted_diagnostics(small_ge
     assert f"edit→publish (ms, n=3) | {measured['edit_ms']['median']:.0f} |" in row
 
 
+def test_notebook_latency_rechecks_every_cell_of_the_50_cell_notebook():
+    result = run_bench("notebook_latency.py", "--edits", "3", "--warmup", "0")
+    assert (result["cells"], result["code_cells"]) == (50, 33)
+    # Each edit: the one PAL001 (kernel 3's SMEM tile) among the 33 code cells published, and in the file.
+    assert result["findings_cells_published_file_findings"] == [[1, 33, 1]]
+    assert_stats(result["edit_ms"], 3)
+    assert_stats(result["same_module_as_file_ms"], 3)
+
+
 def test_edit_latency_big_file_times_each_edit_kind_against_ast_parse(small_generated, tmp_path):
     out, planted = small_generated
     result = run_bench("edit_latency_big_file.py", "--file", str(out), "--rounds", "2", "--broken", "1")
