@@ -26,6 +26,17 @@ def jax_python() -> str:
     return path
 
 
+def jax_truth(paths, *options: str) -> dict:
+    """What real JAX says about each fixture (`tests/jax_truth.py`), keyed by file name."""
+    import json
+    import subprocess
+
+    run = subprocess.run([jax_python(), str(REPO / "tests" / "jax_truth.py"), *options, *map(str, paths)],
+                         capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return {Path(k).name: v for k, v in json.loads(run.stdout).items()}
+
+
 @pytest.fixture(scope="session")
 def jax_env() -> str:
     return jax_python()

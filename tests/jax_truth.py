@@ -1,13 +1,16 @@
 """Ask JAX itself what happens to each agreement fixture.
 
 Usage:
-    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty] [--relative]
+    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty] [--relative] [--resources]
 
 Imports only the standard library and jax. Prints ONE JSON object on stdout mapping
 each path (exactly as given) to
 
     {"ok": bool, "exc_type": str|null, "message": str|null, "mode": str|null,
      "locations": [{"path": "<abs path>", "line": N}, ...]}
+
+and with `--resources`, where Mosaic GPU lowered a kernel, "resources": {"smem_bytes": N, "tmem_cols": N}:
+the shared memory `_launch` checked against `max_smem_bytes` and the TMEM columns the estimator asked for.
 
 (`--relative`: location paths relative to the current folder, as examples/README.md shows them.)
 
@@ -51,6 +54,9 @@ after every fixture.
 * the TPU interpreter's `Semaphore N occurs as both fixed-id and internal.` (raised in a host
   callback, reported as a `JaxRuntimeError` whose last line it is; that line is the `message`):
   the user frame of every `get_barrier_semaphore` equation, which makes the fixed-id semaphore;
+* `Mosaic GPU kernel exceeds available shared memory` and TMEM's `After rounding up, got N columns,
+  exceeding the limit of 512` (a kernel refused as a whole; JAX names no line): the user frame of the
+  equation that launches the kernel (`kernel(x)` in the fixture's own function);
 * any other error: the deepest traceback frame under the fixture's folder, following the
   exception's causes (a lowering error's ``JaxStackTraceBeforeTransformation`` cause holds the
   user frame of the equation that failed), if any.
@@ -201,6 +207,47 @@ def _traceback_locations(exc: BaseException, root: str):
   return [best] if best else []
 
 
+def _kernel_launch(eqn, inside):
+  """The equation that runs a kernel, outside any kernel: where a kernel JAX refuses as a whole is launched."""
+  return not inside and eqn.primitive.name in ("custom_vmap_call", "pallas_call", "mpmd_map", "core_map")
+
+
+@contextlib.contextmanager
+def _resource_capture(record: dict):
+  """Keeps what Mosaic GPU computed for the kernel it lowered: the estimator's outermost `Resources`
+  (TMEM columns) and the shared-memory bytes `_launch` compares with `max_smem_bytes`."""
+  try:
+    from jax._src.pallas.mosaic_gpu import lowering
+    from jax.experimental.mosaic.gpu import core as mgpu_core
+  except ImportError:
+    yield
+    return
+  estimate, tree_size = lowering._estimate_resources, mgpu_core._smem_tree_size
+  depth = [0]
+
+  def estimate_resources(ctx, jaxpr, *args, **kwargs):
+    depth[0] += 1
+    try:
+      resources = estimate(ctx, jaxpr, *args, **kwargs)
+    finally:
+      depth[0] -= 1
+    if depth[0] == 0:
+      record["tmem_cols"] = resources.tmem_scratch_cols + resources.tmem_collective_scratch_cols
+    return resources
+
+  def smem_tree_size(buffers):
+    size = tree_size(buffers)
+    if sys._getframe(1).f_code.co_name == "_launch":
+      record["smem_bytes"] = size
+    return size
+
+  lowering._estimate_resources, mgpu_core._smem_tree_size = estimate_resources, smem_tree_size
+  try:
+    yield
+  finally:
+    lowering._estimate_resources, mgpu_core._smem_tree_size = estimate, tree_size
+
+
 def _reset_interpret_mode():
   try:
     from jax._src import config
@@ -233,7 +280,7 @@ def _device_context(mode):
   return jax.sharding.use_abstract_mesh(mesh)
 
 
-def run_fixture(path: str) -> dict:
+def run_fixture(path: str, with_resources: bool = False) -> dict:
   import jax
   root = os.path.dirname(_abs(path))
   result = {"ok": True, "exc_type": None, "message": None, "mode": None, "locations": []}
@@ -258,9 +305,15 @@ def run_fixture(path: str) -> dict:
       if mode == "interpret":
         jax.block_until_ready(jax.jit(fn)(*args))
       else:
-        lowered = traced.lower(lowering_platforms=(_PLATFORM[mode],))
-        if _compiling() and mode in ("cuda", "triton"):
-          lowered.compile()
+        resources: dict = {}
+        try:
+          with _resource_capture(resources):
+            lowered = traced.lower(lowering_platforms=(_PLATFORM[mode],))
+            if _compiling() and mode in ("cuda", "triton"):
+              lowered.compile()
+        finally:
+          if "smem_bytes" in resources and with_resources:
+            result["resources"] = resources
   except Exception as exc:  # noqa: BLE001
     msg = _first_line(exc)
     if type(exc).__name__ == "JaxRuntimeError" and "CpuCallback error" in msg:
@@ -284,6 +337,9 @@ def run_fixture(path: str) -> dict:
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
         elif stage == "run" and "occurs as both fixed-id and internal" in msg:
           locs = _eqn_locations(fn, args, _barrier_semaphore)
+        elif stage == "run" and (msg.startswith("Mosaic GPU kernel exceeds available shared memory")
+                                 or msg.startswith("After rounding up, got")):
+          locs = _eqn_locations(fn, args, _kernel_launch)  # JAX names no line: the kernel's launch
     except Exception as exc2:  # noqa: BLE001
       print(f"jax_truth: locating failed for {path}: {exc2!r}", file=sys.stderr)
     if not locs:
@@ -324,12 +380,12 @@ def _stdout_to_stderr():
 def main(argv: list[str]) -> int:
   pretty = "--pretty" in argv
   relative = "--relative" in argv
-  paths = [a for a in argv if a not in ("--pretty", "--relative")]
+  paths = [a for a in argv if a not in ("--pretty", "--relative", "--resources")]
   if not paths:
     print(__doc__, file=sys.stderr)
     return 2
   with _stdout_to_stderr() as real_stdout:
-    results = {p: run_fixture(p) for p in paths}
+    results = {p: run_fixture(p, "--resources" in argv) for p in paths}
     if relative:
       for result in results.values():
         for location in result["locations"]:

@@ -8,12 +8,10 @@ and through the analyzer; the lines must match.
 
 import json
 import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO, jax_python
+from conftest import FIXTURES, jax_python, jax_truth
 from pallas_lsp.analysis import Project, analyze
 
 pytestmark = pytest.mark.jax
@@ -49,6 +47,8 @@ JAX_FAILURES = (
     ("ValueError", "DMA source semaphore must be a Ref.", "PAL010"),
     ("ValueError", "DMA destination semaphore must be a Ref.", "PAL010"),
     ("JaxRuntimeError", "occurs as both fixed-id and internal", "PAL011"),  # raised in the TPU interpreter's callback
+    ("ValueError", "Mosaic GPU kernel exceeds available shared memory", "PAL012"),
+    ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
 )
 
 
@@ -65,11 +65,7 @@ def expected_code(truth: dict) -> str:
 
 @pytest.fixture(scope="module")
 def jax_results() -> dict:
-    paths = [str(AGREEMENT / name) for name in CASES]
-    run = subprocess.run([jax_python(), str(REPO / "tests" / "jax_truth.py"), *paths],
-                         capture_output=True, text=True, timeout=600, cwd=REPO)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return {Path(k).name: v for k, v in json.loads(run.stdout).items()}
+    return jax_truth([AGREEMENT / name for name in CASES])
 
 
 @pytest.fixture(scope="module")

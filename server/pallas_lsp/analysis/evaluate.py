@@ -145,6 +145,25 @@ def shape_of(value: Value) -> tuple[int, ...] | None:
     return None
 
 
+NOT_STATIC = "<not static>"
+
+
+def static_value(value: Value):
+    """The Python value of a constant (tuples of constants too), else NOT_STATIC."""
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, Seq):
+        items = tuple(static_value(item) for item in value.items)
+        return NOT_STATIC if NOT_STATIC in items else items
+    if isinstance(value, Api):
+        return value.name
+    return NOT_STATIC
+
+
+def _details(kwargs: dict[str, Value], leave_out: tuple[str, ...]) -> tuple:
+    return tuple(sorted((key, static_value(value)) for key, value in kwargs.items() if key not in leave_out))
+
+
 def as_memtype(value: Value, source: str = "") -> Value:
     """Bare semaphore enum members (`plgpu.SemaphoreType.REGULAR`) are memory types of shape ()."""
     if isinstance(value, Api) and value.name in _SEMAPHORES:
@@ -518,14 +537,17 @@ class Evaluator:
         if name in _SHAPED_TYPES:
             shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
             dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
-            return MemType(_SHAPED_TYPES[name], shape, dtype, source, name)
+            return MemType(_SHAPED_TYPES[name], shape, dtype, source, name,
+                           _details(kwargs, ("shape", "dtype")) if name == "plgpu.TMEM" else ())
         if name in _BARRIERS:
             count = kwargs.get("num_barriers", Const(1))
             if isinstance(count, Const) and type(count.value) is int:
                 shape = () if count.value == 1 else (count.value,)
             else:
-                shape = None
-            return MemType("smem", shape, _BARRIERS[name], source, name)
+                shape = shape_of(count) if isinstance(count, Seq) else None  # `num_barriers=(2, 3)`
+            known = not args  # keyword-only in JAX: a positional argument is an error, not a barrier
+            return MemType("smem", shape if known else None, _BARRIERS[name], source, name,
+                           _details(kwargs, ("num_barriers",)))
         if name == "plgpu.RefUnion":
             return MemType("smem", None, "int8", source, name)
         if name == "jax.ShapeDtypeStruct":

@@ -61,7 +61,8 @@ def jax_version(project) -> Version | None:
     if cached is not False:
         return cached
     key = project.interpreter_key()
-    version = _stored_version(disk_cache.read("jax-version", *key)) if key else None
+    stored = _stored_version(disk_cache.read("jax-version", *key)) if key else None
+    version, metadata = stored if stored is not None else (None, None)
     if version is None:
         try:
             sys_path = tuple(str(p) for p in project.environment.jedi_env.get_sys_path())
@@ -75,15 +76,29 @@ def jax_version(project) -> Version | None:
                 disk_cache.write("jax-version", [list(version), [[f, disk_cache.stamp(f)] for f in folders],
                                                  metadata, disk_cache.stamp(metadata)], *key)
     project._jax_version = version
+    project._jax_metadata = metadata if version is not None else None
     return version
 
 
-def _stored_version(entry) -> Version | None:
+def jax_package_folder(project) -> str | None:
+    """The analysed environment's `jax` package folder (beside the METADATA the version was read from),
+    for facts read from jax's own source files; None if there is no jax or it is not installed there."""
+    if getattr(project, "_jax_version", False) is False:
+        jax_version(project)
+    metadata = getattr(project, "_jax_metadata", None)
+    if not metadata:
+        return None
+    folder = os.path.join(os.path.dirname(os.path.dirname(metadata)), "jax")
+    return folder if os.path.isdir(folder) else None
+
+
+def _stored_version(entry) -> tuple[Version, str] | None:
     try:
         version, folders, metadata, stamp = entry
         if disk_cache.stamp(metadata) != stamp or any(disk_cache.stamp(f) != s for f, s in folders):
             return None
-        return tuple(int(part) for part in version) or None
+        parsed = tuple(int(part) for part in version)
+        return (parsed, metadata) if parsed else None
     except (TypeError, ValueError):
         return None
 

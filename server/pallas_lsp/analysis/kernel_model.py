@@ -18,6 +18,8 @@ from .jax_version import Version, format_version, jax_version
 from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls, partial_api,
                       reachable_functions, unwrap_function)
 from .model import FunctionNode
+from .mosaic_gpu_limits import mosaic_gpu_limits
+from .shared_memory import SharedMemory, shared_memory
 from .values import Api, Const, Func, InterpretParams, KernelCall, MemType, OneOf, Partial, Seq, Value
 
 if TYPE_CHECKING:
@@ -73,6 +75,9 @@ _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": 
                           "pltpu.get_barrier_semaphore": "barrier_semaphore"}
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
 _MAX_HELPER_DEPTH = 4
+# Entry points whose shared memory is estimated: what Mosaic GPU lowers through `lower_jaxpr_to_module`
+# in jax 0.12 (a Mosaic GPU `pl.pallas_call`, before 0.11.2, also pipelines its blocks: not modelled).
+ESTIMATED_APIS = ("plgpu.kernel", "pl.kernel", "pl.core_map")
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,9 @@ class KernelModel:
     collective_id: int | None = None
     start_semaphores: int | None = None
     interpreter: str | None = None  # which interpreter runs it: "tpu", "gpu" or "hlo" (interpret=True); None: compiled
+    # Mosaic GPU: shared memory and TMEM as JAX's resource estimator computes them (None: not a kernel it
+    # estimates, or the analysed jax's allocation units could not be read).
+    shared_memory: "SharedMemory | None" = None
 
     @property
     def api(self) -> str:
@@ -289,10 +297,13 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}) if "async" in body.model.text else []
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
     collective_id, start_semaphores = _collective(project, entry)
+    budget = None
+    if backend == MOSAIC_GPU and entry.api in ESTIMATED_APIS:
+        budget = shared_memory(project, entry, mosaic_gpu_limits(project), exclude)
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
                        bool(entry.interpret), scoped, semaphore_ops=ops, semaphores=semaphores, dma_copies=copies,
                        collective_id=collective_id, start_semaphores=start_semaphores,
-                       interpreter=_interpreter(project, entry))
+                       interpreter=_interpreter(project, entry), shared_memory=budget)
 
 
 def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int | None]:
@@ -775,18 +786,26 @@ class _Allocations:
             if isinstance(test, Const):
                 return [a for s in (node.body if test.value else node.orelse) for a in self.visit(model, s, stack)]
             branches = [[a for s in branch for a in self.visit(model, s, stack)] for branch in (node.body, node.orelse)]
-            return min(branches, key=len)
+            return self.either(model, node, branches)
         if isinstance(node, (ast.For, ast.AsyncFor)):
             once = [a for s in node.body for a in self.visit(model, s, stack)]
             return once * self._trip_count(model, node.iter) + [a for s in node.orelse for a in self.visit(model, s, stack)]
         if isinstance(node, (ast.While, ast.Try)):
-            return []  # not static: nothing certain
+            return self.not_static(model, node, stack)
         if isinstance(node, ast.Call):
             out = []
             for child in [node.func, *node.args, *[k.value for k in node.keywords]]:
                 out += self.visit(model, child, stack)
             return out + self._call(model, node, stack)
         return [a for child in ast.iter_child_nodes(node) for a in self.visit(model, child, stack)]
+
+    def either(self, model, node: ast.If, branches: list[list]) -> list:
+        """A Python `if` whose test is not static: the branch that certainly reserves least."""
+        return min(branches, key=len)
+
+    def not_static(self, model, node: ast.AST, stack) -> list:
+        """A `while` or `try`: how often, or whether, its body runs is not static; nothing is certain."""
+        return []
 
     def _runs_when_defined(self, model, node) -> bool:
         for decorator in node.decorator_list:
@@ -885,3 +904,19 @@ def first_overflow(allocations: tuple[Allocation, ...]) -> tuple[Allocation, int
         return None
 
     return walk(allocations)
+
+
+def budget_sites(project: "Project", model: "ModuleModel", wanted=None) -> list[tuple[ast.AST, KernelModel]]:
+    """(node, kernel) for each launch in `model` of a kernel defined here whose shared memory is estimated,
+    and the entry point itself of such a kernel launched nowhere in the module. Only modules that define
+    a Mosaic GPU kernel `wanted(kernel)` picks are searched for launches (finding them evaluates every call)."""
+    estimated = [k for k in kernel_models(project, model)
+                 if k.shared_memory is not None and (wanted is None or wanted(k))]
+    if not estimated:
+        return []
+    launches = kernel_launches(project, model)
+    sites: list[tuple[ast.AST, KernelModel]] = []
+    for kernel in estimated:
+        runs = [launch.call for launch in launches if launch.kernel == kernel.entry.kernel]
+        sites.extend((node, kernel) for node in runs or [kernel.entry.node])
+    return sites

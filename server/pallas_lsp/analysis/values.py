@@ -54,6 +54,9 @@ class MemType(Value):
     dtype: str | None
     source: str  # how it was written, for messages when shape or dtype are unknown
     constructor: str  # canonical name of what built it
+    # The constructor's other keywords, as (name, static value or NOT_STATIC), sorted: what tells two
+    # barriers apart (`num_arrivals`) and a TMEM ref's columns (`collective`, `packed`, `layout`).
+    details: tuple = ()
 
     @property
     def picture(self) -> str | None:

@@ -42,6 +42,8 @@ NO_GPU_DEVICE = "No supported GPU devices found"
 NO_LOWERING_RULE = "Unimplemented primitive in Pallas Triton lowering: get_global"
 COLLECTIVE_RUN_SCOPED = "Only thread-collective allocations are supported in run_scoped"
 EFFECTS_OUTSIDE_KERNEL = "Cannot lower jaxpr with effects"
+# A kernel refused as a whole (its shared memory, its TMEM columns): JAX names no line; its launch is it.
+OVER_BUDGET = ("Mosaic GPU kernel exceeds available shared memory", "After rounding up, got")
 ABSTRACT_GPU = ("NVIDIA H200", 132)  # what Triton cross-lowers for when no GPU is attached
 MAX_MESSAGE = 4000
 
@@ -229,6 +231,11 @@ def _is_collective_run_scoped(eqn, inside: bool) -> bool:
 
 def _is_get_global_outside_kernel(eqn, inside: bool) -> bool:
     return eqn.primitive.name == "get_global" and not inside
+
+
+def _is_kernel_launch(eqn, inside: bool) -> bool:
+    """The equation that runs a kernel (plgpu.kernel's custom_vmap_call around it too), outside any kernel."""
+    return not inside and eqn.primitive.name in ("custom_vmap_call", *KERNEL_PRIMITIVES)
 
 
 class UserFiles:
@@ -488,6 +495,8 @@ class Worker:
                     locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, lambda eqn: "run_scoped")
                 elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
                     locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, lambda eqn: "get_global")
+                elif message.startswith(OVER_BUDGET):
+                    locations = _eqn_locations(traced.jaxpr, _is_kernel_launch, lambda eqn: "kernel launch")
             except Exception as walk_error:  # noqa: BLE001
                 error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
         if not locations:
