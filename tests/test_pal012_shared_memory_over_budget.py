@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, jax_python, jax_truth
+from lsp_wire import WireServer
 from pallas_lsp.analysis import Project, analyze
 from pallas_lsp.analysis.jax_version import jax_package_folder
 from pallas_lsp.analysis.kernel_model import kernel_models
@@ -106,3 +107,32 @@ def test_the_limit_and_units_are_read_from_the_analysed_jax(tmp_path):
     assert _read_limits(str(other), "stamp").max_smem_bytes == 99 * 1024
     core.write_text("")  # a jax that no longer says: nothing is checked against a limit
     assert _read_limits(str(other), "stamp again").max_smem_bytes is None
+
+
+def test_hover_and_code_lens_show_the_estimate_over_lsp(tmp_path):
+    """A real server over stdio: the lens above each launch and the hover on it carry `SMEM used / limit B`."""
+    source = (FIXTURES / "smem_budget" / "decorator_threads_grid.py").read_text()
+    path = tmp_path / "k.py"
+    path.write_text(source)
+    server = WireServer()
+    try:
+        answer = server.request(1, "initialize", {
+            "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {},
+            "workspaceFolders": [{"uri": tmp_path.as_uri(), "name": "ws"}],
+            "initializationOptions": {"python": jax_python(), "debounceMs": 0}})
+        assert "result" in answer, answer
+        server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        uri = path.as_uri()
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": source}}})
+        lenses = server.request(2, "textDocument/codeLens", {"textDocument": {"uri": uri}})["result"]
+        launch = source.splitlines().index("  return kernel(x)")
+        budget = [(lens["range"]["start"]["line"], lens["command"]["title"]) for lens in lenses
+                  if lens["command"]["command"] == ""]
+        assert budget == [(launch, "SMEM 196,608 / 232,448 B")]
+        hover = server.request(3, "textDocument/hover", {"textDocument": {"uri": uri},
+                                                         "position": {"line": launch, "character": 11}})["result"]
+        assert hover["contents"]["value"].splitlines()[0] == (
+            "**SMEM 196,608 / 232,448 B** (Mosaic GPU shared memory, as JAX's resource estimator computes it)")
+    finally:
+        server.process.kill()

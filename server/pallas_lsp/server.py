@@ -1489,7 +1489,10 @@ async def trace_command(ls: PallasServer, *arguments):
 async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
     """"Trace kernel" above every launch. Where its arguments are not found the title says so: the trace
     answers ArgsNotFound with `suggested_args`, and the client asks the user and calls again with
-    `{"args": ...}` (VS Code: an input box; other clients get a message naming the comment to write)."""
+    `{"args": ...}` (VS Code: an input box; other clients get a message naming the comment to write).
+    Above every Mosaic GPU launch that allocates, its shared-memory estimate (`SMEM 196,608 / 232,448 B`):
+    a label, no command to run."""
+    from .analysis.hover import budget_lenses
     from .trace.entries import entry_functions
 
     document = ls.readable_document(params.text_document.uri)
@@ -1497,10 +1500,12 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
         return None  # a notebook's kernels are not traced (the trace imports a saved module)
     version, lines = document.version, split_lines(document.source)
     entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
+    budgets = await ls.on_analysis_thread(document, "budget lens", budget_lenses, failed=[])
     if not ls.is_current(document, version):
         return None
     return [types.CodeLens(
         range=line_range(lines, entry.line),
         command=types.Command(title="Trace kernel" if entry.args is not None else TRACE_ASKING_TITLE,
                               command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
-        for entry in entries]
+        for entry in entries] + [types.CodeLens(range=line_range(lines, line), command=types.Command(title=title, command=""))
+                                 for line, title in budgets]

@@ -47,7 +47,44 @@ def _hover_text(project: Project, model, line: int, column: int) -> str | None:
     params = param_at(project, model, line, column)
     if params:
         return describe_params(params)
+    return _budget_hover(project, model, line, column)
+
+
+def _budget_hover(project: Project, model, line: int, column: int) -> str | None:
+    """The shared-memory estimate of the kernel launched (or built) at the position."""
+    from .kernel_model import budget_sites
+
+    for node, kernel in budget_sites(project, model):
+        span = model.source.span(node)
+        if (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column):
+            return describe_budget(kernel.shared_memory)
     return None
+
+
+def describe_budget(budget) -> str:
+    """`SMEM 196,608 / 232,448 B` and what it counts, as JAX's resource estimator computes it."""
+    lines = [f"**{budget.summary()}** (Mosaic GPU shared memory, as JAX's resource estimator computes it)", ""]
+    lines.append(f"- scratch and reductions, each buffer rounded up to {budget.alignment:,} B; "
+                 f"{budget.barriers} barrier{'s' if budget.barriers != 1 else ''}")
+    if budget.max_smem_bytes is not None:
+        lines.append(f"- limit `max_smem_bytes` = {budget.max_smem_bytes:,} B, read from {budget.limit_source}")
+    if budget.tmem_requested_cols:
+        lines.append(f"- TMEM: {budget.tmem_requested_cols} columns asked for, {budget.tmem_cols} allocated "
+                     f"(a power of two), limit {budget.tmem_max_cols}")
+    if budget.unknown:
+        lines.append("- not known statically (the figures are lower bounds): " + "; ".join(budget.unknown))
+    return "\n".join(lines)
+
+
+def budget_lenses(project: Project, path: str, text: str) -> list[tuple[int, str]]:
+    """(0-based line, title) of a code lens on each launch of a Mosaic GPU kernel that allocates anything
+    (or something not known statically): its estimate. A kernel without scratch gets none (hover says 0)."""
+    from .kernel_model import budget_sites
+
+    model = project.model(path, text)
+    allocates = lambda kernel: bool(kernel.shared_memory.smem_bytes or kernel.shared_memory.unknown)  # noqa: E731
+    return sorted({(model.source.span(node).line, kernel.shared_memory.summary())
+                   for node, kernel in budget_sites(project, model, allocates)})
 
 
 def describe_params(params: list[KernelParam]) -> str:
