@@ -92,11 +92,14 @@ async def test_code_lens_above_every_traceable_entry_function(client: LanguageCl
     open_file(client, KERNELS)
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=KERNELS)))
-    assert [(lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments))
+    assert [(lens.range.start.line, lens.command.title, lens.command.command, list(lens.command.arguments or []))
             for lens in lenses] == [
         (18, "Trace kernel", "pallas.trace", [KERNELS, "add_one"]),
         (31, "Trace kernel", "pallas.trace", [KERNELS, "scaled"]),
-        (35, "Trace kernel", "pallas.trace", [KERNELS, "twice"])]
+        (35, "Trace kernel", "pallas.trace", [KERNELS, "twice"]),
+        # The shared-memory estimate above each launch (PAL012): a label. 65,536 + 1,024 scratch, one barrier.
+        (32, "SMEM 66,568 / 232,448 B", "", []),
+        (36, "SMEM 66,568 / 232,448 B", "", [])]
     open_file(client, MISBEHAVING)  # no kernels there: no lens (the command still traces them by name)
     assert list(await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=MISBEHAVING)))) == []
@@ -190,7 +193,7 @@ async def test_misbehaving_code_leaves_the_server_serving(impatient_client: Lang
     # Still serving: a code lens and a real kernel trace.
     open_file(client, KERNELS)
     assert len(await client.text_document_code_lens_async(types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=KERNELS)))) == 3
+        text_document=types.TextDocumentIdentifier(uri=KERNELS)))) == 5
     assert (await trace(client, KERNELS, "add_one"))["ok"]
 
 
