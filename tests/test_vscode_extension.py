@@ -35,6 +35,7 @@ STEPS = [
     "the quick-fix list has the fixes, Show documentation and Fix all; the preferred fix removes PAL001",
     "pallas-lsp: Trace Kernel shows the resource report of a good kernel, marked stale after an edit",
     "pallas-lsp: Trace Kernel with the cursor inside a kernel body traces the launch that runs it",
+    "a trace inside a body that two kernels run asks which one, and traces the one picked",
     "the Trace kernel code lens runs the trace through the extension's command",
     "unknown arguments are asked for (prefilled), remembered, and written as a trace comment on request",
     "pallas-lsp: Select Interpreter, offered by the status item, writes pallas.interpreter and restarts the server on it",

@@ -451,6 +451,23 @@ async function trusted(): Promise<void> {
     return `cursor on line ${line + 1}: ${result.report.notes.join("; ")}`;
   });
 
+  await step("a trace inside a body that two kernels run asks which one, and traces the one picked", async () => {
+    const uri = vscode.Uri.file(path.join(WORKSPACE, "two_launches.py"));
+    const editor = await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.One });
+    const line = editor.document.getText().split("\n").findIndex((l) => l.includes("o_ref[...] = "));
+    editor.selection = new vscode.Selection(line, 4, line, 4);
+    type Result = { report: { ok: boolean; title: string; notes: string[] }; text: string } | undefined;
+    const pending = Promise.resolve(vscode.commands.executeCommand<Result>("pallas.traceKernel"));
+    await vscode.commands.executeCommand("notifications.showList");
+    await driver("which-launch", "click-notification", { text: "run by 2 launches", button: "blocks" });
+    await vscode.commands.executeCommand("notifications.hideList");
+    const result = await pending;
+    assert.ok(result?.report.ok, `the trace of the launch picked: ${result?.text}`);
+    assert.equal(result.report.title, "pallas-lsp trace: blocks(f32[128])");
+    assert.equal(result.report.notes[0], "double (line 9) is a kernel body: traced through blocks (line 16), which is the kernel that runs it");
+    return result.report.notes[0];
+  });
+
   await step("the Trace kernel code lens runs the trace through the extension's command", async () => {
     const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", goodUri, 10)) ?? [];
     const lens = lenses.find((l) => l.command?.title === "Trace kernel");
