@@ -50,6 +50,16 @@ def test_a_decorated_body_is_its_own_launch(ws):
     assert "traced_because" not in found.annotate({})  # it is traced as itself
 
 
+def test_a_lambda_body_is_traced_through_its_kernel(ws):
+    found = plan(ws, """
+        # pallas-lsp: trace(f32[128])
+        doubled = plgpu.kernel(lambda x_ref, o_ref: o_ref.__setitem__(..., x_ref[...] * 2.0), out_type=X)
+        """, "line of lambda")
+    assert found.function == "doubled"
+    assert found.annotate({})["traced_because"] == (
+        "<lambda> (line 9) is a kernel body: traced through doubled (line 9), which is the kernel that runs it")
+
+
 FACTORY = """
 def body(x_ref, o_ref):
     o_ref[...] = x_ref[...] * 2.0

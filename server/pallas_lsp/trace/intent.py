@@ -185,10 +185,14 @@ def _body_phrase(defs: list[ast.AST], kernels: list[EntryPoint]) -> tuple[str, s
     bodies = [e.body.node for e in kernels if e.body is not None]
     for func in defs:
         if func in bodies:
-            return func.name, f"{func.name} (line {definition_line(func) + 1}) is a kernel body"
-    named = next((f for f in defs if f.name != "_"), defs[0])
-    names = ", ".join(dict.fromkeys(getattr(b, "name", "?") for b in bodies))
-    return named.name, f"{named.name} (line {definition_line(named) + 1}) is kernel code (reached from the body {names})"
+            return _name(func), f"{_name(func)} (line {definition_line(func) + 1}) is a kernel body"
+    named = next((f for f in defs if _name(f) not in ("_", "<lambda>")), defs[0])
+    names = ", ".join(dict.fromkeys(_name(b) for b in bodies))
+    return _name(named), f"{_name(named)} (line {definition_line(named) + 1}) is kernel code (reached from the body {names})"
+
+
+def _name(func: ast.AST) -> str:
+    return getattr(func, "name", "<lambda>")
 
 
 def _launches_of(project, model, kernels: list[EntryPoint]) -> list[LaunchTarget]:
