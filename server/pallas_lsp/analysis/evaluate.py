@@ -628,7 +628,7 @@ class Evaluator:
         def is_it(value: Value) -> bool:
             return isinstance(value, Func) and value.node is func_node and value.model is home
 
-        for call in model.calls_named(name, "partial"):
+        for call in model.calls_or_partials_of(name):
             target = terminal_name(call.func)
             if target == name:
                 value = self.value(model, call.func)

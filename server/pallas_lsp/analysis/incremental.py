@@ -40,7 +40,7 @@ from itertools import accumulate
 
 from . import analyze, model_findings
 from .findings import Finding, Span
-from .model import ModuleModel, _Builder
+from .model import ModuleModel
 from .project import Project
 from .source import ParsedSource, SyntaxProblem, recover, refused_cookie
 from ..source_text import split_lines
@@ -353,11 +353,7 @@ def _cuts(groups: list[list[ast.stmt]], size: int) -> list[int]:
 
 def _module_bindings(statements: list[ast.stmt]) -> frozenset:
     """Names these statements bind at module level, exactly as `ModuleModel` binds them."""
-    model = ModuleModel.__new__(ModuleModel)
-    model.tree = ast.Module(body=statements, type_ignores=[])
-    model.parents, model.scopes, model.calls, model.functions, model.withs = {}, {}, [], [], []
-    model._call_positions = {}
-    _Builder(model).build()
+    model = ModuleModel.of_statements(statements)
     return frozenset(model.scopes[model.tree].bindings)
 
 

@@ -415,23 +415,37 @@ def _launch_operands(project: "Project", entry: EntryPoint, frame: Frame | None 
     if isinstance(parent, ast.Call) and parent.func is entry.node:
         args = _positional(parent)
         return None if args is None else [evaluator.value(model, a, frame) for a in args]
-    targets = {id(entry.node), id(entry.kernel.node)}
+    launches = _launches_by_target(project, model)
+    targets = dict.fromkeys((id(entry.node), id(entry.kernel.node)))
     found: list[list[ast.expr]] = []
-    for call in model.calls:
-        if call is entry.node or isinstance(call.func, ast.Call) and call.func is entry.node:
+    for _order, call in sorted({pair for target in targets for pair in launches.get(target, ())}):
+        if call is entry.node:
             continue
-        if not isinstance(call.func, (ast.Name, ast.Attribute)):
-            continue
-        value = evaluator.value(model, call.func)
-        decorated = isinstance(value, Func) and entry.node in getattr(value.node, "decorator_list", ())
-        if decorated or isinstance(value, KernelCall) and id(value.node) in targets:
-            args = _positional(call)
-            if args is not None:
-                found.append(args)
+        args = _positional(call)
+        if args is not None:
+            found.append(args)
     if found and all(len(f) == len(found[0]) for f in found):
         values = [[evaluator.value(model, a, frame) for a in args] for args in found]
         return [v if all(other[i] == v for other in values) else UNKNOWN for i, v in enumerate(values[0])]
     return None
+
+
+def _launches_by_target(project: "Project", model: "ModuleModel") -> dict[int, list[tuple[int, ast.Call]]]:
+    """Calls by name of a launch, by what they launch: the id of a `KernelCall`'s node, or of each
+    decorator of a decorated function. Built once a module (every entry point asks)."""
+    launches = model.eval_cache.get("launches-by-target")
+    if launches is None:
+        launches = model.eval_cache["launches-by-target"] = {}
+        for order, call in enumerate(model.calls):  # (order, call): the module's order, kept when merged
+            if not isinstance(call.func, (ast.Name, ast.Attribute)):
+                continue
+            value = project.evaluator.value(model, call.func)
+            if isinstance(value, KernelCall):
+                launches.setdefault(id(value.node), []).append((order, call))
+            elif isinstance(value, Func):
+                for decorator in getattr(value.node, "decorator_list", ()):
+                    launches.setdefault(id(decorator), []).append((order, call))
+    return launches
 
 
 def _positional(call: ast.Call) -> list[ast.expr] | None:

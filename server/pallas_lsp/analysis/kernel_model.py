@@ -277,24 +277,21 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     exclude = warp_bodies - {id(body.node)}
     functions = reachable_functions(project, body, exclude=exclude)
     sites, scoped, ops, semaphores = [], [], [], []
-    if "emaphore" in body.model.text or "alloc_semaphore" in entry.model.text:
+    if body.model.mentions("emaphore") or entry.model.mentions("alloc_semaphore"):
         semaphores = _parameter_semaphores(project, entry)
     for func in functions:
         for api, kind in _GENERIC_SEMAPHORE_OPS.items():
-            ops.extend(SemaphoreOp(kind, func.model, call) for call in pallas_calls(project, func.model, api)
-                       if func.model.enclosing_function(call) is func.node)
-        for call in pallas_calls(project, func.model, "pl.run_scoped"):
-            if func.model.enclosing_function(call) is func.node:
-                found = _run_scoped_semaphore(project, func.model, call)
-                if found is not None:
-                    scoped.append(found)
-                    semaphores.extend(_run_scoped_semaphores(project, func.model, call))
-        for call in get_global_calls(project, func.model):
-            if func.model.enclosing_function(call) is func.node:
-                argument = get_global_argument(call)
-                what = project.evaluator.value(func.model, argument) if argument is not None else None
-                sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
-    copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}) if "async" in body.model.text else []
+            ops.extend(SemaphoreOp(kind, func.model, call) for call in _calls_in(project, func, api))
+        for call in _calls_in(project, func, "pl.run_scoped"):
+            found = _run_scoped_semaphore(project, func.model, call)
+            if found is not None:
+                scoped.append(found)
+                semaphores.extend(_run_scoped_semaphores(project, func.model, call))
+        for call in _calls_in(project, func, "pl.get_global"):
+            argument = get_global_argument(call)
+            what = project.evaluator.value(func.model, argument) if argument is not None else None
+            sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
+    copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}) if body.model.mentions("async") else []
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
     collective_id, start_semaphores = _collective(project, entry)
     budget = None
@@ -306,11 +303,23 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                        interpreter=_interpreter(project, entry), shared_memory=budget)
 
 
+def _calls_in(project: "Project", func, api: str) -> list[ast.Call]:
+    """The calls of `api` whose own function is `func` (not one nested in it), grouped once a module:
+    every entry point's model asks, and a module of 1,000 kernels has as many functions to ask about."""
+    key = ("calls-by-function", api)
+    by_function = func.model.eval_cache.get(key)
+    if by_function is None:
+        by_function = func.model.eval_cache[key] = {}
+        for call in pallas_calls(project, func.model, api):
+            by_function.setdefault(func.model.enclosing_function(call), []).append(call)
+    return by_function.get(func.node, [])
+
+
 def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int | None]:
     """(collective_id, semaphores allocated at the kernel's start) of a TPU kernel; (None, None) without one."""
     from .kernel_args import kernel_parameters
 
-    if "collective_id" not in entry.model.text:
+    if not entry.model.mentions("collective_id"):
         return None, None
     name, call, model = _callee(project, entry.model, _kwarg_node(entry.kernel, "compiler_params"))
     node = next((k.value for k in call.keywords if k.arg == "collective_id"), None) if call is not None else None

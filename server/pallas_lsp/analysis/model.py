@@ -45,34 +45,82 @@ class ModuleModel:
         self.module_name = module_name
         self.source: ParsedSource = source if source is not None else parse(text, refusal)
         self.tree = self.source.tree
+        self._start_indexes()
+        _Builder(self).build()
+
+    @classmethod
+    def of_statements(cls, statements: list[ast.stmt]) -> "ModuleModel":
+        """The bindings and indexes of a module made of these statements alone (no text, no path)."""
+        model = cls.__new__(cls)
+        model.tree = ast.Module(body=statements, type_ignores=[])
+        model._start_indexes()
+        _Builder(model).build()
+        return model
+
+    def _start_indexes(self) -> None:
         self.parents: dict[ast.AST, ast.AST] = {}
         self.scopes: dict[ast.AST, Scope] = {}
         self.calls: list[ast.Call] = []
         self.functions: list[ast.AST] = []
         self.withs: list[ast.With] = []
         self._call_positions: dict[str, list[int]] = {}  # callee's last name -> indexes into calls
+        self._partial_positions: dict[str, list[int]] = {}  # `partial(f, ...)`: f's last name -> indexes
         self.eval_cache: dict = {}  # the evaluator's memo for this text; dropped with the model
+        self._scope_of: dict[ast.AST, ast.AST] = {}  # asked for every call by every entry point's model
+        self._mentions: dict[str, bool] = {}
+        self._body_id_sets: dict[ast.AST, frozenset[int]] = {}
         self._segment_lines: list[str] | None = None
-        _Builder(self).build()
 
     @property
     def text(self) -> str:
         return self.source.text
 
+    def mentions(self, word: str) -> bool:
+        """Whether the text holds `word` anywhere: the cheap test before a search for what it names,
+        asked once a module rather than once for each of its entry points."""
+        found = self._mentions.get(word)
+        if found is None:
+            found = self._mentions[word] = word in self.source.text
+        return found
+
     def scope_of(self, node: ast.AST) -> ast.AST:
         """The scope a node's names are looked up in (decorators and defaults belong outside)."""
+        known = self._scope_of
+        found = known.get(node)
+        if found is not None:
+            return found
+        # Climb to the first scope boundary, or to a node whose answer is known: below a boundary a
+        # node's scope is its parent's, so every node passed on the way gets the same answer.
+        passed = []
         child, parent = node, self.parents.get(node)
+        found = self.tree
         while parent is not None:
-            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in parent.body:
-                return parent
-            if isinstance(parent, ast.Lambda) and child is parent.body:
-                return parent
-            if isinstance(parent, ast.ClassDef) and child in parent.body:
-                return parent
-            if isinstance(parent, ast.Module):
-                return parent
+            passed.append(child)
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if id(child) in self._body_ids(parent):
+                    found = parent
+                    break
+            elif isinstance(parent, ast.Lambda):
+                if child is parent.body:
+                    found = parent
+                    break
+            elif isinstance(parent, ast.Module):
+                found = parent
+                break
+            above = known.get(parent)
+            if above is not None:
+                found = above
+                break
             child, parent = parent, self.parents.get(parent)
-        return self.tree
+        for each in passed:
+            known[each] = found
+        return found
+
+    def _body_ids(self, scope: ast.AST) -> frozenset[int]:
+        ids = self._body_id_sets.get(scope)
+        if ids is None:
+            ids = self._body_id_sets[scope] = frozenset(map(id, scope.body))
+        return ids
 
     def enclosing_function(self, node: ast.AST) -> ast.AST | None:
         scope = self.scope_of(node)
@@ -112,6 +160,12 @@ class ModuleModel:
             indexes = positions.get(names[0], ())
         else:
             indexes = sorted(i for name in set(names) for i in positions.get(name, ()))
+        return [self.calls[i] for i in indexes]
+
+    def calls_or_partials_of(self, name: str) -> list[ast.Call]:
+        """Calls of `f` and `partial(f, ...)` for a callee whose last name is `name`, in `calls` order:
+        a module with hundreds of `functools.partial` decorators need not look at each for every name."""
+        indexes = sorted({*self._call_positions.get(name, ()), *self._partial_positions.get(name, ())})
         return [self.calls[i] for i in indexes]
 
     def module_binding(self, name: str) -> Binding | None:
@@ -323,5 +377,10 @@ class _Builder:
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
         if name is not None:
             self.model._call_positions.setdefault(name, []).append(len(self.model.calls))
+        if name == "partial" and node.args:
+            first = node.args[0]
+            bound = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+            if bound is not None:
+                self.model._partial_positions.setdefault(bound, []).append(len(self.model.calls))
         self.model.calls.append(node)
         self.generic_visit(node)
