@@ -9,7 +9,8 @@ the same kernels), written by nobody here. For each one:
 2. every safe and unsafe fix applied to a copy, as `check --fix --unsafe-fixes` does (`fix_files`);
 3. JAX's verdict on each changed kernel, and the analysis of the fixed copy.
 
-A kernel JAX rejects is **fixed** when JAX accepts its fixed version and no finding remains. Otherwise
+A kernel JAX rejects is **fixed** when JAX accepts its fixed version and no finding remains ("of them
+unsafe": an unsafe fix, whose title says how the meaning changes, was among those applied). Otherwise
 it is left unfixed (with the reason: no finding to fix, findings with no fix and why, JAX still failing
 as before), or the fix **broke** it: JAX now fails for another reason. A kernel JAX accepts (**clean**)
 must come out unchanged. Broken fixes and changed clean kernels must both be 0.
@@ -90,10 +91,12 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
     changed_cases = []
     for case in cases:
         paths = [str(after / file) for file in case.files]
-        changed, _ = fix_files(project, paths, unsafe=True)
+        applied = []
+        changed, _ = fix_files(project, paths, unsafe=True, applied=applied)
         for path, (_, new_text) in changed.items():
             Path(path).write_text(new_text)
         case.fixed_files = sorted(Path(p).name for p in changed)
+        case.unsafe_fixes = [f.title for f in applied if not f.safe]
         if changed:
             changed_cases.append(case)
     fix_s = time.monotonic() - started
@@ -110,7 +113,7 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
         findings = [f for file in case.files for f in analyze(fixed_project, str(after / file))]
         verdict, result = after_verdict.get(case.name, (case.jax_verdict, case.jax))
         record = {"name": case.name, "tags": grammar.tags(case.spec), "jax_before": case.jax_verdict,
-                  "jax_after": verdict, "fixed_files": case.fixed_files,
+                  "jax_after": verdict, "fixed_files": case.fixed_files, "unsafe_fixes": case.unsafe_fixes,
                   "remaining": sorted({f.code for f in findings})}
         if not result["ok"]:
             record["jax_error_after"] = f"{result['exc_type']}: {result['message']}"
@@ -148,7 +151,8 @@ def summarize(records: list[dict]) -> dict:
     def tally(group):
         counts = Counter(r["outcome"] for r in group)
         rejected = counts["fixed"] + counts["unfixed"] + counts["broke"]
-        return {**{o: counts[o] for o in OUTCOMES}, "rejected": rejected,
+        unsafe = sum(1 for r in group if r["outcome"] == "fixed" and r["unsafe_fixes"])
+        return {**{o: counts[o] for o in OUTCOMES}, "rejected": rejected, "fixed_with_unsafe_fix": unsafe,
                 "fix_rate": round(counts["fixed"] / rejected, 4) if rejected else None}
 
     families: dict[str, list[dict]] = {}
@@ -168,12 +172,12 @@ def _reason_kind(why: str) -> str:
 
 
 def table(summary: dict) -> str:
-    rows = ["| family | rejected | fixed | unfixed | broke | clean | clean changed | fix rate |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| family | rejected | fixed | of them unsafe | unfixed | broke | clean | clean changed | fix rate |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for tag, t in [("**all**", summary["total"]), *summary["families"].items()]:
         pct = "—" if t["fix_rate"] is None else f"{100 * t['fix_rate']:.1f} %"
-        rows.append(f"| {tag} | {t['rejected']} | {t['fixed']} | {t['unfixed']} | {t['broke']} | {t['clean']} | "
-                    f"{t['clean_changed']} | {pct} |")
+        rows.append(f"| {tag} | {t['rejected']} | {t['fixed']} | {t['fixed_with_unsafe_fix']} | {t['unfixed']} | "
+                    f"{t['broke']} | {t['clean']} | {t['clean_changed']} | {pct} |")
     return "\n".join(rows)
 
 

@@ -414,21 +414,23 @@ def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.C
 def _interpreter(project: "Project", entry: EntryPoint) -> str | None:
     """Which interpreter certainly runs the kernel: "tpu" (pltpu.InterpretParams, the TPU interpret-mode
     switches), "gpu" (plgpu.InterpretGPUParams, the GPU switches), "hlo" (`interpret=True`); None if none does."""
-    found = set()
-    for site in entry.interpret:
-        node = site.node.value if isinstance(site.node, ast.keyword) else site.node
-        value = project.evaluator.value(site.model, node)
-        if node is entry.node:  # an `interpret=` keyword without a node of its own (a decorator's partial)
-            keyword = entry.kernel.kwarg("interpret")
-            value = keyword[0] if keyword else value
-        switch = project.evaluator.value(site.model, node.func) if isinstance(node, ast.Call) else None
-        if isinstance(value, InterpretParams):
-            found.add("tpu" if value.name.startswith("pltpu.") else "gpu")
-        elif isinstance(switch, Api) and switch.name.endswith("_interpret_mode"):
-            found.add("tpu" if "_tpu_" in switch.name else "gpu")
-        else:
-            found.add("hlo")
+    found = {site_interpreter(project, entry, site) for site in entry.interpret}
     return found.pop() if len(found) == 1 else None
+
+
+def site_interpreter(project: "Project", entry: EntryPoint, site) -> str:
+    """The interpreter one interpret-mode site of `entry` selects: "tpu", "gpu" or "hlo"."""
+    node = site.node.value if isinstance(site.node, ast.keyword) else site.node
+    value = project.evaluator.value(site.model, node)
+    if node is entry.node:  # an `interpret=` keyword without a node of its own (a decorator's partial)
+        keyword = entry.kernel.kwarg("interpret")
+        value = keyword[0] if keyword else value
+    switch = project.evaluator.value(site.model, node.func) if isinstance(node, ast.Call) else None
+    if isinstance(value, InterpretParams):
+        return "tpu" if value.name.startswith("pltpu.") else "gpu"
+    if isinstance(switch, Api) and switch.name.endswith("_interpret_mode"):
+        return "tpu" if "_tpu_" in switch.name else "gpu"
+    return "hlo"
 
 
 def _run_scoped_semaphore(project: "Project", model: "ModuleModel", call: ast.Call) -> RunScopedSite | None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import ast
 
-from ..analysis.values import Const, MemType
+from ..analysis.kernel_model import site_interpreter
+from ..analysis.values import Const, MemType, Seq
 from .kernel_edits import (
     CannotFix,
     FixBuilder,
@@ -56,7 +57,27 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder) ->
         module = imports.name(_SPELLABLE[value.constructor])
         jnp = imports.name("jax.numpy")
         return f"{module}.{value.constructor.split('.')[-1]}({tuple_code(value.shape)}, {jnp}.{value.dtype})"
+    if value.constructor == "plgpu.SemaphoreType.REGULAR" and value.shape is not None:
+        _, imports = builder.file(model)
+        module = imports.name(_SPELLABLE["plgpu.SMEM"])
+        shape = f"({tuple_code(value.shape)})" if value.shape else ""
+        return f"{module}.SemaphoreType.REGULAR{shape}"
     raise CannotFix(f"{local} is local to the kernel")
+
+
+def launch_blocks(entry) -> int | None:
+    """Blocks a launch runs: its grid's, times its cluster's (None: not known)."""
+    _, blocks = grid_rank(entry)
+    found = entry.kernel.kwarg("cluster")
+    if found is None or blocks is None:
+        return blocks
+    value = found[0]
+    items = value.items if isinstance(value, Seq) else [value]
+    for item in items:
+        if not (isinstance(item, Const) and type(item.value) is int):
+            return None
+        blocks *= item.value
+    return blocks
 
 
 def fix(project, model, call, value, code: str):
@@ -85,11 +106,13 @@ def fix(project, model, call, value, code: str):
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
     elif regular_interpreted:
         for entry in entries:
-            found = entry.kernel.kwarg("interpret")
-            if found is None or not (isinstance(found[0], Const) and found[0].value is True) or len(entry.interpret) != 1:
-                raise CannotFix("only interpret=True runs semaphore scratch")
-            _, blocks = grid_rank(entry)
-            if blocks != 1:
+            # interpret=True (or a value that may be True: a constant, the environment) runs a scratch
+            # semaphore, and a compiled kernel lowers one; the GPU interpreter runs none (jax 0.12:
+            # `NotImplementedError: nan + semaphore`).
+            if any(site_interpreter(project, entry, site) != "hlo" for site in [*entry.interpret, *entry.maybe_interpret]):
+                raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, "
+                                "set_gpu_interpret_mode) runs no semaphore, global or scratch")
+            if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
     builder = FixBuilder(project)
     note = move_to_scratch(builder, model, use, where, entries, lambda: _movable_type(model, call, value, builder))

@@ -103,7 +103,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
 
 
 def fix_files(project, files: list[str], codes: set[str] | None = None,
-              unsafe: bool = False) -> tuple[dict[str, tuple[str, str]], int]:
+              unsafe: bool = False, applied: list | None = None) -> tuple[dict[str, tuple[str, str]], int]:
     """Fix-all over many files, each seeing the others' fixes: ({path: (old, new)}, fixes applied).
 
     New texts are left in `project` as unsaved overlays; the caller writes them or prints a diff.
@@ -122,6 +122,8 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
             continue  # unreadable or too large: the check that follows says so
         result = fix_all(project, path, text, codes, unsafe)
         count += len(result.applied)
+        if applied is not None:  # the fixes themselves, for who wants to know which were unsafe
+            applied.extend(result.applied)
         for fixed_path, new_text in result.texts.items():
             old = changed[fixed_path][0] if fixed_path in changed else result.originals[fixed_path]
             changed[fixed_path] = (old, new_text)
