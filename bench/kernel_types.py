@@ -7,6 +7,12 @@ environment). Reports how many parameters get JAX's exact type, how many have th
 space / dtype / shape, and how many are wrong (a part we state that JAX contradicts).
 
     PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/kernel_types.py [--json OUT] [--verbose] [FILE ...]
+    PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/kernel_types.py --latency 20
+
+`--latency N`: instead, the warm cost of the inlay hints of each corpus file after an edit (a number
+in a comment line at the end rewritten: a new text each time, the file's launches and call sites
+analysed again), N edits per file after 2 to warm up, in this process; run it with another
+checkout's `server/` on PYTHONPATH for a baseline.
 """
 
 from __future__ import annotations
@@ -79,13 +85,40 @@ def counts(rows: list[dict]) -> dict:
     return result
 
 
+def latency(files: list[str], edits: int, jax_python: str = JAX_PYTHON) -> dict:
+    import time
+
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.analysis.hover import inlay_hints
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from lsp_client import summary
+
+    project = Project(root=str(CORPUS), python=jax_python)
+    samples = []
+    for path in files:
+        text = Path(path).read_text()
+        for i in range(edits + 2):
+            edited = f"{text}# edit {i}\n"
+            started = time.perf_counter()
+            inlay_hints(project, path, edited, 0, 10_000)
+            if i >= 2:
+                samples.append(time.perf_counter() - started)
+    return summary(samples)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*")
     parser.add_argument("--json")
     parser.add_argument("--verbose", action="store_true", help="print every parameter that is not exact")
+    parser.add_argument("--latency", type=int, metavar="N", help="time inlay hints after N edits per file instead")
     options = parser.parse_args()
     files = options.files or [str(p) for p in sorted(CORPUS.glob("*.py"))]
+    if options.latency:
+        emit({"machine": machine(), "files": len(files), "inlay_hints_ms": latency(files, options.latency)},
+             options.json)
+        return
     rows = compare(files)
     if options.verbose:
         for row in rows:

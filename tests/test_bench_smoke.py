@@ -123,6 +123,16 @@ def test_corpus_check_times_check_against_ast_parse_and_jax_finding_one_error():
     assert result["ratio_check_to_ast_parse"] > 0 and result["ratio_check_to_jax_one_error"] > 0
 
 
+def test_kernel_types_counts_the_corpus_and_times_inlay_hints():
+    corpus = REPO / "tests" / "fixtures" / "kernel_types"
+    files = [str(corpus / "two_call_sites.py"), str(corpus / "whole_array_smem.py")]
+    result = run_bench("kernel_types.py", *files)
+    assert {k: result[k] for k in ("files", "parameters", "exact", "wrong")} == {
+        "files": 2, "parameters": 8, "exact": 8, "wrong": 0}
+    timed = run_bench("kernel_types.py", "--latency", "1", *files)
+    assert_stats(timed["inlay_hints_ms"], 2)
+
+
 def test_profiler_prints_the_hot_functions():
     run = subprocess.run([sys.executable, str(BENCH / "profile_analysis.py"), str(EXAMPLE_BAD), "--edits", "2", "--top", "5", "--sort", "cumulative",
                           "--python", jax_python()], capture_output=True, text=True, timeout=600)

@@ -620,7 +620,7 @@ class Evaluator:
         name = getattr(func_node, "name", None)
         if name is None:
             return
-        for where in [model, *self.project.importers(model)]:
+        for where in [model, *self.project.importers_since_last_change(model)]:
             for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model):
                 yield where, call, func, args, kwargs
 

@@ -404,6 +404,17 @@ class Project:
         kernel body defined in `model` may be launched."""
         return [self.model(path) for path in self.index.importers(model.path, model.module_name)]
 
+    def importers_since_last_change(self, model: ModuleModel) -> list[ModuleModel]:
+        """`importers`, asked once between two changes (a text set, a file event): for questions asked
+        many times in one analysis (the call sites of each function), where the index's look at every
+        workspace file's stamp would cost more than the analysis. A module importing `model` that
+        appears on disk with no file event is seen after the next change."""
+        key = ("importers", self._change_count)
+        found = model.eval_cache.get(key)
+        if found is None:
+            found = model.eval_cache[key] = self.importers(model)
+        return found
+
     def can_matter(self, path: str, text: str | None = None) -> bool:
         """False when the file (or its `text`) cannot have findings (see `ImportIndex.can_matter`)."""
         return self.index.can_matter(os.path.abspath(path), text)
