@@ -1246,11 +1246,17 @@ def trace_result_message(result: dict, function: str, definition: int | None) ->
 
     error = result.get("error") or {}
     platform = result.get("lowering_platform") or result.get("platform")
+    # What was chosen for the user: the launch of a body they asked about, the host for interpret mode.
+    chosen = [note for note in (result.get("traced_because"),
+                                f"platform {result.get('platform_reason')}" if result.get("platform") == "host"
+                                and result.get("platform_reason") else None) if note]
+    why = f" ({'; '.join(chosen)})" if chosen else ""
     if result.get("ok"):
         what = "lowered and compiled" if result.get("compiled") else "lowered"
         kernels = "; ".join(f"kernel {k.get('name')}: {kernel_summary(k)}" for k in result.get("kernels") or [])
         return types.ShowMessageParams(type=types.MessageType.Info, message=(
-            f"pallas-trace: {function}: JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else "")))
+            f"pallas-trace: {function}: JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else "")
+            + why))
     if error.get("type") == "ArgsNotFound":
         example = result.get("suggested_args") or "f32[128,128], i32[8]"
         where = f" above line {definition + 1}" if definition is not None else ""
@@ -1262,7 +1268,7 @@ def trace_result_message(result: dict, function: str, definition: int | None) ->
             f"pallas-trace: {function} was not traced: {error.get('message')}"))
     return types.ShowMessageParams(type=types.MessageType.Error, message=(
         f"pallas-trace: {function}: JAX {result.get('jax')} rejected it ({error.get('stage')} for {platform}): "
-        f"{error.get('type')}: {error.get('message')}"))
+        f"{error.get('type')}: {error.get('message')}{why}"))
 
 
 def _republish(ls: PallasServer, uris) -> None:
