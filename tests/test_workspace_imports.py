@@ -54,7 +54,8 @@ def test_answers_are_jedis_for_the_jax_package_as_workspace():
     project = Project(root=root, python=jax_python())
     answered = 0
     for relative in ("experimental/pallas/ops/gpu/collective_matmul_mgpu.py", "experimental/pallas/__init__.py",
-                     "experimental/pallas/mosaic_gpu.py", "_src/pallas/mosaic_gpu/primitives.py"):
+                     "experimental/pallas/mosaic_gpu.py", "_src/pallas/mosaic_gpu/primitives.py",
+                     "experimental/mosaic/gpu/layout_inference.py", "extend/core/__init__.py"):  # relative ones too
         path = os.path.join(root, relative)
         for statement, (_, ours, jedis) in answers_beside_jedis(project, path).items():
             if ours is not None:
@@ -179,6 +180,43 @@ def test_overloads_type_checking_and_namespace_packages_answered_as_jedi_does(tm
         "from lib.space.inner import leaf as leaf2": [(1, "module", "lib.space.inner.leaf")],
         "import lib.space.inner.leaf as leaf3": [(1, "module", "lib.space.inner.leaf")],
     }  # `hidden` (unreachable for jedi), `f` (not typing's TYPE_CHECKING), `inner` (a namespace) are jedi's
+
+
+RELATIVE = {
+    "app/__init__.py": "from .bodies import body as body\n",
+    "app/bodies.py": "from jax.experimental import pallas as pl\n\ndef body(o_ref):\n    pass\n\nSCALE = 2\n",
+    "app/kernels/__init__.py": "",
+    "app/kernels/launch.py": ("from .. import bodies\nfrom ..bodies import body, SCALE\nfrom . import helpers as h\n"
+                              "from .helpers import tile\nfrom ...outside import nothing\nfrom .missing import gone\n"),
+    "app/kernels/helpers.py": "def tile(n):\n    return n\n",
+    "loose/script.py": "from . import sibling\n",  # no package: Python refuses it, jedi guesses by folders
+    "loose/sibling.py": "",
+}
+
+
+def test_relative_imports_answered_as_jedi_does(tmp_path, monkeypatch):
+    """`from .. import m`, `from ..m import name`, `from . import m as h`, `from .m import name`:
+    answered without jedi, as jedi's goto answers them (its names for the modules: the importer's
+    package as jedi names the file, less the level); a level above the top package, a module that is
+    not there and an importer outside any package are left to jedi."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    for name, text in RELATIVE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    project = Project(root=str(tmp_path), python=jax_python())
+    ours = {}
+    for file in ("app/kernels/launch.py", "loose/script.py"):
+        for statement, (_, answer, jedis) in answers_beside_jedis(project, str(tmp_path / file)).items():
+            ours[statement] = answer
+            assert answer in (None, jedis), statement
+    answered = {s: [(t.line, t.type, t.full_name) for t in a] for s, a in ours.items() if a is not None}
+    assert answered == {
+        "from .. import bodies": [(1, "module", "app.bodies")],
+        "from ..bodies import body": [(3, "function", "app.bodies.body")],
+        "from ..bodies import SCALE": [(6, "statement", "app.bodies.SCALE")],
+        "from . import helpers as h": [(1, "module", "app.kernels.helpers")],
+        "from .helpers import tile": [(1, "function", "app.kernels.helpers.tile")],
+    }
 
 
 def test_c_modules_answered_with_their_stubs_as_jedi_does(tmp_path, monkeypatch):

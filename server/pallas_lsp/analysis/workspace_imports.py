@@ -28,6 +28,7 @@ answers, in a fixed order (jedi's changes between runs; the analysis' value is t
 from __future__ import annotations
 
 import ast
+import re
 import logging
 import contextlib
 import functools
@@ -380,7 +381,12 @@ class WorkspaceImports:
         self.read = []
         if isinstance(statement, ast.Import):
             dotted = alias.name if alias.asname else alias.name.split(".")[0]
-        elif statement.level or not statement.module:
+        elif statement.level:
+            dotted = self._relative(importer, statement.level, statement.module, installed)
+            if dotted is None:
+                return None
+            return self._name(dotted, alias.name, FOLLOW_LIMIT, installed)
+        elif not statement.module:
             return None
         else:
             dotted = statement.module
@@ -389,6 +395,48 @@ class WorkspaceImports:
         if isinstance(statement, ast.Import):
             return self._module(dotted, installed=installed)
         return self._name(dotted, alias.name, FOLLOW_LIMIT, installed)
+
+    def _relative(self, importer: str, level: int, module: str | None, installed: bool) -> str | None:
+        """The absolute name jedi gives a relative import's module: the importer's package as jedi
+        names it (the probe beside the importer, named by the shortest way down from an entry of its
+        search path), less `level - 1` names. None where jedi would guess by folders instead (a level
+        above that name), where the name would find another file than the folders name, or for a
+        library's module without `installed`."""
+        from .project import PROBE_NAME
+
+        folder = os.path.dirname(os.path.abspath(importer))
+        names = self._names_as_jedi(os.path.join(folder, PROBE_NAME))
+        if names is None or level > len(names) - 1:
+            return None
+        parts = module.split(".") if module else []
+        dotted = ".".join([*names[:len(names) - level], *parts])
+        for _ in range(level - 1):
+            folder = os.path.dirname(folder)
+        named = os.path.join(folder, *parts)
+        expected = {named + ".py", os.path.join(named, "__init__.py")} if parts else {os.path.join(named, "__init__.py")}
+        located = self._locate(dotted, installed=True)
+        if located is None or os.path.abspath(located) not in expected:
+            return None
+        if not installed and not self.project.is_workspace_file(located):
+            return None  # a library's own module: answered with `installed`, after the answers on disk
+        return dotted
+
+    def _names_as_jedi(self, path: str) -> list[str] | None:
+        """jedi's `transform_path_to_dotted` of a file on the search path: of every entry the path
+        starts with (as a string), the shortest rest, split at separators."""
+        stem = os.path.splitext(path)[0]
+        if os.path.basename(stem).startswith("."):
+            return None
+        found = []
+        for entry in self.search_path() or ():
+            if stem.startswith(entry):
+                rest = stem[len(entry):].lstrip(os.sep)
+                if rest:
+                    split = rest.split(os.sep)
+                    if not all(split):
+                        break  # jedi gives up on every entry here
+                    found.append([re.sub(r"-stubs$", "", part) for part in split])
+        return min(found, key=len) if found else None
 
     def _may_be_workspace_package(self, importer: str, top: str) -> bool:
         """Whether a top-level name can be found in the workspace at all (cheap: no search path)."""
