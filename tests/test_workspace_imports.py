@@ -45,6 +45,22 @@ def answers_beside_jedis(project, path, installed=False):
     return found
 
 
+def answered_as_jedi_answers(root, files: dict, importers: list[str]) -> dict:
+    """Write `files` under `root`; the imports of `importers` answered without jedi, as (line, type,
+    full name), each checked to be what jedi's goto answers (or left to jedi: None, not listed)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    project = Project(root=str(root), python=jax_python())
+    answered = {}
+    for file in importers:
+        for statement, (_, answer, jedis) in answers_beside_jedis(project, str(root / file)).items():
+            assert answer in (None, jedis), statement
+            if answer is not None:
+                answered[statement] = [(t.line, t.type, t.full_name) for t in answer]
+    return answered
+
+
 @pytest.mark.slow
 def test_answers_are_jedis_for_the_jax_package_as_workspace():
     """Every import of these jax modules that is answered without jedi is answered as jedi's goto
@@ -162,17 +178,7 @@ def test_overloads_type_checking_and_namespace_packages_answered_as_jedi_does(tm
     packages inside a package: answered without jedi where (and only where) jedi's fresh answer is
     surely the same."""
     monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
-    for name, text in TYPING_FLOWS.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    project = Project(root=str(tmp_path), python=jax_python())
-    path = str(tmp_path / "user.py")
-    ours = {}
-    for statement, (_, answer, jedis) in answers_beside_jedis(project, path).items():
-        ours[statement] = answer
-        assert answer in (None, jedis), statement
-    answered = {s: [(t.line, t.type, t.full_name) for t in a] for s, a in ours.items() if a is not None}
-    assert answered == {
+    assert answered_as_jedi_answers(tmp_path, TYPING_FLOWS, ["user.py"]) == {
         "from lib.api import jit": [(7, "function", "lib.api.jit")],
         "from lib.api import zip2": [(12, "function", "lib.api.zip2")],
         "from lib.api import shown": [(20, "statement", "lib.api.shown")],
@@ -200,17 +206,7 @@ def test_relative_imports_answered_as_jedi_does(tmp_path, monkeypatch):
     package as jedi names the file, less the level); a level above the top package, a module that is
     not there and an importer outside any package are left to jedi."""
     monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
-    for name, text in RELATIVE.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    project = Project(root=str(tmp_path), python=jax_python())
-    ours = {}
-    for file in ("app/kernels/launch.py", "loose/script.py"):
-        for statement, (_, answer, jedis) in answers_beside_jedis(project, str(tmp_path / file)).items():
-            ours[statement] = answer
-            assert answer in (None, jedis), statement
-    answered = {s: [(t.line, t.type, t.full_name) for t in a] for s, a in ours.items() if a is not None}
-    assert answered == {
+    assert answered_as_jedi_answers(tmp_path, RELATIVE, ["app/kernels/launch.py", "loose/script.py"]) == {
         "from .. import bodies": [(1, "module", "app.bodies")],
         "from ..bodies import body": [(3, "function", "app.bodies.body")],
         "from ..bodies import SCALE": [(6, "statement", "app.bodies.SCALE")],
