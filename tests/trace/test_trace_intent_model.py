@@ -50,6 +50,28 @@ def test_a_decorated_body_is_its_own_launch(ws):
     assert "traced_because" not in found.annotate({})  # it is traced as itself
 
 
+def test_a_helper_of_a_body_is_traced_as_itself_by_name_and_through_the_kernel_from_a_line_in_it(ws):
+    source = """
+        def body(x_ref, o_ref):
+            o_ref[...] = scale(x_ref[...])
+
+
+        def scale(value):
+            return value * 2.0
+
+
+        # pallas-lsp: trace(f32[128])
+        doubled = plgpu.kernel(body, out_type=X)
+        """
+    named = plan(ws, source, "scale")  # it takes arrays: `jnp` code the host may run too
+    assert (named.function, named.annotate({}).get("traced_because")) == ("scale", None)
+    inside = plan(ws, source, "line of return value * 2.0")
+    assert inside.function == "doubled"
+    assert inside.annotate({})["traced_because"] == (
+        "scale (line 12) is kernel code (reached from the body body): traced through doubled (line 17), which is "
+        "the kernel that runs it")
+
+
 def test_a_lambda_body_is_traced_through_its_kernel(ws):
     found = plan(ws, """
         # pallas-lsp: trace(f32[128])

@@ -224,7 +224,8 @@ def intent_at(project, path: str, text: str, line: int) -> Intent:
 
 
 def intent_for_name(project, path: str, text: str, name: str) -> Intent:
-    """What `PATH::name` means: the name itself, unless it is a kernel body that is no kernel of its own."""
+    """What `PATH::name` means: the name itself, unless it is a kernel body that is no kernel of its own
+    (a helper the body calls, named, is traced as itself: it may well take arrays)."""
     model = project.model(path, text)
     targets = launch_targets(project, path, text) if model.tree is not None else []
     if model.tree is not None and "." not in name:
@@ -232,7 +233,7 @@ def intent_for_name(project, path: str, text: str, name: str) -> Intent:
         if named is None or named.how == BUILDS:
             defs = [f for f in model.tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name]
             kernels = _kernels_reaching(project, model, defs[-1:]) if defs else []
-            if kernels:
+            if any(e.body is not None and e.body.node is defs[-1] for e in kernels):
                 return _body_intent(project, model, defs[-1:], kernels)
     return _plain(targets, name, model)
 
