@@ -106,14 +106,23 @@ def body(x_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X)
 """,
-    "barrier semaphore in an interpreted kernel": """
+    # A BARRIER semaphore only signalled and waited on under interpret=True now becomes a REGULAR
+    # scratch semaphore (golden case scratch_tpu_type_interpreted_gpu_kernel); under the GPU interpreter:
+    "a barrier as scratch under interpret=True (NotImplementedError: barrier)": """
+def body(x_ref, o_ref):
+  bar = pl.get_global(plgpu.Barrier(num_arrivals=1))
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret=True)
+""",
+    "barrier semaphore under InterpretGPUParams": """
 def body(x_ref, o_ref):
   sem = pl.get_global(plgpu.SemaphoreType.BARRIER)
   pl.semaphore_signal(sem)
   pl.semaphore_wait(sem)
   o_ref[...] = x_ref[...]
 
-kernel = plgpu.kernel(body, out_type=X, interpret=True)
+kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
 """,
     "semaphore scratch under InterpretGPUParams (JAX cannot run it)": """
 def body(x_ref, o_ref):

@@ -28,13 +28,27 @@ from .kernel_edits import (
 )
 from .pass_as_input import tuple_code
 from .sites import global_use, grid_rank, plan
+from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled
 
-_KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types"}
+_KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types", "pl.kernel": "scratch_types"}
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 
 
 # Allocation types a fix can spell from their value alone: constructor -> the module it lives in.
 _SPELLABLE = {"plgpu.SMEM": "jax.experimental.pallas.mosaic_gpu", "plgpu.TMEM": "jax.experimental.pallas.mosaic_gpu"}
+
+
+def _regular_code(builder: FixBuilder, model, shape) -> str:
+    """`plgpu.SemaphoreType.REGULAR`, shaped like the semaphore asked for."""
+    _, imports = builder.file(model)
+    module = imports.name(_SPELLABLE["plgpu.SMEM"])
+    return f"{module}.SemaphoreType.REGULAR" + (f"({tuple_code(shape)})" if shape else "")
+
+
+def _only_interpret_true(project, entry) -> bool:
+    """The launch certainly runs under `interpret=True`'s interpreter, and only there."""
+    return bool(entry.interpret) and not entry.maybe_interpret and all(
+        site_interpreter(project, entry, site) == "hlo" for site in entry.interpret)
 
 
 def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder) -> str:
@@ -58,10 +72,7 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder) ->
         jnp = imports.name("jax.numpy")
         return f"{module}.{value.constructor.split('.')[-1]}({tuple_code(value.shape)}, {jnp}.{value.dtype})"
     if value.constructor == "plgpu.SemaphoreType.REGULAR" and value.shape is not None:
-        _, imports = builder.file(model)
-        module = imports.name(_SPELLABLE["plgpu.SMEM"])
-        shape = f"({tuple_code(value.shape)})" if value.shape else ""
-        return f"{module}.SemaphoreType.REGULAR{shape}"
+        return _regular_code(builder, model, value.shape)
     raise CannotFix(f"{local} is local to the kernel")
 
 
@@ -85,7 +96,8 @@ def fix(project, model, call, value, code: str):
         return None
     regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
     tpu_semaphore = value.constructor.startswith("pltpu.SemaphoreType.")
-    if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore):
+    if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore
+            or (code == "PAL001" and value.constructor in SIGNALLED_TYPES)):
         return None
     use = global_use(model, call)
     if use is None:
@@ -94,15 +106,27 @@ def fix(project, model, call, value, code: str):
     entries = where.entries if where is not None else []
     if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _KEYWORD:
         return None
-    if tpu_semaphore and entries[0].api != "pl.pallas_call":
+    if entries[0].api == "pl.kernel" and not all(_only_interpret_true(project, e) for e in entries):
+        raise CannotFix("a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported "
+                        "by the Mosaic GPU mpmd_map lowering')")
+    as_regular = False  # a TPU type or BARRIER, only signalled, in a GPU kernel interpret=True runs
+    if code == "PAL001" and value.constructor in SIGNALLED_TYPES and entries[0].api != "pl.pallas_call":
+        if not (all(_only_interpret_true(project, e) for e in entries) and result_only_signalled(model, call)):
+            return None  # compiled: use_global_semaphore makes it a global REGULAR semaphore
+        as_regular = tpu_semaphore = True
+    elif tpu_semaphore and entries[0].api != "pl.pallas_call":
         return None  # a Mosaic GPU kernel: use_global_semaphore makes it a GPU semaphore
+    elif value.constructor in SIGNALLED_TYPES and not tpu_semaphore:
+        return None  # a BARRIER semaphore in a pallas_call: no scratch form keeps it
     if any(e.model is not model for e in entries):
         raise CannotFix("the launch is in another module")
+    if "Barrier" in value.constructor and any(
+            site_interpreter(project, e, site) == "hlo" for e in entries for site in [*e.interpret, *e.maybe_interpret]):
+        raise CannotFix("interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier')")
     unsafe = ""
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
-            _, blocks = grid_rank(entry)
-            if blocks != 1:
+            if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
     elif regular_interpreted:
         for entry in entries:
@@ -115,9 +139,13 @@ def fix(project, model, call, value, code: str):
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
     builder = FixBuilder(project)
-    note = move_to_scratch(builder, model, use, where, entries, lambda: _movable_type(model, call, value, builder))
+    type_code = (lambda: _regular_code(builder, model, value.shape)) if as_regular else (
+        lambda: _movable_type(model, call, value, builder))
+    note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
-    title = f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as scratch ({_KEYWORD[entries[0].api]}){through}"
+    kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else ""
+    title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
+             f"({_KEYWORD[entries[0].api]}){through}")
     if unsafe:
         return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
     return builder.fix(title, "safe", preferred=True)

@@ -21,7 +21,7 @@ from .sites import interpreted_anywhere, launches
 from .type_definition import names_semaphore_type, semaphore_type_written
 
 _SEMAPHORE_USES = {"semaphore_signal", "semaphore_wait", "semaphore_read"}
-_SEMAPHORE_TYPES = {"plgpu.SemaphoreType.BARRIER", "pltpu.SemaphoreType.REGULAR", "pltpu.SemaphoreType.DMA",
+SIGNALLED_TYPES = {"plgpu.SemaphoreType.BARRIER", "pltpu.SemaphoreType.REGULAR", "pltpu.SemaphoreType.DMA",
                     "pltpu.SemaphoreType.BARRIER"}
 
 
@@ -43,7 +43,7 @@ def _only_signalled(model, function: ast.AST, name: str) -> bool:
     return True
 
 
-def _result_only_signalled(model, call: ast.Call) -> bool:
+def result_only_signalled(model, call: ast.Call) -> bool:
     """The get_global's semaphore, assigned to a name (directly, or returned by a helper whose every
     call is assigned to one), is only signalled, waited on and read."""
     parent = model.parents.get(call)
@@ -60,7 +60,7 @@ def _result_only_signalled(model, call: ast.Call) -> bool:
         call_site = model.parents.get(mention)
         if not (isinstance(call_site, ast.Call) and call_site.func is mention):
             return False
-        if not _result_only_signalled(model, call_site):
+        if not result_only_signalled(model, call_site):
             return False
     return True
 
@@ -88,7 +88,7 @@ def _returned_type(project, model, argument) -> ast.Attribute | None:
 
 
 def fix(project, model, call, value, code: str):
-    if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in _SEMAPHORE_TYPES:
+    if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in SIGNALLED_TYPES:
         return None
     argument = call.args[0] if call.args else None
     found = semaphore_type_written(project, model, argument)
@@ -99,7 +99,7 @@ def fix(project, model, call, value, code: str):
         found = model, written
     type_model, written = found
     function = model.enclosing_function(call)
-    if function is None or not _result_only_signalled(model, call):
+    if function is None or not result_only_signalled(model, call):
         return None
     if interpreted_anywhere(project, model, function):
         return None
