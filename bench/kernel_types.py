@@ -6,7 +6,7 @@ hover on each such parameter, from this checkout's analysis (in this process, je
 environment). Reports how many parameters get JAX's exact type, how many have the right memory
 space / dtype / shape, and how many are wrong (a part we state that JAX contradicts).
 
-    PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/kernel_types.py [--json OUT] [--verbose] [FILE ...]
+    PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/kernel_types.py [--json OUT] [--verbose] [--root DIR] [FILE ...]
     PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/kernel_types.py --latency 20
 
 `--latency N`: instead, the warm cost of the inlay hints of each corpus file after an edit (a number
@@ -55,7 +55,7 @@ def parameter_position(path: str, line: int, name: str) -> tuple[int, int]:
     raise LookupError(f"no parameter {name} of a function at {path}:{line}")
 
 
-def compare(files: list[str], jax_python: str = JAX_PYTHON) -> list[dict]:
+def compare(files: list[str], jax_python: str = JAX_PYTHON, root: Path = CORPUS) -> list[dict]:
     """One row per kernel parameter JAX traced: JAX's avals, our hover, the verdict."""
     from pallas_lsp.analysis import Project
     from pallas_lsp.analysis.hover import hover_text
@@ -63,7 +63,7 @@ def compare(files: list[str], jax_python: str = JAX_PYTHON) -> list[dict]:
     truth = jax_types(files, jax_python)
     if truth["errors"]:
         raise SystemExit(f"JAX could not trace: {truth['errors']}")
-    project = Project(root=str(CORPUS), python=jax_python)
+    project = Project(root=str(root), python=jax_python)
     rows = []
     for path, functions in sorted(truth["types"].items()):
         text = Path(path).read_text()
@@ -112,6 +112,7 @@ def main() -> None:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--json")
     parser.add_argument("--verbose", action="store_true", help="print every parameter that is not exact")
+    parser.add_argument("--root", type=Path, default=CORPUS, help="the workspace folder (default: the corpus)")
     parser.add_argument("--latency", type=int, metavar="N", help="time inlay hints after N edits per file instead")
     options = parser.parse_args()
     files = options.files or [str(p) for p in sorted(CORPUS.glob("*.py"))]
@@ -119,7 +120,7 @@ def main() -> None:
         emit({"machine": machine(), "files": len(files), "inlay_hints_ms": latency(files, options.latency)},
              options.json)
         return
-    rows = compare(files)
+    rows = compare(files, root=options.root)
     if options.verbose:
         for row in rows:
             if not row["exact"]:

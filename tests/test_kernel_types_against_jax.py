@@ -28,7 +28,7 @@ def rows():
 def test_jax_traced_every_file_and_every_kind_of_launch(rows):
     files = {row["file"] for row in rows}
     assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
-    assert len(rows) == 77
+    assert len(rows) == 79
 
 
 def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
@@ -75,3 +75,46 @@ def test_inlay_hints_are_short_and_name_the_memory_space_only_where_it_is_not_de
         "Ref<default>{float32[?,128]}: kernel input from `operand 0` of `pl.pallas_call` (line 12)\n"
         "  Ref<default>{float32[256,128]} from the call at line 16\n"
         "  Ref<default>{float32[512,128]} from the call at line 17")
+
+
+SHIPPED = ("gpu/softmax.py", "gpu/layer_norm.py", "gpu/rms_norm.py", "tpu/matmul.py", "tpu/example_kernel.py")
+DRIVER = '''\
+"""Calls jax's shipped kernels (copied here) with arrays, as a user's script would."""
+import jax.numpy as jnp
+
+import example_kernel
+import layer_norm
+import matmul
+import rms_norm
+import softmax
+
+if __name__ == "__main__":
+    w, b = jnp.ones((1024,)), jnp.zeros((1024,))
+    softmax.softmax(jnp.ones((8, 1024), jnp.float32))
+    layer_norm.layer_norm(jnp.ones((4, 8, 1024)), w, b)
+    rms_norm.rms_norm(jnp.ones((4, 8, 1024)), w, b)
+    matmul.matmul(jnp.ones((512, 1024), jnp.bfloat16), jnp.ones((1024, 256), jnp.bfloat16), block_shape=(128, 128))
+    example_kernel.double(jnp.ones((16, 128)))
+'''
+
+
+def test_kernels_jax_ships_called_from_a_script_get_no_wrong_type(tmp_path):
+    """Kernels not written for this corpus: jax's own ops (vmapped launches, dtypes chosen in branches)."""
+    import shutil
+
+    from lsp_client import jax_package_dir
+
+    ops = jax_package_dir(jax_python()) / "experimental" / "pallas" / "ops"
+    for name in SHIPPED:
+        shutil.copy(ops / name, tmp_path)
+    (tmp_path / "drive.py").write_text(DRIVER)
+    rows = compare([str(tmp_path / "drive.py")], jax_python(), root=tmp_path)
+    assert len(rows) == 16
+    assert [f"{r['file']}:{r['param']}: {r['head']}" for r in rows if r["wrong"]] == []
+    # Where a dtype is chosen in a branch (`acc_dtype = jnp.float32; if ...: acc_dtype = jnp.int32`),
+    # `?`, not the last assignment; vmapped launches (softmax's input, the norms) stay unknown.
+    assert sorted((r["file"], r["param"]) for r in rows if r["exact"]) == [
+        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"), ("matmul.py", "x_tile_ref"),
+        ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
+    acc = next(r for r in rows if r["param"] == "acc_ref")
+    assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{?[128,128]}")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..trace.targets import short_dtype
 from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
-from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, Partial, SemaphoreRef, Seq,
+from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, OneOf, Partial, SemaphoreRef, Seq,
                      ShapeDtype, Spec, Value)
 
 if TYPE_CHECKING:
@@ -216,21 +216,44 @@ def _launch_frames(project: "Project", entry: EntryPoint) -> list[tuple[Frame | 
     function = model.enclosing_function(entry.node)
     if function is None or isinstance(function, ast.Lambda):
         return [(None, None)]
+    frames = _frames(project, model, function, 0)
+    if frames is None or len(frames) > _MAX_FRAMES:
+        return [(None, None)]
+    return frames or [(None, None)]
+
+
+def _frames(project: "Project", model: "ModuleModel", function: ast.AST, depth: int):
+    """(frame, where) per call site of `function`. A call site passing something its own caller's call
+    sites disagree on (a parameter of the calling function: a OneOf) is split into one frame per
+    call site of that caller, where it comes from; None past _MAX_FRAMES."""
     evaluator = project.evaluator
     frames = []
     for where_model, call, func, args, kwargs in evaluator.call_sites_with_nodes(model, function):
         if terminal_name(call.func) == "partial":
             continue  # the partial object is called elsewhere, with the rest
-        if len(frames) >= _MAX_FRAMES:
-            return [(None, None)]
-        params = evaluator.bind_arguments(func, args, kwargs)
-        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-            # `f(*xs)` / `f(**options)`: what they pass is not known, nor which defaults stay
-            params = {name: value for name, value in params.items() if name in kwargs or value is func.self_value}
+        spread = any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
         line = where_model.source.span(call).line + 1
         where = f"line {line}" if where_model is model else f"{os.path.basename(where_model.path)} line {line}"
-        frames.append((Frame(function, params, 0), where))
-    return frames or [(None, None)]
+        caller = where_model.enclosing_function(call)
+        direct = terminal_name(call.func) == getattr(function, "name", None)
+        split = None
+        if direct and not spread and caller is not None and not isinstance(caller, ast.Lambda) and depth < 2 \
+                and any(isinstance(v, OneOf) for v in [*args, *kwargs.values()]):
+            split = _frames(project, where_model, caller, depth + 1)
+        if split:
+            for caller_frame, caller_where in split:
+                frame_args = [evaluator.value(where_model, a, caller_frame) for a in call.args]
+                frame_kwargs = {k.arg: evaluator.value(where_model, k.value, caller_frame) for k in call.keywords}
+                params = evaluator.bind_arguments(func, frame_args, frame_kwargs)
+                frames.append((Frame(function, params, 0), caller_where))
+        else:
+            params = evaluator.bind_arguments(func, args, kwargs)
+            if spread:  # `f(*xs)` / `f(**options)`: what they pass is not known, nor which defaults stay
+                params = {name: value for name, value in params.items() if name in kwargs or value is func.self_value}
+            frames.append((Frame(function, params, 0), where))
+        if len(frames) > _MAX_FRAMES:
+            return None
+    return frames
 
 
 _MAX_FRAMES = 16
