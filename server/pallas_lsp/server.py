@@ -121,6 +121,7 @@ class PallasServer(LanguageServer):
         self.warned: set[str] = set()  # warnings about settings already shown
         self.setting_problems: set[str] = set()  # bad setting values of the last configuration, shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
+        self.traced_kernels: dict[str, list[dict]] = {}  # uri -> the kernel records of its last trace (hover, lens)
         self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
         self.file_events = False  # ... and has been asked to: workspace files are read again only on events
         self.background_queued = False  # `background_work` is waiting on the analysis thread
@@ -758,8 +759,9 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
         if where is None:
             return None
         document, (line, column) = notebook, where
+    traced = ls.traced_kernels.get(document.uri, ())
     markdown = await ls.on_analysis_thread(
-        document, "hover", lambda project, path, text: hover_text(project, path, text, line, column))
+        document, "hover", lambda project, path, text: hover_text(project, path, text, line, column, traced))
     if markdown is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
@@ -1288,8 +1290,16 @@ def _republish(ls: PallasServer, uris) -> None:
 def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
     """An edit makes a trace stale: drop what it put on this document and what a trace of it put elsewhere."""
     affected = {uri} | _trace_origins.pop(uri, set())
+    ls.traced_kernels.pop(uri, None)
     dropped = {u for u in affected if ls.trace_diagnostics.pop(u, None) is not None}
     _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
+
+
+def _refresh_code_lenses(ls: PallasServer) -> None:
+    """Ask a client that can be asked (`workspace/codeLens/refresh`) to fetch its code lenses again."""
+    workspace = ls.client_capabilities.workspace
+    if workspace is not None and workspace.code_lens is not None and workspace.code_lens.refresh_support:
+        ls.workspace_code_lens_refresh()
 
 
 TRACE_ASKING_TITLE = "Trace kernel (arguments?)"
@@ -1486,6 +1496,9 @@ async def trace_command(ls: PallasServer, *arguments):
     ls.trace_diagnostics.update(diagnostics)
     _trace_origins[uri] = set(diagnostics)
     _republish(ls, previous | set(diagnostics))
+    if result.get("kernels"):  # the budget lenses and hovers show what JAX sized, marked as traced
+        ls.traced_kernels[uri] = result["kernels"]
+        _refresh_code_lenses(ls)
     if ls.settings.show_trace_results:  # off where the client shows the result itself (VS Code's report)
         ls.window_show_message(trace_result_message(result, function, definition))
     return result
@@ -1506,7 +1519,9 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
         return None  # a notebook's kernels are not traced (the trace imports a saved module)
     version, lines = document.version, split_lines(document.source)
     entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
-    budgets = await ls.on_analysis_thread(document, "budget lens", budget_lenses, failed=[])
+    traced = ls.traced_kernels.get(document.uri, ())
+    budgets = await ls.on_analysis_thread(
+        document, "budget lens", lambda project, path, text: budget_lenses(project, path, text, traced), failed=[])
     if not ls.is_current(document, version):
         return None
     return [types.CodeLens(

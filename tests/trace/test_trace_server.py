@@ -175,6 +175,33 @@ async def test_unsaved_changes_are_not_traced(client: LanguageClient):
         False, "UsageError", "save the file first: the trace imports the saved file, which differs from the editor's")
 
 
+async def budget_lenses(client, uri):
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    return [(lens.range.start.line, lens.command.title) for lens in lenses if lens.command.command == ""]
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_after_a_trace_the_budget_lens_and_hover_show_the_traced_figure_until_an_edit(client: LanguageClient):
+    """What JAX's `_launch` sized in the trace (scratch, barriers) replaces the estimate, marked as traced."""
+    text = open(KERNELS[len("file://"):]).read()
+    open_file(client, KERNELS, text)
+    assert await budget_lenses(client, KERNELS) == [(32, "SMEM 66,568 / 232,448 B"), (36, "SMEM 66,568 / 232,448 B")]
+    result = await trace(client, KERNELS, "twice")
+    assert result["ok"] and [k["launch_smem_bytes"] for k in result["kernels"]] == [66568]
+    assert await budget_lenses(client, KERNELS) == [(32, "SMEM 66,568 / 232,448 B (traced)"),
+                                                    (36, "SMEM 66,568 / 232,448 B (traced)")]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=KERNELS), position=types.Position(line=36, character=12)))
+    assert hover.contents.value.splitlines()[:3] == [
+        "**SMEM 66,568 / 232,448 B (traced)** (Mosaic GPU shared memory, as JAX computed it in the last trace)", "",
+        "- estimate: SMEM 66,568 / 232,448 B"]
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=KERNELS, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text + "\n")]))
+    assert await budget_lenses(client, KERNELS) == [(32, "SMEM 66,568 / 232,448 B"), (36, "SMEM 66,568 / 232,448 B")]
+
+
 @pytest.mark.asyncio(loop_scope="function")
 async def test_misbehaving_code_leaves_the_server_serving(impatient_client: LanguageClient):
     client = impatient_client

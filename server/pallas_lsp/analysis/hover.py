@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from .evaluate import as_memtype
 from .kernel_args import KernelParam, param_at, parameters_of_module
 from .kernels import get_global_argument, get_global_calls
@@ -25,15 +27,16 @@ def describe_value(value: Value) -> str:
     return "not known statically"
 
 
-def hover_text(project: Project, path: str, text: str, line: int, column: int) -> str | None:
-    """Markdown for a hover at a 0-based line and code-point column, or None if nothing is known there."""
+def hover_text(project: Project, path: str, text: str, line: int, column: int, traced=()) -> str | None:
+    """Markdown for a hover at a 0-based line and code-point column, or None if nothing is known there.
+    `traced`: the kernel records of the document's last trace (their figures replace the estimate)."""
     from .incremental import model_for_lines
 
     with model_for_lines(project, path, text, line, line) as model:
-        return _hover_text(project, model, line, column)
+        return _hover_text(project, model, line, column, traced)
 
 
-def _hover_text(project: Project, model, line: int, column: int) -> str | None:
+def _hover_text(project: Project, model, line: int, column: int, traced=()) -> str | None:
     for call in get_global_calls(project, model):
         span = model.source.span(call)
         inside = (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
@@ -47,23 +50,49 @@ def _hover_text(project: Project, model, line: int, column: int) -> str | None:
     params = param_at(project, model, line, column)
     if params:
         return describe_params(params)
-    return _budget_hover(project, model, line, column)
+    return _budget_hover(project, model, line, column, traced)
 
 
-def _budget_hover(project: Project, model, line: int, column: int) -> str | None:
+def _budget_hover(project: Project, model, line: int, column: int, traced=()) -> str | None:
     """The shared-memory estimate of the kernel launched (or built) at the position."""
     from .kernel_model import budget_sites
 
     for node, kernel in budget_sites(project, model):
         span = model.source.span(node)
         if (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column):
-            return describe_budget(kernel.shared_memory)
+            return describe_budget(kernel.shared_memory, traced_summary(kernel, traced))
     return None
 
 
-def describe_budget(budget) -> str:
-    """`SMEM 196,608 / 232,448 B` and what it counts, as JAX's resource estimator computes it."""
-    lines = [f"**{budget.summary()}** (Mosaic GPU shared memory, as JAX's resource estimator computes it)", ""]
+def traced_summary(kernel, traced) -> str | None:
+    """`SMEM 66,568 / 232,448 B (traced)`: what JAX's `_launch` sized for this kernel in the last trace
+    (a record whose first body line lies in this kernel's body), or None if no trace saw it."""
+    body = kernel.entry.body
+    if body is None or not traced:
+        return None
+    span = body.model.source.span(body.node)
+    path = os.path.realpath(body.model.path)
+    for record in traced:
+        location = record.get("location") or {}
+        if record.get("launch_smem_bytes") is None or os.path.realpath(location.get("path") or "") != path:
+            continue
+        if span.line + 1 <= location.get("line", 0) <= span.end_line + 1:
+            budget = kernel.shared_memory
+            limit = f"{budget.max_smem_bytes:,}" if budget.max_smem_bytes is not None else "?"
+            text = f"SMEM {record['launch_smem_bytes']:,} / {limit} B"
+            columns = record.get("tmem_cols", 0) + record.get("tmem_collective_cols", 0)
+            if columns:
+                text += f" · TMEM {columns} cols asked"
+            return text + " (traced)"
+    return None
+
+
+def describe_budget(budget, traced: str | None = None) -> str:
+    """`SMEM 196,608 / 232,448 B` and what it counts, as JAX's resource estimator computes it; after a
+    trace, the traced figure first."""
+    lines = [f"**{traced}** (Mosaic GPU shared memory, as JAX computed it in the last trace)", "",
+             f"- estimate: {budget.summary()}"] if traced else [
+        f"**{budget.summary()}** (Mosaic GPU shared memory, as JAX's resource estimator computes it)", ""]
     lines.append(f"- scratch and reductions, each buffer rounded up to {budget.alignment:,} B; "
                  f"{budget.barriers} barrier{'s' if budget.barriers != 1 else ''}")
     if budget.max_smem_bytes is not None:
@@ -76,14 +105,15 @@ def describe_budget(budget) -> str:
     return "\n".join(lines)
 
 
-def budget_lenses(project: Project, path: str, text: str) -> list[tuple[int, str]]:
+def budget_lenses(project: Project, path: str, text: str, traced=()) -> list[tuple[int, str]]:
     """(0-based line, title) of a code lens on each launch of a Mosaic GPU kernel that allocates anything
-    (or something not known statically): its estimate. A kernel without scratch gets none (hover says 0)."""
+    (or something not known statically): its estimate, or after a trace the traced figure, marked so.
+    A kernel without scratch gets none (hover says 0)."""
     from .kernel_model import budget_sites
 
     model = project.model(path, text)
     allocates = lambda kernel: bool(kernel.shared_memory.smem_bytes or kernel.shared_memory.unknown)  # noqa: E731
-    return sorted({(model.source.span(node).line, kernel.shared_memory.summary())
+    return sorted({(model.source.span(node).line, traced_summary(kernel, traced) or kernel.shared_memory.summary())
                    for node, kernel in budget_sites(project, model, allocates)})
 
 

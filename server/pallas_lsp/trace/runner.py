@@ -117,6 +117,23 @@ class ResourceCapture:
 
         lowering._estimate_resources = _estimate_resources
         self.installed = True
+        try:
+            from jax.experimental.mosaic.gpu import core as mgpu_core
+        except Exception:  # noqa: BLE001 - the estimate alone is still worth reporting
+            return
+        tree_size = getattr(mgpu_core, "_smem_tree_size", None)
+        if tree_size is None:
+            return
+
+        def _smem_tree_size(buffers):
+            size = tree_size(buffers)
+            # `_launch` sizes the kernel's whole shared memory (scratch, barriers, the TMEM address) and
+            # compares it with `max_smem_bytes`: that figure, for the kernel just estimated.
+            if sys._getframe(1).f_code.co_name == "_launch" and capture.kernels:
+                capture.kernels[-1]["launch_smem_bytes"] = int(size)
+            return size
+
+        mgpu_core._smem_tree_size = _smem_tree_size
 
 
 def _kernel_record(jaxpr, resources) -> dict:
