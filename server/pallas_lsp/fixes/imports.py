@@ -66,11 +66,59 @@ class Imports:
         self.added.append(statement)
         return name
 
+    def _sorted_places(self) -> list[tuple[int, str]] | None:
+        """Where isort/ruff would put each added import, as (0-based line to insert before, text), when
+        the file's leading imports are sorted their way (sections stdlib, third party, first party;
+        in each, `import x` lines before `from x import y`, by module then name); else None."""
+        leading = [s for s in self.tree.body if isinstance(s, (ast.Import, ast.ImportFrom))
+                   and (s.end_lineno or s.lineno) - 1 <= (self.anchor_line if self.anchor_line is not None else -1)]
+        if not leading or any(isinstance(s, ast.ImportFrom) and (s.level or s.module == "__future__") for s in leading):
+            return None
+        keys = [_sort_key(s) for s in leading]
+        if keys != sorted(keys):
+            return None
+        sections = [key[0] for key in keys]
+        for before, after in zip(leading, leading[1:]):  # sections apart, by one blank line each
+            gap = after.lineno - (before.end_lineno or before.lineno) - 1
+            same = _sort_key(before)[0] == _sort_key(after)[0]
+            if gap != (0 if same else 1):
+                return None
+        places = []
+        for text in self.added:
+            key = _sort_key(ast.parse(text).body[0])
+            later = [s for s, k in zip(leading, keys) if k > key]
+            if later and _sort_key(later[0])[0] == key[0]:
+                places.append((later[0].lineno - 1, text, ""))  # before the first that sorts after it
+            elif key[0] in sections:  # the last of its section
+                last = [s for s in leading if _sort_key(s)[0] == key[0]][-1]
+                places.append(((last.end_lineno or last.lineno), text, ""))
+            elif later:  # a section of its own, before the next one
+                places.append((later[0].lineno - 1, text, "blank after"))
+            else:  # a section of its own, after the last
+                places.append(((leading[-1].end_lineno or leading[-1].lineno), text, "blank before"))
+        return places
+
+    def touched_lines(self) -> set[int]:
+        """0-based lines of the leading imports the added ones are inserted at or after."""
+        places = self._sorted_places() if self.added else None
+        if places is None:
+            return {self.anchor_line} if self.added and self.anchor_line is not None else set()
+        return {line for line, _, _ in places} | {line - 1 for line, _, _ in places}
+
     def edits(self, path: str, lines: list[str]) -> list[TextEdit]:
-        """One insertion of the added import lines, in the file's line-ending style."""
+        """The added import lines, in the file's line-ending style: where isort would put them in a
+        file sorted its way, else together after the leading imports."""
         if not self.added:
             return []
         newline = newline_of(lines)
+        places = self._sorted_places()
+        if places is not None and all(line < len(lines) for line, _, _ in places):
+            grouped: dict[int, str] = {}
+            for line, text, blank in sorted(places, key=lambda p: (p[0], _sort_key(ast.parse(p[1]).body[0]))):
+                block = (newline if blank == "blank before" else "") + text + newline + (
+                    newline if blank == "blank after" else "")
+                grouped[line] = grouped.get(line, "") + block
+            return [TextEdit(path, Span(line, 0, line, 0), block) for line, block in sorted(grouped.items())]
         block = "".join(statement + newline for statement in self.added)
         if self.anchor_line is None:
             first = self.tree.body[0] if self.tree.body else None
@@ -82,3 +130,16 @@ class Imports:
             return [TextEdit(path, Span(after, 0, after, 0), block)]
         end = len(lines[self.anchor_line])  # the imports end the file, without a final newline
         return [TextEdit(path, Span(self.anchor_line, end, self.anchor_line, end), newline + block.rstrip("\r\n"))]
+
+
+def _sort_key(statement) -> tuple:
+    """isort's (and ruff's) order of one import statement: section, `from` after plain, module, name."""
+    import sys
+
+    if isinstance(statement, ast.Import):
+        module, name, is_from = statement.names[0].name, "", 0
+    else:
+        module, name, is_from = statement.module or "", statement.names[0].name, 1
+    top = module.split(".")[0]
+    section = 0 if top in sys.stdlib_module_names else 1
+    return section, is_from, module.lower(), name.lower()

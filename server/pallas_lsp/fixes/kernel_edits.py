@@ -62,7 +62,7 @@ class FixBuilder:
             local = alias.asname or alias.name.split(".")[0]
             line = model.source.lines[statement.lineno - 1] if statement.lineno - 1 < len(model.source.lines) else ""
             if (alias.name == "*" or local in exported or "noqa" in line or local not in before_uses
-                    or local in after_uses or (imports.added and statement.end_lineno - 1 == imports.anchor_line)):
+                    or local in after_uses or {statement.lineno - 1, statement.end_lineno - 1} & imports.touched_lines()):
                 continue
             remove_statement(self, model, statement)
 

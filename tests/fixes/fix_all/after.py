@@ -1,9 +1,10 @@
 """Two global arrays and a BARRIER semaphore in one kernel: fix-all applies the three safe fixes."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 

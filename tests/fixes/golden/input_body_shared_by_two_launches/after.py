@@ -1,9 +1,10 @@
 """One body, two pallas_call launches (one inline, one returned): both get the input."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 

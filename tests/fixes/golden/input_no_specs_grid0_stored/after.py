@@ -1,9 +1,9 @@
 """No grid, no in_specs; the kernel is stored in a module constant. Odd formatting on purpose."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
-from jax.experimental.pallas import mosaic_gpu as plgpu
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 

@@ -1,8 +1,9 @@
 """get_global of a jax.ShapeDtypeStruct (no memory space): the BlockSpec gets none either."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
-import functools
 
 TABLE = jax.ShapeDtypeStruct((2, 64), jnp.int32)
 

@@ -1,8 +1,9 @@
 """A tuple in_specs with pl.ANY, grid of rank 1 written as an int; the callable is returned."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
-import functools
 
 
 def copy_kernel(staging_ref, x_ref, o_ref):

@@ -1,9 +1,10 @@
 """A 2-D grid; in_specs is a variable; the pallas_call is built and returned by a helper."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
-import functools
 
 X = jax.ShapeDtypeStruct((16, 256), jnp.float32)
 SPECS = [pl.BlockSpec((8, 128), lambda i, j: (i, j))]

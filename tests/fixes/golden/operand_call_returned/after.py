@@ -1,8 +1,9 @@
 """plgpu.kernel built and returned with its body by name."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 

@@ -1,9 +1,9 @@
 """No jax.numpy import, `from functools import partial`, mosaic_gpu under another alias."""
 from functools import partial
 
+import jax.numpy as jnp
 from jax import ShapeDtypeStruct
 from jax.experimental.pallas import mosaic_gpu as gpu
-import jax.numpy as jnp
 
 OUT = ShapeDtypeStruct((8, 128), "bfloat16")
 

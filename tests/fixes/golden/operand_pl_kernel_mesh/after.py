@@ -1,9 +1,10 @@
 """pl.kernel with a Mosaic GPU mesh: operands arrive as GMEM refs."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
