@@ -138,7 +138,7 @@ async def test_quick_fix_and_fix_all_edit_the_cells(client: LanguageClient):
 
 
 @pytest.mark.asyncio(loop_scope="function")
-async def test_pull_diagnostics_answer_for_a_cell(pull_client: LanguageClient):
+async def test_a_pull_client_gets_cells_pushed_and_pulled(pull_client: LanguageClient):
     open_notebook(pull_client)
 
     async def pulled(index: int):
@@ -148,5 +148,26 @@ async def test_pull_diagnostics_answer_for_a_cell(pull_client: LanguageClient):
                  d.message) for d in report.items]
 
     assert [await pulled(index) for index in (1, 2, 3, 4)] == [[], [], [FINDING], []]
+    # Pushed too: VS Code's client pulls for text documents only, never for notebook cells.
+    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [FINDING], 4: []}
     edit_cell(pull_client, 2, CELLS[2][2].replace("plgpu.SMEM((128,), jnp.float32)", "plgpu.SemaphoreType.REGULAR"), 2)
+    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [], 4: []}
     assert await pulled(3) == []
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_notebook_sent_as_one_python_document_is_python(client: LanguageClient):
+    """jupyterlab-lsp sends a notebook as one text document, its cells joined, under the notebook's
+    own name (`.virtual_documents/nb.ipynb`): its text is Python, fixed as Python."""
+    uri = (REPO / "tests" / "notebooks" / ".virtual_documents" / "lsp_virtual.ipynb").as_uri()
+    text = "\n".join(source for kind, _, source in CELLS if kind == types.NotebookCellKind.Code).replace("%matplotlib inline", "")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    (diagnostic,) = (await publish_for(client, uri, 1, timeout=60)).diagnostics
+    assert (diagnostic.code, diagnostic.range.start.line, diagnostic.range.start.character) == ("PAL001", 8, 9)
+    actions = await code_actions_json(client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=diagnostic.range,
+        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    fix = next(a for a in actions if a.get("isPreferred"))
+    assert fix["title"] == "pallas-lsp (PAL001): Allocate tile as scratch (scratch_types)"
+    assert {change["textDocument"]["uri"] for change in fix["edit"]["documentChanges"]} == {uri}

@@ -407,9 +407,8 @@ class PallasServer(LanguageServer):
         path = uri_to_path(notebook_uri)
         for folder in [*self.folders, *self.loose.values()]:
             folder.project.set_notebook(path, None)
-        if not self.pull:
-            for uri in cell_uris:
-                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        for uri in cell_uris:  # pushed, pull client or not (see `schedule`)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def is_configured(self) -> asyncio.Event:
         if self.configured is None:
@@ -456,6 +455,8 @@ class PallasServer(LanguageServer):
                 self.workspace_inlay_hint_refresh(None)
             except Exception:
                 log.debug("workspace/inlayHint/refresh failed", exc_info=True)
+        for notebook in list(self.workspace.notebook_documents.values()):
+            self.schedule(notebook.uri)  # pushed, pull client or not
         if self.pull:
             self.refresh_pulled()
             return
@@ -464,13 +465,14 @@ class PallasServer(LanguageServer):
 
     def schedule(self, uri: str) -> None:
         """Diagnostics for an open document, published under the URI it was opened with (a
-        notebook's cell: those of every cell of its notebook)."""
-        if self.pull:
-            return
+        notebook's cell: those of every cell of its notebook, pushed also to a client that pulls
+        for files: VS Code's client pulls for text documents, never for notebook cells)."""
         publish = self._debounced_publish
         notebook = self.workspace.get_notebook_document(cell_uri=uri) or self.workspace.get_notebook_document(notebook_uri=uri)
         if notebook is not None:
             uri, publish = notebook.uri, self._debounced_notebook_publish
+        elif self.pull:
+            return
         else:
             document = self.open_document(uri)
             uri = document.uri if document is not None else uri
@@ -706,14 +708,18 @@ def did_close(ls: PallasServer, params: types.DidCloseTextDocumentParams) -> Non
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
 def did_open_notebook(ls: PallasServer, params: types.DidOpenNotebookDocumentParams) -> None:
-    ls.schedule(params.notebook_document.uri)
+    notebook_changed(ls, params.notebook_document.uri)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def did_change_notebook(ls: PallasServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    notebook_changed(ls, params.notebook_document.uri)
+
+
+def notebook_changed(ls: PallasServer, notebook_uri: str) -> None:
     """Any edit re-checks every cell: they are one module (a buffer type changed in one cell clears
     a finding in the next)."""
-    ls.schedule(params.notebook_document.uri)
+    ls.schedule(notebook_uri)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
@@ -734,6 +740,8 @@ async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticPar
         _, by_cell = await ls.analyse_notebook(notebook.uri)
         cell = ls.open_document(params.text_document.uri)
         diagnostics = by_cell.get(cell.uri if cell is not None else params.text_document.uri, [])
+    elif params.text_document.uri.startswith("vscode-notebook-cell:"):
+        diagnostics = []  # a cell of a notebook not open here (yet): its didOpen asks for a pull again
     else:
         _, diagnostics = await ls.analyse_document(params.text_document.uri)
     ls.background_work()

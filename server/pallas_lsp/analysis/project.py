@@ -258,6 +258,17 @@ class Project:
             return self.notebooks[path]
         return _read_by_stamp(self._disk_notebooks, path, read_notebook_file)
 
+    def notebook_of(self, path: str) -> Notebook | None:
+        """The notebook whose cells `path`'s text is made of: the editor's, else the file's; None
+        when the text is no notebook's (a `.ipynb` an editor sent as Python: jupyterlab-lsp's
+        virtual documents are). Raises InvalidNotebook for a `.ipynb` file that is no notebook."""
+        path = os.path.abspath(path)
+        if path in self.notebooks:
+            return self.notebooks[path]
+        if path in self.overlay or not is_notebook(path):
+            return None
+        return self.notebook(path)
+
     def text(self, path: str) -> str:
         path = os.path.abspath(path)
         if path in self.overlay:

@@ -88,10 +88,10 @@ def _within_cells(project, fix: Fix) -> bool:
 
     for path in {e.path for e in fix.edits if is_notebook(e.path)}:
         try:
-            notebook = project.notebook(path)
+            notebook = project.notebook_of(path)
         except OSError:
             return False
-        if notebook.edited([e for e in fix.edits if e.path == path]) is None:
+        if notebook is not None and notebook.edited([e for e in fix.edits if e.path == path]) is None:
             log.info("%s not offered: it spans notebook cells", fix.title)
             return False
     return True

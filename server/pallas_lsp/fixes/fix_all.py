@@ -73,8 +73,8 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
                 if before is None:
                     before = original[edit_path] = project.text(edit_path)
                 edits = [e for e in fix.edits if e.path == edit_path]
-                if is_notebook(edit_path):  # made in its cells; a fix that spans cells is not applied
-                    notebook = notebooks.get(edit_path) or project.notebook(edit_path)
+                notebook = (notebooks.get(edit_path) or project.notebook_of(edit_path)) if is_notebook(edit_path) else None
+                if notebook is not None:  # made in its cells; a fix that spans cells is not applied
                     fixed_notebooks[edit_path] = notebook.edited(edits)
                     if fixed_notebooks[edit_path] is None:
                         break
