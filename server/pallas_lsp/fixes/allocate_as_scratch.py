@@ -11,6 +11,7 @@ hence unsafe.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ..analysis.kernel_model import site_interpreter
 from ..analysis.values import Const, MemType, Seq
@@ -51,7 +52,7 @@ def _only_interpret_true(project, entry) -> bool:
         site_interpreter(project, entry, site) == "hlo" for site in entry.interpret)
 
 
-def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder) -> str:
+def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, spell: bool = False) -> str:
     """The scratch type's code at the launch: the argument as written, if every name in it means
     the same at module level; else spelled from its value (`self.TILE` -> `plgpu.SMEM((128,), jnp.float32)`)."""
     argument = call.args[0] if call.args else None
@@ -64,7 +65,7 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder) ->
             binding = model.lookup(node.id, model.scope_of(argument), argument.lineno)
             if binding is None or node.id not in module_scope or binding not in module_scope[node.id]:
                 local = node.id
-    if local is None:
+    if local is None and not spell:
         return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
     if value.constructor in _SPELLABLE and value.shape is not None and value.dtype is not None:
         _, imports = builder.file(model)
@@ -96,7 +97,8 @@ def fix(project, model, call, value, code: str):
         return None
     regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
     tpu_semaphore = value.constructor.startswith("pltpu.SemaphoreType.")
-    if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore
+    tpu_vmem = code == "PAL001" and value.constructor == "pltpu.VMEM" and value.shape is not None and value.dtype
+    if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore or tpu_vmem
             or (code == "PAL001" and value.constructor in SIGNALLED_TYPES)):
         return None
     use = global_use(model, call)
@@ -109,6 +111,8 @@ def fix(project, model, call, value, code: str):
     if entries[0].api == "pl.kernel" and not all(_only_interpret_true(project, e) for e in entries):
         raise CannotFix("a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported "
                         "by the Mosaic GPU mpmd_map lowering')")
+    if tpu_vmem and entries[0].api == "pl.pallas_call":
+        return None  # a TPU kernel's VMEM is scratch as written; a Triton one has no such memory
     as_regular = False  # a TPU type or BARRIER, only signalled, in a GPU kernel interpret=True runs
     if code == "PAL001" and value.constructor in SIGNALLED_TYPES and entries[0].api != "pl.pallas_call":
         if not (all(_only_interpret_true(project, e) for e in entries) and result_only_signalled(model, call)):
@@ -141,9 +145,13 @@ def fix(project, model, call, value, code: str):
     builder = FixBuilder(project)
     type_code = (lambda: _regular_code(builder, model, value.shape)) if as_regular else (
         lambda: _movable_type(model, call, value, builder))
+    if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
+        unsafe = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) of the same shape"
+        type_code = lambda: _movable_type(model, call, replace(value, constructor="plgpu.SMEM", space="smem"),
+                                          builder, spell=True)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
-    kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else ""
+    kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else ""
     title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
              f"({_KEYWORD[entries[0].api]}){through}")
     if unsafe:
