@@ -136,3 +136,17 @@ def test_hover_and_code_lens_show_the_estimate_over_lsp(tmp_path):
             "**SMEM 196,608 / 232,448 B** (Mosaic GPU shared memory, as JAX's resource estimator computes it)")
     finally:
         server.process.kill()
+
+
+def test_jax_own_mosaic_gpu_kernels_get_no_alarm_and_no_figure_claimed_whole_where_a_helper_allocates():
+    """jax's ops (ragged_dot_mgpu, the matmuls, attention) size their buffers from configs and allocate
+    through plgpu.emit_pipeline: no finding, and the estimate says what it could not count."""
+    ops = Path(jax_package_folder(Project(root=str(FIXTURES), python=jax_python()))) / "experimental/pallas/ops/gpu"
+    project = Project(root=str(ops), python=jax_python())
+    files = sorted(ops.glob("*_mgpu.py"))
+    assert len(files) >= 10
+    assert [f for path in files for f in analyze(project, str(path)) if f.code == "PAL012"] == []
+    (ragged,) = [k.shared_memory for k in kernel_models(project, project.model(str(ops / "ragged_dot_mgpu.py")))
+                 if k.shared_memory]
+    assert ragged.summary() == "SMEM ≥ 0 / 232,448 B"
+    assert "`plgpu.emit_pipeline` allocates its own buffers (not estimated)" in ragged.unknown

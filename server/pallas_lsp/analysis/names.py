@@ -55,6 +55,7 @@ _ALIASES = {
     "pl.core.core_map": "pl.core_map",
     "pl.core.kernel": "pl.kernel",
     "plgpu.core.kernel": "plgpu.kernel",
+    "plgpu.ACC": "plgpu.WGMMAAccumulatorRef",  # `from ...core import WGMMAAccumulatorRef as ACC`
     "jax.numpy": "jnp",
     "jax.lax": "lax",
     "jax.experimental.pallas": "pl",

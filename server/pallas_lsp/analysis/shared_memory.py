@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from .evaluate import NOT_STATIC, as_memtype
 from .kernels import EntryPoint, unwrap_function
 from .mosaic_gpu_limits import MosaicGpuLimits
-from .values import Api, Const, Func, Mapping, MemType, Seq, Value
+from .values import Api, Func, Mapping, MemType, Partial, Seq, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -36,6 +36,12 @@ _BITS = {"float32": 32, "float16": 16, "bfloat16": 16, "float64": 64, "int8": 8,
 TMEM_ROWS = 128  # jax/experimental/mosaic/gpu/tcgen05.py TMEM_ROWS: a TMEM column is 128 lanes of 32 bits
 _TMEM_COL_ROUNDING = 8  # `Resources.__post_init__`: "TMEM must be allocated in 128x8 chunks"
 _TMEM_ADDRESS_BYTES = 4  # `_smem_tree_size`: the TMEM address lives in shared memory, an i32
+# Helpers of JAX's own that allocate shared memory through a run_scoped inside them (pipeline buffers and
+# barriers, jax/_src/pallas/mosaic_gpu/pipeline.py and helpers.py): not modelled, so the estimate says so.
+_ALLOCATING_HELPERS = {"plgpu.emit_pipeline", "plgpu.emit_pipeline_warp_specialized", "plgpu.dynamic_scheduling_loop"}
+# Decorators that run the function they decorate where it is defined (once, for the estimator: loop bodies
+# are lowered once).
+_RUNNING_DECORATORS = {"pl.when", "pl.loop", "plgpu.nd_loop", "plgpu.nested_scope", "pl.core_map"}
 # What lowers to lax.reduce_{sum,max,min,prod} (`lax.max` is elementwise: not one).
 _REDUCTIONS = {"jnp": {"sum", "max", "min", "prod", "mean", "amax", "amin"},
                "lax": {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}}
@@ -152,6 +158,13 @@ class _ScratchWalk:
         walk = self
 
         class Traversal(_Allocations):
+            def visit(self, model, node, stack):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
+                    found = walk.decorated(model, node, stack)
+                    if found is not None:
+                        return found
+                return super().visit(model, node, stack)
+
             def _call(self, model, call, stack):
                 found = walk.call(model, call, stack)
                 if found is not None:
@@ -188,6 +201,31 @@ class _ScratchWalk:
     def body(self, func: Func, stack: tuple) -> Resources:
         return self.fold(self.traversal.function(func, stack))
 
+    def decorated(self, model: "ModuleModel", node: ast.FunctionDef, stack) -> list[Resources] | None:
+        """A def its decorators run at once: `@functools.partial(pl.run_scoped, buf=...)` allocates around
+        it, `@plgpu.nd_loop(...)`, `@pl.loop(...)`, `@pl.when(...)` run it. None for any other decorator
+        (the traversal decides)."""
+        total = None
+        for decorator in reversed(node.decorator_list):  # the innermost decorator is applied first
+            value = self.project.evaluator.value(model, decorator)
+            callee = self.project.evaluator.value(model, decorator.func) if isinstance(decorator, ast.Call) else None
+            if total is None:
+                total = self.body(Func(model, node), stack)
+            if isinstance(value, Partial) and isinstance(value.func, Api) and value.func.name == "pl.run_scoped":
+                own = Resources()
+                for index, item in enumerate(value.args, 1):
+                    own = own.plus(self.allocations(item, model, None, f"pl.run_scoped argument {index}"), self.alignment)
+                for key, item in value.kwargs:
+                    if key != "collective_axes":
+                        own = own.plus(self.allocations(item, model, None, f"pl.run_scoped {key}="), self.alignment)
+                total = own.plus(total, self.alignment)
+            elif isinstance(callee, Api) and callee.name in _ALLOCATING_HELPERS:
+                total = total.plus(Resources(unknown=(f"`{callee.name}` allocates its own buffers (not estimated)",)),
+                                   self.alignment)
+            elif not (isinstance(callee, Api) and callee.name in _RUNNING_DECORATORS):
+                return None
+        return [total] if total is not None else None
+
     def call(self, model: "ModuleModel", call: ast.Call, stack) -> list[Resources] | None:
         """Resources of a run_scoped or a reduction; None for any other call (the traversal goes on)."""
         value = self.project.evaluator.value(model, call.func)
@@ -207,6 +245,8 @@ class _ScratchWalk:
             if inner is None:
                 return [own.plus(Resources(unknown=(f"the body of `{_short(model, call)}`",)), self.alignment)]
             return [own.plus(self.body(inner, stack), self.alignment)]
+        if isinstance(value, Api) and value.name in _ALLOCATING_HELPERS:
+            return [Resources(unknown=(f"`{value.name}` allocates its own buffers (not estimated)",))]
         if self._is_reduction(value, call):
             bytes_ = self.limits.reduction_scratch_bytes
             if bytes_ is None:
