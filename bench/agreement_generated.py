@@ -1,7 +1,7 @@
 """Agreement with real JAX on generated kernels (issue 25): per construct family, false alarms and misses apart.
 
     .venvs/dev/bin/python bench/agreement_generated.py --seed S --count N [--out DIR] [--json OUT]
-        [--shrink [--reproducers DIR]] [--write-expected PATH] [--timeout SECONDS]
+        [--shrink [--reproducers DIR]] [--write-expected PATH] [--timeout SECONDS] [--jax-from OLD.json]
 
 Generates N kernels from the grammar in tests/kernel_generator/ (seeded: the same S and N give the same
 kernels), asks JAX 0.12 about each (one `nice -n 19` process for a few hundred kernels:
@@ -10,7 +10,9 @@ of agreement per family (`axis:choice`). `--shrink` reduces one disagreement of 
 the analyzer's) to a small kernel with
 the same verdicts and writes one reproducer per distinct shrunk kernel (default folder:
 tests/fixtures/generated_disagreements/). `--write-expected` writes the record the CI test compares
-with (tests/test_generated_agreement.py).
+with (tests/test_generated_agreement.py). `--jax-from` takes JAX's verdicts from an earlier `--json` of the same
+seed and count instead of asking JAX again (the kernels are the same): only the analysis is re-run, for
+iterating on a rule; the figures to record come from a run that asks JAX.
 """
 
 from __future__ import annotations
@@ -83,12 +85,21 @@ def main(argv=None) -> int:
     parser.add_argument("--reproducers", default=str(REPRODUCERS))
     parser.add_argument("--write-expected")
     parser.add_argument("--timeout", type=int, default=60, help="seconds JAX may take per kernel")
+    parser.add_argument("--jax-from", help="JAX's verdicts from an earlier --json of the same seed and count")
     args = parser.parse_args(argv)
 
     folder = Path(args.out or tempfile.mkdtemp(prefix="pallas-gen-"))
     started = time.monotonic()
     cases = differential.generate(args.seed, args.count)
-    differential.evaluate(cases, folder, args.timeout)
+    if args.jax_from:
+        earlier = json.loads(Path(args.jax_from).read_text())
+        if (earlier["seed"], earlier["count"]) != (args.seed, args.count):
+            parser.error(f"--jax-from {args.jax_from} is seed {earlier['seed']}, count {earlier['count']}")
+        differential.write(cases, folder)
+        differential.reuse_jax(cases, earlier["kernels"])
+        differential.run_analyzer(cases, folder)
+    else:
+        differential.evaluate(cases, folder, args.timeout)
     summary = differential.summarize(cases)
     print(f"seed {args.seed}, {args.count} kernels in {folder}, {time.monotonic() - started:.0f} s")
     print("JAX's verdicts:", summary["jax_verdicts"])

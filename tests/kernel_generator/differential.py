@@ -111,6 +111,19 @@ def run_jax(cases: list[Case], folder: Path, timeout: int = 60, nice: int = 19) 
             case.jax_verdict = "unexplained"
 
 
+def reuse_jax(cases: list[Case], records: list[dict]) -> None:
+    """JAX's verdicts from an earlier run's records (`Case.record`) of the same kernels, refused where a
+    kernel's spec is not the recorded one (the grammar changed since)."""
+    by_name = {record["name"]: record for record in records}
+    for case in cases:
+        record = by_name[case.name]
+        if record["spec"] != json.loads(json.dumps(spec_to_json(case.spec))):
+            raise ValueError(f"{case.name}: not the kernel of the earlier run (the grammar changed)")
+        exc_type, _, message = (record["jax_error"] or "").partition(": ")
+        case.jax = {"ok": record["jax_error"] is None, "exc_type": exc_type or None, "message": message or None}
+        case.jax_verdict = record["jax"]
+
+
 # Semaphore errors of JAX that no rule encodes yet (issue 25, part 3): a kernel JAX rejects for one of
 # these is a real bug in it, which the analyzer misses.
 UNENCODED = (

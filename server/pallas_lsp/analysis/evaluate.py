@@ -604,6 +604,12 @@ class Evaluator:
                     options.append(value)
         finally:
             self._active.discard(key)
+        if not options:
+            # Never called here by name (a kernel body, a branch or loop body JAX calls, a lambda): JAX passes
+            # the refs or operands positionally, and a parameter after them keeps its default.
+            default = _default_of(func_node, param)
+            if default is not None:
+                options.append(self.value(model, default))
         result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
         cache[key] = result
         return result
@@ -792,6 +798,17 @@ def _array(name: str, args: list[Value], kwargs: dict[str, Value], source: str) 
     else:
         dtype = default
     return Array(shape, dtype, source)
+
+
+def _default_of(func_node: ast.AST, param: str) -> ast.expr | None:
+    """The default expression of `func_node`'s parameter `param`, or None."""
+    spec = getattr(func_node, "args", None)
+    if not isinstance(spec, ast.arguments):
+        return None
+    positional = [*spec.posonlyargs, *spec.args]
+    pairs = [*zip(positional[len(positional) - len(spec.defaults):], spec.defaults),
+             *zip(spec.kwonlyargs, spec.kw_defaults)]
+    return next((default for arg, default in pairs if arg.arg == param and default is not None), None)
 
 
 def _own_returns(func: ast.AST):

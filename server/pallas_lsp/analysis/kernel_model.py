@@ -201,6 +201,7 @@ class KernelModel:
     # Mosaic GPU: shared memory and TMEM as JAX's resource estimator computes them (None: not a kernel it
     # estimates, or the analysed jax's allocation units could not be read).
     shared_memory: "SharedMemory | None" = None
+    compiled_backend: str = UNKNOWN_BACKEND  # what would lower it if it were not interpreted (its launch's own checks)
 
     @property
     def api(self) -> str:
@@ -211,9 +212,21 @@ class KernelModel:
         """pallas_call traces its body and removes dead equations; plgpu.kernel, pl.kernel, core_map do not."""
         return self.entry.api == "pl.pallas_call"
 
+    def drops(self, uses: list[Use]) -> bool:
+        """Does JAX drop a get_global with these uses before lowering or interpreting the kernel? A pallas_call
+        removes dead equations when it traces its body (a read whose result feeds nothing too). JAX's GPU
+        interpreter runs a kernel with a cluster through a CPU callback whose jaxpr is cleaned up the same way,
+        except that a ref read keeps its ref (checked with jax 0.12: an unused or only `semaphore_read`
+        get_global runs, one read with `ref[...]` fails)."""
+        if self.drops_dead_code:
+            return not any(use.live for use in uses)
+        if self.interpreter == "gpu" and self.cluster_axes:
+            return not any(use.live or use.kind == "ref_read" for use in uses)
+        return False
+
     def reached(self, site: GetGlobalSite) -> bool:
-        """Does this get_global survive into what the backend lowers?"""
-        return site.live or not self.drops_dead_code
+        """Does this get_global survive into what the backend lowers (or the interpreter runs)?"""
+        return not self.drops(site.uses)
 
 
 # ---- building ------------------------------------------------------------------------------------
@@ -270,6 +283,68 @@ def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[Kern
     return found
 
 
+_JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
+
+
+@dataclass(frozen=True)
+class HostFunction:
+    """Code that runs outside any kernel: `function` (a node) is jitted (`jitted`), or launches a kernel; `node`
+    is the jit call or decorator, or the launch, in `model`."""
+
+    function: ast.AST
+    node: ast.AST
+    model: "ModuleModel"
+    jitted: bool
+
+
+def host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFunction]:
+    """id(function node of `model`) -> the HostFunction that runs it outside any kernel: a function jitted or
+    launching a kernel, here or in a workspace module importing this one, and every function it runs that is
+    no kernel body (cached with the module text)."""
+    cached = model.eval_cache.get("host-functions")
+    if cached is not None:
+        return cached
+    found: dict[int, HostFunction] = {}
+    for source in [model, *project.importers(model)]:
+        bodies = {id(e.body.node) for e in KernelIndex.of(project, source).entries if e.body is not None}
+        starts = [(func, HostFunction(func.node, jit, source, True)) for func, jit in _jitted_functions(project, source).values()]
+        for launch in kernel_launches(project, source):
+            func = source.enclosing_function(launch.call)
+            if func is not None and id(func) not in bodies:
+                starts.append((Func(source, func), HostFunction(func, launch.call, source, False)))
+        for func, host in sorted(starts, key=lambda start: not start[1].jitted):  # a jit says more than a launch
+            for reachable in reachable_functions(project, func, exclude=bodies):
+                if reachable.model is model:
+                    found.setdefault(id(reachable.node), host)
+    model.eval_cache["host-functions"] = found
+    return found
+
+
+def _jitted_functions(project, model) -> dict[int, tuple[Func, ast.AST]]:
+    """id(function node) -> (the function, the jit call or decorator), for functions jitted in `model` (a
+    jitted function of another module counts where it is defined)."""
+    if "jit" not in model.text:
+        return {}
+    evaluate = project.evaluator.value
+    found: dict[int, tuple[Func, ast.AST]] = {}
+    for call in model.calls_named("jit"):
+        callee = evaluate(model, call.func)
+        if isinstance(callee, Api) and callee.name in _JIT and call.args:
+            target = evaluate(model, call.args[0])
+            if isinstance(target, Func):
+                found[id(target.node)] = (target, call)
+    for func in model.functions:
+        for decorator in getattr(func, "decorator_list", []):
+            callee = evaluate(model, decorator.func if isinstance(decorator, ast.Call) else decorator)
+            if isinstance(callee, Api) and callee.name in _JIT:
+                found[id(func)] = (Func(model, func), decorator)
+    index = KernelIndex.of(project, model)
+    for entry in index.entries:  # a kernel body is never "outside a kernel"
+        if entry.body is not None:
+            found.pop(id(entry.body.node), None)
+    return found
+
+
 def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> KernelModel:
     backend, reason = _backend(project, entry)
     grid, cluster, threads = _axes(project, entry)
@@ -300,7 +375,8 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
                        bool(entry.interpret), scoped, semaphore_ops=ops, semaphores=semaphores, dma_copies=copies,
                        collective_id=collective_id, start_semaphores=start_semaphores,
-                       interpreter=_interpreter(project, entry), shared_memory=budget)
+                       interpreter=_interpreter(project, entry), shared_memory=budget,
+                       compiled_backend=_backend(project, entry, interpreted=False)[0] if entry.interpret else backend)
 
 
 def _calls_in(project: "Project", func, api: str) -> list[ast.Call]:
@@ -473,9 +549,9 @@ def _kwarg_node(kernel: KernelCall, name: str) -> ast.AST | None:
     return found[1] if found else None
 
 
-def _backend(project: "Project", entry: EntryPoint) -> tuple[str, str]:
+def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) -> tuple[str, str]:
     kernel = entry.kernel
-    if entry.interpret:
+    if entry.interpret and interpreted:
         return INTERPRET, "the kernel runs in interpret mode"
     if entry.api == "plgpu.kernel":
         return MOSAIC_GPU, "plgpu.kernel lowers through Mosaic GPU"
@@ -624,6 +700,9 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
             more = None if indices is None or count is None else indices + count
             return uses_of(project, model, subscript, more, depth)
         return [Use("other", model, parent, indices, True)]
+    if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+        # `ref[...]`: a read, which DCE drops with a result that feeds nothing.
+        return [Use("ref_read", model, parent, indices, bool(uses_of(project, model, parent, 0, depth)))]
     if isinstance(parent, ast.keyword):
         call = model.parents.get(parent)
         if isinstance(call, ast.Call):
@@ -631,8 +710,53 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
     if isinstance(parent, ast.Call) and node in parent.args:
         return _call_use(project, model, parent, node, None, indices, depth)
     if isinstance(parent, ast.Return):
-        return [Use("returned", model, parent, indices, True)]
+        func = model.enclosing_function(parent)
+        return _caller_uses(project, model, func, indices, depth) or [Use("returned", model, parent, indices, True)]
+    if isinstance(parent, ast.Lambda) and parent.body is node:
+        return _caller_uses(project, model, parent, indices, depth) or [Use("other", model, parent, indices, True)]
+    if isinstance(parent, ast.ListComp) and parent.elt is node and len(parent.generators) == 1:
+        return _element_uses(project, model, parent, indices, depth)
     return [Use("other", model, parent if parent is not None else node, indices, True)]
+
+
+def _caller_uses(project, model, func: ast.AST | None, indices, depth) -> list[Use]:
+    """Where a helper's return value goes in the calls of it in its module (JAX traces the helper inline, so
+    a semaphore it returns is used, or dropped, there); [] where nothing here calls it by name."""
+    if func is None or depth >= _MAX_HELPER_DEPTH:
+        return []
+    name = getattr(func, "name", None)
+    binder = model.parents.get(func)
+    if isinstance(func, ast.Lambda) and isinstance(binder, ast.Assign) and len(binder.targets) == 1 \
+            and isinstance(binder.targets[0], ast.Name):
+        name = binder.targets[0].id
+    if name is None:
+        return []
+    uses: list[Use] = []
+    for call in model.calls_named(name):
+        callee = project.evaluator.value(model, call.func)
+        if isinstance(callee, Func) and callee.node is func:
+            uses.append(Use("called", model, call, indices, False))  # marks that a caller was found
+            uses.extend(uses_of(project, model, call, indices, depth + 1))
+    return uses
+
+
+def _element_uses(project, model, container: ast.AST, indices, depth) -> list[Use]:
+    """Uses of the elements of a list built by a comprehension: `sems = [get_global(...) for ...]`, `sems[0]`."""
+    parent = model.parents.get(container)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return [Use("other", model, container, indices, True)]
+    scope = model.enclosing_function(parent) or model.tree
+    uses: list[Use] = []
+    for load in _loads(model, scope, parent.targets[0].id):
+        binding = model.lookup(load.id, model.scope_of(load), load.lineno)
+        if binding is None or binding.node is not parent:
+            continue
+        subscript = model.parents.get(load)
+        if isinstance(subscript, ast.Subscript) and subscript.value is load and isinstance(subscript.ctx, ast.Load):
+            uses.extend(uses_of(project, model, subscript, indices, depth))
+        else:
+            uses.append(Use("other", model, subscript or load, indices, True))
+    return uses
 
 
 def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:

@@ -11,6 +11,7 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
+from ..analysis.kernel_model import host_functions, uses_of
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
 
@@ -133,6 +134,10 @@ def check(ctx):
             continue
         value = evaluator.value(ctx.model, argument)
         backends = lowered.get(id(call))
+        func = ctx.model.enclosing_function(call)
+        if backends is None and func is not None and not any(use.live for use in uses_of(ctx.project, ctx.model, call)) \
+                and id(func) in host_functions(ctx.project, ctx.model):
+            backends = set()  # run outside any kernel, its result feeding nothing: jit drops it as dead code
         options = value.options if isinstance(value, OneOf) else (value,)
         for option in options:
             message = problem(option)

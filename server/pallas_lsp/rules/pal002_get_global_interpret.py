@@ -14,7 +14,7 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from ..analysis.kernel_model import uses_of
+from ..analysis.kernel_model import kernel_models, uses_of
 from ..analysis.kernels import KernelIndex, get_global_calls, pallas_calls, reachable_functions
 from ..analysis.values import Api, Const, Seq
 
@@ -48,6 +48,7 @@ def check(ctx):
     # Build every index first: a module's `with force_*_interpret_mode()` marks kernels of other modules.
     indexes = [KernelIndex.of(project, source) for source in [model, *_importers(project, model)]]
     entries = [e for index in indexes for e in index.entries if e.body is not None]
+    kernels = {id(k.entry): k for source in [model, *_importers(project, model)] for k in kernel_models(project, source)}
     reported: set[int] = set()
     # Certain interpret mode first (an error); then what only may run interpreted (a warning).
     for certain in (True, False):
@@ -61,8 +62,9 @@ def check(ctx):
             for call_id, call in targets.items():
                 if call_id in reported or id(model.enclosing_function(call)) not in functions:
                     continue
-                if entry.api == "pl.pallas_call" and not any(use.live for use in uses_of(project, model, call)):
-                    continue  # pallas_call drops a get_global feeding nothing as dead code before interpreting
+                kernel = kernels.get(id(entry))
+                if kernel is not None and kernel.drops(uses_of(project, model, call)):
+                    continue  # dropped as dead code before it is interpreted (a pallas_call, a cluster on the GPU one)
                 reported.add(call_id)
                 verb = "runs" if certain else "may run"
                 related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import sys
 
+from ..analysis.evaluate import as_memtype
+from ..analysis.kernel_model import uses_of
+from ..analysis.kernels import get_global_argument, get_global_calls
+from ..analysis.values import MemType
+
 CODE = "PAL005"
 NAME = "semaphore-index"
 SEVERITY = "error"
@@ -42,9 +47,14 @@ def check(ctx):
     reported: set[int] = set()
     for kernel, site in ctx.kernels_reaching():
         memtype = site.memtype
-        if memtype is not None and memtype.shape is not None and memtype.dtype == "semaphore":
+        if memtype is not None and memtype.shape is not None:
             yield from _report(ctx, kernel, memtype.shape, site.uses, ("signal", "wait"), reported,
                                (site.model, site.call, "comes from here"), {"get_global": site.call})
+    # JAX checks the indices while tracing, before lowering decides anything: a get_global no kernel reaches
+    # (in a jitted function) or of a type get_global refuses fails here first too.
+    for call, memtype, uses in traced_get_globals(ctx, {id(site.call) for _, site in ctx.kernels_reaching()}):
+        yield from _report(ctx, None, memtype.shape, uses, ("signal", "wait"), reported,
+                           (ctx.model, call, "comes from here"), {"get_global": call})
     if "emaphore" not in ctx.model.text:
         return
     for kernel in ctx.kernels_here_and_in_importers():
@@ -53,18 +63,32 @@ def check(ctx):
                                (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})
 
 
+def traced_get_globals(ctx, reached: set[int]):
+    """(call, memtype, uses) of this module's get_globals in functions no kernel reaches (the `reached` call
+    ids), with a memory type of known shape: JAX traces them as well when a jitted function runs them."""
+    for call in get_global_calls(ctx.project, ctx.model):
+        if id(call) in reached or ctx.model.enclosing_function(call) is None:
+            continue  # at module level get_global fails as it is called (PAL008)
+        argument = get_global_argument(call)
+        memtype = as_memtype(ctx.project.evaluator.value(ctx.model, argument)) if argument is not None else None
+        if isinstance(memtype, MemType) and memtype.shape is not None:
+            yield call, memtype, uses_of(ctx.project, ctx.model, call)
+
+
 def _report(ctx, kernel, shape, uses, kinds, reported, source, facts):
     """A finding for each use of a `shape`d semaphore (from `source`: model, node, words) not indexed down to one."""
     model, node, words = source
     for use in uses:
-        if use.kind not in kinds or use.indices is None or use.model is not ctx.model or id(use.node) in reported:
+        if use.indices is None or use.model is not ctx.model or id(use.node) in reported:
             continue
         if use.kind in _DMA and use.indices > len(shape):
             continue  # too many indices on a copy's semaphore: not checked against JAX
+        if use.kind not in kinds and not (use.indices > len(shape) and use.kind not in _DMA):
+            continue  # `.at[]` with too many indices fails on any use (semaphore_read too); a short index only on kinds
         message = problem(shape, use.kind, use.indices)
         if message:
             reported.add(id(use.node))
             related = (ctx.related(model, node, f"the semaphore, shape {shape!r}, {words}"),)
             yield ctx.finding(sys.modules[__name__], use.node, message, related,
                               facts={"kernel": kernel, "model": model, "use": use, "shape": shape,
-                                     "entry": kernel.entry, **facts})
+                                     "entry": kernel.entry if kernel is not None else None, **facts})

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+from .pal005_semaphore_index import traced_get_globals
+
 CODE = "PAL006"
 NAME = "global-semaphore-as-barrier"
 SEVERITY = "error"
@@ -18,20 +20,25 @@ SUMMARY = "A global semaphore used as a barrier (barrier_wait, barrier_arrive, c
 def check(ctx):
     rule = sys.modules[__name__]
     reported: set[int] = set()
-    for kernel, site in ctx.kernels_reaching():
-        memtype = site.memtype
-        if memtype is None or not memtype.is_gpu_global_semaphore:
-            continue
-        for use in site.uses:
+    sites = [(kernel, site.model, site.call, site.memtype, site.uses) for kernel, site in ctx.kernels_reaching()]
+    # Checked while tracing, before lowering: also a get_global no kernel reaches (in a jitted function).
+    reached = {id(call) for _, _, call, _, _ in sites}
+    sites += [(None, ctx.model, call, memtype, uses) for call, memtype, uses in traced_get_globals(ctx, reached)]
+    for kernel, model, call, memtype, uses in sites:
+        if memtype is None or memtype.space == "smem":
+            continue  # whatever get_global is given, barrier_wait takes only an SMEM ref
+        for use in uses:
             if use.kind != "barrier" or use.model is not ctx.model or id(use.node) in reported:
                 continue
             reported.add(id(use.node))
             shape = memtype.shape[use.indices or 0:] if memtype.shape is not None else None
-            picture = f"Ref<gmem>{{semaphore[{','.join(map(str, shape))}]}}" if shape is not None else "Ref<gmem>{semaphore[...]}"
+            dtype = memtype.dtype or "..."
+            picture = (f"Ref<{memtype.space}>{{{dtype}[{','.join(map(str, shape))}]}}" if shape is not None
+                       else f"Ref<{memtype.space}>{{{dtype}[...]}}")
             message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM plgpu.Barrier. '
                        "Allocate it in scratch_types or with pl.run_scoped. A global semaphore is for pl.semaphore_signal and "
                        "pl.semaphore_wait; barriers order copies and arrivals within a block.")
-            related = (ctx.related(site.model, site.call, "the global semaphore comes from here"),)
+            related = (ctx.related(model, call, "the global semaphore comes from here"),)
             yield ctx.finding(rule, use.node, message, related,
-                              facts={"kernel": kernel, "get_global": site.call, "model": site.model, "use": use,
-                                     "entry": kernel.entry})
+                              facts={"kernel": kernel, "get_global": call, "model": model, "use": use,
+                                     "entry": kernel.entry if kernel is not None else None})

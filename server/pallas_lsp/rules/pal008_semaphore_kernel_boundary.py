@@ -15,9 +15,9 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import MOSAIC_GPU, TPU_TC, TRITON, kernel_launches, kernel_models, uses_of
-from ..analysis.kernels import KernelIndex, get_global_calls, reachable_functions
-from ..analysis.values import Api, Func, MemType, SemaphoreArray
+from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, host_functions, kernel_launches, kernel_models, uses_of
+from ..analysis.kernels import get_global_calls
+from ..analysis.values import Api, MemType, SemaphoreArray
 
 CODE = "PAL008"
 NAME = "semaphore-kernel-boundary"
@@ -32,7 +32,6 @@ OUTSIDE_READ_QUOTE = "TypeError: No ir_type_handler for aval type"  # ...: <clas
 OUTSIDE_RETURNED_QUOTE = "mutable array references cannot be returned"
 EAGER_QUOTE = "NotImplementedError: Evaluation rule for 'get_global' not implemented"
 OPERAND_QUOTE = "Cannot pass semaphores into kernels as arrays"
-_JIT = {"jax.jit", "jax.api.jit", "jax.pjit.jit"}
 _ARRAY_OUTPUTS_ONLY = (MOSAIC_GPU, TRITON)  # pl.kernel with plgpu.Mesh; a GPU pallas_call
 _SEMAPHORE_DTYPES = ("semaphore", "barrier_semaphore", "dma_sem")
 
@@ -69,14 +68,16 @@ def check(ctx):
         found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
         if found is None or found[1] is None or found[1] not in ctx.model.parents:
             continue
-        tpu = kernel.api == "pl.pallas_call" and kernel.backend == TPU_TC
+        # The launch checks its outputs when it is built, interpreted or not.
+        backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
+        tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
         leaf = _semaphore_leaf(ctx, found[1], ("gmem", "semaphore_mem") if tpu else ("gmem",))
         if leaf is None:
             continue
         if kernel.api == "plgpu.kernel":
             message = _plgpu_kernel_message(kernel)
-        elif kernel.backend in _ARRAY_OUTPUTS_ONLY or tpu:
-            message = _array_outputs_message(ctx, kernel, leaf)
+        elif backend in _ARRAY_OUTPUTS_ONLY or tpu:
+            message = _array_outputs_message(ctx, kernel, leaf, backend)
         else:
             continue  # TPU meshes and SparseCore: not run
         if message is not None:
@@ -95,7 +96,7 @@ def _plgpu_kernel_message(kernel) -> str:
             "(or in a ref made by plgpu.alloc_semaphore).")
 
 
-def _array_outputs_message(ctx, kernel, leaf) -> str | None:
+def _array_outputs_message(ctx, kernel, leaf, backend: str) -> str | None:
     """pl.kernel (plgpu.Mesh) and a GPU or TPU pallas_call take only array types as outputs (jax 0.12 and
     0.11.1, run): a bare GPU SemaphoreType fails as an out_shape type, a shaped one on its dtype; on a TPU
     a bare TPU one fails as a block of rank 0, a shaped one on its dtype."""
@@ -103,12 +104,12 @@ def _array_outputs_message(ctx, kernel, leaf) -> str | None:
     memtype = as_memtype(value)
     if not isinstance(memtype, MemType):
         return None  # a ShapeDtypeStruct of pl.semaphore fails otherwise there (not encoded)
-    on_tpu = kernel.backend == TPU_TC
+    on_tpu = backend == TPU_TC
     if isinstance(value, Api) and on_tpu and memtype.space == "semaphore_mem":
         quote = "The Pallas TPU lowering currently supports only blocks of rank >= 1"  # a block of shape ()
     elif isinstance(value, Api):
         quote = OLD_RETURN_QUOTE
-    elif on_tpu or kernel.api == "pl.pallas_call" and kernel.backend == MOSAIC_GPU:  # (Mosaic GPU: jax 0.11.1)
+    elif on_tpu or kernel.api == "pl.pallas_call" and backend == MOSAIC_GPU:  # (Mosaic GPU: jax 0.11.1)
         quote = f"ValueError: unexpected input: dtype={memtype.dtype}"
     else:
         quote = f"TypeError: Cannot interpret '{memtype.dtype}' as a data type"
@@ -163,19 +164,7 @@ def _outside_kernels(ctx, rule):
     reached = {id(s.call) for k, s in ctx.kernels_reaching()}
     if all(id(call) in reached or ctx.model.enclosing_function(call) is None for call in calls):
         return
-    # id(function node) -> (jitted function node, its jit, the module of the jit): jitted here, or in a
-    # workspace module importing this one (only those that say "jit" are parsed for it).
-    run_by: dict[int, tuple[ast.AST, ast.AST, object]] = {}
-    sources = [ctx.model, *(m for m in ctx.project.importers(ctx.model) if "jit" in m.text)]
-    for source in sources:
-        jitted = _jitted_functions(ctx.project, source)
-        if not jitted:
-            continue
-        bodies = {id(e.body.node) for e in KernelIndex.of(ctx.project, source).entries if e.body is not None}
-        for func, jit in jitted.values():
-            for reachable in reachable_functions(ctx.project, func, exclude=bodies):
-                if reachable.model is ctx.model:
-                    run_by.setdefault(id(reachable.node), (func.node, jit, source))
+    run_by = host_functions(ctx.project, ctx.model)
     for call in calls:
         func = ctx.model.enclosing_function(call)
         if func is None or id(func) not in run_by or id(call) in reached:
@@ -183,15 +172,21 @@ def _outside_kernels(ctx, rule):
         live = {use.kind for use in uses_of(ctx.project, ctx.model, call) if use.live}
         if not live:
             continue  # jit drops an unused get_global
-        jitted_node, jit, source = run_by[id(func)]
-        if jitted_node is not func and "returned" in live:
+        host = run_by[id(func)]
+        if host.function is not func and "returned" in live:
             live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
-        how = ("This function is jitted directly, not run as a Pallas kernel" if jitted_node is func
-               else "This code runs in a jitted function, not in a Pallas kernel")
+        if host.jitted:
+            how = ("This function is jitted directly, not run as a Pallas kernel" if host.function is func
+                   else "This code runs in a jitted function, not in a Pallas kernel")
+            words = "jitted here, outside any kernel"
+        else:
+            how = ("This code runs outside the kernel it launches (jitted; run eagerly, JAX says "
+                   f'"{EAGER_QUOTE}")')
+            words = "the kernel is launched here: this code runs outside it"
         message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
                    f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
-        yield ctx.finding(rule, call, message, (ctx.related(source, jit, "jitted here, outside any kernel"),),
-                          facts={"get_global": call, "model": ctx.model, "jit": jit})
+        yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
+                          facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
 
 
 def _outside_quote(live_uses: set[str]) -> str:
@@ -203,26 +198,3 @@ def _outside_quote(live_uses: set[str]) -> str:
     if live_uses == {"read"}:
         return OUTSIDE_READ_QUOTE
     return OUTSIDE_RETURNED_QUOTE
-
-
-def _jitted_functions(project, model) -> dict[int, tuple[Func, ast.AST]]:
-    """id(function node) -> (the function, the jit call or decorator), for functions jitted in `model` (a
-    jitted function of another module counts where it is defined)."""
-    evaluate = project.evaluator.value
-    found: dict[int, tuple[Func, ast.AST]] = {}
-    for call in model.calls_named("jit"):
-        callee = evaluate(model, call.func)
-        if isinstance(callee, Api) and callee.name in _JIT and call.args:
-            target = evaluate(model, call.args[0])
-            if isinstance(target, Func):
-                found[id(target.node)] = (target, call)
-    for func in model.functions:
-        for decorator in getattr(func, "decorator_list", []):
-            callee = evaluate(model, decorator.func if isinstance(decorator, ast.Call) else decorator)
-            if isinstance(callee, Api) and callee.name in _JIT:
-                found[id(func)] = (Func(model, func), decorator)
-    index = KernelIndex.of(project, model)
-    for entry in index.entries:  # a kernel body is never "outside a kernel"
-        if entry.body is not None:
-            found.pop(id(entry.body.node), None)
-    return found
