@@ -40,6 +40,8 @@ def start(capabilities: types.ClientCapabilities):
 
 
 client = start(types.ClientCapabilities(**CAPABILITIES))
+resolve_client = start(types.ClientCapabilities(**CAPABILITIES, text_document=types.TextDocumentClientCapabilities(
+    code_action=types.CodeActionClientCapabilities(resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"])))))
 pull_client = start(types.ClientCapabilities(
     **CAPABILITIES,
     text_document=types.TextDocumentClientCapabilities(diagnostic=types.DiagnosticClientCapabilities()),
@@ -76,6 +78,17 @@ async def cell_diagnostics(client: LanguageClient) -> dict[int, list]:
 
 
 FINDING = ("PAL001", (1, 9, 1, 28), MESSAGE)  # `pl.get_global(TILE)`, on the cell's second line
+FIX_IN_CELLS = sorted([
+    (CELL_URIS[1], 1, [(3, 0, 4, 0, "")]),  # the `pl` import, unused now
+    (CELL_URIS[3], 1, [(0, 21, 2, 32, ", tile_ref):\n  o_ref[...] = x_ref[...] + tile_ref")]),
+    (CELL_URIS[4], 1, [(0, 38, 0, 38, ", scratch_types=[TILE]")]),
+])
+
+
+def cell_changes(edit: dict) -> list:
+    return sorted((change["textDocument"]["uri"], change["textDocument"]["version"], [
+        (e["range"]["start"]["line"], e["range"]["start"]["character"], e["range"]["end"]["line"],
+         e["range"]["end"]["character"], e["newText"]) for e in change["edits"]]) for change in edit["documentChanges"])
 
 
 @pytest.mark.asyncio(loop_scope="function")
@@ -120,14 +133,7 @@ async def test_quick_fix_and_fix_all_edit_the_cells(client: LanguageClient):
         range=diagnostics[0].range, context=types.CodeActionContext(diagnostics=list(diagnostics))))
     fix = next(a for a in actions if a.get("isPreferred"))
     assert fix["title"] == "pallas-lsp (PAL001): Allocate tile as scratch (scratch_types)"
-    assert sorted((change["textDocument"]["uri"], change["textDocument"]["version"], [
-        (e["range"]["start"]["line"], e["range"]["start"]["character"], e["range"]["end"]["line"],
-         e["range"]["end"]["character"], e["newText"]) for e in change["edits"]])
-        for change in fix["edit"]["documentChanges"]) == sorted([
-        (CELL_URIS[1], 1, [(3, 0, 4, 0, "")]),  # the `pl` import, unused now
-        (CELL_URIS[3], 1, [(0, 21, 2, 32, ", tile_ref):\n  o_ref[...] = x_ref[...] + tile_ref")]),
-        (CELL_URIS[4], 1, [(0, 38, 0, 38, ", scratch_types=[TILE]")]),
-    ])
+    assert cell_changes(fix["edit"]) == FIX_IN_CELLS
     fix_all = await code_actions_json(client, types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=CELL_URIS[4]), range=types.Range(
             start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
@@ -171,3 +177,17 @@ async def test_a_notebook_sent_as_one_python_document_is_python(client: Language
     fix = next(a for a in actions if a.get("isPreferred"))
     assert fix["title"] == "pallas-lsp (PAL001): Allocate tile as scratch (scratch_types)"
     assert {change["textDocument"]["uri"] for change in fix["edit"]["documentChanges"]} == {uri}
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_quick_fix_resolved_in_a_cell_edits_the_cells(resolve_client: LanguageClient):
+    open_notebook(resolve_client)
+    diagnostics = (await publish_for(resolve_client, CELL_URIS[3], timeout=60)).diagnostics
+    actions = await code_actions_json(resolve_client, types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=CELL_URIS[3]),
+        range=diagnostics[0].range, context=types.CodeActionContext(diagnostics=list(diagnostics))))
+    fix = next(a for a in actions if a.get("isPreferred"))
+    assert "edit" not in fix
+    resolved = await asyncio.wait_for(resolve_client.code_action_resolve_async(
+        resolve_client.protocol._converter.structure(fix, types.CodeAction)), 60)
+    assert cell_changes(resolve_client.protocol._converter.unstructure(resolved.edit)) == FIX_IN_CELLS

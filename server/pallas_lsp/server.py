@@ -781,11 +781,12 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
     from .analysis.hover import inlay_hints
 
     document = ls.readable_document(params.text_document.uri)
-    if document is None or not ls.folder_for(uri_to_path(document.uri)).settings.inlay_hints:
+    notebook = ls.notebook_of_cell(document.uri) if document is not None else None
+    path = notebook.path if notebook is not None else uri_to_path(document.uri) if document is not None else None
+    if document is None or not ls.folder_for(path).settings.inlay_hints:
         return None
     version, lines = document.version, document.lines
     first, count = 0, len(lines)
-    notebook = ls.notebook_of_cell(document.uri)
     if notebook is not None:  # a cell's hints: those of its lines of the notebook's module
         where = notebook.module_range(document.uri)
         if where is None:
@@ -1110,10 +1111,10 @@ async def resolve_code_action(ls: PallasServer, action: types.CodeAction) -> typ
     if text_hash(split_lines(text)) != data.get("textHash"):
         return action
     notebook = ls.notebook_of_cell(document.uri)
-    finding = _finding_from(document.uri if notebook is not None else uri_to_path(document.uri), data.get("finding") or {})
+    # In a cell, the action's finding is the notebook module's (as `_quick_fixes` made it).
+    finding = _finding_from(notebook.path if notebook is not None else uri_to_path(document.uri), data.get("finding") or {})
     analysed, fixes_key = document, data["textHash"]
     if notebook is not None and finding is not None:  # the fix of the notebook's module, as in _quick_fixes
-        finding = notebook.module_finding(finding)
         analysed, version, text = notebook, notebook.version, notebook.notebook.module
         fixes_key = text_hash(split_lines(text))
     if finding is None:
