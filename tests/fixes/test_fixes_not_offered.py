@@ -124,14 +124,20 @@ def body(x_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
 """,
-    "semaphore scratch under InterpretGPUParams (JAX cannot run it)": """
+    # Under `interpret=plgpu.InterpretGPUParams()` of the launch the semaphore becomes scratch run with
+    # interpret=True (unsafe; golden case scratch_semaphore_gpu_interpreter_unsafe); under a context:
+    "semaphore under force_gpu_interpret_mode (the GPU interpreter runs none)": """
 def body(x_ref, o_ref):
   sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
   pl.semaphore_signal(sem)
   pl.semaphore_wait(sem)
   o_ref[...] = x_ref[...]
 
-kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
+kernel = plgpu.kernel(body, out_type=X)
+
+def run(x):
+  with plgpu.force_gpu_interpret_mode():
+    return kernel(x)
 """,
     "shaped semaphore without index, no axis index held for its length": """
 def body(x_ref, o_ref):

@@ -132,17 +132,29 @@ def fix(project, model, call, value, code: str):
         for entry in entries:
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
-    elif regular_interpreted:
+    to_interpret_true = []  # `interpret=plgpu.InterpretGPUParams(...)` keywords that become interpret=True
+    if regular_interpreted:
         for entry in entries:
             # interpret=True (or a value that may be True: a constant, the environment) runs a scratch
             # semaphore, and a compiled kernel lowers one; the GPU interpreter runs none (jax 0.12:
-            # `NotImplementedError: nan + semaphore`).
-            if any(site_interpreter(project, entry, site) != "hlo" for site in [*entry.interpret, *entry.maybe_interpret]):
-                raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, "
-                                "set_gpu_interpret_mode) runs no semaphore, global or scratch")
+            # `NotImplementedError: nan + semaphore`): an `interpret=plgpu.InterpretGPUParams()` of the
+            # launch itself can become interpret=True (unsafe: another interpreter).
+            for site in [*entry.interpret, *entry.maybe_interpret]:
+                if site_interpreter(project, entry, site) == "hlo":
+                    continue
+                keyword = entry.kernel.kwarg("interpret")
+                if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is model):
+                    raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, "
+                                    "set_gpu_interpret_mode) runs no semaphore, global or scratch")
+                to_interpret_true.append(site.node)
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
+        if to_interpret_true:
+            unsafe = ("the GPU interpreter runs no semaphore: interpret=True runs it instead of "
+                      "plgpu.InterpretGPUParams" + (f", and {unsafe}" if unsafe else ""))
     builder = FixBuilder(project)
+    for node in to_interpret_true:
+        replace_expression(builder, model, node, "True")
     type_code = (lambda: _regular_code(builder, model, value.shape)) if as_regular else (
         lambda: _movable_type(model, call, value, builder))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
@@ -152,6 +164,8 @@ def fix(project, model, call, value, code: str):
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else ""
+    if to_interpret_true:
+        through += ", run with interpret=True"
     title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
              f"({_KEYWORD[entries[0].api]}){through}")
     if unsafe:
