@@ -9,6 +9,8 @@ on concrete arrays is traced rather than run (no kernel is compiled or executed;
 and `jax.eval_shape` trace as they always do). Every `pallas_call` / `mpmd_map` bound meanwhile is
 recorded: the kernel body's jaxpr sits in the equation's params and its invars are the refs in
 parameter order; `plgpu.kernel` allocates scratch in a nested `run_scoped`, whose invars follow.
+The equations are read by the trace worker's own `kernel_ref_types` (server/pallas_lsp/trace/
+runner.py), the same reading a trace's hovers show.
 
 Prints ONE JSON object: {"types": {body_path: {body_line: {param: [str(aval), ...]}}},
 "errors": {file: "ExcType: message"}}: the avals JAX gave each parameter (distinct, in the order
@@ -17,8 +19,8 @@ seen), keyed by the path and first line (`def`, or its first decorator) of the b
 
 from __future__ import annotations
 
-import ast
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -27,78 +29,36 @@ import sys
 import traceback
 
 
-def _function_at(path: str, line: int) -> ast.FunctionDef | None:
-    try:
-        tree = ast.parse(open(path, encoding="utf-8").read())
-    except (OSError, SyntaxError):
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            if line in (first, node.lineno):
-                return node
-    return None
-
-
-def _where(debug_info) -> tuple[str, int] | None:
-    """(path, line) of `name at path:line`."""
-    src = getattr(debug_info, "func_src_info", None) or ""
-    _, _, location = src.rpartition(" at ")
-    path, _, line = location.rpartition(":")
-    return (os.path.abspath(path), int(line)) if line.isdigit() else None
-
-
-def _positional_names(function: ast.FunctionDef) -> list[str]:
-    return [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+def _runner():
+    """The trace worker's own reading of kernel equations (server/pallas_lsp/trace/runner.py, standard
+    library and jax only), loaded by path: this environment has no pallas_lsp installed."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server", "pallas_lsp", "trace", "runner.py")
+    spec = importlib.util.spec_from_file_location("pallas_trace_runner", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Recorder:
     def __init__(self):
         self.types: dict[str, dict[int, dict[str, list[str]]]] = {}
+        self.runner = _runner()
 
-    def add(self, where: tuple[str, int], name: str, aval) -> None:
-        path, line = where
-        seen = self.types.setdefault(path, {}).setdefault(line, {}).setdefault(name, [])
-        if str(aval) not in seen:
-            seen.append(str(aval))
-
-    def pallas_call(self, params) -> None:
-        jaxpr = params["jaxpr"]
-        where = _where(jaxpr.debug_info)
-        if where is None:
-            return
-        for name, var in zip(jaxpr.debug_info.arg_names or (), jaxpr.invars):
-            self.add(where, name, var.aval)
-
-    def mpmd_map(self, params) -> None:
-        """plgpu.kernel: operands and outputs are the mpmd body's invars, scratch the run_scoped's."""
-        for jaxpr in params["jaxprs"]:
-            jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-            scoped = next((e for e in jaxpr.eqns if e.primitive.name == "run_scoped"), None)
-            if scoped is None:
-                continue
-            inner = scoped.params["jaxpr"]
-            where = _where(inner.debug_info)
-            function = _function_at(*where) if where else None
-            if function is None:
-                continue
-            names = _positional_names(function)
-            for name, var in zip(names, jaxpr.invars):
-                self.add(where, name, var.aval)
-            rest = names[len(jaxpr.invars):]
-            keywords = {a.arg for a in [*function.args.args, *function.args.kwonlyargs]}
-            for index, (name, var) in enumerate(zip(inner.debug_info.arg_names or (), inner.invars)):
-                self.add(where, name if name in keywords else rest[index], var.aval)
+    def record(self, primitive: str, params) -> None:
+        for ref in self.runner.kernel_ref_types(primitive, params):
+            seen = self.types.setdefault(ref["path"], {}).setdefault(ref["line"], {}).setdefault(ref["name"], [])
+            if ref["aval"] not in seen:
+                seen.append(ref["aval"])
 
 
 def _hook(recorder: Recorder) -> None:
     from jax._src.pallas import mpmd, pallas_call
 
-    for primitive, record in ((pallas_call.pallas_call_p, recorder.pallas_call), (mpmd.mpmd_map_p, recorder.mpmd_map)):
+    for primitive in (pallas_call.pallas_call_p, mpmd.mpmd_map_p):
         original = primitive.bind
 
-        def bind(*args, _original=original, _record=record, **params):
-            _record(params)
+        def bind(*args, _original=original, _name=primitive.name, **params):
+            recorder.record(_name, params)
             return _original(*args, **params)
 
         primitive.bind = bind

@@ -122,6 +122,8 @@ class PallasServer(LanguageServer):
         self.setting_problems: set[str] = set()  # bad setting values of the last configuration, shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
         self.traced_kernels: dict[str, list[dict]] = {}  # uri -> the kernel records of its last trace (hover, lens)
+        # JAX's types of kernel refs from the last trace of each uri: {body path: {(first line, name): avals}}
+        self.traced_refs: dict[str, dict[str, dict[tuple[int, str], list[str]]]] = {}
         self.watch_files = False  # the client can report file events (didChangeWatchedFiles)
         self.file_events = False  # ... and has been asked to: workspace files are read again only on events
         self.background_queued = False  # `background_work` is waiting on the analysis thread
@@ -768,8 +770,9 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
             return None
         document, (line, column) = notebook, where
     traced = ls.traced_kernels.get(document.uri, ())
-    markdown = await ls.on_analysis_thread(
-        document, "hover", lambda project, path, text: hover_text(project, path, text, line, column, traced))
+    traced_refs = traced_refs_of(ls, uri_to_path(document.uri))
+    markdown = await ls.on_analysis_thread(document, "hover", lambda project, path, text: hover_text(
+        project, path, text, line, column, traced, traced_refs))
     if markdown is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
@@ -792,8 +795,9 @@ async def inlay_hint(ls: PallasServer, params: types.InlayHintParams) -> list[ty
         if where is None:
             return None
         (first, count), document, version = where, notebook, notebook.version
+    traced_refs = traced_refs_of(ls, uri_to_path(document.uri))
     hints = await ls.on_analysis_thread(document, "inlay hints", lambda project, path, text: inlay_hints(
-        project, path, text, first + params.range.start.line, first + params.range.end.line), failed=[])
+        project, path, text, first + params.range.start.line, first + params.range.end.line, traced_refs), failed=[])
     if not ls.is_current(document, version):
         return None  # edited meanwhile; the client asks again for the new text
     hints = [(line - first, column, label, tooltip) for line, column, label, tooltip in hints if 0 <= line - first < count]
@@ -1297,11 +1301,45 @@ def _republish(ls: PallasServer, uris) -> None:
 
 
 def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
-    """An edit makes a trace stale: drop what it put on this document and what a trace of it put elsewhere."""
+    """An edit makes a trace stale: drop what it put on this document and what a trace of it put elsewhere,
+    and the traced types of the kernels it traced or that are defined in it."""
     affected = {uri} | _trace_origins.pop(uri, set())
     ls.traced_kernels.pop(uri, None)
     dropped = {u for u in affected if ls.trace_diagnostics.pop(u, None) is not None}
+    path = os.path.realpath(uri_to_path(uri))
+    for origin in [o for o, refs in ls.traced_refs.items() if o == uri or path in refs]:
+        del ls.traced_refs[origin]
     _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
+
+
+def remember_traced_refs(ls: PallasServer, uri: str, result: dict) -> None:
+    """Keep what the trace found each kernel body's refs to be (the worker's `kernel_refs`), for hovers
+    and inlay hints until the traced file or the body's file changes; ask the client for new hints."""
+    found: dict[str, dict[tuple[int, str], list[str]]] = {}
+    for ref in result.get("kernel_refs") or []:
+        seen = found.setdefault(ref["path"], {}).setdefault((ref["line"], ref["name"]), [])
+        if ref["aval"] not in seen:
+            seen.append(ref["aval"])
+    if found:
+        ls.traced_refs[uri] = found
+    else:
+        ls.traced_refs.pop(uri, None)
+    workspace = ls.client_capabilities.workspace
+    if found and workspace is not None and workspace.inlay_hint is not None and workspace.inlay_hint.refresh_support:
+        try:
+            ls.workspace_inlay_hint_refresh(None)
+        except Exception:
+            log.debug("workspace/inlayHint/refresh failed", exc_info=True)
+
+
+def traced_refs_of(ls: PallasServer, path: str) -> dict[tuple[int, str], list[str]]:
+    """The traced types of the kernel bodies defined in `path`, from every trace still current."""
+    path = os.path.realpath(path)
+    merged: dict[tuple[int, str], list[str]] = {}
+    for refs in ls.traced_refs.values():
+        for key, avals in refs.get(path, {}).items():
+            merged.setdefault(key, []).extend(a for a in avals if a not in merged.get(key, []))
+    return merged
 
 
 def _refresh_code_lenses(ls: PallasServer) -> None:
@@ -1499,6 +1537,7 @@ async def trace_command(ls: PallasServer, *arguments):
     if definition is not None:
         result["definition_line"] = definition  # 0-based: where a `# pallas-lsp: trace(...)` comment goes
     diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition)
+    remember_traced_refs(ls, uri, result)
     previous = _trace_origins.pop(uri, set())
     for stale in previous:
         ls.trace_diagnostics.pop(stale, None)

@@ -155,6 +155,44 @@ async def test_trace_by_position_reports_resources_with_progress(client: Languag
 
 
 @pytest.mark.asyncio(loop_scope="function")
+async def test_after_a_trace_hover_and_inlay_hints_show_jaxs_own_types_until_the_file_changes(client: LanguageClient):
+    open_file(client, KERNELS)
+
+    def hover(line, character):
+        return client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=KERNELS), position=types.Position(line, character)))
+
+    async def hints():
+        found = await client.text_document_inlay_hint_async(types.InlayHintParams(
+            text_document=types.TextDocumentIdentifier(uri=KERNELS),
+            range=types.Range(types.Position(24, 0), types.Position(25, 0))))
+        return [hint.label for hint in found]
+
+    static = (await hover(24, 13)).contents.value  # `x_ref` of add_one: its operand is not known statically
+    assert static.startswith("```python\nx_ref: Ref<gmem>{?[?]}\n```")
+    assert await hints() == [": gmem", ": f32[128] gmem", ": f32[128,128] smem", ": bf16[256] smem", ": barrier[] smem"]
+
+    result = await trace(client, KERNELS, "add_one")
+    assert result["ok"]
+    assert [(r["line"], r["name"], r["aval"]) for r in result["kernel_refs"]] == [
+        (19, "x_ref", "Ref<gmem>{float32[128]}"), (19, "o_ref", "Ref<gmem>{float32[128]}"),
+        (19, "tile", "Ref<smem>{float32[128,128]}"), (19, "small", "Ref<smem>{bfloat16[256]}"),
+        (19, "barrier", "Ref<smem>{barrier[]}")]
+    assert (await hover(24, 13)).contents.value == (
+        "```python\nx_ref: Ref<gmem>{float32[128]}\n```\n\ntraced by JAX (until the file changes)\n\n"
+        "- kernel input from `operand 0` of `plgpu.kernel` (line 19)")
+    assert await hints() == [": f32[128] gmem (traced)", ": f32[128] gmem (traced)", ": f32[128,128] smem (traced)",
+                             ": bf16[256] smem (traced)", ": barrier[] smem (traced)"]
+
+    text = open(TRACE / "kernels.py").read()
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=KERNELS, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text + "\n")]))
+    assert (await hover(24, 13)).contents.value == static
+    assert await hints() == [": gmem", ": f32[128] gmem", ": f32[128,128] smem", ": bf16[256] smem", ": barrier[] smem"]
+
+
+@pytest.mark.asyncio(loop_scope="function")
 async def test_pull_diagnostics_include_the_trace(pull_client: LanguageClient):
     client = pull_client
     open_file(client, BAD)

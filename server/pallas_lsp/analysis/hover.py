@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 
+from ..trace.targets import short_dtype
 from .evaluate import as_memtype
-from .kernel_args import KernelParam, param_at, parameters_of_module
+from .kernel_args import KernelParam, body_first_line, param_at, parameter_at, parameters_of_module
 from .kernels import get_global_argument, get_global_calls
 from .project import Project
 from .values import Api, MemType, OneOf, ShapeDtype, Value
@@ -27,16 +30,25 @@ def describe_value(value: Value) -> str:
     return "not known statically"
 
 
-def hover_text(project: Project, path: str, text: str, line: int, column: int, traced=()) -> str | None:
+# What a trace found each kernel body's refs to be (the trace worker's `kernel_refs`), for one file:
+# (1-based first line of the body, parameter name) -> JAX's avals.
+TracedRefs = dict[tuple[int, str], list[str]]
+
+
+def hover_text(project: Project, path: str, text: str, line: int, column: int, traced=(),
+               traced_refs: TracedRefs | None = None) -> str | None:
     """Markdown for a hover at a 0-based line and code-point column, or None if nothing is known there.
-    `traced`: the kernel records of the document's last trace (their figures replace the estimate)."""
+    `traced`: the kernel records of the document's last trace (their figures replace the estimate);
+    `traced_refs`: JAX's types of kernel parameters from a trace still current (shown instead of the
+    inferred ones)."""
     from .incremental import model_for_lines
 
     with model_for_lines(project, path, text, line, line) as model:
-        return _hover_text(project, model, line, column, traced)
+        return _hover_text(project, model, line, column, traced, traced_refs)
 
 
-def _hover_text(project: Project, model, line: int, column: int, traced=()) -> str | None:
+def _hover_text(project: Project, model, line: int, column: int, traced=(),
+                traced_refs: TracedRefs | None = None) -> str | None:
     for call in get_global_calls(project, model):
         span = model.source.span(call)
         inside = (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
@@ -47,10 +59,32 @@ def _hover_text(project: Project, model, line: int, column: int, traced=()) -> s
             return None
         value = project.evaluator.value(model, argument)
         return f"**pl.get_global** of `{model.segment(argument)}`\n\nInferred: {describe_value(value)}"
+    if traced_refs:
+        arg = parameter_at(model, line, column, lambda node: (body_first_line(model, node), node.arg) in traced_refs)
+        if arg is not None:
+            return describe_traced(arg.arg, traced_refs[body_first_line(model, arg), arg.arg],
+                                   parameters_of_module(project, model).get(id(arg), []))
     params = param_at(project, model, line, column)
     if params:
         return describe_params(params)
     return _budget_hover(project, model, line, column, traced)
+
+
+def _short_aval(aval: str) -> str:
+    """`Ref<default>{float32[8,128]}` -> `f32[8,128]`; `Ref<smem>{float32[128]}` -> `f32[128] smem`."""
+    found = re.fullmatch(r"Ref<([^>]*)>\{([A-Za-z0-9_]+)\[([^\]]*)\]\}", aval)
+    if found is None:
+        return aval
+    space, dtype, shape = found.groups()
+    return f"{short_dtype(dtype)}[{shape}]" + ("" if space == "default" else f" {space}")
+
+
+def describe_traced(name: str, avals: list[str], params: list[KernelParam]) -> str:
+    """JAX's own type of a kernel parameter from the last trace, marked as traced; the roles inferred."""
+    head = f"```python\n{name}: {avals[0]}\n```" if len(avals) == 1 else f"**{name}**: " + ", ".join(
+        f"`{a}`" for a in avals)
+    lines = [f"- {p.describe()}" for p in params]
+    return "\n\n".join([head, "traced by JAX (until the file changes)", *(["\n".join(lines)] if lines else [])])
 
 
 def _budget_hover(project: Project, model, line: int, column: int, traced=()) -> str | None:
@@ -132,7 +166,8 @@ def describe_params(params: list[KernelParam]) -> str:
     return "\n\n".join(parts)
 
 
-def inlay_hints(project: Project, path: str, text: str, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
+def inlay_hints(project: Project, path: str, text: str, first_line: int, last_line: int,
+                traced_refs: TracedRefs | None = None) -> list[tuple[int, int, str, str]]:
     """(line, column, label, tooltip) after each unannotated kernel parameter in the line range.
 
     Labels are short (`: f32[4,128]`, `: f32[128] smem`: the memory space only where it is not
@@ -141,14 +176,24 @@ def inlay_hints(project: Project, path: str, text: str, first_line: int, last_li
     from .incremental import model_for_lines
 
     with model_for_lines(project, path, text, first_line, last_line) as model:
-        return _inlay_hints(project, model, first_line, last_line)
+        return _inlay_hints(project, model, first_line, last_line, traced_refs)
 
 
-def _inlay_hints(project: Project, model, first_line: int, last_line: int) -> list[tuple[int, int, str, str]]:
+def _inlay_hints(project: Project, model, first_line: int, last_line: int,
+                 traced_refs: TracedRefs | None = None) -> list[tuple[int, int, str, str]]:
     hints = []
+    traced_here = set()
+    for node in ast.walk(model.tree) if traced_refs else ():
+        if isinstance(node, ast.arg) and node.annotation is None and (body_first_line(model, node), node.arg) in traced_refs:
+            span = model.source.span(node)
+            if first_line <= span.line <= last_line:
+                avals = traced_refs[body_first_line(model, node), node.arg]
+                traced_here.add(id(node))
+                hints.append((span.line, span.column + len(node.arg), ": " + " | ".join(map(_short_aval, avals)) +
+                              " (traced)", "traced by JAX (until the file changes): " + ", ".join(avals)))
     for params in parameters_of_module(project, model).values():
         node = params[0].node
-        if node.annotation is not None:
+        if node.annotation is not None or id(node) in traced_here:
             continue
         span = model.source.span(node)
         if not first_line <= span.line <= last_line:

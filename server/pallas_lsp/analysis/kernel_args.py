@@ -482,15 +482,28 @@ def param_at(project: "Project", model: "ModuleModel", line: int, column: int) -
     params = parameters_of_module(project, model)
     if not params:
         return []
+    arg = parameter_at(model, line, column, lambda node: id(node) in params)
+    return params[id(arg)] if arg is not None else []
+
+
+def parameter_at(model: "ModuleModel", line: int, column: int, wanted=lambda arg: True) -> ast.arg | None:
+    """The function parameter (`wanted`) named at a 0-based position: itself, or a use of it."""
     for node in ast.walk(model.tree):
-        if isinstance(node, ast.arg) and id(node) in params:
+        if isinstance(node, ast.arg) and wanted(node):
             span = model.source.span(node)
             if span.line == line and span.column <= column <= span.column + len(node.arg):
-                return params[id(node)]
+                return node
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             span = model.source.span(node)
             if span.line == line and span.column <= column <= span.end_column:
                 binding = model.lookup(node.id, model.scope_of(node), node.lineno)
-                if binding is not None and binding.kind == "param" and id(binding.node) in params:
-                    return params[id(binding.node)]
-    return []
+                if binding is not None and binding.kind == "param" and wanted(binding.node):
+                    return binding.node
+    return None
+
+
+def body_first_line(model: "ModuleModel", arg: ast.arg) -> int:
+    """1-based first line of the function `arg` belongs to (its first decorator's), as JAX's debug
+    info names a kernel body."""
+    function = model.parents[model.parents[arg]]
+    return min([function.lineno, *(d.lineno for d in getattr(function, "decorator_list", ()))])

@@ -200,6 +200,72 @@ def _walk_eqns(jaxpr, inside: bool = False):
             yield from _walk_eqns(sub, kernel)
 
 
+def kernel_ref_types(primitive: str, params) -> list[dict]:
+    """{"path", "line", "name", "aval"} for each ref a kernel body receives, from a `pallas_call` or
+    `mpmd_map` equation's params: the body jaxpr's invars are the refs in parameter order (named by
+    its debug info); `plgpu.kernel` allocates its scratch in a nested `run_scoped`, whose invars
+    follow (named by the body's own parameters). `line` is the body's first line (`def`, or its
+    first decorator), as the jaxpr's debug info gives it."""
+    found = []
+    if primitive == "pallas_call":
+        jaxpr = params["jaxpr"]
+        where = _function_source(jaxpr.debug_info)
+        if where is not None:
+            for name, var in zip(jaxpr.debug_info.arg_names or (), jaxpr.invars):
+                found.append({"path": where[0], "line": where[1], "name": name, "aval": str(var.aval)})
+    elif primitive == "mpmd_map":
+        for jaxpr in params["jaxprs"]:
+            jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+            scoped = next((e for e in jaxpr.eqns if e.primitive.name == "run_scoped"), None)
+            inner = scoped.params["jaxpr"] if scoped is not None else None
+            where = _function_source(inner.debug_info) if inner is not None else None
+            function = _function_at(*where) if where is not None else None
+            if function is None:
+                continue
+            args = function.args
+            names = [a.arg for a in [*args.posonlyargs, *args.args]]
+            keywords = {a.arg for a in [*args.args, *args.kwonlyargs]}
+            rest = names[len(jaxpr.invars):]
+            scratch = [(n if n in keywords else (rest[i] if i < len(rest) else None), v)
+                       for i, (n, v) in enumerate(zip(inner.debug_info.arg_names or (), inner.invars))]
+            for name, var in [*zip(names, jaxpr.invars), *scratch]:
+                if name is not None:
+                    found.append({"path": where[0], "line": where[1], "name": name, "aval": str(var.aval)})
+    return found
+
+
+def _traced_ref_types(jaxpr) -> list[dict]:
+    """`kernel_ref_types` of every kernel equation of a traced program, distinct, in order."""
+    found = []
+    for eqn, _ in _walk_eqns(jaxpr):
+        for ref in kernel_ref_types(eqn.primitive.name, eqn.params):
+            if ref not in found:
+                found.append(ref)
+    return found
+
+
+def _function_source(debug_info) -> tuple[str, int] | None:
+    """(path, line) of a jaxpr's `name at path:line`."""
+    source = getattr(debug_info, "func_src_info", None) or ""
+    path, _, line = source.rpartition(" at ")[2].rpartition(":")
+    return (os.path.realpath(path), int(line)) if line.isdigit() and path else None
+
+
+def _function_at(path: str, line: int):
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            tree = ast.parse(file.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                line in (node.lineno, min([node.lineno, *(d.lineno for d in node.decorator_list)])):
+            return node
+    return None
+
+
 def _user_frame(eqn):
     from jax._src import source_info_util
     return source_info_util.user_frame(eqn.source_info.traceback)
@@ -490,6 +556,10 @@ class Worker:
             result["error"] = self._error(exc, result["stage"], traced, user)
         finally:
             result["kernels"] = list(self.capture.kernels)
+            try:  # what each kernel body's refs are, as JAX traced them (hovers show them until an edit)
+                result["kernel_refs"] = _traced_ref_types(traced.jaxpr) if traced is not None else []
+            except Exception:  # noqa: BLE001 - never lose the trace's own answer over this
+                result["kernel_refs"] = []
             result["files"] = _user_module_files(user)
         timings["total"] = round(time.perf_counter() - started, 6)
         return result
