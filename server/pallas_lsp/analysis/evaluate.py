@@ -629,7 +629,9 @@ class Evaluator:
         name = getattr(func_node, "name", None)
         if name is None:
             return
-        for where in [model, *self.project.importers_since_last_change(model)]:
+        cls = model.enclosing_class(func_node) if name == "__call__" else None
+        mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
+        for where in [model, *self.project.importers_mentioning(model, mentioned)]:
             for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model):
                 yield where, call, func, args, kwargs
 

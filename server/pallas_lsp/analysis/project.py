@@ -415,16 +415,18 @@ class Project:
         kernel body defined in `model` may be launched."""
         return [self.model(path) for path in self.index.importers(model.path, model.module_name)]
 
-    def importers_since_last_change(self, model: ModuleModel) -> list[ModuleModel]:
-        """`importers`, asked once between two changes (a text set, a file event): for questions asked
-        many times in one analysis (the call sites of each function), where the index's look at every
-        workspace file's stamp would cost more than the analysis. A module importing `model` that
-        appears on disk with no file event is seen after the next change."""
-        key = ("importers", self._change_count)
-        found = model.eval_cache.get(key)
-        if found is None:
-            found = model.eval_cache[key] = self.importers(model)
-        return found
+    def importers_mentioning(self, model: ModuleModel, name: str) -> list[ModuleModel]:
+        """The `importers` whose text holds `name`, the index asked once between two changes (a text
+        set, a file event): for questions asked many times in one analysis (the call sites of each
+        function), where the index's look at every workspace file's stamp would cost more than the
+        analysis, and modelling every importer of a module of a big package (hundreds, each then
+        analysed for its own imports) doubled a first server start's memory. A module importing
+        `model` that appears on disk with no file event is seen after the next change."""
+        key = ("importer-paths", self._change_count)
+        paths = model.eval_cache.get(key)
+        if paths is None:
+            paths = model.eval_cache[key] = self.index.importers(model.path, model.module_name)
+        return [self.model(path) for path in paths if name in self.text(path)]
 
     def can_matter(self, path: str, text: str | None = None) -> bool:
         """False when the file (or its `text`) cannot have findings (see `ImportIndex.can_matter`)."""
