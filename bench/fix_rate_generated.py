@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import shutil
 import sys
 import tempfile
@@ -34,42 +33,16 @@ sys.path[:0] = [str(REPO / "tests"), str(REPO / "server")]
 from kernel_generator import differential, grammar  # noqa: E402
 
 
-class _Reasons(logging.Handler):
-    """What the fix builders log when they refuse a fix (`... not offered: why`)."""
-
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.seen: list[str] = []
-
-    def emit(self, record):
-        message = record.getMessage()
-        if " not offered" in message:
-            self.seen.append(message)
-
-
 def _refusals(project, findings) -> list[str]:
-    """For each remaining finding: its code and why it has no applicable fix."""
-    from pallas_lsp.fixes import fixes_for, has_rewrite
+    """For each remaining finding: its code and why it has no applicable fix (what the editor's
+    disabled code action says)."""
+    from pallas_lsp.fixes import fixes_and_reason, has_rewrite
 
-    handler = _Reasons()
-    logger = logging.getLogger("pallas_lsp.fixes")
-    logger.addHandler(handler)
-    old_level = logger.level
-    logger.setLevel(logging.DEBUG)
-    try:
-        out = []
-        for finding in findings:
-            handler.seen.clear()
-            fixes = fixes_for(project, finding)
-            if has_rewrite(fixes):
-                out.append(f"{finding.code}: a fix is offered but was not applied")
-                continue
-            why = "; ".join(dict.fromkeys(handler.seen)) or "no fix builder for it"
-            out.append(f"{finding.code}: {why}")
-        return out
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old_level)
+    out = []
+    for finding in findings:
+        fixes, reason = fixes_and_reason(project, finding)
+        out.append(f"{finding.code}: " + ("a fix is offered but was not applied" if has_rewrite(fixes) else reason))
+    return out
 
 
 def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
