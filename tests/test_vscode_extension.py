@@ -33,6 +33,7 @@ STEPS = [
     "an old pallasLsp.* setting moves to its pallas.* name and applies",
     "inlay hints are short and pallas.inlayHints.enable switches them",
     "the quick-fix list has the fixes, Show documentation and Fix all; the preferred fix removes PAL001",
+    "a Jupyter notebook's cell gets PAL001, and its quick fix, made in the cells, clears it",
     "pallas-lsp: Trace Kernel shows the resource report of a good kernel, marked stale after an edit",
     "pallas-lsp: Trace Kernel with the cursor inside a kernel body traces the launch that runs it",
     "a trace inside a body that two kernels run asks which one, and traces the one picked",
@@ -47,7 +48,7 @@ STEPS = [
 ]
 # Screenshot -> the step that takes it (docs/vscode.md shows them).
 SHOTS = {"first-start": STEPS[1], "problems-panel": STEPS[2], "inlay-hints": STEPS[6], "quick-fix": STEPS[7],
-         "trace-report": STEPS[8]}
+         "notebook-cell": STEPS[8], "notebook-fixed": STEPS[8], "trace-report": STEPS[9]}
 UNTRUSTED_STEPS = [
     "untrusted: static diagnostics run, on the user's interpreter, not the workspace's",
     "untrusted: no trace, from the command, the server command or a code lens",

@@ -264,6 +264,10 @@ class PallasExtension implements vscode.Disposable {
       documentSelector: [
         { scheme: "file", language: "python" },
         { scheme: "untitled", language: "python" },
+        // Jupyter notebooks: their Python cells, synced to the server as one notebook document
+        // (LSP 3.17; the server advertises notebookDocumentSync for jupyter-notebook), as ruff's extension does.
+        { scheme: "vscode-notebook", language: "python" },
+        { scheme: "vscode-notebook-cell", language: "python" },
       ],
       outputChannel: this.output,
       initializationOptions: options(vscode.workspace.workspaceFolders?.[0]?.uri),

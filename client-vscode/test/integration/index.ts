@@ -397,6 +397,41 @@ async function trusted(): Promise<void> {
     return `${titles.join(" | ")}; applied "${preferred.title}"`;
   });
 
+  await step("a Jupyter notebook's cell gets PAL001, and its quick fix, made in the cells, clears it", async () => {
+    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(WORKSPACE, "kernel.ipynb")));
+    await vscode.window.showNotebookDocument(notebook, { viewColumn: vscode.ViewColumn.One });
+    const kernelCell = notebook.cellAt(3).document; // "cell 4": the kernel body; pl and plgpu come from cell 2
+    const before = notebook.getCells().map((cell) => cell.document.getText());
+    const [diagnostic] = await waitFor("a PAL001 diagnostic in the notebook's fourth cell", () => {
+      const found = pal001(kernelCell.uri);
+      return found.length > 0 ? found : undefined;
+    }, 90000);
+    assert.deepEqual(
+      [diagnostic.range.start.line, diagnostic.range.start.character, diagnostic.range.end.line, diagnostic.range.end.character],
+      [4, 9, 4, 55],
+    );
+    assert.deepEqual(notebook.getCells().map((cell) => pal001(cell.document.uri).length), [0, 0, 0, 1, 0, 0, 0, 0]);
+    await screenshot("notebook-cell");
+    const actions = (await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      "vscode.executeCodeActionProvider", kernelCell.uri, diagnostic.range, vscode.CodeActionKind.QuickFix.value, 10)) ?? [];
+    const preferred = actions.find((a) => a.isPreferred && a.title.startsWith("pallas-lsp (PAL001)"));
+    assert.ok(preferred, `no preferred quick fix: ${JSON.stringify(actions.map((a) => [a.title, a.isPreferred]))}`);
+    // As a user does it: the cursor on the diagnostic in the cell's editor, then "Auto Fix".
+    const editor = await vscode.window.showTextDocument(kernelCell);
+    assert.equal(editor.document.uri.toString(), kernelCell.uri.toString());
+    editor.selection = new vscode.Selection(diagnostic.range.start, diagnostic.range.start);
+    await vscode.commands.executeCommand("editor.action.autoFix");
+    await waitFor("PAL001 to go from the cell", () => (pal001(kernelCell.uri).length === 0 ? true : undefined), 60000);
+    assert.ok(!kernelCell.getText().includes("pl.get_global"), kernelCell.getText());
+    assert.ok(notebook.cellAt(4).document.getText().includes("# staging buffer\n        plgpu.SMEM((128,), jnp.float32),"),
+      notebook.cellAt(4).document.getText()); // the tile allocated in the launch cell
+    await screenshot("notebook-fixed");
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+    const edited = notebook.getCells().flatMap((cell, i) => (cell.document.getText() !== before[i] ? [`cell ${i + 1}`] : []));
+    assert.deepEqual(edited, ["cell 2", "cell 4", "cell 5"]); // the pl import, the kernel body, its launch
+    return `${preferred.title}: ${edited.join(", ")} edited`;
+  });
+
   await step("pallas-lsp: Trace Kernel shows the resource report of a good kernel, marked stale after an edit", async () => {
     const api = await startedExtension();
     const document = await vscode.workspace.openTextDocument(goodUri);
