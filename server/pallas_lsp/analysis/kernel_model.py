@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .evaluate import as_memtype, terminal_name
 from .jax_version import Version, format_version, jax_version
@@ -198,14 +198,22 @@ class KernelModel:
     collective_id: int | None = None
     start_semaphores: int | None = None
     interpreter: str | None = None  # which interpreter runs it: "tpu", "gpu" or "hlo" (interpret=True); None: compiled
-    # Mosaic GPU: shared memory and TMEM as JAX's resource estimator computes them (None: not a kernel it
-    # estimates, or the analysed jax's allocation units could not be read).
-    shared_memory: "SharedMemory | None" = None
     compiled_backend: str = UNKNOWN_BACKEND  # what would lower it if it were not interpreted (its launch's own checks)
+    # Mosaic GPU: computes the shared memory on first use (PAL012, hover, code lens), not with every model.
+    budget_of: "Callable[[], SharedMemory | None] | None" = field(default=None, repr=False, compare=False)
 
     @property
     def api(self) -> str:
         return self.entry.api
+
+    @property
+    def shared_memory(self) -> "SharedMemory | None":
+        """Shared memory and TMEM as JAX's resource estimator computes them; None: not a kernel it
+        estimates, or the analysed jax's allocation units could not be read."""
+        if self.budget_of is not None:
+            self._shared_memory = self.budget_of()
+            self.budget_of = None
+        return getattr(self, "_shared_memory", None)
 
     @property
     def drops_dead_code(self) -> bool:
@@ -371,11 +379,12 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     collective_id, start_semaphores = _collective(project, entry)
     budget = None
     if backend == MOSAIC_GPU and entry.api in ESTIMATED_APIS:
-        budget = shared_memory(project, entry, mosaic_gpu_limits(project), exclude)
+        def budget():
+            return shared_memory(project, entry, mosaic_gpu_limits(project), exclude)
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
                        bool(entry.interpret), scoped, semaphore_ops=ops, semaphores=semaphores, dma_copies=copies,
                        collective_id=collective_id, start_semaphores=start_semaphores,
-                       interpreter=_interpreter(project, entry), shared_memory=budget,
+                       interpreter=_interpreter(project, entry), budget_of=budget,
                        compiled_backend=_backend(project, entry, interpreted=False)[0] if entry.interpret else backend)
 
 

@@ -1,7 +1,8 @@
 """Mosaic GPU's resource limits and allocation units, read from the analysed jax's own source files.
 
 jax is never imported: the numbers are the module-level constants (and the one `getattr` default)
-of the files that use them, parsed with `ast`, so an upgrade of jax that moves a limit moves ours.
+of the files that use them, each assignment's expression parsed with `ast`, so an upgrade of jax
+that moves a limit moves ours.
 Where a file or a constant is missing, the figure is None and nothing is checked against it.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import operator
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -59,23 +61,25 @@ def _stamp(path: str) -> tuple[int, int] | None:
 def _read_limits(folder: str, *stamps) -> MosaicGpuLimits:
     del stamps  # part of the cache key only: a changed file is read again
     limit, line = _getattr_default(os.path.join(folder, _LIMIT_FILE), _DEVICE_ATTRIBUTE)
-    core = _module_constants(os.path.join(folder, _PALLAS_CORE))
+    core = _read(os.path.join(folder, _PALLAS_CORE))
     return MosaicGpuLimits(
         max_smem_bytes=limit,
         limit_source=f"jax/{_LIMIT_FILE}:{line}" if line else f"jax/{_LIMIT_FILE}",
-        smem_alignment=core.get("SMEM_ALIGNMENT"),
-        mbarrier_bytes=_module_constants(os.path.join(folder, _UTILS)).get("MBARRIER_BYTES"),
-        tmem_max_cols=_module_constants(os.path.join(folder, _TCGEN05)).get("TMEM_MAX_COLS"),
-        reduction_scratch_bytes=core.get("reduction_scratch_bytes"),
+        smem_alignment=_constant(core, "SMEM_ALIGNMENT"),
+        mbarrier_bytes=_constant(_read(os.path.join(folder, _UTILS)), "MBARRIER_BYTES"),
+        tmem_max_cols=_constant(_read(os.path.join(folder, _TCGEN05)), "TMEM_MAX_COLS"),
+        reduction_scratch_bytes=_constant(core, "reduction_scratch_bytes", field=True),
     )
 
 
-def _parse(path: str) -> ast.Module | None:
+def _read(path: str) -> str:
+    """The file's text ("" if unreadable). The files are large (parsing all four costs ~150 ms a run):
+    only the lines that assign what is wanted are parsed."""
     try:
         with open(path, encoding="utf-8") as handle:
-            return ast.parse(handle.read(), path)
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return None
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _number(node: ast.AST) -> int | None:
@@ -89,35 +93,24 @@ def _number(node: ast.AST) -> int | None:
     return None
 
 
-def _module_constants(path: str) -> dict[str, int]:
-    """Integer constants assigned at module level, and the integer field defaults of its classes
-    (`reduction_scratch_bytes: int = 128 * 4 * 4` in `CompilerParams`)."""
-    tree = _parse(path)
-    found: dict[str, int] = {}
-    if tree is None:
-        return found
-    statements = list(tree.body)
-    statements += [s for c in tree.body if isinstance(c, ast.ClassDef) for s in c.body]
-    for stmt in statements:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            name, value = stmt.targets[0].id, stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
-            name, value = stmt.target.id, stmt.value
-        else:
-            continue
-        number = _number(value)
-        if number is not None:
-            found.setdefault(name, number)
-    return found
+def _expression(text: str) -> int | None:
+    try:
+        return _number(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _constant(text: str, name: str, field: bool = False) -> int | None:
+    """`NAME = <integer expression>` at module level, or (`field`) a class's `name: int = <expression>`."""
+    pattern = (rf"^[ \t]+{name}[ \t]*:[ \t]*int[ \t]*=(.+)$" if field else rf"^{name}[ \t]*=(.+)$")
+    match = re.search(pattern, text, re.M)
+    return _expression(match.group(1).split("#")[0]) if match else None
 
 
 def _getattr_default(path: str, attribute: str) -> tuple[int | None, int | None]:
-    """The default of `getattr(x, attribute, default)` in the file, and its line."""
-    tree = _parse(path)
-    if tree is None:
+    """The default of `getattr(x, "attribute", default)` in the file, and its line."""
+    text = _read(path)
+    match = re.search(rf"getattr\(\s*\w+\s*,\s*[\"']{attribute}[\"']\s*,([^)]+)\)", text)
+    if match is None:
         return None, None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                and len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and node.args[1].value == attribute:
-            return _number(node.args[2]), node.lineno
-    return None, None
+    return _expression(match.group(1)), text.count("\n", 0, match.start()) + 1

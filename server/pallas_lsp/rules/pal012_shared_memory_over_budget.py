@@ -23,8 +23,9 @@ TMEM_QUOTE = "exceeding the limit of"
 
 
 def may_apply(text: str) -> bool:
-    """Only scratch (`scratch_types`, `run_scoped`) takes shared memory worth checking: the cheap test first."""
-    return "scratch_types" in text or "run_scoped" in text
+    """Only Mosaic GPU scratch (`scratch_types`, `run_scoped` in a module naming Mosaic GPU) takes shared
+    memory worth checking: the cheap test before building the kernel model (what the rule costs)."""
+    return ("scratch_types" in text or "run_scoped" in text) and ("mosaic_gpu" in text or "plgpu" in text)
 
 
 def check(ctx):
