@@ -4,9 +4,45 @@
 #   bench/gpu_fixed_kernels.sh prepare     # here: builds gpu-run/ (untracked) with the fixed copies
 #   bash gpu-run/run.sh                    # on the GPU machine (only python3 with jax needed)
 # Results: docs/benchmarks.md ("On an NVIDIA H200").
+#   bench/gpu_fixed_kernels.sh generated FIX.json   # gpu-run/ with the kernels bench/fix_rate_generated.py
+#                                                   # --json FIX.json fixed (its --out folder's after/)
+#   bash gpu-run/run_generated.sh                    # on the GPU machine: compiled or interpreted there
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ "${1:-}" = prepare ] || { echo "usage: $0 prepare" >&2; exit 2; }
+if [ "${1:-}" = generated ]; then
+  rm -rf gpu-run && mkdir -p gpu-run/generated gpu-run/kernel_generator
+  python3 - "$2" <<'PY'
+import glob, json, shutil, sys
+run = json.load(open(sys.argv[1]))
+names = [k["name"] for k in run["kernels"] if k["outcome"] == "fixed"]
+for name in names:
+    for path in glob.glob(f"{run['folder']}/after/{name}.py") + glob.glob(f"{run['folder']}/after/{name}_h.py"):
+        shutil.copy(path, "gpu-run/generated/")
+open("gpu-run/generated/FILES.txt", "w").write("".join(f"{name}.py\n" for name in names))
+print(f"gpu-run/ ready: {len(names)} fixed generated kernels")
+PY
+  cp tests/jax_truth.py gpu-run/ && cp tests/kernel_generator/oracle.py gpu-run/kernel_generator/
+  cat > gpu-run/run_generated.sh <<'RUN'
+#!/usr/bin/env bash
+# The fixed generated kernels, compiled (JAX_TRUTH_COMPILE=1: .lower().compile() for cuda and triton) or
+# run interpreted on the GPU, by the generator's oracle (tests/kernel_generator/oracle.py).
+cd "$(dirname "$0")/generated"
+export JAX_TRUTH_COMPILE=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+python3 -c "import jax; print('jax', jax.__version__, jax.devices())"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+timeout 270 python3 ../kernel_generator/oracle.py --timeout 30 $(cat FILES.txt) > "${OUT:-/tmp}/generated.jsonl" 2> "${OUT:-/tmp}/generated.err"
+python3 - "${OUT:-/tmp}/generated.jsonl" <<'PY'
+import collections, json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+print(f"{sum(r['ok'] for r in rows)} ok of {len(rows)} run;", dict(collections.Counter(r["mode"] for r in rows)))
+for r in rows:
+    if not r["ok"]:
+        print(" ", r["path"], r["mode"], r["exc_type"], (r["message"] or "")[:160])
+PY
+RUN
+  exit 0
+fi
+[ "${1:-}" = prepare ] || { echo "usage: $0 prepare | $0 generated FIX.json" >&2; exit 2; }
 rm -rf gpu-run && mkdir -p gpu-run/golden gpu-run/fix_all
 PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py --no-lower --keep gpu-run/corpus > /dev/null
 PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py tests/fixtures/agreement --unchecked --no-lower \
