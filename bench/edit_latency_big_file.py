@@ -9,7 +9,8 @@ writing it to reading the `publishDiagnostics` for that version:
 - `delete_line`: that line deleted again (lines move back up);
 - `helper_bad` / `helper_good`: a helper in its own statement returns an SMEM array type instead of
   a semaphore type, and back: the kernel of another statement that calls it gains, then loses, a
-  PAL001 finding (its diagnostics count is checked).
+  PAL001 finding on its `get_global` and a PAL005 on its signal and on its wait (JAX checks a signal's
+  semaphore shape while tracing); its diagnostics count is checked.
 
 After the rounds, `--broken` times, that many times each, keystrokes that break the syntax and
 the ones that repair them (reported apart, by kind): `(` typed before the number (`break` /
