@@ -1346,7 +1346,7 @@ def _refresh_code_lenses(ls: PallasServer) -> None:
     """Ask a client that can be asked (`workspace/codeLens/refresh`) to fetch its code lenses again."""
     workspace = ls.client_capabilities.workspace
     if workspace is not None and workspace.code_lens is not None and workspace.code_lens.refresh_support:
-        ls.workspace_code_lens_refresh()
+        ls.workspace_code_lens_refresh(None)
 
 
 TRACE_ASKING_TITLE = "Trace kernel (arguments?)"

@@ -219,14 +219,35 @@ async def budget_lenses(client, uri):
     return [(lens.range.start.line, lens.command.title) for lens in lenses if lens.command.command == ""]
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def lens_refreshing_client(lsp_client: LanguageClient):
+    """A client that can be asked to fetch its code lenses again (VS Code can), counting the asks."""
+    lsp_client.lens_refreshes = 0
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def refresh(params):
+        lsp_client.lens_refreshes += 1
+
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True))),
+        root_uri=TRACE.as_uri(), initialization_options={"python": jax_python(), "debounceMs": 20}))
+    yield
+    await lsp_client.shutdown_session()
+
+
 @pytest.mark.asyncio(loop_scope="function")
-async def test_after_a_trace_the_budget_lens_and_hover_show_the_traced_figure_until_an_edit(client: LanguageClient):
-    """What JAX's `_launch` sized in the trace (scratch, barriers) replaces the estimate, marked as traced."""
+async def test_after_a_trace_the_budget_lens_and_hover_show_the_traced_figure_until_an_edit(
+        lens_refreshing_client: LanguageClient):
+    """What JAX's `_launch` sized in the trace (scratch, barriers) replaces the estimate, marked as traced;
+    the client is asked to fetch its lenses again."""
+    client = lens_refreshing_client
     text = open(KERNELS[len("file://"):]).read()
     open_file(client, KERNELS, text)
     assert await budget_lenses(client, KERNELS) == [(32, "SMEM 66,568 / 232,448 B"), (36, "SMEM 66,568 / 232,448 B")]
     result = await trace(client, KERNELS, "twice")
     assert result["ok"] and [k["launch_smem_bytes"] for k in result["kernels"]] == [66568]
+    assert client.lens_refreshes == 1
     assert await budget_lenses(client, KERNELS) == [(32, "SMEM 66,568 / 232,448 B (traced)"),
                                                     (36, "SMEM 66,568 / 232,448 B (traced)")]
     hover = await client.text_document_hover_async(types.HoverParams(
