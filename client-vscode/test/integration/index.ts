@@ -518,6 +518,24 @@ async function trusted(): Promise<void> {
     return `lens on line ${lens.range.start.line + 1}: ${result.text.split("\n")[1]}`;
   });
 
+  await step("a code lens above a Mosaic GPU launch shows its shared-memory estimate against the limit", async () => {
+    const uri = vscode.Uri.file(path.join(WORKSPACE, "budget_kernel.py"));
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, vscode.ViewColumn.One);
+    const launch = document.getText().split("\n").findIndex((l) => l.includes("return kernel(x)"));
+    const budget = await waitFor("the budget lens", async () => {
+      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri, 10)) ?? [];
+      return lenses.find((l) => l.command?.title.startsWith("SMEM "));
+    }, 60000);
+    assert.equal(budget.command?.title, "SMEM 196,608 / 232,448 B");
+    assert.equal(budget.range.start.line, launch, "the lens sits on the launch");
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>(
+      "vscode.executeHoverProvider", uri, new vscode.Position(launch, document.lineAt(launch).text.indexOf("kernel(") + 1))) ?? [];
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : c.value))).join("\n");
+    assert.ok(text.includes("**SMEM 196,608 / 232,448 B**"), text);
+    return `${budget.command?.title} on line ${launch + 1}`;
+  });
+
   await step("unknown arguments are asked for (prefilled), remembered, and written as a trace comment on request", async () => {
     const editor = await vscode.window.showTextDocument(noArgsUri, { viewColumn: vscode.ViewColumn.One });
     const line = editor.document.getText().split("\n").findIndex((l) => l.startsWith("ordered_double = "));
