@@ -259,3 +259,38 @@ def test_no_ref_fix_for_one_semaphore_read_out_of_its_ref(ws, name):
     [finding] = ws.findings("kernel.py", fixture.read_text())
     assert finding.code == "PAL008"
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
+
+
+# What the editor's disabled "No automatic fix" action says (fixes.fixes_and_reason): the builders' own
+# refusal where one applies, else the rule's "no fix" reason.
+WHY_NOT = {
+    "shape not known statically": ("PAL001", "the buffer's shape or dtype is not known before the kernel runs"),
+    "semaphore under force_gpu_interpret_mode (the GPU interpreter runs none)": (
+        "PAL002", "the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, set_gpu_interpret_mode) "
+                  "runs no semaphore, global or scratch"),
+    "too many indices (which one to drop?)": (
+        "PAL005", "which index is meant is not known (no axis matches the dimension, or there are too many indices)"),
+}
+
+
+@pytest.mark.parametrize("name", WHY_NOT)
+def test_the_reason_why_no_fix_is_offered(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    (finding,) = ws.findings("kernel.py", HEADER + CASES[name])
+    assert (finding.code, fixes_and_reason(ws.project, finding)[1]) == WHY_NOT[name]
+
+
+def test_a_get_global_in_a_lambda_says_why(ws):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    (finding,) = ws.findings("kernel.py", HEADER + """
+def body(x_ref, o_ref):
+  get_lut = lambda: pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  lut = get_lut()
+  o_ref[...] = x_ref[...] + lut[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""")
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "the get_global is in a lambda, which cannot take the buffer as a parameter")

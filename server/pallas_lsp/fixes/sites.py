@@ -27,6 +27,8 @@ class GlobalUse:
 
 def global_use(model, call: ast.Call) -> GlobalUse | None:
     function = model.enclosing_function(call)
+    if isinstance(function, ast.Lambda):
+        raise CannotFix("the get_global is in a lambda, which cannot take the buffer as a parameter")
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     parent = model.parents.get(call)
@@ -137,7 +139,7 @@ class Plan:
 def plan(project, model, use: GlobalUse) -> Plan | None:
     """The bodies a fix gives the buffer to: the function holding the get_global if it is launched;
     else the launched body it is nested in (the parameter reaches it as a closure variable); else the
-    launched bodies calling it (a helper, here or in another workspace module). None if none is."""
+    launched bodies calling it (a helper, here or in another workspace module). CannotFix if none is."""
     siblings: list = []
     entries = single_body_launches(project, model, use.function, siblings)
     if entries:
@@ -150,11 +152,13 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
                 raise CannotFix(f"{use.name or 'the buffer'} is bound more than once in {outer.name}")
             return Plan(replace(use, function=outer), [(model, outer, entries)], siblings=siblings)
         outer = model.enclosing_function(outer)
+    unlaunched = ("no kernel launch runs the function holding the get_global (it is no kernel body, is not "
+                  "nested in one, and is no helper that kernel bodies call)")
     if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
-        return None
+        raise CannotFix(unlaunched)
     calls = helper_calls(project, model, use.function)
     if not calls:
-        return None
+        raise CannotFix(unlaunched)
     bodies: list = []
     for source, call in calls:
         body = source.enclosing_function(call)
