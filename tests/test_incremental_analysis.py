@@ -345,8 +345,9 @@ def test_a_bracket_or_string_left_open_to_the_end_of_the_module(tmp_path, monkey
 
 
 def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):
-    """A get_global made bad in a helper is found in the kernel reached through it; findings of
-    other units are kept (moved down by the added line), and equal a whole analysis."""
+    """A get_global made bad in a helper is found in the kernel reached through it (PAL001 there, and
+    PAL005 on the kernel's signal and wait of the SMEM tile: JAX checks those while tracing);
+    findings of other units are kept (moved down by the added line), and equal a whole analysis."""
     text, _ = make_big_file.generate(lines=400, bug_every=3)
     path = tmp_path / "units.py"
     path.write_text(text)
@@ -361,8 +362,11 @@ def test_an_edit_reanalyses_only_the_statements_connected_to_it(tmp_path):
     assert project.incremental[str(path)].updates == 1
     assert after == analyze(Project(root=str(tmp_path), python=jax_python()), str(path), edited)
     new = [f for f in after if (f.span.line, f.code) not in {(b.span.line + (b.span.line >= helper), b.code) for b in before}]
+    use = next(i for i in range(helper, len(lines)) if "pl.get_global(_semaphore_type_" in lines[i])
     assert [(f.code, lines[f.span.line].strip()) for f in new] == [
-        ("PAL001", next(line.strip() for line in lines[helper:] if "pl.get_global(_semaphore_type_" in line))]
+        ("PAL001", lines[use].strip()),
+        ("PAL005", "pl.semaphore_signal(sem)"), ("PAL005", "pl.semaphore_wait(sem)")]
+    assert all(use < f.span.line < use + 20 for f in new[1:])  # the same kernel's
 
 
 KERNEL_MODULE = """\
