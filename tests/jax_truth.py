@@ -157,8 +157,18 @@ def _eqn_locations(fn, args, wanted):
 
 
 def _collective_run_scoped(eqn, inside):
-  """A run_scoped asked for a collective allocation (over more than the thread axis)."""
-  return eqn.primitive.name == "run_scoped" and bool(eqn.params.get("collective_axes"))
+  """A run_scoped asked for a collective allocation (over more than the thread axis), or for a semaphore
+  with no collective axes at all (refused in a kernel with warpgroups: it must name the thread axis)."""
+  if eqn.primitive.name != "run_scoped":
+    return False
+  if eqn.params.get("collective_axes"):
+    return True
+  import jax.numpy as jnp
+  from jax._src.pallas import core as pallas_core
+  jaxpr = eqn.params.get("jaxpr")
+  avals = [v.aval for v in getattr(jaxpr, "invars", ())]
+  return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+             and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.semaphore) for a in avals)
 
 
 def _non_semaphore_get_global(eqn, inside):

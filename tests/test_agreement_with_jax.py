@@ -49,6 +49,7 @@ JAX_FAILURES = (
     ("JaxRuntimeError", "occurs as both fixed-id and internal", "PAL011"),  # raised in the TPU interpreter's callback
     ("ValueError", "Mosaic GPU kernel exceeds available shared memory", "PAL012"),
     ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
+    ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
 )
 
 

@@ -1,6 +1,6 @@
 """Differential test against real JAX on generated kernels (issue 25): a fixed-seed sample of the grammar.
 
-The rules do not agree with JAX on every generated kernel yet. So what is asserted is that the
+The rules need not agree with JAX on every generated kernel. So what is asserted is that the
 generator's kernels are valid and JAX gives each a verdict a rule or a known semaphore error explains
 (a failure for any other reason is a generator bug), and that agreement is exactly the recorded one:
 a rule that gets better or worse changes the record, which is then rewritten deliberately with

@@ -9,6 +9,7 @@ allocations in the order JAX lowers them. Rules never walk syntax themselves.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
@@ -118,6 +119,9 @@ class Allocation:
     node: ast.AST
     size: int
     body: tuple["Allocation", ...] = ()
+    # Reserved again by a lowering the estimator does not see: Mosaic GPU lowers the first branch of a cond
+    # (lax.cond's false one, lax.switch's first) once more, in a throw-away module, to learn its result types.
+    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -331,7 +335,7 @@ def host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFu
 def _jitted_functions(project, model) -> dict[int, tuple[Func, ast.AST]]:
     """id(function node) -> (the function, the jit call or decorator), for functions jitted in `model` (a
     jitted function of another module counts where it is defined)."""
-    if "jit" not in model.text:
+    if not model.mentions("jit"):
         return {}
     evaluate = project.evaluator.value
     found: dict[int, tuple[Func, ast.AST]] = {}
@@ -356,6 +360,8 @@ def _jitted_functions(project, model) -> dict[int, tuple[Func, ast.AST]]:
 def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> KernelModel:
     backend, reason = _backend(project, entry)
     grid, cluster, threads = _axes(project, entry)
+    if grid is not None and _vmapped(project, entry):
+        grid = (*grid, "")  # jax.vmap of a kernel adds a grid axis for the batch (pallas_call's batching rule)
     body = entry.body
     exclude = warp_bodies - {id(body.node)}
     functions = reachable_functions(project, body, exclude=exclude)
@@ -369,7 +375,8 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
             found = _run_scoped_semaphore(project, func.model, call)
             if found is not None:
                 scoped.append(found)
-                semaphores.extend(_run_scoped_semaphores(project, func.model, call))
+            # Any semaphore type (a TPU one too): signal and wait check every ref they are given.
+            semaphores.extend(_run_scoped_semaphores(project, func.model, call))
         for call in _calls_in(project, func, "pl.get_global"):
             argument = get_global_argument(call)
             what = project.evaluator.value(func.model, argument) if argument is not None else None
@@ -398,6 +405,32 @@ def _calls_in(project: "Project", func, api: str) -> list[ast.Call]:
         for call in pallas_calls(project, func.model, api):
             by_function.setdefault(func.model.enclosing_function(call), []).append(call)
     return by_function.get(func.node, [])
+
+
+def _vmapped(project: "Project", entry: EntryPoint) -> bool:
+    """Is the kernel run under `jax.vmap` in its module: the built kernel, or a function launching it, vmapped."""
+    model = entry.model
+    if not model.mentions("vmap"):
+        return False
+    for call in model.calls_named("vmap"):
+        callee = project.evaluator.value(model, call.func)
+        if not (isinstance(callee, Api) and callee.name == "jax.vmap" and call.args):
+            continue
+        target = project.evaluator.value(model, call.args[0])
+        if isinstance(target, KernelCall) and target.node is entry.kernel.node:
+            return True
+        if isinstance(target, Func) and any(launch.kernel.node is entry.kernel.node and _inside(target.model, launch.call, target.node)
+                                            for launch in kernel_launches(project, target.model)):
+            return True
+    return False
+
+
+def _inside(model: "ModuleModel", node: ast.AST, container: ast.AST) -> bool:
+    while node is not None:
+        if node is container:
+            return True
+        node = model.parents.get(node)
+    return False
 
 
 def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int | None]:
@@ -996,8 +1029,15 @@ class _Allocations:
                 return self._callable(model, call.args[1], stack)
             if name == "lax.scan" and call.args:
                 return self._callable(model, call.args[0], stack)
-            if name in ("lax.cond", "jax.lax.cond", "lax.switch"):
-                return [a for arg in call.args[1:] for a in self._callable(model, arg, stack)]
+            if name in ("lax.cond", "jax.lax.cond") and len(call.args) >= 3:
+                # The cond primitive's branches are (false, true); Mosaic GPU lowers branches[0] twice
+                # (lowering.py, _cond_lowering_rule: first in a throw-away module) and never releases what
+                # a get_global reserved there.
+                false = self._callable(model, call.args[2], stack)
+                return [*_repeated(false), *false, *self._callable(model, call.args[1], stack)]
+            if name in ("lax.switch", "jax.lax.switch") and len(call.args) >= 2:
+                branches = [self._callable(model, b, stack) for b in _elements(call.args[1])]
+                return [*_repeated(branches[0]), *(a for branch in branches for a in branch)] if branches else []
             if name == "pl.when" or name.startswith("pl.") or name.startswith("plgpu."):
                 return []
             return []
@@ -1018,9 +1058,23 @@ class _Allocations:
         return self.function(func, stack) if func is not None else []
 
 
-def estimate(allocations: tuple[Allocation, ...] | list[Allocation]) -> int:
-    """What Mosaic GPU's resource estimator reserves for block-local semaphores: the MAX over equations
-    (`Resources.or_`), a run_scoped counting its own allocation plus its body."""
+def _repeated(allocations: list) -> list:
+    """The reservations of a branch Mosaic GPU lowers once more (other walks' items, PAL012's, are not doubled)."""
+    return [dataclasses.replace(a, repeat=True, body=tuple(_repeated(list(a.body)))) for a in allocations
+            if isinstance(a, Allocation)]
+
+
+def _elements(node: ast.AST) -> list[ast.AST]:
+    """The branches of `lax.switch(index, [f, g])`, written as a list or tuple."""
+    return list(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else []
+
+
+def estimate(allocations: tuple[Allocation, ...] | list[Allocation], block_local: bool = True) -> int:
+    """What Mosaic GPU's resource estimator reserves for a kernel's get_global semaphores. Block-local ones (no
+    grid and no cluster axes): the MAX over equations (`Resources.or_`), a run_scoped counting its own
+    allocation plus its body. Global ones (a grid or a cluster): the SUM of the get_globals, each once."""
+    if not block_local:
+        return sum(a.size for a in flatten_allocations(allocations) if a.kind == "get_global" and not a.repeat)
     best = 0
     for allocation in allocations:
         size = allocation.size + estimate(allocation.body) if allocation.kind == "run_scoped" else allocation.size
@@ -1028,15 +1082,27 @@ def estimate(allocations: tuple[Allocation, ...] | list[Allocation]) -> int:
     return best
 
 
-def first_overflow(allocations: tuple[Allocation, ...]) -> tuple[Allocation, int, int] | None:
+def flatten_allocations(allocations):
+    for allocation in allocations:
+        yield allocation
+        yield from flatten_allocations(allocation.body)
+
+
+def first_overflow(allocations: tuple[Allocation, ...], block_local: bool = True) -> tuple[Allocation, int, int] | None:
     """The reservation at which lowering (which adds get_global reservations up and never releases them)
-    exceeds the estimate: (allocation, semaphores reserved then, estimate), or None if none does."""
-    limit = estimate(allocations)
+    exceeds the estimate: (allocation, semaphores reserved then, estimate), or None if none does. With a grid
+    or a cluster the get_globals have a pool of their own (run_scoped semaphores are block-local)."""
+    limit = estimate(allocations, block_local)
     used = 0
 
     def walk(items) -> tuple[Allocation, int, int] | None:
         nonlocal used
         for allocation in items:
+            if not block_local and allocation.kind != "get_global":
+                found = walk(allocation.body)
+                if found:
+                    return found
+                continue
             used += allocation.size
             if used > limit:
                 return allocation, used, limit

@@ -23,9 +23,11 @@ if TYPE_CHECKING:
 
 FORCE_INTERPRET = {"plgpu.force_gpu_interpret_mode", "pltpu.force_tpu_interpret_mode"}
 SET_INTERPRET = {"plgpu.set_gpu_interpret_mode", "pltpu.set_tpu_interpret_mode"}
-# `pl.pallas_call(...)` reads the interpret-mode switch when it is built; plgpu.kernel, pl.kernel and
-# core_map read it when the kernel is traced (checked with jax 0.12).
-READS_MODE_WHEN_BUILT = {"pl.pallas_call"}
+# `pl.pallas_call(...)` and `pl.kernel(...)` read the interpret-mode switch when they are built (pallas_call.py,
+# helpers.py `kernel`: `config.pallas_tpu_interpret_mode_context_manager.value or interpret`); plgpu.kernel
+# and core_map read it when the kernel is traced (checked with jax 0.12: a pl.kernel built before
+# `with plgpu.force_gpu_interpret_mode():` and called in it is compiled).
+READS_MODE_WHEN_BUILT = {"pl.pallas_call", "pl.kernel"}
 _NOT_FUNCTION_ATTRS = {"at", "shape", "dtype", "ndim", "size", "T", "astype", "reshape", "bitcast", "transform"}
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.kernel_model import MOSAIC_GPU, first_overflow
+from ..analysis.kernel_model import MOSAIC_GPU, first_overflow, flatten_allocations
 from ..analysis.kernels import get_global_calls
 
 CODE = "PAL004"
@@ -27,9 +27,10 @@ def check(ctx):
         return  # nothing here reserves a semaphore: no kernel model needed
     reported: set[int] = set()
     for kernel in ctx.kernels():
-        if kernel.backend != MOSAIC_GPU or kernel.grid_axes != () or kernel.cluster_axes != ():
+        if kernel.backend != MOSAIC_GPU or kernel.grid_axes is None or kernel.cluster_axes is None:
             continue
-        overflow = first_overflow(kernel.allocations)
+        block_local = kernel.grid_axes == () and kernel.cluster_axes == ()
+        overflow = first_overflow(kernel.allocations, block_local)
         if overflow is None:
             continue
         allocation, used, limit = overflow
@@ -41,19 +42,23 @@ def check(ctx):
                   f"bounds for shape [{limit}]")
         what = "get_global" if allocation.kind == "get_global" else "run_scoped semaphore"
         short = f"IndexError: ... DynamicSlice(base={base}, length={allocation.size}) ... shape [{limit}]"
-        message = (f'JAX: "{short}"; use one REGULAR((n,)) and .at[i], or grid=(1,). JAX fails with {quoted}. '
-                   f"This {what} reserves semaphore {used} of a kernel with no grid and no cluster, where JAX's "
-                   f"resource estimator made room for {limit} (a JAX bug: it takes the largest, lowering adds them up); "
-                   "a thread axis does not help, a scratch_types semaphore does not count.")
+        repeated = any(a.repeat and a.kind == "get_global" for a in flatten_allocations(kernel.allocations))
+        if not block_local:
+            message = (f'JAX: "{short}"; move get_global out of the cond\'s branch. Call it before the lax.cond / '
+                       f"lax.switch and use the ref in the branch. JAX fails with {quoted}. Mosaic GPU lowers the first branch of a cond (lax.cond's "
+                       "false one, lax.switch's first) twice and keeps the semaphores a get_global there reserved "
+                       f"(a JAX bug): this {what} reserves semaphore {used}, where the resource estimator, counting "
+                       f"each get_global once, made room for {limit}.")
+        else:
+            twice = (" A get_global in the first branch of a cond (lax.cond's false one, lax.switch's first) reserves "
+                     "twice: Mosaic GPU lowers that branch twice.") if repeated else ""
+            message = (f'JAX: "{short}"; use one REGULAR((n,)) and .at[i], or grid=(1,). JAX fails with {quoted}. '
+                       f"This {what} reserves semaphore {used} of a kernel with no grid and no cluster, where JAX's "
+                       f"resource estimator made room for {limit} (a JAX bug: it takes the largest, lowering adds them up); "
+                       f"a thread axis does not help, a scratch_types semaphore does not count.{twice}")
         others = tuple(ctx.related(a.model, a.node, f"reserves {a.size} semaphore{'s' if a.size > 1 else ''} here")
-                       for a in _flatten(kernel.allocations) if a is not allocation)
+                       for a in flatten_allocations(kernel.allocations) if a.node is not allocation.node and not a.repeat)
         yield ctx.finding(rule, allocation.node, message, (*others, ctx.entry_related(kernel)),
                           facts={"kernel": kernel, "allocation": allocation, "entry": kernel.entry,
                                  "backend": kernel.backend,
-                                 "get_globals": [a.node for a in _flatten(kernel.allocations) if a.kind == "get_global"]})
-
-
-def _flatten(allocations):
-    for allocation in allocations:
-        yield allocation
-        yield from _flatten(allocation.body)
+                                 "get_globals": [a.node for a in flatten_allocations(kernel.allocations) if a.kind == "get_global" and not a.repeat]})

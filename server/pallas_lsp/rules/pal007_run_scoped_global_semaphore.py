@@ -34,13 +34,20 @@ def check(ctx):
             if site.collective_axes == kernel.thread_axes or (not site.collective_axes and not kernel.thread_axes):
                 continue
             known = set((kernel.grid_axes or ()) + (kernel.cluster_axes or ()))
-            if not set(site.collective_axes) & known:
-                continue  # only a grid or cluster axis is certain to be refused
+            if not site.collective_axes and kernel.thread_axes:
+                # With warpgroups the estimator takes only the thread axis as block-local (_is_block_local_scope).
+                thread = kernel.thread_axes[0]
+                message = (f'JAX: "{QUOTE}"; add collective_axes="{thread}". JAX fails with ValueError: {QUOTE}. '
+                           f"To allocate global semaphores, use pl.get_global. In a kernel with warpgroups (thread axis "
+                           f"{thread!r}) a run_scoped semaphore is shared by them: it needs collective_axes={thread!r}.")
+            elif set(site.collective_axes) & known:  # only a grid or cluster axis is certain to be refused
+                axes = ", ".join(repr(a) for a in site.collective_axes)
+                message = (f'JAX: "{QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR). JAX fails with '
+                           f"ValueError: {QUOTE}. To allocate global semaphores, use pl.get_global. collective_axes=({axes}) spans blocks of the grid "
+                           "or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
+            else:
+                continue
             reported.add(id(site.call))
-            axes = ", ".join(repr(a) for a in site.collective_axes)
-            message = (f'JAX: "{QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR). JAX fails with '
-                       f"ValueError: {QUOTE}. To allocate global semaphores, use pl.get_global. collective_axes=({axes}) spans blocks of the grid "
-                       "or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
             yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,
                                      "collective_axes": site.collective_axes, "entry": kernel.entry})

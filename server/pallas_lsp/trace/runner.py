@@ -309,7 +309,18 @@ def _eqn_locations(jaxpr, wanted, why) -> list[dict]:
 
 
 def _is_collective_run_scoped(eqn, inside: bool) -> bool:
-    return eqn.primitive.name == "run_scoped" and bool(eqn.params.get("collective_axes"))
+    """A run_scoped of a collective allocation, or of a GMEM semaphore with no collective axes at all (refused
+    in a kernel with warpgroups, where it must name the thread axis)."""
+    if eqn.primitive.name != "run_scoped":
+        return False
+    if eqn.params.get("collective_axes"):
+        return True
+    import jax.numpy as jnp
+    from jax._src.pallas import core as pallas_core
+
+    avals = [v.aval for v in getattr(eqn.params.get("jaxpr"), "invars", ())]
+    return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+               and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.semaphore) for a in avals)
 
 
 def _is_get_global_outside_kernel(eqn, inside: bool) -> bool:
