@@ -16,7 +16,7 @@ import ast
 import libcst as cst
 
 from ..analysis.values import MemType
-from .kernel_edits import FixBuilder
+from .kernel_edits import CannotFix, FixBuilder
 from .sites import interpreted_anywhere, launches
 from .type_definition import names_semaphore_type, semaphore_type_written
 
@@ -91,18 +91,20 @@ def fix(project, model, call, value, code: str):
     if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in SIGNALLED_TYPES:
         return None
     argument = call.args[0] if call.args else None
+    function = model.enclosing_function(call)
+    if function is None or not result_only_signalled(model, call):
+        raise CannotFix("the semaphore is used other than signalled, waited on or read (as a barrier, "
+                        "or passed on), where a REGULAR one would not mean the same")
+    if interpreted_anywhere(project, model, function):
+        raise CannotFix("the kernel runs in interpret mode, where a global semaphore fails too")
     found = semaphore_type_written(project, model, argument)
     if found is None:
         written = _returned_type(project, model, argument)  # `self.sem_type()`: the fix belongs there
         if written is None:
-            return None
+            raise CannotFix("the semaphore type is not written where only this get_global reads it: "
+                            "changing it would change its other uses")
         found = model, written
     type_model, written = found
-    function = model.enclosing_function(call)
-    if function is None or not result_only_signalled(model, call):
-        return None
-    if interpreted_anywhere(project, model, function):
-        return None
     if not value.constructor.startswith("plgpu.") and any(
             entry.api == "pl.pallas_call" for entry in launches(project, model, function)):
         return None  # a TPU semaphore in a pallas_call: a TPU kernel (allocate_as_scratch keeps it TPU)
