@@ -49,6 +49,8 @@ type Json = Record<string, unknown>;
 /** JAX's estimate, in the order shown; other numeric fields follow with generated labels. */
 const RESOURCES: Array<[string, string]> = [
   ["smem_bytes", "Shared memory (SMEM)"],
+  // What Mosaic GPU's `_launch` compares with max_smem_bytes: the scratch, 8 bytes a barrier, the TMEM address.
+  ["launch_smem_bytes", "Shared memory at launch (with barriers)"],
   ["barriers", "Barriers"],
   ["tmem_cols", "TMEM columns"],
   ["tmem_collective_cols", "TMEM columns (collective)"],

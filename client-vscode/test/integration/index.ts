@@ -448,6 +448,7 @@ async function trusted(): Promise<void> {
     assert.equal(kernel.name, "ordered_halves");
     assert.deepEqual(Object.fromEntries(kernel.rows), {
       "Shared memory (SMEM)": "0 B",
+      "Shared memory at launch (with barriers)": "0 B",
       Barriers: "0",
       "TMEM columns": "0",
       "TMEM columns (collective)": "0",

@@ -16,6 +16,7 @@ const success = {
       name: "ordered_halves",
       location: { path: "/p/good_semaphore.py", line: 22, column: 0, function: "ordered_halves" },
       smem_bytes: 2048,
+      launch_smem_bytes: 2048,
       barriers: 0,
       tmem_cols: 0,
       tmem_collective_cols: 0,
@@ -40,6 +41,7 @@ test("a successful trace: one resource row per estimate, readable labels and uni
   assert.equal(report.summary, "JAX traced and lowered 1 kernel for cuda (not compiled: no GPU).");
   assert.deepEqual(report.kernels[0].rows, [
     ["Shared memory (SMEM)", "2,048 B (2.0 KiB)"],
+    ["Shared memory at launch (with barriers)", "2,048 B (2.0 KiB)"],
     ["Barriers", "0"],
     ["TMEM columns", "0"],
     ["TMEM columns (collective)", "0"],
