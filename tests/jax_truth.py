@@ -172,13 +172,14 @@ def _collective_run_scoped(eqn, inside):
 
 
 def _non_semaphore_get_global(eqn, inside):
-  """A get_global of something that is no semaphore at all (an array, a barrier): GPU or TPU kind alike."""
+  """A get_global of something that is no semaphore at all (an array, an SMEM barrier): any semaphore type
+  (REGULAR, BARRIER, a TPU DMA one; GPU or TPU kind alike) is one, as PAL003 counts them."""
   import jax.numpy as jnp
   from jax._src.pallas import core as pallas_core
   if eqn.primitive.name != "get_global":
     return False
   try:
-    return not jnp.issubdtype(eqn.params["what"].dtype, pallas_core.semaphore)
+    return not jnp.issubdtype(eqn.params["what"].dtype, pallas_core.semaphore_dtype)
   except Exception:  # noqa: BLE001 - exotic dtypes are no semaphore
     return True
 

@@ -360,8 +360,10 @@ def _jitted_functions(project, model) -> dict[int, tuple[Func, ast.AST]]:
 def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> KernelModel:
     backend, reason = _backend(project, entry)
     grid, cluster, threads = _axes(project, entry)
-    if grid is not None and _vmapped(project, entry):
-        grid = (*grid, "")  # jax.vmap of a kernel adds a grid axis for the batch (pallas_call's batching rule)
+    if grid is not None and entry.api in ("plgpu.kernel", "pl.pallas_call") and _vmapped(project, entry):
+        # jax.vmap of a pallas_call (plgpu.kernel is one) adds a grid axis for the batch (its batching rule);
+        # a pl.kernel's mesh is not batched that way (checked with jax 0.12: its get_globals stay block-local).
+        grid = (*grid, "")
     body = entry.body
     exclude = warp_bodies - {id(body.node)}
     functions = reachable_functions(project, body, exclude=exclude)
