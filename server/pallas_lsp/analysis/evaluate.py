@@ -632,10 +632,11 @@ class Evaluator:
         cls = model.enclosing_class(func_node) if name == "__call__" else None
         mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
         for where in [model, *self.project.importers_mentioning(model, mentioned)]:
-            for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model):
+            for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model, cls):
                 yield where, call, func, args, kwargs
 
-    def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel"):
+    def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
+                       cls: ast.ClassDef | None):
         def is_it(value: Value) -> bool:
             return isinstance(value, Func) and value.node is func_node and value.model is home
 
@@ -662,8 +663,7 @@ class Evaluator:
                 outer = _wrapped_call(model, call)
                 if outer is not None:
                     yield outer, value, self._call_args(model, outer), self._call_kwargs(model, outer)
-        cls = home.enclosing_class(func_node) if name == "__call__" else None
-        if cls is not None:
+        if cls is not None:  # `__call__`'s class: its instances' calls
             for call in model.calls:
                 if not isinstance(call.func, (ast.Name, ast.Attribute)):
                     continue

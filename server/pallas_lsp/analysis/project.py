@@ -420,13 +420,18 @@ class Project:
         set, a file event): for questions asked many times in one analysis (the call sites of each
         function), where the index's look at every workspace file's stamp would cost more than the
         analysis, and modelling every importer of a module of a big package (hundreds, each then
-        analysed for its own imports) doubled a first server start's memory. A module importing
-        `model` that appears on disk with no file event is seen after the next change."""
-        key = ("importer-paths", self._change_count)
+        analysed for its own imports) doubled a first server start's memory. Which importers name
+        `name` is kept between changes too (each text test is a stat). A module importing `model`
+        that appears on disk with no file event is seen after the next change."""
+        key = ("importers-mentioning", self._change_count, name)
         paths = model.eval_cache.get(key)
         if paths is None:
-            paths = model.eval_cache[key] = self.index.importers(model.path, model.module_name)
-        return [self.model(path) for path in paths if name in self.text(path)]
+            every = model.eval_cache.get(("importer-paths", self._change_count))
+            if every is None:
+                every = model.eval_cache[("importer-paths", self._change_count)] = self.index.importers(
+                    model.path, model.module_name)
+            paths = model.eval_cache[key] = [path for path in every if name in self.text(path)]
+        return [self.model(path) for path in paths]
 
     def can_matter(self, path: str, text: str | None = None) -> bool:
         """False when the file (or its `text`) cannot have findings (see `ImportIndex.can_matter`)."""
