@@ -41,10 +41,12 @@ def expected_record(seed: int, count: int, cases) -> dict:
 
 
 def table(summary: dict) -> str:
-    rows = ["| family | kernels | agree | false alarms | misses | wrong rule | agreement |", "|---|---|---|---|---|---|---|"]
+    rows = ["| family | kernels | agree | false alarms | misses | wrong rule | wrong line | agreement |",
+            "|---|---|---|---|---|---|---|---|"]
     for tag, t in [("**all**", summary["total"]), *summary["families"].items()]:
         pct = "—" if t["agreement"] is None else f"{100 * t['agreement']:.1f} %"
-        rows.append(f"| {tag} | {t['kernels']} | {t['agree']} | {t['false_alarm']} | {t['miss']} | {t['wrong_rule']} | {pct} |")
+        rows.append(f"| {tag} | {t['kernels']} | {t['agree']} | {t['false_alarm']} | {t['miss']} | {t['wrong_rule']} "
+                    f"| {t['wrong_line']} | {pct} |")
     return "\n".join(rows)
 
 

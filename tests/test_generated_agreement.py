@@ -95,6 +95,7 @@ def test_bench_reports_every_kernel(tmp_path):
     data = json.loads(out.read_text())
     assert [k["name"] for k in data["kernels"]] == [f"g3_{n:05d}" for n in range(4)]
     total = data["summary"]["total"]
-    assert total["kernels"] == 4 == sum(total[k] for k in ("agree", "false_alarm", "miss", "wrong_rule", "unexplained"))
+    assert total["kernels"] == 4 == sum(total[k] for k in ("agree", "false_alarm", "miss", "wrong_rule", "wrong_line",
+                                                              "unexplained"))
     assert sum(f["kernels"] for tag, f in data["summary"]["families"].items() if tag.startswith("entry:")) == 4
     assert "| **all** | 4 |" in run.stdout

@@ -4,8 +4,13 @@ JAX's verdict on a kernel is "ok" (it lowers, or runs in interpret mode) or the 
 raised (`expected_code` of tests/test_agreement_with_jax.py maps JAX's exception to a rule), or
 "unexplained" when it failed in a way no rule covers: either a generator bug (fix the grammar) or a
 semaphore error no rule encodes yet. The analyzer's verdict is the set of codes it reports on the
-kernel's files. They agree when JAX accepts and nothing is reported, or JAX's rule is among those
-reported (JAX stops at its first error, so other codes beside it are not counted against it).
+kernel's files, each at its lines. They agree when JAX accepts and nothing is reported, or when JAX's
+rule is reported at the line JAX blames (`jax_truth`'s `locations` in the kernel's files: the user frame
+of JAX's traceback, or, where JAX's error names no line, the candidates it could be; one of them must
+carry the rule). JAX stops at its first error and a linter reports every one, so other findings beside
+it (PAL005 on the wait after the signal JAX stopped at, another rule elsewhere) are not counted against
+it. A kernel where JAX's rule is reported only on other lines is `wrong_line`. Where JAX blames no line
+of the kernel's files, the rule alone is compared.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,19 +43,44 @@ class Case:
     jax: dict | None = None
     jax_verdict: str | None = None
     codes: set[str] = dataclasses.field(default_factory=set)
-    lines: dict = dataclasses.field(default_factory=dict)  # file name -> sorted lines the analyzer reports
+    lines: dict = dataclasses.field(default_factory=dict)  # (file name, line) -> codes the analyzer reports there
+
+    @property
+    def jax_lines(self) -> set[tuple[str, int]]:
+        """(file name, line) of the kernel's files that JAX blames."""
+        blamed = set()
+        for location in (self.jax or {}).get("locations") or ():
+            file = os.path.basename(location["path"])
+            if file in self.files:
+                blamed.add((file, location["line"]))
+        return blamed
+
+    def lines_for(self, file: str, line: int) -> set[tuple[str, int]]:
+        """Where a finding on what JAX blames at `file`:`line` may sit: that line, and where JAX blames a
+        call of the kernel (`fn(x)`: JAX checks `out_shape` only when the kernel is called, and its
+        traceback's user frame is the call) the lines that build the kernel, where that construct is written."""
+        text = self.files[file].splitlines()
+        at = {(file, line)}
+        if 0 < line <= len(text) and re.search(r"\bfn\(", text[line - 1]):
+            at |= {(file, n + 1) for n, src in enumerate(text) if re.match(r"\s*fn = ", src)}
+        return at
 
     @property
     def kind(self) -> str:
         """agree, false_alarm (JAX accepts, the analyzer reports), miss (JAX fails, nothing reported),
-        wrong_rule (both reject, for different reasons) or unexplained (JAX failed for no semaphore
-        reason: a generator bug). A semaphore error no rule encodes ("unencoded") is a miss or wrong_rule."""
+        wrong_rule (both reject, for different reasons), wrong_line (JAX's rule, but not at JAX's line) or
+        unexplained (JAX failed for no semaphore reason: a generator bug). A semaphore error no rule encodes
+        ("unencoded") is a miss or wrong_rule."""
         if self.jax_verdict == "unexplained":
             return "unexplained"
         if self.jax_verdict == "ok":
             return "agree" if not self.codes else "false_alarm"
         if self.jax_verdict in self.codes:
-            return "agree"
+            blamed = self.jax_lines
+            if not blamed or any(self.jax_verdict in self.lines.get(at, ())
+                                 for file, line in blamed for at in self.lines_for(file, line)):
+                return "agree"
+            return "wrong_line"
         return "miss" if not self.codes else "wrong_rule"
 
     @property
@@ -59,6 +90,8 @@ class Case:
 
     def record(self) -> dict:
         return {"name": self.name, "kind": self.kind, "jax": self.jax_verdict, "analyzer": sorted(self.codes),
+                "jax_lines": sorted(self.jax_lines),
+                "analyzer_lines": sorted([file, line, sorted(codes)] for (file, line), codes in self.lines.items()),
                 "tags": grammar.tags(self.spec), "spec": spec_to_json(self.spec),
                 "jax_error": None if self.jax["ok"] else f"{self.jax['exc_type']}: {self.jax['message']}",
                 "jax_result": self.jax}
@@ -166,9 +199,9 @@ def run_analyzer(cases: list[Case], folder: Path, project=None):
         case.codes, case.lines = set(), {}
         for file in case.files:
             findings = analyze(project, str(folder / file))
-            case.codes |= {f.code for f in findings}
-            if findings:
-                case.lines[file] = sorted({f.span.line + 1 for f in findings})
+            for f in findings:
+                case.codes.add(f.code)
+                case.lines.setdefault((file, f.span.line + 1), set()).add(f.code)
     return project
 
 
@@ -258,7 +291,8 @@ def summarize(cases: list[Case]) -> dict:
         judged = len(group) - kinds.get("unexplained", 0)
         return {"kernels": len(group), "agree": kinds.get("agree", 0),
                 "false_alarm": kinds.get("false_alarm", 0), "miss": kinds.get("miss", 0),
-                "wrong_rule": kinds.get("wrong_rule", 0), "unexplained": kinds.get("unexplained", 0),
+                "wrong_rule": kinds.get("wrong_rule", 0), "wrong_line": kinds.get("wrong_line", 0),
+                "unexplained": kinds.get("unexplained", 0),
                 "agreement": round(kinds.get("agree", 0) / judged, 4) if judged else None}
 
     families: dict[str, list[Case]] = {}
