@@ -133,7 +133,8 @@ def parse(path: Path) -> float:
 def in_process(path: Path, python: str, requests: int | None = None) -> dict:
     """Analysis alone, then findings' fixes built one request at a time (warm project): every
     finding's, or the first `requests` ones'."""
-    from pallas_lsp.analysis import Project, analyze
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze
     from pallas_lsp.fixes import fixes_for, has_rewrite
 
     project = Project(root=str(path.parent), python=python)

@@ -35,7 +35,8 @@ LOWER = REPO / "tests" / "fixes" / "jax_lower.py"
 
 def measure(folder: Path, python: str = JAX_PYTHON, lower: bool = True, keep: Path | None = None,
             unchecked: bool = False) -> dict:
-    from pallas_lsp.analysis import Project, analyze
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze
     from pallas_lsp.analysis.project import iter_python_files
     from pallas_lsp.fixes import fixes_for, has_rewrite
     from pallas_lsp.fixes.fix_all import fix_files

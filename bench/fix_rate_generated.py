@@ -46,7 +46,8 @@ def _refusals(project, findings) -> list[str]:
 
 
 def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
-    from pallas_lsp.analysis import Project, analyze
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze
     from pallas_lsp.fixes.fix_all import fix_files
 
     before, after = folder / "before", folder / "after"

@@ -23,7 +23,8 @@ from lsp_latency import edit_line  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pallas_lsp.analysis import Project, analyze
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", nargs="?")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 
 REPO = Path(__file__).resolve().parents[1]
 # The analysis keeps answers in the user's cache folder: tests (and the servers they start) use their own.

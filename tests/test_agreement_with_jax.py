@@ -12,7 +12,8 @@ import os
 import pytest
 
 from conftest import FIXTURES, jax_python, jax_truth
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 
 pytestmark = pytest.mark.jax
 

@@ -15,7 +15,8 @@ import textwrap
 import pytest
 from conftest import jax_python
 from lsp_wire import WireServer
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 
 HEADER = textwrap.dedent("""\
     from jax.experimental import pallas as pl

@@ -4,7 +4,8 @@ against file stamps) and the import index; a damaged cache file is ignored."""
 import os
 
 from conftest import REPO, jax_python
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 
 KERNEL = ("from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
           "def body():\n    s = pl.get_global(plgpu.SemaphoreType.BARRIER)\n")

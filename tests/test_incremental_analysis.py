@@ -30,8 +30,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO, jax_python
-from pallas_lsp.analysis import Project, analyze
-from pallas_lsp.analysis.incremental import analyze_incremental
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
+from pallas_lsp.engine import analyze_incremental
 from pallas_lsp.analysis.model import ModuleModel
 
 sys.path.insert(0, str(REPO / "bench"))

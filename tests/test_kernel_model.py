@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from conftest import REPO, at
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.analysis.jax_version import jax_version, parse_version, version_from_metadata
 from pallas_lsp.analysis.kernel_model import (
     INTERPRET, MOSAIC_GPU, MOSAIC_GPU_WARP, SC_VECTOR, TPU_TC, TRITON, UNKNOWN_BACKEND, kernel_models)

@@ -10,7 +10,8 @@ import textwrap
 
 import pytest
 from conftest import at, jax_python
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.source_text import MAX_FILE_BYTES, split_lines
 from pallas_lsp.fixes import fixes_for
 from pallas_lsp.fixes.edits import apply_edits

@@ -7,7 +7,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from conftest import at, jax_python, publish_for
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.analysis.project import MODEL_TEXT_BUDGET
 from test_server_bad_input import client, open_text  # noqa: F401 - the server fixture, a workspace folder of its own
 

@@ -8,7 +8,8 @@ import pytest
 
 from conftest import FIXTURES, jax_python, jax_truth
 from lsp_wire import WireServer
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.analysis.jax_version import jax_package_folder
 from pallas_lsp.analysis.kernel_model import kernel_models
 from pallas_lsp.analysis.mosaic_gpu_limits import _read_limits

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from conftest import REPO
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.rules import RULES, doc_path
 
 NEW_RULES = [rule for rule in RULES if rule.CODE >= "PAL003"]

@@ -14,7 +14,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from conftest import FIXTURES, REPO, jax_python
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.lsp_convert import to_diagnostic
 
 KERNELS = sorted([*(REPO / "examples" / "kernels").glob("*.py"), *(FIXTURES / "agreement").glob("bad_*.py")])

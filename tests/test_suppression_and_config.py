@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from pallas_lsp.analysis import selected_codes
+from pallas_lsp.engine import selected_codes
 from pallas_lsp.analysis.source import noqa_codes
 
 SOURCE = """\

@@ -8,7 +8,8 @@ import jedi
 import pytest
 
 from conftest import at, jax_python
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.analysis import project as project_module
 from pallas_lsp.analysis.workspace_imports import module_exports
 

@@ -19,7 +19,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
-from .analysis import Finding, Project, analyze
+from .analysis import Finding, Project
+from .engine import analyze
 from .analysis.exclusions import Exclusions
 from .analysis.jax_version import jax_version
 from .analysis.notebooks import InvalidNotebook, invalid_notebook_finding, is_notebook

@@ -159,11 +159,12 @@ def _warn_fix_flags(args) -> None:
 
 def run_check(args) -> int:
     _warn_fix_flags(args)
-    from .analysis import Project, selected_codes, unknown_codes
+    from .analysis import Project
     from .analysis.environment import EnvironmentError_
     from .analysis.exclusions import Exclusions
     from .check_jobs import analyze_files, default_jobs
-    from .config import ConfigError, load_settings, split_codes, unknown_codes_message
+    from .config import ConfigError, split_codes
+    from .engine import load_settings, selected_codes, unknown_codes, unknown_codes_message
     from .output import display_path, format_json, format_sarif, format_text
 
     loaded_settings: dict = {}  # each pyproject.toml read once in this run
@@ -288,7 +289,8 @@ def run_trace(args) -> int:
     """Exit 0 when JAX lowered (and compiled) the kernel, 1 when it failed, 2 when it never ran."""
     import json
 
-    from .config import ConfigError, load_settings
+    from .config import ConfigError
+    from .engine import load_settings
     from .trace import trace_target
     from .trace.report import format_text, one_based_columns
     from .source_text import read_source

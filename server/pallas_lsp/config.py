@@ -64,24 +64,13 @@ KNOWN_KEYS = ("select", "ignore", "python", "platform", "exclude", "extend-exclu
 
 
 def _codes(value, key: str, path: Path) -> list[str]:
-    from .analysis import unknown_codes
-
+    """The rule codes or prefixes of `select` or `ignore`; whether they name rules is the engine's
+    to say (`engine.load_settings`: settings are read below the rules, for the exclusions too)."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{path}: [tool.pallas-lsp] {key} must be a list of rule codes")
-    codes = [v.strip().upper() for v in value if v.strip()]
-    unknown = unknown_codes(codes)
-    if unknown:
-        raise ConfigError(f"{path}: [tool.pallas-lsp] {key}: {unknown_codes_message(unknown)}")
-    return codes
-
-
-def unknown_codes_message(unknown: list[str]) -> str:
-    from .rules import RULES_BY_CODE
-
-    return (f"unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} "
-            f"(known: {', '.join(sorted(RULES_BY_CODE))}, their prefixes, ALL)")
+    return [v.strip().upper() for v in value if v.strip()]
 
 
 def load_settings(start: str, loaded: dict[Path, Settings] | None = None) -> Settings:

@@ -24,13 +24,13 @@ with quick_lsp_imports():  # most of the start: see lsp_libraries
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
 
-from .analysis import Finding, Project, selected_codes, unknown_codes
-from .analysis.incremental import analyze_incremental
+from .analysis import Finding, Project
 from .analysis.environment import EnvironmentError_
 from .python_path import resolve_python
 from .source_text import MAX_FILE_BYTES, FileTooLarge, read_source, split_lines
-from .config import ConfigError, load_settings
+from .config import ConfigError
 from .config import Settings as FileSettings
+from .engine import analyze_incremental, load_settings, selected_codes, unknown_codes, unknown_codes_message
 from .lsp_convert import (
     SOURCE,
     code_point_column,
@@ -191,8 +191,6 @@ class PallasServer(LanguageServer):
         """Editor `select`/`ignore` naming no rule are a typo that would silently turn checking off:
         say so, and leave that setting unset (pyproject.toml or the default applies)."""
         from dataclasses import replace
-
-        from .config import unknown_codes_message
 
         for key in ("select", "ignore"):
             unknown = unknown_codes(getattr(editor, key))

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, jax_python
 from golden_cases import GOLDEN
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.fixes.fix_all import fix_all
 
 HERE = Path(__file__).resolve().parent / "fix_all"

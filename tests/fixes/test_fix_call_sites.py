@@ -6,7 +6,8 @@ from __future__ import annotations
 import shutil
 
 from conftest import REPO, jax_python
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.fixes import fixes_for
 
 CASE = REPO / "tests" / "fixes" / "golden" / "input_cross_module" / "before"

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO, jax_python
 from golden_cases import clear, load_cases
-from pallas_lsp.analysis import Project, analyze
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
 from pallas_lsp.fixes import fixes_for
 from pallas_lsp.fixes.edits import apply_edits
 from pallas_lsp.fixes.fix_all import fix_all

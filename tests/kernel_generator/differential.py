@@ -192,7 +192,8 @@ def jax_verdict(result: dict) -> str:
 
 def run_analyzer(cases: list[Case], folder: Path, project=None):
     """The analyzer's codes and lines on each case; returns the project, to reuse for the same folder."""
-    from pallas_lsp.analysis import Project, analyze
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze
 
     project = project or Project(root=str(folder), python=jax_python())
     for case in cases:

@@ -6,7 +6,7 @@ import ast
 import os
 import re
 
-from ..trace.targets import short_dtype
+from ..dtypes import short_dtype
 from .evaluate import as_memtype
 from .kernel_args import KernelParam, body_first_line, param_at, parameter_at, parameters_of_module
 from .kernels import get_global_argument, get_global_calls

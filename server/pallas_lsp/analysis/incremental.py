@@ -23,6 +23,9 @@ end of the module included: the recovery drops the line that opened it). Wheneve
 hold (an edit to an import or an interpret switch, another file or a setting changed, a recovery
 that cuts the text), the whole module is analysed as before; the answer is always the one a whole analysis gives
 (tests/test_incremental_analysis.py compares them over random edits).
+
+The rules themselves are not run here: the engine (`engine.analyze_incremental`) hands its rule
+runner to `update`, and `seed`s a whole analysis's findings.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ import warnings
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from itertools import accumulate
+from typing import Callable
 
-from . import analyze, model_findings
 from .findings import Finding, Span
 from .model import ModuleModel
 from .project import Project
@@ -56,6 +59,9 @@ _LINE_NUMBER = re.compile(r"\bline (\d+)")
 _STAR_IMPORT = re.compile(r"\bimport\s*\*")
 _BACKEND_WORDS = ("mosaic_gpu", "tpu")  # an import naming them decides the module's kernels' backend
 _MODULE_SWITCH = "interpret_mode"  # plgpu.set_gpu_interpret_mode(...) marks every kernel of the module
+
+# What runs the rules over one module's model (the engine's `model_findings`): findings, sorted, `# noqa` applied.
+RunRules = Callable[[Project, ModuleModel, "set[str] | None"], "list[Finding]"]
 
 
 class Chunk(tuple):
@@ -220,16 +226,17 @@ class DocumentState:
         self._split = {}
 
 
-def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,
-                        min_lines: int = INCREMENTAL_MIN_LINES) -> list[Finding]:
-    """`analyze(project, path, text, codes)`, re-analysing only what an edit since the last call for
-    this path can change (see the module docstring); the same findings in every case."""
+def update(project: Project, path: str, text: str, codes: set[str] | None, min_lines: int,
+           run_rules: RunRules) -> list[Finding] | None:
+    """The findings of `text` from the last ones of this path, re-running the rules (`run_rules`,
+    the engine's) only on the blanked text of what the edit can change (see the module docstring);
+    None when only a whole analysis can tell (then `seed` its findings)."""
     path = os.path.abspath(path)
     frozen_codes = frozenset(codes) if codes is not None else None
     state = project.incremental.pop(path, None)
     if (state is not None and state.codes == frozen_codes and project.unchanged_since(path, state.changes)
             and _eligible(project, path, text, min_lines)):
-        findings = _update(project, path, state, text)
+        findings = _update(project, path, state, text, run_rules)
         state.release()
         if findings is not None:
             state.changes = project.changes_besides(path, state.changes)
@@ -237,12 +244,17 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
             project.save_caches()
             _drop_whole_model(project, path, text)
             return findings
-    findings = analyze(project, path, text, codes)
+    return None
+
+
+def seed(project: Project, path: str, text: str, codes: set[str] | None, min_lines: int,
+         findings: list[Finding]) -> None:
+    """Keep a whole analysis's `findings` of `text`, and its model cut into chunks, for the next edit."""
+    path = os.path.abspath(path)
     if _eligible(project, path, text, min_lines):
-        state = _seed(project, path, text, frozen_codes, findings)
+        state = _seed(project, path, text, frozenset(codes) if codes is not None else None, findings)
         if state is not None:
             project.incremental[path] = state
-    return findings
 
 
 def _drop_whole_model(project: Project, path: str, text: str) -> None:
@@ -377,7 +389,7 @@ class _RegionBroken:
     old_end: int
 
 
-def _update(project: Project, path: str, state: DocumentState, text: str) -> list[Finding] | None:
+def _update(project: Project, path: str, state: DocumentState, text: str, run_rules: RunRules) -> list[Finding] | None:
     """The findings of `text` from those of `state`'s text, and `state` moved to `text`; None when
     only a whole analysis can tell.
 
@@ -387,7 +399,7 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     if text == (state.text if state.shown_text is None else state.shown_text):
         return list(state.findings)
     shown = _Lines(text)
-    found = _apply(project, path, state, text, shown, shown, [])
+    found = _apply(project, path, state, text, shown, shown, [], run_rules)
     if not isinstance(found, _RegionBroken):
         return found
     # Recover from the first changed statement on, as a whole parse would: the lines above are
@@ -410,7 +422,7 @@ def _update(project: Project, path: str, state: DocumentState, text: str) -> lis
     errors = [SyntaxProblem(e.line + start, e.column,
                             _LINE_NUMBER.sub(lambda m: f"line {int(m[1]) + start}", e.message))
               for e in tail_errors]
-    found = _apply(project, path, state, text, [*shown[:start], *tail_lines], shown, errors)
+    found = _apply(project, path, state, text, [*shown[:start], *tail_lines], shown, errors, run_rules)
     return None if isinstance(found, _RegionBroken) else found
 
 
@@ -470,7 +482,7 @@ def _changed_text_lines(old: str, new: str) -> tuple[int, int]:
 
 
 def _apply(project: Project, path: str, state: DocumentState, text: str, new_lines: list[str], shown: list[str],
-           errors: list) -> list[Finding] | None | object:
+           errors: list, run_rules: RunRules) -> list[Finding] | None | object:
     """`_update` for `text`, whose lines are `shown` and parse (or were recovered) as `new_lines`."""
     n_old, n_new = len(state.lines), len(new_lines)
     first, old_end = _changed_lines(state.lines, new_lines)
@@ -536,9 +548,9 @@ def _apply(project: Project, path: str, state: DocumentState, text: str, new_lin
     codes = set(state.codes) if state.codes is not None else None
     if importers[0]:  # they must see this text's model, not the file's whole (stale) one
         with project.standing_in(model):
-            found = model_findings(project, model, codes)
+            found = run_rules(project, model, codes)
     else:
-        found = model_findings(project, model, codes)
+        found = run_rules(project, model, codes)
     fresh = [f for f in found if (bisect_right(starts_new, f.span.line) - 1) in component]
     moved = len(new_chunks) - (j - i)
     kept = []

@@ -166,7 +166,7 @@ def _finding_rewrites(project, model, finding: Finding, refusals: list[str] | No
     import importlib
 
     if not finding.facts:  # rebuilt from an editor's diagnostic: the analysis knows the rest
-        from ..analysis import analyze
+        from ..engine import analyze
 
         same = [f for f in analyze(project, finding.path, model.text, codes={finding.code})
                 if (f.span, f.message) == (finding.span, finding.message)]

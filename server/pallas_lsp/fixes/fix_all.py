@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..analysis import analyze
+from ..engine import analyze
 from ..analysis.findings import Finding, Fix
 from ..analysis.notebooks import is_notebook
 from ..source_text import encode_source, read_regular_bytes

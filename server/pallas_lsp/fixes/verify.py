@@ -11,7 +11,7 @@ import builtins
 import os
 from collections import Counter
 
-from ..analysis import analyze
+from ..engine import analyze
 from ..analysis.findings import Finding, Fix
 from .edits import apply_edits
 

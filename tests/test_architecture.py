@@ -1,0 +1,182 @@
+"""The layering of server/pallas_lsp (docs/architecture.md), read from the code's own imports.
+
+Every import counts, at module level or inside a function (a deferred import is still a
+dependency, it only moves the moment it runs). Importing `pallas_lsp.analysis.kernels` runs
+`analysis/__init__.py` too, so a module depends on the packages above it as well.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "server" / "pallas_lsp"
+PACKAGE = "pallas_lsp"
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted name -> file, for every module of the package (`pallas_lsp.analysis` is its __init__)."""
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = [PACKAGE, *path.relative_to(ROOT).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _with_parents(name: str, importer: str, modules: dict[str, Path]) -> list[str]:
+    """`name` and the packages it sits in (importing it runs their __init__), but the top one and
+    those holding `importer` (they ran before it did)."""
+    parts = name.split(".")
+    names = [".".join(parts[:k]) for k in range(2, len(parts) + 1)]
+    return [n for n in names if n in modules and (n == name or not importer.startswith(n + "."))]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of this package it imports (each with the packages above it)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                    base = ".".join([*base, *([node.module] if node.module else [])])
+                else:
+                    base = node.module or ""
+                if not name.startswith(base + "."):  # `from . import x`: the package's __init__ ran already
+                    targets.add(base)
+                targets.update(f"{base}.{alias.name}" for alias in node.names)  # `from . import rule`
+        graph[name] = {parent for target in targets if target in modules
+                       for parent in _with_parents(target, name, modules)} - {name}
+    return graph
+
+
+def unit(name: str) -> str:
+    """The part of the package a module belongs to: its subpackage (`analysis`), or itself (`config`)."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def unit_graph() -> dict[str, set[str]]:
+    units: dict[str, set[str]] = {}
+    for name, targets in import_graph().items():
+        units.setdefault(unit(name), set()).update(unit(t) for t in targets)
+    for name, targets in units.items():
+        targets.discard(name)
+    return units
+
+
+def _path(graph: dict[str, set[str]], start: str, goal: str) -> list[str] | None:
+    """A chain of imports from `start` to `goal` (breadth first: a shortest one), or None."""
+    seen, todo = {start: None}, [start]
+    while todo:
+        node = todo.pop(0)
+        if node == goal:
+            chain = []
+            while node is not None:
+                chain.append(node)
+                node = seen[node]
+            return chain[::-1]
+        for target in sorted(graph.get(node, ())):
+            if target not in seen:
+                seen[target] = node
+                todo.append(target)
+    return None
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_is_read_from_the_code():
+    """The reader sees what is there: relative, absolute, deferred and `from . import x` imports."""
+    graph = import_graph()
+    assert "pallas_lsp.analysis.kernel_model" in graph["pallas_lsp.rules.pal002_get_global_interpret"]
+    assert "pallas_lsp.analysis" in graph["pallas_lsp.rules.pal002_get_global_interpret"]  # its __init__ runs
+    assert "pallas_lsp.rules.pal005_semaphore_index" in graph["pallas_lsp.rules"]  # `from . import (...)`
+    assert "pallas_lsp.rules.pal003_get_global_no_lowering" in graph["pallas_lsp.rules.pal001_get_global_not_semaphore"]
+    assert {"analysis", "rules", "config", "fixes", "server", "cli"} <= set(unit_graph())
+
+
+def test_analysis_reaches_neither_the_rules_nor_the_engine():
+    """The analysis core builds the kernel model; what runs rules over it sits above it."""
+    graph = unit_graph()
+    for above in ("rules", "engine", "fixes", "server", "cli"):
+        assert _path(graph, "analysis", above) is None, " -> ".join(_path(graph, "analysis", above))
+
+
+def test_rules_read_the_model_and_nothing_that_runs_them():
+    graph = unit_graph()
+    for above in ("engine", "fixes", "server", "cli", "check_jobs"):
+        assert _path(graph, "rules", above) is None, " -> ".join(_path(graph, "rules", above))
+
+
+def test_the_engine_sits_above_analysis_and_rules():
+    graph = unit_graph()
+    assert {"analysis", "rules"} <= graph["engine"]
+    for below in ("analysis", "rules"):
+        assert _path(graph, below, "engine") is None
+
+
+def test_no_import_cycle_between_parts_of_the_package():
+    """No circle between subpackages and top-level modules (analysis, rules, fixes, engine, trace,
+    config, ...): each can be read, tested and changed knowing only what is below it."""
+    assert cycles(unit_graph()) == []
+
+
+def layers(graph: dict[str, set[str]]) -> dict[str, int]:
+    """Each part's layer: 1 for what imports no other part, else one above the highest it imports."""
+    found: dict[str, int] = {}
+
+    def layer(node: str) -> int:
+        if node not in found:
+            found[node] = 0  # a circle (the test above fails then) ends here
+            found[node] = 1 + max((layer(t) for t in graph.get(node, ())), default=0)
+        return found[node]
+
+    for node in graph:
+        layer(node)
+    return found
+
+
+if __name__ == "__main__":  # `python tests/test_architecture.py`: the layers as docs/architecture.md shows them
+    parts = unit_graph()
+    for part, level in sorted(layers(parts).items(), key=lambda item: (-item[1], item[0])):
+        print(f"{level:2}  {part:16} imports {', '.join(sorted(parts[part])) or '-'}")
