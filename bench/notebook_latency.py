@@ -4,11 +4,16 @@ A 50-cell kernel notebook (markdown, an imports cell with a line magic, 16 Mosai
 body cell and a launch cell each, one body fetching an SMEM tile with `pl.get_global`) is opened as
 an LSP 3.17 notebook document (`debounceMs: 0`). Each edit rewrites a number in the middle kernel's
 body cell; the time is from writing `notebookDocument/didChange` to reading the last cell's
-`publishDiagnostics` of that edit (every cell is re-checked: they are one module). The baseline,
+`publishDiagnostics` of that edit (every cell is published: they are one module). The baseline,
 in the same run and the same server: the module the cells make, opened as a Python file and edited
-at the same line (`textDocument/didChange` -> its publish).
+at the same line (`textDocument/didChange` -> its publish). The file lies in a folder of its own,
+outside the workspace (so its own project): an edit of another module of a project makes the next
+edit of every module in it a whole analysis (what it imports may have changed), which interleaving
+the two in one folder would measure instead of a user editing a notebook.
 
-    .venvs/dev/bin/python bench/notebook_latency.py [--edits 100] [--warmup 5] [--json OUT]
+    .venvs/dev/bin/python bench/notebook_latency.py [--edits 100] [--warmup 5] [--source TREE] [--json OUT]
+
+`--source TREE` runs another checkout's server (its `server/`), e.g. a `git archive` of main before a change.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ EDITED_LINE = 1  # `  scale = 8`
 PREFIX = "  scale = "
 
 
-def measure(edits: int, warmup: int, python: str) -> dict:
+def measure(edits: int, warmup: int, python: str, source: str | None = None) -> dict:
     from pallas_lsp.analysis.notebooks import Cell, Notebook
 
     cells = notebook_cells()
@@ -64,10 +69,10 @@ def measure(edits: int, warmup: int, python: str) -> dict:
     cell_uris = [f"vscode-notebook-cell:{folder}/kernels.ipynb#W{i}sZmlsZQ%3D%3D" for i in range(len(cells))]
     code_cells = [uri for uri, (kind, _) in zip(cell_uris, cells) if kind == "code"]
     module = Notebook.from_cells([Cell(kind, text) for kind, text in cells]).module
-    module_path = folder / "kernels_module.py"
+    module_path = Path(tempfile.mkdtemp(prefix="pallas-notebook-bench-file-")) / "kernels_module.py"
     module_path.write_text(module)
     module_line = module.splitlines().index(f"{PREFIX}{KERNELS // 2}")
-    with LspClient() as client:
+    with LspClient(source) as client:
         client.initialize(str(folder), python=python, debounce_ms=0)
         opened = client.notify("notebookDocument/didOpen", {
             "notebookDocument": {"uri": notebook_uri, "notebookType": "jupyter-notebook", "version": 1,
@@ -123,9 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--python", default=JAX_PYTHON, help="the analysed project's interpreter")
+    parser.add_argument("--source", help="run the server of this checkout (its server/ folder)")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args(argv)
-    emit({"benchmark": "notebook_latency", "machine": machine(), **measure(args.edits, args.warmup, args.python)}, args.json)
+    emit({"benchmark": "notebook_latency", "machine": machine(), **measure(args.edits, args.warmup, args.python, args.source)}, args.json)
     return 0
 
 

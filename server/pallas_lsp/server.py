@@ -260,8 +260,9 @@ class PallasServer(LanguageServer):
         else:
             folder.project.set_text(path, text)
         codes = selected_codes(folder.settings.select, folder.settings.ignore)
-        try:
-            return analyze_incremental(folder.project, path, text, codes=codes)
+        try:  # a notebook at any size: an edit of a cell re-analyses what its statements reach (bench/notebook_latency.py)
+            return analyze_incremental(folder.project, path, text, codes=codes,
+                                       **({"min_lines": 0} if notebook is not None else {}))
         except Exception:
             log.exception("analysis failed for %s", path)
             return []

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from json.decoder import scanstring
 
 from ..source_text import LINE_BREAK, Unanalysable, read_regular_bytes
@@ -78,6 +79,7 @@ def _lines_keepends(text: str) -> list[str]:
     return lines + ([parts[-1]] if parts[-1] else [])
 
 
+@lru_cache(maxsize=4096)
 def runs_as_python(cell: Cell) -> bool:
     """Whether the cell's code belongs to the module (ruff's `is_valid_python_code_cell`)."""
     if cell.kind != "code" or cell.language != "python":
@@ -117,6 +119,18 @@ def _blank_magics(lines: list[str]) -> tuple[list[str], set[int]]:
         out.append(line)
         depth, quote, continued = _scan(content, depth, quote)
     return out, blanked
+
+
+@lru_cache(maxsize=4096)
+def _module_lines(source: str) -> tuple[tuple[str, ...], frozenset[int], bool]:
+    """A cell's lines as the module holds them, the numbers of those blanked, and whether the module
+    added the line break that ends it. Kept by source: an edit changes one cell, and the notebook's
+    module is made again from all of them."""
+    lines, blanked = _blank_magics(_lines_keepends(source))
+    added = not lines or not lines[-1].endswith(("\n", "\r"))
+    if added:
+        lines = lines[:-1] + [(lines[-1] if lines else "") + "\n"]
+    return tuple(lines), frozenset(blanked), added
 
 
 def _magic_replacement(content: str) -> str | None:
@@ -182,13 +196,10 @@ class Notebook:
         for index, cell in enumerate(self.cells):
             if not runs_as_python(cell):
                 continue
-            lines, blanked = _blank_magics(_lines_keepends(cell.source))
-            added = not lines or not lines[-1].endswith(("\n", "\r"))
-            if added:
-                lines = lines[:-1] + [(lines[-1] if lines else "") + "\n"]
+            lines, blanked, added = _module_lines(cell.source)
             pieces.extend(lines)
             self._line_to_placed.extend([len(self._placed)] * len(lines))
-            self._placed.append(_Placed(index, line, len(lines), added, frozenset(blanked)))
+            self._placed.append(_Placed(index, line, len(lines), added, blanked))
             line += len(lines)
         self.module = "".join(pieces)
 
