@@ -67,6 +67,12 @@ def edit_cell(client: LanguageClient, index: int, text: str, version: int) -> No
                 changes=[types.TextDocumentContentChangeWholeDocument(text=text)])]))))
 
 
+def client_close(client: LanguageClient) -> None:
+    client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=NOTEBOOK_URI),
+        cell_text_documents=[types.TextDocumentIdentifier(uri=uri) for uri in CELL_URIS]))
+
+
 async def cell_diagnostics(client: LanguageClient) -> dict[int, list]:
     """One publish per code cell, in cell order: {cell index: [(code, range, message)]}."""
     found = {}
@@ -103,9 +109,7 @@ async def test_cells_are_one_module_and_an_edit_in_one_rechecks_the_next(client:
     assert await cell_diagnostics(client) == {1: [], 2: [], 3: [], 4: []}  # cell 3's type cleared cell 4's finding
     edit_cell(client, 2, CELLS[2][2], 3)
     assert await cell_diagnostics(client) == {1: [], 2: [], 3: [FINDING], 4: []}
-    client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
-        notebook_document=types.NotebookDocumentIdentifier(uri=NOTEBOOK_URI),
-        cell_text_documents=[types.TextDocumentIdentifier(uri=uri) for uri in CELL_URIS]))
+    client_close(client)
     assert await cell_diagnostics(client) == {1: [], 2: [], 3: [], 4: []}
 
 
@@ -124,14 +128,19 @@ async def test_hover_and_inlay_hints_inside_a_cell(client: LanguageClient):
         (0, 14, ": gmem"), (0, 21, ": f32[128] gmem")]  # an operand of the call (not made here), the output
 
 
-@pytest.mark.asyncio(loop_scope="function")
-async def test_quick_fix_and_fix_all_edit_the_cells(client: LanguageClient):
+async def preferred_fix_in_cell(client: LanguageClient) -> dict:
+    """The preferred quick fix of cell 4's finding, as the server sent it (JSON)."""
     open_notebook(client)
     diagnostics = (await publish_for(client, CELL_URIS[3], timeout=60)).diagnostics
     actions = await code_actions_json(client, types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=CELL_URIS[3]),
         range=diagnostics[0].range, context=types.CodeActionContext(diagnostics=list(diagnostics))))
-    fix = next(a for a in actions if a.get("isPreferred"))
+    return next(a for a in actions if a.get("isPreferred"))
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_quick_fix_and_fix_all_edit_the_cells(client: LanguageClient):
+    fix = await preferred_fix_in_cell(client)
     assert fix["title"] == "pallas-lsp (PAL001): Allocate tile as scratch (scratch_types)"
     assert cell_changes(fix["edit"]) == FIX_IN_CELLS
     fix_all = await code_actions_json(client, types.CodeActionParams(
@@ -143,9 +152,24 @@ async def test_quick_fix_and_fix_all_edit_the_cells(client: LanguageClient):
         CELL_URIS[1], CELL_URIS[3], CELL_URIS[4]}
 
 
+async def refreshed(client: LanguageClient, count: int) -> None:
+    """Until the server has asked the client to pull again more than `count` times."""
+    async def wait():
+        while client.diagnostic_refresh_count <= count:
+            await asyncio.sleep(0.01)
+    await asyncio.wait_for(wait(), 60)
+
+
 @pytest.mark.asyncio(loop_scope="function")
-async def test_a_pull_client_gets_cells_pushed_and_pulled(pull_client: LanguageClient):
+async def test_a_pull_client_gets_cells_pushed_until_it_pulls_one_then_by_pull_only(pull_client: LanguageClient):
+    """VS Code's client pulls for text documents only, never for notebook cells: cells are pushed to
+    it. A client that pulls a cell gets them by pull only (pushed ones cleared: it would show both)."""
     open_notebook(pull_client)
+    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [FINDING], 4: []}
+    edit_cell(pull_client, 2, CELLS[2][2].replace("plgpu.SMEM((128,), jnp.float32)", "plgpu.SemaphoreType.REGULAR"), 2)
+    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [], 4: []}
+    edit_cell(pull_client, 2, CELLS[2][2], 3)
+    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [FINDING], 4: []}
 
     async def pulled(index: int):
         report = await asyncio.wait_for(pull_client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
@@ -153,12 +177,19 @@ async def test_a_pull_client_gets_cells_pushed_and_pulled(pull_client: LanguageC
         return [(d.code, (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character),
                  d.message) for d in report.items]
 
-    assert [await pulled(index) for index in (1, 2, 3, 4)] == [[], [], [FINDING], []]
-    # Pushed too: VS Code's client pulls for text documents only, never for notebook cells.
-    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [FINDING], 4: []}
-    edit_cell(pull_client, 2, CELLS[2][2].replace("plgpu.SMEM((128,), jnp.float32)", "plgpu.SemaphoreType.REGULAR"), 2)
-    assert await cell_diagnostics(pull_client) == {1: [], 2: [], 3: [], 4: []}
+    assert await pulled(3) == [FINDING]
+    cleared = await publish_for(pull_client, CELL_URIS[3], timeout=60)  # the one cell pushed a finding
+    assert (cleared.uri, list(cleared.diagnostics)) == (CELL_URIS[3], [])
+    assert [await pulled(index) for index in (1, 2, 4)] == [[], [], []]
+    published = len(pull_client.pallas_published)
+    refreshes = pull_client.diagnostic_refresh_count
+    edit_cell(pull_client, 2, CELLS[2][2].replace("plgpu.SMEM((128,), jnp.float32)", "plgpu.SemaphoreType.REGULAR"), 4)
+    await refreshed(pull_client, refreshes)  # sent where the cells were pushed before: after the analysis
+    assert pull_client.pallas_published[published:] == []
     assert await pulled(3) == []
+    client_close(pull_client)
+    assert await pulled(3) == []  # answered after the close was handled: nothing pushed to clear there
+    assert pull_client.pallas_published[published:] == []
 
 
 @pytest.mark.asyncio(loop_scope="function")
@@ -181,12 +212,7 @@ async def test_a_notebook_sent_as_one_python_document_is_python(client: Language
 
 @pytest.mark.asyncio(loop_scope="function")
 async def test_a_quick_fix_resolved_in_a_cell_edits_the_cells(resolve_client: LanguageClient):
-    open_notebook(resolve_client)
-    diagnostics = (await publish_for(resolve_client, CELL_URIS[3], timeout=60)).diagnostics
-    actions = await code_actions_json(resolve_client, types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=CELL_URIS[3]),
-        range=diagnostics[0].range, context=types.CodeActionContext(diagnostics=list(diagnostics))))
-    fix = next(a for a in actions if a.get("isPreferred"))
+    fix = await preferred_fix_in_cell(resolve_client)
     assert "edit" not in fix
     resolved = await asyncio.wait_for(resolve_client.code_action_resolve_async(
         resolve_client.protocol._converter.structure(fix, types.CodeAction)), 60)

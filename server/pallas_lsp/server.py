@@ -130,6 +130,11 @@ class PallasServer(LanguageServer):
         # Open notebooks: the diagnostics of each cell, computed once per notebook text (every cell's
         # pull asks for them): uri -> ((version, module text), future of {cell uri: diagnostics}).
         self.notebook_results: dict[str, tuple[tuple, asyncio.Future]] = {}
+        # A pull client that has pulled a notebook cell gets cells' diagnostics by pull only (as
+        # files); until then they are pushed (VS Code's client pulls for no cell: its tabs hold the
+        # notebook, not its cells). Cells pushed a non-empty list, to clear when pulls take over.
+        self.pulls_cells = False
+        self.pushed_cells: set[str] = set()
 
     # ---- settings and folders -------------------------------------------------------------------
 
@@ -393,11 +398,26 @@ class PallasServer(LanguageServer):
         if document is None or document.version != version:
             return  # closed or edited meanwhile: a newer analysis is on its way
         self.published[notebook_uri] = version
-        for cell_uri, diagnostics in by_cell.items():
-            cell = self.open_document(cell_uri)
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=cell_uri, version=cell.version if cell is not None else None, diagnostics=diagnostics))
+        if self.pulls_cells:  # an edit of one cell may change every other's: the client pulls them again
+            self.refresh_pulled()
+        else:
+            for cell_uri, diagnostics in by_cell.items():
+                cell = self.open_document(cell_uri)
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                    uri=cell_uri, version=cell.version if cell is not None else None, diagnostics=diagnostics))
+                (self.pushed_cells.add if diagnostics else self.pushed_cells.discard)(cell_uri)
         self.background_work()
+
+    def cell_pulled(self) -> None:
+        """A pull client pulled a cell: from now on it gets cells' diagnostics by pull only, and what
+        was pushed to it before is cleared (a client keeps pushed and pulled diagnostics apart, and
+        would show both)."""
+        if self.pulls_cells:
+            return
+        self.pulls_cells = True
+        for uri in sorted(self.pushed_cells):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        self.pushed_cells.clear()
 
     def close_notebook(self, notebook_uri: str, cell_uris: list[str]) -> None:
         task = self.pending.pop(notebook_uri, None)
@@ -408,7 +428,10 @@ class PallasServer(LanguageServer):
         path = uri_to_path(notebook_uri)
         for folder in [*self.folders, *self.loose.values()]:
             folder.project.set_notebook(path, None)
+        if self.pulls_cells:
+            return  # the client's pulled diagnostics go with the closed cells
         for uri in cell_uris:  # pushed, pull client or not (see `schedule`)
+            self.pushed_cells.discard(uri)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def is_configured(self) -> asyncio.Event:
@@ -457,7 +480,7 @@ class PallasServer(LanguageServer):
             except Exception:
                 log.debug("workspace/inlayHint/refresh failed", exc_info=True)
         for notebook in list(self.workspace.notebook_documents.values()):
-            self.schedule(notebook.uri)  # pushed, pull client or not
+            self.schedule(notebook.uri)  # pushed, or the client asked to pull (`pulls_cells`)
         if self.pull:
             self.refresh_pulled()
             return
@@ -467,7 +490,8 @@ class PallasServer(LanguageServer):
     def schedule(self, uri: str) -> None:
         """Diagnostics for an open document, published under the URI it was opened with (a
         notebook's cell: those of every cell of its notebook, pushed also to a client that pulls
-        for files: VS Code's client pulls for text documents, never for notebook cells)."""
+        for files until it pulls for a cell: VS Code's client pulls for text documents, never for
+        notebook cells; see `cell_pulled`)."""
         publish = self._debounced_publish
         notebook = self.workspace.get_notebook_document(cell_uri=uri) or self.workspace.get_notebook_document(notebook_uri=uri)
         if notebook is not None:
@@ -738,6 +762,7 @@ def did_close_notebook(ls: PallasServer, params: types.DidCloseNotebookDocumentP
 async def pull_diagnostics(ls: PallasServer, params: types.DocumentDiagnosticParams):
     notebook = ls.workspace.get_notebook_document(cell_uri=params.text_document.uri)
     if notebook is not None:  # a cell: its part of the notebook's diagnostics
+        ls.cell_pulled()
         _, by_cell = await ls.analyse_notebook(notebook.uri)
         cell = ls.open_document(params.text_document.uri)
         diagnostics = by_cell.get(cell.uri if cell is not None else params.text_document.uri, [])
