@@ -97,5 +97,5 @@ def test_bench_reports_every_kernel(tmp_path):
     total = data["summary"]["total"]
     assert total["kernels"] == 4 == sum(total[k] for k in ("agree", "false_alarm", "miss", "wrong_rule", "wrong_line",
                                                               "unexplained"))
-    assert sum(f["kernels"] for tag, f in data["summary"]["families"].items() if tag.startswith("entry:")) == 4
+    assert sum(f["kernels"] for tag, f in data["summary"]["families"].items() if tag.startswith("family:")) == 4
     assert "| **all** | 4 |" in run.stdout

@@ -52,8 +52,30 @@ RUN_SCOPED_ALIASES = ["pl", "assign", "import_as"]
 SCOPED_SEMS = ["none", "no_axes", "thread", "grid", "cluster"]
 OUTS = ["array", "semaphore"]
 
+# The semaphore family (no get_global): a kernel that makes a semaphore some other way and uses it, on a
+# TPU or a GPU (issue 25's DMA, non-decrementing wait, barrier-id and shape errors, and the TPU patterns
+# JAX itself lowers, such as the split async copy that returns DMA semaphores through out_shape).
+# "none" is the get_global family above.
+SEM_LAUNCHES = ["none", "tpu", "tpu_interpret", "tpu_interpret_true", "tpu_core_map", "sparsecore", "gpu",
+                "gpu_mesh", "gpu_core_map"]
+# How the kernel gets it: scratch, run_scoped, a plgpu.alloc_semaphore operand (made here or in another
+# module), a DMA semaphore returned through out_shape by one pallas_call and passed to the next (with
+# out_specs memory_space=pltpu.SEMAPHORE, or without it), the barrier semaphore of a collective_id.
+SEM_SOURCES = ["scratch", "run_scoped", "alloc", "alloc_other_module", "out_shape", "out_shape_no_spec",
+               "barrier"]
+SEM_KINDS = ["regular", "dma"]
+SEM_SHAPES = ["scalar", "vec"]
+# How the op is given it: the ref, a `.at[]` view with one or two indices, or a value loaded out of it.
+SEM_REFS = ["whole", "at1", "at2", "load"]
+SEM_OPS = ["signal_wait", "wait_nodec", "copy", "remote_send", "remote_recv"]
+SEM_SITES = ["body", "helper", "other_module_helper"]
+SEM_ARRIVALS = ["literal", "constant", "other_module"]
+COLLECTIVE_IDS = ["0", "2000", "2001", "7"]
+
 # A second global semaphore is mostly the plain one: the count matters (PAL004), not its form.
 PLAIN_WHAT_WEIGHT = 0.5
+# How many kernels are of the semaphore family.
+SEM_FAMILY_SHARE = 0.3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +99,15 @@ class Spec:
     out: str = "array"
     run_scoped_alias: str = "pl"
     scoped_sem: str = "none"
+    sem_launch: str = "none"  # the semaphore family's fields: see SEM_LAUNCHES
+    sem_source: str = "scratch"
+    sem_kind: str = "regular"
+    sem_shape: str = "scalar"
+    sem_ref: str = "whole"
+    sem_op: str = "signal_wait"
+    sem_site: str = "body"
+    sem_arrival: str = "literal"
+    collective_id: str = "0"
 
 
 def uses_for(what: str) -> list[str]:
@@ -88,8 +119,14 @@ def uses_for(what: str) -> list[str]:
     return ["unused"]
 
 
+SEM_FIELDS = ("sem_source", "sem_kind", "sem_shape", "sem_ref", "sem_op", "sem_site", "sem_arrival", "collective_id")
+
+
 def normalize(spec: Spec) -> Spec:
     """The same spec with every choice that cannot go together replaced by one that can."""
+    if spec.sem_launch != "none":
+        return _normalize_sem(spec)
+    spec = dataclasses.replace(spec, **{f: Spec.__dataclass_fields__[f].default for f in SEM_FIELDS})
     axes = spec.axes
     if spec.entry == "pallas_call" and axes not in ("none", "grid"):
         axes = "grid"  # a pallas_call has a grid and nothing else
@@ -125,7 +162,63 @@ def normalize(spec: Spec) -> Spec:
                                wrapper=wrapper)
 
 
-def random_spec(rng: random.Random) -> Spec:
+def _normalize_sem(spec: Spec) -> Spec:
+    launch, source, kind, op, ref = spec.sem_launch, spec.sem_source, spec.sem_kind, spec.sem_op, spec.sem_ref
+    tpu = launch.startswith("tpu") or launch == "sparsecore"
+    if source in ("alloc", "alloc_other_module") and tpu:
+        source = "scratch"  # plgpu.alloc_semaphore makes GPU (GMEM) semaphores only
+    if source in ("out_shape", "out_shape_no_spec", "barrier") and launch not in ("tpu", "tpu_interpret"):
+        source = "scratch"  # patterns of TPU pallas_calls
+    if source in ("out_shape", "out_shape_no_spec") and launch != "tpu":
+        source = "scratch"  # the TPU interpreter cannot pass a DMA semaphore between kernels ("nan + dma_sem")
+    if source.startswith("alloc") and launch == "gpu_core_map":
+        source = "run_scoped"  # a core_map takes no operands: an allocated semaphore would be captured as a value
+    if source == "scratch" and launch in ("gpu_core_map", "gpu_mesh"):
+        source = "run_scoped"  # "Scratch operands are not supported by the Mosaic GPU mpmd_map lowering"
+    if source in ("out_shape", "out_shape_no_spec"):
+        kind, op = "dma", "copy"  # the split async copy: one kernel starts the copy, the next waits on it
+    if source == "barrier":
+        op, kind, ref = "signal_wait", "regular", "whole"
+    if not tpu:
+        kind = "regular"
+        if op != "wait_nodec":
+            op = "signal_wait"  # DMAs with semaphores are TPU ones
+    if launch != "tpu" and op.startswith("remote"):
+        op = "copy"  # a remote copy's device_id needs a mesh axis, or the interpreter's devices
+    if ref == "load" and op in ("signal_wait", "wait_nodec") and not source.startswith("alloc"):
+        # JAX: "Cannot signal on a non-semaphore Ref: semaphore[]". No rule has that error yet (issue 25
+        # part 3 names it only for DMA semaphores, PAL010): out of the grammar until one does.
+        ref = "whole"
+    if launch == "sparsecore" and op == "wait_nodec":
+        op = "signal_wait"
+    if op in ("copy", "remote_send", "remote_recv"):
+        kind = "dma"
+    if spec.sem_shape == "scalar" and ref == "at2":
+        ref = "at1"
+    shape = spec.sem_shape
+    if launch == "tpu_interpret_true" and op == "wait_nodec" and shape == "vec" and ref != "whole":
+        # interpret=True discharges a non-decrementing wait on a view as a slice of the wrong rank
+        # ("Length of slice indices must match number of operand dimensions"): a limit of JAX's HLO interpreter.
+        shape = "scalar"
+    wrapper = "jit" if spec.wrapper in ("vmap", "step") else spec.wrapper
+    site = spec.sem_site if source not in ("out_shape", "out_shape_no_spec", "barrier") else "body"
+    return Spec(entry="kernel_call", wrapper=wrapper, sem_launch=launch, sem_source=source, sem_kind=kind,
+                sem_shape=shape, sem_ref=ref, sem_op=op, sem_site=site, sem_arrival=spec.sem_arrival,
+                collective_id=spec.collective_id if source == "barrier" else "0")
+
+
+def random_spec(rng: random.Random, sem_rng: random.Random | None = None) -> Spec:
+    """A random spec: of the semaphore family with `sem_rng` (its own stream, drawn from first, so that the
+    get_global family's kernels are the same sequence with or without it), else of the get_global family."""
+    if sem_rng is not None and sem_rng.random() < SEM_FAMILY_SHARE:
+        rng = sem_rng
+        return normalize(Spec(
+            wrapper=rng.choices(WRAPPERS, weights=[3, 1, 1, 1, 0, 0])[0],
+            sem_launch=rng.choice(SEM_LAUNCHES[1:]), sem_source=rng.choices(SEM_SOURCES, weights=[4, 2, 2, 1, 3, 1, 2])[0],
+            sem_kind=rng.choice(SEM_KINDS), sem_shape=rng.choice(SEM_SHAPES),
+            sem_ref=rng.choices(SEM_REFS, weights=[3, 3, 1, 2])[0],
+            sem_op=rng.choices(SEM_OPS, weights=[3, 2, 3, 1, 1])[0], sem_site=rng.choice(SEM_SITES),
+            sem_arrival=rng.choice(SEM_ARRIVALS), collective_id=rng.choice(COLLECTIVE_IDS)))
     count = rng.choices([0, 1, 2], weights=[1, 7, 3])[0]
     items = []
     for n in range(count):
@@ -153,7 +246,13 @@ def random_spec(rng: random.Random) -> Spec:
 
 def tags(spec: Spec) -> list[str]:
     """The construct families a spec belongs to (`axis:choice`), what the bench reports agreement by."""
-    out = [f"entry:{spec.entry}", f"axes:{spec.axes}", f"interpret:{spec.interpret}",
+    if spec.sem_launch != "none":
+        out = ["family:semaphore", f"wrapper:{spec.wrapper}"] + [
+            f"{f}:{getattr(spec, f)}" for f in ("sem_launch",) + SEM_FIELDS if f != "collective_id"]
+        if spec.sem_source == "barrier":
+            out.append(f"collective_id:{spec.collective_id}")
+        return sorted(out)
+    out = ["family:get_global", f"entry:{spec.entry}", f"axes:{spec.axes}", f"interpret:{spec.interpret}",
            f"wrapper:{spec.wrapper}", f"items:{len(spec.items)}"]
     if spec.axes != "none":
         out.append(f"axes_holder:{spec.axes_holder}")
@@ -173,6 +272,8 @@ def tags(spec: Spec) -> list[str]:
 
 
 def interpreted(spec: Spec) -> bool:
+    if spec.sem_launch != "none":
+        return spec.sem_launch in ("tpu_interpret", "tpu_interpret_true")
     if spec.entry in ("pallas_call", "pl_kernel_mesh") and spec.interpret == "force_context":
         # jax 0.12: a pallas_call or pl.kernel built before `with plgpu.force_gpu_interpret_mode():` and called
         # in it is not interpreted (pl.kernel reads the setting when built, pallas/core.py:1541; on the CPU:
@@ -185,6 +286,8 @@ def interpreted(spec: Spec) -> bool:
 def mode(spec: Spec) -> str:
     if interpreted(spec):
         return "interpret"
+    if spec.sem_launch != "none":
+        return {"tpu": "tpu", "tpu_core_map": "tpu", "sparsecore": "sparsecore"}.get(spec.sem_launch, "cuda")
     return "triton" if spec.entry == "pallas_call" else "cuda"
 
 
@@ -194,7 +297,10 @@ def shrink_candidates(spec: Spec):
         yield dataclasses.replace(spec, items=spec.items[:n] + spec.items[n + 1:])
     for field, choices in (("entry", ENTRIES), ("axes", AXES), ("axes_holder", AXES_HOLDERS),
                            ("interpret", INTERPRETS), ("wrapper", WRAPPERS), ("alias", ALIASES), ("out", OUTS),
-                           ("run_scoped_alias", RUN_SCOPED_ALIASES), ("scoped_sem", SCOPED_SEMS)):
+                           ("run_scoped_alias", RUN_SCOPED_ALIASES), ("scoped_sem", SCOPED_SEMS),
+                           ("sem_source", SEM_SOURCES), ("sem_kind", SEM_KINDS), ("sem_shape", SEM_SHAPES),
+                           ("sem_ref", SEM_REFS), ("sem_op", SEM_OPS), ("sem_site", SEM_SITES),
+                           ("sem_arrival", SEM_ARRIVALS), ("collective_id", COLLECTIVE_IDS)):
         if getattr(spec, field) != choices[0]:
             yield dataclasses.replace(spec, **{field: choices[0]})
     for n, item in enumerate(spec.items):
@@ -250,6 +356,8 @@ class _Module:
 def render(spec: Spec, name: str) -> dict[str, str]:
     """{file name: source} for a kernel module `name`.py and, where needed, its helper `name`_h.py."""
     spec = normalize(spec)
+    if spec.sem_launch != "none":
+        return _render_sem(spec, name)
     helper_name = f"{name}_h"
     main, helper = _Module(), _Module()
     uses_helper = False
@@ -499,3 +607,180 @@ def _use_lines(var: str, item: Item) -> list[str]:
     if item.use == "ref_read":
         return [f"_ = {var}[...]"]
     raise ValueError(item.use)
+
+
+# ---- the semaphore family -------------------------------------------------------------------------
+
+SEM_HEADER = HEADER + "from jax.experimental.pallas import tpu_sc as plsc\n"
+
+
+def _sem_type(spec: Spec, tpu: bool) -> str:
+    module = "pltpu" if tpu else "plgpu"
+    base = f"{module}.SemaphoreType.{spec.sem_kind.upper()}"
+    return base + ("((2,))" if spec.sem_shape == "vec" else "")
+
+
+def _sem_ref(spec: Spec, var: str, at_call: bool = False) -> str:
+    """The semaphore as the op (or, for an operand, the call) is given it."""
+    if spec.sem_ref == "load":
+        if spec.sem_source.startswith("alloc") != at_call:
+            return var
+        return f"{var}[0]" if spec.sem_shape == "vec" else f"{var}[...]"
+    if at_call:
+        return var
+    return var + {"whole": "", "at1": ".at[0]", "at2": ".at[0, 1]"}[spec.sem_ref]
+
+
+def _sem_ops(spec: Spec, s: str, other: str = "other") -> list[str]:
+    if spec.sem_op == "signal_wait":
+        return [f"pl.semaphore_signal({s})", f"pl.semaphore_wait({s})"]
+    if spec.sem_op == "wait_nodec":
+        return [f"pl.semaphore_signal({s})", f"pl.semaphore_wait({s}, 1, decrement=False)", f"pl.semaphore_wait({s}, 1)"]
+    if spec.sem_op == "copy":
+        copy = f"pltpu.make_async_copy(x_ref, o_ref, {s})"
+    else:
+        send, recv = (s, other) if spec.sem_op == "remote_send" else (other, s)
+        copy = (f"pltpu.make_async_remote_copy(x_ref, o_ref, {send}, {recv}, device_id=0, "
+                "device_id_type=pl.DeviceIdType.LOGICAL)")
+    return [f"copy = {copy}", "copy.start()", "copy.wait()"]
+
+
+def _render_sem(spec: Spec, name: str) -> dict[str, str]:
+    helper_name = f"{name}_h"
+    main, helper = _Module(), _Module()
+    uses_helper = False
+    launch, source = spec.sem_launch, spec.sem_source
+    tpu = launch.startswith("tpu") or launch == "sparsecore"
+    dma_op = spec.sem_op in ("copy", "remote_send", "remote_recv")
+    remote = spec.sem_op.startswith("remote")
+    x = "(16,)" if launch == "sparsecore" else "(8, 128)" if tpu else "(128,)"
+
+    type_expr = _sem_type(spec, tpu)
+    if spec.sem_arrival == "constant":
+        main.define("SEM_TYPE", [f"SEM_TYPE = {type_expr}"])
+        type_expr = "SEM_TYPE"
+    elif spec.sem_arrival == "other_module":
+        uses_helper = True
+        helper.define("SEM_TYPE", [f"SEM_TYPE = {type_expr}"])
+        main.imports.append(f"from {helper_name} import SEM_TYPE")
+        type_expr = "SEM_TYPE"
+    scratch = [type_expr] + (["pltpu.SemaphoreType.DMA"] if remote else [])
+    # Host-side lines of the launch: where a kernel's operands are made.
+    lines: list[str] = []
+    interp = {"tpu_interpret": ", interpret=pltpu.InterpretParams()", "tpu_interpret_true": ", interpret=True"}.get(launch, "")
+    any_spec = "pl.BlockSpec(memory_space=pl.ANY)"
+
+    if source in ("out_shape", "out_shape_no_spec"):
+        sem_spec = "pl.BlockSpec(memory_space=pltpu.SEMAPHORE)" if source == "out_shape" else any_spec
+        s = _sem_ref(spec, "sem")
+        main.defs.append(["def start_body(x_ref, o_ref, sem):", f"  pltpu.make_async_copy(x_ref, o_ref, {s}).start()"])
+        main.defs.append(["def wait_body(x_ref, sem, o_ref):", f"  pltpu.make_async_copy(x_ref, o_ref, {s}).wait()"])
+        launch_lines = [
+            f"start = pl.pallas_call(start_body, out_shape=(X, {type_expr}), in_specs=[{any_spec}],",
+            f"                       out_specs=({any_spec}, {sem_spec}){interp})",
+            f"fn = pl.pallas_call(wait_body, out_shape=X, in_specs=[{any_spec}, {sem_spec}], out_specs={any_spec},",
+            f"                    input_output_aliases={{0: 0}}{interp})",
+            "def run(x):", "  y, sem = start(x)", "  return fn(y, sem)"]
+        return _finish_sem(spec, name, main, helper, uses_helper, x, launch_lines, "run")
+
+    if source == "barrier":
+        extra = ["pltpu.SemaphoreType.DMA((2,))"] if spec.sem_shape == "vec" else []
+        main.defs.append(["def body(x_ref, o_ref, sem" + (", dma" if extra else "") + "):",
+                          "  barrier = pltpu.get_barrier_semaphore()", "  pl.semaphore_signal(barrier)",
+                          "  pl.semaphore_wait(barrier)", "  pl.semaphore_signal(sem)", "  pl.semaphore_wait(sem)",
+                          "  o_ref[...] = x_ref[...]"])
+        launch_lines = [f"fn = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR{''.join(', ' + e for e in extra)}],",
+                        f"                    compiler_params=pltpu.CompilerParams(collective_id={spec.collective_id}){interp})",
+                        "def run(x):", "  return fn(x)"]
+        return _finish_sem(spec, name, main, helper, uses_helper, x, launch_lines, "run")
+
+    # The ops, where they sit.
+    alloc = source.startswith("alloc")
+    s = _sem_ref(spec, "sem")
+    ops = _sem_ops(spec, s)
+    op_params = "sem, x_ref, o_ref" + (", other" if remote else "")
+    if spec.sem_site == "body":
+        op_lines = ops
+    else:
+        home = helper if spec.sem_site == "other_module_helper" else main
+        home.define("use_sem", [f"def use_sem({op_params}):"] + indent(ops))
+        if home is helper:
+            uses_helper = True
+            main.imports.append(f"from {helper_name} import use_sem")
+        op_lines = [f"use_sem({op_params})"]
+    compute = [] if dma_op or launch in ("tpu_core_map", "sparsecore") else (
+        ["o_ref[...] = x_ref[...]"] if tpu else ["o_ref[...] = x_ref[...] + 1.0"])
+    if source == "run_scoped":
+        params = "x_ref, o_ref"
+        body = [f"def scoped(sem{', other' if remote else ''}):"] + indent(op_lines) + [
+            f"pl.run_scoped(scoped, {', '.join(scratch)})"] + compute
+        scratch_kw = ""
+    elif alloc:
+        params = "sem, x_ref, o_ref"
+        body = op_lines + compute
+        scratch_kw = ""
+    else:
+        params = "x_ref, o_ref, sem" + (", other" if remote else "")
+        body = op_lines + compute
+        scratch_kw = "scratch_shapes" if launch in ("tpu", "tpu_interpret", "tpu_interpret_true") else "scratch_types"
+        scratch_kw = f", {scratch_kw}=[{', '.join(scratch)}]"
+    main.defs.append([f"def body({params}):"] + indent(body))
+
+    specs = f", in_specs=[{any_spec}], out_specs={any_spec}" if dma_op else ""
+    if launch in ("tpu", "tpu_interpret", "tpu_interpret_true"):
+        launch_lines = [f"fn = pl.pallas_call(body, out_shape=X{specs}{scratch_kw}{interp})"]
+    elif launch == "tpu_core_map":
+        launch_lines = [f'fn = pl.kernel(body, out_type=X, mesh=pltpu.create_tensorcore_mesh("core"){scratch_kw})']
+    elif launch == "sparsecore":
+        launch_lines = ['fn = pl.kernel(body, out_type=X, mesh=plsc.VectorSubcoreMesh(core_axis_name="core", '
+                        f'subcore_axis_name="subcore"){scratch_kw})']
+    elif launch == "gpu":
+        launch_lines = [f"fn = plgpu.kernel(body, out_type=X{scratch_kw})"]
+    elif launch == "gpu_mesh":
+        launch_lines = [f"fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(){scratch_kw})"]
+    elif launch == "gpu_core_map":
+        core_kw = scratch_kw.replace("scratch_types", "scratch_shapes")
+        main.define("MESH", ["MESH = plgpu.Mesh()"])
+        inner = "sem" if not alloc and source != "run_scoped" else ""
+        launch_lines = ["def fn(" + ("sem, " if alloc else "") + "x):", "  def stateful(refs):",
+                        "    x_ref, o_ref = refs", f"    @pl.core_map(MESH{core_kw})",
+                        f"    def _({inner}):", f"      body({params})",
+                        "  _, out = pl.run_state(stateful)((x, jnp.zeros_like(x)))", "  return out"]
+    else:
+        raise ValueError(launch)
+    if alloc:
+        shape = "((2,))" if spec.sem_shape == "vec" else "(())"
+        make = f"plgpu.alloc_semaphore{shape}"
+        if source == "alloc_other_module":
+            uses_helper = True
+            helper.define("make_sems", ["def make_sems():", f"  return {make}"])
+            main.imports.append(f"from {helper_name} import make_sems")
+            make = "make_sems()"
+        launch_lines += ["def run(x):", f"  sems = {make}", f"  return fn({_sem_ref(spec, 'sems', at_call=True)}, x)"]
+    else:
+        launch_lines += ["def run(x):", "  return fn(x)"]
+    return _finish_sem(spec, name, main, helper, uses_helper, x, launch_lines, "run")
+
+
+def _finish_sem(spec, name, main, helper, uses_helper, x, launch_lines, runner) -> dict[str, str]:
+    helper_name = f"{name}_h"
+    wrapped = {"none": runner, "jit": f"jax.jit({runner})", "named_call": f'jax.named_call({runner}, name="kernel")',
+               "checkpoint": f"jax.checkpoint({runner})"}[spec.wrapper]
+    args = f"(jnp.ones({x}, jnp.float32),)" if interpreted(spec) else "(X,)"
+    target = ["def target():"] + indent(launch_lines) + [f'  return {wrapped}, {args}, "{mode(spec)}"']
+    text = [f'"""Generated kernel {name}: {" ".join(tags(spec))}."""', SEM_HEADER.rstrip("\n")]
+    text += sorted(set(main.imports))
+    text += [""]
+    if mode(spec) in ("tpu", "sparsecore"):
+        text += [f'MODE = "{mode(spec)}"']  # meshes of a TPU are built under its abstract mesh
+    text += [f"X = jax.ShapeDtypeStruct({x}, jnp.float32)"]
+    for block in main.defs:
+        text += ["", ""] + block
+    text += ["", ""] + target
+    files = {f"{name}.py": "\n".join(text) + "\n"}
+    if uses_helper:
+        htext = [f'"""Helper module of generated kernel {name}."""', SEM_HEADER.rstrip("\n")]
+        for block in helper.defs:
+            htext += ["", ""] + block
+        files[f"{helper_name}.py"] = "\n".join(htext) + "\n"
+    return files

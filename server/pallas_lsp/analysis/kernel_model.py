@@ -90,6 +90,8 @@ class Use:
     node: ast.AST  # the call (or statement) that uses it
     indices: int | None  # how many indices `.at[...]` applied before this use (None: not known)
     live: bool  # the use keeps the get_global alive through dead-code elimination
+    # The last `.at[...]` subscript applied before this use (in `model`), where JAX checks the index count.
+    at: ast.AST | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -742,7 +744,8 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
             if isinstance(subscript.slice, ast.Tuple) and any(isinstance(e, ast.Starred) for e in subscript.slice.elts):
                 count = None
             more = None if indices is None or count is None else indices + count
-            return uses_of(project, model, subscript, more, depth)
+            return [u if u.at is not None or u.model is not model else dataclasses.replace(u, at=subscript)
+                    for u in uses_of(project, model, subscript, more, depth)]
         return [Use("other", model, parent, indices, True)]
     if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
         # `ref[...]`: a read, which DCE drops with a result that feeds nothing.

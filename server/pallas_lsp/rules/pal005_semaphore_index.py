@@ -81,14 +81,14 @@ def _report(ctx, kernel, shape, uses, kinds, reported, source, facts):
     for use in uses:
         if use.indices is None or use.model is not ctx.model or id(use.node) in reported:
             continue
-        if use.kind in _DMA and use.indices > len(shape):
-            continue  # too many indices on a copy's semaphore: not checked against JAX
         if use.kind not in kinds and not (use.indices > len(shape) and use.kind not in _DMA):
-            continue  # `.at[]` with too many indices fails on any use (semaphore_read too); a short index only on kinds
+            continue  # `.at[]` with too many indices fails on any use (semaphore_read, a copy's); a short index only on kinds
         message = problem(shape, use.kind, use.indices)
         if message:
             reported.add(id(use.node))
             related = (ctx.related(model, node, f"the semaphore, shape {shape!r}, {words}"),)
-            yield ctx.finding(sys.modules[__name__], use.node, message, related,
+            # Too many indices fail at the `.at[]` itself (a copy's semaphore, before the copy starts).
+            at = use.at if use.indices > len(shape) and use.at is not None else use.node
+            yield ctx.finding(sys.modules[__name__], at, message, related,
                               facts={"kernel": kernel, "model": model, "use": use, "shape": shape,
                                      "entry": kernel.entry if kernel is not None else None, **facts})
