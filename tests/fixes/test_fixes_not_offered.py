@@ -289,10 +289,12 @@ def test_a_get_global_in_a_lambda_says_why(ws):
     (finding,) = ws.findings("kernel.py", HEADER + """
 def body(x_ref, o_ref):
   get_lut = lambda: pl.get_global(plgpu.SMEM((128,), jnp.float32))
-  lut = get_lut()
-  o_ref[...] = x_ref[...] + lut[...]
+  for _ in range(2):
+    lut = get_lut()
+    o_ref[...] = x_ref[...] + lut[...]
 
 kernel = plgpu.kernel(body, out_type=X)
 """)
     assert fixes_and_reason(ws.project, finding)[1] == (
-        "the get_global is in a lambda, which cannot take the buffer as a parameter")
+        "the get_global is in a lambda, and not one bound to a name that is called once, outside loops "
+        "(`get = lambda: pl.get_global(...)`, `sem = get()`), so its buffer has no one place")

@@ -186,11 +186,19 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
                          refusals: list[str] | None = None) -> list[Fix]:
     # Imported here, not at start-up: LibCST costs ~0.25 s of the server's cold start, and a file
     # without findings never needs it.
-    from . import allocate_as_scratch, drop_collective_axes, pass_as_input, pass_as_operand, use_global_semaphore
+    from . import (
+        allocate_as_scratch,
+        drop_collective_axes,
+        pass_as_input,
+        pass_as_operand,
+        run_scoped_allocation,
+        use_global_semaphore,
+    )
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
-    for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, use_global_semaphore, drop_collective_axes):
+    for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
+                    drop_collective_axes):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)

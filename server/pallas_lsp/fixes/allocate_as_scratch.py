@@ -22,13 +22,13 @@ from .kernel_edits import (
     check_parameters,
     edit_sequence_keyword,
     give_to_siblings,
-    remove_statement,
+    remove_get_global,
     replace_expression,
     take_name,
     thread_through_helper,
 )
 from .pass_as_input import tuple_code
-from .sites import global_use, grid_rank, plan
+from .sites import grid_rank, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled
 
 _KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types", "pl.kernel": "scratch_types"}
@@ -101,11 +101,10 @@ def fix(project, model, call, value, code: str):
     if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore or tpu_vmem
             or (code == "PAL001" and value.constructor in SIGNALLED_TYPES)):
         return None
-    use = global_use(model, call)
-    if use is None:
+    located = locate(project, model, call)
+    if located is None:
         return None
-    where = plan(project, model, use)
-    entries = where.entries if where is not None else []
+    use, where, entries = located
     if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _KEYWORD:
         return None
     if entries[0].api == "pl.kernel" and not all(_only_interpret_true(project, e) for e in entries):
@@ -196,10 +195,7 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
     if where.helper is not None:
         thread_through_helper(builder, where, name)
-    if use.statement is not None:
-        remove_statement(builder, model, use.statement)
-    else:
-        replace_expression(builder, model, use.call, name)
+    remove_get_global(builder, model, use, name)
     for entry in entries:
         edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
                               dict_key=name if as_dict else None, add_if_missing=True)

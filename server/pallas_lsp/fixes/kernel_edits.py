@@ -241,6 +241,18 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
     file.rewrite(block, drop_line)
 
 
+def remove_get_global(builder: FixBuilder, model, use, name: str) -> None:
+    """The get_global's buffer is now `name` (a parameter): its `name = pl.get_global(...)` goes (and the
+    lambda it was written in, the later statement first so the earlier one's place still holds), or the
+    call becomes `name`."""
+    if use.statement is None:
+        replace_expression(builder, model, use.call, name)
+        return
+    remove_statement(builder, model, use.statement)
+    if use.lambda_statement is not None:
+        remove_statement(builder, model, use.lambda_statement)
+
+
 def replace_expression(builder: FixBuilder, model, node: ast.expr, code: str) -> None:
     file, _ = builder.file(model)
     target = file.find_ast(model, node, cst.BaseExpression)
@@ -278,25 +290,28 @@ def _with_argument_at(call: cst.Call, index: int, value: cst.BaseExpression) -> 
     return call.with_changes(args=args)
 
 
-def pass_argument(builder: FixBuilder, model, call: ast.Call, code: str) -> None:
-    """Pass `code` as the last positional argument of a call (before its keywords)."""
+def pass_argument(builder: FixBuilder, model, call: ast.Call, code: str, position: int | None = None) -> None:
+    """Pass `code` as the positional argument at `position` of a call (default: the last, before its keywords)."""
     file, _ = builder.file(model)
     target = file.find_ast(model, call, cst.Call)
     if target is None:
         raise CannotFix("a call was not found")
-    positional = len(call.args)
-    file.rewrite(target, lambda updated: _with_argument_at(updated, positional, expression(code)))
+    at = len(call.args) if position is None else position
+    file.rewrite(target, lambda updated: _with_argument_at(updated, at, expression(code)))
 
 
 def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
-    """The helper holding the get_global takes `name` as its last parameter; every call passes it."""
+    """The helper holding the get_global takes `name` as its last parameter without a default (before
+    those with one); every call passes it there, so each must pass the parameters before it by position."""
     helper = plan.helper
-    if helper.args.defaults or helper.args.kw_defaults and any(helper.args.kw_defaults):
-        raise CannotFix(f"{helper.name} has default arguments")
     check_parameters(helper)
+    required = len(helper.args.args) - len(helper.args.defaults)
+    for _, call in plan.calls:
+        if len(call.args) < required:
+            raise CannotFix(f"a call of {helper.name} passes a parameter without a default by keyword")
     add_parameter(builder, plan.use.model, helper, name, None)
     for model, call in plan.calls:
-        pass_argument(builder, model, call, name)
+        pass_argument(builder, model, call, name, required)
 
 
 def give_to_siblings(builder: FixBuilder, plan, name: str, index: int | None, keyword: bool = False) -> str:

@@ -17,8 +17,7 @@ from .kernel_edits import (
     edit_sequence_keyword,
     give_to_siblings,
     pass_first_operand,
-    remove_statement,
-    replace_expression,
+    remove_get_global,
     take_name,
     thread_through_helper,
 )
@@ -103,10 +102,7 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
             pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
     if where.helper is not None:
         thread_through_helper(builder, where, name)
-    if use.statement is not None:
-        remove_statement(builder, model, use.statement)
-    else:
-        replace_expression(builder, model, call, name)
+    remove_get_global(builder, model, use, name)
     through = f", through {where.helper.name}" if where.helper is not None else ""
     return builder.fix(title.format(name=use.name or "the buffer") + through + siblings, "safe", preferred=True)
 

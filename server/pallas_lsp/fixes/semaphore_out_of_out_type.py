@@ -12,6 +12,10 @@ name for it. Unsafe: the kernel returns one output fewer (callers unpacking two 
 changing; they never ran, JAX rejects the semaphore). Only where the semaphore is the last output
 of a literal `out_type` tuple or list, there is no scratch (so it was the body's last parameter),
 and the body is a plain function launched only here.
+
+A semaphore output the body never uses (its parameter is read nowhere) is dropped instead, with its
+parameter, on any backend (a `pallas_call`'s `out_shape` too): nothing in the kernel needed it. Unsafe
+for the same reason (one output fewer).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from ..analysis.values import MemType
 from .kernel_edits import CannotFix, FixBuilder
 from .sites import launches
 
-_SCRATCH = {"plgpu.kernel": "scratch_types", "pl.kernel": "scratch_shapes"}  # Mosaic GPU launches
+_MOSAIC_GPU_LAUNCHES = ("plgpu.kernel", "pl.kernel")
 
 
 def _without_last(items: list) -> list:
@@ -36,30 +40,55 @@ def _without_last(items: list) -> list:
     return kept
 
 
+def _without(items: list, position: int) -> list:
+    """`items` minus the one at `position` (the last keeps its trailing comma or none)."""
+    return _without_last(items) if position == len(items) - 1 else [*items[:position], *items[position + 1:]]
+
+
+def _scratch_count(entry) -> int | None:
+    """How many scratch parameters end the body: a literal list or tuple's length, 0 without scratch
+    (None: not known, or keyword-only ones from a dict)."""
+    found = [entry.kernel.kwarg(k) for k in ("scratch_types", "scratch_shapes", "grid_spec")]
+    found = [f for f in found if f is not None]
+    if not found:
+        return 0
+    node = found[0][1]
+    if len(found) == 1 and isinstance(node, (ast.List, ast.Tuple)) and not any(
+            isinstance(e, ast.Starred) for e in node.elts):
+        return len(node.elts)
+    return None
+
+
 def fix(project, model, finding):
     entry, out_type, kernel = (finding.facts.get(key) for key in ("entry", "out_type", "kernel"))
-    if entry is None or entry.api not in _SCRATCH or entry.model is not model:
+    if entry is None or entry.api not in (*_MOSAIC_GPU_LAUNCHES, "pl.pallas_call") or entry.model is not model or kernel is None:
         return None
-    if kernel is None or kernel.backend != MOSAIC_GPU:
-        return None  # a pl.kernel on another mesh: no global semaphore there
+    body = entry.body
+    function = body.node if body is not None and getattr(body, "model", None) is model else None
+    scratch = _scratch_count(entry)
+    position = len(function.args.args) - 1 - scratch if isinstance(function, ast.FunctionDef) and scratch is not None else -1
+    unused = position >= 0 and _parameter_unused(function, position)
+    if not unused and (entry.api not in _MOSAIC_GPU_LAUNCHES or kernel.backend != MOSAIC_GPU):
+        return None  # a pl.kernel on another mesh, a pallas_call: no global semaphore there
+    outputs = "out_shape" if entry.api == "pl.pallas_call" else "out_type"
     if not isinstance(out_type, (ast.Tuple, ast.List)) or len(out_type.elts) < 2:
-        raise CannotFix("out_type is not a literal tuple or list of several outputs")
+        raise CannotFix(f"{outputs} is not a literal tuple or list of several outputs")
     leaf = out_type.elts[-1]
     if model.source.span(leaf) != finding.span:
         raise CannotFix("the semaphore is not the last output")
     memtype = as_memtype(project.evaluator.value(model, leaf))
-    if not (isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore):
+    if not unused and not (isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore):
         raise CannotFix("only a Mosaic GPU semaphore type can be a global semaphore")
-    if entry.kernel.kwarg(_SCRATCH[entry.api]) is not None or any(k.arg is None for k in entry.node.keywords):
+    if scratch is None or any(k.arg is None for k in entry.node.keywords):
+        raise CannotFix("which of the body's parameters is the semaphore's is not known (scratch not a literal list)")
+    if scratch and not unused:
         raise CannotFix("with scratch, the semaphore's parameter is not the body's last")
-    body = entry.body
-    function = body.node if body is not None and getattr(body, "model", None) is model else None
     if not isinstance(function, ast.FunctionDef) or launches(project, model, function) != [entry]:
         raise CannotFix("the body is not a plain function launched only here")
     args = function.args
-    if args.posonlyargs or args.vararg or args.kwarg or args.kwonlyargs or args.defaults or len(args.args) < 2:
+    if args.posonlyargs or args.vararg or args.kwarg or args.kwonlyargs or args.defaults or position < 1:
         raise CannotFix(f"{function.name} takes more than plain parameters")
-    name = args.args[-1].arg
+    name = args.args[position].arg
     builder = FixBuilder(project)
     file, imports = builder.file(model)
     definition = file.function(function)
@@ -72,7 +101,9 @@ def fix(project, model, finding):
                      and isinstance(function.body[0].value.value, str))
 
     def change_body(updated: cst.FunctionDef) -> cst.FunctionDef:
-        params = updated.params.with_changes(params=_without_last(list(updated.params.params)))
+        params = updated.params.with_changes(params=_without(list(updated.params.params), position))
+        if unused:
+            return updated.with_changes(params=params)
         if not isinstance(updated.body, cst.IndentedBlock):
             raise CannotFix("the body is on the def line")
         lines = list(updated.body.body)
@@ -87,5 +118,15 @@ def fix(project, model, finding):
 
     file.rewrite(definition, change_body)
     file.rewrite(sequence, change_out_type)
+    if unused:
+        return builder.fix(f"pallas-lsp ({finding.code}): Drop the semaphore output {name}, which the body does not use",
+                           "unsafe")
     return builder.fix(f"pallas-lsp ({finding.code}): Make {name} a global semaphore (pl.get_global in the body), "
                        "not an output", "unsafe")
+
+
+def _parameter_unused(function: ast.FunctionDef, position: int) -> bool:
+    """The body's positional parameter at `position` is named nowhere in it (nested functions included)."""
+    param = function.args.args[position]
+    return not any(isinstance(node, ast.Name) and node.id == param.arg for node in ast.walk(function)) and not any(
+        isinstance(node, ast.arg) and node.arg == param.arg and node is not param for node in ast.walk(function))

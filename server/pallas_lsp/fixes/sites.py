@@ -23,12 +23,20 @@ class GlobalUse:
     function: ast.FunctionDef
     statement: ast.Assign | None  # `name = pl.get_global(...)`, removed by the fix
     name: str | None
+    # `get = lambda: pl.get_global(...)` when the call is in a lambda called once as `name = get()`
+    # (`statement`): removed by the fix as well.
+    lambda_statement: ast.Assign | None = None
 
 
 def global_use(model, call: ast.Call) -> GlobalUse | None:
     function = model.enclosing_function(call)
     if isinstance(function, ast.Lambda):
-        raise CannotFix("the get_global is in a lambda, which cannot take the buffer as a parameter")
+        found = _lambda_use(model, call, function)
+        if found is None:
+            raise CannotFix("the get_global is in a lambda, and not one bound to a name that is called once, "
+                            "outside loops (`get = lambda: pl.get_global(...)`, `sem = get()`), so its buffer "
+                            "has no one place")
+        return found
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     parent = model.parents.get(call)
@@ -39,6 +47,43 @@ def global_use(model, call: ast.Call) -> GlobalUse | None:
         if len(bindings) == 1:  # bound only here: the parameter can take the name
             return GlobalUse(model, call, function, parent, name)
     return GlobalUse(model, call, function, None, None)
+
+
+def _single_name_assign(node: ast.AST | None, value: ast.AST) -> str | None:
+    if (isinstance(node, ast.Assign) and node.value is value and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)):
+        return node.targets[0].id
+    return None
+
+
+def _lambda_use(model, call: ast.Call, function: ast.Lambda) -> GlobalUse | None:
+    """`get = lambda: pl.get_global(T)` in a function that calls `get` once, `sem = get()`, outside any
+    loop: the lambda is the get_global written another way, so the buffer is `sem` there."""
+    args = function.args
+    if function.body is not call or args.posonlyargs or args.args or args.vararg or args.kwonlyargs or args.kwarg:
+        return None
+    assign = model.parents.get(function)
+    getter = _single_name_assign(assign, function)
+    outer = model.enclosing_function(function)
+    if getter is None or not isinstance(outer, ast.FunctionDef) or len(model.scopes[outer].bindings.get(getter, [])) != 1:
+        return None
+    loads = [n for n in ast.walk(outer) if isinstance(n, ast.Name) and n.id == getter and isinstance(n.ctx, ast.Load)]
+    if len(loads) != 1:
+        return None
+    called = model.parents.get(loads[0])
+    if not (isinstance(called, ast.Call) and called.func is loads[0] and not called.args and not called.keywords):
+        return None
+    statement = model.parents.get(called)
+    name = _single_name_assign(statement, called)
+    if name is None or len(model.scopes[outer].bindings.get(name, [])) != 1:
+        return None
+    node = statement
+    while node is not outer:
+        node = model.parents.get(node)
+        if node is None or isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.Lambda, ast.FunctionDef,
+                                             ast.AsyncFunctionDef, ast.ClassDef)) and node is not outer:
+            return None  # traced more than once, or not by `outer`
+    return GlobalUse(model, call, outer, statement, name, assign)
 
 
 def launches(project, model, function: ast.AST) -> list[EntryPoint]:
@@ -168,6 +213,15 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
     return Plan(use, bodies, helper=use.function, calls=calls)
+
+
+def locate(project, model, call: ast.Call) -> tuple[GlobalUse, Plan | None, list[EntryPoint]] | None:
+    """The get_global's use, its plan and the plan's launches; None where it is in no function."""
+    use = global_use(model, call)
+    if use is None:
+        return None
+    where = plan(project, model, use)
+    return use, where, where.entries if where is not None else []
 
 
 def single_body_launches(project, model, function: ast.AST, siblings: list | None = None) -> list[EntryPoint]:

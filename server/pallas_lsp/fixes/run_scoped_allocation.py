@@ -1,0 +1,146 @@
+"""Fix (PAL001): a block-local buffer (SMEM, TMEM, a barrier) asked of `pl.get_global` in a compiled
+`pl.kernel` is allocated with `pl.run_scoped` for the rest of the function instead.
+
+    def body(x_ref, o_ref):                 def body(x_ref, o_ref):
+        tmp = pl.get_global(plgpu.SMEM(...))    def scoped(tmp):
+        tmp[...] = x_ref[...]           ->          tmp[...] = x_ref[...]
+        o_ref[...] = tmp[...]                       o_ref[...] = tmp[...]
+                                                pl.run_scoped(scoped, plgpu.SMEM(...))
+
+A compiled `pl.kernel` (Mosaic GPU's mpmd_map lowering) takes no scratch operands, so the scratch fix
+of `plgpu.kernel` does not apply; `run_scoped` allocates the same buffer, per block, for as long as
+the statements after the get_global run, which is every use the buffer can have there. The type stays
+as written (it is evaluated where it was). In a kernel with warpgroup threads the allocation is
+collective over the thread axis (`collective_axes=`), as JAX requires there ("Only thread-collective
+allocations are supported in multithreaded kernels") and as scratch is: one buffer per block.
+
+Only where the get_global is `name = ...` directly in a function's body and the statements after it
+neither return nor bind a name that is read before them (they move into the nested function).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.kernel_model import _launch_settings
+from ..analysis.values import Const, MemType
+from .kernel_edits import CannotFix, FixBuilder, unique_name
+from .sites import locate
+
+_BLOCK_LOCAL = {"smem", "tmem", "regs"}
+_EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Await)
+
+
+def _thread_axis(project, entry) -> str | None:
+    """The launch's thread axis name ('' without threads); None where not known."""
+    get = _launch_settings(project, entry)
+    if get is None:
+        return None
+    threads, name = get("num_threads"), get("thread_name")
+    if threads is None and name is None:
+        return ""
+    if isinstance(threads, Const) and threads.value in (None, 1) and name is None:
+        return ""
+    if isinstance(name, Const) and isinstance(name.value, str):
+        return name.value
+    return None
+
+
+def _own_nodes(statements: list[ast.stmt]):
+    """Every node of `statements`, not descending into nested functions, lambdas or classes."""
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(child)
+            elif not isinstance(child, ast.Lambda):
+                yield child  # its name is bound here
+
+
+def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
+    """CannotFix unless `rest` (the statements after the get_global) can become a nested function's body."""
+    moved = {id(n) for s in rest for n in ast.walk(s)}
+    bound = set()
+    for node in _own_nodes(rest):
+        if isinstance(node, _EXITS):
+            raise CannotFix("a statement after the get_global returns, yields or declares a name global")
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in bound and id(node) not in moved:
+            raise CannotFix(f"{node.id} is bound after the get_global and used before it")
+
+
+def fix(project, model, call, value, code: str):
+    if code != "PAL001" or not isinstance(value, MemType):
+        return None
+    if not (value.space in _BLOCK_LOCAL or "Barrier" in value.constructor):
+        return None
+    located = locate(project, model, call)
+    if located is None:
+        return None
+    use, where, entries = located
+    if not entries or any(e.api != "pl.kernel" for e in entries):
+        return None  # plgpu.kernel and pallas_call take scratch (allocate_as_scratch)
+    if any(e.interpret or e.maybe_interpret for e in entries):
+        return None  # interpreted: allocate_as_scratch gives it scratch_types
+    axes = {_thread_axis(project, e) for e in entries}
+    if len(axes) != 1 or None in axes:
+        raise CannotFix("the kernel's thread axis is not known, so run_scoped's collective_axes is not")
+    axis = axes.pop()
+    statement = use.statement
+    function = use.function
+    if statement is None or use.name is None or not isinstance(function, ast.FunctionDef):
+        raise CannotFix("the get_global is not `name = pl.get_global(...)` in a function")
+    if statement not in function.body:
+        raise CannotFix("the get_global is not directly in its function's body (a loop, a branch)")
+    removed = [statement] if use.lambda_statement is None else [use.lambda_statement, statement]
+    if any(s not in function.body for s in removed):
+        raise CannotFix("the lambda is not in the same block as its call")
+    rest = function.body[function.body.index(statement) + 1:]
+    _check_movable(function, rest)
+    argument = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+    if argument is None or call.keywords or len(call.args) != 1:
+        raise CannotFix("get_global has no plain argument")
+    builder = FixBuilder(project)
+    file, imports = builder.file(model)
+    block_owner = file.function(function)
+    lines = [file.parent(file.find_ast(model, s, cst.BaseSmallStatement)) for s in removed]
+    if block_owner is None or not isinstance(block_owner.body, cst.IndentedBlock) or not all(
+            isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 for line in lines):
+        raise CannotFix("the get_global statement was not found")
+    positions = [list(block_owner.body.body).index(line) for line in lines]
+    position = positions[-1]
+    scoped = unique_name(model, function, "scoped")
+    pallas = imports.name("jax.experimental.pallas")
+    type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
+    collective = f", collective_axes={quoted}" if axis else ""
+    launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
+    name = use.name
+
+    def change(updated: cst.FunctionDef) -> cst.FunctionDef:
+        body = list(updated.body.body)
+        got = body[position]
+        moved = body[position + 1:] or [cst.SimpleStatementLine([cst.Pass()])]
+        kept = [line for n, line in enumerate(body[:position]) if n not in positions]
+        inner = cst.FunctionDef(
+            name=cst.Name(scoped), params=cst.Parameters([cst.Param(cst.Name(name))]),
+            body=cst.IndentedBlock(body=moved), leading_lines=got.leading_lines)
+        comment = got.trailing_whitespace.comment
+        if comment is not None:  # the get_global line's own comment stays, above the nested function
+            inner = inner.with_changes(leading_lines=[*got.leading_lines, cst.EmptyLine(comment=comment)])
+        return updated.with_changes(body=updated.body.with_changes(body=[*kept, inner, launch]))
+
+    file.rewrite(block_owner, change)
+    where_ = f", collective over {axis!r}" if axis else ""
+    return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
+                       f"{function.name}{where_}", "safe", preferred=True)
