@@ -304,7 +304,8 @@ def run_trace(args) -> int:
         settings = load_settings(path)
         _warn_refused_python(settings, args)
         python = interpreter_executable(choose_interpreter(args.python or settings.python))
-        source = read_source(path)
+        notebook = _trace_notebook(path, where)
+        source = notebook.module if notebook is not None else read_source(path)
     except (ArgSpecError, FileNotFoundError, ConfigError, TraceError, OSError, UnicodeDecodeError) as exc:
         print(f"pallas-lsp: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -314,12 +315,29 @@ def run_trace(args) -> int:
         print(f"pallas-lsp: error: {_unplanned(plan, path, where)}", file=sys.stderr)
         return EXIT_ERROR
     pool = WorkerPool(memory_limit_mb=args.memory_limit)
+    options = dict(args=args.args, platform=plan.platform.name, compile=False if args.no_compile else None,
+                   timeout=args.timeout)
     try:
-        result = trace_target(pool, python, root, path, plan.function, args=args.args, platform=plan.platform.name,
-                              compile=False if args.no_compile else None, timeout=args.timeout, source=source)
+        if notebook is None:
+            result = trace_target(pool, python, root, path, plan.function, source=source, **options)
+        else:  # the code cells through the kernel's, written to a module (trace/notebooks.py)
+            from functools import partial
+
+            from .trace.notebooks import cell_of_target, trace_notebook_cells
+
+            cell = cell_of_target(notebook, plan.function, plan.target.line)
+            if cell is None:
+                print(f"pallas-lsp: error: no cell of {path} defines {plan.function}", file=sys.stderr)
+                return EXIT_ERROR
+            result = trace_notebook_cells(partial(trace_target, pool, python, root), path, notebook, cell,
+                                          function=plan.function, **options)
     finally:
         pool.shutdown()
     plan.annotate(result)
+    if notebook is not None:
+        from .trace.notebooks import annotate_in_cells
+
+        annotate_in_cells(result, notebook)
     error = result.get("error") or {}
     if error.get("type") == "ArgsNotFound":
         example = result.get("suggested_args") or "f32[128,128], i32[8]"
@@ -328,13 +346,25 @@ def run_trace(args) -> int:
         error["message"] += (". Pass your project's interpreter, the one with jax: --python PATH (or set "
                              "[tool.pallas-lsp] python in pyproject.toml).")
     if args.format == "json":
-        sys.stdout.write(json.dumps(one_based_columns(result), indent=2) + "\n")
+        sys.stdout.write(json.dumps(one_based_columns(result, notebook), indent=2) + "\n")
     else:
         sys.stdout.write(format_text(result))
     if result.get("ok"):
         return EXIT_CLEAN
     never_ran = ("UsageError", "ArgsNotFound", "TargetNotFound", "TraceError")
     return EXIT_ERROR if (result.get("error") or {}).get("type") in never_ran else EXIT_FINDINGS
+
+
+def _trace_notebook(path: str, where):
+    """The notebook at `path` (None for a module); its kernels are named (`nb.ipynb::kernel`)."""
+    from .analysis.notebooks import is_notebook, read_notebook_file
+    from .trace.targets import ArgSpecError
+
+    if not is_notebook(path):
+        return None
+    if not isinstance(where, str):
+        raise ArgSpecError(f"a notebook's kernel is traced by name ({path}::NAME), not by a line of its JSON")
+    return read_notebook_file(path)  # InvalidNotebook (an OSError) says why it is none
 
 
 def _trace_plan(root: str, python: str, settings, path: str, source: str, where, platform: str | None):

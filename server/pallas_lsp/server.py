@@ -403,6 +403,7 @@ class PallasServer(LanguageServer):
         else:
             for cell_uri, diagnostics in by_cell.items():
                 cell = self.open_document(cell_uri)
+                diagnostics = diagnostics + self.trace_diagnostics.get(cell_uri, [])
                 self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                     uri=cell_uri, version=cell.version if cell is not None else None, diagnostics=diagnostics))
                 (self.pushed_cells.add if diagnostics else self.pushed_cells.discard)(cell_uri)
@@ -743,7 +744,8 @@ def did_change_notebook(ls: PallasServer, params: types.DidChangeNotebookDocumen
 
 def notebook_changed(ls: PallasServer, notebook_uri: str) -> None:
     """Any edit re-checks every cell: they are one module (a buffer type changed in one cell clears
-    a finding in the next)."""
+    a finding in the next). A trace of the notebook is stale (its results are kept under its URI)."""
+    drop_trace_diagnostics(ls, notebook_uri)
     ls.schedule(notebook_uri)
 
 
@@ -1253,17 +1255,23 @@ def _trace_lines(path: str) -> list[str]:
         return []
 
 
-def trace_result_diagnostics(result: dict, traced_path: str, definition: int | None) -> dict[str, list[types.Diagnostic]]:
+def trace_result_diagnostics(result: dict, traced_path: str, definition: int | None,
+                             notebook: OpenNotebook | None = None) -> dict[str, list[types.Diagnostic]]:
     """Diagnostics, by uri, only where JAX rejected the code: on every line it blamed (or on the
     traced definition when it blamed none). A trace that JAX accepted, and a failure of the tool
-    (no arguments, no worker, a timeout) are not problems of the code: they get none."""
+    (no arguments, no worker, a timeout) are not problems of the code: they get none. A trace of
+    a `notebook`'s cells: locations with a `cell` (trace/notebooks.py) go on that cell's URI, and
+    `definition` is a line of its module."""
     error = result.get("error")
     if not error or error.get("stage") in TOOL_STAGES:
         return {}
     by_path: dict[str, list[types.Diagnostic]] = {}
 
-    def add(path: str, line: int, location: dict | None = None) -> None:
-        lines = _trace_lines(path)
+    def add(path: str, line: int, location: dict | None = None, cell: int | None = None) -> None:
+        if cell is not None:  # 0-based among the notebook's cells: keyed by its URI (`uri_for` keeps it)
+            path, lines = notebook.cell_uris[cell], split_lines(notebook.notebook.cells[cell].source)
+        else:
+            lines = _trace_lines(path)
         by_path.setdefault(path, []).append(types.Diagnostic(
             range=expression_range(lines, location) or line_range(lines, line), message=message,
             severity=types.DiagnosticSeverity.Error, code=error.get("type"), source=TRACE_SOURCE))
@@ -1273,10 +1281,13 @@ def trace_result_diagnostics(result: dict, traced_path: str, definition: int | N
                f"(JAX {result.get('jax')}, {error.get('stage')} for {platform})")
     locations = [loc for loc in error.get("locations") or [] if loc.get("path") and loc.get("line")]
     for loc in locations:
-        add(os.path.realpath(loc["path"]), int(loc["line"]) - 1, loc)
+        cell = loc.get("cell") - 1 if notebook is not None and isinstance(loc.get("cell"), int) else None
+        add(os.path.realpath(loc["path"]), int(loc["line"]) - 1, loc, cell)
     if not locations and definition is not None:
-        add(traced_path, definition)
-    return {server.uri_for(path): diagnostics for path, diagnostics in by_path.items()}
+        where = notebook.notebook.to_cell(definition, 0) if notebook is not None else None
+        add(traced_path, where[1] if where else definition, cell=where[0] if where else None)
+    return {path if path in (notebook.cell_uris if notebook else ()) else server.uri_for(path): diagnostics
+            for path, diagnostics in by_path.items()}
 
 
 def trace_result_message(result: dict, function: str, definition: int | None) -> types.ShowMessageParams:
@@ -1311,6 +1322,10 @@ def trace_result_message(result: dict, function: str, definition: int | None) ->
 
 
 def _republish(ls: PallasServer, uris) -> None:
+    cells = {uri for uri in uris if ls.workspace.get_notebook_document(cell_uri=uri) is not None}
+    for cell in cells:  # pushed, or pulled again (`_debounced_notebook_publish`)
+        ls.schedule(cell)
+    uris = set(uris) - cells
     if not uris:
         return  # nothing changed: a refresh would make pull clients ask again on every keystroke
     if ls.pull:
@@ -1334,6 +1349,19 @@ def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
     for origin in [o for o, refs in ls.traced_refs.items() if o == uri or path in refs]:
         del ls.traced_refs[origin]
     _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
+
+
+def _module_locations(result: dict, notebook) -> dict:
+    """A notebook trace's kernels and kernel refs at lines of the notebook's module (1-based), as
+    the hovers and lenses that show them read the notebook (the result gives cell lines)."""
+    def moved(location):
+        if not isinstance(location, dict) or not isinstance(location.get("cell"), int):
+            return location
+        where = notebook.to_module(location["cell"] - 1, location["line"] - 1, 0)
+        return location if where is None else {**location, "line": where[0] + 1}
+
+    return {**result, "kernels": [{**k, "location": moved(k.get("location"))} for k in result.get("kernels") or []],
+            "kernel_refs": [moved(ref) for ref in result.get("kernel_refs") or []]}
 
 
 def remember_traced_refs(ls: PallasServer, uri: str, result: dict) -> None:
@@ -1443,8 +1471,9 @@ def _clip(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-async def _trace_plan(ls: PallasServer, uri: str, disk: str, where, options: dict, choice: str | None = None):
-    """The request read through the kernel model (intent.py): a body's launches, the platform it runs on."""
+async def _trace_plan(ls: PallasServer, uri: str, disk, where, options: dict, choice: str | None = None):
+    """The request read through the kernel model (intent.py): a body's launches, the platform it runs on.
+    `disk`: the text traced, or the `OpenNotebook` whose cells are."""
     from types import SimpleNamespace
 
     from .trace.intent import plan_trace, unanalysed_plan
@@ -1452,7 +1481,8 @@ async def _trace_plan(ls: PallasServer, uri: str, disk: str, where, options: dic
     def plan(project, path, text):
         return plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
 
-    found = await ls.on_analysis_thread(SimpleNamespace(uri=uri, source=disk), "trace target", plan)
+    document = disk if isinstance(disk, OpenNotebook) else SimpleNamespace(uri=uri, source=disk)
+    found = await ls.on_analysis_thread(document, "trace target", plan)
     if found is None:  # logged; a name is still traced as named
         return unanalysed_plan(uri_to_path(uri), where, options.get("platform"), "the kernel model could not be built")
     return found
@@ -1472,6 +1502,29 @@ async def _ask_launch(ls: PallasServer, plan, uri: str, disk: str, where, option
     return await _trace_plan(ls, uri, disk, where, options, choice=answer.title)
 
 
+def _notebook_to_trace(ls: PallasServer, arguments) -> tuple[OpenNotebook | None, str | None, tuple]:
+    """A trace asked in a notebook's cell (its URI), or of an open notebook (its file URI): the
+    notebook as the editor has it, the cell's URI, and the arguments with the notebook's file URI."""
+    uri = arguments[0] if arguments else None
+    if not isinstance(uri, str):
+        return None, None, arguments
+    document = ls.workspace.get_notebook_document(cell_uri=uri) or ls.workspace.get_notebook_document(notebook_uri=uri)
+    if document is None:
+        return None, None, arguments
+    notebook = OpenNotebook(document, ls.open_document)
+    cell_uri = uri if notebook.cell_index(uri) is not None else None
+    return notebook, cell_uri, (path_uri(notebook.path), *arguments[1:])
+
+
+def _module_line(notebook: OpenNotebook, cell_uri: str | None, where: str | int) -> str | int | None:
+    """A name as it is; a line of the cell `cell_uri` as a line of the notebook's module (None: no
+    code cell holds it, or no cell was named)."""
+    if isinstance(where, str):
+        return where
+    where = notebook.in_module(cell_uri, where, 0) if cell_uri is not None else None
+    return None if where is None else where[0]
+
+
 @server.command(TRACE_COMMAND)
 async def trace_command(ls: PallasServer, *arguments):
     """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
@@ -1479,17 +1532,25 @@ async def trace_command(ls: PallasServer, *arguments):
     from .trace import failure, trace_target
     from .trace.worker import TraceError, choose_interpreter, interpreter_executable
 
-    path, where, options = _trace_arguments(arguments)
     outer = ls.protocol._request_futures.get(ls.protocol.msg_id)  # the executeCommand request itself (before any await)
+    notebook, cell_uri, arguments = _notebook_to_trace(ls, arguments)
+    path, where, options = _trace_arguments(arguments)
     uri = arguments[0]
     label = where if isinstance(where, str) else f"line {where + 1}"
     folder = ls.folder_for(path)
     platform = options.get("platform") or "cuda"  # until the plan says how the kernel runs
-    try:
-        disk = read_source(path)  # as Python will import it (the trace does), line endings kept
-    except OSError as exc:
-        return failure(path, label, platform, "UsageError", f"cannot read {path}: {exc}", "args")
-    document = ls.open_document(uri)
+    if notebook is not None:  # the editor's cells, through the kernel's, are written to a module and traced
+        uri, where = notebook.uri, _module_line(notebook, cell_uri, where)
+        if where is None:
+            return failure(path, label, platform, "UsageError",
+                           "a position in a notebook is given with the URI of its code cell", "args")
+        disk = notebook
+    else:
+        try:
+            disk = read_source(path)  # as Python will import it (the trace does), line endings kept
+        except OSError as exc:
+            return failure(path, label, platform, "UsageError", f"cannot read {path}: {exc}", "args")
+    document = ls.open_document(uri) if notebook is None else None
     if document is not None and document.source != disk:
         result = failure(path, label, platform, "UsageError",
                          "save the file first: the trace imports the saved file, which differs from the editor's", "args")
@@ -1544,10 +1605,23 @@ async def trace_command(ls: PallasServer, *arguments):
         ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
             title=f"Tracing {function}", message=f"JAX lowering for {platform}", cancellable=True))
         ls.work_done_progress.tokens[token].add_done_callback(lambda f: f.cancelled() and cancel())
+    def run():
+        from functools import partial
+
+        from .trace.notebooks import cell_of_target, trace_notebook_cells
+
+        settings = dict(args=options.get("args"), platform=platform, compile=options.get("compile"),
+                        timeout=_trace_timeout(ls, folder), on_worker=remember)
+        if notebook is None:
+            return trace_target(trace_pool(), python, folder.root, path, function, source=disk, **settings)
+        cell = cell_of_target(notebook.notebook, function, plan.target.line)
+        if cell is None:
+            return failure(path, function, platform, "UsageError", f"no cell of the notebook defines {function}", "args")
+        return trace_notebook_cells(partial(trace_target, trace_pool(), python, folder.root), path, notebook.notebook,
+                                    cell, function=function, **settings)
+
     try:
-        result = await asyncio.get_running_loop().run_in_executor(_trace_executor, lambda: trace_target(
-            trace_pool(), python, folder.root, path, function, args=options.get("args"), platform=platform,
-            compile=options.get("compile"), timeout=_trace_timeout(ls, folder), source=disk, on_worker=remember))
+        result = await asyncio.get_running_loop().run_in_executor(_trace_executor, run)
     except asyncio.CancelledError:
         cancel()
         raise
@@ -1557,11 +1631,18 @@ async def trace_command(ls: PallasServer, *arguments):
     if cancelled.is_set():
         return result
     plan.annotate(result)
+    if notebook is not None:
+        from .trace.notebooks import annotate_in_cells
+
+        annotate_in_cells(result, notebook.notebook)
     definition = plan.target.line
     if definition is not None:
         result["definition_line"] = definition  # 0-based: where a `# pallas-lsp: trace(...)` comment goes
-    diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition)
-    remember_traced_refs(ls, uri, result)
+        where = notebook.notebook.to_cell(definition, 0) if notebook is not None else None
+        if where is not None:  # in a notebook: a line of that cell
+            result["definition_line"], result["definition_cell"] = where[1], notebook.notebook.cell_number(where[0])
+    diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition, notebook)
+    remember_traced_refs(ls, uri, result if notebook is None else _module_locations(result, notebook.notebook))
     previous = _trace_origins.pop(uri, set())
     for stale in previous:
         ls.trace_diagnostics.pop(stale, None)
@@ -1569,7 +1650,7 @@ async def trace_command(ls: PallasServer, *arguments):
     _trace_origins[uri] = set(diagnostics)
     _republish(ls, previous | set(diagnostics))
     if result.get("kernels"):  # the budget lenses and hovers show what JAX sized, marked as traced
-        ls.traced_kernels[uri] = result["kernels"]
+        ls.traced_kernels[uri] = (result if notebook is None else _module_locations(result, notebook.notebook))["kernels"]
         _refresh_code_lenses(ls)
     if ls.settings.show_trace_results:  # off where the client shows the result itself (VS Code's report)
         ls.window_show_message(trace_result_message(result, function, definition))
@@ -1587,9 +1668,16 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
     from .trace.entries import entry_functions
 
     document = ls.readable_document(params.text_document.uri)
-    if document is None or ls.workspace.get_notebook_document(cell_uri=document.uri) is not None:
-        return None  # a notebook's kernels are not traced (the trace imports a saved module)
+    if document is None:
+        return None
     version, lines = document.version, split_lines(document.source)
+    cell_uri, first, count = document.uri, 0, len(lines)
+    notebook = ls.notebook_of_cell(document.uri)
+    if notebook is not None:  # a cell's lenses: those on its lines of the notebook's module
+        where = notebook.module_range(document.uri)
+        if where is None:
+            return None
+        (first, count), document, version = where, notebook, notebook.version
     entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
     traced = ls.traced_kernels.get(document.uri, ())
     budgets = await ls.on_analysis_thread(
@@ -1597,8 +1685,9 @@ async def code_lens(ls: PallasServer, params: types.CodeLensParams) -> list[type
     if not ls.is_current(document, version):
         return None
     return [types.CodeLens(
-        range=line_range(lines, entry.line),
+        range=line_range(lines, entry.line - first),
         command=types.Command(title="Trace kernel" if entry.args is not None else TRACE_ASKING_TITLE,
-                              command=TRACE_COMMAND, arguments=[document.uri, entry.name]))
-        for entry in entries] + [types.CodeLens(range=line_range(lines, line), command=types.Command(title=title, command=""))
-                                 for line, title in budgets]
+                              command=TRACE_COMMAND, arguments=[cell_uri, entry.name]))
+        for entry in entries if first <= entry.line < first + count] + [
+        types.CodeLens(range=line_range(lines, line - first), command=types.Command(title=title, command=""))
+        for line, title in budgets if first <= line < first + count]

@@ -285,6 +285,11 @@ class Notebook:
                 return placed.first_line + min(line, placed.line_count), column
         return None
 
+    def module_through(self, cell: int) -> str:
+        """The module of the code cells up to and including `cell` (one the module holds)."""
+        first, count = self.cell_line_range(cell)
+        return "".join(_lines_keepends(self.module)[:first + count])
+
     def cell_line_range(self, cell: int) -> tuple[int, int] | None:
         """(first module line, line count) of a cell in the module."""
         for placed in self._placed:

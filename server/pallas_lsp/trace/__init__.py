@@ -27,9 +27,10 @@ def failure(path: str, function: str, platform: str, kind: str, message: str, st
 
 def trace_target(pool: WorkerPool, python: str, root: str | None, path: str, function: str, *,
                  args: str | None = None, platform: str = "cuda", compile: bool | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, source: str | None = None, on_worker=None) -> dict:
+                 timeout: float = DEFAULT_TIMEOUT, source: str | None = None, on_worker=None,
+                 extra_roots: list[str] = ()) -> dict:
     """Trace `path::function`; always returns a result dict (see docs/trace.md), never raises for
-    problems of the traced code or its arguments."""
+    problems of the traced code or its arguments. `extra_roots`: folders on `sys.path` after `root`."""
     path = os.path.realpath(path)
     if platform not in PLATFORMS:
         return failure(path, function, platform, "UsageError",
@@ -43,7 +44,7 @@ def trace_target(pool: WorkerPool, python: str, root: str | None, path: str, fun
         extra = {"suggested_args": suggest_args(source, function)} if isinstance(exc, ArgsNotFound) and source else {}
         return failure(path, function, platform, kind, str(exc), "args", **extra)
     request = {"path": path, "function": function, "args": [s.to_json() for s in found.specs],
-               "platform": platform, "roots": [r for r in (root,) if r], "compile": compile}
+               "platform": platform, "roots": [r for r in (root, *extra_roots) if r], "compile": compile}
     try:
         result = pool.trace(python, root, request, timeout=timeout, on_worker=on_worker)
     except TraceError as exc:

@@ -16,18 +16,21 @@ def _visible(line: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], line)
 
 
-def one_based_columns(result: dict) -> dict:
+def one_based_columns(result: dict, notebook=None) -> dict:
     """The result as `pallas-lsp trace --format json` prints it: columns are 1-based code points,
-    as in `check`. JAX's frames give 0-based UTF-8 byte offsets (the LSP side converts its own)."""
-    lines_of: dict[str, list[str] | None] = {}
+    as in `check`. JAX's frames give 0-based UTF-8 byte offsets (the LSP side converts its own).
+    A location with a `cell` is in that cell of `notebook` (trace/notebooks.py)."""
+    lines_of: dict = {}
 
-    def code_point(path, line, offset) -> int:
-        if path not in lines_of:
+    def code_point(path, line, offset, cell=None) -> int:
+        key = (path, cell)
+        if key not in lines_of:
             try:
-                lines_of[path] = split_lines(read_source(path))
-            except (OSError, ValueError):
-                lines_of[path] = None
-        lines = lines_of[path]
+                lines_of[key] = (split_lines(notebook.cells[cell - 1].source) if cell is not None and notebook is not None
+                                 else split_lines(read_source(path)))
+            except (OSError, ValueError, IndexError):
+                lines_of[key] = None
+        lines = lines_of[key]
         if lines is None or not isinstance(line, int) or not 0 < line <= len(lines):
             return offset + 1
         return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
@@ -41,7 +44,7 @@ def one_based_columns(result: dict) -> dict:
         if "path" in value:
             for column, line in (("column", "line"), ("end_column", "end_line")):
                 if isinstance(value.get(column), int):
-                    value[column] = code_point(value["path"], value.get(line), value[column])
+                    value[column] = code_point(value["path"], value.get(line), value[column], value.get("cell"))
         return value
 
     return convert(result)
@@ -54,6 +57,8 @@ def _where(location: dict, cwd: str) -> str:
         path = rel if not rel.startswith("..") else path
     except ValueError:
         pass
+    if location.get("cell") is not None:  # as `check` names a place in a notebook
+        return f"{path}:cell {location['cell']}:{location.get('line', '?')}"
     return f"{path}:{location.get('line', '?')}"
 
 
