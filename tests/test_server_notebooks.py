@@ -147,7 +147,8 @@ async def test_quick_fix_and_fix_all_edit_the_cells(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=CELL_URIS[4]), range=types.Range(
             start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.pallas"])))
-    assert [a["kind"] for a in fix_all] == ["source.fixAll.pallas"]
+    # The title a file's fix-all has, in the source-action menu as in the quick-fix one.
+    assert [(a["kind"], a["title"]) for a in fix_all] == [("source.fixAll.pallas", "Fix all pallas-lsp problems")]
     assert {change["textDocument"]["uri"] for change in fix_all[0]["edit"]["documentChanges"]} == {
         CELL_URIS[1], CELL_URIS[3], CELL_URIS[4]}
 

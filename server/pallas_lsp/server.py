@@ -1045,7 +1045,7 @@ async def _notebook_fix_all_action(ls: PallasServer, notebook: OpenNotebook) -> 
         edits.extend(minimal_edits(changed, old, new_text))
     if not edits or not ls.is_current(notebook, notebook.version):
         return None
-    return types.CodeAction(title="pallas-lsp: Apply all safe fixes", kind=FIX_ALL_KIND, edit=workspace_edit(ls, edits))
+    return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=workspace_edit(ls, edits))  # as for a file
 
 
 OPEN_RULE_DOCS_COMMAND = "pallas.openRuleDocs"
