@@ -7,7 +7,8 @@ the same kernels), written by nobody here. For each one:
 
 1. JAX's verdict on the original (tests/kernel_generator/oracle.py, `nice -n 19`);
 2. every safe and unsafe fix applied to a copy, as `check --fix --unsafe-fixes` does (`fix_files`);
-3. JAX's verdict on each changed kernel, and the analysis of the fixed copy.
+3. JAX's verdict on each changed kernel (one that "Run the kernel compiled" made compiled: Mosaic GPU
+   cross-lowering of its target, `oracle.py --compiled`), and the analysis of the fixed copy.
 
 A kernel JAX rejects is **fixed** when JAX accepts its fixed version and no finding remains ("of them
 unsafe": an unsafe fix, whose title says how the meaning changes, was among those applied). Otherwise
@@ -31,6 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "server")]
 
 from kernel_generator import differential, grammar  # noqa: E402
+
+
+RUN_COMPILED = "): Run the kernel compiled ("  # the title of server/pallas_lsp/fixes/run_compiled.py's fix
 
 
 def _refusals(project, findings) -> list[str]:
@@ -78,8 +82,12 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
     fix_s = time.monotonic() - started
 
     fixed_cases = [differential.Case(c.name, c.spec, c.files) for c in changed_cases]
+    # A kernel a fix made compiled ("Run the kernel compiled") is judged compiled: Mosaic GPU cross-lowering
+    # of the same target (its target() still says how the original ran).
+    compiled = {c.name for c in changed_cases if any(RUN_COMPILED in title for title in c.unsafe_fixes)}
     started = time.monotonic()
-    differential.run_jax(fixed_cases, after, timeout)
+    differential.run_jax([c for c in fixed_cases if c.name not in compiled], after, timeout)
+    differential.run_jax([c for c in fixed_cases if c.name in compiled], after, timeout, compiled=True)
     jax_s += time.monotonic() - started
     after_verdict = {c.name: (c.jax_verdict, c.jax) for c in fixed_cases}
 

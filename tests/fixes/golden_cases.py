@@ -3,7 +3,9 @@
 A case is `before.py` and `after.py` (or `before/` and `after/` folders for fixes spanning files)
 plus `case.json`: {"code": the finding's code, "fix": the fix's title after "pallas-lsp (CODE): ",
 "file": the file with the finding (default before.py), "run": the file whose target() JAX runs
-(default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix), "before": a
+(default: "file"), "jax": false when the fixed program is not meant to lower (a noqa fix), "compiled": true
+when the fix makes an interpreted kernel compiled (its after side is cross-lowered for CUDA, though its
+target() still says "interpret": `jax_lower.py --compiled`), "before": a
 file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it (through `../`, any file of the repository: an example), "line": the
 finding's 1-based line where several findings offer the same fix}.
 """
@@ -30,6 +32,7 @@ class Case:
     jax: bool
     source: Path | None = None  # the before side, when it is a corpus file or folder
     line: int | None = None  # the finding's line (1-based), where several offer the same fix
+    compiled: bool = False  # the fixed kernel is compiled: JAX lowers its after side for CUDA
 
 
     @property
@@ -69,7 +72,7 @@ def load_cases() -> list[Case]:
         file = spec.get("file", "before.py")
         source = CORPUS / spec["before"] if "before" in spec else None
         cases.append(Case(folder.name, folder, spec["code"], spec["fix"], file, spec.get("run", file),
-                          spec.get("jax", True), source, spec.get("line")))
+                          spec.get("jax", True), source, spec.get("line"), spec.get("compiled", False)))
     return cases
 
 

@@ -1,6 +1,9 @@
 """Run fixed kernels through real JAX: lower them for CUDA, or run them interpreted on the CPU.
 
-Usage: .venvs/jax/bin/python tests/fixes/jax_lower.py FILE.py [FILE.py ...]
+Usage: .venvs/jax/bin/python tests/fixes/jax_lower.py [--compiled] FILE.py [FILE.py ...]
+
+With `--compiled`, a target() that says "interpret" is judged as "cuda": for a kernel a fix made
+compiled ("Run the kernel compiled"), whose target() still says how the original ran.
 
 With `--execute` (on a machine with a GPU), "cuda" and "triton" kernels are also compiled and run on
 the GPU with arguments of ones, and "interpret" ones run as usual. Imports only the standard library and jax. Prints one JSON object mapping each path to
@@ -39,13 +42,15 @@ def _load(path: str):
   return module
 
 
-def run(path: str, execute: bool = False, unchecked: bool = False) -> dict:
+def run(path: str, execute: bool = False, unchecked: bool = False, compiled: bool = False) -> dict:
   import jax
   import numpy as np
 
   try:
     module = _load(path)
     fn, args, mode = module.target()
+    if compiled and mode == "interpret":
+      mode = "cuda"
     if execute and mode in ("cuda", "triton"):
       ones = [jax.numpy.ones(a.shape, a.dtype) for a in args]
       jax.block_until_ready(jax.jit(fn)(*ones))
@@ -80,12 +85,12 @@ def run(path: str, execute: bool = False, unchecked: bool = False) -> dict:
 
 
 def main(argv: list[str]) -> int:
-  execute, unchecked = "--execute" in argv, "--unchecked" in argv
-  paths = [a for a in argv if a not in ("--execute", "--unchecked")]
+  execute, unchecked, compiled = "--execute" in argv, "--unchecked" in argv, "--compiled" in argv
+  paths = [a for a in argv if a not in ("--execute", "--unchecked", "--compiled")]
   saved = os.dup(1)
   os.dup2(2, 1)  # keep JAX's own output off the JSON
   try:
-    results = {p: run(p, execute, unchecked) for p in paths}
+    results = {p: run(p, execute, unchecked, compiled) for p in paths}
   finally:
     sys.stdout.flush()
     os.dup2(saved, 1)

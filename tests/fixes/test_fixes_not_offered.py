@@ -108,37 +108,6 @@ kernel = plgpu.kernel(body, out_type=X)
 """,
     # A BARRIER semaphore only signalled and waited on under interpret=True now becomes a REGULAR
     # scratch semaphore (golden case scratch_tpu_type_interpreted_gpu_kernel); under the GPU interpreter:
-    "a barrier as scratch under interpret=True (NotImplementedError: barrier)": """
-def body(x_ref, o_ref):
-  bar = pl.get_global(plgpu.Barrier(num_arrivals=1))
-  o_ref[...] = x_ref[...]
-
-kernel = plgpu.kernel(body, out_type=X, interpret=True)
-""",
-    "barrier semaphore under InterpretGPUParams": """
-def body(x_ref, o_ref):
-  sem = pl.get_global(plgpu.SemaphoreType.BARRIER)
-  pl.semaphore_signal(sem)
-  pl.semaphore_wait(sem)
-  o_ref[...] = x_ref[...]
-
-kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
-""",
-    # Under `interpret=plgpu.InterpretGPUParams()` of the launch the semaphore becomes scratch run with
-    # interpret=True (unsafe; golden case scratch_semaphore_gpu_interpreter_unsafe); under a context:
-    "semaphore under force_gpu_interpret_mode (the GPU interpreter runs none)": """
-def body(x_ref, o_ref):
-  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
-  pl.semaphore_signal(sem)
-  pl.semaphore_wait(sem)
-  o_ref[...] = x_ref[...]
-
-kernel = plgpu.kernel(body, out_type=X)
-
-def run(x):
-  with plgpu.force_gpu_interpret_mode():
-    return kernel(x)
-""",
     "shaped semaphore without index, no axis index held for its length": """
 def body(x_ref, o_ref):
   block = jax.lax.axis_index("blocks")
@@ -197,6 +166,58 @@ def body(x_ref, o_ref):
 kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",))
 """,
 }
+
+
+# No rewrite keeps these kernels interpreted (a barrier under interpret=True, any semaphore under the GPU
+# interpreter); compiled they mean what they say, so "Run the kernel compiled" is all that is offered (unsafe).
+# Under `interpret=plgpu.InterpretGPUParams()` of the launch a REGULAR semaphore becomes scratch run with
+# interpret=True instead (unsafe; golden case scratch_semaphore_gpu_interpreter_unsafe).
+COMPILED = "Run the kernel compiled (remove {}) (unsafe: it runs on a GPU only, not in interpret mode on the CPU{})"
+SWITCH = "; the other kernels this switch made interpreted run compiled too"
+ONLY_COMPILED = {
+    "a barrier as scratch under interpret=True (NotImplementedError: barrier)": """
+def body(x_ref, o_ref):
+  bar = pl.get_global(plgpu.Barrier(num_arrivals=1))
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret=True)
+""",
+    "barrier semaphore under InterpretGPUParams": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.BARRIER)
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret=plgpu.InterpretGPUParams())
+""",
+    "semaphore under force_gpu_interpret_mode (the GPU interpreter runs none)": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+
+def run(x):
+  with plgpu.force_gpu_interpret_mode():
+    return kernel(x)
+""",
+}
+ONLY_COMPILED_TITLES = {
+    "a barrier as scratch under interpret=True (NotImplementedError: barrier)": COMPILED.format("interpret=True", ""),
+    "barrier semaphore under InterpretGPUParams": COMPILED.format("interpret=plgpu.InterpretGPUParams()", ""),
+    "semaphore under force_gpu_interpret_mode (the GPU interpreter runs none)": COMPILED.format(
+        "with plgpu.force_gpu_interpret_mode()", SWITCH),
+}
+
+
+@pytest.mark.parametrize("name", ONLY_COMPILED)
+def test_only_running_compiled_is_offered_where_no_interpreter_runs_it(ws, name):
+    (finding,) = [f for f in ws.findings("kernel.py", HEADER + ONLY_COMPILED[name]) if f.code == "PAL002"]
+    assert [fix.title for fix in ws.fixes(finding)] == [
+        f"pallas-lsp (PAL002): {ONLY_COMPILED_TITLES[name]}", "pallas-lsp (PAL002): Disable PAL002 for this line"]
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -265,10 +286,9 @@ def test_no_ref_fix_for_one_semaphore_read_out_of_its_ref(ws, name):
 # refusal where one applies, else the rule's "no fix" reason.
 WHY_NOT = {
     "shape not known statically": ("PAL001", "the buffer's shape or dtype is not known before the kernel runs"),
-    "semaphore under force_gpu_interpret_mode (the GPU interpreter runs none)": (
-        "PAL002", "the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, set_gpu_interpret_mode) "
-                  "runs no semaphore, global or scratch"),
-    "barrier semaphore under InterpretGPUParams": ("PAL001", "the kernel runs in interpret mode, where a global semaphore fails too"),
+    "one body, a pallas_call and a plgpu.kernel": (
+        "PAL002", "compiled, a pl.pallas_call has no get_global (Triton: 'Unimplemented primitive in Pallas Triton "
+                  "lowering: get_global')"),
     "too many indices (which one to drop?)": (
         "PAL005", "which index is meant is not known (no axis matches the dimension, or there are too many indices)"),
 }
@@ -279,7 +299,7 @@ def test_the_reason_why_no_fix_is_offered(ws, name):
     from pallas_lsp.fixes import fixes_and_reason
 
     code, reason = WHY_NOT[name]
-    (finding,) = [f for f in ws.findings("kernel.py", HEADER + CASES[name]) if f.code == code]
+    (finding,) = [f for f in ws.findings("kernel.py", HEADER + {**CASES, **ONLY_COMPILED}[name]) if f.code == code]
     assert fixes_and_reason(ws.project, finding)[1] == reason
 
 

@@ -131,12 +131,14 @@ def write(cases: list[Case], folder: Path) -> None:
             (folder / file).write_text(text)
 
 
-def run_jax(cases: list[Case], folder: Path, timeout: int = 60, nice: int = 19) -> None:
-    """JAX's verdict on every case, a few hundred kernels per process (jax imported once per process)."""
+def run_jax(cases: list[Case], folder: Path, timeout: int = 60, nice: int = 19, compiled: bool = False) -> None:
+    """JAX's verdict on every case, a few hundred kernels per process (jax imported once per process);
+    `compiled`: an interpreted target is cross-lowered for CUDA instead (oracle.py `--compiled`)."""
     todo = {str(folder / f"{case.name}.py"): case for case in cases}
     while todo:
         paths = list(todo)[:300]
-        cmd = ["nice", "-n", str(nice), jax_python(), str(ORACLE), "--timeout", str(timeout), *paths]
+        cmd = ["nice", "-n", str(nice), jax_python(), str(ORACLE), "--timeout", str(timeout),
+               *(["--compiled"] if compiled else []), *paths]
         run = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
         got = 0
         for line in run.stdout.splitlines():

@@ -1,11 +1,12 @@
 """Ask real JAX about many generated kernels in one process (jax imported once).
 
 Usage (the jax venv; standard library and jax only):
-    .venvs/jax/bin/python tests/kernel_generator/oracle.py [--timeout S] KERNEL.py [KERNEL.py ...]
+    .venvs/jax/bin/python tests/kernel_generator/oracle.py [--timeout S] [--compiled] KERNEL.py [KERNEL.py ...]
 
 Each kernel is loaded as a fresh module and run exactly like an agreement fixture
 (`tests/jax_truth.py`'s `run_fixture`: Mosaic GPU cross-lowering, Triton under an abstract H200,
-the interpreter on the CPU). Prints one JSON line per kernel as soon as it is done,
+the interpreter on the CPU; with `--compiled`, a kernel its target() says is interpreted is
+cross-lowered for CUDA instead: one a fix made compiled). Prints one JSON line per kernel as soon as it is done,
 `{"path": ..., **jax_truth result}`, so a crash or a kill loses only the kernel it was on. A kernel
 that runs longer than the timeout gets `"exc_type": "KernelTimeout"`. A failure inside a CPU callback
 (`INTERNAL: CpuCallback error`) also gets the callback's own exception as `callback_exc_type` and
@@ -58,13 +59,15 @@ def main(argv: list[str]) -> int:
     timeout = 60
     if argv[:1] == ["--timeout"]:
         timeout, argv = int(argv[1]), argv[2:]
+    compiled = argv[:1] == ["--compiled"]
+    argv = argv[1:] if compiled else argv
     signal.signal(signal.SIGALRM, _alarm)
     with jax_truth._stdout_to_stderr() as out:
         import jax
         for n, path in enumerate(argv):
             signal.alarm(timeout)
             try:
-                result = jax_truth.run_fixture(path)
+                result = jax_truth.run_fixture(path, compiled=compiled)
             except KernelTimeout:
                 result = {"ok": False, "exc_type": "KernelTimeout", "message": f"over {timeout} s",
                           "mode": None, "locations": []}

@@ -191,6 +191,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         drop_collective_axes,
         pass_as_input,
         pass_as_operand,
+        run_compiled,
         run_scoped_allocation,
         use_global_semaphore,
     )
@@ -202,4 +203,8 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)
+    compiled = _built(run_compiled.__name__, lambda: run_compiled.fix(project, model, call, value, finding.code),
+                      refusals)
+    if compiled is not None:  # after the safe fixes, before the unsafe ones: compiled, the kernel means the same
+        fixes.insert(max((n + 1 for n, f in enumerate(fixes) if f.safe), default=0), compiled)
     return fixes
