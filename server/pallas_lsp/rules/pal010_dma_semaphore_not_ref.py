@@ -62,4 +62,4 @@ def check(ctx):
                     related = (ctx.related(copy.model, node, f"the {_SIDE[role][1]} semaphore argument"),)
                     yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref), related,
                                       facts={"kernel": kernel, "copy": copy.call, "model": copy.model,
-                                             "entry": kernel.entry})
+                                             "entry": kernel.entry, "semaphore": node, "not_ref": not_ref})

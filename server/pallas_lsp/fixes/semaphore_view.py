@@ -1,0 +1,56 @@
+"""Fix (PAL010): a TPU copy's semaphore read out of its ref (`sems[1]`, `sems[...]`) becomes the ref's
+`.at[]` view (`sems.at[1]`) or the ref itself.
+
+A copy signals a semaphore ref; the value `sems[1]` reads is nothing a DMA can signal, so the only
+meaning the code can have is the semaphore it names: `sems.at[1]`. Where the read is held in a name
+first (`done = sems[1]`), the name's binding changes, if the copy is its only use. A number (`0`) has
+no ref it names: no fix.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from .kernel_edits import CannotFix, FixBuilder
+
+
+def _held_only_here(model, node: ast.Name, read: ast.expr) -> bool:
+    """`node` names `read` (`done = sems[1]`), bound once and read only at `node`."""
+    binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+    if binding is None or binding.kind != "assign" or getattr(binding, "value", None) is not read:
+        return False
+    scope = model.enclosing_function(node) or model.tree
+    names = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == node.id]
+    return len(names) == 2 and all(n is node or not isinstance(n.ctx, ast.Load) for n in names)
+
+
+def fix(project, model, finding):
+    facts = finding.facts
+    node, not_ref = facts.get("semaphore"), facts.get("not_ref")
+    if node is None or not_ref is None or facts.get("model") is not model:
+        return None
+    what, read = not_ref
+    if what != "loaded" or not isinstance(read, ast.Subscript):
+        raise CannotFix("the semaphore is a number, which names no semaphore ref")
+    if read is not node and not (isinstance(node, ast.Name) and _held_only_here(model, node, read)):
+        raise CannotFix("the value read out of the ref is used elsewhere too")
+    whole = isinstance(read.slice, ast.Constant) and read.slice.value is Ellipsis
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    target = file.find_ast(model, read, cst.Subscript)
+    if target is None:
+        raise CannotFix("the read was not found")
+
+    def view(updated: cst.Subscript) -> cst.BaseExpression:
+        if whole:
+            return updated.value.with_changes(lpar=updated.lpar, rpar=updated.rpar) if not updated.value.lpar \
+                else updated.value
+        return updated.with_changes(value=cst.Attribute(value=updated.value, attr=cst.Name("at")))
+
+    file.rewrite(target, view)
+    base = ast.get_source_segment(model.text, read.value)
+    code = base if whole else f"{base}.at[{ast.get_source_segment(model.text, read.slice)}]"
+    return builder.fix(f"pallas-lsp ({finding.code}): Pass the semaphore {'ref' if whole else 'view'} {code}",
+                       "safe", preferred=True)
