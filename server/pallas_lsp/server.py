@@ -801,6 +801,8 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
         project, path, text, line, column, traced, traced_refs))
     if markdown is None:
         return None
+    if notebook is not None:  # lines it names are the cells' lines
+        markdown = notebook.notebook.cell_lines_in(markdown)
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
 
 

@@ -151,6 +151,12 @@ async def test_a_kernel_traced_from_its_cell_is_blamed_in_the_body_s_cell(client
     assert seen(merged.diagnostics) == [("pallas-lsp", "PAL001", GET_GLOBAL),
                                         ("pallas-trace", "NotImplementedError", GET_GLOBAL)]
 
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=CELL_URIS[3]), position=types.Position(line=3, character=24))), 60)
+    assert hover.contents.value == (  # JAX's type of the body's scratch parameter, from this trace
+        "```python\nstage: Ref<smem>{float32[128]}\n```\n\ntraced by JAX (until the file changes)\n\n"
+        "- kernel scratch from `scratch_types[0]` of `plgpu.kernel` (cell 5, line 1)")
+
     # From a line of the body's cell: the launch that runs the body is traced.
     by_line = await trace(client, CELL_URIS[3], {"line": 5, "character": 2}, {"args": "f32[128]"})
     assert (by_line["function"], by_line["traced_because"], by_line["error"]["locations"][0]["cell"]) == (

@@ -40,6 +40,7 @@ reload_ext rerun reset reset_selective run save sc set_env sx system tb time tim
 who_ls whos xdel xmode""".split())
 _ASSIGNMENT_OPERATORS = frozenset({"=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^="})
 _MAGIC_ASSIGNMENT = re.compile(r"([ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*)[!%]")
+_LINE_NOTE = re.compile(r"\(line (\d+)\)")  # how hovers and trace notes name a line of the module
 _HELP = re.compile(r"[ \t]*(?:\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})[ \t]*$")
 
 
@@ -284,6 +285,15 @@ class Notebook:
             if placed.cell == cell:
                 return placed.first_line + min(line, placed.line_count), column
         return None
+
+    def cell_lines_in(self, text: str) -> str:
+        """A note naming lines of the module (`body (line 12)`) with the cell's line instead
+        (`body (cell 4, line 2)`), as the notebook shows them."""
+        def cell_line(match):
+            where = self.to_cell(int(match[1]) - 1, 0)
+            return match[0] if where is None else f"(cell {self.cell_number(where[0])}, line {where[1] + 1})"
+
+        return _LINE_NOTE.sub(cell_line, text)
 
     def module_through(self, cell: int) -> str:
         """The module of the code cells up to and including `cell` (one the module holds)."""

@@ -39,24 +39,11 @@ def cell_of_target(notebook: Notebook, function: str, line: int | None) -> int |
     return None if where is None else where[0]
 
 
-_LINE_NOTE = re.compile(r"\(line (\d+)\)")
-
-
-def cell_lines_in(text: str, notebook: Notebook) -> str:
-    """A note of the analysis naming lines of the notebook's module (`body (line 12)`) with the
-    cell's line instead (`body (cell 4, line 2)`)."""
-    def cell_line(match):
-        where = notebook.to_cell(int(match[1]) - 1, 0)
-        return match[0] if where is None else f"(cell {notebook.cell_number(where[0])}, line {where[1] + 1})"
-
-    return _LINE_NOTE.sub(cell_line, text)
-
-
 def annotate_in_cells(result: dict, notebook: Notebook) -> dict:
     """`TracePlan.annotate`'s notes (`traced_because`, `platform_reason`) with cell lines."""
     for key in ("traced_because", "platform_reason"):
         if isinstance(result.get(key), str):
-            result[key] = cell_lines_in(result[key], notebook)
+            result[key] = notebook.cell_lines_in(result[key])
     return result
 
 
