@@ -1,0 +1,108 @@
+"""Fix (PAL004): a `get_global` in a branch of `lax.cond` / `lax.switch` moves out of the branch, to
+just before the branch function's definition; the branch uses the ref it names (a closure variable).
+
+    def body(x_ref, o_ref):                      def body(x_ref, o_ref):
+        def branch():                                sem = pl.get_global(REGULAR)
+            sem = pl.get_global(REGULAR)   ->        def branch():
+            pl.semaphore_signal(sem)                     pl.semaphore_signal(sem)
+        lax.cond(pred, other, branch)                lax.cond(pred, other, branch)
+
+Mosaic GPU lowers a cond's branches more than once and keeps what a get_global there reserved (a JAX
+bug), so the kernel asks for more semaphores than JAX made room for. A global semaphore is one for
+the whole kernel whichever branch runs: asking for it before the cond names the same semaphore.
+Only where the get_global is `name = pl.get_global(T)` directly in the branch function, that function
+is passed to one cond or switch (by name, in the function that defines it) and named nowhere else,
+`name` is bound nowhere else in either function, and every name in `T` means the same before the cond.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.values import Api
+from .kernel_edits import CannotFix, FixBuilder, remove_statement
+
+_CONDS = ("jax.lax.cond", "lax.cond", "jax.lax.switch", "lax.switch")
+
+
+def _cond_of(project, model, branch: ast.FunctionDef, outer: ast.FunctionDef) -> ast.stmt | None:
+    """The statement of `outer` that runs the cond or switch `branch` is passed to, if that is the only
+    place `branch` is named."""
+    names = [n for n in ast.walk(outer) if isinstance(n, ast.Name) and n.id == branch.name]
+    if len(names) != 1 or not isinstance(names[0].ctx, ast.Load):
+        return None
+    node, parent = names[0], model.parents.get(names[0])
+    if isinstance(parent, (ast.List, ast.Tuple)):  # lax.switch(index, [a, b])
+        node, parent = parent, model.parents.get(parent)
+    if not (isinstance(parent, ast.Call) and node in parent.args[1:]):
+        return None
+    callee = project.evaluator.value(model, parent.func)
+    if not (isinstance(callee, Api) and callee.name in _CONDS):
+        return None
+    statement = parent
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = model.parents.get(statement)
+    return statement if statement in outer.body else None
+
+
+def fix(project, model, finding):
+    allocation = finding.facts.get("allocation")
+    call = getattr(allocation, "node", None)
+    if call is None or getattr(allocation, "kind", None) != "get_global" or call not in model.parents:
+        return None
+    branch = model.enclosing_function(call)
+    outer = model.enclosing_function(branch) if isinstance(branch, ast.FunctionDef) else None
+    if not isinstance(outer, ast.FunctionDef):
+        return None
+    statement = model.parents.get(call)
+    if not (isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and statement in branch.body):
+        return None
+    cond = _cond_of(project, model, branch, outer)
+    if cond is None:
+        return None  # not in a cond's branch (or not only there): another fix's case
+    name = statement.targets[0].id
+    for function in (branch, outer):
+        bound = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name
+                 and not isinstance(n.ctx, ast.Load)]
+        if len(bound) != 1 or any(
+                isinstance(a, ast.arg) and a.arg == name for a in ast.walk(function)):
+            raise CannotFix(f"{name} is bound more than once")
+    for node in ast.walk(call):
+        if isinstance(node, ast.Name):
+            inside = model.lookup(node.id, model.scope_of(call), call.lineno)
+            before = model.lookup(node.id, model.scope_of(cond), cond.lineno)
+            if inside is None or inside is not before:
+                raise CannotFix(f"{node.id} means something else before the {ast.unparse(cond)[:20]}...")
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    line = file.find_ast(model, cond, cst.BaseStatement)
+    if line is None:
+        raise CannotFix("the cond's statement was not found")
+    definition = file.function(branch)
+    if definition is None or file.parent(definition) is not file.parent(line):
+        raise CannotFix("the branch is not defined in the block that runs the cond")
+    moved = cst.parse_statement(ast.get_source_segment(model.text, statement) + "\n")
+    block = file.parent(line)
+    position = list(block.body).index(definition)
+
+    def insert(updated):
+        body = list(updated.body)
+        body.insert(position, moved)  # the definition keeps its comments, after it
+        return updated.with_changes(body=body)
+
+    remove_statement(builder, model, statement)
+    file.rewrite(block, insert)
+    return builder.fix(f"pallas-lsp ({finding.code}): Ask for {name} before the {_kind(project, model, cond)}, "
+                       f"not in {branch.name}", "safe", preferred=True)
+
+
+def _kind(project, model, statement: ast.stmt) -> str:
+    for node in ast.walk(statement):
+        if isinstance(node, ast.Call):
+            callee = project.evaluator.value(model, node.func)
+            if isinstance(callee, Api) and callee.name in _CONDS:
+                return callee.name.split(".")[-1]
+    return "cond"
