@@ -439,9 +439,10 @@ class PallasExtension implements vscode.Disposable {
       where = [editor.document.uri.toString(), { line: position.line, character: position.character }];
       label = `${vscode.workspace.asRelativePath(editor.document.uri)}:${position.line + 1}`;
     }
-    // The trace imports the file from disk: unsaved edits would be traced as they were.
+    // The trace imports the file from disk: unsaved edits would be traced as they were. A notebook's
+    // cells are traced as the editor has them (the server writes them to a module): nothing to save.
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === where[0]);
-    if (document?.isDirty && !(await document.save())) {
+    if (document?.uri.scheme !== "vscode-notebook-cell" && document?.isDirty && !(await document.save())) {
       void vscode.window.showWarningMessage("pallas-lsp: save the file to trace it (the trace imports the saved file).");
       return undefined;
     }
