@@ -385,7 +385,10 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
             argument = get_global_argument(call)
             what = project.evaluator.value(func.model, argument) if argument is not None else None
             sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
-    copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}) if body.model.mentions("async") else []
+    # A copy in a helper (of this module or another) is the kernel's too: any function's module may name it.
+    loaded = {id(use.node) for sem in semaphores for use in sem.uses if use.kind == "ref_read"}
+    copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}, loaded) \
+        if any(func.model.mentions("async") for func in functions) else []
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
     collective_id, start_semaphores = _collective(project, entry)
     budget = None
@@ -459,7 +462,8 @@ def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int 
     return value.value, count
 
 
-def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set[int]) -> list[DmaCopy]:
+def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set[int],
+                loaded: set[int]) -> list[DmaCopy]:
     copies = []
     for func in functions:
         for api, roles in _DMA_SEMAPHORES.items():
@@ -468,7 +472,7 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
                     continue
                 arguments = [(roles[i], a) for i, a in enumerate(call.args) if i in roles]
                 arguments += [(roles[k.arg], k.value) for k in call.keywords if k.arg in roles]
-                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params))
+                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params, loaded))
                                    for role, node in arguments)
                 starts = (call,) if api in _DMA_STARTING else tuple(_starts(func.model, call))
                 copies.append(DmaCopy(func.model, call, starts, semaphores))
@@ -476,12 +480,15 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
 
 
 def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semaphore_params: set[int],
-               depth: int = 0) -> tuple[str, ast.expr] | None:
-    """("number", expr) or ("loaded", expr) (`sems[0]`, `sems.at[1][...]` of a body's semaphore parameter)
-    where a copy's semaphore argument is certainly no ref; None where it is one or is not known."""
+               loaded: set[int] = frozenset(), depth: int = 0) -> tuple[str, ast.expr] | None:
+    """("number", expr) or ("loaded", expr) (`sems[0]`, `sems.at[1][...]` of a body's semaphore parameter,
+    or a read, among `loaded` (ids), of a semaphore the body passed to a helper) where a copy's semaphore
+    argument is certainly no ref; None where it is one or is not known."""
     value = project.evaluator.value(model, node)
     if isinstance(value, Const) and type(value.value) in (int, float):
         return "number", node
+    if id(node) in loaded:
+        return "loaded", node
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and not _is_at(node.value):
         base = node.value
         while isinstance(base, ast.Subscript) and _is_at(base.value):
@@ -496,7 +503,7 @@ def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semapho
         if binding is not None and binding.kind == "assign" and isinstance(binding.node, ast.Assign) \
                 and len(binding.node.targets) == 1 and isinstance(binding.node.targets[0], ast.Name) \
                 and binding.value is not None:
-            return _not_a_ref(project, model, binding.value, semaphore_params, depth + 1)
+            return _not_a_ref(project, model, binding.value, semaphore_params, loaded, depth + 1)
     return None
 
 
