@@ -199,3 +199,48 @@ def test_fix_of_a_clean_notebook_leaves_the_file_alone(folder, jax_env):
     run = cli("check", "--fix", "--python", jax_env, "kernel.ipynb", cwd=folder)
     assert (run.returncode, run.stdout) == (0, "All checks passed! (1 file checked)\n")
     assert (folder / "kernel.ipynb").stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_an_edited_cell_is_re_analysed_incrementally_with_a_whole_analysis_s_findings(folder):
+    """The server re-checks a notebook through the incremental path at any size (an edit re-analyses
+    what its cell's statements reach): after each edit its findings are those of a whole analysis of
+    the notebook in a fresh project, and most edits take that path."""
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze, analyze_incremental
+
+    path = str(folder / "kernel.ipynb")
+    original = Notebook.from_json(NOTEBOOK.read_text()).cells
+    smem = "pl.get_global(plgpu.SMEM((128,), jnp.float32))"
+    edits = [  # (cell, its new source as a function of the old), as a user types them
+        (3, lambda s: s.replace(smem, "pl.get_global(plgpu.SemaphoreType.REGULAR)")),
+        (3, lambda s: s.replace("pl.get_global(plgpu.SemaphoreType.REGULAR)", smem)),
+        (3, lambda s: s.replace("stage[...] * 2.0", "stage[...] * 3.0")),
+        (4, lambda s: s.replace("body,", "other_body,")),  # the launch runs another body: none found
+        (4, lambda s: s.replace("other_body,", "body,")),
+        (3, lambda s: s.replace("def body(x_ref, o_ref, stage):", "def body(x_ref, o_ref, stage)")),  # broken
+        (3, lambda s: s.replace("def body(x_ref, o_ref, stage)", "def body(x_ref, o_ref, stage):")),
+        (1, lambda s: s.replace("import jax.numpy as jnp\n", "")),  # an import: the whole path
+        (1, lambda s: s.replace("import jax\n", "import jax\nimport jax.numpy as jnp\n")),
+        (2, lambda s: s + "\n%time x = 1"),
+    ]
+    editing = Project(root=str(folder), python=jax_python())
+    cells = list(original)
+    notebook = Notebook.from_cells(cells)
+    editing.set_notebook(path, notebook)
+    first = analyze_incremental(editing, path, notebook.module, min_lines=0)
+    assert [f.code for f in first] == ["PAL001"]
+    incremental = []
+    for step, (cell, edit) in enumerate(edits):
+        cells[cell] = Cell(cells[cell].kind, edit(cells[cell].source), cells[cell].language)
+        notebook = Notebook.from_cells(cells)
+        state = editing.incremental.get(path)
+        updates = state.updates if state is not None else None
+        editing.set_notebook(path, notebook)
+        got = analyze_incremental(editing, path, notebook.module, min_lines=0)
+        reference = Project(root=str(folder), python=jax_python())
+        reference.set_notebook(path, notebook)
+        assert got == analyze(reference, path, notebook.module), f"edit {step}"
+        state = editing.incremental.get(path)
+        if state is not None and updates is not None and state.updates == updates + 1:
+            incremental.append(step)
+    assert incremental == [0, 1, 2, 3, 4, 5, 6, 9]  # the import edits (7, 8) took the whole path
