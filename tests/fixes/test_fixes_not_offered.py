@@ -165,6 +165,18 @@ def body(x_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("blocks",))
 """,
+    "a global semaphore signalled outside the kernel": """
+def body(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+
+@jax.jit
+def run(x):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(sem)
+  return kernel(x)
+""",
 }
 
 
@@ -291,6 +303,9 @@ WHY_NOT = {
                   "lowering: get_global')"),
     "too many indices (which one to drop?)": (
         "PAL005", "which index is meant is not known (no axis matches the dimension, or there are too many indices)"),
+    "a global semaphore signalled outside the kernel": (
+        "PAL008", "the semaphore is used outside the kernel, not only passed into one launch: which kernel code it "
+                  "was meant for is not known"),
 }
 
 

@@ -106,7 +106,12 @@ def possible_bodies(entry: EntryPoint) -> list[ast.AST]:
 
 def bound_positional(entry: EntryPoint) -> int | None:
     """Positional arguments bound before the kernel's own (`functools.partial`'s, a method's `self`)."""
-    count, value = 0, entry.kernel.body
+    return bound_before(entry.kernel.body)
+
+
+def bound_before(body) -> int:
+    """`bound_positional` of a kernel's body value."""
+    count, value = 0, body
     while isinstance(value, Partial):
         count += len(value.args)
         value = value.func

@@ -1,0 +1,113 @@
+"""Fix (PAL008): a `get_global` called outside any kernel, whose result is only passed into one kernel
+launch, moves into that kernel's body.
+
+    def body(x_ref, sem_ref, o_ref):              def body(x_ref, o_ref):
+        pl.semaphore_signal(sem_ref)                  sem_ref = pl.get_global(REGULAR)
+                                          ->          pl.semaphore_signal(sem_ref)
+    @jax.jit                                      @jax.jit
+    def run(x):                                   def run(x):
+        sem = pl.get_global(REGULAR)                  return kernel(x)
+        return kernel(x, sem)
+
+A global semaphore exists only inside a Mosaic GPU kernel (`Cannot lower jaxpr with effects:
+{SemaphoreEffect}` outside one), and a kernel takes none as an operand: the body asking for it
+itself is the one way to give the launch that semaphore. The body's parameter keeps its name. Only
+where the result is bound once and used only as one positional argument of one launch, the body
+is a plain function of this module run by that launch alone, and the type's names are module-level.
+Where the result is used otherwise (signalled or read outside the kernel) no fix: which kernel, and
+which part of it, the code was meant for is not known.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.kernel_model import kernel_launches
+from ..analysis.kernels import unwrap_function
+from .kernel_edits import CannotFix, FixBuilder, remove_statement
+from .sites import bound_before, launches
+
+_MOSAIC_GPU = ("plgpu.kernel", "pl.kernel")  # a pl.kernel on another mesh: the re-analysis refuses it
+
+
+def _only_use(model, function: ast.FunctionDef, name: str) -> ast.Name | None:
+    uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name]
+    loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
+    return loads[0] if len(uses) == 2 and len(loads) == 1 else None
+
+
+def fix(project, model, finding):
+    call = finding.facts.get("get_global")
+    if call is None or finding.facts.get("model") is not model or "jit" not in finding.facts:
+        return None
+    host = model.enclosing_function(call)
+    statement = model.parents.get(call)
+    if not (isinstance(host, ast.FunctionDef) and isinstance(statement, ast.Assign) and statement.value is call
+            and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+            and statement in host.body and len(call.args) == 1 and not call.keywords):
+        return None
+    use = _only_use(model, host, statement.targets[0].id)
+    launch_call = model.parents.get(use) if use is not None else None
+    found = [launch for launch in kernel_launches(project, model) if launch.call is launch_call]
+    if not found or use not in launch_call.args:
+        raise CannotFix("the semaphore is used outside the kernel, not only passed into one launch: which kernel "
+                        "code it was meant for is not known")
+    launch = found[0]
+    if launch.kernel.api not in _MOSAIC_GPU:
+        raise CannotFix("only a Mosaic GPU kernel has a global semaphore")
+    body = unwrap_function(launch.kernel.body)
+    function = body.node if body is not None and body.model is model else None
+    if not isinstance(function, ast.FunctionDef):
+        raise CannotFix("the kernel body is not a function of this module")
+    entries = launches(project, model, function)
+    runs = [l for source in [model, *project.importers(model)] for l in kernel_launches(project, source)
+            if any(l.kernel.node is e.kernel.node for e in entries)]
+    if len(entries) != 1 or [l.call for l in runs] != [launch_call]:
+        raise CannotFix(f"{function.name} is run by other launches too")
+    args = function.args
+    position = bound_before(launch.kernel.body) + launch_call.args.index(use)
+    if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in launch_call.args) or \
+            position >= len(args.args) or args.defaults:
+        raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    for node in ast.walk(call.args[0]):
+        if isinstance(node, ast.Name):
+            binding = model.lookup(node.id, model.scope_of(call), call.lineno)
+            if binding is None or binding is not model.module_binding(node.id):
+                raise CannotFix(f"{node.id} is not a module-level name the body sees")
+    param = args.args[position].arg
+    builder = FixBuilder(project)
+    file, imports = builder.file(model)
+    definition = file.function(function)
+    target = file.find_ast(model, launch_call, cst.Call)
+    if definition is None or target is None or not isinstance(definition.body, cst.IndentedBlock):
+        raise CannotFix("the body or the launch was not found")
+    argument_index = launch_call.args.index(use)
+    allocate = cst.parse_statement(
+        f"{param} = {imports.name('jax.experimental.pallas')}.get_global({ast.get_source_segment(model.text, call.args[0])})\n")
+    docstring = (isinstance(function.body[0], ast.Expr) and isinstance(function.body[0].value, ast.Constant)
+                 and isinstance(function.body[0].value.value, str))
+
+    def change_body(updated: cst.FunctionDef) -> cst.FunctionDef:
+        params = list(updated.params.params)
+        removed = params.pop(position)
+        if position == len(params) and params:
+            params[-1] = params[-1].with_changes(comma=removed.comma)
+        lines = list(updated.body.body)
+        lines.insert(1 if docstring else 0, allocate)
+        return updated.with_changes(params=updated.params.with_changes(params=params),
+                                    body=updated.body.with_changes(body=lines))
+
+    def drop_argument(updated: cst.Call) -> cst.Call:
+        arguments = list(updated.args)
+        removed = arguments.pop(argument_index)
+        if argument_index == len(arguments) and arguments:
+            arguments[-1] = arguments[-1].with_changes(comma=removed.comma)
+        return updated.with_changes(args=arguments)
+
+    file.rewrite(definition, change_body)
+    file.rewrite(target, drop_argument)
+    remove_statement(builder, model, statement)
+    return builder.fix(f"pallas-lsp ({finding.code}): Ask for {param} in {function.name}, not in {host.name}",
+                       "safe", preferred=True)
