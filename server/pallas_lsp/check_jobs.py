@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import logging
 import multiprocessing
 import os
@@ -35,6 +36,12 @@ RELEVANT_PER_WORKER = 4
 CHEAP_PER_WORKER = 200
 
 _worker_project: Project | None = None
+
+# Python collects its youngest generation every 700 allocations, and the whole heap every hundred
+# of those once it has grown by a quarter: a check allocates millions of objects that live until
+# it ends (trees, models, answers), and those collections cost a quarter of its CPU (0.45 s of
+# 1.9 s for a 17k-line module). A check's objects are rarely garbage cycles; as mypy does, collect less often.
+BATCH_GC_THRESHOLD = (50_000, 20, 20)
 
 
 def default_jobs() -> int:
@@ -115,17 +122,32 @@ def _start_worker(root: str, python: str, use_jedi: bool, platform: str, exclusi
                               exclusions=Exclusions(*exclusions))
     _worker_project.index.trust_events = True  # files do not change during a check
     _worker_project.defer_cache_writes = True  # the index after each task, the answers by the parent
+    collect_less_often()
     atexit.register(_end_worker_now)
 
 
 def _end_worker_now() -> None:
-    """End a worker without tearing its interpreter down: freeing every model, tree and answer one by
-    one cost as much CPU as a third of its analyses (0.5 s a worker on jax's Pallas files, first run).
-    Its results are with the parent and its index entries on disk by then: nothing is lost. Runs
-    once the worker's loop has returned (the pool shut it down), before the interpreter's teardown."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    """Its results are with the parent and its index entries on disk by then. Runs once the
+    worker's loop has returned (the pool shut it down), before the interpreter's teardown."""
+    end_process_now(0)
+
+
+def collect_less_often() -> None:
+    """For a process that only checks (the CLI's, a worker): fewer garbage collections (above)."""
+    gc.set_threshold(*BATCH_GC_THRESHOLD)
+
+
+def end_process_now(code: int):
+    """Exit without tearing the interpreter down: freeing every model, tree and answer one by one
+    costs as much CPU as a third of the analyses (0.5 s a worker on jax's Pallas files, first run;
+    0.5 s after a 17k-line module's 1.8 s). For a process whose output is written and whose caches
+    are saved: nothing is lost. jedi's interpreter process ends when its pipe closes."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: the status the interpreter's own exit gives then
+        code = 120
+    os._exit(code)
 
 
 def _analyze_task(task: list[tuple[int, str]], codes: set[str]) -> tuple[dict[int, tuple[list[Finding], str | None]], dict]:

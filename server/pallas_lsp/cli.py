@@ -406,7 +406,12 @@ def main(argv: list[str] | None = None) -> int:
     _warn_environment()
     try:
         if args.command == "check":
-            return run_check(args)
+            if argv is not None:  # called in-process (tests, tools): the interpreter is theirs
+                return run_check(args)
+            from .check_jobs import collect_less_often, end_process_now
+
+            collect_less_often()
+            end_process_now(run_check(args))
         if args.command == "serve":
             from .lsp_tcp import serve_command
             from .server import give_big_blocks_back_when_freed, server
