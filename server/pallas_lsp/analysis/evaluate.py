@@ -285,6 +285,14 @@ class Evaluator:
             return ClassValue(model, binding.node)
         if binding.kind == "import":
             return self.project.resolver.import_value(model, binding)
+        if binding.kind == "other" and isinstance(binding.node, ast.For) and isinstance(binding.node.target, ast.Name):
+            # `for interpret in (True, False):` the loop variable is each item of a literal tuple or list in turn.
+            items = binding.node.iter
+            if isinstance(items, (ast.Tuple, ast.List, ast.Set)) and items.elts and not any(
+                    isinstance(e, ast.Starred) for e in items.elts):
+                owner = model.scope_of(binding.node)
+                inner = frame if frame is not None and frame.func is owner else None
+                return _one_of(self.value(model, e, inner) for e in items.elts)
         return UNKNOWN
 
     def method_receiver(self, model: "ModuleModel", func: ast.AST, arg: ast.arg) -> Value | None:
@@ -342,6 +350,9 @@ class Evaluator:
         return UNKNOWN
 
     def _instance_attribute(self, instance: Instance, attr: str) -> Value:
+        field = self._dataclass_field(instance, attr)
+        if field is not None:
+            return field
         found = self._class_attribute(instance.cls, attr, instance)
         if found is not UNKNOWN:
             return found
@@ -354,6 +365,30 @@ class Evaluator:
             params = self.bind_arguments(Func(instance.cls.model, method, instance), list(instance.args),
                                          dict(instance.kwargs))
         return self.value(instance.cls.model, value, Frame(method, params, 0))
+
+    def _dataclass_field(self, instance: Instance, attr: str) -> Value | None:
+        """A `@dataclass` field: what the constructor was given for it (by keyword, or by position in the
+        order the fields are written), else its default (`= value`, `field(default=value)`); as a class
+        with `self.x = x` in `__init__` is read. None: no field of that name (or no dataclass)."""
+        cls = instance.cls.node
+        if not any(terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
+            return None
+        fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                  and not (terminal_name(s.annotation.value if isinstance(s.annotation, ast.Subscript)
+                                         else s.annotation) == "ClassVar")]
+        names = [f.target.id for f in fields]
+        if attr not in names:
+            return None
+        kwargs = dict(instance.kwargs)
+        if attr in kwargs:
+            return kwargs[attr]
+        index = names.index(attr)
+        if index < len(instance.args):
+            return instance.args[index]
+        default = fields[index].value
+        if isinstance(default, ast.Call) and terminal_name(default.func) == "field":
+            default = next((k.value for k in default.keywords if k.arg == "default"), None)
+        return UNKNOWN if default is None else self.value(instance.cls.model, default)
 
     def _self_assignments(self, cls: ClassValue) -> dict[str, tuple[ast.AST, str, ast.expr]]:
         """`self.<attr> = value` in the class's methods, `__init__` first; computed once per class."""

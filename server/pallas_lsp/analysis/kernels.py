@@ -96,12 +96,18 @@ def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast
     return NO
 
 
-def _reads_environment(evaluator, model: "ModuleModel", node: ast.AST) -> bool:
-    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)` somewhere in the expression."""
+def _reads_environment(evaluator, model: "ModuleModel", node: ast.AST, depth: int = 0) -> bool:
+    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)` somewhere in the expression, or in what a
+    name in it was assigned (`INTERPRET = os.environ.get(...) == "1"` and then `interpret=INTERPRET`)."""
     for child in ast.walk(node):
         if isinstance(child, (ast.Attribute, ast.Name)):
             value = evaluator.value(model, child)
             if isinstance(value, Api) and value.name.split(".")[:2] in (["os", "environ"], ["os", "getenv"]):
+                return True
+        if isinstance(child, ast.Name) and depth < 3:
+            binding = model.lookup(child.id, model.scope_of(child), child.lineno)
+            if (binding is not None and binding.kind == "assign" and binding.value is not None
+                    and _reads_environment(evaluator, model, binding.value, depth + 1)):
                 return True
     return False
 
