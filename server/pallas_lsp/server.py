@@ -1531,6 +1531,7 @@ def _module_line(notebook: OpenNotebook, cell_uri: str | None, where: str | int)
 async def trace_command(ls: PallasServer, *arguments):
     """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
     `{"args": "f32[128]", "platform": "cuda"|"host", "compile": bool}`. Returns the trace result (JSON)."""
+    from .analysis.notebooks import is_notebook
     from .trace import failure, trace_target
     from .trace.worker import TraceError, choose_interpreter, interpreter_executable
 
@@ -1547,6 +1548,9 @@ async def trace_command(ls: PallasServer, *arguments):
             return failure(path, label, platform, "UsageError",
                            "a position in a notebook is given with the URI of its code cell", "args")
         disk = notebook
+    elif is_notebook(path):  # its cells are known only from the editor here
+        return failure(path, label, platform, "UsageError", "open the notebook to trace its kernels here "
+                       "(or run pallas-lsp trace NOTEBOOK.ipynb::NAME)", "args")
     else:
         try:
             disk = read_source(path)  # as Python will import it (the trace does), line endings kept

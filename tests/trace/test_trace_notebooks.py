@@ -163,6 +163,10 @@ async def test_a_kernel_traced_from_its_cell_is_blamed_in_the_body_s_cell(client
         "kernel", "body (cell 4, line 4) is a kernel body: traced through kernel (cell 5, line 1), which is the kernel "
                   "that runs it", 4)
 
+    closed = await trace(client, (REPO / "tests" / "notebooks" / "other.ipynb").as_uri(), "kernel")
+    assert (closed["error"]["type"], closed["error"]["message"]) == (
+        "UsageError", "open the notebook to trace its kernels here (or run pallas-lsp trace NOTEBOOK.ipynb::NAME)")
+
     # An edit of the notebook makes the trace stale: its diagnostic goes, the static one stays.
     client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
         notebook_document=types.VersionedNotebookDocumentIdentifier(uri=NOTEBOOK_URI, version=2),
