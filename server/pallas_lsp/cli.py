@@ -312,7 +312,8 @@ def run_trace(args) -> int:
     root = settings.root or os.path.dirname(os.path.abspath(path))
     plan = _trace_plan(root, python, settings, path, source, where, args.platform)
     if plan.function is None:
-        print(f"pallas-lsp: error: {_unplanned(plan, path, where)}", file=sys.stderr)
+        why = _unplanned(plan, path, where)
+        print(f"pallas-lsp: error: {notebook.cell_lines_in(why) if notebook is not None else why}", file=sys.stderr)
         return EXIT_ERROR
     pool = WorkerPool(memory_limit_mb=args.memory_limit)
     options = dict(args=args.args, platform=plan.platform.name, compile=False if args.no_compile else None,

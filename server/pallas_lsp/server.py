@@ -1490,11 +1490,16 @@ async def _trace_plan(ls: PallasServer, uri: str, disk, where, options: dict, ch
     return found
 
 
+def _in_cells(note: str, disk) -> str:
+    """A note naming module lines, with the cells' lines when the trace is a notebook's (`disk`)."""
+    return disk.notebook.cell_lines_in(note) if isinstance(disk, OpenNotebook) else note
+
+
 async def _ask_launch(ls: PallasServer, plan, uri: str, disk: str, where, options: dict):
     """Several launches run the body: the user picks one (window/showMessageRequest)."""
     try:
         answer = await ls.window_show_message_request_async(types.ShowMessageRequestParams(
-            type=types.MessageType.Info, message=f"pallas-lsp: {plan.choice_message()}. Which one should be traced?",
+            type=types.MessageType.Info, message=f"pallas-lsp: {_in_cells(plan.choice_message(), disk)}. Which one should be traced?",
             actions=[types.MessageActionItem(title=t.name) for t in plan.choices]))
     except Exception as exc:  # a client that cannot ask: the answer lists the launches
         log.info("could not ask which launch to trace: %s", exc)
@@ -1568,7 +1573,7 @@ async def trace_command(ls: PallasServer, *arguments):
         plan = await _ask_launch(ls, plan, uri, disk, where, options)
     function = plan.function
     if function is None:
-        why = plan.intent.problem or (f"{plan.choice_message()}; none was chosen (trace one of them by name)"
+        why = plan.intent.problem or (f"{_in_cells(plan.choice_message(), disk)}; none was chosen (trace one of them by name)"
                                       if plan.intent.targets else f"no module-level function at {label}")
         result = failure(path, label if plan.intent.targets else "", platform, "UsageError", why, "args",
                          launches=[t.name for t in plan.intent.targets])

@@ -83,6 +83,20 @@ def test_only_the_cells_through_the_kernels_run_with_the_notebooks_folder_import
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nb.ipynb", "sizes.py"]  # nothing written beside it
 
 
+def test_a_body_run_by_two_launches_names_them_at_their_cells(tmp_path):
+    write_notebook(tmp_path / "nb.ipynb", [
+        ("code", "import jax\nimport jax.numpy as jnp\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+                 "X = jax.ShapeDtypeStruct((128,), jnp.float32)"),
+        ("markdown", "One body, two launches"),
+        ("code", "def body(x_ref, o_ref):\n    o_ref[...] = x_ref[...]"),
+        ("code", "small = plgpu.kernel(body, out_type=X)\nbig = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=('x',))"),
+    ])
+    run = cli("nb.ipynb::body", cwd=tmp_path)
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr == ("pallas-lsp: error: body (cell 3, line 1) is a kernel body, run by 2 launches: small (cell 4, "
+                          "line 1), big (cell 4, line 2). Trace one of them by name: nb.ipynb::small, nb.ipynb::big\n")
+
+
 def test_a_notebook_kernel_is_traced_by_name():
     run = cli(f"{NOTEBOOK}:12")
     assert run.returncode == 2
