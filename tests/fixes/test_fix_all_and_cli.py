@@ -106,3 +106,32 @@ def test_unsafe_fixes_alone_fixes_nothing_and_says_so(workspace):
     assert run.stderr == "pallas-lsp: warning: --unsafe-fixes does nothing without --fix or --diff: no fix is applied\n"
     assert (workspace / "unsafe.py").read_text() == (UNSAFE / "before.py").read_text()
     assert (workspace / "safe.py").read_text() == (HERE / "before.py").read_text()
+
+
+BARRIER_INTERPRETED = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+@plgpu.kernel(out_type=X, interpret=True)
+def body(x_ref, o_ref):
+  kind = plgpu.Barrier(num_arrivals=1)
+  bar = pl.get_global(kind)
+  o_ref[...] = x_ref[...] + 1.0
+'''
+
+
+def test_a_finding_without_a_fix_is_tried_again_once_another_fix_changed_the_text(tmp_path):
+    """Under interpret=True a barrier has no scratch form (it runs none); once "Run the kernel compiled" removed
+    interpret=True, the barrier's own finding (PAL001) gets its scratch fix, in the same fix-all."""
+    (tmp_path / "kernel.py").write_text(BARRIER_INTERPRETED)
+    run = cli("--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (0, "pallas-lsp: applied 2 fixes in 1 file\n")
+    assert (tmp_path / "kernel.py").read_text() == BARRIER_INTERPRETED.replace(
+        "from jax.experimental import pallas as pl\n", "").replace(
+        "@plgpu.kernel(out_type=X, interpret=True)\ndef body(x_ref, o_ref):",
+        "@plgpu.kernel(out_type=X, scratch_types=[plgpu.Barrier(num_arrivals=1)])\ndef body(x_ref, o_ref, bar_ref):").replace(
+        "  bar = pl.get_global(kind)\n", "")

@@ -74,7 +74,26 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, sp
         return f"{module}.{value.constructor.split('.')[-1]}({tuple_code(value.shape)}, {jnp}.{value.dtype})"
     if value.constructor == "plgpu.SemaphoreType.REGULAR" and value.shape is not None:
         return _regular_code(builder, model, value.shape)
+    barrier = _barrier_code(builder, model, value)
+    if barrier is not None:
+        return barrier
     raise CannotFix(f"{local} is local to the kernel")
+
+
+def _barrier_code(builder: FixBuilder, model, value: MemType) -> str | None:
+    """`plgpu.Barrier(num_arrivals=1)` spelled from its value (JAX takes its arguments by keyword only),
+    or None where one of them is not known statically."""
+    from ..analysis.evaluate import NOT_STATIC
+
+    details = dict(value.details)
+    if (value.constructor != "plgpu.Barrier" or value.shape is None or len(value.shape) > 1
+            or not set(details) <= {"num_arrivals", "orders_tensor_core"}
+            or any(v is NOT_STATIC or type(v) not in (int, bool) for v in details.values())):
+        return None
+    _, imports = builder.file(model)
+    parts = [f"{key}={details[key]!r}" for key in ("num_arrivals", "orders_tensor_core") if key in details]
+    parts += [f"num_barriers={value.shape[0]}"] if value.shape else []
+    return f"{imports.name(_SPELLABLE['plgpu.SMEM'])}.Barrier({', '.join(parts)})"
 
 
 def launch_blocks(entry) -> int | None:

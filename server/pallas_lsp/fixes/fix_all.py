@@ -2,8 +2,8 @@
 
 Fixes of one file overlap (two buffers of one kernel both edit its parameters and its launch),
 so they are applied one at a time, each built (and verified) on the text the previous one left.
-A finding without a fix that may be applied is not tried again. `# noqa` fixes are never applied
-here.
+A finding without a fix that may be applied is not tried again until a fix changes the text.
+`# noqa` fixes are never applied here.
 """
 
 from __future__ import annotations
@@ -91,6 +91,9 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
                     touched.setdefault(edit_path, project.overlay.get(os.path.abspath(edit_path)))
                     project.set_text(edit_path, new_text)
             result.applied.append(fix)
+            # The text changed: a finding that had no applicable fix may have one now (a barrier's scratch
+            # fix once "Run the kernel compiled" made its kernel compiled).
+            skipped.clear()
     finally:
         for other, overlay in touched.items():
             project.set_text(other, overlay)
