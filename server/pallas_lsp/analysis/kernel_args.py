@@ -325,7 +325,11 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         out_specs = out_specs[1] if out_specs else None
         outputs = []
         for i, described in enumerate(items):
-            shape, dtype = _array(described)
+            # A TPU pallas_call may return a semaphore (the split async copy: `out_shape=(x, DMA)` with
+            # out_specs memory_space=pltpu.SEMAPHORE): the body's output ref is that semaphore.
+            semaphore = as_memtype(described) if pallas_call else described
+            shape, dtype = _array(semaphore if isinstance(semaphore, MemType)
+                                  and semaphore.space == "semaphore_mem" else described)
             space = "gmem" if not pallas_call else None
             if pallas_call:
                 if out_specs is None:
