@@ -13,15 +13,16 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 from jax.experimental.pallas import tpu as pltpu
 """
 
-AS_INPUT = ("pass the array as a kernel input instead. Use a BlockSpec in in_specs for pallas_call, "
+AS_INPUT = ("pass the array as a kernel input. Use a BlockSpec in in_specs for pallas_call, "
             "an operand for plgpu.kernel; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
-AS_SCRATCH = ("allocate it as scratch instead. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel, "
-              "or pl.run_scoped; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
+AS_SCRATCH = ("allocate it as scratch. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel and "
+              "pl.kernel, or pl.run_scoped; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
 USE_REGULAR = "use plgpu.SemaphoreType.REGULAR. That is the one type get_global allocates: a global semaphore"
 
 
 def got(what: str, advice: str) -> str:
-    return f"get_global only supports semaphores, got {what}: {advice}"
+    """JAX's words (NotImplementedError from the Mosaic GPU lowering) quoted once, then what to do."""
+    return f'JAX: "NotImplementedError: get_global only supports semaphores, got {what}"; {advice}'
 
 
 def body(expr: str) -> str:
@@ -112,7 +113,9 @@ FLOWS = {
     "functools.partial keyword": (
         "def body(o_ref, *, what):\n    pl.get_global(what)\n\n"
         "k = plgpu.kernel(functools.partial(body, what=plgpu.SMEM((128,), jnp.float32)), out_type=())\n",
-        "pl.get_global(what)", SMEM_128),
+        "pl.get_global(what)",  # launched by plgpu.kernel: its own scratch parameter is named
+        got("Ref<smem>{float32[128]}", "allocate it as scratch. Use scratch_types of plgpu.kernel or "
+            "pl.run_scoped; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")),
     "parameter passed by a helper call": (
         "def grab(t):\n    return pl.get_global(t)\n\ndef body():\n    grab(plgpu.SemaphoreType.BARRIER)\n",
         "pl.get_global(t)", BARRIER_SEM),
@@ -173,3 +176,59 @@ def b():
     assert [c[1] for c in ws.check(source=source)] == [
         at(source, "pl.get_global(plgpu.SemaphoreType.BARRIER)", 1),
         at(source, "pl.get_global(plgpu.SemaphoreType.BARRIER)", 2)]
+
+
+# Each launch kind's scratch keyword, as JAX takes it (checked below): the message names that one.
+SCRATCH_OF_LAUNCH = {
+    "k = plgpu.kernel(body, out_type=OUT, grid=(2,), grid_names=('x',))\n":
+        "Use scratch_types of plgpu.kernel or pl.run_scoped",
+    "k = pl.pallas_call(body, out_shape=OUT, compiler_params=plgpu.CompilerParams())\n":
+        "Use scratch_shapes of pl.pallas_call or pl.run_scoped",
+    "k = pl.kernel(body, out_type=OUT, mesh=plgpu.Mesh(grid=(2,), grid_names=('x',)))\n":
+        "Use pl.run_scoped (pl.kernel on Mosaic GPU lowers no scratch)",
+}
+
+
+@pytest.mark.parametrize("launch", list(SCRATCH_OF_LAUNCH))
+def test_the_scratch_parameter_named_is_the_launch_kinds(ws, launch):
+    source = (HEADER + "OUT = jax.ShapeDtypeStruct((128,), jnp.float32)\n\n"
+              "def body(o_ref):\n    x = pl.get_global(plgpu.SMEM((128,), jnp.float32))\n    o_ref[...] = x[...]\n\n"
+              + launch)  # used: a pallas_call drops an unused one
+    expected = got("Ref<smem>{float32[128]}", f"allocate it as scratch. {SCRATCH_OF_LAUNCH[launch]}; get_global only "
+                   "allocates plgpu.SemaphoreType.REGULAR semaphores")
+    assert ws.check(source=source) == [("PAL001", at(source, "pl.get_global(plgpu.SMEM((128,), jnp.float32))"),
+                                        expected)]
+
+
+JAX_SCRATCH_KEYWORDS = """
+import jax, jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+out = jax.ShapeDtypeStruct((128,), jnp.float32)
+mesh = plgpu.Mesh(grid=(2,), grid_names=("x",))
+def body(o_ref, s):
+    pl.semaphore_signal(s)
+    pl.semaphore_wait(s)
+def outcome(build):
+    try:
+        jax.jit(build()).trace().lower(lowering_platforms=("cuda",))
+        return "lowered"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+sem = [plgpu.SemaphoreType.REGULAR]
+print(outcome(lambda: plgpu.kernel(body, out_type=out, grid=(2,), grid_names=("x",), scratch_types=sem)))
+print(outcome(lambda: pl.kernel(body, out_type=out, mesh=mesh, scratch_shapes=sem)))
+print(outcome(lambda: pl.kernel(body, out_type=out, mesh=mesh, scratch_types=sem)))
+"""
+
+
+@pytest.mark.jax
+def test_jax_takes_scratch_types_for_plgpu_kernel_and_pl_kernel_and_no_scratch_on_a_mosaic_gpu_mesh(jax_env):
+    import subprocess
+
+    run = subprocess.run([jax_env, "-c", JAX_SCRATCH_KEYWORDS], capture_output=True, text=True, timeout=300)
+    assert run.stdout.splitlines() == [
+        "lowered",
+        "TypeError: kernel() got an unexpected keyword argument 'scratch_shapes'",
+        "NotImplementedError: Scratch operands are not supported by the Mosaic GPU mpmd_map lowering",
+    ], run.stderr[-2000:]

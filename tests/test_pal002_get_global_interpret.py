@@ -14,14 +14,27 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 from jax.experimental.pallas import tpu as pltpu
 """
 SEM = "pl.get_global(plgpu.SemaphoreType.REGULAR)"
-QUOTE = "TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>"
-MESSAGE = ('JAX: "TypeError: No ir_type_handler for aval type: <class \'...AbstractRef\'>"; run it compiled '
-           f'or use a scratch semaphore. JAX fails with {QUOTE}: get_global has no interpret-mode implementation (JAX\'s own message for this, "get_global discharge is not supported in '
-           'interpret mode", is never reached); a semaphore only for one block can come from scratch_types / '
-           'scratch_shapes or pl.run_scoped instead')
-MAYBE = ("May run in interpret mode, where get_global fails; run it compiled or use a scratch semaphore. "
-         "Whether the kernel is interpreted is decided at run time (see the related location); in interpret mode "
-         f"JAX fails with {QUOTE}: get_global has no interpret-mode implementation")
+SHORT = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"
+WHY = ("get_global has no interpret-mode implementation (JAX's own message for this, \"get_global discharge is not "
+       "supported in interpret mode\", is never reached)")
+
+
+def message(scratch="in scratch_types or with pl.run_scoped"):
+    """The error; `scratch`: where this launch kind allocates scratch (plgpu.kernel's scratch_types by default)."""
+    return (f'JAX: "{SHORT}"; run it compiled or use a scratch semaphore. {WHY}; a semaphore only for one block '
+            f"can be allocated {scratch} instead")
+
+
+def maybe(scratch="in scratch_types or with pl.run_scoped"):
+    return (f'JAX, if interpreted: "{SHORT}"; run it compiled. Whether it is interpreted is decided at run time '
+            f"(see the related location), and {WHY}; a semaphore only for one block can be allocated {scratch} "
+            "instead")
+
+
+MESSAGE = message()
+MAYBE = maybe()
+SCRATCH = {"plgpu.kernel": "in scratch_types or with pl.run_scoped", "pl.pallas_call": "in scratch_shapes or with "
+           "pl.run_scoped", "pl.kernel": "with pl.run_scoped"}  # pl.kernel on a Mosaic GPU mesh lowers no scratch
 BODY = f"def body(o_ref):\n    s = {SEM}\n    pl.semaphore_signal(s)\n    pl.semaphore_wait(s)\n\n"
 
 
@@ -53,7 +66,7 @@ LAUNCHES = {
 def test_interpret_mode_launch(ws, name):
     launch, site, reason, entry, api = LAUNCHES[name]
     source = HEADER + BODY + launch
-    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), message(SCRATCH[api]))]
     site_range = at(source, *site) if isinstance(site, tuple) else at(source, site)
     assert related(ws, source) == [
         ("kernel.py", site_range, f"the kernel runs in interpret mode because of {reason}"),
@@ -110,7 +123,8 @@ REACHED = {
 @pytest.mark.parametrize("name", list(REACHED))
 def test_get_global_reached_from_interpreted_kernel(ws, name):
     source = HEADER + REACHED[name]
-    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+    expected = message(SCRATCH["pl.kernel"]) if name == "pl.core_map" else MESSAGE  # a Mosaic GPU mesh: no scratch
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), expected)]
 
 
 def test_force_gpu_interpret_mode_context(ws):
@@ -124,7 +138,7 @@ def test_force_gpu_interpret_mode_context(ws):
 def test_force_tpu_interpret_mode_around_a_function_that_builds_the_kernel(ws):
     source = HEADER + BODY + ("def launch(x):\n    return pl.pallas_call(body, out_shape=())(x)\n\n"
                               "def test():\n    with pltpu.force_tpu_interpret_mode():\n        launch(1)\n")
-    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), message(SCRATCH["pl.pallas_call"]))]
 
 
 def test_set_gpu_interpret_mode(ws):

@@ -89,7 +89,8 @@ async def test_hover_on_get_global_shows_what_was_inferred(client: LanguageClien
         text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=4, character=12)))
     assert result.contents.value == (
         "**pl.get_global** of `plgpu.SemaphoreType.BARRIER`\n\n"
-        "Inferred: `Ref<gmem>{barrier_semaphore[]}`: not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)")
+        "Inferred: `Ref<gmem>{barrier_semaphore[]}`: not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)\n\n"
+        "This call is reported: PAL001 get-global-not-semaphore (error).")
     nothing = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=URI), position=types.Position(line=0, character=0)))
     assert nothing is None

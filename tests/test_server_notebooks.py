@@ -120,7 +120,8 @@ async def test_hover_and_inlay_hints_inside_a_cell(client: LanguageClient):
     hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=CELL_URIS[3]), position=types.Position(line=1, character=12))), 60)
     assert hover.contents.value == ("**pl.get_global** of `TILE`\n\nInferred: `Ref<smem>{float32[128]}`: not a Mosaic "
-                                    "GPU REGULAR semaphore: JAX rejects it (PAL001)")
+                                    "GPU REGULAR semaphore: JAX rejects it (PAL001)\n\n"
+                                    "This call is reported: PAL001 get-global-not-semaphore (error).")
     hints = await asyncio.wait_for(client.text_document_inlay_hint_async(types.InlayHintParams(
         text_document=types.TextDocumentIdentifier(uri=CELL_URIS[3]),
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=3, character=0)))), 60)

@@ -797,8 +797,9 @@ async def hover(ls: PallasServer, params: types.HoverParams) -> types.Hover | No
         document, (line, column) = notebook, where
     traced = ls.traced_kernels.get(document.uri, ())
     traced_refs = traced_refs_of(ls, uri_to_path(document.uri))
+    cells = document.notebook if isinstance(document, OpenNotebook) else None
     markdown = await ls.on_analysis_thread(document, "hover", lambda project, path, text: hover_text(
-        project, path, text, line, column, traced, traced_refs))
+        project, path, text, line, column, traced, traced_refs, findings=lambda: ls.findings(path, text, cells)))
     if markdown is None:
         return None
     if notebook is not None:  # lines it names are the cells' lines

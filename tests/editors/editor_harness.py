@@ -27,14 +27,15 @@ PYTHON_PLACEHOLDER = "/path/to/project/.venv/bin/python"
 
 # What the user reads on the get_global line of the example (the CLI prints the same text).
 PAL001_MESSAGE = (
-    "get_global only supports semaphores, got Ref<smem>{float32[128]}: allocate it as scratch instead. "
-    "Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel, or pl.run_scoped; "
-    "get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
+    'JAX: "NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it as '
+    "scratch. Use scratch_types of plgpu.kernel or pl.run_scoped; get_global only allocates "
+    "plgpu.SemaphoreType.REGULAR semaphores")
 BAD_CALL = "pl.get_global(plgpu.SMEM((COLS,), jnp.float32))"
 FIXED_CALL = "pl.get_global(plgpu.SemaphoreType.REGULAR)"
 # The server's hover texts (Markdown) on `get_global`, before and after the fix.
 HOVER_BAD = ("**pl.get_global** of `plgpu.SMEM((COLS,), jnp.float32)`\n\n"
-             "Inferred: `Ref<smem>{float32[128]}`: not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)")
+             "Inferred: `Ref<smem>{float32[128]}`: not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)\n\n"
+             "This call is reported: PAL001 get-global-not-semaphore (error).")
 HOVER_FIXED = ("**pl.get_global** of `plgpu.SemaphoreType.REGULAR`\n\n"
                "Inferred: `Ref<gmem>{semaphore[]}`: a Mosaic GPU global semaphore: what get_global is for")
 

@@ -14,17 +14,23 @@ from .project import Project
 from .values import Api, MemType, OneOf, ShapeDtype, Value
 
 
-def describe_value(value: Value) -> str:
+def describe_value(value: Value, rejected: bool | None = None) -> str:
+    """What get_global is given, in words. `rejected`: whether a finding stands on the call (None: not
+    known); a semaphore is "what get_global is for" only where nothing is reported on the call."""
     value = as_memtype(value)
     if isinstance(value, MemType):
         picture = value.picture or f"{value.source} (memory space {value.space}, shape or dtype not known statically)"
-        verdict = ("a Mosaic GPU global semaphore: what get_global is for" if value.is_gpu_global_semaphore
-                   else "not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)")
+        if value.is_gpu_global_semaphore:
+            verdict = ("a Mosaic GPU global semaphore: what get_global is for" if rejected is False
+                       else "a Mosaic GPU global semaphore, the type get_global takes")
+        else:
+            verdict = "not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)"
         return f"`{picture}`: {verdict}"
     if isinstance(value, ShapeDtype):
         return f"`{value.source}`: an array description, not a memory-space type (PAL001)"
     if isinstance(value, OneOf):
-        return "one of, depending on the call site:\n" + "\n".join(f"- {describe_value(o)}" for o in value.options)
+        return "one of, depending on the call site:\n" + "\n".join(f"- {describe_value(o, rejected)}"
+                                                                     for o in value.options)
     if isinstance(value, Api):
         return f"`{value.name}`"
     return "not known statically"
@@ -36,29 +42,54 @@ TracedRefs = dict[tuple[int, str], list[str]]
 
 
 def hover_text(project: Project, path: str, text: str, line: int, column: int, traced=(),
-               traced_refs: TracedRefs | None = None) -> str | None:
+               traced_refs: TracedRefs | None = None, findings=None) -> str | None:
     """Markdown for a hover at a 0-based line and code-point column, or None if nothing is known there.
     `traced`: the kernel records of the document's last trace (their figures replace the estimate);
     `traced_refs`: JAX's types of kernel parameters from a trace still current (shown instead of the
-    inferred ones)."""
+    inferred ones); `findings`: a function giving the document's findings (the engine's), asked only
+    for a hover on a get_global, so that the hover says what is reported there."""
     from .incremental import model_for_lines
 
     with model_for_lines(project, path, text, line, line) as model:
-        return _hover_text(project, model, line, column, traced, traced_refs)
+        site = _get_global_at(project, model, line, column)
+        if site is None:
+            return _hover_text(project, model, line, column, traced, traced_refs)
+    if site is False:
+        return None
+    # Asked once the model of these lines is left: the findings are a whole analysis's (or kept ones).
+    span, segment, value = site
+    reported = _on_call(findings(), span) if findings is not None else None
+    text = f"**pl.get_global** of `{segment}`\n\nInferred: {describe_value(value, None if reported is None else bool(reported))}"
+    if reported:
+        names = ", ".join(dict.fromkeys(f"{f.code} {f.name} ({f.severity})" for f in reported))
+        text += f"\n\nThis call is reported: {names}."
+    return text
+
+
+def _get_global_at(project: Project, model, line: int, column: int):
+    """(the call's span, its argument's text, the argument's value) for the get_global call at the
+    position; False for one with no argument to describe; None where there is none."""
+    for call in get_global_calls(project, model):
+        span = model.source.span(call)
+        if not (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column):
+            continue
+        argument = get_global_argument(call)
+        if argument is None:
+            return False
+        return span, model.segment(argument), project.evaluator.value(model, argument)
+    return None
+
+
+def _on_call(findings, span) -> list:
+    """The findings whose range overlaps `span` (the get_global call), errors and warnings."""
+    return [f for f in findings if f.severity in ("error", "warning")
+            and (f.span.line, f.span.column) <= (span.end_line, span.end_column)
+            and (span.line, span.column) <= (f.span.end_line, f.span.end_column)]
 
 
 def _hover_text(project: Project, model, line: int, column: int, traced=(),
                 traced_refs: TracedRefs | None = None) -> str | None:
-    for call in get_global_calls(project, model):
-        span = model.source.span(call)
-        inside = (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
-        if not inside:
-            continue
-        argument = get_global_argument(call)
-        if argument is None:
-            return None
-        value = project.evaluator.value(model, argument)
-        return f"**pl.get_global** of `{model.segment(argument)}`\n\nInferred: {describe_value(value)}"
+    """The hover of a position on no get_global call: a kernel parameter, or a launch's budget."""
     if traced_refs:
         arg = parameter_at(model, line, column, lambda node: (body_first_line(model, node), node.arg) in traced_refs)
         if arg is not None:

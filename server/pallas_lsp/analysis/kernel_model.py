@@ -213,6 +213,23 @@ class KernelModel:
         return self.entry.api
 
     @property
+    def scratch_parameter(self) -> str | None:
+        """The launch's keyword for scratch, as JAX names it (jax 0.12's signatures): `scratch_types` for
+        plgpu.kernel and pl.kernel, `scratch_shapes` for pl.pallas_call and pl.core_map; None for pl.kernel and
+        pl.core_map on a Mosaic GPU mesh, which lower no scratch ("Scratch operands are not supported by the
+        Mosaic GPU mpmd_map lowering": pl.run_scoped there), or an unknown launch."""
+        backend = self.compiled_backend if self.backend == INTERPRET else self.backend  # "run it compiled" advice
+        if self.entry.api in ("pl.kernel", "pl.core_map") and backend == MOSAIC_GPU:
+            return None
+        return {"plgpu.kernel": "scratch_types", "pl.kernel": "scratch_types", "pl.pallas_call": "scratch_shapes",
+                "pl.core_map": "scratch_shapes"}.get(self.entry.api)
+
+    def scratch_advice(self) -> str:
+        """Where this launch allocates a scratch buffer or semaphore, after "allocate it": "in scratch_types or
+        with pl.run_scoped", or "with pl.run_scoped" where it takes no scratch."""
+        return f"in {self.scratch_parameter} or with pl.run_scoped" if self.scratch_parameter else "with pl.run_scoped"
+
+    @property
     def shared_memory(self) -> "SharedMemory | None":
         """Shared memory and TMEM as JAX's resource estimator computes them; None: not a kernel it
         estimates, or the analysed jax's allocation units could not be read."""

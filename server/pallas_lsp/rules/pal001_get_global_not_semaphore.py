@@ -21,38 +21,55 @@ SEVERITY = "error"
 SUMMARY = "pl.get_global only supports Mosaic GPU plgpu.SemaphoreType.REGULAR semaphores."
 
 # What to do: a short first sentence (the Problems panel shows about 120 characters), then the details.
-_AS_INPUT = ("pass the array as a kernel input instead. Use a BlockSpec in in_specs for pallas_call, "
-             "an operand for plgpu.kernel")
-_AS_SCRATCH = ("allocate it as scratch instead. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel, "
-               "or pl.run_scoped")
-_USE_REGULAR = "use plgpu.SemaphoreType.REGULAR. That is the one type get_global allocates: a global semaphore"
+_USE_REGULAR = "use plgpu.SemaphoreType.REGULAR", "That is the one type get_global allocates: a global semaphore"
 _TAIL = "; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores"
+_INPUT_OF = {"pl.pallas_call": "a BlockSpec in in_specs of pallas_call", "plgpu.kernel": "an operand of plgpu.kernel",
+             "pl.kernel": "an operand of pl.kernel", "pl.core_map": "a ref the core_map body closes over"}
 
 
-def advice(value: MemType) -> str:
+def _as_input(kernels) -> str:
+    apis = sorted({k.api for k in kernels if k.api in _INPUT_OF})
+    if not apis:
+        return "Use a BlockSpec in in_specs for pallas_call, an operand for plgpu.kernel"
+    return "Pass it as " + " or ".join(_INPUT_OF[api] for api in apis)
+
+
+def _as_scratch(kernels) -> str:
+    if not kernels:
+        return "Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel and pl.kernel, or pl.run_scoped"
+    where = sorted({f"{k.scratch_parameter} of {k.api}" for k in kernels if k.scratch_parameter})
+    none = sorted({k.api for k in kernels if not k.scratch_parameter})
+    return ("Use " + " or ".join([*where, "pl.run_scoped"])
+            + (f" ({' and '.join(none)} on Mosaic GPU lowers no scratch)" if none else ""))
+
+
+def advice(value: MemType, kernels=()) -> tuple[str, str]:
+    """(what to do, in a few words; the details) for a memory type get_global rejects, naming the scratch
+    or input parameter of the launches (`kernels`: the kernel models reaching the call) that apply."""
     if value.dtype in ("semaphore", "barrier_semaphore", "dma_sem"):
         return _USE_REGULAR
     if value.space in ("gmem", "any", "hbm"):
-        return _AS_INPUT + _TAIL
-    return _AS_SCRATCH + _TAIL
+        return "pass the array as a kernel input", _as_input(kernels) + _TAIL
+    return "allocate it as scratch", _as_scratch(kernels) + _TAIL
 
 
-def problem(value: Value) -> str | None:
+def problem(value: Value, kernels=()) -> str | None:
     """The message for a value that get_global rejects, or None if it is fine or unknown."""
     value = as_memtype(value)
     if isinstance(value, MemType):
         if value.is_gpu_global_semaphore:
             return None
         what = value.picture or f"{value.source} (a {value.space.upper()} buffer)"
-        return f"get_global only supports semaphores, got {what}: {advice(value)}"
+        short, details = advice(value, kernels)
+        return f'JAX: "NotImplementedError: get_global only supports semaphores, got {what}"; {short}. {details}'
     if isinstance(value, ShapeDtype):
         return ("JAX: \"AttributeError: 'ShapeDtypeStruct' object has no attribute 'get_ref_aval'\"; pass the array "
-                f"as a kernel input. get_global needs a memory-space type, not {value.source}: use a "
-                "BlockSpec in in_specs for pallas_call, an operand for plgpu.kernel")
+                f"as a kernel input. get_global needs a memory-space type, not {value.source}: "
+                f"{_as_input(kernels)[0].lower()}{_as_input(kernels)[1:]}")
     if isinstance(value, Api) and value.name in ("pl.ANY", "plgpu.GMEM", "plgpu.SMEM", "plgpu.TMEM", "pltpu.VMEM",
                                                   "pltpu.SMEM", "pltpu.HBM"):
         return (f"get_global needs a shaped memory type such as {value.name}(shape, dtype), got the bare memory "
-                f"space {value.name}: {_AS_INPUT}{_TAIL}")
+                f"space {value.name}: pass the array as a kernel input instead. {_as_input(kernels)}{_TAIL}")
     return None
 
 
@@ -77,7 +94,7 @@ def _lowered_backends(ctx) -> dict[int, set[str]]:
     return backends
 
 
-def _message(value, problem_text: str, backends: set[str] | None) -> str:
+def _message(value, problem_text: str, backends: set[str] | None, kernels=()) -> str:
     """JAX's words on the backend that lowers this get_global: Mosaic GPU's own check, or another backend's
     missing lowering (then the type advice follows)."""
     from .pal003_get_global_no_lowering import JAX_MESSAGE
@@ -86,10 +103,18 @@ def _message(value, problem_text: str, backends: set[str] | None) -> str:
         return problem_text
     backend = sorted(backends)[0]
     memtype = as_memtype(value)
-    short = "pass the array as a kernel input" if memtype.space in ("gmem", "any", "hbm") else "allocate it as scratch"
+    short, details = advice(memtype, kernels)
     what = memtype.picture or f"{memtype.source} (a {memtype.space.upper()} buffer)"
-    return (f'JAX: "{JAX_MESSAGE[backend]}"; {short}. get_global only allocates semaphores, and only on Mosaic GPU; '
-            f"this asks for {what}: {advice(memtype)}")
+    return (f'JAX: "NotImplementedError: {JAX_MESSAGE[backend]}"; {short}. get_global only allocates semaphores, '
+            f"and only on Mosaic GPU; this asks for {what}. {details}")
+
+
+def _kernels_of(ctx) -> dict[int, list]:
+    """The kernel models reaching each get_global call of the module (by the call's id)."""
+    found: dict[int, list] = {}
+    for kernel, site in ctx.kernels_reaching():
+        found.setdefault(id(site.call), []).append(kernel)
+    return found
 
 
 def signature_error(call) -> tuple[str, str] | None:
@@ -120,6 +145,7 @@ def check(ctx):
     evaluator = ctx.project.evaluator
     rule = sys.modules[__name__]
     lowered = _lowered_backends(ctx)
+    launched_by = _kernels_of(ctx)
     for call in get_global_calls(ctx.project, ctx.model):
         wrong = signature_error(call)
         if wrong:
@@ -139,15 +165,16 @@ def check(ctx):
                 and id(func) in host_functions(ctx.project, ctx.model):
             backends = set()  # run outside any kernel, its result feeding nothing: jit drops it as dead code
         options = value.options if isinstance(value, OneOf) else (value,)
+        kernels = launched_by.get(id(call), ())
         for option in options:
-            message = problem(option)
+            message = problem(option, kernels)
             if message and backends is not None and not isinstance(option, ShapeDtype):
                 if not backends:
                     continue  # dropped as dead code by every pallas_call reaching it
                 from .pal003_get_global_no_lowering import JAX_MESSAGE
                 if is_semaphore_kind(option) and backends <= JAX_MESSAGE.keys():
                     continue  # a semaphore where get_global has no lowering at all: PAL003
-                message = _message(option, message, backends)
+                message = _message(option, message, backends, kernels)
             if message:
                 yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
                 break

@@ -23,15 +23,20 @@ NAME = "get-global-interpret"
 SEVERITY = "error"
 SUMMARY = "pl.get_global cannot run in interpret mode."
 
-QUOTE = "TypeError: No ir_type_handler for aval type: <class 'jax._src.state.types.AbstractRef'>"
-SHORT_QUOTE = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"
-MESSAGE = (f'JAX: "{SHORT_QUOTE}"; run it compiled or use a scratch semaphore. JAX fails with {QUOTE}: '
-           "get_global has no interpret-mode implementation (JAX's own message for this, \"get_global discharge "
-           "is not supported in interpret mode\", is never reached); a semaphore only for one block can come from "
-           "scratch_types / scratch_shapes or pl.run_scoped instead")
-MAYBE_MESSAGE = ("May run in interpret mode, where get_global fails; run it compiled or use a scratch semaphore. "
-                 "Whether the kernel is interpreted is decided at run time (see the related location); in interpret "
-                 f"mode JAX fails with {QUOTE}: get_global has no interpret-mode implementation")
+SHORT_QUOTE = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"  # ...: jax._src.state.types.AbstractRef
+_WHY = ("get_global has no interpret-mode implementation (JAX's own message for this, \"get_global discharge is not "
+        "supported in interpret mode\", is never reached)")
+
+
+def message_of(kernel, certain: bool) -> str:
+    """JAX's words and what to do first; the scratch that applies to this launch (`kernel`: its model, or None)."""
+    scratch = kernel.scratch_advice() if kernel is not None else "as scratch or with pl.run_scoped"
+    if certain:
+        return (f'JAX: "{SHORT_QUOTE}"; run it compiled or use a scratch semaphore. {_WHY}; a semaphore only for '
+                f"one block can be allocated {scratch} instead")
+    return (f'JAX, if interpreted: "{SHORT_QUOTE}"; run it compiled. Whether it is interpreted is decided at run '
+            f"time (see the related location), and {_WHY}; a semaphore only for one block can be allocated "
+            f"{scratch} instead")
 
 
 def _importers(project, model):
@@ -70,7 +75,7 @@ def check(ctx):
                 related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
                            for site in sites]
                 related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                message = MESSAGE if certain else MAYBE_MESSAGE
+                message = message_of(kernel, certain)
                 if earlier is not None:
                     message += f". {earlier[1]}"
                     related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))

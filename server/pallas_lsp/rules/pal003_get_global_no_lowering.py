@@ -29,7 +29,7 @@ JAX_MESSAGE = {
     MOSAIC_GPU_WARP: "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for lowering semantics "
                      "LoweringSemantics.Warpgroup and user thread semantics PrimitiveSemantics.Warp",
 }
-_TPU_ADVICE = "use a scratch_shapes semaphore"
+_TPU_ADVICE = "use a {scratch} semaphore"  # the launch's scratch keyword: scratch_shapes, scratch_types
 ADVICE = {
     TRITON: "move the kernel to plgpu.kernel (Mosaic GPU)",
     TPU_TC: _TPU_ADVICE,
@@ -45,9 +45,9 @@ _QUOTED = {
 }
 DETAIL = {
     TRITON: "only Mosaic GPU allocates global semaphores; a pallas_call never lowers through it from jax 0.11.2 on",
-    TPU_TC: "use a pltpu.SemaphoreType.REGULAR in scratch_shapes: it is shared by the grid iterations on a core",
-    SC_VECTOR: "use a pltpu.SemaphoreType.REGULAR in scratch_shapes: it is shared by the iterations on a subcore",
-    SC_SCALAR: "use a pltpu.SemaphoreType.REGULAR in scratch_shapes: it is shared by the iterations on a subcore",
+    TPU_TC: "a pltpu.SemaphoreType.REGULAR in {scratch} is shared by the grid iterations on a core",
+    SC_VECTOR: "a pltpu.SemaphoreType.REGULAR in {scratch} is shared by the iterations on a subcore",
+    SC_SCALAR: "a pltpu.SemaphoreType.REGULAR in {scratch} is shared by the iterations on a subcore",
     MOSAIC_GPU_WARP: "the semaphore ref it returns in the kernel body can be used inside the warp-level code",
 }
 _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vector subcore",
@@ -55,10 +55,13 @@ _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vec
 
 
 def message(kernel) -> str:
+    """JAX's words (once) and what to do, then why; the scratch keyword this launch takes."""
     backend = kernel.backend
     quoted = _QUOTED.get(backend, JAX_MESSAGE[backend])
-    return (f'JAX: "{quoted}"; {ADVICE[backend]}. {kernel.backend_reason}, and {_SHORT[backend]} has no '
-            f"get_global lowering: NotImplementedError: {JAX_MESSAGE[backend]} ({DETAIL[backend]}).")
+    scratch = kernel.scratch_parameter or "scratch"
+    return (f'JAX: "NotImplementedError: {quoted}"; {ADVICE[backend].format(scratch=scratch)}. '
+            f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
+            f"({DETAIL[backend].format(scratch=scratch)}).")
 
 
 def check(ctx):

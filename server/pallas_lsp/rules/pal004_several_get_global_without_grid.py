@@ -38,24 +38,23 @@ def check(ctx):
             continue
         reported.add(id(allocation.node))
         base = used - allocation.size
-        quoted = (f"IndexError: Slice DynamicSlice(base={base}, length={allocation.size}) along axis 0 is out of "
-                  f"bounds for shape [{limit}]")
         what = "get_global" if allocation.kind == "get_global" else "run_scoped semaphore"
         short = f"IndexError: ... DynamicSlice(base={base}, length={allocation.size}) ... shape [{limit}]"
         repeated = any(a.repeat and a.kind == "get_global" for a in flatten_allocations(kernel.allocations))
         if not block_local:
             message = (f'JAX: "{short}"; move get_global out of the cond\'s branch. Call it before the lax.cond / '
-                       f"lax.switch and use the ref in the branch. JAX fails with {quoted}. Mosaic GPU lowers the first branch of a cond (lax.cond's "
+                       f"lax.switch and use the ref in the branch. Mosaic GPU lowers the first branch of a cond (lax.cond's "
                        "false one, lax.switch's first) twice and keeps the semaphores a get_global there reserved "
                        f"(a JAX bug): this {what} reserves semaphore {used}, where the resource estimator, counting "
                        f"each get_global once, made room for {limit}.")
         else:
             twice = (" A get_global in the first branch of a cond (lax.cond's false one, lax.switch's first) reserves "
                      "twice: Mosaic GPU lowers that branch twice.") if repeated else ""
-            message = (f'JAX: "{short}"; use one REGULAR((n,)) and .at[i], or grid=(1,). JAX fails with {quoted}. '
+            scratch = f"a {kernel.scratch_parameter} semaphore" if kernel.scratch_parameter else "a scratch semaphore"
+            message = (f'JAX: "{short}"; use one REGULAR((n,)) and .at[i], or grid=(1,). '
                        f"This {what} reserves semaphore {used} of a kernel with no grid and no cluster, where JAX's "
                        f"resource estimator made room for {limit} (a JAX bug: it takes the largest, lowering adds them up); "
-                       f"a thread axis does not help, a scratch_types semaphore does not count.{twice}")
+                       f"a thread axis does not help, {scratch} does not count.{twice}")
         others = tuple(ctx.related(a.model, a.node, f"reserves {a.size} semaphore{'s' if a.size > 1 else ''} here")
                        for a in flatten_allocations(kernel.allocations) if a.node is not allocation.node and not a.repeat)
         yield ctx.finding(rule, allocation.node, message, (*others, ctx.entry_related(kernel)),

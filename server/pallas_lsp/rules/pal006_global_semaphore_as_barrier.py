@@ -35,8 +35,9 @@ def check(ctx):
             dtype = memtype.dtype or "..."
             picture = (f"Ref<{memtype.space}>{{{dtype}[{','.join(map(str, shape))}]}}" if shape is not None
                        else f"Ref<{memtype.space}>{{{dtype}[...]}}")
+            where = kernel.scratch_advice() if kernel is not None else "in scratch_types or with pl.run_scoped"
             message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM plgpu.Barrier. '
-                       "Allocate it in scratch_types or with pl.run_scoped. A global semaphore is for pl.semaphore_signal and "
+                       f"Allocate it {where}. A global semaphore is for pl.semaphore_signal and "
                        "pl.semaphore_wait; barriers order copies and arrivals within a block.")
             related = (ctx.related(model, call, "the global semaphore comes from here"),)
             yield ctx.finding(rule, use.node, message, related,

@@ -114,8 +114,9 @@ def _array_outputs_message(ctx, kernel, leaf, backend: str) -> str | None:
     else:
         quote = f"TypeError: Cannot interpret '{memtype.dtype}' as a data type"
     outputs = "out_shape" if kernel.api == "pl.pallas_call" else "out_type"
-    where = ("allocate it in scratch_shapes (pltpu.SemaphoreType)" if on_tpu else
-             "allocate it as scratch, or with pl.get_global in a plgpu.kernel for one shared by the whole grid")
+    where = (f"allocate it {kernel.scratch_advice()} (pltpu.SemaphoreType)" if on_tpu else
+             f"allocate it {kernel.scratch_advice()}, or with pl.get_global in a plgpu.kernel for one shared by the "
+             "whole grid")
     return (f'JAX: "{quote}"; {outputs} lists arrays only, not semaphores. {outputs} of {kernel.api} describes '
             f"the arrays the kernel returns; a semaphore lives only inside a kernel: {where}.")
 
