@@ -63,9 +63,9 @@ def problem(value: Value, kernels=()) -> str | None:
         short, details = advice(value, kernels)
         return f'JAX: "NotImplementedError: get_global only supports semaphores, got {what}"; {short}. {details}'
     if isinstance(value, ShapeDtype):
+        how = _as_input(kernels)
         return ("JAX: \"AttributeError: 'ShapeDtypeStruct' object has no attribute 'get_ref_aval'\"; pass the array "
-                f"as a kernel input. get_global needs a memory-space type, not {value.source}: "
-                f"{_as_input(kernels)[0].lower()}{_as_input(kernels)[1:]}")
+                f"as a kernel input. get_global needs a memory-space type, not {value.source}: {how[0].lower()}{how[1:]}")
     if isinstance(value, Api) and value.name in ("pl.ANY", "plgpu.GMEM", "plgpu.SMEM", "plgpu.TMEM", "pltpu.VMEM",
                                                   "pltpu.SMEM", "pltpu.HBM"):
         return (f"get_global needs a shaped memory type such as {value.name}(shape, dtype), got the bare memory "
