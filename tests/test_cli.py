@@ -23,7 +23,7 @@ BAD = textwrap.dedent("""\
 """)
 GOOD = "from jax.experimental import pallas as pl\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n" \
        "def body():\n    pl.get_global(plgpu.SemaphoreType.REGULAR)\n"
-MESSAGE = ('JAX: "NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it '
+MESSAGE = ('JAX: "get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it '
            "as scratch. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel and pl.kernel, or pl.run_scoped; "
            "get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
 

@@ -35,7 +35,7 @@ KERNEL = textwrap.dedent("""\
 HEADERS = {"def": "def f{i}():", "async def": "async def f{i}():", "class": "class C{i}:", "if": "if x:",
            "with": "with x:"}
 TOO_DEEP = "SyntaxError: too many levels of indentation"
-PAL001 = ('JAX: "NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it '
+PAL001 = ('JAX: "get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it '
           "as scratch. Use scratch_shapes for pallas_call, scratch_types for plgpu.kernel and pl.kernel, or pl.run_scoped; "
           "get_global only allocates plgpu.SemaphoreType.REGULAR semaphores")
 FIRST_NESTED_LINE = HEADER.count("\n")  # 0-based

@@ -19,7 +19,7 @@ from pallas_lsp.analysis.findings import Span, TextEdit
 from pallas_lsp.analysis.notebooks import Cell, Notebook, NotebookError
 from test_cli import cli  # the notebook's get_global is test_cli's, in a cell, launched by a plgpu.kernel
 
-MESSAGE = ('JAX: "NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it '
+MESSAGE = ('JAX: "get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it '
            "as scratch. Use scratch_types of plgpu.kernel or pl.run_scoped; get_global only allocates "
            "plgpu.SemaphoreType.REGULAR semaphores")
 

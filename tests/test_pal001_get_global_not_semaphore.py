@@ -22,7 +22,7 @@ USE_REGULAR = "use plgpu.SemaphoreType.REGULAR. That is the one type get_global 
 
 def got(what: str, advice: str) -> str:
     """JAX's words (NotImplementedError from the Mosaic GPU lowering) quoted once, then what to do."""
-    return f'JAX: "NotImplementedError: get_global only supports semaphores, got {what}"; {advice}'
+    return f'JAX: "get_global only supports semaphores, got {what}"; {advice}'
 
 
 def body(expr: str) -> str:

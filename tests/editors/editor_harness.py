@@ -27,7 +27,7 @@ PYTHON_PLACEHOLDER = "/path/to/project/.venv/bin/python"
 
 # What the user reads on the get_global line of the example (the CLI prints the same text).
 PAL001_MESSAGE = (
-    'JAX: "NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it as '
+    'JAX: "get_global only supports semaphores, got Ref<smem>{float32[128]}"; allocate it as '
     "scratch. Use scratch_types of plgpu.kernel or pl.run_scoped; get_global only allocates "
     "plgpu.SemaphoreType.REGULAR semaphores")
 BAD_CALL = "pl.get_global(plgpu.SMEM((COLS,), jnp.float32))"

@@ -61,7 +61,7 @@ def problem(value: Value, kernels=()) -> str | None:
             return None
         what = value.picture or f"{value.source} (a {value.space.upper()} buffer)"
         short, details = advice(value, kernels)
-        return f'JAX: "NotImplementedError: get_global only supports semaphores, got {what}"; {short}. {details}'
+        return f'JAX: "get_global only supports semaphores, got {what}"; {short}. {details}'  # a NotImplementedError
     if isinstance(value, ShapeDtype):
         how = _as_input(kernels)
         return ("JAX: \"AttributeError: 'ShapeDtypeStruct' object has no attribute 'get_ref_aval'\"; pass the array "
@@ -105,7 +105,7 @@ def _message(value, problem_text: str, backends: set[str] | None, kernels=()) ->
     memtype = as_memtype(value)
     short, details = advice(memtype, kernels)
     what = memtype.picture or f"{memtype.source} (a {memtype.space.upper()} buffer)"
-    return (f'JAX: "NotImplementedError: {JAX_MESSAGE[backend]}"; {short}. get_global only allocates semaphores, '
+    return (f'JAX: "{JAX_MESSAGE[backend]}"; {short}. get_global only allocates semaphores, '
             f"and only on Mosaic GPU; this asks for {what}. {details}")
 
 

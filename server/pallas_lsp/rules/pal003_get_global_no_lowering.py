@@ -59,7 +59,7 @@ def message(kernel) -> str:
     backend = kernel.backend
     quoted = _QUOTED.get(backend, JAX_MESSAGE[backend])
     scratch = kernel.scratch_parameter or "scratch"
-    return (f'JAX: "NotImplementedError: {quoted}"; {ADVICE[backend].format(scratch=scratch)}. '
+    return (f'JAX: "{quoted}"; {ADVICE[backend].format(scratch=scratch)}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch)}).")
 

@@ -37,12 +37,11 @@ def check(ctx):
             if not site.collective_axes and kernel.thread_axes:
                 # With warpgroups the estimator takes only the thread axis as block-local (_is_block_local_scope).
                 thread = kernel.thread_axes[0]
-                message = (f'JAX: "ValueError: {QUOTE}"; add collective_axes="{thread}". In a kernel with warpgroups '
+                message = (f'JAX: "{QUOTE}"; add collective_axes="{thread}". In a kernel with warpgroups '
                            f"(thread axis {thread!r}) a run_scoped semaphore is shared by them: it needs collective_axes={thread!r}.")
             elif set(site.collective_axes) & known:  # only a grid or cluster axis is certain to be refused
                 axes = ", ".join(repr(a) for a in site.collective_axes)
-                message = (f'JAX: "ValueError: {QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR), as JAX goes on '
-                           f'to say ("To allocate global semaphores, use pl.get_global."). collective_axes=({axes}) '
+                message = (f'JAX: "{QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR). collective_axes=({axes}) '
                            "spans blocks of the grid or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
             else:
                 continue
