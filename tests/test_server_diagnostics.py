@@ -50,7 +50,7 @@ async def test_diagnostic_appears_then_disappears_after_the_fix_and_close_clears
     assert (diagnostic.code, diagnostic.source, diagnostic.severity) == ("PAL001", "pallas-lsp", types.DiagnosticSeverity.Error)
     assert (diagnostic.range.start.line, diagnostic.range.start.character,
             diagnostic.range.end.line, diagnostic.range.end.character) == (4, 8, 4, 50)
-    assert diagnostic.message.startswith("get_global only supports semaphores, got Ref<gmem>{barrier_semaphore[]}")
+    assert diagnostic.message.startswith('JAX: "get_global only supports semaphores, got Ref<gmem>{barrier_semaphore[]}"')
     assert diagnostic.code_description.href.endswith("docs/rules/PAL001-get-global-not-semaphore.md")
 
     change(client, GOOD, 2)

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from conftest import REPO, code_actions_json, jax_python, publish_for
-from test_cli import MESSAGE
+from test_notebooks import MESSAGE  # the notebook launches its get_global with plgpu.kernel
 
 NOTEBOOK_URI = (REPO / "tests" / "notebooks" / "lsp_notebook.ipynb").as_uri()
 CELLS = [

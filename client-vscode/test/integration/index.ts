@@ -294,7 +294,7 @@ async function trusted(): Promise<void> {
     );
     assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Error);
     assert.equal(diagnostic.source, "pallas-lsp");
-    assert.ok(diagnostic.message.startsWith("get_global only supports semaphores, got Ref<smem>{float32[128]}"), `message: ${diagnostic.message}`);
+    assert.ok(diagnostic.message.startsWith('JAX: "get_global only supports semaphores, got Ref<smem>{float32[128]}"'), `message: ${diagnostic.message}`);
     const code = diagnostic.code as { value: string; target: vscode.Uri };
     // The page shipped inside the server package, as for pip users; not a checkout's file.
     assert.ok(code.target.path.endsWith("/pallas_lsp/rule_docs/PAL001-get-global-not-semaphore.md"), `code link: ${code.target}`);
