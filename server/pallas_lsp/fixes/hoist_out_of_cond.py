@@ -70,8 +70,9 @@ def fix(project, model, finding):
         if len(bound) != 1 or any(
                 isinstance(a, ast.arg) and a.arg == name for a in ast.walk(function)):
             raise CannotFix(f"{name} is bound more than once")
+    defaults = _defaults_taken(model, branch, cond)
     for node in ast.walk(call):
-        if isinstance(node, ast.Name):
+        if isinstance(node, ast.Name) and node.id not in defaults:
             inside = model.lookup(node.id, model.scope_of(call), call.lineno)
             before = model.lookup(node.id, model.scope_of(cond), cond.lineno)
             if inside is None or inside is not before:
@@ -85,6 +86,8 @@ def fix(project, model, finding):
     if definition is None or file.parent(definition) is not file.parent(line):
         raise CannotFix("the branch is not defined in the block that runs the cond")
     moved = cst.parse_statement(ast.get_source_segment(model.text, statement) + "\n")
+    if defaults:  # `def branch(what=T): sem = pl.get_global(what)`: the cond passes nothing, so `what` is T
+        moved = moved.visit(_Substitute({k: cst.parse_expression(v) for k, v in defaults.items()}))
     block = file.parent(line)
     position = list(block.body).index(definition)
 
@@ -97,6 +100,39 @@ def fix(project, model, finding):
     file.rewrite(block, insert)
     return builder.fix(f"pallas-lsp ({finding.code}): Ask for {name} before the {_kind(project, model, cond)}, "
                        f"not in {branch.name}", "safe", preferred=True)
+
+
+def _defaults_taken(model, branch: ast.FunctionDef, cond: ast.stmt) -> dict[str, str]:
+    """{parameter: its default's code} of `branch` where the cond passes it no operands (lax.cond's
+    three arguments, lax.switch's two, no keywords): every parameter then takes its default."""
+    args = branch.args
+    calls = [n for n in ast.walk(cond) if isinstance(n, ast.Call) and any(
+        isinstance(a, ast.Name) and a.id == branch.name or isinstance(a, (ast.List, ast.Tuple))
+        and any(isinstance(e, ast.Name) and e.id == branch.name for e in a.elts) for a in n.args)]
+    if len(calls) != 1 or calls[0].keywords or len(calls[0].args) > 3 or (
+            len(calls[0].args) == 3 and isinstance(calls[0].args[1], (ast.List, ast.Tuple))):
+        return {}
+    if args.posonlyargs or args.vararg or args.kwarg or len(args.defaults) != len(args.args):
+        return {}
+    found = {a.arg: ast.get_source_segment(model.text, d) for a, d in zip(args.args, args.defaults)}
+    found.update({a.arg: ast.get_source_segment(model.text, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)
+                  if d is not None})
+    return {name: code for name, code in found.items() if code is not None}
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, values: dict[str, cst.BaseExpression]):
+        super().__init__()
+        self.values = values
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.values.get(original.value, updated)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return False  # `x.what`: only the base is a name that can be a parameter (leave_Attribute)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(value=original.value.visit(self))
 
 
 def _kind(project, model, statement: ast.stmt) -> str:

@@ -57,11 +57,13 @@ def _single_name_assign(node: ast.AST | None, value: ast.AST) -> str | None:
 
 
 def _lambda_use(model, call: ast.Call, function: ast.Lambda) -> GlobalUse | None:
-    """`get = lambda: pl.get_global(T)` in a function that calls `get` once, `sem = get()`, outside any
-    loop: the lambda is the get_global written another way, so the buffer is `sem` there."""
+    """`get = lambda: pl.get_global(T)` (or `lambda what=T: pl.get_global(what)`) in a function that calls
+    `get` once, `sem = get()`, outside any loop: the lambda is the get_global written another way, so the
+    buffer is `sem` there."""
     args = function.args
-    if function.body is not call or args.posonlyargs or args.args or args.vararg or args.kwonlyargs or args.kwarg:
-        return None
+    if (function.body is not call or args.posonlyargs or len(args.defaults) != len(args.args) or args.vararg
+            or args.kwonlyargs or args.kwarg):
+        return None  # parameters with defaults only (`lambda what=T: ...`): the call below passes none
     assign = model.parents.get(function)
     getter = _single_name_assign(assign, function)
     outer = model.enclosing_function(function)
