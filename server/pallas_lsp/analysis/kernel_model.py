@@ -443,6 +443,8 @@ def _vmapped(project: "Project", entry: EntryPoint) -> bool:
         target = project.evaluator.value(model, call.args[0])
         if isinstance(target, KernelCall) and target.node is entry.kernel.node:
             return True
+        if isinstance(target, Func) and any(d is entry.kernel.node for d in getattr(target.node, "decorator_list", ())):
+            return True  # the decorated body itself: `@functools.partial(plgpu.kernel, ...)` makes it the kernel
         if isinstance(target, Func) and any(launch.kernel.node is entry.kernel.node and _inside(target.model, launch.call, target.node)
                                             for launch in kernel_launches(project, target.model)):
             return True
