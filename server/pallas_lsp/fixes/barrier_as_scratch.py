@@ -17,7 +17,7 @@ import ast
 from ..analysis.values import Api
 from .allocate_as_scratch import move_to_scratch
 from .kernel_edits import CannotFix, FixBuilder
-from .sites import global_use, interpreted_anywhere, plan
+from .sites import interpreted_anywhere, locate
 
 
 def _operation(project, use) -> str:
@@ -41,9 +41,7 @@ def fix(project, model, finding):
         raise CannotFix("nothing arrives on the barrier it waits on")
     if kernel.thread_axes != ():
         raise CannotFix("with a thread axis the number of arrivals is not known")
-    use = global_use(model, call)
-    where = plan(project, model, use) if use is not None else None
-    entries = where.entries if where is not None else []
+    use, where, entries = locate(project, model, call) or (None, None, [])
     if not entries or any(e.api != "plgpu.kernel" or e.model is not model for e in entries):
         raise CannotFix("only a plgpu.kernel launched in this module takes scratch_types here")
     if interpreted_anywhere(project, model, use.function):

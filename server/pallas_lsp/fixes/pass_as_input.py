@@ -21,7 +21,7 @@ from .kernel_edits import (
     take_name,
     thread_through_helper,
 )
-from .sites import bound_positional, global_use, grid_rank, plan
+from .sites import bound_positional, grid_rank, locate
 
 PALLAS_CALL = {"pl.pallas_call"}
 KERNELS = {"plgpu.kernel", "pl.kernel"}
@@ -75,24 +75,24 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
                 raise CannotFix("the buffer's shape or dtype is not known before the kernel runs")
         return None
     shape, dtype, space = array
-    use = global_use(model, call)
-    if use is None:
+    located = locate(project, model, call)
+    if located is None:
         return None
-    where = plan(project, model, use)
-    if where is None or not where.entries or not {e.api for e in where.entries} <= apis:
+    use, where, entries = located
+    if not entries or not {e.api for e in entries} <= apis:
         return None
     builder = FixBuilder(project)
     name = take_name(builder, where, "global_ref")
     siblings = ""
-    for body_model, body, entries in where.bodies:
-        offsets = {bound_positional(e) for e in entries}
+    for body_model, body, body_entries in where.bodies:
+        offsets = {bound_positional(e) for e in body_entries}
         if len(offsets) != 1:
             raise CannotFix("the body is launched with different bound arguments")
         offset = offsets.pop()
         check_parameters(body)
         add_parameter(builder, body_model, body, name, offset)
         siblings = siblings or give_to_siblings(builder, where, name, offset)
-        for entry in entries:
+        for entry in body_entries:
             if entry.kernel.kwarg("grid_spec") is not None:
                 raise CannotFix("in_specs live in grid_spec")
             _, imports = builder.file(entry.model)
