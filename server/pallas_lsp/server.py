@@ -1654,7 +1654,8 @@ async def trace_command(ls: PallasServer, *arguments):
         if where is not None:  # in a notebook: a line of that cell
             result["definition_line"], result["definition_cell"] = where[1], notebook.notebook.cell_number(where[0])
     diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition, notebook)
-    remember_traced_refs(ls, uri, result if notebook is None else _module_locations(result, notebook.notebook))
+    in_module = result if notebook is None else _module_locations(result, notebook.notebook)  # as hovers and lenses read it
+    remember_traced_refs(ls, uri, in_module)
     previous = _trace_origins.pop(uri, set())
     for stale in previous:
         ls.trace_diagnostics.pop(stale, None)
@@ -1662,7 +1663,7 @@ async def trace_command(ls: PallasServer, *arguments):
     _trace_origins[uri] = set(diagnostics)
     _republish(ls, previous | set(diagnostics))
     if result.get("kernels"):  # the budget lenses and hovers show what JAX sized, marked as traced
-        ls.traced_kernels[uri] = (result if notebook is None else _module_locations(result, notebook.notebook))["kernels"]
+        ls.traced_kernels[uri] = in_module["kernels"]
         _refresh_code_lenses(ls)
     if ls.settings.show_trace_results:  # off where the client shows the result itself (VS Code's report)
         ls.window_show_message(trace_result_message(result, function, definition))
