@@ -546,9 +546,7 @@ def render(spec: Spec, name: str) -> dict[str, str]:
             run += ["  return fn(x)"]
         launch += run
         runner = "run"
-    wrapped = {"none": runner, "step": runner, "jit": f"jax.jit({runner})",
-               "named_call": f'jax.named_call({runner}, name="kernel")', "checkpoint": f"jax.checkpoint({runner})",
-               "vmap": f"jax.vmap({runner})"}[spec.wrapper]
+    wrapped = _wrapped(runner, spec.wrapper)
     shape = "(2, 128)" if spec.wrapper == "vmap" else "(128,)"
     if interpreted(spec):
         args = f"(jnp.ones({shape}, jnp.float32),)"
@@ -559,22 +557,34 @@ def render(spec: Spec, name: str) -> dict[str, str]:
         target.append("  plgpu.set_gpu_interpret_mode()")
     target += indent(launch) + [f"  return {wrapped}, {args}, \"{mode(spec)}\""]
 
-    text = [f'"""Generated kernel {name}: {" ".join(tags(spec))}."""', HEADER.rstrip("\n")]
-    if spec.interpret == "environ":
-        text.insert(1, "import os")
+    cleanup = ["", "", "def cleanup():", "  plgpu.set_gpu_interpret_mode(None)"] if spec.interpret == "set_mode" else []
+    return _files(spec, name, HEADER, main, helper if uses_helper else None, ["X = jax.ShapeDtypeStruct((128,), jnp.float32)"],
+                  target + cleanup, first=["import os"] if spec.interpret == "environ" else [])
+
+
+def _wrapped(runner: str, wrapper: str) -> str:
+    """The kernel's runner as `target()` returns it, under the spec's wrapper."""
+    return {"none": runner, "step": runner, "jit": f"jax.jit({runner})",
+            "named_call": f'jax.named_call({runner}, name="kernel")', "checkpoint": f"jax.checkpoint({runner})",
+            "vmap": f"jax.vmap({runner})"}[wrapper]
+
+
+def _files(spec: Spec, name: str, header: str, main: _Module, helper: _Module | None, prelude: list[str],
+           target: list[str], first: list[str] = ()) -> dict[str, str]:
+    """The kernel's module (docstring, `first` lines, header, its imports, `prelude`, its definitions, `target`)
+    and, when it has one, its helper module, `{name}_h.py`, under the same header."""
+    text = [f'"""Generated kernel {name}: {" ".join(tags(spec))}."""', *first, header.rstrip("\n")]
     text += sorted(set(main.imports))
-    text += ["", "X = jax.ShapeDtypeStruct((128,), jnp.float32)"]
+    text += ["", *prelude]
     for block in main.defs:
         text += ["", ""] + block
     text += ["", ""] + target
-    if spec.interpret == "set_mode":
-        text += ["", "", "def cleanup():", "  plgpu.set_gpu_interpret_mode(None)"]
     files = {f"{name}.py": "\n".join(text) + "\n"}
-    if uses_helper:
-        htext = [f'"""Helper module of generated kernel {name}."""', HEADER.rstrip("\n")]
+    if helper is not None:
+        htext = [f'"""Helper module of generated kernel {name}."""', header.rstrip("\n")]
         for block in helper.defs:
             htext += ["", ""] + block
-        files[f"{helper_name}.py"] = "\n".join(htext) + "\n"
+        files[f"{name}_h.py"] = "\n".join(htext) + "\n"
     return files
 
 
@@ -763,24 +773,8 @@ def _render_sem(spec: Spec, name: str) -> dict[str, str]:
 
 
 def _finish_sem(spec, name, main, helper, uses_helper, x, launch_lines, runner) -> dict[str, str]:
-    helper_name = f"{name}_h"
-    wrapped = {"none": runner, "jit": f"jax.jit({runner})", "named_call": f'jax.named_call({runner}, name="kernel")',
-               "checkpoint": f"jax.checkpoint({runner})"}[spec.wrapper]
     args = f"(jnp.ones({x}, jnp.float32),)" if interpreted(spec) else "(X,)"
-    target = ["def target():"] + indent(launch_lines) + [f'  return {wrapped}, {args}, "{mode(spec)}"']
-    text = [f'"""Generated kernel {name}: {" ".join(tags(spec))}."""', SEM_HEADER.rstrip("\n")]
-    text += sorted(set(main.imports))
-    text += [""]
-    if mode(spec) in ("tpu", "sparsecore"):
-        text += [f'MODE = "{mode(spec)}"']  # meshes of a TPU are built under its abstract mesh
-    text += [f"X = jax.ShapeDtypeStruct({x}, jnp.float32)"]
-    for block in main.defs:
-        text += ["", ""] + block
-    text += ["", ""] + target
-    files = {f"{name}.py": "\n".join(text) + "\n"}
-    if uses_helper:
-        htext = [f'"""Helper module of generated kernel {name}."""', SEM_HEADER.rstrip("\n")]
-        for block in helper.defs:
-            htext += ["", ""] + block
-        files[f"{helper_name}.py"] = "\n".join(htext) + "\n"
-    return files
+    target = ["def target():"] + indent(launch_lines) + [f'  return {_wrapped(runner, spec.wrapper)}, {args}, "{mode(spec)}"']
+    prelude = [f'MODE = "{mode(spec)}"'] if mode(spec) in ("tpu", "sparsecore") else []  # meshes of a TPU are built under its abstract mesh
+    return _files(spec, name, SEM_HEADER, main, helper if uses_helper else None,
+                  prelude + [f"X = jax.ShapeDtypeStruct({x}, jnp.float32)"], target)
