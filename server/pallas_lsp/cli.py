@@ -324,14 +324,13 @@ def run_trace(args) -> int:
         else:  # the code cells through the kernel's, written to a module (trace/notebooks.py)
             from functools import partial
 
-            from .trace.notebooks import cell_of_target, trace_notebook_cells
+            from .trace.notebooks import trace_notebook_target
 
-            cell = cell_of_target(notebook, plan.function, plan.target.line)
-            if cell is None:
+            result = trace_notebook_target(partial(trace_target, pool, python, root), path, notebook,
+                                           plan.function, plan.target.line, **options)
+            if result is None:
                 print(f"pallas-lsp: error: no cell of {path} defines {plan.function}", file=sys.stderr)
                 return EXIT_ERROR
-            result = trace_notebook_cells(partial(trace_target, pool, python, root), path, notebook, cell,
-                                          function=plan.function, **options)
     finally:
         pool.shutdown()
     plan.annotate(result)

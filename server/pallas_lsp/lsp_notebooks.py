@@ -69,6 +69,14 @@ class OpenNotebook:
         index = self.cell_index(cell_uri)
         return None if index is None else self.notebook.to_module(index, line, column)
 
+    def module_line(self, cell_uri: str | None, where: str | int) -> str | int | None:
+        """A function name as it is; a line of the cell `cell_uri` as a line of the module (None: no
+        code cell holds it, or no cell was named)."""
+        if isinstance(where, str):
+            return where
+        found = self.in_module(cell_uri, where, 0) if cell_uri is not None else None
+        return None if found is None else found[0]
+
     def module_finding(self, finding: Finding) -> Finding | None:
         """A cell document's finding (as `in_cell` made it) as the module's finding."""
         start = self.in_module(finding.path, finding.span.line, finding.span.column)

@@ -1354,19 +1354,6 @@ def drop_trace_diagnostics(ls: PallasServer, uri: str) -> None:
     _republish(ls, dropped - {uri})  # `uri` itself is re-published by the edit's own analysis
 
 
-def _module_locations(result: dict, notebook) -> dict:
-    """A notebook trace's kernels and kernel refs at lines of the notebook's module (1-based), as
-    the hovers and lenses that show them read the notebook (the result gives cell lines)."""
-    def moved(location):
-        if not isinstance(location, dict) or not isinstance(location.get("cell"), int):
-            return location
-        where = notebook.to_module(location["cell"] - 1, location["line"] - 1, 0)
-        return location if where is None else {**location, "line": where[0] + 1}
-
-    return {**result, "kernels": [{**k, "location": moved(k.get("location"))} for k in result.get("kernels") or []],
-            "kernel_refs": [moved(ref) for ref in result.get("kernel_refs") or []]}
-
-
 def remember_traced_refs(ls: PallasServer, uri: str, result: dict) -> None:
     """Keep what the trace found each kernel body's refs to be (the worker's `kernel_refs`), for hovers
     and inlay hints until the traced file or the body's file changes; ask the client for new hints."""
@@ -1524,15 +1511,6 @@ def _notebook_to_trace(ls: PallasServer, arguments) -> tuple[OpenNotebook | None
     return notebook, cell_uri, (path_uri(notebook.path), *arguments[1:])
 
 
-def _module_line(notebook: OpenNotebook, cell_uri: str | None, where: str | int) -> str | int | None:
-    """A name as it is; a line of the cell `cell_uri` as a line of the notebook's module (None: no
-    code cell holds it, or no cell was named)."""
-    if isinstance(where, str):
-        return where
-    where = notebook.in_module(cell_uri, where, 0) if cell_uri is not None else None
-    return None if where is None else where[0]
-
-
 @server.command(TRACE_COMMAND)
 async def trace_command(ls: PallasServer, *arguments):
     """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
@@ -1549,7 +1527,7 @@ async def trace_command(ls: PallasServer, *arguments):
     folder = ls.folder_for(path)
     platform = options.get("platform") or "cuda"  # until the plan says how the kernel runs
     if notebook is not None:  # the editor's cells, through the kernel's, are written to a module and traced
-        uri, where = notebook.uri, _module_line(notebook, cell_uri, where)
+        uri, where = notebook.uri, notebook.module_line(cell_uri, where)
         if where is None:
             return failure(path, label, platform, "UsageError",
                            "a position in a notebook is given with the URI of its code cell", "args")
@@ -1620,17 +1598,17 @@ async def trace_command(ls: PallasServer, *arguments):
     def run():
         from functools import partial
 
-        from .trace.notebooks import cell_of_target, trace_notebook_cells
+        from .trace.notebooks import trace_notebook_target
 
         settings = dict(args=options.get("args"), platform=platform, compile=options.get("compile"),
                         timeout=_trace_timeout(ls, folder), on_worker=remember)
         if notebook is None:
             return trace_target(trace_pool(), python, folder.root, path, function, source=disk, **settings)
-        cell = cell_of_target(notebook.notebook, function, plan.target.line)
-        if cell is None:
+        traced = trace_notebook_target(partial(trace_target, trace_pool(), python, folder.root), path,
+                                       notebook.notebook, function, plan.target.line, **settings)
+        if traced is None:
             return failure(path, function, platform, "UsageError", f"no cell of the notebook defines {function}", "args")
-        return trace_notebook_cells(partial(trace_target, trace_pool(), python, folder.root), path, notebook.notebook,
-                                    cell, function=function, **settings)
+        return traced
 
     try:
         result = await asyncio.get_running_loop().run_in_executor(_trace_executor, run)
@@ -1643,18 +1621,16 @@ async def trace_command(ls: PallasServer, *arguments):
     if cancelled.is_set():
         return result
     plan.annotate(result)
-    if notebook is not None:
-        from .trace.notebooks import annotate_in_cells
-
-        annotate_in_cells(result, notebook.notebook)
     definition = plan.target.line
     if definition is not None:
         result["definition_line"] = definition  # 0-based: where a `# pallas-lsp: trace(...)` comment goes
-        where = notebook.notebook.to_cell(definition, 0) if notebook is not None else None
-        if where is not None:  # in a notebook: a line of that cell
-            result["definition_line"], result["definition_cell"] = where[1], notebook.notebook.cell_number(where[0])
+    in_module = result
+    if notebook is not None:  # the result names cells' lines; hovers and lenses read the notebook's module
+        from .trace.notebooks import annotate_in_cells, at_module_lines
+
+        annotate_in_cells(result, notebook.notebook)
+        in_module = at_module_lines(result, notebook.notebook)
     diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition, notebook)
-    in_module = result if notebook is None else _module_locations(result, notebook.notebook)  # as hovers and lenses read it
     remember_traced_refs(ls, uri, in_module)
     previous = _trace_origins.pop(uri, set())
     for stale in previous:

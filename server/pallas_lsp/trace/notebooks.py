@@ -40,11 +40,40 @@ def cell_of_target(notebook: Notebook, function: str, line: int | None) -> int |
 
 
 def annotate_in_cells(result: dict, notebook: Notebook) -> dict:
-    """`TracePlan.annotate`'s notes (`traced_because`, `platform_reason`) with cell lines."""
+    """`TracePlan.annotate`'s notes (`traced_because`, `platform_reason`) with cell lines, and the
+    definition's module line (`definition_line`, where the server put it) as a line of its cell
+    (`definition_cell`, the cell's number)."""
     for key in ("traced_because", "platform_reason"):
         if isinstance(result.get(key), str):
             result[key] = notebook.cell_lines_in(result[key])
+    where = notebook.to_cell(result["definition_line"], 0) if isinstance(result.get("definition_line"), int) else None
+    if where is not None:
+        result["definition_line"], result["definition_cell"] = where[1], notebook.cell_number(where[0])
     return result
+
+
+def at_module_lines(result: dict, notebook: Notebook) -> dict:
+    """A notebook trace's kernels and kernel refs at lines of the notebook's module (1-based), as
+    the hovers and lenses that show them read the notebook (the result gives cell lines)."""
+
+    def moved(location):
+        if not isinstance(location, dict) or not isinstance(location.get("cell"), int):
+            return location
+        where = notebook.to_module(location["cell"] - 1, location["line"] - 1, 0)
+        return location if where is None else {**location, "line": where[0] + 1}
+
+    return {**result, "kernels": [{**k, "location": moved(k.get("location"))} for k in result.get("kernels") or []],
+            "kernel_refs": [moved(ref) for ref in result.get("kernel_refs") or []]}
+
+
+def trace_notebook_target(trace, notebook_path: str, notebook: Notebook, function: str, line: int | None,
+                          **options) -> dict | None:
+    """`trace_notebook_cells` through the cell that defines `function` (at module `line`, as
+    `cell_of_target` reads it); None where no cell does."""
+    cell = cell_of_target(notebook, function, line)
+    if cell is None:
+        return None
+    return trace_notebook_cells(trace, notebook_path, notebook, cell, function=function, **options)
 
 
 def trace_notebook_cells(trace, notebook_path: str, notebook: Notebook, cell: int, **options) -> dict:
