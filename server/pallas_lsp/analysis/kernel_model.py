@@ -44,6 +44,27 @@ UNKNOWN_BACKEND = "unknown"
 # plgpu.CompilerParams fail with a bare AssertionError (pallas_call.py:925 in 0.11.2).
 PALLAS_CALL_MOSAIC_GPU_UNTIL: Version = (0, 11, 2)
 
+@dataclass(frozen=True)
+class ScratchKeyword:
+    """How a launch takes scratch buffers and semaphores. `keyword`: its parameter in jax 0.12's signature,
+    what a fix writes and what an interpret=True launch allocates. `mosaic_gpu_lowers`: whether the launch
+    compiled for Mosaic GPU lowers it too; where not, the advice is pl.run_scoped. Both checked by running
+    JAX (tests/test_scratch_keywords.py)."""
+
+    keyword: str
+    mosaic_gpu_lowers: bool
+
+
+SCRATCH_KEYWORDS: dict[str, ScratchKeyword] = {
+    "plgpu.kernel": ScratchKeyword("scratch_types", True),
+    "pl.kernel": ScratchKeyword("scratch_types", False),  # on a plgpu.Mesh: MOSAIC_GPU_SCRATCH_REFUSAL
+    "pl.core_map": ScratchKeyword("scratch_shapes", False),  # likewise
+    # jax 0.12 lowers a GPU pallas_call through Triton only; Mosaic GPU lowered it (scratch too) before 0.11.2.
+    "pl.pallas_call": ScratchKeyword("scratch_shapes", True),
+}
+MOSAIC_GPU_SCRATCH_REFUSAL = "Scratch operands are not supported by the Mosaic GPU mpmd_map lowering"
+
+
 _MESH_BACKENDS = {
     "plgpu.Mesh": MOSAIC_GPU,
     "plgpu.WarpMesh": MOSAIC_GPU_WARP,
@@ -214,15 +235,14 @@ class KernelModel:
 
     @property
     def scratch_parameter(self) -> str | None:
-        """The launch's keyword for scratch, as JAX names it (jax 0.12's signatures): `scratch_types` for
-        plgpu.kernel and pl.kernel, `scratch_shapes` for pl.pallas_call and pl.core_map; None for pl.kernel and
-        pl.core_map on a Mosaic GPU mesh, which lower no scratch ("Scratch operands are not supported by the
-        Mosaic GPU mpmd_map lowering": pl.run_scoped there), or an unknown launch."""
+        """Where scratch goes in advice for this launch run compiled: its `SCRATCH_KEYWORDS` keyword; None
+        where the launch lowers none on its backend (pl.kernel and pl.core_map on a Mosaic GPU mesh:
+        pl.run_scoped there) or is unknown."""
+        found = SCRATCH_KEYWORDS.get(self.entry.api)
         backend = self.compiled_backend if self.backend == INTERPRET else self.backend  # "run it compiled" advice
-        if self.entry.api in ("pl.kernel", "pl.core_map") and backend == MOSAIC_GPU:
+        if found is None or (backend == MOSAIC_GPU and not found.mosaic_gpu_lowers):
             return None
-        return {"plgpu.kernel": "scratch_types", "pl.kernel": "scratch_types", "pl.pallas_call": "scratch_shapes",
-                "pl.core_map": "scratch_shapes"}.get(self.entry.api)
+        return found.keyword
 
     def scratch_advice(self) -> str:
         """Where this launch allocates a scratch buffer or semaphore, after "allocate it": "in scratch_types or

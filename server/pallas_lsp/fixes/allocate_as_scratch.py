@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ..analysis.kernel_model import site_interpreter
+from ..analysis.kernel_model import MOSAIC_GPU_SCRATCH_REFUSAL, SCRATCH_KEYWORDS, site_interpreter
 from ..analysis.values import Const, MemType, Seq
 from .kernel_edits import (
     CannotFix,
@@ -31,7 +31,7 @@ from .pass_as_input import tuple_code
 from .sites import grid_rank, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled
 
-_KEYWORD = {"pl.pallas_call": "scratch_shapes", "plgpu.kernel": "scratch_types", "pl.kernel": "scratch_types"}
+_LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 
 
@@ -124,11 +124,10 @@ def fix(project, model, call, value, code: str):
     if located is None:
         return None
     use, where, entries = located
-    if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _KEYWORD:
+    if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _LAUNCHES:
         return None
-    if entries[0].api == "pl.kernel" and not all(_only_interpret_true(project, e) for e in entries):
-        raise CannotFix("a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported "
-                        "by the Mosaic GPU mpmd_map lowering')")
+    if not SCRATCH_KEYWORDS[entries[0].api].mosaic_gpu_lowers and not all(_only_interpret_true(project, e) for e in entries):
+        raise CannotFix(f"a compiled {entries[0].api} takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
     if tpu_vmem and entries[0].api == "pl.pallas_call":
         return None  # a TPU kernel's VMEM is scratch as written; a Triton one has no such memory
     as_regular = False  # a TPU type or BARRIER, only signalled, in a GPU kernel interpret=True runs
@@ -185,7 +184,7 @@ def fix(project, model, call, value, code: str):
     if to_interpret_true:
         through += ", run with interpret=True"
     title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
-             f"({_KEYWORD[entries[0].api]}){through}")
+             f"({SCRATCH_KEYWORDS[entries[0].api].keyword}){through}")
     if unsafe:
         return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
     return builder.fix(title, "safe", preferred=True)
@@ -195,7 +194,7 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     """The get_global's buffer becomes the bodies' new last (or keyword-only) parameter, allocated by
     `type_code()` at the end of every launch's scratch_shapes/scratch_types. Returns the title's note
     on other bodies that take it unused (see `give_to_siblings`)."""
-    keyword_name = _KEYWORD[entries[0].api]
+    keyword_name = SCRATCH_KEYWORDS[entries[0].api].keyword
     forms = set()
     for entry in entries:
         found = entry.kernel.kwarg(keyword_name)

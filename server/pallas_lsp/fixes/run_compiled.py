@@ -16,6 +16,7 @@ import ast
 
 import libcst as cst
 
+from ..analysis.kernel_model import MOSAIC_GPU_SCRATCH_REFUSAL
 from ..analysis.kernels import FORCE_INTERPRET, SET_INTERPRET, KernelIndex, reachable_functions
 from ..analysis.values import Api, Seq
 from .kernel_edits import CannotFix, FixBuilder, remove_statement, without_comment
@@ -59,8 +60,7 @@ def _interpret_sites(project, model, call: ast.Call) -> list:
             scratch = entry.kernel.kwarg("scratch_types")
             if entry.api == "pl.kernel" and scratch and not (isinstance(scratch[0], Seq) and not scratch[0].items):
                 # No rule says so (interpreted, it is fine): Mosaic GPU, jax 0.12.
-                raise CannotFix("a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not "
-                                "supported by the Mosaic GPU mpmd_map lowering')")
+                raise CannotFix(f"a compiled pl.kernel takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
             sites.extend(site for site in [*entry.interpret, *entry.maybe_interpret] if site not in sites)
     return sites
 

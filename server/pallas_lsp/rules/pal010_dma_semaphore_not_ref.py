@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis.kernel_model import SCRATCH_KEYWORDS
+
 CODE = "PAL010"
 NAME = "dma-semaphore-not-ref"
 SEVERITY = "error"
@@ -23,7 +25,9 @@ _SIDE = {"dma_src": ("source", "send"), "dma_dst": ("destination", "receive")}
 
 
 def _scratch_keyword(kernel) -> str:
-    return "scratch_shapes" if kernel.api == "pl.pallas_call" else "scratch_types"
+    """The launch's own keyword (TPU launches lower their scratch); scratch_types for one not known."""
+    found = SCRATCH_KEYWORDS.get(kernel.api)
+    return found.keyword if found is not None else "scratch_types"
 
 
 def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.expr]) -> str:
