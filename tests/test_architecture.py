@@ -131,7 +131,7 @@ def test_the_graph_is_read_from_the_code():
     assert "pallas_lsp.analysis.kernel_model" in graph["pallas_lsp.rules.pal002_get_global_interpret"]
     assert "pallas_lsp.analysis" in graph["pallas_lsp.rules.pal002_get_global_interpret"]  # its __init__ runs
     assert "pallas_lsp.rules.pal005_semaphore_index" in graph["pallas_lsp.rules"]  # `from . import (...)`
-    assert "pallas_lsp.rules.pal003_get_global_no_lowering" in graph["pallas_lsp.rules.pal001_get_global_not_semaphore"]
+    assert "pallas_lsp.analysis.kernel_model" in graph["pallas_lsp.analysis.shared_memory"]  # deferred, in a method
     assert {"analysis", "rules", "config", "fixes", "server", "cli"} <= set(unit_graph())
 
 
@@ -159,6 +159,16 @@ def test_no_import_cycle_between_parts_of_the_package():
     """No circle between subpackages and top-level modules (analysis, rules, fixes, engine, trace,
     config, ...): each can be read, tested and changed knowing only what is below it."""
     assert cycles(unit_graph()) == []
+
+
+def test_module_circles_inside_a_part_are_the_two_known_ones():
+    """Inside analysis/ two circles of modules remain, each within one concern (docs/architecture.md): the
+    evaluator and the project resolve names for each other, and the shared-memory estimate walks code with
+    the kernel model's allocation walk, which the model's budget calls back. A new circle fails here."""
+    assert cycles(import_graph()) == [
+        ["pallas_lsp.analysis.evaluate", "pallas_lsp.analysis.project", "pallas_lsp.analysis.workspace_imports"],
+        ["pallas_lsp.analysis.kernel_model", "pallas_lsp.analysis.shared_memory"],
+    ]
 
 
 def layers(graph: dict[str, set[str]]) -> dict[str, int]:

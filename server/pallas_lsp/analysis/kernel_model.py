@@ -75,6 +75,17 @@ _MESH_BACKENDS = {
     "pl.tpu_sc.VectorSubcoreMesh": SC_VECTOR,
     "pl.tpu_sc.ScalarSubcoreMesh": SC_SCALAR,
 }
+# JAX's words where a backend has no lowering for get_global (jax 0.12.0.1; the same in 0.11.2): PAL003's error,
+# and PAL001's where a non-semaphore type reaches such a backend.
+GET_GLOBAL_NOT_LOWERED = {
+    TRITON: "Unimplemented primitive in Pallas Triton lowering: get_global",
+    TPU_TC: "Unimplemented primitive in Pallas TPU lowering for tc: get_global",
+    SC_VECTOR: "Unimplemented primitive in Pallas TPU lowering for sc_vector_subcore: get_global",
+    SC_SCALAR: "Unimplemented primitive in Pallas TPU lowering for sc_scalar_subcore: get_global",
+    MOSAIC_GPU_WARP: "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for lowering semantics "
+                     "LoweringSemantics.Warpgroup and user thread semantics PrimitiveSemantics.Warp",
+}
+
 _PARAMS_BACKENDS = {
     "pltpu.CompilerParams": TPU_TC,
     "pltriton.CompilerParams": TRITON,

@@ -11,7 +11,7 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_model import host_functions, uses_of
+from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, host_functions, uses_of
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
 
@@ -97,15 +97,13 @@ def _lowered_backends(ctx) -> dict[int, set[str]]:
 def _message(value, problem_text: str, backends: set[str] | None, kernels=()) -> str:
     """JAX's words on the backend that lowers this get_global: Mosaic GPU's own check, or another backend's
     missing lowering (then the type advice follows)."""
-    from .pal003_get_global_no_lowering import JAX_MESSAGE
-
-    if not backends or not backends <= JAX_MESSAGE.keys() or not isinstance(as_memtype(value), MemType):
+    if not backends or not backends <= GET_GLOBAL_NOT_LOWERED.keys() or not isinstance(as_memtype(value), MemType):
         return problem_text
     backend = sorted(backends)[0]
     memtype = as_memtype(value)
     short, details = advice(memtype, kernels)
     what = memtype.picture or f"{memtype.source} (a {memtype.space.upper()} buffer)"
-    return (f'JAX: "{JAX_MESSAGE[backend]}"; {short}. get_global only allocates semaphores, '
+    return (f'JAX: "{GET_GLOBAL_NOT_LOWERED[backend]}"; {short}. get_global only allocates semaphores, '
             f"and only on Mosaic GPU; this asks for {what}. {details}")
 
 
@@ -171,8 +169,7 @@ def check(ctx):
             if message and backends is not None and not isinstance(option, ShapeDtype):
                 if not backends:
                     continue  # dropped as dead code by every pallas_call reaching it
-                from .pal003_get_global_no_lowering import JAX_MESSAGE
-                if is_semaphore_kind(option) and backends <= JAX_MESSAGE.keys():
+                if is_semaphore_kind(option) and backends <= GET_GLOBAL_NOT_LOWERED.keys():
                     continue  # a semaphore where get_global has no lowering at all: PAL003
                 message = _message(option, message, backends, kernels)
             if message:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.kernel_model import MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
+from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
 from ..analysis.values import OneOf
 from .pal001_get_global_not_semaphore import is_semaphore_kind, problem
 
@@ -21,14 +21,7 @@ SEVERITY = "error"
 SUMMARY = "pl.get_global on a backend that cannot lower it (Triton, TPU TensorCore, SparseCore, WarpMesh)."
 
 # JAX's words on each backend (jax 0.12.0.1; the same in 0.11.2), then what to do.
-JAX_MESSAGE = {
-    TRITON: "Unimplemented primitive in Pallas Triton lowering: get_global",
-    TPU_TC: "Unimplemented primitive in Pallas TPU lowering for tc: get_global",
-    SC_VECTOR: "Unimplemented primitive in Pallas TPU lowering for sc_vector_subcore: get_global",
-    SC_SCALAR: "Unimplemented primitive in Pallas TPU lowering for sc_scalar_subcore: get_global",
-    MOSAIC_GPU_WARP: "Unimplemented primitive in Pallas Mosaic GPU lowering: get_global for lowering semantics "
-                     "LoweringSemantics.Warpgroup and user thread semantics PrimitiveSemantics.Warp",
-}
+JAX_MESSAGE = GET_GLOBAL_NOT_LOWERED
 _TPU_ADVICE = "use a {scratch} semaphore"  # the launch's scratch keyword: scratch_shapes, scratch_types
 ADVICE = {
     TRITON: "move the kernel to plgpu.kernel (Mosaic GPU)",
