@@ -47,10 +47,12 @@ JAX_FAILURES = (
     ("NotImplementedError", "Non-decrementing wait is not supported", "PAL009"),
     ("ValueError", "DMA source semaphore must be a Ref.", "PAL010"),
     ("ValueError", "DMA destination semaphore must be a Ref.", "PAL010"),
+    ("ValueError", "semaphore to be a reference", "PAL010"),  # a copy only waited on: "Expected the ... semaphore to be ..."
     ("JaxRuntimeError", "occurs as both fixed-id and internal", "PAL011"),  # raised in the TPU interpreter's callback
     ("ValueError", "Mosaic GPU kernel exceeds available shared memory", "PAL012"),
     ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
+    ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
 )
 
 

@@ -174,7 +174,8 @@ def reuse_jax(cases: list[Case], records: list[dict]) -> None:
 
 # Semaphore errors of JAX that no rule encodes yet (issue 25, part 3): a kernel JAX rejects for one of
 # these is a real bug in it, which the analyzer misses. ("Must signal/wait semaphores of the following types"
-# is PAL013's now; non-decrementing waits and DMA semaphores that are no ref are PAL009's and PAL010's.)
+# is PAL013's now; non-decrementing waits and DMA semaphores that are no ref are PAL009's and PAL010's, and
+# "Cannot signal/wait on a non-semaphore Ref" PAL014's.)
 UNENCODED: tuple[tuple[str, str], ...] = ()
 
 

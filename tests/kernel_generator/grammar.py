@@ -185,10 +185,8 @@ def _normalize_sem(spec: Spec) -> Spec:
             op = "signal_wait"  # DMAs with semaphores are TPU ones
     if launch != "tpu" and op.startswith("remote"):
         op = "copy"  # a remote copy's device_id needs a mesh axis, or the interpreter's devices
-    if ref == "load" and op in ("signal_wait", "wait_nodec") and not source.startswith("alloc"):
-        # JAX: "Cannot signal on a non-semaphore Ref: semaphore[]". No rule has that error yet (issue 25
-        # part 3 names it only for DMA semaphores, PAL010): out of the grammar until one does.
-        ref = "whole"
+    # A loaded value given to signal/wait (`ref == "load"`, not of an alloc_semaphore operand, which is loaded at
+    # the launch): JAX's "Cannot signal on a non-semaphore Ref: semaphore[]", PAL014.
     if launch == "sparsecore" and op == "wait_nodec":
         op = "signal_wait"
     if op in ("copy", "remote_send", "remote_recv"):

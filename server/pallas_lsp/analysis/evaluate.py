@@ -502,6 +502,8 @@ class Evaluator:
             return Instance(func, tuple(args), tuple(sorted(kwargs.items())))
         if isinstance(func, KernelCall) and func.body is None and args and not kwargs:
             return KernelCall(func.api, func.model, func.node, args[0], func.kwargs)
+        if isinstance(func, KernelCall) and func.api == "pl.pallas_call":
+            return _pallas_call_results(func)
         return UNKNOWN
 
     def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
@@ -858,3 +860,15 @@ def _own_returns(func: ast.AST):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _pallas_call_results(kernel: KernelCall) -> Value:
+    """What launching a TPU `pallas_call` returns, where its out_shape holds a semaphore: the split async copy
+    passes a DMA semaphore one kernel returns (`out_shape=(x, pltpu.SemaphoreType.DMA)`) to the next one as an
+    operand, which needs its type. Other results stay unknown (arrays are values, not described here)."""
+    found = kernel.kwarg("out_shape")
+    out = found[0] if found else None
+    items = tuple(as_memtype(item) for item in (out.items if isinstance(out, Seq) else (out,)))
+    if not any(isinstance(item, MemType) and item.space == "semaphore_mem" for item in items):
+        return UNKNOWN
+    return Seq(items) if isinstance(out, Seq) else items[0]

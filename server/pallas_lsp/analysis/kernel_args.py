@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # JAX's names of the memory spaces (`str(aval)`: `Ref<vmem>{...}`).
 _SPACE_OF = {"plgpu.GMEM": "gmem", "plgpu.SMEM": "smem", "plgpu.TMEM": "tmem", "pl.ANY": "any",
              "pltpu.VMEM": "vmem", "pltpu.SMEM": "smem", "pltpu.HBM": "hbm", "pltpu.ANY": "any",
-             "pl.MemorySpace.ANY": "any"}
+             "pl.MemorySpace.ANY": "any", "pltpu.SEMAPHORE": "semaphore_mem"}
 
 
 @dataclass(frozen=True)

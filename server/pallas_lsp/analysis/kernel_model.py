@@ -115,7 +115,8 @@ ESTIMATED_APIS = ("plgpu.kernel", "pl.kernel", "pl.core_map")
 
 @dataclass(frozen=True)
 class Use:
-    """One place a get_global result is used: `kind` is signal, wait, read, barrier, returned or other."""
+    """One place a get_global (or semaphore) result is used: `kind` is signal, wait, read, barrier, dma_src, dma_dst
+    (a started copy's semaphores), copy (a copy only waited on here), returned or other."""
 
     kind: str
     model: "ModuleModel"
@@ -187,22 +188,32 @@ class DmaCopy:
     its semaphores, and each semaphore argument as (role, node, not_ref): role "dma_src" (send) or
     "dma_dst" (receive); not_ref ("number", expr) for a number, ("loaded", expr) for a value read out of
     a semaphore ref (`sems[0]`), expr being that expression (the argument, or what a name holds), or
-    None (a ref, or not known)."""
+    None (a ref, or not known). `waits`: its `.wait()` calls, where JAX checks the receive semaphore of a
+    copy no `.start()` here started (the split async copy's second kernel)."""
 
     model: "ModuleModel"
     call: ast.Call
     starts: tuple[ast.Call, ...]
     semaphores: tuple[tuple[str, ast.expr, tuple[str, ast.expr] | None], ...]
+    waits: tuple[ast.Call, ...] = ()
 
 
 @dataclass(frozen=True)
 class SemaphoreOp:
     """A semaphore primitive a kernel reaches (`pl.semaphore_wait(...)`, ...): `kind` is signal, wait, read or
-    barrier_semaphore (`pltpu.get_barrier_semaphore()`)."""
+    barrier_semaphore (`pltpu.get_barrier_semaphore()`). `not_ref` for a signal or wait given no ref: ("number",
+    expr) or ("loaded", expr), a value read out of a semaphore ref (`sem[...]`, `sems[0]`); None otherwise."""
 
     kind: str
     model: "ModuleModel"
     call: ast.Call
+    not_ref: tuple[str, ast.expr] | None = None
+    not_ref_model: "ModuleModel | None" = None  # where not_ref's expression is (a caller's, for a value handed on)
+
+    @property
+    def node(self) -> ast.Call:
+        """Where JAX fails on it, as for a `Use`."""
+        return self.call
 
 
 @dataclass(frozen=True)
@@ -435,6 +446,11 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
             sites.append(GetGlobalSite(func.model, call, what, uses_of(project, func.model, call)))
     # A copy in a helper (of this module or another) is the kernel's too: any function's module may name it.
     loaded = {id(use.node) for sem in semaphores for use in sem.uses if use.kind == "ref_read"}
+    # A value read out of a semaphore and handed on (to a helper that signals it): the signal's argument is no ref.
+    read_values = {id(value_use.node): (("loaded", use.node), use.model) for sem in semaphores for use in sem.uses
+                   if use.kind == "ref_read" for value_use in uses_of(project, use.model, use.node)
+                   if value_use.kind in ("signal", "wait")}
+    ops = [_with_not_ref(project, op, {id(sem.node) for sem in semaphores}, loaded, read_values) for op in ops]
     copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}, loaded) \
         if any(func.model.mentions("async") for func in functions) else []
     allocations = tuple(_Allocations(project, exclude).function(body, ()))
@@ -525,7 +541,8 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
                 semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params, loaded))
                                    for role, node in arguments)
                 starts = (call,) if api in _DMA_STARTING else tuple(_starts(func.model, call))
-                copies.append(DmaCopy(func.model, call, starts, semaphores))
+                waits = () if starts else tuple(_starts(func.model, call, ("wait", "wait_recv", "wait_write")))
+                copies.append(DmaCopy(func.model, call, starts, semaphores, waits))
     return copies
 
 
@@ -555,6 +572,24 @@ def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semapho
                 and binding.value is not None:
             return _not_a_ref(project, model, binding.value, semaphore_params, loaded, depth + 1)
     return None
+
+
+def _with_not_ref(project: "Project", op: SemaphoreOp, semaphore_params: set[int], loaded: set[int],
+                  read_values: dict[int, tuple[tuple[str, ast.expr], "ModuleModel"]]) -> SemaphoreOp:
+    """The op with what its semaphore argument is where that is certainly no ref (signal and wait only);
+    `read_values`: the ops (ids) a value read out of a semaphore reaches, with that read."""
+    if op.kind not in ("signal", "wait"):
+        return op
+    if id(op.call) in read_values:
+        not_ref, model = read_values[id(op.call)]
+        return dataclasses.replace(op, not_ref=not_ref, not_ref_model=model)
+    call = op.call
+    argument = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next(
+        (k.value for k in call.keywords if k.arg == "sem_or_view"), None)
+    if argument is None:
+        return op
+    found = _not_a_ref(project, op.model, argument, semaphore_params, loaded)
+    return dataclasses.replace(op, not_ref=found, not_ref_model=op.model) if found is not None else op
 
 
 def _is_at(node: ast.AST) -> bool:
@@ -902,7 +937,9 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
         role = _dma_semaphore_role(func.name, call, arg, keyword)
         if role is not None:
             starts = [call] if func.name in _DMA_STARTING else _starts(model, call)
-            return [Use(role, model, start, indices, True) for start in starts]
+            # A descriptor only waited on here (the split async copy's second kernel): no start checks its
+            # semaphores, but `.at[]` with too many indices still fails where it is applied.
+            return [Use(role, model, start, indices, True) for start in starts] or [Use("copy", model, call, indices, True)]
         return [Use("other", model, call, indices, True)]
     target = unwrap_function(func)
     if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
@@ -936,13 +973,13 @@ def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | N
     return roles.get(index)
 
 
-def _starts(model: "ModuleModel", descriptor: ast.Call) -> list[ast.Call]:
-    """The `.start()` calls of a copy descriptor: chained on it, or on the one name it is assigned to.
-    JAX checks the semaphores there (dma_start's abstract evaluation)."""
+def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...] = ("start",)) -> list[ast.Call]:
+    """The `.start()` calls (or other `methods`) of a copy descriptor: chained on it, or on the one name it is
+    assigned to. JAX checks the semaphores there (dma_start's abstract evaluation)."""
     def start_of(node: ast.AST) -> ast.Call | None:
         attribute = model.parents.get(node)
         call = model.parents.get(attribute)
-        if isinstance(attribute, ast.Attribute) and attribute.attr == "start" and isinstance(call, ast.Call) \
+        if isinstance(attribute, ast.Attribute) and attribute.attr in methods and isinstance(call, ast.Call) \
                 and call.func is attribute:
             return call
         return None

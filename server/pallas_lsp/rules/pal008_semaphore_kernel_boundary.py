@@ -14,10 +14,11 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
+from ..analysis.import_index import absolute
 from ..analysis.jax_version import jax_version
 from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, host_functions, kernel_launches, kernel_models, uses_of
 from ..analysis.kernels import get_global_calls
-from ..analysis.values import Api, MemType, SemaphoreArray
+from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
 
 CODE = "PAL008"
 NAME = "semaphore-kernel-boundary"
@@ -70,8 +71,14 @@ def check(ctx):
             continue
         # The launch checks its outputs when it is built, interpreted or not.
         backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
+        tpu_outputs = _tpu_semaphore_outputs(ctx, kernel, found)
+        if tpu_outputs is not None:
+            # A pallas_call returning a TPU semaphore is TPU code, whatever platform a bare one is lowered for.
+            backend = TPU_TC
+            leaf = next(iter(tpu_outputs), None)
+        else:
+            leaf = _semaphore_leaf(ctx, found[1], ("gmem",))
         tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
-        leaf = _semaphore_leaf(ctx, found[1], ("gmem", "semaphore_mem") if tpu else ("gmem",))
         if leaf is None:
             continue
         if kernel.api == "plgpu.kernel":
@@ -83,6 +90,40 @@ def check(ctx):
         if message is not None:
             yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+
+
+def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
+    """The out_shape entries of a pallas_call that are TPU semaphore types JAX refuses: every one whose out_specs
+    entry does not put it in `pltpu.SEMAPHORE` (the split async copy returns a DMA semaphore that way, and the
+    TPU lowering accepts it; in `pl.ANY` or without a spec it is a block, "rank >= 1" or "dtype=dma_sem").
+    None where the out_shape holds no TPU semaphore."""
+    if kernel.api != "pl.pallas_call":
+        return None
+    out_value, out_node = found
+    single = not isinstance(out_value, Seq)
+    items = [out_value] if single else list(out_value.items)
+    nodes = [out_node] if single else (list(out_node.elts) if isinstance(out_node, (ast.Tuple, ast.List))
+                                       and len(out_node.elts) == len(items) else [out_node] * len(items))
+    specs = kernel.entry.kernel.kwarg("out_specs")
+    spec_value = ctx.project.evaluator.value(kernel.entry.model, specs[1]) if specs and specs[1] is not None else (
+        specs[0] if specs else None)
+    spec_items = [spec_value] if single else (list(spec_value.items) if isinstance(spec_value, Seq) else None)
+    refused, any_semaphore = [], False
+    for i, item in enumerate(items):
+        memtype = as_memtype(item)
+        if not (isinstance(memtype, MemType) and memtype.space == "semaphore_mem" and memtype.dtype in _SEMAPHORE_DTYPES):
+            continue
+        any_semaphore = True
+        spec = spec_items[i] if spec_items is not None and i < len(spec_items) else None
+        space = spec.get("memory_space") if isinstance(spec, Spec) else None
+        if isinstance(space, Api) and space.name == "pltpu.SEMAPHORE":
+            continue
+        if spec_items is None and specs:
+            continue  # out_specs not known statically
+        leaf = _semaphore_leaf(ctx, nodes[i], ("semaphore_mem",))
+        if leaf is not None:
+            refused.append(leaf)
+    return refused if any_semaphore else None
 
 
 def _plgpu_kernel_message(kernel) -> str:
@@ -114,6 +155,11 @@ def _array_outputs_message(ctx, kernel, leaf, backend: str) -> str | None:
     else:
         quote = f"TypeError: Cannot interpret '{memtype.dtype}' as a data type"
     outputs = "out_shape" if kernel.api == "pl.pallas_call" else "out_type"
+    if on_tpu:
+        return (f'JAX: "{quote}"; give it memory_space=pltpu.SEMAPHORE. In out_specs, '
+                "pl.BlockSpec(memory_space=pltpu.SEMAPHORE): a TPU pallas_call returns a semaphore (for the next kernel to wait on: the split async copy) only in the semaphore "
+                "memory space; anywhere else it is taken for an array block. For a semaphore only this kernel "
+                f"uses, allocate it {kernel.scratch_advice()}.")
     where = (f"allocate it {kernel.scratch_advice()} (pltpu.SemaphoreType)" if on_tpu else
              f"allocate it {kernel.scratch_advice()}, or with pl.get_global in a plgpu.kernel for one shared by the "
              "whole grid")
@@ -124,9 +170,10 @@ def _array_outputs_message(ctx, kernel, leaf, backend: str) -> str | None:
 def _semaphore_array_operands(ctx, rule):
     """A value read out of a plgpu.alloc_semaphore ref passed to a plgpu.kernel (pl.kernel takes one).
 
-    Only where this module calls `alloc_semaphore`, the one way user code makes such a ref: finding the
-    launches evaluates every call's callee (through jedi), too dear for every file."""
-    if "alloc_semaphore" not in ctx.model.text:
+    Only where this module, or a workspace module it imports from, calls `alloc_semaphore`, the one way user
+    code makes such a ref: finding the launches evaluates every call's callee (through jedi), too dear for
+    every file."""
+    if "alloc_semaphore" not in ctx.model.text and not _imports_from_allocating_module(ctx):
         return
     version = jax_version(ctx.project)
     if version is not None and version < ALLOC_SEMAPHORE_SINCE:
@@ -148,6 +195,27 @@ def _semaphore_array_operands(ctx, rule):
             built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
             yield ctx.finding(rule, operand, message, (built,),
                               facts={"operand": operand, "launch": launch.call, "value": value})
+
+
+def _imports_from_allocating_module(ctx) -> bool:
+    """Does a `from m import ...` of this module (a plgpu one) name a workspace module that calls alloc_semaphore
+    (a helper making the ref, `sems = make_sems()`)? Resolved as imports are, by path: no jedi."""
+    model = ctx.model
+    if not model.mentions("plgpu"):
+        return False
+    package = model.module_name.rpartition(".")[0] if model.module_name else None
+    roots = None
+    for statement in model.tree.body:
+        if not isinstance(statement, ast.ImportFrom) or (statement.module or "").split(".")[0] in ("jax", "functools", "numpy"):
+            continue
+        dotted = absolute("." * statement.level + (statement.module or ""), package)
+        if not dotted:
+            continue
+        roots = roots or ctx.project.import_roots(model.path)
+        path = ctx.project.find_module(dotted, roots)
+        if path is not None and "alloc_semaphore" in ctx.project.text(path):
+            return True
+    return False
 
 
 def _outside_kernels(ctx, rule):

@@ -6,7 +6,9 @@ the DMA signals: a scratch `pltpu.SemaphoreType.DMA`, or one of an array through
 `sems[i]` reads a value out of the ref, and a number is no ref at all; JAX fails when the copy starts
 (dma_start's abstract evaluation, jax/_src/pallas/mosaic/primitives.py) with
 `ValueError: DMA source semaphore must be a Ref.` (the send semaphore, `src_sem`) or
-`ValueError: DMA destination semaphore must be a Ref.` (the receive semaphore, `sem`).
+`ValueError: DMA destination semaphore must be a Ref.` (the receive semaphore, `sem`). A copy only waited
+on, started by another kernel (the split async copy), fails at the wait (dma_wait's abstract evaluation):
+`ValueError: Expected the destination semaphore to be a reference`.
 """
 
 from __future__ import annotations
@@ -30,20 +32,26 @@ def _scratch_keyword(kernel) -> str:
     return found.keyword if found is not None else "scratch_types"
 
 
-def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.expr]) -> str:
+def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.expr], waited: bool = False) -> str:
     side, verb = _SIDE[role]
     what, expr = not_ref
     text = model.segment(expr, 40)
     held = "" if expr is node else f" ({model.segment(node, 20)} holds it)"
-    quote = f'JAX: "ValueError: DMA {side} semaphore must be a Ref."'
+    quote = (f'JAX: "ValueError: Expected the {side} semaphore to be a reference"' if waited
+             else f'JAX: "ValueError: DMA {side} semaphore must be a Ref."')
     if what == "loaded" and isinstance(expr, ast.Subscript):
-        whole = isinstance(expr.slice, ast.Constant) and expr.slice.value is Ellipsis
-        base = model.segment(expr.value, 40)
-        view = base if whole else f"{base}.at[{model.segment(expr.slice, 30)}]"
-        return (f"{quote}; pass {'the ref' if whole else 'the view'} {view}, not {text}. {text}{held} reads the "
+        return (f"{quote}; pass {ref_meant(model, expr)}, not {text}. {text}{held} reads the "
                 f"semaphore's value; the copy's {verb} semaphore must be a semaphore ref or an .at[] view of one.")
     return (f"{quote}; pass a ref: a pltpu.SemaphoreType.DMA in {_scratch_keyword(kernel)}. "
             f"{text}{held} is a number; the copy's {verb} semaphore must be a semaphore ref the DMA can signal.")
+
+
+def ref_meant(model, read: ast.Subscript) -> str:
+    """What a read out of a semaphore ref stands for where a ref was meant: "the ref sem" for `sem[...]`, "the
+    view sems.at[0]" for `sems[0]`."""
+    whole = isinstance(read.slice, ast.Constant) and read.slice.value is Ellipsis
+    base = model.segment(read.value, 40)
+    return f"the ref {base}" if whole else f"the view {base}.at[{model.segment(read.slice, 30)}]"
 
 
 def check(ctx):
@@ -59,11 +67,13 @@ def check(ctx):
             for role, node, not_ref in sorted(copy.semaphores, key=lambda s: s[0] != "dma_dst"):
                 if not_ref is None:
                     continue
-                for start in copy.starts:
+                # A copy only waited on (started by another kernel) has its receive semaphore checked at the wait.
+                waited = not copy.starts and role == "dma_dst"
+                for start in copy.starts or (copy.waits[:1] if waited else ()):
                     if id(start) in reported:
                         continue
                     reported.add(id(start))
                     related = (ctx.related(copy.model, node, f"the {_SIDE[role][1]} semaphore argument"),)
-                    yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref), related,
+                    yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref, waited), related,
                                       facts={"kernel": kernel, "copy": copy.call, "model": copy.model,
                                              "entry": kernel.entry, "semaphore": node, "not_ref": not_ref})

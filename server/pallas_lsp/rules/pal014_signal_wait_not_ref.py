@@ -1,0 +1,68 @@
+"""PAL014 signal-wait-not-ref: `pl.semaphore_signal` / `pl.semaphore_wait` given a value, not a semaphore ref.
+
+Both check their argument while tracing (`check_sem_avals` in jax/_src/pallas/primitives.py), on every
+backend and in every interpreter: before its shape (PAL005) and its type (PAL013), it must be a ref.
+`sem[...]` or `sems[0]` reads a value out of a semaphore ref, and a number is no ref at all:
+`ValueError: Cannot signal on a non-semaphore Ref: semaphore[]` (`... Ref: ~int32[]` for a number; `wait`
+for a wait). `sems.at[0]` is the view of one semaphore that they take. (A TPU copy given such a value is
+PAL010; a value read out of a `plgpu.alloc_semaphore` ref passed to a `plgpu.kernel` is PAL008.)
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from .pal010_dma_semaphore_not_ref import ref_meant
+from .pal013_signal_wait_semaphore_type import first_in_trace
+
+CODE = "PAL014"
+NAME = "signal-wait-not-ref"
+SEVERITY = "error"
+SUMMARY = "pl.semaphore_signal / pl.semaphore_wait given a value read out of a semaphore ref (sem[...], sems[0]) or a number."
+
+
+def message(op, node: ast.expr, dtype: str | None = None) -> str:
+    """`op`'s message; `node` is its semaphore argument (in op.model), op.not_ref's expression is in op.not_ref_model."""
+    kind, (what, expr), model = op.kind, op.not_ref, op.not_ref_model
+    text = model.segment(expr, 40)
+    held = "" if expr is node else f" ({op.model.segment(node, 20)} holds it)"
+    if what == "loaded" and isinstance(expr, ast.Subscript):
+        quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: {dtype + '[]' if dtype else '...'}"
+        return (f'JAX: "{quoted}"; pass {ref_meant(model, expr)}, not {text}. {text}{held} reads '
+                f"the semaphore's value; {kind} takes a semaphore ref or an .at[] view of one.")
+    quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: ~int32[]"
+    return (f'JAX: "{quoted}"; pass a semaphore ref. {text}{held} is a number; {kind} takes a semaphore ref '
+            "(scratch, pl.run_scoped, pl.get_global) or an .at[] view of one.")
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    if not ctx.model.mentions("semaphore_"):
+        return
+    reported: set[int] = set()
+    for kernel in ctx.kernels_here_and_in_importers():
+        failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None]
+        for (op,) in first_in_trace(failing):  # tracing stops at the first one
+            if op.model is not ctx.model or id(op.call) in reported:
+                continue
+            reported.add(id(op.call))
+            argument = op.call.args[0] if op.call.args else op.not_ref[1]
+            related = (ctx.entry_related(kernel),)
+            dtype = _read_from(kernel, op.not_ref_model, op.not_ref[1])
+            yield ctx.finding(rule, op.call, message(op, argument, dtype), related,
+                              facts={"kernel": kernel, "op": op.call, "model": op.model, "entry": kernel.entry,
+                                     "not_ref": op.not_ref})
+
+
+
+def _read_from(kernel, model, expr: ast.expr) -> str | None:
+    """The dtype of the kernel's semaphore a loaded value is read from (`sem[...]`, `sems.at[0][1]`), where that
+    is one of the body's or a run_scoped body's semaphore parameters; None where not known."""
+    base = expr
+    while isinstance(base, ast.Subscript) or isinstance(base, ast.Attribute) and base.attr == "at":
+        base = base.value
+    if not isinstance(base, ast.Name):
+        return None
+    binding = model.lookup(base.id, model.scope_of(base), base.lineno)
+    return next((sem.dtype for sem in kernel.semaphores if binding is not None and sem.node is binding.node), None)
