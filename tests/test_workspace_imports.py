@@ -41,7 +41,7 @@ def answers_beside_jedis(project, path, installed=False):
     found = {}
     for line, (statement, (binding, column)) in enumerate(bindings.items(), 1):
         ours = project.resolver.workspace_imports.targets(path, binding, installed)
-        found[statement] = (binding, ours, tuple(project_module._Target.of(d)
+        found[statement] = (binding, ours, tuple(project_module.ImportTarget.of(d)
                                                  for d in script.goto(line, column, follow_imports=True)))
     return found
 
@@ -328,7 +328,7 @@ def test_jedi_still_answers_after_parsos_cache_was_trimmed(monkeypatch):
     script = jedi.Script("".join(s + "\n" for s in statements),
                          path=os.path.join(os.path.dirname(path), project_module.PROBE_NAME),
                          project=project.jedi_project(), environment=project.environment.jedi_env)
-    fresh = {s: tuple(project_module._Target.of(d) for d in script.goto(line, bindings[s][1], follow_imports=True))
+    fresh = {s: tuple(project_module.ImportTarget.of(d) for d in script.goto(line, bindings[s][1], follow_imports=True))
              for line, s in enumerate(statements, 1)}
     assert ours == fresh
     assert sum(1 for answer in fresh.values() if answer) >= 50

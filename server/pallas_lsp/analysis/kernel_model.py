@@ -14,9 +14,10 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from .evaluate import as_memtype, terminal_name
+from .allocations import Allocation, Allocations
+from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
-from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls, partial_api,
+from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls,
                       reachable_functions, unwrap_function)
 from .model import FunctionNode
 from .mosaic_gpu_limits import mosaic_gpu_limits
@@ -143,20 +144,6 @@ class GetGlobalSite:
     def memtype(self) -> MemType | None:
         value = as_memtype(self.what)
         return value if isinstance(value, MemType) else None
-
-
-@dataclass(frozen=True)
-class Allocation:
-    """A semaphore reservation in lowering order: `kind` "get_global" or "run_scoped"; `body` for run_scoped."""
-
-    kind: str
-    model: "ModuleModel"
-    node: ast.AST
-    size: int
-    body: tuple["Allocation", ...] = ()
-    # Reserved again by a lowering the estimator does not see: Mosaic GPU lowers the first branch of a cond
-    # (lax.cond's false one, lax.switch's first) once more, in a throw-away module, to learn its result types.
-    repeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -453,7 +440,7 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     ops = [_with_not_ref(project, op, {id(sem.node) for sem in semaphores}, loaded, read_values) for op in ops]
     copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}, loaded) \
         if any(func.model.mentions("async") for func in functions) else []
-    allocations = tuple(_Allocations(project, exclude).function(body, ()))
+    allocations = tuple(Allocations(project, exclude).function(body, ()))
     collective_id, start_semaphores = _collective(project, entry)
     budget = None
     if backend == MOSAIC_GPU and entry.api in ESTIMATED_APIS:
@@ -1015,157 +1002,6 @@ def _parameter_for(func: Func, call: ast.Call, arg: ast.AST, keyword: str | None
 
 # ---- semaphore allocations in lowering order --------------------------------------------------------
 
-
-def _size(value: Value) -> int | None:
-    memtype = as_memtype(value)
-    if isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore and memtype.shape is not None:
-        return max(1, math.prod(memtype.shape)) if memtype.shape else 1
-    return None
-
-
-class _Allocations:
-    """Walks code in the order JAX traces it and lists get_global / run_scoped semaphore reservations.
-
-    A Python `if` whose test is not static takes the branch with fewer reservations, a loop whose count
-    is not static runs once: the list is what certainly happens, so a rule reading it never guesses high.
-    """
-
-    def __init__(self, project: "Project", exclude: set[int]):
-        self.project = project
-        self.exclude = exclude
-        self.active: set[int] = set()
-
-    def function(self, func: Func, stack: tuple) -> list[Allocation]:
-        node = func.node
-        if id(node) in self.exclude or id(node) in self.active or len(stack) > 8:
-            return []
-        self.active.add(id(node))
-        try:
-            body = node.body if isinstance(node.body, list) else [node.body]
-            return [a for stmt in body for a in self.visit(func.model, stmt, stack + (id(node),))]
-        finally:
-            self.active.discard(id(node))
-
-    def visit(self, model, node: ast.AST, stack) -> list[Allocation]:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            # A decorated nested def runs when defined (pl.when, pl.core_map, run_scoped-style decorators).
-            out = []
-            for decorator in node.decorator_list:
-                out += self.visit(model, decorator, stack)
-            if node.decorator_list and self._runs_when_defined(model, node):
-                out += self.function(Func(model, node), stack)
-            return out
-        if isinstance(node, (ast.Lambda, ast.ClassDef)):
-            return []
-        if isinstance(node, ast.If):
-            test = self.project.evaluator.value(model, node.test)
-            if isinstance(test, Const):
-                return [a for s in (node.body if test.value else node.orelse) for a in self.visit(model, s, stack)]
-            branches = [[a for s in branch for a in self.visit(model, s, stack)] for branch in (node.body, node.orelse)]
-            return self.either(model, node, branches)
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            once = [a for s in node.body for a in self.visit(model, s, stack)]
-            return once * self._trip_count(model, node.iter) + [a for s in node.orelse for a in self.visit(model, s, stack)]
-        if isinstance(node, (ast.While, ast.Try)):
-            return self.not_static(model, node, stack)
-        if isinstance(node, ast.Call):
-            out = []
-            for child in [node.func, *node.args, *[k.value for k in node.keywords]]:
-                out += self.visit(model, child, stack)
-            return out + self._call(model, node, stack)
-        return [a for child in ast.iter_child_nodes(node) for a in self.visit(model, child, stack)]
-
-    def either(self, model, node: ast.If, branches: list[list]) -> list:
-        """A Python `if` whose test is not static: the branch that certainly reserves least."""
-        return min(branches, key=len)
-
-    def not_static(self, model, node: ast.AST, stack) -> list:
-        """A `while` or `try`: how often, or whether, its body runs is not static; nothing is certain."""
-        return []
-
-    def _runs_when_defined(self, model, node) -> bool:
-        for decorator in node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
-            value = self.project.evaluator.value(model, target)
-            if isinstance(value, Api) and value.name in ("pl.when", "pl.loop", "pl.core_map", "pl.run_scoped",
-                                                          "plgpu.nested_scope"):
-                return True
-            if isinstance(value, KernelCall):
-                return True
-        return False
-
-    def _trip_count(self, model, iterable: ast.AST) -> int:
-        if isinstance(iterable, ast.Call) and terminal_name(iterable.func) == "range" and iterable.args:
-            values = [self.project.evaluator.value(model, a) for a in iterable.args]
-            if all(isinstance(v, Const) and type(v.value) is int for v in values):
-                bounds = [v.value for v in values]
-                return max(0, len(range(*bounds)))
-        if isinstance(iterable, (ast.Tuple, ast.List)):
-            return len(iterable.elts)
-        return 1
-
-    def _call(self, model, call: ast.Call, stack) -> list[Allocation]:
-        value = self.project.evaluator.value(model, call.func)
-        if isinstance(partial_api(value), Api) and partial_api(value).name == "pl.get_global":
-            get_global_calls(self.project, model)  # records what a partial alias binds
-            argument = get_global_argument(call)
-            size = _size(self.project.evaluator.value(model, argument)) if argument is not None else None
-            return [Allocation("get_global", model, call, size)] if size else []
-        if isinstance(value, Api):
-            name = value.name
-            if name == "pl.run_scoped" and call.args:
-                sizes = [_size(self.project.evaluator.value(model, a)) for a in call.args[1:] if not isinstance(a, ast.Starred)]
-                sizes += [_size(self.project.evaluator.value(model, k.value)) for k in call.keywords
-                          if k.arg not in (None, "collective_axes")]
-                body = unwrap_function(self.project.evaluator.value(model, call.args[0]))
-                inner = tuple(self.function(body, stack)) if body is not None else ()
-                total = sum(s for s in sizes if s)
-                return [Allocation("run_scoped", model, call, total, inner)] if total else list(inner)
-            if name in ("lax.fori_loop", "jax.lax.fori_loop") and len(call.args) >= 3:
-                return self._callable(model, call.args[2], stack)
-            # Loop bodies are lowered once, whatever the trip count.
-            if name == "lax.while_loop" and len(call.args) >= 2:
-                return self._callable(model, call.args[1], stack)
-            if name == "lax.scan" and call.args:
-                return self._callable(model, call.args[0], stack)
-            if name in ("lax.cond", "jax.lax.cond") and len(call.args) >= 3:
-                # The cond primitive's branches are (false, true); Mosaic GPU lowers branches[0] twice
-                # (lowering.py, _cond_lowering_rule: first in a throw-away module) and never releases what
-                # a get_global reserved there.
-                false = self._callable(model, call.args[2], stack)
-                return [*_repeated(false), *false, *self._callable(model, call.args[1], stack)]
-            if name in ("lax.switch", "jax.lax.switch") and len(call.args) >= 2:
-                branches = [self._callable(model, b, stack) for b in _elements(call.args[1])]
-                return [*_repeated(branches[0]), *(a for branch in branches for a in branch)] if branches else []
-            if name == "pl.when" or name.startswith("pl.") or name.startswith("plgpu."):
-                return []
-            return []
-        if isinstance(value, KernelCall) and value.body is None:
-            return []
-        func = unwrap_function(value)
-        if func is not None:
-            return self.function(func, stack)
-        # `pl.when(cond)(f)`: the outer call's func is itself a call to pl.when.
-        if isinstance(call.func, ast.Call):
-            inner = self.project.evaluator.value(model, call.func.func)
-            if isinstance(inner, Api) and inner.name in ("pl.when", "pl.core_map") and call.args:
-                return self._callable(model, call.args[0], stack)
-        return []
-
-    def _callable(self, model, node: ast.AST, stack) -> list[Allocation]:
-        func = unwrap_function(self.project.evaluator.value(model, node))
-        return self.function(func, stack) if func is not None else []
-
-
-def _repeated(allocations: list) -> list:
-    """The reservations of a branch Mosaic GPU lowers once more (other walks' items, PAL012's, are not doubled)."""
-    return [dataclasses.replace(a, repeat=True, body=tuple(_repeated(list(a.body)))) for a in allocations
-            if isinstance(a, Allocation)]
-
-
-def _elements(node: ast.AST) -> list[ast.AST]:
-    """The branches of `lax.switch(index, [f, g])`, written as a list or tuple."""
-    return list(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else []
 
 
 def estimate(allocations: tuple[Allocation, ...] | list[Allocation], block_local: bool = True) -> int:

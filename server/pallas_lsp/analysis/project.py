@@ -33,7 +33,7 @@ from .names import canonical, is_jax_module
 from .notebooks import Notebook, is_notebook, read_notebook_file
 from ..source_text import Refusal, read_decoded
 from .values import UNKNOWN, Api, ModuleValue, Value
-from .workspace_imports import WorkspaceImports
+from .workspace_imports import PROBE_NAME, ImportTarget, WorkspaceImports
 
 if TYPE_CHECKING:
     import jedi
@@ -456,25 +456,6 @@ class Project:
         return self._workspace_sorted[1]
 
 
-@dataclass(frozen=True)
-class _Target:
-    """What jedi's `goto` found, as plain facts (jedi's own objects pin its whole inference state)."""
-
-    module_path: str | None
-    module_name: str
-    line: int | None
-    type: str
-    name: str
-    full_name: str | None
-
-    @classmethod
-    def of(cls, definition) -> "_Target":
-        path = str(definition.module_path) if definition.module_path else None
-        return cls(os.path.abspath(path) if path else None, definition.module_name or "", definition.line,
-                   definition.type, definition.name, definition.full_name)
-
-
-PROBE_NAME = "_pallas_lsp_import_probe_.py"
 PROBES_KEPT = 2
 # jedi's parser keeps every module it ever parsed in memory (parso's parser_cache; most of a
 # server's memory after a few hundred jax modules). Import answers are kept here instead, so only
@@ -524,7 +505,7 @@ class LibraryAnswers:
 
     def __init__(self, project: Project):
         self.project = project
-        self._answers: dict[tuple[str, str], tuple[_Target, ...]] = {}
+        self._answers: dict[tuple[str, str], tuple[ImportTarget, ...]] = {}
         self._dependencies: dict[tuple[str, str], list] = {}  # key -> [[path, stamp], ...] (workspace answers)
         self._stored: dict[str, list] | None = None  # "folder\0statement" -> [targets, stamps, folder(, dependencies)]
         self._new: dict[str, list] = {}
@@ -532,7 +513,7 @@ class LibraryAnswers:
     def _key(self) -> tuple[str, str] | None:
         return self.project.interpreter_key()
 
-    def get(self, key: tuple[str, str]) -> tuple[_Target, ...] | None:
+    def get(self, key: tuple[str, str]) -> tuple[ImportTarget, ...] | None:
         answer = self._answers.get(key)
         if answer is not None:
             if _unchanged(self._dependencies.get(key, ())):
@@ -548,7 +529,7 @@ class LibraryAnswers:
             return None
         try:
             targets, stamps, folder, *rest = entry
-            answer = tuple(_Target(*target) for target in targets)
+            answer = tuple(ImportTarget(*target) for target in targets)
             dependencies = rest[0] if rest else []
             if _stamp(key[0]) != folder or any(_stamp(t.module_path) != stamp for t, stamp in zip(answer, stamps)):
                 return None  # a module appeared beside the importer, or a library file changed: ask jedi
@@ -561,7 +542,7 @@ class LibraryAnswers:
             self._dependencies[key] = dependencies
         return answer
 
-    def add(self, key: tuple[str, str], answer: tuple[_Target, ...], dependencies: list[str] | None = None) -> None:
+    def add(self, key: tuple[str, str], answer: tuple[ImportTarget, ...], dependencies: list[str] | None = None) -> None:
         self._answers[key] = answer
         entry = [[list(astuple(t)) for t in answer], [_stamp(t.module_path) for t in answer], _stamp(key[0])]
         if dependencies:
@@ -656,7 +637,7 @@ class Resolver:
             log.debug("jedi goto failed at %s:%s:%s: %s", model.path, line, column, exc)
             return []
 
-    def _import_targets(self, model: ModuleModel, binding: Binding) -> tuple[_Target, ...] | None:
+    def _import_targets(self, model: ModuleModel, binding: Binding) -> tuple[ImportTarget, ...] | None:
         """What jedi says the name bound by an import statement is (None: jedi is off or failed)."""
         if not self.project.use_jedi:
             return None
@@ -686,7 +667,7 @@ class Resolver:
             return probe["answers"][statement[0]]
         line = probe["statements"].index(statement[0]) + 1
         try:
-            answer = tuple(_Target.of(d) for d in self._probe_script(model, probe).goto(line, statement[1], follow_imports=True))
+            answer = tuple(ImportTarget.of(d) for d in self._probe_script(model, probe).goto(line, statement[1], follow_imports=True))
         except Exception as exc:  # jedi has internal failures on odd code; the fallback still answers
             log.debug("jedi goto failed for %r in %s: %s", statement[0], model.path, exc)
             answer = ()
@@ -742,7 +723,7 @@ class Resolver:
     def _value_from_definition(self, model: ModuleModel, definitions, origin_line: int) -> Value | None:
         """A value for what jedi found, or None when jedi did not really answer."""
         for definition in definitions:
-            if isinstance(definition, _Target):
+            if isinstance(definition, ImportTarget):
                 module_path, module_name = definition.module_path, definition.module_name
                 if module_path and os.path.basename(module_path) == PROBE_NAME:
                     continue  # jedi stopped at the import statement itself: it could not follow it

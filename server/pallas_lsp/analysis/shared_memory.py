@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .allocations import Allocations
 from .evaluate import NOT_STATIC, as_memtype
 from .kernels import EntryPoint, unwrap_function
 from .mosaic_gpu_limits import MosaicGpuLimits
@@ -150,14 +151,12 @@ class _ScratchWalk:
     """Walks a body in the order JAX traces it (the semaphore walk's traversal), collecting Resources."""
 
     def __init__(self, project: "Project", exclude: set[int], limits: MosaicGpuLimits):
-        from .kernel_model import _Allocations
-
         self.project = project
         self.limits = limits
         self.alignment = limits.smem_alignment
         walk = self
 
-        class Traversal(_Allocations):
+        class Traversal(Allocations):
             def visit(self, model, node, stack):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.decorator_list:
                     found = walk.decorated(model, node, stack)

@@ -41,6 +41,28 @@ from . import disk_cache
 from .model import Binding
 from ..source_text import read_source
 
+
+@dataclass(frozen=True)
+class ImportTarget:
+    """What jedi's `goto` found, as plain facts (jedi's own objects pin its whole inference state)."""
+
+    module_path: str | None
+    module_name: str
+    line: int | None
+    type: str
+    name: str
+    full_name: str | None
+
+    @classmethod
+    def of(cls, definition) -> "ImportTarget":
+        path = str(definition.module_path) if definition.module_path else None
+        return cls(os.path.abspath(path) if path else None, definition.module_name or "", definition.line,
+                   definition.type, definition.name, definition.full_name)
+
+
+# The path jedi is given for a probe script (its text is handed over; beside the module asked about).
+PROBE_NAME = "_pallas_lsp_import_probe_.py"
+
 log = logging.getLogger(__name__)
 
 FOLLOW_LIMIT = 8  # re-exports followed before giving up (jedi then answers)
@@ -402,8 +424,6 @@ class WorkspaceImports:
         search path), less `level - 1` names. None where jedi would guess by folders instead (a level
         above that name), where the name would find another file than the folders name, or for a
         library's module without `installed`."""
-        from .project import PROBE_NAME
-
         folder = os.path.dirname(os.path.abspath(importer))
         names = self._names_as_jedi(os.path.join(folder, PROBE_NAME))
         if names is None or level > len(names) - 1:
@@ -446,17 +466,13 @@ class WorkspaceImports:
                 or self.project.find_module(top, self.project.import_roots(importer)) is not None)
 
     def _module(self, dotted: str, path: str | None = None, installed: bool = False) -> tuple | None:
-        from .project import _Target
-
         path = path or self._locate(dotted, installed)
         if path is None:
             return None
-        return (_Target(os.path.abspath(path), dotted, 1, "module", dotted.rsplit(".", 1)[-1], dotted),)
+        return (ImportTarget(os.path.abspath(path), dotted, 1, "module", dotted.rsplit(".", 1)[-1], dotted),)
 
     def _name(self, module: str, name: str, budget: int, installed: bool = False) -> tuple | None:
         """`from module import name`, as jedi's goto follows it."""
-        from .project import _Target
-
         path = self._locate(module, installed, namespace=True)
         if path is None or budget <= 0 or name.startswith("__") or path.endswith(".pyi"):
             return None  # (a stub's names: jedi's)
@@ -489,7 +505,7 @@ class WorkspaceImports:
             return None
         kind = entry[0]
         if kind in ("function", "class", "statement"):
-            return (_Target(os.path.abspath(path), module, entry[1], kind, name, f"{module}.{name}"),)
+            return (ImportTarget(os.path.abspath(path), module, entry[1], kind, name, f"{module}.{name}"),)
         if kind == "module":
             return self._module(entry[1], installed=installed)
         _, level, source, imported, _line = entry
@@ -512,10 +528,8 @@ class WorkspaceImports:
         order that changes between runs. Ours: the def first, then the import. Either order gives the
         analysis the same value (`Resolver._value_from_definition` reads the first answer's module,
         type, name and dotted name, the same in both)."""
-        from .project import _Target
-
         kind, def_line, import_line = found
-        return tuple(_Target(os.path.abspath(path), module, line, kind, name, f"{module}.{name}")
+        return tuple(ImportTarget(os.path.abspath(path), module, line, kind, name, f"{module}.{name}")
                      for line in (def_line, import_line))
 
     def _through_stub_star(self, stub_exports: Exports, stub: str, name: str, budget: int, installed: bool):
