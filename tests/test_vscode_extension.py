@@ -38,6 +38,7 @@ STEPS = [
     "pallas-lsp: Trace Kernel with the cursor inside a kernel body traces the launch that runs it",
     "a trace inside a body that two kernels run asks which one, and traces the one picked",
     "the Trace kernel code lens runs the trace through the extension's command",
+    "a notebook's Trace kernel lens asks for the arguments and reports JAX's error at the body's cell and line",
     "a code lens above a Mosaic GPU launch shows its shared-memory estimate against the limit",
     "unknown arguments are asked for (prefilled), remembered, and written as a trace comment on request",
     "pallas-lsp: Select Interpreter, offered by the status item, writes pallas.interpreter and restarts the server on it",

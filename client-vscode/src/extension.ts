@@ -38,7 +38,7 @@ import {
   type ServerOptions,
 } from "./settings";
 import { features, refuseServerCommand, routeLensCommand, TRACE_COMMAND, UNTRUSTED_TRACE_MESSAGE } from "./trust";
-import { normalizeTrace, renderReportHtml, renderReportText, type TraceReport } from "./traceReport";
+import { normalizeTrace, renderReportHtml, renderReportText, type SourceLocation, type TraceReport } from "./traceReport";
 
 /** One product name (what the user reads) and one namespace (settings, commands, code action kinds), as ruff's. */
 const PRODUCT = "pallas-lsp";
@@ -62,6 +62,8 @@ export interface PallasApi {
   status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null; visible: boolean };
   /** The trace report open now: its title and whether an edit made it stale. */
   report(): { title: string; stale: boolean; text: string } | undefined;
+  /** What a click on a location of the report opens (a notebook's: its cell's editor); the editor it shows. */
+  openLocation(location: SourceLocation): Promise<vscode.TextEditor>;
 }
 
 type PythonApi = {
@@ -550,11 +552,9 @@ class PallasExtension implements vscode.Disposable {
         this.reportPanel = undefined;
         this.report = undefined;
       });
-      this.reportPanel.webview.onDidReceiveMessage(async (message: { type: string; uri: string; line: number; character: number }) => {
+      this.reportPanel.webview.onDidReceiveMessage(async (message: { type: string } & SourceLocation) => {
         if (message.type !== "open") return;
-        const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(message.uri));
-        const position = new vscode.Position(message.line, message.character);
-        await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(position, position) });
+        await this.openLocation(message);
       });
     }
     this.report = { report, uri, stale: false };
@@ -574,6 +574,21 @@ class PallasExtension implements vscode.Disposable {
     if (this.report === undefined || this.report.stale || document.uri.toString() !== this.report.uri) return;
     this.report.stale = true;
     this.renderReport();
+  }
+
+  /** A location of the report in its editor; in a notebook, the cell's (the notebook shown, the cell's line selected). */
+  async openLocation(location: SourceLocation): Promise<vscode.TextEditor> {
+    const uri = vscode.Uri.parse(location.uri);
+    const position = new vscode.Position(location.line, location.character);
+    const selection = new vscode.Range(position, position);
+    if (location.cell === undefined) {
+      const document = await vscode.workspace.openTextDocument(uri);
+      return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection });
+    }
+    const notebook = vscode.workspace.notebookDocuments.find((n) => n.uri.toString() === uri.toString()) ?? (await vscode.workspace.openNotebookDocument(uri));
+    const index = Math.min(location.cell, notebook.cellCount) - 1;
+    await vscode.window.showNotebookDocument(notebook, { viewColumn: vscode.ViewColumn.One, selections: [new vscode.NotebookRange(index, index + 1)] });
+    return vscode.window.showTextDocument(notebook.cellAt(index).document, { viewColumn: vscode.ViewColumn.One, selection });
   }
 
   reportState(): ReturnType<PallasApi["report"]> {
@@ -680,7 +695,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Pallas
   context.subscriptions.push({ dispose: () => void extension?.dispose() });
   await extension.activate();
   const current = extension;
-  return { ready: () => current.ready(), status: () => current.status(), report: () => current.reportState() };
+  return { ready: () => current.ready(), status: () => current.status(), report: () => current.reportState(),
+    openLocation: (location) => current.openLocation(location) };
 }
 
 export async function deactivate(): Promise<void> {

@@ -7,9 +7,11 @@
 
 export interface SourceLocation {
   uri: string;
-  /** 0-based, as in LSP. */
+  /** 0-based, as in LSP; in a notebook (`cell`), a line of that cell. */
   line: number;
   character: number;
+  /** A notebook's cell, as the notebook numbers them (1-based among all cells); `uri` is the notebook's. */
+  cell?: number;
   why?: string;
 }
 
@@ -145,6 +147,7 @@ function toLocation(value: unknown): SourceLocation | undefined {
   const uri = str(value.uri) ?? (filePath !== undefined ? fileUri(filePath) : undefined);
   if (uri === undefined || typeof value.line !== "number") return undefined;
   const location: SourceLocation = { uri, line: Math.max(0, value.line - 1), character: typeof value.column === "number" ? Math.max(0, value.column) : 0 };
+  if (typeof value.cell === "number" && value.cell >= 1) location.cell = value.cell;
   const why = str(value.why);
   return why !== undefined ? { ...location, why } : location;
 }
@@ -153,17 +156,17 @@ function fileUri(filePath: string): string {
   return "file://" + filePath.split("/").map(encodeURIComponent).join("/");
 }
 
-/** Where a message or kernel points, as shown: `kernel.py:12`. */
+/** Where a message or kernel points, as shown: `kernel.py:12`, in a notebook `kernel.ipynb:cell 4:5` (as the command line says it). */
 export function locationLabel(location: SourceLocation): string {
   const last = decodeURIComponent(location.uri.split("/").pop() ?? location.uri);
-  return `${last}:${location.line + 1}`;
+  return location.cell !== undefined ? `${last}:cell ${location.cell}:${location.line + 1}` : `${last}:${location.line + 1}`;
 }
 
 export function renderReportHtml(report: TraceReport, options: { cspSource: string; nonce: string; stale?: boolean }): string {
   const link = (location: SourceLocation | undefined): string =>
     location === undefined
       ? ""
-      : `<a href="#" class="source" data-uri="${esc(location.uri)}" data-line="${location.line}" data-character="${location.character}">${esc(locationLabel(location))}</a>`;
+      : `<a href="#" class="source" data-uri="${esc(location.uri)}" data-line="${location.line}" data-character="${location.character}"${location.cell !== undefined ? ` data-cell="${location.cell}"` : ""}>${esc(locationLabel(location))}</a>`;
   const kernels = report.kernels
     .map(
       (kernel) => `
@@ -229,7 +232,7 @@ ${table("Timings", report.timings)}
   for (const a of document.querySelectorAll("a.source")) {
     a.addEventListener("click", (event) => {
       event.preventDefault();
-      vscode.postMessage({ type: "open", uri: a.dataset.uri, line: Number(a.dataset.line), character: Number(a.dataset.character) });
+      vscode.postMessage({ type: "open", uri: a.dataset.uri, line: Number(a.dataset.line), character: Number(a.dataset.character), cell: a.dataset.cell ? Number(a.dataset.cell) : undefined });
     });
   }
 </script>

@@ -127,6 +127,7 @@ type Api = {
   ready(): Promise<void>;
   status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null; visible: boolean };
   report(): { title: string; stale: boolean; text: string } | undefined;
+  openLocation(location: { uri: string; line: number; character: number; cell?: number }): Promise<vscode.TextEditor>;
 };
 
 async function startedExtension(): Promise<Api> {
@@ -517,6 +518,53 @@ async function trusted(): Promise<void> {
     assert.equal(result.report.ok, true, result.text);
     assert.deepEqual(result.report.kernels.map((k) => k.name), ["ordered_halves"]);
     return `lens on line ${lens.range.start.line + 1}: ${result.text.split("\n")[1]}`;
+  });
+
+  await step("a notebook's Trace kernel lens asks for the arguments and reports JAX's error at the body's cell and line", async () => {
+    const api = await startedExtension();
+    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(WORKSPACE, "kernel.ipynb")));
+    await vscode.window.showNotebookDocument(notebook, { viewColumn: vscode.ViewColumn.One });
+    const bodyCell = notebook.cellAt(3).document; // "cell 4": `tile = pl.get_global(plgpu.SMEM(...))` on its fifth line
+    const launchCell = notebook.cellAt(4).document; // "cell 5": `kernel = plgpu.kernel(body, ...)`
+    const lens = await waitFor("the Trace kernel lens on the launch's cell", async () => {
+      const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", launchCell.uri, 10)) ?? [];
+      return lenses.find((l) => l.command?.title.startsWith("Trace kernel"));
+    }, 90000);
+    assert.equal(lens.command?.title, "Trace kernel (arguments?)", "the cells through the launch's hold no trace comment or target()");
+    assert.equal(lens.range.start.line, 0, "on the launch's line of its cell");
+    type Result = { report: { ok: boolean; title: string; summary: string; messages: Array<{ locations: Array<{ uri: string; cell?: number; line: number; character: number }> }> }; text: string } | undefined;
+    const pending = Promise.resolve(vscode.commands.executeCommand<Result>(lens.command!.command, ...(lens.command!.arguments ?? [])));
+    const prefilled = await driver("notebook-trace-arguments", "accept-input");
+    assert.equal(prefilled, "f32[128]", "prefilled from the notebook's ShapeDtypeStruct X (cell 4)");
+    const result = await pending;
+    assert.ok(result, "the lens gave no report");
+    log(result.text);
+    assert.equal(result.report.ok, false, result.text);
+    assert.equal(result.report.title, "pallas-lsp trace: kernel(f32[128])");
+    assert.equal(result.report.summary,
+      "JAX rejected this kernel (lower for cuda): NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}");
+    const [where] = result.report.messages[0].locations;
+    assert.deepEqual(where, { uri: notebook.uri.toString(), cell: 4, line: 4, character: 9, why: "get_global(Ref<smem>{float32[128]})" });
+    assert.ok(result.text.includes("\n  at kernel.ipynb:cell 4:5 get_global(Ref<smem>{float32[128]})"), result.text);
+    assert.equal(api.report()?.title, "pallas-lsp trace: kernel(f32[128])");
+    // The cell shows JAX's error beside the static finding, on the same range.
+    const traced = await waitFor("the trace's diagnostic in the body's cell", () => {
+      const found = vscode.languages.getDiagnostics(bodyCell.uri).filter((d) => d.source === "pallas-trace");
+      return found.length > 0 ? found : undefined;
+    }, 30000);
+    assert.deepEqual(
+      vscode.languages.getDiagnostics(bodyCell.uri).map((d) => [d.source, codeOf(d), d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character]).sort(),
+      [["pallas-lsp", "PAL001", 4, 9, 4, 55], ["pallas-trace", "NotImplementedError", 4, 9, 4, 55]],
+    );
+    assert.deepEqual(notebook.getCells().map((cell) => vscode.languages.getDiagnostics(cell.document.uri).filter((d) => d.source === "pallas-trace").length),
+      [0, 0, 0, 1, 0, 0, 0, 0]);
+    // The report's location, clicked: the body's cell, at the get_global.
+    const editor = await api.openLocation(where);
+    assert.equal(editor.document.uri.toString(), bodyCell.uri.toString());
+    assert.deepEqual([editor.selection.active.line, editor.selection.active.character], [4, 9]);
+    assert.ok(editor.document.lineAt(4).text.includes("pl.get_global("), editor.document.lineAt(4).text);
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    return `prefilled "${prefilled}"; ${traced[0].message.split("\n")[0]} at kernel.ipynb:cell 4:5`;
   });
 
   await step("a code lens above a Mosaic GPU launch shows its shared-memory estimate against the limit", async () => {

@@ -96,6 +96,32 @@ test("a failed trace: JAX's error keeps its source lines (Python's 1-based line,
   assert.match(renderReportText(report), /\n {2}at bad global.py:27 get_global\(SMEM\)/);
 });
 
+test("a notebook's locations name the cell and its line, as the command line does, and link to the cell", () => {
+  const report = normalizeTrace(
+    {
+      ok: false,
+      path: "/p/kernel.ipynb",
+      function: "kernel",
+      args: ["f32[128]"],
+      notebook: { cells: [2, 3, 4, 5], cell: 5 },
+      kernels: [],
+      error: {
+        type: "NotImplementedError",
+        message: "get_global only supports semaphores, got Ref<smem>{float32[128]}",
+        stage: "lower",
+        locations: [{ path: "/p/kernel.ipynb", cell: 4, line: 5, column: 9, why: "get_global(Ref<smem>{float32[128]})" }],
+      },
+    },
+    "kernel",
+  );
+  assert.deepEqual(report.messages[0].locations, [
+    { uri: "file:///p/kernel.ipynb", cell: 4, line: 4, character: 9, why: "get_global(Ref<smem>{float32[128]})" },
+  ]);
+  assert.match(renderReportText(report), /\n {2}at kernel\.ipynb:cell 4:5 get_global\(Ref<smem>\{float32\[128\]\}\)$/);
+  const html = renderReportHtml(report, { cspSource: "vscode-resource:", nonce: "abc123" });
+  assert.ok(html.includes('data-uri="file:///p/kernel.ipynb" data-line="4" data-character="9" data-cell="4">kernel.ipynb:cell 4:5</a>'), html);
+});
+
 test("the traced code's own output is shown after JAX's error", () => {
   const report = normalizeTrace({ ok: false, error: { type: "TraceTimeout", message: "did not finish", stage: "worker" }, output: "step 1\nstep 2\n" }, "k.py:3");
   assert.equal(report.title, "pallas-lsp trace: k.py:3");
