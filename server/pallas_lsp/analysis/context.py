@@ -56,14 +56,27 @@ class RuleContext:
 
     def kernels_here_and_in_importers(self):
         """Kernel models of this module's entry points and of the workspace modules importing it: code here
-        (a helper) may run in a kernel launched there. For rules about any semaphore, not only get_global's."""
+        (a helper) may run in a kernel launched there. For rules about any semaphore, not only get_global's.
+
+        An importer's kernels are searched with call sites in each function's own module only
+        (`Evaluator.own_module_call_sites`); this module's own kernels, and an importer's kernel that
+        reaches one of its get_globals (`kernels_reaching`), with every call site. So a kernel launched in
+        an importer whose body or factory reaches it only as an argument from a third module's call
+        (`launch(body)` there, `launch(here.body)` elsewhere) is not found here."""
         from .kernel_model import kernel_models
 
-        kernels = {id(k): k for k in self.kernels()}  # each module's models are cached with its own text
-        for other in self.project.importers(self.model):
-            kernels.update((id(k), k) for k in kernel_models(self.project, other))
+        kernels = {_entry_key(k): k for k in self.kernels()}  # each module's models are cached with its own text
+        with self.project.evaluator.own_module_call_sites():
+            for other in self.project.importers(self.model):
+                for kernel in kernel_models(self.project, other):
+                    kernels.setdefault(_entry_key(kernel), kernel)
         return list(kernels.values())
 
     def entry_related(self, kernel) -> Related:
         entry = kernel.entry
         return self.related(entry.model, entry.node, f"kernel entry point ({entry.api}): {kernel.backend_reason}")
+
+
+def _entry_key(kernel) -> tuple[int, int]:
+    """The same entry point modelled by the full evaluation and by the importers' search is one kernel."""
+    return id(kernel.entry.node), id(kernel.entry.kernel.node)

@@ -9,11 +9,13 @@ values their call sites (including `functools.partial`) pass. Nothing is execute
 from __future__ import annotations
 
 import ast
+import contextlib
 import logging
 import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .model import ModuleModel
 from .names import canonical
 from .values import (
     UNKNOWN,
@@ -39,7 +41,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .model import Binding, ModuleModel
+    from .model import Binding
     from .project import Project
 
 log = logging.getLogger(__name__)
@@ -178,6 +180,26 @@ class Evaluator:
         self._active: set[tuple] = set()
         self._nesting = 0
         self._steps = 0
+        self.in_own_module_only = False  # see `own_module_call_sites`
+
+    @contextlib.contextmanager
+    def own_module_call_sites(self):
+        """Meanwhile a parameter's call sites are looked for in its function's own module only, not in the
+        modules importing it, with the answers kept apart from the full evaluation's (`ModuleModel.evaluating_in`).
+
+        For the kernel search in the importers of an analysed module (rules about any semaphore): following
+        each callee's parameters there into other modules' call sites modelled most of a package (jax's
+        `mlir.py` imports Pallas' `mosaic/core.py`; its `ctx.aval_to_ir_types_cache.get(...)` asks for `ctx`
+        from every call site of `_aval_to_ir_types`, and so on through `jax/_src`): 113 models, 342 MiB."""
+        if self.in_own_module_only:
+            yield
+            return
+        self.in_own_module_only = True
+        try:
+            with ModuleModel.evaluating_in("own-module call sites"):
+                yield
+        finally:
+            self.in_own_module_only = False
 
     # ---- entry points -------------------------------------------------------------------------
 
@@ -668,7 +690,8 @@ class Evaluator:
             return
         cls = model.enclosing_class(func_node) if name == "__call__" else None
         mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
-        for where in [model, *self.project.importers_mentioning(model, mentioned)]:
+        importers = [] if self.in_own_module_only else self.project.importers_mentioning(model, mentioned)
+        for where in [model, *importers]:
             for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model, cls):
                 yield where, call, func, args, kwargs
 

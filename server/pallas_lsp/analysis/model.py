@@ -7,7 +7,9 @@ enough to follow the aliases, constants and helpers real kernels use without exe
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
+import weakref
 from dataclasses import dataclass, field
 
 from .source import ParsedSource, parse
@@ -37,6 +39,9 @@ class Scope:
 
 
 class ModuleModel:
+    # Which memo `eval_cache` is, for every model alive (see `evaluating_in`): "" is the full evaluation's.
+    _memo_name = ""
+    _alive: "weakref.WeakSet[ModuleModel]" = weakref.WeakSet()
     def __init__(self, path: str, text: str, module_name: str | None = None, source: ParsedSource | None = None,
                  refusal: Refusal | None = None):
         """`source`, when given, is `text` already parsed (or recovered); `refusal`: what Python says
@@ -65,7 +70,9 @@ class ModuleModel:
         self.withs: list[ast.With] = []
         self._call_positions: dict[str, list[int]] = {}  # callee's last name -> indexes into calls
         self._partial_positions: dict[str, list[int]] = {}  # `partial(f, ...)`: f's last name -> indexes
-        self.eval_cache: dict = {}  # the evaluator's memo for this text; dropped with the model
+        self._memos: dict[str, dict] = {}
+        self.eval_cache: dict = self._memos.setdefault(ModuleModel._memo_name, {})  # the evaluator's memo for this
+        ModuleModel._alive.add(self)  # text, dropped with the model; a plain attribute: read for every value
         self._scope_of: dict[ast.AST, ast.AST] = {}  # asked for every call by every entry point's model
         self._mentions: dict[str, bool] = {}
         self._body_id_sets: dict[ast.AST, frozenset[int]] = {}
@@ -74,6 +81,30 @@ class ModuleModel:
     @property
     def text(self) -> str:
         return self.source.text
+
+    def forget_evaluations(self) -> None:
+        """Empty every memo of this model (what was evaluated through another module's old text)."""
+        for memo in self._memos.values():
+            memo.clear()
+
+    @classmethod
+    @contextlib.contextmanager
+    def evaluating_in(cls, memo_name: str):
+        """Meanwhile every model's `eval_cache` (those made meanwhile too) is its memo `memo_name`: answers
+        of an evaluation that asks other questions (`Evaluator.own_module_call_sites`) kept apart from the
+        full evaluation's, which a later analysis of the same module reads."""
+        previous = cls._memo_name
+        cls._switch_memos(memo_name)
+        try:
+            yield
+        finally:
+            cls._switch_memos(previous)
+
+    @classmethod
+    def _switch_memos(cls, memo_name: str) -> None:
+        cls._memo_name = memo_name
+        for model in list(cls._alive):
+            model.eval_cache = model._memos.setdefault(memo_name, {})
 
     def mentions(self, word: str) -> bool:
         """Whether the text holds `word` anywhere: the cheap test before a search for what it names,

@@ -240,7 +240,7 @@ class Project:
             restored = {id(model) for _, model in saved.values()}
             for other in self._models.values():  # they may have evaluated through the trial's models
                 if id(other) not in restored:
-                    other.eval_cache.clear()
+                    other.forget_evaluations()
 
     def set_notebook(self, path: str, notebook: Notebook | None) -> None:
         """Use an editor's notebook (None returns to the file on disk): its cells' module is the text."""
@@ -325,7 +325,7 @@ class Project:
 
     def _forget_evaluations(self) -> None:
         for other in self._models.values():
-            other.eval_cache.clear()
+            other.forget_evaluations()
 
     def drop_models_over_budget(self, keep: str) -> None:
         """Between analyses: keep the most recently used models within `model_text_budget`
