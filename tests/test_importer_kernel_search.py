@@ -1,0 +1,103 @@
+"""The kernel search in the importers of an analysed module (PAL005 and the other rules about any
+semaphore) follows a parameter to call sites in its own module only: a workspace's importers of
+importers are not modelled for it (in jax's package that was most of `jax/_src`, 342 MiB for one
+file). That restricted search keeps its answers apart: the importer's own analysis afterwards still
+finds a kernel that only another module's call site makes."""
+
+import os
+
+import pytest
+
+from conftest import at, jax_python
+from pallas_lsp.analysis import Project
+from pallas_lsp.engine import analyze
+
+HEADER = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+"""
+HELPERS = HEADER + """
+def body(x_ref, o_ref, sems):
+    pl.semaphore_signal(sems)
+"""
+# Imports helpers (its kernel runs helpers.body); `lower`'s `ctx` is a parameter whose receiver is called, so
+# its values are asked for while the entry points are sought; they come only from third.py, and there from
+# fourth.py. `launch_with` builds a kernel only with the factory third.py passes it.
+LAUNCHER = HEADER + """
+import helpers
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def run(x):
+    return plgpu.kernel(helpers.body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR((2,))])(x)
+
+
+def lower(ctx, x):
+    return ctx.cache.get(x)
+
+
+def own_body(x_ref, o_ref, flags):
+    pl.semaphore_wait(flags)
+
+
+def launch_with(factory, x):
+    return factory(own_body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR((3,))])(x)
+"""
+THIRD = """\
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+import launcher
+
+
+def go(ctx, x):
+    return launcher.lower(ctx, x)
+
+
+def start(x):
+    return launcher.launch_with(plgpu.kernel, x)
+"""
+FOURTH = "import third\n\n\ndef outer(ctx):\n    return third.go(ctx, 1)\n"
+
+
+def _signal(shape, verb):
+    return (f'JAX: "ValueError: Cannot {verb} on a non-()-shaped semaphore: {shape!r}"; index it down to one '
+            f"semaphore: .at[i]. The semaphore has shape {shape!r} and 0 of its 1 dimension are indexed; "
+            "signal and wait act on a single semaphore.")
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    for name, text in {"helpers.py": HELPERS, "launcher.py": LAUNCHER, "third.py": THIRD, "fourth.py": FOURTH}.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _found(project, path):
+    return [(f.code, f"{f.span.line + 1}:{f.span.column + 1}-{f.span.end_line + 1}:{f.span.end_column + 1}",
+             f.message) for f in analyze(project, str(path))]
+
+
+def _modelled(project):
+    return sorted(os.path.basename(path) for path in project._models)
+
+
+def test_the_importers_kernels_are_found_without_modelling_the_importers_of_importers(workspace):
+    project = Project(str(workspace), python=jax_python())
+    assert _found(project, workspace / "helpers.py") == [
+        ("PAL005", at(HELPERS, "pl.semaphore_signal(sems)"), _signal((2,), "signal"))]
+    assert _modelled(project) == ["helpers.py", "launcher.py"]  # following `ctx` would model third.py, fourth.py
+
+
+def test_the_importers_own_analysis_afterwards_follows_every_call_site(workspace):
+    """Its kernel of `launch_with` exists only through third.py's call: the restricted search of it, made by
+    helpers.py's analysis, must not be what launcher.py's own analysis reads."""
+    fresh = Project(str(workspace), python=jax_python())
+    expected = [("PAL005", at(LAUNCHER, "pl.semaphore_wait(flags)"), _signal((3,), "wait"))]
+    assert _found(fresh, workspace / "launcher.py") == expected
+    project = Project(str(workspace), python=jax_python())
+    _found(project, workspace / "helpers.py")
+    assert _found(project, workspace / "launcher.py") == expected
+    assert _modelled(project) == ["fourth.py", "helpers.py", "launcher.py", "third.py"]
