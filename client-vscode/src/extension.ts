@@ -451,7 +451,7 @@ class PallasExtension implements vscode.Disposable {
     const settings = this.settings(document?.uri);
     const uri = String(where[0]);
     let answer = await this.runTrace(client, traceArguments(where, settings), label);
-    let report = answer === undefined ? undefined : normalizeTrace(answer, label);
+    let report = answer === undefined ? undefined : normalizeTrace(answer, label, cellNumber);
     let asked: string | undefined;
     // Unknown arguments: what the user gave for this function before, else ask (prefilled with the
     // server's guess), and trace again with them. Never a diagnostic: the code is not at fault.
@@ -461,7 +461,7 @@ class PallasExtension implements vscode.Disposable {
       if (args !== undefined) {
         const [, , options] = traceArguments(where, settings) as [unknown, unknown, Record<string, unknown>];
         answer = await this.runTrace(client, [uri, report.function, { ...options, args }], label);
-        report = answer === undefined ? undefined : normalizeTrace(answer, label);
+        report = answer === undefined ? undefined : normalizeTrace(answer, label, cellNumber);
       }
     }
     if (report === undefined) {
@@ -586,7 +586,8 @@ class PallasExtension implements vscode.Disposable {
       return vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.One, selection });
     }
     const notebook = vscode.workspace.notebookDocuments.find((n) => n.uri.toString() === uri.toString()) ?? (await vscode.workspace.openNotebookDocument(uri));
-    const index = Math.min(location.cell, notebook.cellCount) - 1;
+    const byUri = notebook.getCells().findIndex((c) => c.document.uri.toString() === location.cellUri);
+    const index = byUri >= 0 ? byUri : Math.min(location.cell, notebook.cellCount) - 1;
     await vscode.window.showNotebookDocument(notebook, { viewColumn: vscode.ViewColumn.One, selections: [new vscode.NotebookRange(index, index + 1)] });
     return vscode.window.showTextDocument(notebook.cellAt(index).document, { viewColumn: vscode.ViewColumn.One, selection });
   }
@@ -686,6 +687,15 @@ async function loadPythonExtension(output: vscode.OutputChannel): Promise<Python
     output.appendLine(`[client] the Python extension's API is not available: ${String(error)}`);
     return undefined;
   }
+}
+
+/** A cell document's number among its notebook's cells, as VS Code shows them (the server is sent the Python cells only). */
+function cellNumber(cellUri: string): number | undefined {
+  for (const notebook of vscode.workspace.notebookDocuments) {
+    const index = notebook.getCells().findIndex((cell) => cell.document.uri.toString() === cellUri);
+    if (index >= 0) return index + 1;
+  }
+  return undefined;
 }
 
 let extension: PallasExtension | undefined;

@@ -12,6 +12,8 @@ export interface SourceLocation {
   character: number;
   /** A notebook's cell, as the notebook numbers them (1-based among all cells); `uri` is the notebook's. */
   cell?: number;
+  /** That cell's document, as the server knows it (`cell_uri`). */
+  cellUri?: string;
   why?: string;
 }
 
@@ -63,10 +65,15 @@ const STAGES = ["import", "resolve", "trace", "lower", "compile", "total", "wall
 /** Stages of a result that JAX never saw (the server's `failure(...)`). */
 const TOOL_STAGES = new Set(["args", "worker"]);
 
-export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceReport {
+/**
+ * `cellNumber`: a cell document's number in its notebook as the editor shows it (1-based among all
+ * cells), where the server, which is sent only the Python cells, numbers them otherwise.
+ */
+export function normalizeTrace(answer: unknown, fallbackTitle: string, cellNumber?: (cellUri: string) => number | undefined): TraceReport {
+  const toLocation = (value: unknown) => locationOf(value, cellNumber);
   const root: Json = isObject(answer) ? answer : { ok: false, error: { type: "TraceError", message: String(answer) } };
   const ok = root.ok === true;
-  const kernels = (Array.isArray(root.kernels) ? root.kernels : []).map((k, i) => normalizeKernel(k, i));
+  const kernels = (Array.isArray(root.kernels) ? root.kernels : []).map((k, i) => normalizeKernel(k, i, toLocation));
   const fn = str(root.function);
   const args = Array.isArray(root.args) ? root.args.map(String).join(", ") : "";
   const title = `pallas-lsp trace: ${fn !== undefined ? `${fn}(${args})` : fallbackTitle}`;
@@ -125,7 +132,7 @@ export function normalizeTrace(answer: unknown, fallbackTitle: string): TraceRep
   return report;
 }
 
-function normalizeKernel(value: unknown, index: number): KernelResources {
+function normalizeKernel(value: unknown, index: number, toLocation: (value: unknown) => SourceLocation | undefined): KernelResources {
   const kernel: Json = isObject(value) ? value : {};
   const rows: Array<[string, string]> = [];
   for (const [key, label] of RESOURCES) {
@@ -141,13 +148,16 @@ function normalizeKernel(value: unknown, index: number): KernelResources {
 }
 
 /** The runner's locations are Python's: 1-based `line`, 0-based `column`, a file `path`. */
-function toLocation(value: unknown): SourceLocation | undefined {
+function locationOf(value: unknown, cellNumber?: (cellUri: string) => number | undefined): SourceLocation | undefined {
   if (!isObject(value)) return undefined;
   const filePath = str(value.path);
   const uri = str(value.uri) ?? (filePath !== undefined ? fileUri(filePath) : undefined);
   if (uri === undefined || typeof value.line !== "number") return undefined;
   const location: SourceLocation = { uri, line: Math.max(0, value.line - 1), character: typeof value.column === "number" ? Math.max(0, value.column) : 0 };
-  if (typeof value.cell === "number" && value.cell >= 1) location.cell = value.cell;
+  const cellUri = str(value.cell_uri);
+  const cell = cellUri !== undefined ? (cellNumber?.(cellUri) ?? value.cell) : value.cell;
+  if (typeof cell === "number" && cell >= 1) location.cell = cell;
+  if (cellUri !== undefined && location.cell !== undefined) location.cellUri = cellUri;
   const why = str(value.why);
   return why !== undefined ? { ...location, why } : location;
 }

@@ -77,6 +77,23 @@ class OpenNotebook:
         found = self.in_module(cell_uri, where, 0) if cell_uri is not None else None
         return None if found is None else found[0]
 
+    def with_cell_uris(self, result: dict) -> dict:
+        """A trace result whose notebook locations (`cell`: the cell's number) also name their cell
+        document (`cell_uri`): a client that syncs only some cells (VS Code: the Python ones) numbers
+        the notebook's cells differently, and opens a location by its cell's URI."""
+        def named(location):
+            if not isinstance(location, dict) or not isinstance(location.get("cell"), int):
+                return location
+            index = location["cell"] - 1
+            return {**location, "cell_uri": self.cell_uris[index]} if 0 <= index < len(self.cell_uris) else location
+
+        result = dict(result)
+        if isinstance(result.get("error"), dict):
+            result["error"] = {**result["error"], "locations": [named(loc) for loc in result["error"].get("locations") or []]}
+        result["kernels"] = [{**kernel, "location": named(kernel.get("location"))} if isinstance(kernel, dict) else kernel
+                             for kernel in result.get("kernels") or []]
+        return result
+
     def module_finding(self, finding: Finding) -> Finding | None:
         """A cell document's finding (as `in_cell` made it) as the module's finding."""
         start = self.in_module(finding.path, finding.span.line, finding.span.column)

@@ -1629,6 +1629,7 @@ async def trace_command(ls: PallasServer, *arguments):
         from .trace.notebooks import annotate_in_cells, at_module_lines
 
         annotate_in_cells(result, notebook.notebook)
+        result = notebook.with_cell_uris(result)
         in_module = at_module_lines(result, notebook.notebook)
     diagnostics = trace_result_diagnostics(result, os.path.realpath(path), definition, notebook)
     remember_traced_refs(ls, uri, in_module)

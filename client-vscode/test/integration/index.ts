@@ -127,7 +127,7 @@ type Api = {
   ready(): Promise<void>;
   status(): { text: string; tooltip: string; interpreter?: string; jax?: string | null; visible: boolean };
   report(): { title: string; stale: boolean; text: string } | undefined;
-  openLocation(location: { uri: string; line: number; character: number; cell?: number }): Promise<vscode.TextEditor>;
+  openLocation(location: { uri: string; line: number; character: number; cell?: number; cellUri?: string }): Promise<vscode.TextEditor>;
 };
 
 async function startedExtension(): Promise<Api> {
@@ -524,7 +524,9 @@ async function trusted(): Promise<void> {
     const api = await startedExtension();
     const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(WORKSPACE, "kernel.ipynb")));
     await vscode.window.showNotebookDocument(notebook, { viewColumn: vscode.ViewColumn.One });
+    if (notebook.isDirty) await vscode.commands.executeCommand("workbench.action.files.revert"); // the quick fix step's edits
     const bodyCell = notebook.cellAt(3).document; // "cell 4": `tile = pl.get_global(plgpu.SMEM(...))` on its fifth line
+    assert.ok(bodyCell.getText().includes("tile = pl.get_global("), bodyCell.getText());
     const launchCell = notebook.cellAt(4).document; // "cell 5": `kernel = plgpu.kernel(body, ...)`
     const lens = await waitFor("the Trace kernel lens on the launch's cell", async () => {
       const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", launchCell.uri, 10)) ?? [];
@@ -532,7 +534,7 @@ async function trusted(): Promise<void> {
     }, 90000);
     assert.equal(lens.command?.title, "Trace kernel (arguments?)", "the cells through the launch's hold no trace comment or target()");
     assert.equal(lens.range.start.line, 0, "on the launch's line of its cell");
-    type Result = { report: { ok: boolean; title: string; summary: string; messages: Array<{ locations: Array<{ uri: string; cell?: number; line: number; character: number }> }> }; text: string } | undefined;
+    type Result = { report: { ok: boolean; title: string; summary: string; messages: Array<{ locations: Array<{ uri: string; cell?: number; cellUri?: string; line: number; character: number }> }> }; text: string } | undefined;
     const pending = Promise.resolve(vscode.commands.executeCommand<Result>(lens.command!.command, ...(lens.command!.arguments ?? [])));
     const prefilled = await driver("notebook-trace-arguments", "accept-input");
     assert.equal(prefilled, "f32[128]", "prefilled from the notebook's ShapeDtypeStruct X (cell 4)");
@@ -544,7 +546,9 @@ async function trusted(): Promise<void> {
     assert.equal(result.report.summary,
       "JAX rejected this kernel (lower for cuda): NotImplementedError: get_global only supports semaphores, got Ref<smem>{float32[128]}");
     const [where] = result.report.messages[0].locations;
-    assert.deepEqual(where, { uri: notebook.uri.toString(), cell: 4, line: 4, character: 9, why: "get_global(Ref<smem>{float32[128]})" });
+    // Cell 4 as the notebook shows it (the server, sent the Python cells only, counts it as its third).
+    assert.deepEqual(where, { uri: notebook.uri.toString(), cell: 4, cellUri: bodyCell.uri.toString(), line: 4, character: 9,
+      why: "get_global(Ref<smem>{float32[128]})" });
     assert.ok(result.text.includes("\n  at kernel.ipynb:cell 4:5 get_global(Ref<smem>{float32[128]})"), result.text);
     assert.equal(api.report()?.title, "pallas-lsp trace: kernel(f32[128])");
     // The cell shows JAX's error beside the static finding, on the same range.

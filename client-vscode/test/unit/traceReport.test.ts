@@ -122,6 +122,17 @@ test("a notebook's locations name the cell and its line, as the command line doe
   assert.ok(html.includes('data-uri="file:///p/kernel.ipynb" data-line="4" data-character="9" data-cell="4">kernel.ipynb:cell 4:5</a>'), html);
 });
 
+test("a notebook location's cell is numbered as the editor shows the notebook, from its cell document", () => {
+  // Sent only the Python cells, the server counts cell 4 as its third; the editor knows the cell by its URI.
+  const cellUri = "vscode-notebook-cell:/p/kernel.ipynb#W3sZmlsZQ%3D%3D";
+  const answer = { ok: false, error: { type: "NotImplementedError", message: "m", stage: "lower",
+    locations: [{ path: "/p/kernel.ipynb", cell: 3, cell_uri: cellUri, line: 5, column: 9 }] } };
+  const shown = normalizeTrace(answer, "kernel", (uri) => (uri === cellUri ? 4 : undefined));
+  assert.deepEqual(shown.messages[0].locations, [{ uri: "file:///p/kernel.ipynb", cell: 4, cellUri, line: 4, character: 9 }]);
+  const unknown = normalizeTrace(answer, "kernel", () => undefined); // a notebook no longer open: the server's number
+  assert.equal(unknown.messages[0].locations[0].cell, 3);
+});
+
 test("the traced code's own output is shown after JAX's error", () => {
   const report = normalizeTrace({ ok: false, error: { type: "TraceTimeout", message: "did not finish", stage: "worker" }, output: "step 1\nstep 2\n" }, "k.py:3");
   assert.equal(report.title, "pallas-lsp trace: k.py:3");
