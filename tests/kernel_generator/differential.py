@@ -62,8 +62,10 @@ class Case:
         traceback's user frame is the call) the lines that build the kernel, where that construct is written."""
         text = self.files[file].splitlines()
         at = {(file, line)}
-        if 0 < line <= len(text) and re.search(r"\bfn\(", text[line - 1]):
-            at |= {(file, n + 1) for n, src in enumerate(text) if re.match(r"\s*fn = ", src)}
+        # The kernels a runner calls: `fn`, and `start`, the split async copy's first pallas_call.
+        for kernel in ("fn", "start"):
+            if 0 < line <= len(text) and re.search(rf"\b{kernel}\(", text[line - 1]):
+                at |= {(file, n + 1) for n, src in enumerate(text) if re.match(rf"\s*{kernel} = ", src)}
         return at
 
     @property
