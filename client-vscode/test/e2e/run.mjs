@@ -62,6 +62,8 @@ fs.writeFileSync(
   path.join(workspace, "no_trace_comment.py"),
   fs.readFileSync(path.join(workspace, "good_kernel.py"), "utf8").replace(/^# pallas-lsp: trace\(.*\)\n/m, ""),
 );
+// The notebook again, for the trace step: the quick fix step fixes kernel.ipynb's kernel.
+fs.copyFileSync(path.join(workspace, "kernel.ipynb"), path.join(workspace, "traced.ipynb"));
 if (mode === "untrusted") {
   // What a cloned repository could carry: the extension must not run this program.
   fs.mkdirSync(path.join(workspace, ".vscode"));

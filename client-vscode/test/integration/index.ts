@@ -522,9 +522,8 @@ async function trusted(): Promise<void> {
 
   await step("a notebook's Trace kernel lens asks for the arguments and reports JAX's error at the body's cell and line", async () => {
     const api = await startedExtension();
-    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(WORKSPACE, "kernel.ipynb")));
+    const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.file(path.join(WORKSPACE, "traced.ipynb"))); // kernel.ipynb's copy
     await vscode.window.showNotebookDocument(notebook, { viewColumn: vscode.ViewColumn.One });
-    if (notebook.isDirty) await vscode.commands.executeCommand("workbench.action.files.revert"); // the quick fix step's edits
     const bodyCell = notebook.cellAt(3).document; // "cell 4": `tile = pl.get_global(plgpu.SMEM(...))` on its fifth line
     assert.ok(bodyCell.getText().includes("tile = pl.get_global("), bodyCell.getText());
     const launchCell = notebook.cellAt(4).document; // "cell 5": `kernel = plgpu.kernel(body, ...)`
@@ -549,7 +548,7 @@ async function trusted(): Promise<void> {
     // Cell 4 as the notebook shows it (the server, sent the Python cells only, counts it as its third).
     assert.deepEqual(where, { uri: notebook.uri.toString(), cell: 4, cellUri: bodyCell.uri.toString(), line: 4, character: 9,
       why: "get_global(Ref<smem>{float32[128]})" });
-    assert.ok(result.text.includes("\n  at kernel.ipynb:cell 4:5 get_global(Ref<smem>{float32[128]})"), result.text);
+    assert.ok(result.text.includes("\n  at traced.ipynb:cell 4:5 get_global(Ref<smem>{float32[128]})"), result.text);
     assert.equal(api.report()?.title, "pallas-lsp trace: kernel(f32[128])");
     // The cell shows JAX's error beside the static finding, on the same range.
     const traced = await waitFor("the trace's diagnostic in the body's cell", () => {
@@ -568,7 +567,7 @@ async function trusted(): Promise<void> {
     assert.deepEqual([editor.selection.active.line, editor.selection.active.character], [4, 9]);
     assert.ok(editor.document.lineAt(4).text.includes("pl.get_global("), editor.document.lineAt(4).text);
     await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
-    return `prefilled "${prefilled}"; ${traced[0].message.split("\n")[0]} at kernel.ipynb:cell 4:5`;
+    return `prefilled "${prefilled}"; ${traced[0].message.split("\n")[0]} at traced.ipynb:cell 4:5`;
   });
 
   await step("a code lens above a Mosaic GPU launch shows its shared-memory estimate against the limit", async () => {
