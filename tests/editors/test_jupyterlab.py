@@ -1,6 +1,7 @@
 """A real JupyterLab with jupyterlab-lsp (from PyPI, in .venvs/editors), configured with the block of
 docs/editors.md, in headless Chromium (Playwright): a notebook opened in the browser shows pallas-lsp's
-PAL001 squiggle in the body's cell, and its message on hover (issue 23). The browser is driven by
+PAL001 squiggle in the body's cell, its message on hover (issue 23), and a kernel parameter's type as
+JAX traces it on hover. (jupyterlab-lsp 5.3 sends no textDocument/codeAction: no quick fix to check.) The browser is driven by
 tests/editors/jupyterlab_session.py under .venvs/editors, where Playwright is installed."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import urllib.request
 
 import pytest
 
+from conftest import jax_python
 from editor_harness import HERE, PAL001_MESSAGE, REPO, SERVER_BIN, require_editor, snippet_from_docs
 
 pytestmark = pytest.mark.timeout(300)
@@ -98,3 +100,17 @@ def test_a_notebook_opened_in_the_browser_shows_pal001_in_the_body_s_cell(lab, t
     assert seen["squiggles_by_cell"] == [0, 0, 0, 1, 0, 0, 0, 0]  # cell 4 of 8 (markdown cell 1 counted)
     assert seen["squiggled_text"] == [BAD_CALL]
     assert seen["hover"] == [[PAL001_MESSAGE, "pallas-lsp"]]
+    # The body's scratch parameter, hovered with Control held (jupyterlab-lsp's hover): the type JAX gives it.
+    assert seen["parameter_hover"].splitlines()[0] == f"stage: {jax_type_of('stage')}", seen["parameter_hover"]
+    # Where the launch allocates it: a line of jupyterlab-lsp's one Python document (cells 2 to 5 joined with
+    # three blank lines between them: cell 5's first line is its 24th), not a cell's line as in VS Code.
+    assert seen["parameter_hover"].splitlines()[-1] == "kernel scratch from scratch_types[0] of plgpu.kernel (line 24)"
+
+
+def jax_type_of(parameter: str) -> str:
+    """What JAX traces the notebook kernel's body parameter as (`pallas-lsp trace`'s kernel_refs, jax 0.12)."""
+    run = subprocess.run([str(SERVER_BIN / "python"), "-m", "pallas_lsp", "trace", f"{NOTEBOOK}::kernel", "--args", "f32[128]",
+                          "--format", "json", "--python", jax_python()], capture_output=True, text=True, timeout=240,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "server")})
+    (aval,) = {ref["aval"] for ref in json.loads(run.stdout)["kernel_refs"] if ref["name"] == parameter}
+    return aval
