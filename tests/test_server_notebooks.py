@@ -101,7 +101,7 @@ def cell_changes(edit: dict) -> list:
 async def test_cells_are_one_module_and_an_edit_in_one_rechecks_the_next(client: LanguageClient):
     sync = client.pallas_initialized.capabilities.notebook_document_sync
     assert (sync.notebook_selector[0].notebook, [c.language for c in sync.notebook_selector[0].cells]) == (
-        "jupyter-notebook", ["python"])
+        "jupyter-notebook", ["python", "markdown"])
     open_notebook(client)
     # `pl`, `plgpu` and TILE come from the cells above the kernel's.
     assert await cell_diagnostics(client) == {1: [], 2: [], 3: [FINDING], 4: []}

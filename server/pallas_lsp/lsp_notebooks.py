@@ -16,10 +16,13 @@ from .analysis.findings import Finding, Related, Span, TextEdit
 from .analysis.notebooks import Cell, Notebook
 from .lsp_convert import uri_to_path
 
-# What the server syncs: Jupyter notebooks, their Python cells (ruff advertises the same).
+# What the server syncs: Jupyter notebooks, their Python cells and their Markdown ones. The Markdown
+# cells are never analysed; they are synced so that the server numbers cells as the notebook shows
+# them ("cell 5" in a hover or a trace note): a client sends only the cells the selector names.
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     notebook_selector=[types.NotebookDocumentFilterWithCells(
-        notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")])],
+        notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python"),
+                                            types.NotebookCellLanguage(language="markdown")])],
     save=True)
 
 

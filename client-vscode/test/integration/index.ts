@@ -561,6 +561,12 @@ async function trusted(): Promise<void> {
     );
     assert.deepEqual(notebook.getCells().map((cell) => vscode.languages.getDiagnostics(cell.document.uri).filter((d) => d.source === "pallas-trace").length),
       [0, 0, 0, 1, 0, 0, 0, 0]);
+    // The traced type of the body's scratch parameter on hover, naming the launch's cell as the notebook numbers it.
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>(
+      "vscode.executeHoverProvider", bodyCell.uri, new vscode.Position(3, bodyCell.lineAt(3).text.indexOf("stage") + 1))) ?? [];
+    const hover = hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : c.value))).join("\n");
+    assert.equal(hover, "```python\nstage: Ref<smem>{float32[128]}\n```\n\ntraced by JAX (until the file changes)\n\n"
+      + "- kernel scratch from `scratch_types[0]` of `plgpu.kernel` (cell 5, line 1)");
     // The report's location, clicked: the body's cell, at the get_global.
     const editor = await api.openLocation(where);
     assert.equal(editor.document.uri.toString(), bodyCell.uri.toString());
