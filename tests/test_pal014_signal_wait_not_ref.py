@@ -34,6 +34,10 @@ CASES = {
         "    pl.semaphore_signal(0)\n", "pl.semaphore_signal(0)",
         'JAX: "ValueError: Cannot signal on a non-semaphore Ref: ~int32[]"; pass a semaphore ref. 0 is a number; '
         "signal takes a semaphore ref (scratch, pl.run_scoped, pl.get_global) or an .at[] view of one."),
+    "a float": (
+        "    pl.semaphore_wait(1.0)\n", "pl.semaphore_wait(1.0)",
+        'JAX: "ValueError: Cannot wait on a non-semaphore Ref: ~float32[]"; pass a semaphore ref. 1.0 is a number; '
+        "wait takes a semaphore ref (scratch, pl.run_scoped, pl.get_global) or an .at[] view of one."),
     "tracing stops at the first one": (
         "    pl.semaphore_signal(b[...])\n    pl.semaphore_wait(b[...])\n", "pl.semaphore_signal(b[...])",
         loaded("signal", "the ref b", "b[...]")),

@@ -31,7 +31,8 @@ def message(op, node: ast.expr, dtype: str | None = None) -> str:
         quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: {dtype + '[]' if dtype else '...'}"
         return (f'JAX: "{quoted}"; pass {ref_meant(model, expr)}, not {text}. {text}{held} reads '
                 f"the semaphore's value; {kind} takes a semaphore ref or an .at[] view of one.")
-    quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: ~int32[]"
+    weak = "~float32[]" if isinstance(expr, ast.Constant) and isinstance(expr.value, float) else "~int32[]"
+    quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: {weak}"  # a Python number: a weakly typed scalar
     return (f'JAX: "{quoted}"; pass a semaphore ref. {text}{held} is a number; {kind} takes a semaphore ref '
             "(scratch, pl.run_scoped, pl.get_global) or an .at[] view of one.")
 
