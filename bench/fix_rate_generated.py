@@ -1,9 +1,13 @@
 """Fix rate on generated kernels (issue 20): `check --fix --unsafe-fixes` on every kernel JAX rejects, judged by JAX.
 
-    .venvs/dev/bin/python bench/fix_rate_generated.py --seed S --count N [--out DIR] [--json OUT] [--timeout S]
+    .venvs/dev/bin/python bench/fix_rate_generated.py --seed S --count N [--profile P] [--out DIR] [--json OUT]
 
 The kernels are those of bench/agreement_generated.py (tests/kernel_generator/: the same S and N give
-the same kernels), written by nobody here. For each one:
+the same kernels), written by nobody here. `--profile full` takes them as that grammar writes them;
+`--profile meaningful` (the default) takes the same draws with the three constructs that have no meaning to
+preserve written as a person writes them (grammar.meaningful: a barrier arrived on before it is waited on,
+as many in-range `.at[]` indices as the semaphore has dimensions, a `get_global` used where the kernel is
+launched passed into the launch instead), and counts the kernels so rewritten. For each one:
 
 1. JAX's verdict on the original (tests/kernel_generator/oracle.py, `nice -n 19`);
 2. every safe and unsafe fix applied to a copy, as `check --fix --unsafe-fixes` does (`fix_files`);
@@ -49,7 +53,23 @@ def _refusals(project, findings) -> list[str]:
     return out
 
 
-def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
+def rewritten_constructs(seed: int, count: int) -> dict[str, int]:
+    """How many of the full grammar's get_global kernels the meaningful profile writes otherwise, by construct
+    (a kernel can have several)."""
+    full = differential.generate(seed, count, families=("get_global",))
+    meant = differential.generate(seed, count, families=("get_global",), profile="meaningful")
+    counts = Counter()
+    for a, b in zip(full, meant):
+        pairs = list(zip(grammar.normalize(a.spec).items, b.spec.items))
+        kinds = {"barrier_arrive before barrier_wait": any(x.use != y.use for x, y in pairs),
+                 ".at[] indices matching the shape": any(x.index != y.index for x, y in pairs),
+                 "get_global passed into the launch": any(x.site != y.site for x, y in pairs)}
+        counts.update(k for k, v in kinds.items() if v)
+        counts["any of them"] += any(kinds.values())
+    return dict(counts)
+
+
+def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str = "meaningful") -> dict:
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze
     from pallas_lsp.fixes.fix_all import fix_files
@@ -59,7 +79,7 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
         shutil.rmtree(path, ignore_errors=True)
     # The get_global family only: the kernels this rate was first measured on (the semaphore family's
     # fixes are not measured yet).
-    cases = differential.generate(seed, count, families=("get_global",))
+    cases = differential.generate(seed, count, families=("get_global",), profile=profile)
     started = time.monotonic()
     differential.write(cases, before)
     differential.run_jax(cases, before, timeout)
@@ -103,7 +123,8 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60) -> dict:
             record["jax_error_after"] = f"{result['exc_type']}: {result['message']}"
         record["outcome"], record["why"] = _outcome(case, record, fixed_project, findings)
         records.append(record)
-    return {"seed": seed, "count": count, "folder": str(folder), "jax_s": round(jax_s), "fix_s": round(fix_s),
+    rewritten = rewritten_constructs(seed, count) if profile == "meaningful" else {}
+    return {"seed": seed, "count": count, "profile": profile, "rewritten": rewritten, "folder": str(folder), "jax_s": round(jax_s), "fix_s": round(fix_s),
             "summary": summarize(records), "kernels": records}
 
 
@@ -172,11 +193,16 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="folder for the kernels, before/ and after/ (default: a temporary one)")
     parser.add_argument("--json", help="write every kernel's record and the summary here")
     parser.add_argument("--timeout", type=int, default=60, help="seconds JAX may take per kernel")
+    parser.add_argument("--profile", choices=grammar.PROFILES, default="meaningful",
+                        help="the grammar's profile (default: meaningful, see above)")
     args = parser.parse_args(argv)
     folder = Path(args.out or tempfile.mkdtemp(prefix="pallas-fix-gen-")).resolve()
-    result = measure(args.seed, args.count, folder, args.timeout)
+    result = measure(args.seed, args.count, folder, args.timeout, args.profile)
     summary = result["summary"]
-    print(f"seed {args.seed}, {args.count} kernels in {folder}: JAX {result['jax_s']} s, fixes {result['fix_s']} s")
+    print(f"seed {args.seed}, {args.count} kernels, profile {args.profile}, in {folder}: JAX {result['jax_s']} s, "
+          f"fixes {result['fix_s']} s")
+    for construct, n in result["rewritten"].items():
+        print(f"  rewritten by the profile: {n:4d} kernels: {construct}")
     print(table(summary))
     print("\nWhy kernels JAX rejects were left unfixed:")
     for why, n in summary["unfixed_reasons"].items():

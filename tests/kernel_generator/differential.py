@@ -113,14 +113,15 @@ def spec_from_json(data: dict) -> grammar.Spec:
 FAMILIES = ("get_global", "semaphore")
 
 
-def generate(seed: int, count: int, families: tuple[str, ...] = FAMILIES) -> list[Case]:
+def generate(seed: int, count: int, families: tuple[str, ...] = FAMILIES, profile: str = "full") -> list[Case]:
     """`count` kernels of the seed. Without the semaphore family, exactly the get_global kernels that the
-    grammar gave before that family existed (its choices come from a stream of their own)."""
+    grammar gave before that family existed (its choices come from a stream of their own); `profile`: the
+    grammar's (grammar.PROFILES), the same choices for both."""
     rng = random.Random(seed)
     sem_rng = random.Random(f"semaphore-{seed}") if "semaphore" in families else None
     cases = []
     for n in range(count):
-        spec = grammar.random_spec(rng, sem_rng)
+        spec = grammar.random_spec(rng, sem_rng, profile)
         name = f"g{seed}_{n:05d}"
         cases.append(Case(name, spec, grammar.render(spec, name)))
     return cases

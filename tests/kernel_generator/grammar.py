@@ -72,6 +72,11 @@ SEM_SITES = ["body", "helper", "other_module_helper"]
 SEM_ARRIVALS = ["literal", "constant", "other_module"]
 COLLECTIVE_IDS = ["0", "2000", "2001", "7"]
 
+# Profiles: "full" writes every choice as drawn; "meaningful" draws the same choices and then writes three
+# constructs that no person writes, and that no rewrite can give a meaning, the way a person does
+# (`meaningful`). Only "full" is what the agreement tests and their expected outcomes are of.
+PROFILES = ("full", "meaningful")
+
 # A second global semaphore is mostly the plain one: the count matters (PAL004), not its form.
 PLAIN_WHAT_WEIGHT = 0.5
 # How many kernels are of the semaphore family.
@@ -143,9 +148,10 @@ def normalize(spec: Spec) -> Spec:
         scoped_sem = "none"  # collective over an axis the kernel does not have: not what is tested here
     items = []
     for item in spec.items:
-        use = item.use if item.use in uses_for(item.what) else "unused"
+        drawn = "barrier_wait" if item.use == "arrive_wait" else item.use
+        use = item.use if drawn in uses_for(item.what) else "unused"
         index = item.index if use in ("signal_wait", "signal", "read") else 0
-        if use == "barrier_wait":
+        if use in ("barrier_wait", "arrive_wait"):
             index = 0
         arrival = item.arrival
         if item.site == "other_module_helper" and arrival in ("other_module", "star_import"):
@@ -205,9 +211,38 @@ def _normalize_sem(spec: Spec) -> Spec:
                 collective_id=spec.collective_id if source == "barrier" else "0")
 
 
-def random_spec(rng: random.Random, sem_rng: random.Random | None = None) -> Spec:
+def meaningful(spec: Spec) -> Spec:
+    """The spec with what has no meaning written as a person writes it: a barrier waited on is first arrived
+    on (`barrier_arrive`: the "arrive_wait" use), a semaphore array is given as many `.at[]` indices as it has
+    dimensions (the grammar's literals 1 and 2 are in range of its (4,) and (2, 3) shapes), and a `get_global`
+    made in the function that launches the kernel and used there is passed into that one launch
+    ("into_launch") and used in the kernel instead."""
+    items = []
+    for item in spec.items:
+        use, site, index = item.use, item.site, item.index
+        if use == "barrier_wait":
+            use = "arrive_wait"
+        if use in ("signal_wait", "signal", "read"):
+            index = len(WHATS[item.what][2])
+        if site == "outside" and use != "unused":  # an unused one is dropped by JAX: it has a meaning
+            site = "into_launch"
+        items.append(dataclasses.replace(item, use=use, site=site, index=index))
+    return dataclasses.replace(spec, items=tuple(items))
+
+
+def random_spec(rng: random.Random, sem_rng: random.Random | None = None, profile: str = "full") -> Spec:
     """A random spec: of the semaphore family with `sem_rng` (its own stream, drawn from first, so that the
-    get_global family's kernels are the same sequence with or without it), else of the get_global family."""
+    get_global family's kernels are the same sequence with or without it), else of the get_global family.
+    The "meaningful" profile draws exactly what "full" draws, then rewrites it with `meaningful`."""
+    spec = _random_spec(rng, sem_rng)
+    if profile == "meaningful":
+        return normalize(meaningful(spec))
+    if profile != "full":
+        raise ValueError(profile)
+    return spec
+
+
+def _random_spec(rng: random.Random, sem_rng: random.Random | None) -> Spec:
     if sem_rng is not None and sem_rng.random() < SEM_FAMILY_SHARE:
         rng = sem_rng
         return normalize(Spec(
@@ -386,6 +421,7 @@ def render(spec: Spec, name: str) -> dict[str, str]:
     body_params: list[str] = []  # default parameters of the kernel body
     body_lines: list[str] = []
     outside_lines: list[str] = []
+    passed: list[str] = []  # get_globals made where the kernel is launched and passed into the launch
 
     for k, item in enumerate(spec.items):
         expr = WHATS[item.what][0]
@@ -435,6 +471,10 @@ def render(spec: Spec, name: str) -> dict[str, str]:
             outside_lines += prefix + [f"{var} = {call}"] + use
             if params:
                 outside_lines[:0] = [f"what{k} = {expr}"]
+        elif item.site == "into_launch":
+            outside_lines += ([f"what{k} = {expr}"] if params else []) + prefix + [f"{var} = {call}"]
+            passed.append(var)
+            body_lines += use
         elif item.site in ("helper", "other_module_helper"):
             fn = f"use_sem_{k}"
             home.define(fn, [f"def {fn}({sig}):"] + indent(prefix + [f"{var} = {call}"] + use))
@@ -488,7 +528,7 @@ def render(spec: Spec, name: str) -> dict[str, str]:
         if spec.interpret == "constant":
             main.define("INTERPRET", ["INTERPRET = True"])
     out_type = "X" if spec.out == "array" else "(X, plgpu.SemaphoreType.REGULAR)"
-    ref_params = ["x_ref", "o_ref"] + (["s_ref"] if spec.out == "semaphore" else [])
+    ref_params = ["x_ref", *passed, "o_ref"] + (["s_ref"] if spec.out == "semaphore" else [])
     if spec.entry == "method":
         ref_params.insert(0, "self")
     params = ref_params + body_params
@@ -538,10 +578,11 @@ def render(spec: Spec, name: str) -> dict[str, str]:
     if outside_lines or spec.interpret == "force_context" or spec.wrapper == "step":
         run = ["def run(x):"]
         run += indent(outside_lines)
+        operands = ", ".join(["x", *passed])
         if spec.interpret == "force_context":
-            run += ["  with plgpu.force_gpu_interpret_mode():", "    return fn(x)"]
+            run += ["  with plgpu.force_gpu_interpret_mode():", f"    return fn({operands})"]
         else:
-            run += ["  return fn(x)"]
+            run += [f"  return fn({operands})"]
         launch += run
         runner = "run"
     wrapped = _wrapped(runner, spec.wrapper)
@@ -612,6 +653,8 @@ def _use_lines(var: str, item: Item) -> list[str]:
         return [f"_ = pl.semaphore_read({ref})"]
     if item.use == "barrier_wait":
         return [f"plgpu.barrier_wait({var})"]
+    if item.use == "arrive_wait":
+        return [f"plgpu.barrier_arrive({var})", f"plgpu.barrier_wait({var})"]
     if item.use == "ref_read":
         return [f"_ = {var}[...]"]
     raise ValueError(item.use)
