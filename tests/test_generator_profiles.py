@@ -28,7 +28,7 @@ def test_meaningful_profile_rewrites_only_the_three_constructs():
             assert b.use == ("arrive_wait" if a.use == "barrier_wait" else a.use)
             assert b.site == ("into_launch" if a.site == "outside" and a.use != "unused" else a.site)
             shape = grammar.WHATS[a.what][2]
-            assert b.index == (len(shape) if a.use in ("signal_wait", "signal", "read") else 0)
+            assert b.index == (len(shape) if a.use in ("signal_wait", "signal", "read", "barrier_wait") else 0)
 
 
 def test_barrier_wait_is_arrived_on_first():
@@ -40,6 +40,12 @@ def test_barrier_wait_is_arrived_on_first():
             "  plgpu.barrier_wait(sem0)\n"
             "  o_ref[...] = x_ref[...] + 1.0\n") in text
     assert "use:arrive_wait" in text.splitlines()[0]
+
+
+def test_barrier_of_a_semaphore_array_is_indexed_in_full():
+    spec = grammar.meaningful(grammar.Spec(items=(grammar.Item(what="regular_4", use="barrier_wait"),)))
+    text = grammar.render(spec, "k")["k.py"]
+    assert "  plgpu.barrier_arrive(sem0.at[1])\n  plgpu.barrier_wait(sem0.at[1])\n" in text
 
 
 def test_semaphore_array_gets_an_index_per_dimension_in_range():

@@ -143,13 +143,21 @@ def body(x_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("x",))
 """,
-    "global semaphore used as a barrier by two warpgroups (how many arrivals?)": """
+    "global semaphore used as a barrier by warpgroups whose number is not written": """
+def make(threads):
+  def body(x_ref, o_ref):
+    sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    plgpu.barrier_arrive(sem)
+    plgpu.barrier_wait(sem)
+  return plgpu.kernel(body, out_type=X, num_threads=threads, thread_name="wg")
+""",
+    "global semaphore array used whole as one barrier": """
 def body(x_ref, o_ref):
-  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))
   plgpu.barrier_arrive(sem)
   plgpu.barrier_wait(sem)
 
-kernel = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg")
+kernel = plgpu.kernel(body, out_type=X)
 """,
     "semaphore output before the array output (its parameter is not the body's last)": """
 def body(x_ref, sem_ref, o_ref):

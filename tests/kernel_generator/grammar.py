@@ -151,8 +151,10 @@ def normalize(spec: Spec) -> Spec:
         drawn = "barrier_wait" if item.use == "arrive_wait" else item.use
         use = item.use if drawn in uses_for(item.what) else "unused"
         index = item.index if use in ("signal_wait", "signal", "read") else 0
-        if use in ("barrier_wait", "arrive_wait"):
+        if use == "barrier_wait":
             index = 0
+        if use == "arrive_wait":
+            index = item.index
         arrival = item.arrival
         if item.site == "other_module_helper" and arrival in ("other_module", "star_import"):
             arrival = "constant"  # the helper module already is the other module
@@ -214,7 +216,7 @@ def _normalize_sem(spec: Spec) -> Spec:
 def meaningful(spec: Spec) -> Spec:
     """The spec with what has no meaning written as a person writes it: a barrier waited on is first arrived
     on (`barrier_arrive`: the "arrive_wait" use), a semaphore array is given as many `.at[]` indices as it has
-    dimensions (the grammar's literals 1 and 2 are in range of its (4,) and (2, 3) shapes), and a `get_global`
+    dimensions (signalled, waited on, read, or one barrier of it arrived on and waited for) (the grammar's literals 1 and 2 are in range of its (4,) and (2, 3) shapes), and a `get_global`
     made in the function that launches the kernel and used there is passed into that one launch
     ("into_launch") and used in the kernel instead."""
     items = []
@@ -222,7 +224,7 @@ def meaningful(spec: Spec) -> Spec:
         use, site, index = item.use, item.site, item.index
         if use == "barrier_wait":
             use = "arrive_wait"
-        if use in ("signal_wait", "signal", "read"):
+        if use in ("signal_wait", "signal", "read", "arrive_wait"):
             index = len(WHATS[item.what][2])
         if site == "outside" and use != "unused":  # an unused one is dropped by JAX: it has a meaning
             site = "into_launch"
@@ -299,7 +301,7 @@ def tags(spec: Spec) -> list[str]:
         out.append(f"run_scoped_alias:{spec.run_scoped_alias}")
     for item in spec.items:
         out += [f"what:{item.what}", f"arrival:{item.arrival}", f"site:{item.site}", f"use:{item.use}"]
-        if item.use in ("signal_wait", "signal", "read"):
+        if item.use in ("signal_wait", "signal", "read", "arrive_wait"):
             out.append(f"index:{item.index}")
     return sorted(set(out))
 
@@ -654,7 +656,7 @@ def _use_lines(var: str, item: Item) -> list[str]:
     if item.use == "barrier_wait":
         return [f"plgpu.barrier_wait({var})"]
     if item.use == "arrive_wait":
-        return [f"plgpu.barrier_arrive({var})", f"plgpu.barrier_wait({var})"]
+        return [f"plgpu.barrier_arrive({ref})", f"plgpu.barrier_wait({ref})"]
     if item.use == "ref_read":
         return [f"_ = {var}[...]"]
     raise ValueError(item.use)

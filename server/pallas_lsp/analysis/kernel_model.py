@@ -756,6 +756,17 @@ def _launch_settings(project: "Project", entry: EntryPoint):
     return None
 
 
+def thread_count(project: "Project", entry: EntryPoint) -> int | None:
+    """How many warpgroups a Mosaic GPU launch runs per block (`num_threads`; 1 without it); None: not written."""
+    get = _launch_settings(project, entry)
+    if get is None:
+        return None
+    threads = get("num_threads", Const(None))
+    if not isinstance(threads, Const) or (threads.value is not None and type(threads.value) is not int):
+        return None
+    return threads.value or 1
+
+
 def axis_sizes(project: "Project", entry: EntryPoint) -> dict[str, int]:
     """Named grid and cluster axes of a Mosaic GPU launch whose size is written: {name: size}."""
     get = _launch_settings(project, entry)

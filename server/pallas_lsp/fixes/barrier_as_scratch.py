@@ -2,18 +2,20 @@
 
 Barrier operations (`plgpu.barrier_arrive`, `plgpu.barrier_wait`, a copy's `barrier=`) act within
 a block, which is what the kernel asked for by calling them; a `plgpu.Barrier()` in
-`scratch_types` is that block's barrier (one arrival: a TMA copy's completion or one
-`barrier_arrive` of a kernel without a thread axis). Unsafe: the arrival count is a choice, so the
-fix is applied only with `--unsafe-fixes`. Not offered where the semaphore is also signalled or
-waited on as a semaphore, where the kernel has a thread axis (several arrivals), for a shaped
-semaphore, or where the barrier is waited on but nothing arrives on it (the fixed kernel would
-wait forever).
+`scratch_types` is that block's barrier. Its arrivals: one per warpgroup the launch runs (`num_arrivals=num_threads`, as
+JAX's own helpers count them: every warpgroup runs the `barrier_arrive`); a semaphore array indexed
+in full at every use becomes a barrier array of its shape (`num_barriers=`), the `.at[]` views kept.
+Unsafe: the arrival count is a choice, so the fix is applied only with `--unsafe-fixes`. Not offered
+where the semaphore is also signalled or waited on as a semaphore, where the number of warpgroups is
+not written, for a semaphore array used whole, or where the barrier is waited on but nothing arrives
+on it (the fixed kernel would wait forever).
 """
 
 from __future__ import annotations
 
 import ast
 
+from ..analysis.kernel_model import thread_count
 from ..analysis.values import Api
 from .allocate_as_scratch import move_to_scratch
 from .kernel_edits import CannotFix, FixBuilder
@@ -32,25 +34,33 @@ def fix(project, model, finding):
         return None
     site = next((s for s in kernel.get_globals if s.call is call), None)
     memtype = site.memtype if site is not None else None
-    if memtype is None or memtype.shape != () or not site.uses:
+    if memtype is None or not site.uses or not isinstance(memtype.shape, tuple):
         return None
-    if any(use.kind != "barrier" or use.indices != 0 for use in site.uses):
+    if any(use.kind != "barrier" for use in site.uses):
         raise CannotFix("the semaphore is also used as a semaphore")
+    if any(use.indices != len(memtype.shape) for use in site.uses):
+        return None  # a semaphore array used whole as one barrier, or indexed in part: no barrier is that
     operations = {_operation(project, use) for use in site.uses}
     if "wait" in operations and "arrive" not in operations:
         raise CannotFix("nothing arrives on the barrier it waits on")
-    if kernel.thread_axes != ():
-        raise CannotFix("with a thread axis the number of arrivals is not known")
     use, where, entries = locate(project, model, call) or (None, None, [])
     if not entries or any(e.api != "plgpu.kernel" or e.model is not model for e in entries):
         raise CannotFix("only a plgpu.kernel launched in this module takes scratch_types here")
+    threads = {thread_count(project, entry) for entry in entries}
+    if len(threads) != 1 or None in threads:
+        raise CannotFix("the number of warpgroups, which is the number of arrivals, is not written")
     if interpreted_anywhere(project, model, use.function):
         raise CannotFix("the kernel runs in interpret mode")
+    arguments = [f"num_arrivals={n}" for n in threads if n > 1]
+    if memtype.shape:
+        shape = memtype.shape
+        arguments.append(f"num_barriers={shape[0] if len(shape) == 1 else shape!r}")
+    barrier = f"Barrier({', '.join(arguments)})"
     builder = FixBuilder(project)
     _, imports = builder.file(model)
     note = move_to_scratch(builder, model, use, where, entries,
-                           lambda: f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.Barrier()",
+                           lambda: f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}",
                            fallback="barrier_ref")
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
-    return builder.fix(f"pallas-lsp ({finding.code}): Use an SMEM barrier, plgpu.Barrier() in scratch_types{through}",
+    return builder.fix(f"pallas-lsp ({finding.code}): Use an SMEM barrier, plgpu.{barrier} in scratch_types{through}",
                        "unsafe")
