@@ -13,7 +13,8 @@ A global semaphore exists only inside a Mosaic GPU kernel (`Cannot lower jaxpr w
 {SemaphoreEffect}` outside one), and a kernel takes none as an operand: the body asking for it
 itself is the one way to give the launch that semaphore. The body's parameter keeps its name. Only
 where the result is bound once and used only as one positional argument of one launch, the body
-is a plain function of this module run by that launch alone, and the type's names are module-level.
+is a plain function of this module run by that launch alone, and the type's names are module-level
+(or star-imported), or local names bound once for it alone, whose assignment moves along.
 Where the result is used otherwise (signalled or read outside the kernel) no fix: which kernel, and
 which part of it, the code was meant for is not known.
 """
@@ -26,10 +27,37 @@ import libcst as cst
 
 from ..analysis.kernel_model import kernel_launches
 from ..analysis.kernels import unwrap_function
-from .kernel_edits import CannotFix, FixBuilder, remove_statement
+from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment
 from .sites import bound_before, launches
 
 _MOSAIC_GPU = ("plgpu.kernel", "pl.kernel")  # a pl.kernel on another mesh: the re-analysis refuses it
+
+
+def _moved_definitions(model, host: ast.FunctionDef, call: ast.Call, body: ast.FunctionDef) -> list[ast.Assign]:
+    """The assignments in `host` that the type's local names need, moved into the body with the get_global
+    (`what = plgpu.SemaphoreType.REGULAR` bound once and read only there); every other name must mean in the
+    body what it means at the call (a module-level name, a star-imported one, a builtin)."""
+    moved: list[ast.Assign] = []
+
+    def check(expression: ast.expr, at: ast.AST, depth: int) -> None:
+        for node in ast.walk(expression):
+            if not isinstance(node, ast.Name):
+                continue
+            binding = model.lookup(node.id, model.scope_of(at), at.lineno)
+            if binding is model.lookup(node.id, body, body.lineno) and (binding is None or
+                                                                       binding is model.module_binding(node.id)):
+                continue
+            statement = binding.node if binding is not None else None
+            if (depth == 0 and isinstance(statement, ast.Assign) and statement in host.body
+                    and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                    and _only_use(model, host, node.id) is node):
+                check(statement.value, statement, depth + 1)
+                moved.append(statement)
+                continue
+            raise CannotFix(f"{node.id} is not a module-level name the body sees")
+
+    check(call.args[0], call, 0)
+    return sorted(moved, key=lambda s: s.lineno)
 
 
 def _only_use(model, function: ast.FunctionDef, name: str) -> ast.Name | None:
@@ -71,11 +99,7 @@ def fix(project, model, finding):
     if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in launch_call.args) or \
             position >= len(args.args) or args.defaults:
         raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
-    for node in ast.walk(call.args[0]):
-        if isinstance(node, ast.Name):
-            binding = model.lookup(node.id, model.scope_of(call), call.lineno)
-            if binding is None or binding is not model.module_binding(node.id):
-                raise CannotFix(f"{node.id} is not a module-level name the body sees")
+    moved = _moved_definitions(model, host, call, function)
     param = args.args[position].arg
     builder = FixBuilder(project)
     file, imports = builder.file(model)
@@ -86,6 +110,7 @@ def fix(project, model, finding):
     argument_index = launch_call.args.index(use)
     allocate = cst.parse_statement(
         f"{param} = {imports.name('jax.experimental.pallas')}.get_global({ast.get_source_segment(model.text, call.args[0])})\n")
+    definitions = [cst.parse_statement(statement_with_comment(builder, model, d) + "\n") for d in moved]
     docstring = (isinstance(function.body[0], ast.Expr) and isinstance(function.body[0].value, ast.Constant)
                  and isinstance(function.body[0].value.value, str))
 
@@ -95,7 +120,8 @@ def fix(project, model, finding):
         if position == len(params) and params:
             params[-1] = params[-1].with_changes(comma=removed.comma)
         lines = list(updated.body.body)
-        lines.insert(1 if docstring else 0, allocate)
+        at = 1 if docstring else 0
+        lines[at:at] = [*definitions, allocate]
         return updated.with_changes(params=updated.params.with_changes(params=params),
                                     body=updated.body.with_changes(body=lines))
 
@@ -109,5 +135,7 @@ def fix(project, model, finding):
     file.rewrite(definition, change_body)
     file.rewrite(target, drop_argument)
     remove_statement(builder, model, statement)
+    for definition in moved:
+        remove_statement(builder, model, definition, keep_comment=False)
     return builder.fix(f"pallas-lsp ({finding.code}): Ask for {param} in {function.name}, not in {host.name}",
                        "safe", preferred=True)

@@ -199,8 +199,9 @@ def unique_name(model, function: ast.AST, wanted: str) -> str:
 
 # ---- statements and expressions ------------------------------------------------------------------
 
-def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
-    """Remove one simple statement, keeping the comments above it and the block valid."""
+def remove_statement(builder: FixBuilder, model, statement: ast.stmt, keep_comment: bool = True) -> None:
+    """Remove one simple statement, keeping the comments above it and the block valid; its own line's
+    comment too unless `keep_comment` is False (a statement moved elsewhere with its comment)."""
     file, _ = builder.file(model)
     small = file.find_ast(model, statement, cst.BaseSmallStatement)
     line = file.parent(small) if small is not None else None
@@ -225,7 +226,7 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
         body = list(updated.body)
         removed = body.pop(position)
         kept = list(removed.leading_lines)
-        comment = removed.trailing_whitespace.comment
+        comment = removed.trailing_whitespace.comment if keep_comment else None
         if comment is not None:  # the line's own comment stays, on a line of its own
             kept.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=comment))
         if position < len(body):
@@ -239,6 +240,17 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt) -> None:
         return updated.with_changes(body=body)
 
     file.rewrite(block, drop_line)
+
+
+def statement_with_comment(builder: FixBuilder, model, statement: ast.stmt) -> str:
+    """The statement's text with its line's comment, where the line holds that statement alone."""
+    file, _ = builder.file(model)
+    small = file.find_ast(model, statement, cst.BaseSmallStatement)
+    line = file.parent(small) if small is not None else None
+    text = ast.get_source_segment(model.text, statement)
+    if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and line.trailing_whitespace.comment:
+        return f"{text}  {line.trailing_whitespace.comment.value}"
+    return text
 
 
 def remove_get_global(builder: FixBuilder, model, use, name: str) -> None:
