@@ -18,18 +18,22 @@ sys.path.insert(0, str(REPO / "bench"))
 pytestmark = [pytest.mark.jax, pytest.mark.slow]
 
 SEED, COUNT = 0, 60
+# The grammar's "meaningful" profile (the same draws, with what has no meaning to preserve written as a person
+# writes it: docs/benchmarks.md, issue 20). The full grammar's floor was 21 of 53; 21 fixed there still.
+PROFILE = "meaningful"
 # 15 before ade92c1: since then PAL004 is not reported for a vmapped pl.kernel (the analysis takes vmap for
 # a grid axis), so g0_00019's second error is not fixed, though JAX still raises PAL004's IndexError there.
 # 20 since get_globals in a lambda called once, helpers with defaulted parameters, compiled pl.kernel's
 # block-local buffers (pl.run_scoped) and unused semaphore outputs get fixes; 21 with fix-all trying a
-# finding again after another fix changed the text (45d3b9a).
-FIXED_AT_LEAST = 21
+# finding again after another fix changed the text (45d3b9a). With the meaningful profile: 32 of 50 (PAL006's
+# barrier for several warpgroups and barrier arrays, PAL008's type names moving into the body).
+FIXED_AT_LEAST = 32
 
 
 def test_fixes_of_generated_kernels_are_accepted_by_jax(tmp_path):
     from fix_rate_generated import measure
 
-    result = measure(SEED, COUNT, tmp_path)
+    result = measure(SEED, COUNT, tmp_path, profile=PROFILE)
     kernels = result["kernels"]
     assert len(kernels) == COUNT
     broke = {k["name"]: k["why"] for k in kernels if k["outcome"] == "broke"}
