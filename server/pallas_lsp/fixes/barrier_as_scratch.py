@@ -2,7 +2,8 @@
 
 Barrier operations (`plgpu.barrier_arrive`, `plgpu.barrier_wait`, a copy's `barrier=`) act within
 a block, which is what the kernel asked for by calling them; a `plgpu.Barrier()` in
-`scratch_types` is that block's barrier. Its arrivals: one per warpgroup the launch runs (`num_arrivals=num_threads`, as
+`scratch_types` is that block's barrier; a compiled `pl.kernel`, which takes no scratch, gets it from `pl.run_scoped` for the rest
+of the function instead (run_scoped_allocation). Its arrivals: one per warpgroup the launch runs (`num_arrivals=num_threads`, as
 JAX's own helpers count them: every warpgroup runs the `barrier_arrive`); a semaphore array indexed
 in full at every use becomes a barrier array of its shape (`num_barriers=`), the `.at[]` views kept.
 Unsafe: the arrival count is a choice, so the fix is applied only with `--unsafe-fixes`. Not offered
@@ -17,6 +18,7 @@ import ast
 
 from ..analysis.kernel_model import thread_count
 from ..analysis.values import Api
+from . import run_scoped_allocation
 from .allocate_as_scratch import move_to_scratch
 from .kernel_edits import CannotFix, FixBuilder
 from .sites import interpreted_anywhere, locate
@@ -44,7 +46,8 @@ def fix(project, model, finding):
     if "wait" in operations and "arrive" not in operations:
         raise CannotFix("nothing arrives on the barrier it waits on")
     use, where, entries = locate(project, model, call) or (None, None, [])
-    if not entries or any(e.api != "plgpu.kernel" or e.model is not model for e in entries):
+    scoped = bool(entries) and all(e.api == "pl.kernel" and not (e.interpret or e.maybe_interpret) for e in entries)
+    if not scoped and (not entries or any(e.api != "plgpu.kernel" or e.model is not model for e in entries)):
         raise CannotFix("only a plgpu.kernel launched in this module takes scratch_types here")
     threads = {thread_count(project, entry) for entry in entries}
     if len(threads) != 1 or None in threads:
@@ -56,6 +59,8 @@ def fix(project, model, finding):
         shape = memtype.shape
         arguments.append(f"num_barriers={shape[0] if len(shape) == 1 else shape!r}")
     barrier = f"Barrier({', '.join(arguments)})"
+    if scoped:  # a compiled pl.kernel takes no scratch: the barrier is allocated for the rest of the function
+        return run_scoped_allocation.allocate(project, model, call, finding.code, barrier)
     builder = FixBuilder(project)
     _, imports = builder.file(model)
     note = move_to_scratch(builder, model, use, where, entries,

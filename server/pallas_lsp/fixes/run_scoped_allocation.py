@@ -84,6 +84,12 @@ def fix(project, model, call, value, code: str):
         return None
     if not (value.space in _BLOCK_LOCAL or "Barrier" in value.constructor):
         return None
+    return allocate(project, model, call, code)
+
+
+def allocate(project, model, call, code: str, barrier: str | None = None):
+    """The run_scoped rewrite of a compiled pl.kernel's get_global; `barrier`: a `Barrier(...)` of the
+    mosaic_gpu module allocated instead of the get_global's type (PAL006's unsafe barrier fix)."""
     located = locate(project, model, call)
     if located is None:
         return None
@@ -122,6 +128,8 @@ def fix(project, model, call, value, code: str):
     scoped = unique_name(model, function, "scoped")
     pallas = imports.name("jax.experimental.pallas")
     type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    if barrier is not None:
+        type_code = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}"
     quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
     collective = f", collective_axes={quoted}" if axis else ""
     launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
@@ -142,5 +150,8 @@ def fix(project, model, call, value, code: str):
 
     file.rewrite(block_owner, change)
     where_ = f", collective over {axis!r}" if axis else ""
+    if barrier is not None:
+        return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
+                           f"rest of {function.name}{where_}", "unsafe")
     return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
                        f"{function.name}{where_}", "safe", preferred=True)
