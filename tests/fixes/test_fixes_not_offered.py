@@ -151,6 +151,15 @@ def make(threads):
     plgpu.barrier_wait(sem)
   return plgpu.kernel(body, out_type=X, num_threads=threads, thread_name="wg")
 """,
+    "global semaphore used as a barrier in an interpreted pallas_call (a scratch semaphore is no barrier)": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  plgpu.barrier_arrive(sem)
+  plgpu.barrier_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = pl.pallas_call(body, out_shape=X, interpret=True)
+""",
     "global semaphore array used whole as one barrier": """
 def body(x_ref, o_ref):
   sem = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ..analysis.kernel_model import MOSAIC_GPU_SCRATCH_REFUSAL, SCRATCH_KEYWORDS, site_interpreter
+from ..analysis.kernel_model import MOSAIC_GPU_SCRATCH_REFUSAL, SCRATCH_KEYWORDS, site_interpreter, uses_of
 from ..analysis.values import Const, MemType, Seq
 from .kernel_edits import (
     CannotFix,
@@ -141,6 +141,10 @@ def fix(project, model, call, value, code: str):
         return None  # a BARRIER semaphore in a pallas_call: no scratch form keeps it
     if any(e.model is not model for e in entries):
         raise CannotFix("the launch is in another module")
+    if "Barrier" not in value.constructor and value.space not in _BLOCK_LOCAL and any(
+            u.kind == "barrier" for u in uses_of(project, model, call)):
+        # A scratch semaphore is no barrier either (jax 0.12: "barrier must be a SMEM reference").
+        raise CannotFix("the semaphore is used as a barrier, which a scratch semaphore is not")
     if "Barrier" in value.constructor and any(
             site_interpreter(project, e, site) == "hlo" for e in entries for site in [*e.interpret, *e.maybe_interpret]):
         raise CannotFix("interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier')")
