@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from .evaluate import as_memtype, terminal_name
 from .kernels import get_global_argument, get_global_calls, partial_api, unwrap_function
+from .model import child_nodes
 from .values import Api, Const, Func, KernelCall, MemType, Value
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class Allocations:
             for child in [node.func, *node.args, *[k.value for k in node.keywords]]:
                 out += self.visit(model, child, stack)
             return out + self._call(model, node, stack)
-        return [a for child in ast.iter_child_nodes(node) for a in self.visit(model, child, stack)]
+        return [a for child in child_nodes(node) for a in self.visit(model, child, stack)]  # tokens reserve nothing
 
     def either(self, model, node: ast.If, branches: list[list]) -> list:
         """A Python `if` whose test is not static: the branch that certainly reserves least."""

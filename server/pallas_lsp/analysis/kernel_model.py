@@ -19,7 +19,7 @@ from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
 from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls,
                       reachable_functions, unwrap_function)
-from .model import FunctionNode
+from .model import FunctionNode, child_nodes
 from .mosaic_gpu_limits import mosaic_gpu_limits
 from .shared_memory import SharedMemory, shared_memory
 from .values import Api, Const, Func, InterpretParams, KernelCall, MemType, OneOf, Partial, Seq, Value
@@ -913,9 +913,14 @@ def _loads(model: "ModuleModel", scope: ast.AST, name: str) -> list[ast.Name]:
     by_name = model.eval_cache.get(key)
     if by_name is None:
         by_name = {}
-        for node in ast.walk(scope):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                by_name.setdefault(node.id, []).append(node)
+        stack = [scope]  # any order: sorted below
+        while stack:
+            node = stack.pop()
+            if node.__class__ is ast.Name:
+                if node.ctx.__class__ is ast.Load:
+                    by_name.setdefault(node.id, []).append(node)
+            else:
+                stack.extend(child_nodes(node))
         for found in by_name.values():
             found.sort(key=lambda n: (n.lineno, n.col_offset))
         model.eval_cache[key] = by_name

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from .evaluate import KERNEL_FACTORIES, terminal_name
-from .model import FunctionNode
+from .model import FunctionNode, child_nodes
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
 if TYPE_CHECKING:
@@ -325,7 +325,7 @@ def _reachable_functions(project: "Project", start: Func, limit: int, exclude: s
 
 
 def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
-    """Nodes of a function body; nested functions are yielded but not entered."""
+    """Nodes of a function body but the token nodes (`Load`, `Add`); nested functions are yielded but not entered."""
     body = func.body if isinstance(func.body, list) else [func.body]
     stack = list(reversed(body))
     while stack:
@@ -334,7 +334,9 @@ def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
         if isinstance(node, FunctionNode):
             stack.extend(getattr(node, "decorator_list", []))
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        children = child_nodes(node)
+        children.reverse()
+        stack.extend(children)
 
 
 def get_global_calls(project: "Project", model: "ModuleModel") -> list[ast.Call]:

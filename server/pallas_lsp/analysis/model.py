@@ -16,6 +16,59 @@ from .source import ParsedSource, parse
 from ..source_text import Refusal
 
 FunctionNode = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+# Fields that never hold a node worth visiting: names, constants, and the childless token nodes that only
+# say which operator or context (`Load`, `Add`, `Eq`: a third of a kernel body's nodes).
+_LEAF_FIELD_TYPES = frozenset({"identifier", "string", "constant", "int", "expr_context", "operator", "unaryop",
+                               "cmpop", "boolop"})
+_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
+_CHILD_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """(field, holds a list) of the fields of `cls` that can hold nodes, from its ASDL signature (its docstring,
+    `Name(identifier id, expr_context ctx)`); a class whose signature does not match its `_fields` keeps all."""
+    signature = (cls.__doc__ or "").split("\n")[0]
+    inner = signature[len(cls.__name__) + 1:-1] if signature.startswith(cls.__name__ + "(") else ""
+    fields = [_FIELD.fullmatch(part.strip()) for part in inner.split(",")] if inner else []
+    if all(fields) and tuple(f.group(3) for f in fields) == cls._fields:
+        plan = tuple((f.group(3), f.group(2) == "*") for f in fields if f.group(1) not in _LEAF_FIELD_TYPES)
+    else:
+        plan = None
+    _CHILD_FIELDS[cls] = plan
+    return plan
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.iter_child_nodes(node))` less the token nodes (`Load`, `Add`), without its generators and
+    without looking at fields that hold names or constants (hot walks)."""
+    cls = node.__class__
+    plan = _CHILD_FIELDS[cls] if cls in _CHILD_FIELDS else _child_fields(cls)
+    children = []
+    if plan is None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if value.__class__ is list:
+                children.extend(item for item in value
+                                if isinstance(item, ast.AST) and item.__class__ not in _TOKEN_NODES)
+            elif isinstance(value, ast.AST) and value.__class__ not in _TOKEN_NODES:
+                children.append(value)
+        return children
+    for name, many in plan:
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        if many:
+            for item in value:
+                if item is not None:
+                    children.append(item)
+        else:
+            children.append(value)
+    return children
+
+
+_TOKEN_NODES = frozenset(cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+                         for cls in base.__subclasses__())
 ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -233,23 +286,17 @@ _LINE_WITH_END = re.compile(r"(.*?(?:\r\n|\n|\r|$))")
 
 
 def _link_parents(tree: ast.AST, parents: dict[ast.AST, ast.AST]) -> None:
-    """parents[child] = node for every node, in `ast.walk` order (the same dict, in a third of the time)."""
+    """parents[child] = node for every node but the token nodes (`Load`, `Add`: one shared object each, whose
+    parent means nothing), in `ast.walk` order."""
     queue = [tree]
     append = queue.append
     index = 0
     while index < len(queue):
         node = queue[index]
         index += 1
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        parents[item] = node
-                        append(item)
-            elif isinstance(value, ast.AST):
-                parents[value] = node
-                append(value)
+        for child in child_nodes(node):
+            parents[child] = node
+            append(child)
 
 
 _VISIT: dict[type, object] = {}
@@ -291,14 +338,9 @@ class _Builder:
         self.todo.extend(reversed(items))
 
     def generic_visit(self, node: ast.AST) -> None:
-        children = []
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                children.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                children.append(value)
-        self.then(*children)
+        children = child_nodes(node)  # a token node binds nothing and holds nothing
+        children.reverse()
+        self.todo.extend(children)
 
     def _enter(self, node: ast.AST) -> Scope:
         scope = Scope(node)
