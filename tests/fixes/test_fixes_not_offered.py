@@ -350,3 +350,17 @@ kernel = plgpu.kernel(body, out_type=X)
     assert fixes_and_reason(ws.project, finding)[1] == (
         "the get_global is in a lambda, and not one bound to a name that is called once, outside loops "
         "(`get = lambda: pl.get_global(...)`, `sem = get()`), so its buffer has no one place")
+
+
+
+def test_no_ref_fix_for_a_signal_given_a_number(ws):
+    """PAL014 on `pl.semaphore_signal(0)`: a number names no semaphore ref, so only noqa is offered, and the
+    disabled action says why."""
+    from conftest import REPO
+    from pallas_lsp.fixes import fixes_and_reason
+
+    fixture = REPO / "tests" / "fixtures" / "agreement" / "bad_signal_number_gpu.py"
+    [finding] = ws.findings("kernel.py", fixture.read_text())
+    assert finding.code == "PAL014"
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL014): Disable PAL014 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == "the semaphore is a number, which names no semaphore ref"

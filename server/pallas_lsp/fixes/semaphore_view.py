@@ -1,8 +1,9 @@
-"""Fix (PAL010): a TPU copy's semaphore read out of its ref (`sems[1]`, `sems[...]`) becomes the ref's
-`.at[]` view (`sems.at[1]`) or the ref itself.
+"""Fix (PAL010, PAL014): a semaphore read out of its ref (`sems[1]`, `sems[...]`) where a TPU copy or
+`pl.semaphore_signal` / `pl.semaphore_wait` takes one becomes the ref's `.at[]` view (`sems.at[1]`) or the
+ref itself.
 
-A copy signals a semaphore ref; the value `sems[1]` reads is nothing a DMA can signal, so the only
-meaning the code can have is the semaphore it names: `sems.at[1]`. Where the read is held in a name
+A copy, a signal and a wait take a semaphore ref; the value `sems[1]` reads is nothing they can use, so
+the only meaning the code can have is the semaphore it names: `sems.at[1]`. Where the read is held in a name
 first (`done = sems[1]`), the name's binding changes, if the copy is its only use. A number (`0`) has
 no ref it names: no fix.
 """
@@ -34,6 +35,8 @@ def fix(project, model, finding):
     what, read = not_ref
     if what != "loaded" or not isinstance(read, ast.Subscript):
         raise CannotFix("the semaphore is a number, which names no semaphore ref")
+    if facts.get("not_ref_model", model) is not model:
+        raise CannotFix("the value is read out of the semaphore in another module")
     if read is not node and not (isinstance(node, ast.Name) and _held_only_here(model, node, read)):
         raise CannotFix("the value read out of the ref is used elsewhere too")
     whole = isinstance(read.slice, ast.Constant) and read.slice.value is Ellipsis

@@ -53,7 +53,8 @@ def check(ctx):
             dtype = _read_from(kernel, op.not_ref_model, op.not_ref[1])
             yield ctx.finding(rule, op.call, message(op, argument, dtype), related,
                               facts={"kernel": kernel, "op": op.call, "model": op.model, "entry": kernel.entry,
-                                     "not_ref": op.not_ref})
+                                     "semaphore": argument, "not_ref": op.not_ref,
+                                     "not_ref_model": op.not_ref_model})
 
 
 
