@@ -785,11 +785,9 @@ class Resolver:
         if isinstance(statement, ast.Import):
             module = alias.name if alias.asname else alias.name.split(".")[0]
             return self._module_value(model, module)
-        base = statement.module or ""
-        if statement.level:
-            base = self._relative_base(model, statement.level, base)
-            if base is None:
-                return UNKNOWN
+        base = self.import_from_base(model, statement)
+        if base is None:
+            return UNKNOWN
         qualified = f"{base}.{alias.name}" if base else alias.name
         if is_jax_module(base) or base in ("functools", "numpy"):
             return Api(canonical(qualified))
@@ -803,6 +801,20 @@ class Resolver:
         if sub:
             return ModuleValue(self.project.model(sub))
         return UNKNOWN
+
+    def import_from_base(self, model: ModuleModel, statement: ast.ImportFrom) -> str | None:
+        """The dotted module a `from ... import` statement imports from, a relative one by the importing
+        file's package (None: it climbs above the top package)."""
+        base = statement.module or ""
+        return self._relative_base(model, statement.level, base) if statement.level else base
+
+    def import_from_path(self, model: ModuleModel, statement: ast.ImportFrom) -> str | None:
+        """The workspace file a `from ... import` statement imports from, found by path as the fallback
+        finds it (no jedi); None for jax, functools and numpy, or where no file is that module."""
+        base = self.import_from_base(model, statement)
+        if not base or is_jax_module(base) or base in ("functools", "numpy"):
+            return None
+        return self.project.find_module(base, self.project.import_roots(model.path))
 
     def _module_value(self, model: ModuleModel, module: str) -> Value:
         if is_jax_module(module) or module in ("functools", "numpy"):

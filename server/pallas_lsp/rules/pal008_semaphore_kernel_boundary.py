@@ -14,7 +14,6 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.import_index import absolute
 from ..analysis.jax_version import jax_version
 from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, host_functions, kernel_launches, kernel_models, uses_of
 from ..analysis.kernels import get_global_calls
@@ -199,22 +198,15 @@ def _semaphore_array_operands(ctx, rule):
 
 def _imports_from_allocating_module(ctx) -> bool:
     """Does a `from m import ...` of this module (a plgpu one) name a workspace module that calls alloc_semaphore
-    (a helper making the ref, `sems = make_sems()`)? Resolved as imports are, by path: no jedi."""
+    (a helper making the ref, `sems = make_sems()`)? Resolved as imports are without jedi, by path."""
     model = ctx.model
     if not model.mentions("plgpu"):
         return False
-    package = model.module_name.rpartition(".")[0] if model.module_name else None
-    roots = None
     for statement in model.tree.body:
-        if not isinstance(statement, ast.ImportFrom) or (statement.module or "").split(".")[0] in ("jax", "functools", "numpy"):
-            continue
-        dotted = absolute("." * statement.level + (statement.module or ""), package)
-        if not dotted:
-            continue
-        roots = roots or ctx.project.import_roots(model.path)
-        path = ctx.project.find_module(dotted, roots)
-        if path is not None and "alloc_semaphore" in ctx.project.text(path):
-            return True
+        if isinstance(statement, ast.ImportFrom):
+            path = ctx.project.resolver.import_from_path(model, statement)
+            if path is not None and "alloc_semaphore" in ctx.project.text(path):
+                return True
     return False
 
 
