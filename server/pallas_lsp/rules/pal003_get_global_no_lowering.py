@@ -20,8 +20,7 @@ NAME = "get-global-no-lowering"
 SEVERITY = "error"
 SUMMARY = "pl.get_global on a backend that cannot lower it (Triton, TPU TensorCore, SparseCore, WarpMesh)."
 
-# JAX's words on each backend (jax 0.12.0.1; the same in 0.11.2), then what to do.
-JAX_MESSAGE = GET_GLOBAL_NOT_LOWERED
+# What to do on each backend (JAX's words: kernel_model.GET_GLOBAL_NOT_LOWERED).
 _TPU_ADVICE = "use a {scratch} semaphore"  # the launch's scratch keyword: scratch_shapes, scratch_types
 ADVICE = {
     TRITON: "move the kernel to plgpu.kernel (Mosaic GPU)",
@@ -50,7 +49,7 @@ _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vec
 def message(kernel) -> str:
     """JAX's words (once) and what to do, then why; the scratch keyword this launch takes."""
     backend = kernel.backend
-    quoted = _QUOTED.get(backend, JAX_MESSAGE[backend])
+    quoted = _QUOTED.get(backend, GET_GLOBAL_NOT_LOWERED[backend])
     scratch = kernel.scratch_parameter or "scratch"
     return (f'JAX: "{quoted}"; {ADVICE[backend].format(scratch=scratch)}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
@@ -61,7 +60,7 @@ def check(ctx):
     rule = sys.modules[__name__]
     reported: set[int] = set()
     for kernel, site in ctx.kernels_reaching():
-        if kernel.backend not in JAX_MESSAGE or id(site.call) in reported or not kernel.reached(site):
+        if kernel.backend not in GET_GLOBAL_NOT_LOWERED or id(site.call) in reported or not kernel.reached(site):
             continue
         options = site.what.options if isinstance(site.what, OneOf) else (site.what,)
         if any(problem(o) and not is_semaphore_kind(o) for o in options):
