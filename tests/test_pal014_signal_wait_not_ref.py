@@ -13,6 +13,7 @@ from jax.experimental.pallas import mosaic_gpu as plgpu
 from jax.experimental.pallas import tpu as pltpu
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
+STEP = 1.0
 """
 LAUNCH = "k = plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR((2,)), {second}])\n"
 
@@ -37,6 +38,10 @@ CASES = {
     "a float": (
         "    pl.semaphore_wait(1.0)\n", "pl.semaphore_wait(1.0)",
         'JAX: "ValueError: Cannot wait on a non-semaphore Ref: ~float32[]"; pass a semaphore ref. 1.0 is a number; '
+        "wait takes a semaphore ref (scratch, pl.run_scoped, pl.get_global) or an .at[] view of one."),
+    "a float through a name": (
+        "    pl.semaphore_wait(STEP)\n", "pl.semaphore_wait(STEP)",
+        'JAX: "ValueError: Cannot wait on a non-semaphore Ref: ~float32[]"; pass a semaphore ref. STEP is a number; '
         "wait takes a semaphore ref (scratch, pl.run_scoped, pl.get_global) or an .at[] view of one."),
     "tracing stops at the first one": (
         "    pl.semaphore_signal(b[...])\n    pl.semaphore_wait(b[...])\n", "pl.semaphore_signal(b[...])",

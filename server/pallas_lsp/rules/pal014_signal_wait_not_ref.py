@@ -22,8 +22,9 @@ SEVERITY = "error"
 SUMMARY = "pl.semaphore_signal / pl.semaphore_wait given a value read out of a semaphore ref (sem[...], sems[0]) or a number."
 
 
-def message(op, node: ast.expr, dtype: str | None = None) -> str:
-    """`op`'s message; `node` is its semaphore argument (in op.model), op.not_ref's expression is in op.not_ref_model."""
+def message(op, node: ast.expr, dtype: str | None = None, number: object = None) -> str:
+    """`op`'s message; `node` is its semaphore argument (in op.model), op.not_ref's expression is in op.not_ref_model;
+    `number`: the number it is, where known (a float is a weakly typed float32, whether written or named)."""
     kind, (what, expr), model = op.kind, op.not_ref, op.not_ref_model
     text = model.segment(expr, 40)
     held = "" if expr is node else f" ({op.model.segment(node, 20)} holds it)"
@@ -31,7 +32,9 @@ def message(op, node: ast.expr, dtype: str | None = None) -> str:
         quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: {dtype + '[]' if dtype else '...'}"
         return (f'JAX: "{quoted}"; pass {ref_meant(model, expr)}, not {text}. {text}{held} reads '
                 f"the semaphore's value; {kind} takes a semaphore ref or an .at[] view of one.")
-    weak = "~float32[]" if isinstance(expr, ast.Constant) and isinstance(expr.value, float) else "~int32[]"
+    if number is None and isinstance(expr, ast.Constant):
+        number = expr.value
+    weak = "~float32[]" if isinstance(number, float) else "~int32[]"
     quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: {weak}"  # a Python number: a weakly typed scalar
     return (f'JAX: "{quoted}"; pass a semaphore ref. {text}{held} is a number; {kind} takes a semaphore ref '
             "(scratch, pl.run_scoped, pl.get_global) or an .at[] view of one.")
@@ -51,7 +54,8 @@ def check(ctx):
             argument = op.call.args[0] if op.call.args else op.not_ref[1]
             related = (ctx.entry_related(kernel),)
             dtype = _read_from(kernel, op.not_ref_model, op.not_ref[1])
-            yield ctx.finding(rule, op.call, message(op, argument, dtype), related,
+            value = ctx.project.evaluator.value(op.not_ref_model, op.not_ref[1]) if op.not_ref[0] == "number" else None
+            yield ctx.finding(rule, op.call, message(op, argument, dtype, getattr(value, "value", None)), related,
                               facts={"kernel": kernel, "op": op.call, "model": op.model, "entry": kernel.entry,
                                      "semaphore": argument, "not_ref": op.not_ref,
                                      "not_ref_model": op.not_ref_model})
