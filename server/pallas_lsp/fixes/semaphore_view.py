@@ -5,7 +5,9 @@ ref itself.
 A copy, a signal and a wait take a semaphore ref; the value `sems[1]` reads is nothing they can use, so
 the only meaning the code can have is the semaphore it names: `sems.at[1]`. Where the read is held in a name
 first (`done = sems[1]`), the name's binding changes, if the copy is its only use. A number (`0`) has
-no ref it names: no fix.
+no ref it names: no fix. For PAL014, the signals and waits after it in the same function that are given the
+same read (`signal(sem[...])` then `wait(sem[...])`) change with it: JAX stops at the first, and the second
+would fail next for the same reason (PAL014 reports only the first).
 """
 
 from __future__ import annotations
@@ -53,7 +55,35 @@ def fix(project, model, finding):
         return updated.with_changes(value=cst.Attribute(value=updated.value, attr=cst.Name("at")))
 
     file.rewrite(target, view)
+    for other in _same_reads(model, facts.get("kernel"), facts.get("op"), read) if finding.code == "PAL014" else ():
+        found = file.find_ast(model, other, cst.Subscript)
+        if found is None:
+            raise CannotFix("the read was not found")
+        file.rewrite(found, view)
     base = ast.get_source_segment(model.text, read.value)
     code = base if whole else f"{base}.at[{ast.get_source_segment(model.text, read.slice)}]"
     return builder.fix(f"pallas-lsp ({finding.code}): Pass the semaphore {'ref' if whole else 'view'} {code}",
                        "safe", preferred=True)
+
+
+def _same_reads(model, kernel, call, read: ast.Subscript) -> list[ast.Subscript]:
+    """The other signals' and waits' arguments in `read`'s function that read what it reads, from the same ref
+    (`sem[...]` again, not held in a name)."""
+    if kernel is None:
+        return []
+    scope = model.enclosing_function(read)
+    text = ast.get_source_segment(model.text, read)
+    binding = model.lookup(read.value.id, model.scope_of(read), read.lineno) if isinstance(read.value, ast.Name) else None
+    if binding is None:
+        return []
+    out = []
+    for op in kernel.semaphore_ops:
+        if op.call is call or op.not_ref is None or op.model is not model or op.not_ref_model is not model:
+            continue
+        what, other = op.not_ref
+        if (what != "loaded" or not isinstance(other, ast.Subscript) or not op.call.args or op.call.args[0] is not other
+                or model.enclosing_function(other) is not scope or ast.get_source_segment(model.text, other) != text):
+            continue
+        if model.lookup(other.value.id, model.scope_of(other), other.lineno) is binding:
+            out.append(other)
+    return out
