@@ -218,7 +218,13 @@ def meaningful(spec: Spec) -> Spec:
     on (`barrier_arrive`: the "arrive_wait" use), a semaphore array is given as many `.at[]` indices as it has
     dimensions (signalled, waited on, read, or one barrier of it arrived on and waited for) (the grammar's literals 1 and 2 are in range of its (4,) and (2, 3) shapes), and a `get_global`
     made in the function that launches the kernel and used there is passed into that one launch
-    ("into_launch") and used in the kernel instead."""
+    ("into_launch") and used in the kernel instead; a `pl.pallas_call`'s operands are arrays (given a semaphore,
+    jax 0.12 fails with "AbstractRef.update() got an unexpected keyword argument 'shape'", compiled or
+    interpreted), so there the get_global is made in the body where it is used. In the semaphore family, the
+    semaphore handed to an op whole or through `.at[]` gets one index per dimension likewise (a scalar one
+    whole, a `(2,)` array `.at[0]`); a value loaded out of it (PAL014) is kept."""
+    if spec.sem_launch != "none":
+        return _meaningful_sem(spec)
     items = []
     for item in spec.items:
         use, site, index = item.use, item.site, item.index
@@ -227,9 +233,18 @@ def meaningful(spec: Spec) -> Spec:
         if use in ("signal_wait", "signal", "read", "arrive_wait"):
             index = len(WHATS[item.what][2])
         if site == "outside" and use != "unused":  # an unused one is dropped by JAX: it has a meaning
-            site = "into_launch"
+            site = "body" if spec.entry == "pallas_call" else "into_launch"
         items.append(dataclasses.replace(item, use=use, site=site, index=index))
     return dataclasses.replace(spec, items=tuple(items))
+
+
+def _meaningful_sem(spec: Spec) -> Spec:
+    ref = spec.sem_ref if spec.sem_ref == "load" else "at1" if spec.sem_shape == "vec" else "whole"
+    spec = normalize(dataclasses.replace(spec, sem_ref=ref))
+    if spec.sem_shape == "scalar" and spec.sem_ref == "at1":
+        # normalize made the array scalar (a limit of the HLO interpreter on views): used whole then
+        spec = dataclasses.replace(spec, sem_ref="whole")
+    return spec
 
 
 def random_spec(rng: random.Random, sem_rng: random.Random | None = None, profile: str = "full") -> Spec:
