@@ -1,13 +1,16 @@
 """Fix rate on generated kernels (issue 20): `check --fix --unsafe-fixes` on every kernel JAX rejects, judged by JAX.
 
-    .venvs/dev/bin/python bench/fix_rate_generated.py --seed S --count N [--profile P] [--out DIR] [--json OUT]
+    .venvs/dev/bin/python bench/fix_rate_generated.py --seed S --count N [--profile P] [--family F] [--out DIR] [--json OUT]
 
 The kernels are those of bench/agreement_generated.py (tests/kernel_generator/: the same S and N give
 the same kernels), written by nobody here. `--profile full` takes them as that grammar writes them;
 `--profile meaningful` (the default) takes the same draws with the three constructs that have no meaning to
 preserve written as a person writes them (grammar.meaningful: a barrier arrived on before it is waited on,
 as many in-range `.at[]` indices as the semaphore has dimensions, a `get_global` used where the kernel is
-launched passed into the launch instead), and counts the kernels so rewritten. For each one:
+launched passed into the launch instead), and counts the kernels so rewritten. `--family get_global` (the
+default, the kernels this rate was first measured on) takes the get_global family's kernels of the seed,
+`--family semaphore` those of the semaphore family (issue 25: no get_global; the kernels of that seed's
+`generate(families=("get_global", "semaphore"))` that are of it), `--family both` all of that seed's. For each one:
 
 1. JAX's verdict on the original (tests/kernel_generator/oracle.py, `nice -n 19`);
 2. every safe and unsafe fix applied to a copy, as `check --fix --unsafe-fixes` does (`fix_files`);
@@ -53,13 +56,32 @@ def _refusals(project, findings) -> list[str]:
     return out
 
 
-def rewritten_constructs(seed: int, count: int) -> dict[str, int]:
-    """How many of the full grammar's get_global kernels the meaningful profile writes otherwise, by construct
-    (a kernel can have several)."""
-    full = differential.generate(seed, count, families=("get_global",))
-    meant = differential.generate(seed, count, families=("get_global",), profile="meaningful")
+FAMILIES = ("get_global", "semaphore", "both")
+
+
+def generate(seed: int, count: int, family: str = "get_global", profile: str = "full") -> list:
+    """The kernels of `family` among the seed's `count` (all `count` of them for get_global and both)."""
+    if family == "get_global":
+        return differential.generate(seed, count, families=("get_global",), profile=profile)
+    cases = differential.generate(seed, count, families=("get_global", "semaphore"), profile=profile)
+    if family == "semaphore":
+        return [c for c in cases if c.spec.sem_launch != "none"]
+    if family != "both":
+        raise ValueError(family)
+    return cases
+
+
+def rewritten_constructs(seed: int, count: int, family: str = "get_global") -> dict[str, int]:
+    """How many of the full grammar's kernels the meaningful profile writes otherwise, by construct (a kernel
+    can have several). The profile rewrites get_global items only: a semaphore-family kernel (no items) counts
+    under "semaphore family" if its files differ."""
+    full = generate(seed, count, family)
+    meant = generate(seed, count, family, profile="meaningful")
     counts = Counter()
     for a, b in zip(full, meant):
+        if a.spec.sem_launch != "none":
+            counts["semaphore family"] += a.files != b.files
+            continue
         pairs = list(zip(grammar.normalize(a.spec).items, b.spec.items))
         kinds = {"barrier_arrive before barrier_wait": any(x.use != y.use for x, y in pairs),
                  ".at[] indices matching the shape": any(x.index != y.index for x, y in pairs),
@@ -69,7 +91,8 @@ def rewritten_constructs(seed: int, count: int) -> dict[str, int]:
     return dict(counts)
 
 
-def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str = "meaningful") -> dict:
+def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str = "meaningful",
+            family: str = "get_global") -> dict:
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze
     from pallas_lsp.fixes.fix_all import fix_files
@@ -77,9 +100,7 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str
     before, after = folder / "before", folder / "after"
     for path in (before, after):
         shutil.rmtree(path, ignore_errors=True)
-    # The get_global family only: the kernels this rate was first measured on (the semaphore family's
-    # fixes are not measured yet).
-    cases = differential.generate(seed, count, families=("get_global",), profile=profile)
+    cases = generate(seed, count, family, profile)
     started = time.monotonic()
     differential.write(cases, before)
     differential.run_jax(cases, before, timeout)
@@ -123,8 +144,8 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str
             record["jax_error_after"] = f"{result['exc_type']}: {result['message']}"
         record["outcome"], record["why"] = _outcome(case, record, fixed_project, findings)
         records.append(record)
-    rewritten = rewritten_constructs(seed, count) if profile == "meaningful" else {}
-    return {"seed": seed, "count": count, "profile": profile, "rewritten": rewritten, "folder": str(folder), "jax_s": round(jax_s), "fix_s": round(fix_s),
+    rewritten = rewritten_constructs(seed, count, family) if profile == "meaningful" else {}
+    return {"seed": seed, "count": count, "profile": profile, "family": family, "rewritten": rewritten, "folder": str(folder), "jax_s": round(jax_s), "fix_s": round(fix_s),
             "summary": summarize(records), "kernels": records}
 
 
@@ -195,11 +216,14 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=int, default=60, help="seconds JAX may take per kernel")
     parser.add_argument("--profile", choices=grammar.PROFILES, default="meaningful",
                         help="the grammar's profile (default: meaningful, see above)")
+    parser.add_argument("--family", choices=FAMILIES, default="get_global",
+                        help="the construct family (default: get_global, see above)")
     args = parser.parse_args(argv)
     folder = Path(args.out or tempfile.mkdtemp(prefix="pallas-fix-gen-")).resolve()
-    result = measure(args.seed, args.count, folder, args.timeout, args.profile)
+    result = measure(args.seed, args.count, folder, args.timeout, args.profile, args.family)
     summary = result["summary"]
-    print(f"seed {args.seed}, {args.count} kernels, profile {args.profile}, in {folder}: JAX {result['jax_s']} s, "
+    print(f"seed {args.seed}, {args.count} kernels ({len(result['kernels'])} of family {args.family}), "
+          f"profile {args.profile}, in {folder}: JAX {result['jax_s']} s, "
           f"fixes {result['fix_s']} s")
     for construct, n in result["rewritten"].items():
         print(f"  rewritten by the profile: {n:4d} kernels: {construct}")
