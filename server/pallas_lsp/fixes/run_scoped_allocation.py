@@ -14,6 +14,8 @@ as written (it is evaluated where it was). In a kernel with warpgroup threads th
 collective over the thread axis (`collective_axes=`), as JAX requires there ("Only thread-collective
 allocations are supported in multithreaded kernels") and as scratch is: one buffer per block.
 
+A TPU `pltpu.VMEM` becomes `plgpu.SMEM` of its shape and dtype (unsafe: another memory).
+
 Only where the get_global is `name = ...` directly in a function's body and the statements after it
 neither return nor bind a name that is read before them (they move into the nested function).
 """
@@ -27,6 +29,7 @@ import libcst as cst
 from ..analysis.kernel_model import _launch_settings
 from ..analysis.values import Const, MemType
 from .kernel_edits import CannotFix, FixBuilder, unique_name
+from .pass_as_input import tuple_code
 from .sites import locate
 
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
@@ -82,14 +85,18 @@ def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
 def fix(project, model, call, value, code: str):
     if code != "PAL001" or not isinstance(value, MemType):
         return None
+    if value.constructor == "pltpu.VMEM" and value.shape is not None and value.dtype:
+        return allocate(project, model, call, code, smem=value)  # TPU memory: the GPU's SMEM of its shape
     if not (value.space in _BLOCK_LOCAL or "Barrier" in value.constructor):
         return None
     return allocate(project, model, call, code)
 
 
-def allocate(project, model, call, code: str, barrier: str | None = None):
+def allocate(project, model, call, code: str, barrier: str | None = None, smem: MemType | None = None):
     """The run_scoped rewrite of a compiled pl.kernel's get_global; `barrier`: a `Barrier(...)` of the
-    mosaic_gpu module allocated instead of the get_global's type (PAL006's unsafe barrier fix)."""
+    mosaic_gpu module allocated instead of the get_global's type (PAL006's unsafe barrier fix); `smem`: a
+    TPU `pltpu.VMEM` asked for, allocated as `plgpu.SMEM` of its shape and dtype (unsafe, as allocate_as_scratch
+    does for a plgpu.kernel)."""
     located = locate(project, model, call)
     if located is None:
         return None
@@ -130,6 +137,9 @@ def allocate(project, model, call, code: str, barrier: str | None = None):
     type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
     if barrier is not None:
         type_code = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}"
+    if smem is not None:
+        type_code = (f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.SMEM({tuple_code(smem.shape)}, "
+                     f"{imports.name('jax.numpy')}.{smem.dtype})")
     quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
     collective = f", collective_axes={quoted}" if axis else ""
     launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
@@ -153,5 +163,9 @@ def allocate(project, model, call, code: str, barrier: str | None = None):
     if barrier is not None:
         return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
                            f"rest of {function.name}{where_}", "unsafe")
+    if smem is not None:
+        return builder.fix(f"pallas-lsp ({code}): Allocate {name} as plgpu.SMEM with pl.run_scoped for the rest of "
+                           f"{function.name}{where_} (unsafe: VMEM is TPU memory; this is the GPU's shared memory "
+                           "(SMEM) of the same shape)", "unsafe")
     return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
                        f"{function.name}{where_}", "safe", preferred=True)
