@@ -7,7 +7,8 @@ plus `case.json`: {"code": the finding's code, "fix": the fix's title after "pal
 when the fix makes an interpreted kernel compiled (its after side is cross-lowered for CUDA, though its
 target() still says "interpret": `jax_lower.py --compiled`), "before": a
 file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it (through `../`, any file of the repository: an example), "line": the
-finding's 1-based line where several findings offer the same fix}.
+finding's 1-based line where several findings offer the same fix, "also_removes": codes of other findings
+the fix removes with its own}.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class Case:
     source: Path | None = None  # the before side, when it is a corpus file or folder
     line: int | None = None  # the finding's line (1-based), where several offer the same fix
     compiled: bool = False  # the fixed kernel is compiled: JAX lowers its after side for CUDA
+    # Other codes whose findings the fix removes with its own (a barrier's PAL006 fix that also makes a
+    # Triton launch a Mosaic GPU one removes the get_global's PAL003).
+    also_removes: tuple[str, ...] = ()
 
 
     @property
@@ -72,7 +76,8 @@ def load_cases() -> list[Case]:
         file = spec.get("file", "before.py")
         source = CORPUS / spec["before"] if "before" in spec else None
         cases.append(Case(folder.name, folder, spec["code"], spec["fix"], file, spec.get("run", file),
-                          spec.get("jax", True), source, spec.get("line"), spec.get("compiled", False)))
+                          spec.get("jax", True), source, spec.get("line"), spec.get("compiled", False),
+                          tuple(spec.get("also_removes", ()))))
     return cases
 
 

@@ -160,6 +160,23 @@ def body(x_ref, o_ref):
 
 kernel = pl.pallas_call(body, out_shape=X, interpret=True)
 """,
+    "a Triton pallas_call with block specs (plgpu.kernel has no one form for them)": """
+def body(x_ref, o_ref):
+  done = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  o_ref[...] = x_ref[...]
+  pl.semaphore_signal(done)
+
+kernel = pl.pallas_call(body, out_shape=X, grid=(2,), in_specs=[pl.BlockSpec((64,), lambda i: (i,))])
+""",
+    "a barrier from get_global where the GPU interpreter runs a pallas_call (NotImplementedError: nan + barrier)": """
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  plgpu.barrier_arrive(sem)
+  plgpu.barrier_wait(sem)
+  o_ref[...] = x_ref[...]
+
+kernel = pl.pallas_call(body, out_shape=X, interpret=plgpu.InterpretGPUParams())
+""",
     "global semaphore array used whole as one barrier": """
 def body(x_ref, o_ref):
   sem = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))

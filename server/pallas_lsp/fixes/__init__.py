@@ -194,6 +194,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         pass_as_operand,
         run_compiled,
         run_scoped_allocation,
+        triton_to_mosaic_gpu,
         use_global_semaphore,
     )
 
@@ -204,6 +205,10 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)
+    mosaic = _built(triton_to_mosaic_gpu.__name__, lambda: triton_to_mosaic_gpu.fix(project, model, call, finding),
+                    refusals)
+    if mosaic is not None:
+        fixes.append(mosaic)
     compiled = _built(run_compiled.__name__, lambda: run_compiled.fix(project, model, call, value, finding.code),
                       refusals)
     if compiled is not None:  # after the safe fixes, before the unsafe ones: compiled, the kernel means the same

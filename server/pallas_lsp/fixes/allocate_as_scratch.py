@@ -194,11 +194,13 @@ def fix(project, model, call, value, code: str):
     return builder.fix(title, "safe", preferred=True)
 
 
-def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, fallback: str = "scratch_ref") -> str:
+def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, fallback: str = "scratch_ref",
+                    keyword_name: str | None = None) -> str:
     """The get_global's buffer becomes the bodies' new last (or keyword-only) parameter, allocated by
-    `type_code()` at the end of every launch's scratch_shapes/scratch_types. Returns the title's note
-    on other bodies that take it unused (see `give_to_siblings`)."""
-    keyword_name = SCRATCH_KEYWORDS[entries[0].api].keyword
+    `type_code()` at the end of every launch's scratch_shapes/scratch_types (`keyword_name`: that of the
+    launch the fix makes of it). Returns the title's note on other bodies that take it unused (see
+    `give_to_siblings`)."""
+    keyword_name = keyword_name or SCRATCH_KEYWORDS[entries[0].api].keyword
     forms = set()
     for entry in entries:
         found = entry.kernel.kwarg(keyword_name)

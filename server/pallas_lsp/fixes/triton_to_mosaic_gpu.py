@@ -1,0 +1,103 @@
+"""Fix (PAL003): a Triton `pl.pallas_call` that asks for a global semaphore is launched with
+`plgpu.kernel` (Mosaic GPU) instead, as the finding advises.
+
+    fn = pl.pallas_call(body, out_shape=X, grid=(2,))   ->   fn = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("x",))
+
+Triton has no semaphore in any form (jax 0.12: `Unimplemented primitive in Pallas Triton lowering:
+get_global`, and for scratch `scratch memory not implemented in the Triton backend`); Mosaic GPU
+allocates the global one the body asks for. A `pallas_call` without block specs gives every program
+the whole arrays in global memory, as `plgpu.kernel` gives its body GMEM refs; its grid is
+`plgpu.kernel`'s, which must name its axes (`grid_names`), and `pl.program_id` reads it the same way
+(jax 0.12 lowers both, also under `jax.vmap`). Unsafe: Mosaic GPU compiles for NVIDIA Hopper GPUs and
+later only, where Triton also targets others. Offered only for a launch called with the body alone and
+nothing but `out_shape`, `grid` and `interpret=False` (block specs, scratch, compiler parameters and
+aliasing have no one-for-one `plgpu.kernel` form).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.kernel_model import TRITON
+from ..analysis.kernels import KernelIndex, reachable_functions
+from .cst_locate import expression
+from .kernel_edits import CannotFix, FixBuilder
+from .sites import grid_rank, is_call_form
+
+_KEYWORDS = {"out_shape", "grid", "interpret"}
+_AXES = ("x", "y", "z")  # a CUDA grid has at most three dimensions
+TITLE = "Launch the kernel with plgpu.kernel (Mosaic GPU)"
+UNSAFE = "Mosaic GPU compiles for NVIDIA Hopper GPUs and later only"
+
+
+def launches_running(project, model, function) -> list:
+    """Every launch, in this module or one importing it, that runs `function`."""
+    found = []
+    for source in [model, *project.importers(model)]:
+        for entry in KernelIndex.of(project, source).entries:
+            if entry.body is not None and any(f.node is function for f in reachable_functions(project, entry.body)):
+                found.append(entry)
+    return found
+
+
+def _check(entry) -> int:
+    """The rank of the launch's grid, or CannotFix where the launch is not one this fix rewrites."""
+    if entry.api != "pl.pallas_call" or entry.interpret or entry.maybe_interpret:
+        raise CannotFix("another launch, or an interpreted one, also runs the body")
+    node = entry.node
+    if not is_call_form(entry) or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+        raise CannotFix("the pallas_call is not called with the body alone (a decorator, a partial)")
+    for keyword in node.keywords:
+        if keyword.arg not in _KEYWORDS:
+            raise CannotFix(f"the pallas_call passes {keyword.arg or '**'}=, which plgpu.kernel has no one form for")
+        if keyword.arg == "interpret" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value in (False, None)):
+            raise CannotFix("the pallas_call's interpret= is not False")
+    rank, _ = grid_rank(entry)
+    found = entry.kernel.kwarg("grid")
+    if rank is None or rank > len(_AXES) or (found is not None and type(getattr(found[0], "value", None)) is int):
+        raise CannotFix("the grid is not a tuple of at most three dimensions known statically")
+    return rank
+
+
+def convertible(entries) -> list[int]:
+    """The grid rank of each launch, or CannotFix unless every one is a Triton launch this fix rewrites."""
+    return [_check(entry) for entry in entries]
+
+
+def convert(builder: FixBuilder, entry, rank: int) -> None:
+    """`pl.pallas_call(body, out_shape=X, grid=G)` -> `plgpu.kernel(body, out_type=X, grid=G, grid_names=...)`."""
+    file, imports = builder.file(entry.model)
+    launch = file.find_ast(entry.model, entry.node, cst.Call)
+    if launch is None:
+        raise CannotFix("the kernel launch was not found")
+    kernel = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.kernel"
+    names = "(" + ", ".join(f'"{a}"' for a in _AXES[:rank]) + ("," if rank == 1 else "") + ")"
+
+    def change(updated: cst.Call) -> cst.Call:
+        args = []
+        for arg in updated.args:
+            if arg.keyword is not None and arg.keyword.value == "out_shape":
+                arg = arg.with_changes(keyword=cst.Name("out_type"))
+            args.append(arg)
+            if arg.keyword is not None and arg.keyword.value == "grid" and rank:
+                args[-1] = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                args.append(cst.Arg(expression(names), keyword=cst.Name("grid_names"), equal=arg.equal,
+                                    comma=arg.comma))
+        return updated.with_changes(func=expression(kernel), args=args)
+
+    file.rewrite(launch, change)
+
+
+def fix(project, model, call: ast.Call, finding):
+    if finding.code != "PAL003" or finding.facts.get("backend") != TRITON:
+        return None
+    entries = launches_running(project, model, model.enclosing_function(call))
+    if not entries:
+        return None
+    builder = FixBuilder(project)
+    for entry, rank in zip(entries, convertible(entries)):
+        convert(builder, entry, rank)
+    return builder.fix(f"pallas-lsp ({finding.code}): {TITLE}, which has global semaphores, instead of Triton "
+                       f"(unsafe: {UNSAFE})", "unsafe")

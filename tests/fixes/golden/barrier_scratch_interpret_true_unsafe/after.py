@@ -1,0 +1,26 @@
+"""A "barrier" from get_global under interpret=True, whose interpreter runs no barrier: the GPU interpreter runs it (unsafe)."""
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref, step_ref):
+  o_ref[...] = x_ref[...] * 2.0
+  plgpu.barrier_arrive(step_ref)
+  plgpu.barrier_wait(step_ref)
+
+
+def target():
+  fn = plgpu.kernel(
+    body,
+    out_type=X,
+    interpret=plgpu.InterpretGPUParams(),
+    scratch_types=[plgpu.Barrier()],
+  )
+  return fn, (jnp.ones((128,), jnp.float32),), "interpret"
+
+
+def expected():
+  return jnp.full((128,), 2.0, jnp.float32)
