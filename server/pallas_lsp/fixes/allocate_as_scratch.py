@@ -52,9 +52,13 @@ def _only_interpret_true(project, entry) -> bool:
         site_interpreter(project, entry, site) == "hlo" for site in entry.interpret)
 
 
-def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, spell: bool = False) -> str:
+def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, spell: bool = False,
+                  launch_model=None) -> str:
     """The scratch type's code at the launch: the argument as written, if every name in it means
-    the same at module level; else spelled from its value (`self.TILE` -> `plgpu.SMEM((128,), jnp.float32)`)."""
+    the same at module level; else spelled from its value (`self.TILE` -> `plgpu.SMEM((128,), jnp.float32)`),
+    always so where the launch (`launch_model`) is in another module than the get_global."""
+    launch_model = launch_model or model
+    spell = spell or launch_model is not model
     argument = call.args[0] if call.args else None
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
@@ -68,15 +72,17 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, sp
     if local is None and not spell:
         return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
     if value.constructor in _SPELLABLE and value.shape is not None and value.dtype is not None:
-        _, imports = builder.file(model)
+        _, imports = builder.file(launch_model)
         module = imports.name(_SPELLABLE[value.constructor])
         jnp = imports.name("jax.numpy")
         return f"{module}.{value.constructor.split('.')[-1]}({tuple_code(value.shape)}, {jnp}.{value.dtype})"
     if value.constructor == "plgpu.SemaphoreType.REGULAR" and value.shape is not None:
-        return _regular_code(builder, model, value.shape)
-    barrier = _barrier_code(builder, model, value)
+        return _regular_code(builder, launch_model, value.shape)
+    barrier = _barrier_code(builder, launch_model, value)
     if barrier is not None:
         return barrier
+    if launch_model is not model:
+        raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
     raise CannotFix(f"{local} is local to the kernel")
 
 
@@ -139,8 +145,10 @@ def fix(project, model, call, value, code: str):
         return None  # a Mosaic GPU kernel: use_global_semaphore makes it a GPU semaphore
     elif value.constructor in SIGNALLED_TYPES and not tpu_semaphore:
         return None  # a BARRIER semaphore in a pallas_call: no scratch form keeps it
-    if any(e.model is not model for e in entries):
-        raise CannotFix("the launch is in another module")
+    launch_models = {id(e.model): e.model for e in entries}
+    if len(launch_models) != 1:
+        raise CannotFix("the launches are in several modules")
+    launch_model = next(iter(launch_models.values()))  # another module's: the type is spelled there from its value
     if "Barrier" not in value.constructor and value.space not in _BLOCK_LOCAL and any(
             u.kind == "barrier" for u in uses_of(project, model, call)):
         # A scratch semaphore is no barrier either (jax 0.12: "barrier must be a SMEM reference").
@@ -164,7 +172,7 @@ def fix(project, model, call, value, code: str):
                 if site_interpreter(project, entry, site) == "hlo":
                     continue
                 keyword = entry.kernel.kwarg("interpret")
-                if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is model):
+                if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is launch_model):
                     raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, "
                                     "set_gpu_interpret_mode) runs no semaphore, global or scratch")
                 to_interpret_true.append(site.node)
@@ -175,13 +183,13 @@ def fix(project, model, call, value, code: str):
                       "plgpu.InterpretGPUParams" + (f", and {unsafe}" if unsafe else ""))
     builder = FixBuilder(project)
     for node in to_interpret_true:
-        replace_expression(builder, model, node, "True")
-    type_code = (lambda: _regular_code(builder, model, value.shape)) if as_regular else (
-        lambda: _movable_type(model, call, value, builder))
+        replace_expression(builder, launch_model, node, "True")
+    type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
+        lambda: _movable_type(model, call, value, builder, launch_model=launch_model))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
         unsafe = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) of the same shape"
         type_code = lambda: _movable_type(model, call, replace(value, constructor="plgpu.SMEM", space="smem"),
-                                          builder, spell=True)
+                                          builder, spell=True, launch_model=launch_model)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else ""

@@ -56,8 +56,10 @@ def fix(project, model, finding):
     triton = []  # grid ranks of Triton launches made plgpu.kernels first: Triton has no barrier (nor scratch)
     if entries and all(e.api == "pl.pallas_call" and e.model is model for e in entries):
         triton = triton_to_mosaic_gpu.convertible(entries)
-    elif not scoped and (not entries or any(e.api != "plgpu.kernel" or e.model is not model for e in entries)):
-        raise CannotFix("only a plgpu.kernel launched in this module takes scratch_types here")
+    elif not scoped and (not entries or any(e.api != "plgpu.kernel" for e in entries)):
+        raise CannotFix("only a plgpu.kernel takes scratch_types here")
+    if len({id(e.model) for e in entries}) != 1:
+        raise CannotFix("the launches are in several modules")
     threads = {1} if triton else {thread_count(project, entry) for entry in entries}  # plgpu.kernel's default
     if len(threads) != 1 or None in threads:
         raise CannotFix("the number of warpgroups, which is the number of arrivals, is not written")
@@ -73,12 +75,13 @@ def fix(project, model, finding):
         return run_scoped_allocation.allocate(project, model, call, finding.code, barrier)
     builder = FixBuilder(project)
     _, imports = builder.file(model)
+    _, launch_imports = builder.file(entries[0].model)  # the launch's module: the barrier is spelled there
     for entry, rank in zip(entries, triton):
         triton_to_mosaic_gpu.convert(builder, entry, rank)
     for node in to_gpu_interpreter:
         replace_expression(builder, model, node, f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.InterpretGPUParams()")
     note = move_to_scratch(builder, model, use, where, entries,
-                           lambda: f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}",
+                           lambda: f"{launch_imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}",
                            fallback="barrier_ref", keyword_name="scratch_types")
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     if triton:

@@ -114,6 +114,10 @@ def appended(items: list, new) -> list:
     else:
         last_comma = without_comment(between) if between is not None else cst.Comma(
             whitespace_after=cst.SimpleWhitespace(" "))
+        if isinstance(last, cst.Arg) and not isinstance(last.whitespace_after_arg, cst.SimpleWhitespace):
+            # `f(\n  a, b\n)`: the line break before the closing bracket follows the new last argument
+            new = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+            last = last.with_changes(whitespace_after_arg=cst.SimpleWhitespace(""))
     return [*items[:-1], last.with_changes(comma=last_comma), new]
 
 

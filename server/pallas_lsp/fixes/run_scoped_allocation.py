@@ -28,7 +28,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import _launch_settings
 from ..analysis.values import Const, MemType
-from .kernel_edits import CannotFix, FixBuilder, unique_name
+from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
 from .pass_as_input import tuple_code
 from .sites import locate
 
@@ -82,6 +82,29 @@ def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
             raise CannotFix(f"{node.id} is bound after the get_global and used before it")
 
 
+def _holding_statement(model, call: ast.Call, function: ast.FunctionDef) -> ast.stmt:
+    """The statement of `function`'s own body that holds the get_global, where it runs once per trace: in no
+    loop, and in no comprehension but one over `range(1)` (which asks for one buffer)."""
+    node, parent = call, model.parents.get(call)
+    while parent is not None and parent is not function:
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+            raise CannotFix("the get_global is in a loop")
+        if isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and node is not (
+                parent.generators[0].iter if parent.generators else None):
+            if not (len(parent.generators) == 1 and _is_range_one(parent.generators[0].iter)):
+                raise CannotFix("the get_global is in a comprehension that may ask for several buffers")
+        node, parent = parent, model.parents.get(parent)
+    if parent is None or node not in function.body:
+        raise CannotFix("the get_global is not `name = pl.get_global(...)` in a function")
+    return node
+
+
+def _is_range_one(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == 1)
+
+
 def fix(project, model, call, value, code: str):
     if code != "PAL001" or not isinstance(value, MemType):
         return None
@@ -111,14 +134,22 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     axis = axes.pop()
     statement = use.statement
     function = use.function
-    if statement is None or use.name is None or not isinstance(function, ast.FunctionDef):
+    if not isinstance(function, ast.FunctionDef):
         raise CannotFix("the get_global is not `name = pl.get_global(...)` in a function")
-    if statement not in function.body:
-        raise CannotFix("the get_global is not directly in its function's body (a loop, a branch)")
-    removed = [statement] if use.lambda_statement is None else [use.lambda_statement, statement]
-    if any(s not in function.body for s in removed):
-        raise CannotFix("the lambda is not in the same block as its call")
-    rest = function.body[function.body.index(statement) + 1:]
+    name = use.name
+    if statement is None or name is None:
+        # `sems = [pl.get_global(T) for _ in range(1)]`: that statement moves too, the buffer in the call's place
+        statement = _holding_statement(model, call, function)
+        name = unique_name(model, function, "barrier_ref" if barrier is not None else "scratch_ref")
+        removed = []
+        rest = function.body[function.body.index(statement):]
+    else:
+        if statement not in function.body:
+            raise CannotFix("the get_global is not directly in its function's body (a loop, a branch)")
+        removed = [statement] if use.lambda_statement is None else [use.lambda_statement, statement]
+        if any(s not in function.body for s in removed):
+            raise CannotFix("the lambda is not in the same block as its call")
+        rest = function.body[function.body.index(statement) + 1:]
     _check_movable(function, rest)
     argument = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
     if argument is None or call.keywords or len(call.args) != 1:
@@ -126,12 +157,14 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     builder = FixBuilder(project)
     file, imports = builder.file(model)
     block_owner = file.function(function)
-    lines = [file.parent(file.find_ast(model, s, cst.BaseSmallStatement)) for s in removed]
+    lines = [file.parent(file.find_ast(model, s, cst.BaseSmallStatement)) for s in removed or [statement]]
     if block_owner is None or not isinstance(block_owner.body, cst.IndentedBlock) or not all(
             isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 for line in lines):
         raise CannotFix("the get_global statement was not found")
     positions = [list(block_owner.body.body).index(line) for line in lines]
     position = positions[-1]
+    if not removed:  # the statement stays, moved with the rest, and the buffer takes the call's place
+        replace_expression(builder, model, call, name)
     scoped = unique_name(model, function, "scoped")
     pallas = imports.name("jax.experimental.pallas")
     type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
@@ -143,11 +176,15 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
     collective = f", collective_axes={quoted}" if axis else ""
     launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
-    name = use.name
 
     def change(updated: cst.FunctionDef) -> cst.FunctionDef:
         body = list(updated.body.body)
         got = body[position]
+        if not removed:
+            moved, kept = [got.with_changes(leading_lines=[]), *body[position + 1:]], body[:position]
+            inner = cst.FunctionDef(name=cst.Name(scoped), params=cst.Parameters([cst.Param(cst.Name(name))]),
+                                    body=cst.IndentedBlock(body=moved), leading_lines=got.leading_lines)
+            return updated.with_changes(body=updated.body.with_changes(body=[*kept, inner, launch]))
         moved = body[position + 1:] or [cst.SimpleStatementLine([cst.Pass()])]
         kept = [line for n, line in enumerate(body[:position]) if n not in positions]
         inner = cst.FunctionDef(
