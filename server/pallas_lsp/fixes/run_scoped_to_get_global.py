@@ -11,7 +11,7 @@ import ast
 
 import libcst as cst
 
-from .kernel_edits import CannotFix, FixBuilder
+from .kernel_edits import CannotFix, FixBuilder, appended
 
 _SEMAPHORES = ("SemaphoreType.REGULAR",)
 
@@ -28,6 +28,9 @@ def fix(project, model, finding):
     call = call or _run_scoped_at(model, finding.span)
     if call is None or len(call.args) != 2 or any(k.arg != "collective_axes" for k in call.keywords):
         return None
+    kernel = finding.facts.get("kernel")
+    if finding.facts.get("collective_axes") == () and kernel is not None and kernel.thread_axes:
+        return _collective_over_threads(project, model, finding, call, kernel.thread_axes)
     function, kind = call.args
     if isinstance(function, ast.Starred) or isinstance(kind, ast.Starred):
         return None
@@ -48,3 +51,35 @@ def fix(project, model, finding):
 
     file.rewrite(target, rewrite)
     return builder.fix(f"pallas-lsp ({finding.code}): Use a global semaphore (pl.get_global)", "safe", preferred=True)
+
+
+def _collective_over_threads(project, model, finding, call: ast.Call, thread_axes: tuple) -> object:
+    """A run_scoped allocation with no collective axes in a kernel with warpgroups: Mosaic GPU allocates
+    block-local memory once for all of them, so the allocation the code asks for is the one collective
+    over the thread axis (jax 0.12 takes only that as block-local: `_is_block_local_scope`)."""
+    if len(thread_axes) != 1 or not isinstance(thread_axes[0], str):
+        raise CannotFix("the kernel's thread axis is not one name")
+    kernel = finding.facts["kernel"]
+    named_grid = bool(kernel.grid_axes) and all(isinstance(a, str) and a for a in kernel.grid_axes)
+    if not named_grid and any(site.memtype is None or site.memtype.is_gpu_global_semaphore
+                                    for site in kernel.get_globals):
+        # jax 0.12 sorts the block-local and global semaphore scopes together, and without grid names the
+        # global one holds a placeholder: "TypeError: '<' not supported between instances of 'object' and 'str'"
+        raise CannotFix("with a global semaphore in a kernel without grid names, JAX cannot lower a "
+                        "thread-collective one beside it")
+    axis = f'"{thread_axes[0]}"' if thread_axes[0].isidentifier() else repr(thread_axes[0])
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    target = file.find_ast(model, call, cst.Call)
+    if target is None:
+        raise CannotFix("the run_scoped call was not found")
+
+    def rewrite(updated: cst.Call) -> cst.Call:
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        new = cst.Arg(cst.parse_expression(axis), keyword=cst.Name("collective_axes"), equal=equal)
+        kept = [a for a in updated.args if not (a.keyword is not None and a.keyword.value == "collective_axes")]
+        return updated.with_changes(args=appended(kept, new))
+
+    file.rewrite(target, rewrite)
+    return builder.fix(f"pallas-lsp ({finding.code}): Allocate it for all warpgroups (collective_axes={axis})",
+                       "safe", preferred=True)
