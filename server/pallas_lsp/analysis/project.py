@@ -224,10 +224,16 @@ class Project:
         cached models: checking a fix must not cost the next real analysis its caches."""
         texts = {os.path.abspath(path): text for path, text in texts.items()}
         saved = {path: (self.overlay.get(path), self._models.get(path)) for path in texts}
+        # A model kept for its unchanged text (the finding's file, when the fix edits another one) holds
+        # what it evaluated through the other files' old texts (a star-imported constant): forgotten
+        # before the trial, and after it what it evaluated through the trial's texts.
+        replaced = any(model is not None and model.text != texts[path] for path, (_, model) in saved.items())
         try:
             for path, text in texts.items():
                 self._changed(path)
                 self.overlay[path] = text
+            if replaced:
+                self._forget_evaluations()
             yield
         finally:
             for path, (overlay, model) in saved.items():
@@ -239,7 +245,7 @@ class Project:
                     self._models[path] = model
             restored = {id(model) for _, model in saved.values()}
             for other in self._models.values():  # they may have evaluated through the trial's models
-                if id(other) not in restored:
+                if replaced or id(other) not in restored:
                     other.forget_evaluations()
 
     def set_notebook(self, path: str, notebook: Notebook | None) -> None:

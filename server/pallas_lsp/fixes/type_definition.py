@@ -47,6 +47,9 @@ def semaphore_type_written(project, model, expr, depth: int = 0):
         return model, expr
     if isinstance(expr, ast.Name):
         binding = model.lookup(expr.id, model.scope_of(expr), expr.lineno)
+        if binding is None and _used_once(project, model, expr.id):
+            other = _star_imported(project, model, expr.id)
+            return _other_module_constant(project, other, expr.id, depth) if other is not None else None
         if binding is None or not _used_once(project, model, expr.id):
             return None
         if binding.kind == "assign" and isinstance(binding.node, ast.Assign) and len(binding.node.targets) == 1:
@@ -57,11 +60,7 @@ def semaphore_type_written(project, model, expr, depth: int = 0):
             other = _imported_model(project, model, binding.import_from)
             if other is None:
                 return None
-            name = binding.node.name
-            found = other.scopes[other.tree].bindings.get(name, [])
-            if (len(found) == 1 and found[0].kind == "assign" and _mentions(other, name) == 0
-                    and sum(_mentions(m, name) for m in project.importers(other)) == 1):
-                return semaphore_type_written(project, other, found[0].value, depth + 1)
+            return _other_module_constant(project, other, binding.node.name, depth)
         return None
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name):  # TYPES["sem"]
         key = expr.slice
@@ -85,6 +84,29 @@ def semaphore_type_written(project, model, expr, depth: int = 0):
                 return semaphore_type_written(project, model, statement.value, depth + 1)
         return None
     return None
+
+
+def _other_module_constant(project, other, name: str, depth: int):
+    """The type of constant `name` of module `other`, where it is assigned once, unused there, and named
+    once in all the modules that import it (this get_global's)."""
+    found = other.scopes[other.tree].bindings.get(name, [])
+    if (len(found) == 1 and found[0].kind == "assign" and _mentions(other, name) == 0
+            and sum(_mentions(m, name) for m in project.importers(other)) == 1):
+        return semaphore_type_written(project, other, found[0].value, depth + 1)
+    return None
+
+
+def _star_imported(project, model, name: str):
+    """The one workspace module whose `from M import *` gives this module `name` (None: none, or several)."""
+    found = []
+    for statement in model.tree.body:
+        if isinstance(statement, ast.ImportFrom) and [a.name for a in statement.names] == ["*"]:
+            other = _imported_model(project, model, statement)
+            if other is None:
+                return None  # a module we cannot read may define it too
+            if name in other.scopes[other.tree].bindings:
+                found.append(other)
+    return found[0] if len(found) == 1 else None
 
 
 def _default_of(model, arg: ast.arg):

@@ -1,0 +1,4 @@
+"""The semaphore types of the kernels beside it, star-imported there."""
+from jax.experimental.pallas import tpu as pltpu
+
+FLAG = pltpu.SemaphoreType.REGULAR
