@@ -1,0 +1,22 @@
+"""The launching function asks get_global for a global array and hands it to the kernel, which reads it."""
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, bias_ref, o_ref):
+  o_ref[...] = x_ref[...] + bias_ref[...]
+
+
+kernel = plgpu.kernel(body, out_type=X)
+
+
+def run(x):
+  bias = jnp.zeros((128,), jnp.float32)
+  return kernel(x, bias)
+
+
+def target():
+  return run, (X,), "cuda"
