@@ -383,3 +383,34 @@ def test_no_ref_fix_for_a_signal_given_a_number(ws):
     assert finding.code == "PAL014"
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL014): Disable PAL014 for this line"]
     assert fixes_and_reason(ws.project, finding)[1] == "the semaphore is a number, which names no semaphore ref"
+
+
+def test_no_regular_semaphore_fix_in_a_kernel_that_copies(ws):
+    """PAL013 on a DMA semaphore signalled where the kernel also starts a copy: which semaphore the copy
+    signals is not followed by the fix, so the DMA semaphore is not made REGULAR; the disabled action says why."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    [finding] = [f for f in ws.findings("kernel.py", '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref, copy_sem, sem):
+  copy = pltpu.make_async_copy(x_ref, o_ref, copy_sem)
+  copy.start()
+  copy.wait()
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+
+
+kernel = pl.pallas_call(body, out_shape=X, in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                        out_specs=pl.BlockSpec(memory_space=pl.ANY),
+                        scratch_shapes=[pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.DMA])
+''') if f.code == "PAL013"]
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL013): Disable PAL013 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "the kernel makes DMA copies: which semaphore a copy signals is not checked here")

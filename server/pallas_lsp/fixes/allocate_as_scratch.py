@@ -157,6 +157,10 @@ def fix(project, model, call, value, code: str):
             site_interpreter(project, e, site) == "hlo" for e in entries for site in [*e.interpret, *e.maybe_interpret]):
         raise CannotFix("interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier')")
     unsafe = ""
+    if tpu_semaphore and not as_regular and any(
+            site_interpreter(project, e, site) == "gpu" for e in entries for site in [*e.interpret, *e.maybe_interpret]):
+        # A TPU semaphore type in a pallas_call the GPU interpreter runs (jax 0.12: 'KeyError: SEMAPHORE')
+        raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch")
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
