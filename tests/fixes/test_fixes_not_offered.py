@@ -414,3 +414,25 @@ kernel = pl.pallas_call(body, out_shape=X, in_specs=[pl.BlockSpec(memory_space=p
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL013): Disable PAL013 for this line"]
     assert fixes_and_reason(ws.project, finding)[1] == (
         "the kernel makes DMA copies: which semaphore a copy signals is not checked here")
+
+
+def test_no_tpu_semaphore_scratch_under_the_gpu_interpreter(ws):
+    """A TPU semaphore's get_global in a pl.pallas_call run by the GPU interpreter: as scratch there, jax 0.12
+    fails with 'KeyError: SEMAPHORE' (no semaphore error), so the scratch fix is not offered; the action says why."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    findings = ws.findings("kernel.py", HEADER + '''from jax.experimental.pallas import tpu as pltpu
+
+
+def body(x_ref, o_ref):
+  sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(sem)
+  o_ref[...] = x_ref[...] + 1.0
+
+
+fn = pl.pallas_call(body, out_shape=X, interpret=plgpu.InterpretGPUParams())
+''')
+    reasons = {f.code: fixes_and_reason(ws.project, f)[1] for f in findings}
+    assert not any("scratch" in fix.title for f in findings for fix in ws.fixes(f))
+    assert reasons["PAL001"].startswith("the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as "
+                                        "scratch;")
