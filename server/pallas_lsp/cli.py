@@ -10,7 +10,7 @@ import sys
 import traceback
 
 from . import __version__
-from .lsp_tcp import add_serve_arguments
+from .serve_options import add_serve_arguments
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

@@ -34,11 +34,11 @@ import stat
 import sys
 import time
 
-from . import DOCS_WEB_URL
 from .checked_values import tcp_auth_seconds
 from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, loads,
                             read_loop, serve_stdio)
 from .private_files import PrivateFolder, Untrusted, read_own
+from .serve_options import TCP_DOCS, add_serve_arguments
 
 log = logging.getLogger(__name__)
 
@@ -48,25 +48,10 @@ PRE_AUTH_BYTES = 64 * 1024  # VS Code's initialize (all its capabilities) is ~10
 LOGGED_REFUSALS = 10  # refusals logged one by one; after them, a count every REFUSAL_LOG_SECONDS
 REFUSAL_LOG_SECONDS = 10.0
 TOKEN_KEY = "token"
-TCP_DOCS = f"{DOCS_WEB_URL}/editors.md#over-tcp-pallas-lsp-serve---tcp"  # a wheel has no docs/ folder
 
 
 class UsageError(Exception):
     pass
-
-
-def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # the link unbroken, to copy whole
-    parser.epilog = f"Editor configurations, TCP and its token: {TCP_DOCS}"
-    parser.add_argument("--tcp", metavar="HOST:PORT",
-                        help="listen on TCP instead of stdio (loopback only; clients must present the token, "
-                             "see below)")
-    parser.add_argument("--token-file", metavar="PATH",
-                        help="with --tcp: the token file (created, owner-only, if missing; kept afterwards). "
-                             "Default: a fresh token in a per-run file, printed at start")
-    parser.add_argument("--allow-remote", action="store_true",
-                        help="with --tcp: allow a non-loopback HOST (the token is then the only protection "
-                             "and the traffic is not encrypted)")
 
 
 def parse_address(text: str, allow_remote: bool = False) -> tuple[str, int]:
