@@ -36,6 +36,9 @@ class Allocation:
     repeat: bool = False
 
 
+_LEAVES = frozenset({ast.Name, ast.Constant})
+
+
 def _size(value: Value) -> int | None:
     memtype = as_memtype(value)
     if isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore and memtype.shape is not None:
@@ -67,6 +70,8 @@ class Allocations:
             self.active.discard(id(node))
 
     def visit(self, model, node: ast.AST, stack) -> list[Allocation]:
+        if node.__class__ in _LEAVES:  # a third of the nodes walked: nothing in them, nothing to ask
+            return []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # A decorated nested def runs when defined (pl.when, pl.core_map, run_scoped-style decorators).
             out = []

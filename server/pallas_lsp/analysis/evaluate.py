@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import logging
 import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .model import ModuleModel
+from .model import ModuleModel, child_nodes
 from .names import canonical
 from .values import (
     UNKNOWN,
@@ -148,6 +149,7 @@ def shape_of(value: Value) -> tuple[int, ...] | None:
 
 
 NOT_STATIC = "<not static>"
+_NOT_KEPT = object()
 
 
 def static_value(value: Value):
@@ -204,10 +206,14 @@ class Evaluator:
     # ---- entry points -------------------------------------------------------------------------
 
     def value(self, model: "ModuleModel", expr: ast.AST, frame: Frame | None = None) -> Value:
-        key = (id(expr), id(frame) if frame else None)
         cache = model.eval_cache
-        if frame is None and key in cache:
-            return cache[key]
+        if frame is None:
+            key = (id(expr), None)
+            found = cache.get(key, _NOT_KEPT)  # one look-up for the answers already kept (a third of the questions)
+            if found is not _NOT_KEPT:
+                return found
+        else:
+            key = (id(expr), id(frame))
         if key in self._active:
             return UNKNOWN
         if self._nesting == 0:
@@ -338,7 +344,7 @@ class Evaluator:
         if isinstance(base, (Array, ShapeDtype)):
             return array_attribute(base, attr)
         if isinstance(base, Api):
-            return Api(canonical(f"{base.name}.{attr}"))
+            return _api_attribute(base.name, attr)
         if isinstance(base, ModuleValue):
             binding = base.model.module_binding(attr)
             if binding is not None:
@@ -578,7 +584,6 @@ class Evaluator:
 
     def _api_call(self, model: "ModuleModel", name: str, args: list[Value], kwargs: dict[str, Value],
                   node: ast.AST) -> Value:
-        source = model.segment(node) if isinstance(node, ast.expr) else name
         if name == "functools.partial":
             if not args:
                 return UNKNOWN
@@ -595,11 +600,11 @@ class Evaluator:
         if name in _SEMAPHORES:
             space, dtype = _SEMAPHORES[name]
             shape = shape_of(args[0] if args else kwargs.get("shape", Seq(())))
-            return MemType(space, shape, dtype, source, name)
+            return MemType(space, shape, dtype, _source(model, node, name), name)
         if name in _SHAPED_TYPES:
             shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
             dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
-            return MemType(_SHAPED_TYPES[name], shape, dtype, source, name,
+            return MemType(_SHAPED_TYPES[name], shape, dtype, _source(model, node, name), name,
                            _details(kwargs, ("shape", "dtype")) if name == "plgpu.TMEM" else ())
         if name in _BARRIERS:
             count = kwargs.get("num_barriers", Const(1))
@@ -608,29 +613,29 @@ class Evaluator:
             else:
                 shape = shape_of(count) if isinstance(count, Seq) else None  # `num_barriers=(2, 3)`
             known = not args  # keyword-only in JAX: a positional argument is an error, not a barrier
-            return MemType("smem", shape if known else None, _BARRIERS[name], source, name,
+            return MemType("smem", shape if known else None, _BARRIERS[name], _source(model, node, name), name,
                            _details(kwargs, ("num_barriers",)))
         if name == "plgpu.RefUnion":
-            return MemType("smem", None, "int8", source, name)
+            return MemType("smem", None, "int8", _source(model, node, name), name)
         if name == "jax.ShapeDtypeStruct":
             shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
             dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
-            return ShapeDtype(shape, dtype, source)
+            return ShapeDtype(shape, dtype, _source(model, node, name))
         if name in _INTERPRET_PARAMS:
             return InterpretParams(name)
         if name == "plgpu.alloc_semaphore":
-            return SemaphoreRef(shape_of(args[0] if args else kwargs.get("shape", Seq(()))), source)
+            return SemaphoreRef(shape_of(args[0] if args else kwargs.get("shape", Seq(()))), _source(model, node, name))
         if name == "jax.freeze" and args and isinstance(args[0], SemaphoreRef):
-            return SemaphoreArray(args[0], source)
+            return SemaphoreArray(args[0], _source(model, node, name))
         if name in _ARRAYS:
-            return _array(name, args, kwargs, source)
+            return _array(name, args, kwargs, _source(model, node, name))
         if name in _LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
             dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else args[0].dtype
-            return Array(args[0].shape, dtype, source)
+            return Array(args[0].shape, dtype, _source(model, node, name))
         if name == "jnp.arange" and args and not kwargs.keys() - {"dtype"} and len(args) == 1:
             if isinstance(args[0], Const) and type(args[0].value) is int:
                 dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else "int32"
-                return Array((max(args[0].value, 0),), dtype, source)
+                return Array((max(args[0].value, 0),), dtype, _source(model, node, name))
             return UNKNOWN
         if name in TRANSPARENT_WRAPPERS and args:
             return args[0]  # `jax.jit(f)` calls f: what f returns is what the jitted call returns
@@ -791,6 +796,19 @@ def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
     return None
 
 
+def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:
+    """How an API call was written, for the values that keep it (asked only by those: most calls evaluated,
+    `jnp.maximum(...)`, make none, and cutting the text out costs more than the rest of their evaluation)."""
+    return model.segment(node) if isinstance(node, ast.expr) else name
+
+
+@functools.lru_cache(maxsize=8192)
+def _api_attribute(name: str, attr: str) -> Api:
+    """`jnp.maximum` of `jnp`: one value per spelling, shared (values are immutable), since every kernel's
+    `jnp.` / `pl.` attribute asks the same prefix walk of `canonical` again."""
+    return Api(canonical(f"{name}.{attr}"))
+
+
 def _one_of(values) -> Value:
     """One value when all agree, OneOf the distinct ones otherwise; unknown if any is."""
     options: list[Value] = []
@@ -882,7 +900,7 @@ def _own_returns(func: ast.AST):
             yield node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))  # no token node is a return or holds one
 
 
 def _pallas_call_results(kernel: KernelCall) -> Value:

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
-from .evaluate import KERNEL_FACTORIES, terminal_name
+from .evaluate import KERNEL_FACTORIES
 from .model import FunctionNode, child_nodes
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
@@ -28,6 +28,7 @@ SET_INTERPRET = {"plgpu.set_gpu_interpret_mode", "pltpu.set_tpu_interpret_mode"}
 # and core_map read it when the kernel is traced (checked with jax 0.12: a pl.kernel built before
 # `with plgpu.force_gpu_interpret_mode():` and called in it is compiled).
 READS_MODE_WHEN_BUILT = {"pl.pallas_call", "pl.kernel"}
+_FUNCTION_CLASSES = frozenset(FunctionNode)
 _NOT_FUNCTION_ATTRS = {"at", "shape", "dtype", "ndim", "size", "T", "astype", "reshape", "bitcast", "transform"}
 
 
@@ -305,18 +306,19 @@ def _reachable_functions(project: "Project", start: Func, limit: int, exclude: s
         seen[id(func.node)] = func
         model = func.model
         for node in _own_nodes(func.node):
-            if isinstance(node, FunctionNode):
-                if isinstance(node, ast.Lambda) or node.decorator_list:
-                    queue.append(Func(model, node))
-                continue
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            kind = node.__class__  # by class, not a chain of isinstance: this loop sees every node of every kernel
+            if kind is ast.Name:
+                if node.ctx.__class__ is not ast.Load:
+                    continue
                 binding = model.lookup(node.id, model.scope_of(node), node.lineno)
                 if binding is None or binding.kind not in ("def", "import", "assign"):
                     continue
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-                if node.attr in _NOT_FUNCTION_ATTRS:
+            elif kind is ast.Attribute:
+                if node.ctx.__class__ is not ast.Load or node.attr in _NOT_FUNCTION_ATTRS:
                     continue
             else:
+                if kind in _FUNCTION_CLASSES and (kind is ast.Lambda or node.decorator_list):
+                    queue.append(Func(model, node))
                 continue
             target = unwrap_function(evaluator.value(model, node))
             if target is not None and id(target.node) not in seen:
@@ -352,15 +354,8 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
     cached = model.eval_cache.get(key)
     if cached is not None:
         return cached
-    own_name = api.rsplit(".", 1)[-1]
     result = []
-    for call in model.calls:
-        if terminal_name(call.func) != own_name:
-            if not isinstance(call.func, ast.Name):
-                continue
-            binding = model.lookup(call.func.id, model.scope_of(call), call.lineno)
-            if binding is None or binding.kind not in ("assign", "import"):
-                continue
+    for call in model.calls_named_or_aliased(api.rsplit(".", 1)[-1]):
         value = project.evaluator.value(model, call.func)
         partials = []
         while isinstance(value, Partial):

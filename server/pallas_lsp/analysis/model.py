@@ -39,32 +39,72 @@ def _child_fields(cls: type) -> tuple[tuple[str, bool], ...]:
     return plan
 
 
-def child_nodes(node: ast.AST) -> list[ast.AST]:
-    """`list(ast.iter_child_nodes(node))` less the token nodes (`Load`, `Add`), without its generators and
-    without looking at fields that hold names or constants (hot walks)."""
-    cls = node.__class__
-    plan = _CHILD_FIELDS[cls] if cls in _CHILD_FIELDS else _child_fields(cls)
+def _all_child_nodes(node: ast.AST) -> list[ast.AST]:
+    """Every node in every field, less the token nodes: for a class whose signature was not understood, and
+    for a node missing a field (built by hand)."""
     children = []
-    if plan is None:
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if value.__class__ is list:
-                children.extend(item for item in value
-                                if isinstance(item, ast.AST) and item.__class__ not in _TOKEN_NODES)
-            elif isinstance(value, ast.AST) and value.__class__ not in _TOKEN_NODES:
-                children.append(value)
-        return children
-    for name, many in plan:
+    for name in node._fields:
         value = getattr(node, name, None)
-        if value is None:
-            continue
-        if many:
-            for item in value:
-                if item is not None:
-                    children.append(item)
-        else:
+        if value.__class__ is list:
+            children.extend(item for item in value
+                            if isinstance(item, ast.AST) and item.__class__ not in _TOKEN_NODES)
+        elif isinstance(value, ast.AST) and value.__class__ not in _TOKEN_NODES:
             children.append(value)
     return children
+
+
+# List fields whose items may be None in a parsed tree: `{**a}`'s key, a keyword-only argument without a default.
+_NONE_ITEMS = {("Dict", "keys"), ("arguments", "kw_defaults")}
+
+
+def _no_children(node: ast.AST) -> list[ast.AST]:
+    return []
+
+
+def _children_function(cls: type):
+    """A function listing a node's children for one class, written out from its plan (`Call`: `[node.func,
+    *node.args, *node.keywords]`): no loop over the fields, no getattr, for the hot walks."""
+    plan = _CHILD_FIELDS[cls] if cls in _CHILD_FIELDS else _child_fields(cls)
+    if plan is None:
+        return _all_child_nodes
+    if not plan:
+        return _no_children
+    optional = {m.group(3) for m in _FIELD.finditer((cls.__doc__ or "").split("\n")[0]) if m.group(2) == "?"}
+    lines = ["def children(node):", "    try:", "        found = []"]
+    run: list[str] = []  # fields never None, in a row: one list display
+    for name, many in [*plan, (None, False)]:
+        if name is None or name in optional:
+            if run:
+                start = lines[-1] == "        found = []"  # the first fields: the list display starts it
+                lines[-1:] = [lines[-1], f"        found += [{', '.join(run)}]"] if not start else \
+                    [f"        found = [{', '.join(run)}]"]
+                run = []
+            if name is not None:
+                lines += [f"        value = node.{name}", "        if value is not None:", "            found.append(value)"]
+        else:
+            run.append(f"*node.{name}" if many else f"node.{name}")
+    lines += ["    except (AttributeError, TypeError):", "        return _all_child_nodes(node)"]
+    if any((cls.__name__, name) in _NONE_ITEMS for name, _ in plan):
+        lines.append("    found = [child for child in found if child is not None]")
+    lines.append("    return found")
+    namespace = {"_all_child_nodes": _all_child_nodes}
+    exec("\n".join(lines), namespace)  # noqa: S102 - the text is made here, from the ASDL field names
+    return namespace["children"]
+
+
+class _ChildrenFunctions(dict):
+    def __missing__(self, cls: type):
+        found = self[cls] = _children_function(cls)
+        return found
+
+
+CHILDREN = _ChildrenFunctions()  # class -> its function listing a node's children (see `child_nodes`)
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.iter_child_nodes(node))` less the token nodes (`Load`, `Add`), without its generators and
+    without looking at fields that hold names or constants (hot walks): `CHILDREN[node.__class__](node)`."""
+    return CHILDREN[node.__class__](node)
 
 
 _TOKEN_NODES = frozenset(cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
@@ -123,6 +163,7 @@ class ModuleModel:
         self.withs: list[ast.With] = []
         self._call_positions: dict[str, list[int]] = {}  # callee's last name -> indexes into calls
         self._partial_positions: dict[str, list[int]] = {}  # `partial(f, ...)`: f's last name -> indexes
+        self._aliased_calls: list[int] | None = None  # see `calls_named_or_aliased`
         self._memos: dict[str, dict] = {}
         self.eval_cache: dict = self._memos.setdefault(ModuleModel._memo_name, {})  # the evaluator's memo for this
         ModuleModel._alive.add(self)  # text, dropped with the model; a plain attribute: read for every value
@@ -246,6 +287,21 @@ class ModuleModel:
             indexes = sorted(i for name in set(names) for i in positions.get(name, ()))
         return [self.calls[i] for i in indexes]
 
+    def calls_named_or_aliased(self, name: str) -> list[ast.Call]:
+        """`calls_named(name)` and the calls of a bare name an assignment or import binds (`rs(...)` after
+        `rs = pl.run_scoped`: what may be an alias of it), in `calls` order: an index of the second kind
+        once a module, so each API's search does not look up the callee of every call again."""
+        if self._aliased_calls is None:
+            self._aliased_calls = []
+            for i, call in enumerate(self.calls):
+                func = call.func
+                if func.__class__ is ast.Name:
+                    binding = self.lookup(func.id, self.scope_of(call), call.lineno)
+                    if binding is not None and binding.kind in ("assign", "import"):
+                        self._aliased_calls.append(i)
+        indexes = sorted({*self._call_positions.get(name, ()), *self._aliased_calls})
+        return [self.calls[i] for i in indexes]
+
     def calls_or_partials_of(self, name: str) -> list[ast.Call]:
         """Calls of `f` and `partial(f, ...)` for a callee whose last name is `name`, in `calls` order:
         a module with hundreds of `functools.partial` decorators need not look at each for every name."""
@@ -290,11 +346,12 @@ def _link_parents(tree: ast.AST, parents: dict[ast.AST, ast.AST]) -> None:
     parent means nothing), in `ast.walk` order."""
     queue = [tree]
     append = queue.append
+    children = CHILDREN
     index = 0
     while index < len(queue):
         node = queue[index]
         index += 1
-        for child in child_nodes(node):
+        for child in children[node.__class__](node):
             parents[child] = node
             append(child)
 
@@ -369,7 +426,13 @@ class _Builder:
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, None, stmt)
 
+    # The scope each name, call, def and class is visited in is what `scope_of` climbs to (decorators, defaults
+    # and bases are visited before the scope is entered): kept now, since the evaluator asks it of every name.
+    def visit_Name(self, node: ast.Name) -> None:
+        self.model._scope_of[node] = self.stack[-1].node
+
     def _function(self, node: ast.AST) -> None:
+        self.model._scope_of[node] = self.stack[-1].node
         args = node.args
         defaults = [*args.defaults, *[d for d in args.kw_defaults if d is not None]]
 
@@ -388,6 +451,8 @@ class _Builder:
     visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _function
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.model._scope_of[node] = self.stack[-1].node
+
         def enter() -> None:
             self._bind(node.name, Binding("class", node, node.lineno))
             self._enter(node)
@@ -456,4 +521,5 @@ class _Builder:
             if bound is not None:
                 self.model._partial_positions.setdefault(bound, []).append(len(self.model.calls))
         self.model.calls.append(node)
+        self.model._scope_of[node] = self.stack[-1].node
         self.generic_visit(node)
