@@ -268,12 +268,20 @@ class ModuleModel:
 
     def lookup(self, name: str, scope: ast.AST, line: int) -> Binding | None:
         """The binding a use of `name` at `line` in `scope` sees, Python's LEGB minus builtins."""
-        current: ast.AST | None = scope
+        scopes = self.scopes
+        own = scopes.get(scope)
+        bindings = own.bindings.get(name) if own is not None else None
+        if bindings:
+            if bindings[-1].lineno <= line:  # the last one is above the use: no need to look at the others
+                return bindings[-1]
+            before = [b for b in bindings if b.lineno <= line]
+            return (before or bindings)[-1]
+        current = self.outer_scope(scope)
         while current is not None:
-            bindings = self.scopes[current].bindings.get(name) if current in self.scopes else None
+            outer = scopes.get(current)
+            bindings = outer.bindings.get(name) if outer is not None else None
             if bindings:
-                before = [b for b in bindings if b.lineno <= line] if current is scope else []
-                return (before or bindings)[-1]
+                return bindings[-1]
             current = self.outer_scope(current)
         return None
 
