@@ -70,19 +70,23 @@ def _children_function(cls: type):
     if not plan:
         return _no_children
     optional = {m.group(3) for m in _FIELD.finditer((cls.__doc__ or "").split("\n")[0]) if m.group(2) == "?"}
-    lines = ["def children(node):", "    try:", "        found = []"]
+    body: list[str] = []
     run: list[str] = []  # fields never None, in a row: one list display
-    for name, many in [*plan, (None, False)]:
-        if name is None or name in optional:
-            if run:
-                start = lines[-1] == "        found = []"  # the first fields: the list display starts it
-                lines[-1:] = [lines[-1], f"        found += [{', '.join(run)}]"] if not start else \
-                    [f"        found = [{', '.join(run)}]"]
-                run = []
-            if name is not None:
-                lines += [f"        value = node.{name}", "        if value is not None:", "            found.append(value)"]
+
+    def flush() -> None:
+        if run:
+            body.append(f"found += [{', '.join(run)}]" if body else f"found = [{', '.join(run)}]")
+            run.clear()
+
+    for name, many in plan:
+        if name in optional:
+            flush()
+            body += [] if body else ["found = []"]
+            body += [f"value = node.{name}", "if value is not None:", "    found.append(value)"]
         else:
             run.append(f"*node.{name}" if many else f"node.{name}")
+    flush()
+    lines = ["def children(node):", "    try:", *("        " + line for line in body)]
     lines += ["    except (AttributeError, TypeError):", "        return _all_child_nodes(node)"]
     if any((cls.__name__, name) in _NONE_ITEMS for name, _ in plan):
         lines.append("    found = [child for child in found if child is not None]")
