@@ -30,14 +30,6 @@ def make(n):
     o_ref[...] = x_ref[...] + lut[...]
   return plgpu.kernel(body, out_type=X)
 """,
-    "decorated kernel used without being called": """
-@plgpu.kernel(out_type=X)
-def kernel(x_ref, o_ref):
-  lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
-  o_ref[...] = x_ref[...] + lut[...]
-
-KERNELS = {"add": kernel}
-""",
     "body picked from a dict whose other body is also launched on its own (it would take an operand it is not given)": """
 def add_body(x_ref, o_ref):
   o_ref[...] = x_ref[...] + 1.0

@@ -405,16 +405,46 @@ def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:
                 calls.append(parent)
             else:
                 other_uses += 1
-    if other_uses or not calls:
-        raise CannotFix(f"not every caller of {decorated.name} can be found")
-    if any(decorated.name in other.text for other in builder.project.importers(model)):
-        raise CannotFix(f"{decorated.name} may be called from other modules")
+    if other_uses or not calls or any(decorated.name in other.text for other in builder.project.importers(model)):
+        return _wrap_decorated(builder, model, decorated, operand)
     for call in calls:
         target = file.find_ast(model, call, cst.Call)
         if target is None:
             raise CannotFix("a call of the kernel was not found")
         file.rewrite(target, lambda updated: _with_first_argument(updated, expression(operand)))
     return "calls"
+
+
+def _wrap_decorated(builder: FixBuilder, model, decorated: ast.FunctionDef, operand: str) -> str:
+    """Not every caller of a decorated kernel is known (`fn = body` handed to a wrapper, another module): the
+    kernel is renamed `<name>_kernel`, and `<name>` becomes a function passing `operand` first and then what it
+    is given, so every caller keeps calling `<name>` as before and `operand` is built at each call."""
+    name = decorated.name
+    if not isinstance(model.parents.get(decorated), (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        raise CannotFix(f"not every caller of {name} can be found, and {name} is not defined in a module or function")
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            raise CannotFix(f"not every caller of {name} can be found, and an attribute of {name} is read")
+    if len(decorated.decorator_list) > 1:
+        raise CannotFix(f"not every caller of {name} can be found, and {name} has more than one decorator")
+    file, _ = builder.file(model)
+    node = file.function(decorated)
+    block = file.parent(node) if node is not None else None
+    if not isinstance(block, (cst.Module, cst.IndentedBlock)):
+        raise CannotFix("the kernel body was not found")
+    kernel = unique_name(model, model.tree, f"{name}_kernel")
+    position = list(block.body).index(node)
+    file.rewrite(node, lambda updated: updated.with_changes(name=cst.Name(kernel)))
+    wrapper = cst.parse_statement(f"def {name}(*operands):\n{file.indent}return {kernel}({operand}, *operands)\n")
+    blank = 2 if isinstance(block, cst.Module) and isinstance(model.parents.get(decorated), ast.Module) else 1
+
+    def insert(updated):
+        body = list(updated.body)
+        body.insert(position + 1, wrapper.with_changes(leading_lines=[cst.EmptyLine()] * blank))
+        return updated.with_changes(body=body)
+
+    file.rewrite(block, insert)
+    return f"wrapper:{kernel}"
 
 
 def edit_sequence_keyword(builder: FixBuilder, entry, keyword: str, element: str, first: bool,

@@ -83,7 +83,7 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
         return None
     builder = FixBuilder(project)
     name = take_name(builder, where, "global_ref")
-    siblings = ""
+    siblings, wrapped = "", ""
     for body_model, body, body_entries in where.bodies:
         offsets = {bound_positional(e) for e in body_entries}
         if len(offsets) != 1:
@@ -99,12 +99,15 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
             if entry.api in PALLAS_CALL and entry.kernel.kwarg("in_specs") is not None:  # absent: whole buffers
                 edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(imports, entry, shape, space),
                                       first=True)
-            pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
+            how = pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
+            if how.startswith("wrapper:"):
+                wrapped = f" (the kernel is renamed {how.split(':', 1)[1]}; {body.name} passes it the new operand first)"
     if where.helper is not None:
         thread_through_helper(builder, where, name)
     remove_get_global(builder, model, use, name)
     through = f", through {where.helper.name}" if where.helper is not None else ""
-    return builder.fix(title.format(name=use.name or "the buffer") + through + siblings, "safe", preferred=True)
+    return builder.fix(title.format(name=use.name or "the buffer") + through + siblings + wrapped, "safe",
+                       preferred=True)
 
 
 def fix(project, model, call, value, code: str):
