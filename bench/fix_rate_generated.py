@@ -41,7 +41,8 @@ sys.path[:0] = [str(REPO / "tests"), str(REPO / "server")]
 from kernel_generator import differential, grammar  # noqa: E402
 
 
-RUN_COMPILED = "): Run the kernel compiled ("  # the title of server/pallas_lsp/fixes/run_compiled.py's fix
+# The title of server/pallas_lsp/fixes/run_compiled.py's fix, on its own or joined to another (fixes/companion.py).
+RUN_COMPILED = ("): Run the kernel compiled (", ", and run the kernel compiled (")
 
 
 def _refusals(project, findings) -> list[str]:
@@ -125,7 +126,7 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str
     fixed_cases = [differential.Case(c.name, c.spec, c.files) for c in changed_cases]
     # A kernel a fix made compiled ("Run the kernel compiled") is judged compiled: Mosaic GPU cross-lowering
     # of the same target (its target() still says how the original ran).
-    compiled = {c.name for c in changed_cases if any(RUN_COMPILED in title for title in c.unsafe_fixes)}
+    compiled = {c.name for c in changed_cases if any(m in title for title in c.unsafe_fixes for m in RUN_COMPILED)}
     started = time.monotonic()
     differential.run_jax([c for c in fixed_cases if c.name not in compiled], after, timeout)
     differential.run_jax([c for c in fixed_cases if c.name in compiled], after, timeout, compiled=True)

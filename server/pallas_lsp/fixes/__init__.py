@@ -39,12 +39,21 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
     elif finding.code in FINDING_FIXES:
         rewrites = _finding_rewrites(project, model, finding, refusals)
     if verify and rewrites:
+        from .companion import COMPANION_CODES, completed
         from .verify import Baseline, check_fix
 
         baseline = Baseline(project, model)
         kept = []
         for fix in rewrites:
             reason = check_fix(project, baseline, finding, fix)
+            code = reason[len("it would add "):][:6] if reason and reason.startswith("it would add ") else None
+            # PAL004's own fixes are combined by one_block_grid; a finding's fix with the added code's fix of
+            # the same get_global would go round in circles.
+            if code in COMPANION_CODES and finding.code not in ("PAL004", code):
+                whole = next((w for w in completed(project, baseline, finding, fix, code)
+                              if check_fix(project, baseline, finding, w) is None), None)
+                if whole is not None:
+                    fix, reason = whole, None
             if reason is None:
                 kept.append(fix)
             else:

@@ -22,7 +22,7 @@ import ast
 import libcst as cst
 
 from ..analysis.values import Api
-from .kernel_edits import CannotFix, FixBuilder, remove_statement
+from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment
 
 _CONDS = ("jax.lax.cond", "lax.cond", "jax.lax.switch", "lax.switch")
 
@@ -52,6 +52,38 @@ def fix(project, model, finding):
     call = getattr(allocation, "node", None)
     if call is None or getattr(allocation, "kind", None) != "get_global" or call not in model.parents:
         return None
+    if not allocation.repeat:
+        # The finding's get_global overflows because one before it, in a branch lowered twice, reserved
+        # twice: that one moves (the finding is reported at the first reservation over the estimate).
+        twice = _repeated_get_globals(finding)
+        if len(twice) == 1 and twice[0] is not call and twice[0] in model.parents:
+            call = twice[0]
+    builder = FixBuilder(project)
+    hoisted = hoist(project, model, builder, call)
+    if hoisted is None:
+        return None
+    name, kind, branch = hoisted
+    return builder.fix(f"pallas-lsp ({finding.code}): Ask for {name} before the {kind}, not in {branch}", "safe",
+                       preferred=True)
+
+
+def _repeated_get_globals(finding) -> list[ast.Call]:
+    """The get_globals of the finding's kernel in a branch Mosaic GPU lowers twice (one node each)."""
+    from ..analysis.kernel_model import flatten_allocations
+
+    kernel = finding.facts.get("kernel")
+    if kernel is None:
+        return []
+    found = {}
+    for allocation in flatten_allocations(kernel.allocations):
+        if allocation.repeat and allocation.kind == "get_global":
+            found[id(allocation.node)] = allocation.node
+    return list(found.values())
+
+
+def hoist(project, model, builder: FixBuilder, call: ast.Call) -> tuple[str, str, str] | None:
+    """Register the move of `call`'s `name = pl.get_global(...)` out of its branch with `builder`:
+    (name, "cond" or "switch", the branch's name), None where `call` is in no cond's branch."""
     branch = model.enclosing_function(call)
     outer = model.enclosing_function(branch) if isinstance(branch, ast.FunctionDef) else None
     if not isinstance(outer, ast.FunctionDef):
@@ -71,13 +103,16 @@ def fix(project, model, finding):
                 isinstance(a, ast.arg) and a.arg == name for a in ast.walk(function)):
             raise CannotFix(f"{name} is bound more than once")
     defaults = _defaults_taken(model, branch, cond)
-    for node in ast.walk(call):
-        if isinstance(node, ast.Name) and node.id not in defaults:
+    carried = [local for local in (_local_type(model, branch, outer, statement, node) for node in ast.walk(call)
+                                   if isinstance(node, ast.Name) and node.id not in defaults) if local is not None]
+    for node in [n for c in (*(local.value for local in carried), call) for n in ast.walk(c)]:
+        if isinstance(node, ast.Name) and node.id not in defaults and node.id not in {
+                local.targets[0].id for local in carried}:
             inside = model.lookup(node.id, model.scope_of(call), call.lineno)
             before = model.lookup(node.id, model.scope_of(cond), cond.lineno)
-            if inside is None or inside is not before:
+            # Both None: bound in no enclosing scope (a star import, a builtin), the same name either way.
+            if inside is not before:
                 raise CannotFix(f"{node.id} means something else before the {ast.unparse(cond)[:20]}...")
-    builder = FixBuilder(project)
     file, _ = builder.file(model)
     line = file.find_ast(model, cond, cst.BaseStatement)
     if line is None:
@@ -85,21 +120,36 @@ def fix(project, model, finding):
     definition = file.function(branch)
     if definition is None or file.parent(definition) is not file.parent(line):
         raise CannotFix("the branch is not defined in the block that runs the cond")
-    moved = cst.parse_statement(ast.get_source_segment(model.text, statement) + "\n")
+    moved = [cst.parse_statement(statement_with_comment(builder, model, s) + "\n") for s in [*carried, statement]]
     if defaults:  # `def branch(what=T): sem = pl.get_global(what)`: the cond passes nothing, so `what` is T
-        moved = moved.visit(_Substitute({k: cst.parse_expression(v) for k, v in defaults.items()}))
+        moved = [m.visit(_Substitute({k: cst.parse_expression(v) for k, v in defaults.items()})) for m in moved]
     block = file.parent(line)
     position = list(block.body).index(definition)
 
     def insert(updated):
         body = list(updated.body)
-        body.insert(position, moved)  # the definition keeps its comments, after it
+        body[position:position] = moved  # the definition keeps its comments, after them
         return updated.with_changes(body=body)
 
-    remove_statement(builder, model, statement)
+    for each in [statement, *reversed(carried)]:  # the later statement first: the earlier one's place still holds
+        remove_statement(builder, model, each, keep_comment=False)  # the comment moves with it
     file.rewrite(block, insert)
-    return builder.fix(f"pallas-lsp ({finding.code}): Ask for {name} before the {_kind(project, model, cond)}, "
-                       f"not in {branch.name}", "safe", preferred=True)
+    return name, _kind(project, model, cond), branch.name
+
+
+def _local_type(model, branch: ast.FunctionDef, outer: ast.FunctionDef, statement: ast.stmt,
+                name: ast.Name) -> ast.Assign | None:
+    """`what = T` in the branch, before the get_global statement, where `what` is bound once there and nowhere in
+    `outer`, and read only by the get_global: the statement the get_global's type needs, moved with it."""
+    binding = model.lookup(name.id, model.scope_of(name), name.lineno)
+    local = binding.node if binding is not None and binding.kind == "assign" else None
+    if not (isinstance(local, ast.Assign) and local in branch.body and len(local.targets) == 1
+            and isinstance(local.targets[0], ast.Name) and branch.body.index(local) < branch.body.index(statement)):
+        return None
+    uses = [n for n in ast.walk(outer) if isinstance(n, ast.Name) and n.id == name.id]  # the branch's included
+    if len(uses) != 2 or any(isinstance(a, ast.arg) and a.arg == name.id for a in ast.walk(outer)):
+        return None  # bound again, read elsewhere, or a name of outer's too: it stays (and the move is refused)
+    return local
 
 
 def _defaults_taken(model, branch: ast.FunctionDef, cond: ast.stmt) -> dict[str, str]:

@@ -56,5 +56,25 @@ def fix(project, model, finding):
 
     file.rewrite(launch, lambda updated: updated.with_changes(args=appended(
         appended(list(updated.args), keyword("grid", "(1,)")), keyword("grid_names", '("block",)'))))
-    return builder.fix(f"pallas-lsp ({finding.code}): Launch the kernel on a one-block grid (grid=(1,))",
+    moved = _hoist_repeated(project, model, finding, builder)
+    return builder.fix(f"pallas-lsp ({finding.code}): Launch the kernel on a one-block grid (grid=(1,)){moved}",
                        "safe", preferred=True)
+
+
+def _hoist_repeated(project, model, finding, builder) -> str:
+    """With a grid every get_global has its slot, but one in a branch Mosaic GPU lowers twice still takes
+    two: each such get_global moves out of its branch too (hoist_out_of_cond), where all of them can.
+    Returns the title's note."""
+    from .hoist_out_of_cond import _repeated_get_globals, hoist
+
+    calls = _repeated_get_globals(finding)
+    if not calls or any(call not in model.parents for call in calls):
+        return ""
+    trial = FixBuilder(project)
+    try:
+        if any(hoist(project, model, trial, call) is None for call in calls):
+            return ""
+    except CannotFix:
+        return ""
+    moves = [hoist(project, model, builder, call) for call in calls]
+    return "".join(f", and ask for {name} before the {kind}, not in {branch}" for name, kind, branch in moves)

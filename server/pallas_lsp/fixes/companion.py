@@ -1,0 +1,76 @@
+"""A fix whose result JAX would still reject for a reason another rule's fix removes, made whole with that fix.
+
+Making a kernel compiled ("Run the kernel compiled"), a TPU or barrier type a REGULAR semaphore, or
+moving a get_global into the kernel can give a gridless Mosaic GPU kernel its second global semaphore
+(or one in a branch Mosaic GPU lowers twice): verification then refuses the fix ("it would add PAL004").
+PAL004's rewrites (a get_global moved out of a cond's branch, a one-block grid, one semaphore array) keep
+the meaning of any kernel they apply to. Moving a get_global into an interpreted kernel (PAL008) adds
+PAL002, which its own fixes remove (a scratch semaphore, the kernel run compiled). The first fix of the
+added finding that makes the whole verify is applied with the first fix, as one fix (unsafe where either
+is), which is verified again like any other.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import replace
+
+from ..analysis.findings import Finding, Fix
+from ..engine import analyze
+from .edits import apply_edits, minimal_edits
+
+COMPANION_CODES = ("PAL004", "PAL002")
+
+
+def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[Fix]:
+    """`fix` with each fix of the one `code` finding it would add (made on its result), as one fix each, in
+    the order they are offered (not verified here); none where it adds no one such finding, or that has no fix."""
+    from . import _finding_rewrites, _get_global_at, _get_global_rewrites
+
+    paths = list(dict.fromkeys([baseline.path, *(os.path.abspath(e.path) for e in fix.edits)]))
+    texts = {path: apply_edits(baseline.text(path), [e for e in fix.edits if os.path.abspath(e.path) == path])
+             for path in paths}
+    companions = []
+    with project.trial(texts):
+        for path in paths:
+            added = _added(baseline.findings(path), baseline.text(path),
+                           [f for f in analyze(project, path, texts[path]) if f.code == code], texts[path], code)
+            if len(added) == 1:
+                model = project.model(path, texts[path])
+                call = _get_global_at(project, model, added[0])
+                companions = (_get_global_rewrites(project, model, call, added[0]) if call is not None
+                              else _finding_rewrites(project, model, added[0]))
+                break
+    return [_joined(baseline, fix, texts, companion) for companion in companions]
+
+
+def _added(before: list[Finding], old: str, after: list[Finding], new: str, code: str) -> list[Finding]:
+    """The `code` findings of `after` that `before` did not have, told apart by message and line text (an
+    edit moves lines, and one get_global's PAL002 reads like another's)."""
+    def key(finding: Finding, text: list[str]) -> tuple:
+        line = text[finding.span.line].strip() if finding.span.line < len(text) else ""
+        return finding.message, line
+
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    left = Counter(key(f, old_lines) for f in before if f.code == code)
+    added = []
+    for finding in after:
+        k = key(finding, new_lines)
+        if left[k] > 0:
+            left[k] -= 1
+        else:
+            added.append(finding)
+    return added
+
+
+def _joined(baseline, fix: Fix, texts: dict[str, str], companion: Fix) -> Fix:
+    """`fix` and `companion` (made on the texts `fix` gives) as one fix of the original texts."""
+    texts = dict(texts)
+    for path in {os.path.abspath(e.path) for e in companion.edits}:
+        text = texts.get(path, baseline.text(path))
+        texts[path] = apply_edits(text, [e for e in companion.edits if os.path.abspath(e.path) == path])
+    edits = tuple(edit for path, text in texts.items() for edit in minimal_edits(path, baseline.text(path), text))
+    note = companion.title.split("): ", 1)[-1]
+    return replace(fix, title=f"{fix.title}, and {note[0].lower()}{note[1:]}", edits=edits,
+                   applicability="safe" if fix.safe and companion.safe else "unsafe")
