@@ -15,6 +15,17 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # jax 0.12: the GPU interpreter has no TPU semaphore scratch ('KeyError: SEMAPHORE'; interpret=True runs it).
+    "TPU semaphore in a pallas_call the GPU interpreter runs": """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(x_ref, o_ref):
+  sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(sem)
+  o_ref[...] = x_ref[...] + 1.0
+
+fn = pl.pallas_call(body, out_shape=X, interpret=plgpu.InterpretGPUParams())
+""",
     "one body, a pallas_call and a plgpu.kernel": """
 def body(x_ref, o_ref):
   lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))
