@@ -49,7 +49,8 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
             code = reason[len("it would add "):][:6] if reason and reason.startswith("it would add ") else None
             # PAL004's own fixes are combined by one_block_grid; a finding's fix with the added code's fix of
             # the same get_global would go round in circles.
-            if code in COMPANION_CODES and finding.code not in ("PAL004", code):
+            if (code in COMPANION_CODES.get(finding.code, COMPANION_CODES[None])
+                    and finding.code not in ("PAL004", code)):
                 whole = next((w for w in completed(project, baseline, finding, fix, code)
                               if check_fix(project, baseline, finding, w) is None), None)
                 if whole is not None:

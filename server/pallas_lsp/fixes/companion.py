@@ -7,7 +7,10 @@ PAL004's rewrites (a get_global moved out of a cond's branch, a one-block grid, 
 the meaning of any kernel they apply to. Moving a get_global into an interpreted kernel (PAL008) adds
 PAL002, which its own fixes remove (a scratch semaphore, the kernel run compiled). The first fix of the
 added finding that makes the whole verify is applied with the first fix, as one fix (unsafe where either
-is), which is verified again like any other.
+is), which is verified again like any other. Launching a Triton kernel with plgpu.kernel (PAL003) can
+also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
+output: PAL008, a barrier: PAL006); its companions include that finding's fixes as offered, themselves
+joined to their own companion.
 """
 
 from __future__ import annotations
@@ -20,13 +23,16 @@ from ..analysis.findings import Finding, Fix
 from ..engine import analyze
 from .edits import apply_edits, minimal_edits
 
-COMPANION_CODES = ("PAL004", "PAL002")
+# The codes whose fixes may complete a finding's fix, by the finding's code (None: any other finding).
+# Launching a Triton kernel with plgpu.kernel (PAL003) can leave a get_global of a barrier or a buffer
+# (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects.
+COMPANION_CODES = {None: ("PAL004", "PAL002"), "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008")}
 
 
 def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[Fix]:
     """`fix` with each fix of the one `code` finding it would add (made on its result), as one fix each, in
     the order they are offered (not verified here); none where it adds no one such finding, or that has no fix."""
-    from . import _finding_rewrites, _get_global_at, _get_global_rewrites
+    from . import _finding_rewrites, _get_global_at, _get_global_rewrites, fixes_for
 
     paths = list(dict.fromkeys([baseline.path, *(os.path.abspath(e.path) for e in fix.edits)]))
     texts = {path: apply_edits(baseline.text(path), [e for e in fix.edits if os.path.abspath(e.path) == path])
@@ -41,6 +47,10 @@ def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[
                 call = _get_global_at(project, model, added[0])
                 companions = (_get_global_rewrites(project, model, call, added[0]) if call is not None
                               else _finding_rewrites(project, model, added[0]))
+                if finding.code in COMPANION_CODES:  # a companion that is itself made whole with its own
+                    titles = {c.title for c in companions}
+                    companions += [c for c in fixes_for(project, added[0], texts[path])
+                                   if c.kind == "rewrite" and c.title not in titles]
                 break
     return [_joined(baseline, fix, texts, companion) for companion in companions]
 
