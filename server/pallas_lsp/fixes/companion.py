@@ -10,7 +10,8 @@ added finding that makes the whole verify is applied with the first fix, as one 
 is), which is verified again like any other. Launching a Triton kernel with plgpu.kernel (PAL003) can
 also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
 output: PAL008, a barrier: PAL006); its companions include that finding's fixes as offered, themselves
-joined to their own companion.
+joined to their own companion. PAL006's barrier made a plgpu.kernel's scratch on a Triton launch can
+leave its semaphore output (PAL008) the same way.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ from .edits import apply_edits, minimal_edits
 
 # The codes whose fixes may complete a finding's fix, by the finding's code (None: any other finding).
 # Launching a Triton kernel with plgpu.kernel (PAL003) can leave a get_global of a barrier or a buffer
-# (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects.
-COMPANION_CODES = {None: ("PAL004", "PAL002"), "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008")}
+# (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects;
+# so can PAL006's barrier fix on a Triton launch (PAL008).
+COMPANION_CODES = {None: ("PAL004", "PAL002"), "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008"), "PAL006": ("PAL004", "PAL002", "PAL008")}
 
 
 def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[Fix]:
