@@ -135,3 +135,42 @@ def test_a_finding_without_a_fix_is_tried_again_once_another_fix_changed_the_tex
         "@plgpu.kernel(out_type=X, interpret=True)\ndef body(x_ref, o_ref):",
         "@plgpu.kernel(out_type=X, scratch_types=[plgpu.Barrier(num_arrivals=1)])\ndef body(x_ref, o_ref, bar_ref):").replace(
         "  bar = pl.get_global(kind)\n", "")
+
+
+SEM_TYPES = '''from jax.experimental.pallas import tpu as pltpu
+
+SEM = pltpu.SemaphoreType.REGULAR
+'''
+
+UNUSED_OUTPUT_AND_TPU_TYPE = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from sem_types import SEM
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref, done_ref):
+  sem = pl.get_global(SEM)
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+  o_ref[...] = x_ref[...] + 1.0
+
+
+def target():
+  kernel = plgpu.kernel(body, out_type=(X, plgpu.SemaphoreType.REGULAR), grid=(2,), grid_names=("x",))
+  return kernel, (X,), "cuda"
+'''
+
+
+def test_a_fix_in_an_imported_module_leaves_the_unused_output_fix_offered(tmp_path):
+    """PAL001's fix edits sem_types.py, which rebuilds kernel.py's kernel index: the out_type finding's entry
+    is then another object for the same launch, and its fix (drop the unused semaphore output) still applies."""
+    (tmp_path / "sem_types.py").write_text(SEM_TYPES)
+    (tmp_path / "kernel.py").write_text(UNUSED_OUTPUT_AND_TPU_TYPE)
+    run = cli("--fix", "--unsafe-fixes", "kernel.py", cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (0, "pallas-lsp: applied 2 fixes in 2 files\n")
+    assert (tmp_path / "kernel.py").read_text() == UNUSED_OUTPUT_AND_TPU_TYPE.replace(
+        "o_ref, done_ref)", "o_ref)").replace("(X, plgpu.SemaphoreType.REGULAR)", "(X,)")
+    assert "SEM = plgpu.SemaphoreType.REGULAR\n" in (tmp_path / "sem_types.py").read_text()

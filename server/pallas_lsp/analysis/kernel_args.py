@@ -121,7 +121,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
         return []
     if entry.api == "pl.core_map":
         return []
-    bound_positional, bound_keywords = _partial_bindings(entry.kernel.body)
+    bound_positional, bound_keywords = partial_bindings(entry.kernel.body)
     spec = body.node.args
     positional = [*spec.posonlyargs, *spec.args][bound_positional:]
     positional = [p for p in positional if p.arg not in bound_keywords]
@@ -259,7 +259,8 @@ def _frames(project: "Project", model: "ModuleModel", function: ast.AST, depth: 
 _MAX_FRAMES = 16
 
 
-def _partial_bindings(value: Value | None) -> tuple[int, set[str]]:
+def partial_bindings(value: Value | None) -> tuple[int, set[str]]:
+    """How many positional parameters and which names a chain of functools.partial binds."""
     positional, keywords = 0, set()
     while isinstance(value, Partial):
         positional += len(value.args)

@@ -11,7 +11,8 @@ signals and waits on it can rely on: a global semaphore is exactly that, and the
 name for it. Unsafe: the kernel returns one output fewer (callers unpacking two results need
 changing; they never ran, JAX rejects the semaphore). Only where the semaphore is the last output
 of a literal `out_type` tuple or list, there is no scratch (so it was the body's last parameter),
-and the body is a plain function launched only here.
+and the body is a plain function launched only here
+(keyword-only parameters, which a `functools.partial` may bind, stay).
 
 A semaphore output the body never uses (its parameter is read nowhere) is dropped instead, with its
 parameter, on any backend (a `pallas_call`'s `out_shape` too): nothing in the kernel needed it. Unsafe
@@ -25,6 +26,7 @@ import ast
 import libcst as cst
 
 from ..analysis.evaluate import as_memtype
+from ..analysis.kernel_args import partial_bindings
 from ..analysis.kernel_model import MOSAIC_GPU
 from ..analysis.values import MemType
 from .kernel_edits import CannotFix, FixBuilder
@@ -83,11 +85,14 @@ def fix(project, model, finding):
         raise CannotFix("which of the body's parameters is the semaphore's is not known (scratch not a literal list)")
     if scratch and not unused:
         raise CannotFix("with scratch, the semaphore's parameter is not the body's last")
-    if not isinstance(function, ast.FunctionDef) or launches(project, model, function) != [entry]:
+    # By launch call: the finding's EntryPoint may come from an index an overlay's change rebuilt since.
+    if not isinstance(function, ast.FunctionDef) or [e.node for e in launches(project, model, function)] != [entry.node]:
         raise CannotFix("the body is not a plain function launched only here")
     args = function.args
-    if args.posonlyargs or args.vararg or args.kwarg or args.kwonlyargs or args.defaults or position < 1:
+    if args.posonlyargs or args.vararg or args.kwarg or args.defaults or position < 1:
         raise CannotFix(f"{function.name} takes more than plain parameters")
+    if not partial_bindings(entry.kernel.body)[1] <= {a.arg for a in args.kwonlyargs}:
+        raise CannotFix(f"a functools.partial binds one of {function.name}'s positional parameters by name")
     name = args.args[position].arg
     builder = FixBuilder(project)
     file, imports = builder.file(model)
@@ -96,7 +101,8 @@ def fix(project, model, finding):
     if definition is None or sequence is None or len(sequence.elements) != len(out_type.elts):
         raise CannotFix("the body or out_type was not found")
     semaphore = ast.get_source_segment(model.text, leaf)
-    allocate = cst.parse_statement(f"{name} = {imports.name('jax.experimental.pallas')}.get_global({semaphore})\n")
+    allocate = None if unused else cst.parse_statement(  # a dropped output needs no `pl` import
+        f"{name} = {imports.name('jax.experimental.pallas')}.get_global({semaphore})\n")
     has_docstring = (isinstance(function.body[0], ast.Expr) and isinstance(function.body[0].value, ast.Constant)
                      and isinstance(function.body[0].value.value, str))
 
