@@ -5,7 +5,8 @@ moving a get_global into the kernel can give a gridless Mosaic GPU kernel its se
 (or one in a branch Mosaic GPU lowers twice): verification then refuses the fix ("it would add PAL004").
 PAL004's rewrites (a get_global moved out of a cond's branch, a one-block grid, one semaphore array) keep
 the meaning of any kernel they apply to. Moving a get_global into an interpreted kernel (PAL008) adds
-PAL002, which its own fixes remove (a scratch semaphore, the kernel run compiled). The first fix of the
+PAL002, which its own fixes remove (a scratch semaphore, the kernel run compiled). Moving one the body uses
+only as a barrier adds PAL006 (at each barrier call), which PAL006's SMEM barrier in scratch_types removes. The first fix of the
 added finding that makes the whole verify is applied with the first fix, as one fix (unsafe where either
 is), which is verified again like any other. Launching a Triton kernel with plgpu.kernel (PAL003) can
 also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
@@ -28,12 +29,15 @@ from .edits import apply_edits, minimal_edits
 # Launching a Triton kernel with plgpu.kernel (PAL003) can leave a get_global of a barrier or a buffer
 # (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects;
 # so can PAL006's barrier fix on a Triton launch (PAL008).
-COMPANION_CODES = {None: ("PAL004", "PAL002"), "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008"), "PAL006": ("PAL004", "PAL002", "PAL008")}
+COMPANION_CODES = {None: ("PAL004", "PAL002", "PAL006"),
+                   "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008"),
+                   "PAL006": ("PAL004", "PAL002", "PAL008")}
 
 
 def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[Fix]:
     """`fix` with each fix of the one `code` finding it would add (made on its result), as one fix each, in
-    the order they are offered (not verified here); none where it adds no one such finding, or that has no fix."""
+    the order they are offered (not verified here); none where it adds no one such finding (or several of
+    one get_global), or that has no fix."""
     from . import _finding_rewrites, _get_global_at, _get_global_rewrites, fixes_for
 
     paths = list(dict.fromkeys([baseline.path, *(os.path.abspath(e.path) for e in fix.edits)]))
@@ -44,7 +48,9 @@ def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[
         for path in paths:
             added = _added(baseline.findings(path), baseline.text(path),
                            [f for f in analyze(project, path, texts[path]) if f.code == code], texts[path], code)
-            if len(added) == 1:
+            # PAL006 is reported at each barrier use of one get_global: one finding, one fix.
+            asked = [f.facts.get("get_global") for f in added]
+            if len(added) == 1 or (added and asked[0] is not None and all(a is asked[0] for a in asked)):
                 model = project.model(path, texts[path])
                 call = _get_global_at(project, model, added[0])
                 companions = (_get_global_rewrites(project, model, call, added[0]) if call is not None

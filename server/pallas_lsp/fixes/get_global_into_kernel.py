@@ -13,7 +13,8 @@ A global semaphore exists only inside a Mosaic GPU kernel (`Cannot lower jaxpr w
 {SemaphoreEffect}` outside one), and a kernel takes none as an operand: the body asking for it
 itself is the one way to give the launch that semaphore. The body's parameter keeps its name. Only
 where the result is bound once and used only as one positional argument of one launch, the body
-is a plain function of this module run by that launch alone, and the type's names are module-level
+is a plain function of this module run by that launch alone (the semaphore's parameter without a
+default), and the type's names are module-level
 (or star-imported), or local names bound once for it alone, whose assignment moves along.
 Where the result is used otherwise (signalled or read outside the kernel) no fix: which kernel, and
 which part of it, the code was meant for is not known.
@@ -97,7 +98,7 @@ def fix(project, model, finding):
     args = function.args
     position = bound_before(launch.kernel.body) + launch_call.args.index(use)
     if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in launch_call.args) or \
-            position >= len(args.args) or args.defaults:
+            position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
         raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
     moved = _moved_definitions(model, host, call, function)
     param = args.args[position].arg
