@@ -2,7 +2,6 @@
 semaphore among its outputs: Mosaic GPU has SMEM barriers, and a kernel returns no semaphore."""
 import jax
 import jax.numpy as jnp
-from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
