@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from ..analysis.kernels import EntryPoint, KernelIndex
+from ..analysis.kernels import EntryPoint, KernelIndex, reachable_functions
 from ..analysis.values import Func, Partial
 from .cst_locate import CannotFix
 
@@ -158,16 +158,21 @@ def decorated_function(entry: EntryPoint) -> ast.AST | None:
     return None
 
 
-def interpreted_anywhere(project, model, function: ast.AST) -> bool:
-    """True when some kernel launched in this module or its importers runs `function` interpreted."""
-    from ..analysis.kernels import reachable_functions
-
+def launches_running(project, model, function: ast.AST, interpreted: bool = False) -> list[EntryPoint]:
+    """Every launch, in this module or one importing it, that runs `function` (reaches it from its body);
+    with `interpreted`, only those that run it interpreted."""
+    found = []
     for source in [model, *project.importers(model)]:
         for entry in KernelIndex.of(project, source).entries:
-            if entry.interpret and entry.body is not None and any(
+            if (entry.interpret or not interpreted) and entry.body is not None and any(
                     f.node is function for f in reachable_functions(project, entry.body)):
-                return True
-    return False
+                found.append(entry)
+    return found
+
+
+def interpreted_anywhere(project, model, function: ast.AST) -> bool:
+    """True when some kernel launched in this module or its importers runs `function` interpreted."""
+    return bool(launches_running(project, model, function, interpreted=True))
 
 
 @dataclass

@@ -21,25 +21,14 @@ import ast
 import libcst as cst
 
 from ..analysis.kernel_model import TRITON
-from ..analysis.kernels import KernelIndex, reachable_functions
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder
-from .sites import grid_rank, is_call_form
+from .sites import grid_rank, is_call_form, launches_running
 
 _KEYWORDS = {"out_shape", "grid", "interpret"}
 _AXES = ("x", "y", "z")  # a CUDA grid has at most three dimensions
 TITLE = "Launch the kernel with plgpu.kernel (Mosaic GPU)"
 UNSAFE = "Mosaic GPU compiles for NVIDIA Hopper GPUs and later only"
-
-
-def launches_running(project, model, function) -> list:
-    """Every launch, in this module or one importing it, that runs `function`."""
-    found = []
-    for source in [model, *project.importers(model)]:
-        for entry in KernelIndex.of(project, source).entries:
-            if entry.body is not None and any(f.node is function for f in reachable_functions(project, entry.body)):
-                found.append(entry)
-    return found
 
 
 def _check(entry) -> int:
