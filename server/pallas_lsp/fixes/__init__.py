@@ -40,13 +40,13 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
         rewrites = _finding_rewrites(project, model, finding, refusals)
     if verify and rewrites:
         from .companion import COMPANION_CODES, completed
-        from .verify import Baseline, check_fix
+        from .verify import Baseline, added_code, check_fix
 
         baseline = Baseline(project, model)
         kept = []
         for fix in rewrites:
             reason = check_fix(project, baseline, finding, fix)
-            code = reason[len("it would add "):][:6] if reason and reason.startswith("it would add ") else None
+            code = added_code(reason)
             # PAL004's own fixes are combined by one_block_grid; a finding's fix with the added code's fix of
             # the same get_global would go round in circles.
             if (code in COMPANION_CODES.get(finding.code, COMPANION_CODES[None])

@@ -22,6 +22,8 @@ LAZY_SUBMODULES = frozenset({
     "jax.experimental.pallas",
     *(f"jax.experimental.pallas.{name}" for name in ("fuser", "mosaic_gpu", "ops", "tpu", "tpu_sc", "triton")),
 })
+# How check_fix's refusal of a fix that adds a finding begins: "it would add PAL004 (...)".
+WOULD_ADD = "it would add "
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__builtins__"}
 
 
@@ -101,6 +103,13 @@ def _kinds(findings: list[Finding]) -> Counter:
     return Counter((f.code, f.message) for f in findings)
 
 
+def added_code(reason: str | None) -> str | None:
+    """The rule code of the finding a refusal (`check_fix`'s) says the fix would add; None for other reasons."""
+    if not reason or not reason.startswith(WOULD_ADD):
+        return None
+    return reason[len(WOULD_ADD):].split(" ", 1)[0]
+
+
 def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | None:
     """None if `fix` may be offered for `finding`; otherwise why not."""
     paths = list(dict.fromkeys([baseline.path, *(os.path.abspath(e.path) for e in fix.edits)]))
@@ -130,7 +139,7 @@ def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | 
         new = [kind for kind in added if kind != (finding.code, finding.message)]
         if new:
             code, message = new[0]
-            return f"it would add {code} ({message[:80]})"
+            return f"{WOULD_ADD}{code} ({message[:80]})"
         if added:
             return "its finding would remain"
     return None
