@@ -35,6 +35,9 @@ _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whos
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 
 
+# A fix's unsafe note where it allocates a TPU VMEM buffer as the GPU's SMEM (`as_smem`).
+TPU_VMEM_AS_SMEM = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) of the same shape"
+
 # Allocation types a fix can spell from their value alone: constructor -> the module it lives in.
 _SPELLABLE = {"plgpu.SMEM": "jax.experimental.pallas.mosaic_gpu", "plgpu.TMEM": "jax.experimental.pallas.mosaic_gpu"}
 
@@ -71,19 +74,30 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, sp
                 local = node.id
     if local is None and not spell:
         return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    spelled = spelled_type(builder, launch_model, value)
+    if spelled is not None:
+        return spelled
+    if launch_model is not model:
+        raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
+    raise CannotFix(f"{local} is local to the kernel")
+
+
+def spelled_type(builder: FixBuilder, model, value: MemType) -> str | None:
+    """The code of an SMEM, TMEM, REGULAR semaphore or barrier type spelled from its value in `model`
+    (`plgpu.SMEM((128,), jnp.float32)`), or None where the value does not say it all."""
     if value.constructor in _SPELLABLE and value.shape is not None and value.dtype is not None:
-        _, imports = builder.file(launch_model)
+        _, imports = builder.file(model)
         module = imports.name(_SPELLABLE[value.constructor])
         jnp = imports.name("jax.numpy")
         return f"{module}.{value.constructor.split('.')[-1]}({tuple_code(value.shape)}, {jnp}.{value.dtype})"
     if value.constructor == "plgpu.SemaphoreType.REGULAR" and value.shape is not None:
-        return _regular_code(builder, launch_model, value.shape)
-    barrier = _barrier_code(builder, launch_model, value)
-    if barrier is not None:
-        return barrier
-    if launch_model is not model:
-        raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
-    raise CannotFix(f"{local} is local to the kernel")
+        return _regular_code(builder, model, value.shape)
+    return _barrier_code(builder, model, value)
+
+
+def as_smem(value: MemType) -> MemType:
+    """A TPU `pltpu.VMEM` type as the GPU's `plgpu.SMEM` of the same shape and dtype."""
+    return replace(value, constructor="plgpu.SMEM", space="smem")
 
 
 def _barrier_code(builder: FixBuilder, model, value: MemType) -> str | None:
@@ -191,9 +205,8 @@ def fix(project, model, call, value, code: str):
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
         lambda: _movable_type(model, call, value, builder, launch_model=launch_model))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
-        unsafe = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) of the same shape"
-        type_code = lambda: _movable_type(model, call, replace(value, constructor="plgpu.SMEM", space="smem"),
-                                          builder, spell=True, launch_model=launch_model)
+        unsafe = TPU_VMEM_AS_SMEM
+        type_code = lambda: _movable_type(model, call, as_smem(value), builder, spell=True, launch_model=launch_model)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else ""

@@ -28,8 +28,8 @@ import libcst as cst
 
 from ..analysis.kernel_model import _launch_settings
 from ..analysis.values import Const, MemType
+from .allocate_as_scratch import TPU_VMEM_AS_SMEM, as_smem, spelled_type
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
-from .pass_as_input import tuple_code
 from .sites import locate
 
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
@@ -171,8 +171,7 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     if barrier is not None:
         type_code = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}"
     if smem is not None:
-        type_code = (f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.SMEM({tuple_code(smem.shape)}, "
-                     f"{imports.name('jax.numpy')}.{smem.dtype})")
+        type_code = spelled_type(builder, model, as_smem(smem))
     quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
     collective = f", collective_axes={quoted}" if axis else ""
     launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
@@ -202,7 +201,6 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
                            f"rest of {function.name}{where_}", "unsafe")
     if smem is not None:
         return builder.fix(f"pallas-lsp ({code}): Allocate {name} as plgpu.SMEM with pl.run_scoped for the rest of "
-                           f"{function.name}{where_} (unsafe: VMEM is TPU memory; this is the GPU's shared memory "
-                           "(SMEM) of the same shape)", "unsafe")
+                           f"{function.name}{where_} (unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
     return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
                        f"{function.name}{where_}", "safe", preferred=True)
