@@ -419,6 +419,51 @@ kernel = pl.pallas_call(body, out_shape=X, in_specs=[pl.BlockSpec(memory_space=p
         "the kernel makes DMA copies: which semaphore a copy signals is not checked here")
 
 
+def test_no_regular_semaphore_fix_for_another_modules_constant_that_a_third_module_imports(ws):
+    """PAL013 on a DMA semaphore whose type is another module's constant: where a third module imports that
+    constant too (it may allocate a DMA semaphore there for a copy), it is not made REGULAR; the disabled action
+    says why. With the third module gone, the same finding gets the fix."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    ws.write("sem_types.py", '''
+from jax.experimental.pallas import tpu as pltpu
+
+SEM_TYPE = pltpu.SemaphoreType.DMA
+''')
+    ws.write("copies.py", '''
+from sem_types import SEM_TYPE
+
+COPY_SEMAPHORES = [SEM_TYPE]
+''')
+    kernel = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+from sem_types import SEM_TYPE
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref, sem):
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+
+
+kernel = pl.pallas_call(body, out_shape=X, scratch_shapes=[SEM_TYPE])
+'''
+    [finding] = [f for f in ws.findings("kernel.py", kernel) if f.code == "PAL013"]
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL013): Disable PAL013 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "the DMA semaphore's type is not written where it is allocated, in this module, nor in a module "
+        "constant read only there")
+    (ws.root / "copies.py").unlink()
+    [finding] = [f for f in ws.findings("kernel.py", kernel) if f.code == "PAL013"]
+    assert [fix.title for fix in ws.fixes(finding)] == [
+        "pallas-lsp (PAL013): Allocate a REGULAR semaphore (only signalled and waited on)",
+        "pallas-lsp (PAL013): Disable PAL013 for this line"]
+
+
 def test_no_tpu_semaphore_scratch_under_the_gpu_interpreter(ws):
     """A TPU semaphore's get_global in a pl.pallas_call run by the GPU interpreter: as scratch there, jax 0.12
     fails with 'KeyError: SEMAPHORE' (no semaphore error), so the scratch fix is not offered; the action says why."""

@@ -12,7 +12,8 @@ is), which is verified again like any other. Launching a Triton kernel with plgp
 also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
 output: PAL008, a barrier: PAL006); its companions include that finding's fixes as offered, themselves
 joined to their own companion. PAL006's barrier made a plgpu.kernel's scratch on a Triton launch can
-leave its semaphore output (PAL008) the same way.
+leave its semaphore output (PAL008) the same way. Passing a TPU DMA semaphore's ref where its value was
+read (PAL014) leaves a DMA semaphore signalled (PAL013), which PAL013's REGULAR allocation removes.
 """
 
 from __future__ import annotations
@@ -28,10 +29,14 @@ from .edits import apply_edits, minimal_edits
 # The codes whose fixes may complete a finding's fix, by the finding's code (None: any other finding).
 # Launching a Triton kernel with plgpu.kernel (PAL003) can leave a get_global of a barrier or a buffer
 # (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects;
-# so can PAL006's barrier fix on a Triton launch (PAL008).
+# so can PAL006's barrier fix on a Triton launch (PAL008). A DMA semaphore's value passed as its ref (PAL014)
+# is a DMA semaphore signalled (PAL013), which its REGULAR allocation removes.
 COMPANION_CODES = {None: ("PAL004", "PAL002", "PAL006"),
                    "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008"),
-                   "PAL006": ("PAL004", "PAL002", "PAL008")}
+                   "PAL006": ("PAL004", "PAL002", "PAL008"),
+                   "PAL014": ("PAL004", "PAL002", "PAL006", "PAL013")}
+# The codes whose fixes' companions are themselves made whole with their own companions (their fixes as offered).
+COMPANIONS_MADE_WHOLE = ("PAL003", "PAL006")
 
 
 def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[Fix]:
@@ -55,7 +60,7 @@ def completed(project, baseline, finding: Finding, fix: Fix, code: str) -> list[
                 call = _get_global_at(project, model, added[0])
                 companions = (_get_global_rewrites(project, model, call, added[0]) if call is not None
                               else _finding_rewrites(project, model, added[0]))
-                if finding.code in COMPANION_CODES:  # a companion that is itself made whole with its own
+                if finding.code in COMPANIONS_MADE_WHOLE:  # a companion that is itself made whole with its own
                     titles = {c.title for c in companions}
                     companions += [c for c in fixes_for(project, added[0], texts[path])
                                    if c.kind == "rewrite" and c.title not in titles]

@@ -6,12 +6,16 @@ A DMA semaphore is what a copy signals; `pl.semaphore_signal` / `pl.semaphore_wa
 (jax 0.12: "Must signal semaphores of the following types"). Where the kernel starts no copy at all, the
 semaphore takes part in no DMA, and the counting its signals and waits do is what a REGULAR semaphore of the
 same shape does: that is the only meaning the code can have. Only for a scratch or `pl.run_scoped`
-semaphore whose type is written in this module, at the allocation or in a module constant used there alone.
+semaphore whose type is written at the allocation, or in a module constant read there alone: one of this
+module, or one of another workspace module imported by name (`from kernel_h import SEM_TYPE`), which that
+module reads nowhere and no other module imports. A constant another module imports from this one too is
+left alone (it may allocate a DMA semaphore there for a copy).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 
 import libcst as cst
@@ -55,19 +59,50 @@ def _type_expression(project, kernel, sem) -> ast.expr | None:
     return None
 
 
-def _written_here(model, expr: ast.expr) -> ast.Attribute | None:
-    """The DMA attribute of `expr`, or of the module constant it names when that name is read only here."""
+def _written_here(project, model, expr: ast.expr):
+    """(module, DMA attribute) of `expr`: itself, or the module constant it names when that constant is read
+    only here, defined in this module or imported from another workspace module (`from m_h import SEM_TYPE`)
+    where nothing else reads it."""
     found = _dma_attribute(expr)
-    if found is not None or not isinstance(expr, ast.Name):
-        return found
+    if found is not None:
+        return model, found
+    if not isinstance(expr, ast.Name) or _loads(model, expr.id) != [expr] or project.importers_mentioning(model, expr.id):
+        return None
     binding = model.lookup(expr.id, model.scope_of(expr), expr.lineno)
+    if binding is None:
+        return None
+    if binding.kind == "import" and isinstance(binding.import_from, ast.ImportFrom):
+        return _constant_of_other_module(project, model, binding)
+    constant = _module_constant(model, binding)
+    return (model, _dma_attribute(constant.value)) if constant is not None else None
+
+
+def _constant_of_other_module(project, model, binding):
+    """(module, DMA attribute) of the constant `from m import NAME` binds, where `m` is a workspace module that
+    assigns NAME once at its top level and reads it nowhere, and no module but `model` imports it from `m`."""
+    path = project.resolver.import_from_path(model, binding.import_from)
+    name = binding.node.name
+    if path is None or os.path.abspath(path) == model.path or not project.is_workspace_file(path):
+        return None
+    other = project.model(path)
+    bindings = other.scopes[other.tree].bindings.get(name, [])
+    constant = _module_constant(other, bindings[0]) if len(bindings) == 1 else None
+    if constant is None or _loads(other, name) or any(m.path != model.path for m in project.importers_mentioning(other, name)):
+        return None
+    found = _dma_attribute(constant.value)
+    return (other, found) if found is not None else None
+
+
+def _module_constant(model, binding) -> ast.Assign | None:
+    """The `NAME = ...` statement at `model`'s top level that `binding` is, with one name as its target."""
     node = getattr(binding, "node", None)
-    if binding is None or binding.kind != "assign" or not isinstance(node, ast.Assign) or node not in model.tree.body:
+    if binding.kind != "assign" or not isinstance(node, ast.Assign) or node not in model.tree.body:
         return None
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-        return None
-    reads = [n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == expr.id and isinstance(n.ctx, ast.Load)]
-    return _dma_attribute(node.value) if reads == [expr] else None
+    return node if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
+
+
+def _loads(model, name: str) -> list[ast.Name]:
+    return [n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
 
 
 def fix(project, model, finding):
@@ -83,12 +118,14 @@ def fix(project, model, finding):
     if any(use.kind not in ("signal", "wait", "read") for use in sem.uses):
         raise CannotFix("the DMA semaphore is used for more than signal and wait")
     expr = _type_expression(project, kernel, sem)
-    target = _written_here(sem.model, expr) if expr is not None else None
-    if target is None:
-        raise CannotFix("the DMA semaphore's type is not written where it is allocated, in this module")
+    written = _written_here(project, sem.model, expr) if expr is not None else None
+    if written is None:
+        raise CannotFix("the DMA semaphore's type is not written where it is allocated, in this module, nor in "
+                        "a module constant read only there")
+    where, target = written
     builder = FixBuilder(project)
-    file, _ = builder.file(sem.model)
-    found = file.find_ast(sem.model, target, cst.Attribute)
+    file, _ = builder.file(where)
+    found = file.find_ast(where, target, cst.Attribute)
     if found is None:
         raise CannotFix("the semaphore's type was not found")
     file.rewrite(found, lambda updated: updated.with_changes(attr=cst.Name("REGULAR")))
