@@ -216,6 +216,41 @@ def run(x):
   pl.semaphore_signal(sem)
   return kernel(x)
 """,
+    # PAL009: JAX accepts the wait compiled for a TPU (and it decrements): the signal back would change what runs.
+    "a non-decrementing wait compiled for a TPU": """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(x_ref, o_ref, sem):
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem, 1, decrement=False)
+
+fn = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR],
+                    compiler_params=pltpu.CompilerParams())
+""",
+    "a non-decrementing wait sharing its line with another statement": """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(x_ref, o_ref, sem):
+  pl.semaphore_signal(sem); pl.semaphore_wait(sem, 1, decrement=False)
+
+fn = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR],
+                    interpret=pltpu.InterpretParams())
+""",
+    # PAL009: interpret=True runs the helper's wait as written; only the TPU interpreter's launch refuses it.
+    "a non-decrementing wait that the TPU interpreter and interpret=True both run": """
+from jax.experimental.pallas import tpu as pltpu
+
+def peek(sem):
+  pl.semaphore_wait(sem, 1, decrement=False)
+
+def body(x_ref, o_ref, sem):
+  pl.semaphore_signal(sem)
+  peek(sem)
+
+a = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR],
+                   interpret=pltpu.InterpretParams())
+b = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR], interpret=True)
+""",
 }
 
 
@@ -342,6 +377,14 @@ WHY_NOT = {
                   "lowering: get_global')"),
     "too many indices (which one to drop?)": (
         "PAL005", "which index is meant is not known (no axis matches the dimension, or there are too many indices)"),
+    "a non-decrementing wait compiled for a TPU": (
+        "PAL009", "compiled for a TPU, JAX accepts this wait and runs it as one that decrements: signalling the count "
+                  "back would change what the compiled kernel does"),
+    "a non-decrementing wait sharing its line with another statement": (
+        "PAL009", "the wait shares its line with another statement"),
+    "a non-decrementing wait that the TPU interpreter and interpret=True both run": (
+        "PAL009", "a kernel that runs decrement=False as written (Mosaic GPU, interpret=True) also runs this wait: "
+                  "there, waiting and signalling back would let another waiter see the count drop"),
     "a global semaphore signalled outside the kernel": (
         "PAL008", "the semaphore is used outside the kernel, not only passed into one launch: which kernel code it "
                   "was meant for is not known"),

@@ -38,8 +38,14 @@ def check(ctx):
     rule = sys.modules[__name__]
     if "decrement" not in ctx.model.text:
         return
+    kernels = ctx.kernels_here_and_in_importers()
+    runs: dict[int, list] = {}  # id(wait) -> every kernel that runs it (its fix asks what each one does with it)
+    for kernel in kernels:
+        for op in kernel.semaphore_ops:
+            if op.kind == "wait" and op.model is ctx.model:
+                runs.setdefault(id(op.call), []).append(kernel)
     reported: set[int] = set()
-    for kernel in ctx.kernels_here_and_in_importers():
+    for kernel in kernels:
         if kernel.interpreter == "tpu":
             message, severity = ERROR, "error"
         elif kernel.backend in _TPU and not kernel.certain_interpret:
@@ -55,4 +61,4 @@ def check(ctx):
                 continue  # decrement=True, or not known statically
             reported.add(id(op.call))
             yield ctx.finding(rule, op.call, message, (ctx.entry_related(kernel),), severity=severity,
-                              facts={"kernel": kernel, "wait": op.call, "model": op.model, "entry": kernel.entry})
+                              facts={"kernel": kernel, "kernels": tuple(runs[id(op.call)]), "wait": op.call, "model": op.model, "entry": kernel.entry})
