@@ -147,6 +147,25 @@ def test_set_gpu_interpret_mode(ws):
     assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
 
 
+WRAPPED = (f"@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))\n"
+           f"def body_kernel(x_ref, o_ref):\n    s = {SEM}\n    pl.semaphore_signal(s)\n    pl.semaphore_wait(s)\n"
+           "    o_ref[...] = x_ref[...]\n\ndef body(*operands):\n    return body_kernel(*operands)\n\n")
+
+
+def test_set_gpu_interpret_mode_reaches_a_kernel_launched_by_a_wrapper(ws):
+    # What a PAL001 operand fix leaves: the decorated kernel renamed, a wrapper of the old name launching it.
+    # jax 0.12: test() fails with the TypeError.
+    source = HEADER + WRAPPED + ("def test():\n    plgpu.set_gpu_interpret_mode()\n    fn = body\n"
+                                 "    return fn(jnp.ones((128,), jnp.float32))\n")
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+
+
+def test_wrapper_launched_before_set_interpret_mode_is_compiled(ws):
+    source = HEADER + WRAPPED + ("def test():\n    y = body(jnp.ones((128,), jnp.float32))\n"
+                                 "    plgpu.set_gpu_interpret_mode()\n    return y\n")
+    assert ws.check(source=source) == []
+
+
 def test_kernel_launched_before_set_interpret_mode_or_after_reset_is_compiled(ws):
     source = HEADER + BODY + ("def test():\n    plgpu.kernel(body, out_type=())()\n"
                               "    plgpu.set_gpu_interpret_mode(None)\n")

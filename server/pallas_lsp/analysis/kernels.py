@@ -244,8 +244,11 @@ class KernelIndex:
                     if id(_enclosing_statement(model, stmt)) not in walked:
                         self._mark_invoked(stmt, site)
 
-    def _mark_invoked(self, stmt: ast.AST, site: InterpretSite) -> None:
-        """Mark kernels built or launched in `stmt` (directly or through a called function) as interpreted."""
+    def _mark_invoked(self, stmt: ast.AST, site: InterpretSite, entered: set[int] | None = None) -> None:
+        """Mark kernels built or launched in `stmt` (directly or through a called function, at any depth:
+        a wrapper `def body(*operands): return body_kernel(sem, *operands)` launches the kernel
+        `body_kernel`) as interpreted. `entered`: the functions whose bodies were walked already."""
+        entered = set() if entered is None else entered
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call):
                 for entry in self.entries:
@@ -260,9 +263,18 @@ class KernelIndex:
                         entry.mark(site)
             func = unwrap_function(value)
             if func is not None:
-                for entry in KernelIndex.of(self.project, func.model).entries:
+                index = self if func.model is self.model else KernelIndex.of(self.project, func.model)
+                for entry in index.entries:
                     if _inside(func.model, entry.node, func.node):
                         entry.mark(site)
+                if id(func.node) not in entered and len(entered) < _MAX_ENTERED:
+                    entered.add(id(func.node))
+                    for inner in getattr(func.node, "body", ()):
+                        if isinstance(inner, ast.AST):
+                            index._mark_invoked(inner, site, entered)
+
+
+_MAX_ENTERED = 200  # functions a switch's walk enters, at most
 
 
 def _enclosing_statement(model: "ModuleModel", node: ast.AST) -> ast.AST | None:
