@@ -160,6 +160,12 @@ def test_set_gpu_interpret_mode_reaches_a_kernel_launched_by_a_wrapper(ws):
     assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
 
 
+def test_set_gpu_interpret_mode_reaches_a_kernel_launched_by_a_lambda(ws):
+    source = HEADER + WRAPPED + ("def test():\n    plgpu.set_gpu_interpret_mode()\n"
+                                 "    fn = lambda x: body(x)\n    return fn(jnp.ones((128,), jnp.float32))\n")
+    assert ws.check(source=source) == [("PAL002", at(source, SEM), MESSAGE)]
+
+
 def test_wrapper_launched_before_set_interpret_mode_is_compiled(ws):
     source = HEADER + WRAPPED + ("def test():\n    y = body(jnp.ones((128,), jnp.float32))\n"
                                  "    plgpu.set_gpu_interpret_mode()\n    return y\n")

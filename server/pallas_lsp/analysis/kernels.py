@@ -269,9 +269,9 @@ class KernelIndex:
                         entry.mark(site)
                 if id(func.node) not in entered and len(entered) < _MAX_ENTERED:
                     entered.add(id(func.node))
-                    for inner in getattr(func.node, "body", ()):
-                        if isinstance(inner, ast.AST):
-                            index._mark_invoked(inner, site, entered)
+                    body = func.node.body  # a lambda's is one expression
+                    for inner in body if isinstance(body, list) else [body]:
+                        index._mark_invoked(inner, site, entered)
 
 
 _MAX_ENTERED = 200  # functions a switch's walk enters, at most
