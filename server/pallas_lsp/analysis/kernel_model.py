@@ -856,6 +856,29 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
     return [Use("other", model, parent if parent is not None else node, indices, True)]
 
 
+def launch_operand(project: "Project", model: "ModuleModel", node: ast.AST) -> ast.Call | None:
+    """The kernel launch in `model` that takes the value of expression `node` as an operand, directly or
+    through a name bound to it (`sem = get_global(...)`; `kernel(x, sem)`); None where there is none. A launch
+    takes its operands whatever its body does with them (jit drops no kernel's operand)."""
+    launches = {id(launch.call) for launch in kernel_launches(project, model)}
+    if not launches:
+        return None
+    parent = model.parents.get(node)
+    loads = [node]
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+        name = parent.targets[0].id
+        scope = model.enclosing_function(parent) or model.tree
+        loads = [load for load in _loads(model, scope, name)
+                 if getattr(model.lookup(name, model.scope_of(load), load.lineno), "node", None) is parent]
+    for load in loads:
+        call = model.parents.get(load)
+        if isinstance(call, ast.keyword):
+            call = model.parents.get(call)
+        if isinstance(call, ast.Call) and call.func is not load and id(call) in launches:
+            return call
+    return None
+
+
 def _caller_uses(project, model, func: ast.AST | None, indices, depth) -> list[Use]:
     """Where a helper's return value goes in the calls of it in its module (JAX traces the helper inline, so
     a semaphore it returns is used, or dropped, there); [] where nothing here calls it by name."""

@@ -15,7 +15,7 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, host_functions, kernel_launches, kernel_models, uses_of
+from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
 from ..analysis.kernels import get_global_calls
 from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
 
@@ -231,6 +231,8 @@ def _outside_kernels(ctx, rule):
         if func is None or id(func) not in run_by or id(call) in reached:
             continue
         live = {use.kind for use in uses_of(ctx.project, ctx.model, call) if use.live}
+        if not live and launch_operand(ctx.project, ctx.model, call) is not None:
+            live = {"operand"}  # the launch takes the ref whatever its body does with it
         if not live:
             continue  # jit drops an unused get_global
         host = run_by[id(func)]
@@ -253,9 +255,10 @@ def _outside_kernels(ctx, rule):
 def _outside_quote(live_uses: set[str]) -> str:
     """What JAX 0.12 says first, by how the result is used (each checked with a jitted function): a
     signal or wait carries the semaphore effect; a semaphore_read alone fails on the ref's IR type; a
-    returned ref is refused as a mutable output."""
+    returned ref is refused as a mutable output. A ref only passed into a launch (its kernel reads it, or
+    drops it) fails on its IR type as a read does."""
     if live_uses & {"signal", "wait", "barrier", "other"}:
         return OUTSIDE_QUOTE
-    if live_uses == {"read"}:
+    if live_uses <= {"read", "operand"}:
         return OUTSIDE_READ_QUOTE
     return OUTSIDE_RETURNED_QUOTE
