@@ -230,9 +230,14 @@ def _outside_kernels(ctx, rule):
         func = ctx.model.enclosing_function(call)
         if func is None or id(func) not in run_by or id(call) in reached:
             continue
-        live = {use.kind for use in uses_of(ctx.project, ctx.model, call) if use.live}
-        if not live and launch_operand(ctx.project, ctx.model, call) is not None:
-            live = {"operand"}  # the launch takes the ref whatever its body does with it
+        uses = [use for use in uses_of(ctx.project, ctx.model, call) if use.live]
+        live = {use.kind for use in uses}
+        launch = launch_operand(ctx.project, ctx.model, call)
+        if launch is not None and not any(use.model is ctx.model and use.node is not launch
+                                          and ctx.model.enclosing_function(use.node) is func for use in uses):
+            # Only passed into a launch (what its body does with it aside): the launch takes the ref
+            # whatever its body does with it, and fails on its IR type (checked with jax 0.12).
+            live = {"operand"}
         if not live:
             continue  # jit drops an unused get_global
         host = run_by[id(func)]
