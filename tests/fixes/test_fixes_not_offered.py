@@ -251,6 +251,26 @@ a = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULA
                    interpret=pltpu.InterpretParams())
 b = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR], interpret=True)
 """,
+    # Its semaphore reaches two kernels: giving both a semaphore in_spec may be meant, or only one.
+    "a TPU semaphore output passed to two pallas_calls": """
+from jax.experimental.pallas import tpu as pltpu
+
+def start_body(x_ref, o_ref, sem):
+  pltpu.make_async_copy(x_ref, o_ref, sem).start()
+
+def wait_body(x_ref, sem, o_ref):
+  pltpu.make_async_copy(x_ref, o_ref, sem).wait()
+
+start = pl.pallas_call(start_body, out_shape=(X, pltpu.SemaphoreType.DMA), in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                       out_specs=(pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)))
+specs = [pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pl.ANY)]
+wait = pl.pallas_call(wait_body, out_shape=X, in_specs=specs, out_specs=pl.BlockSpec(memory_space=pl.ANY))
+again = pl.pallas_call(wait_body, out_shape=X, in_specs=specs, out_specs=pl.BlockSpec(memory_space=pl.ANY))
+
+def run(x):
+  y, sem = start(x)
+  return wait(y, sem), again(y, sem)
+""",
 }
 
 
@@ -388,6 +408,8 @@ WHY_NOT = {
     "a global semaphore signalled outside the kernel": (
         "PAL008", "the semaphore is used outside the kernel, not only passed into one launch: which kernel code it "
                   "was meant for is not known"),
+    "a TPU semaphore output passed to two pallas_calls": (
+        "PAL008", "sem is not passed to one pallas_call launch and used nowhere else"),
 }
 
 
