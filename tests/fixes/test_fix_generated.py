@@ -39,8 +39,8 @@ FIXED_AT_LEAST = 47
 # (`sem[...]` -> `sem`, every signal and wait of the same read) and PAL013's DMA semaphores only signalled and
 # waited on (allocated REGULAR). 13 with the two joined where a DMA semaphore's value is signalled, and
 # another module's constant made REGULAR (sem14). 15 with PAL009's wait, then signal back, under the TPU
-# interpreter (sem9).
-SEM_SEED, SEM_COUNT, SEM_KERNELS, SEM_FIXED_AT_LEAST = 0, 200, 57, 15
+# interpreter (sem9). 16 with a TPU semaphore returned in memory_space=pltpu.SEMAPHORE (sem8).
+SEM_SEED, SEM_COUNT, SEM_KERNELS, SEM_FIXED_AT_LEAST = 0, 200, 57, 16
 
 
 def test_fixes_of_generated_kernels_are_accepted_by_jax(tmp_path):
