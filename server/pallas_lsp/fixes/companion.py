@@ -6,7 +6,9 @@ moving a get_global into the kernel can give a gridless Mosaic GPU kernel its se
 PAL004's rewrites (a get_global moved out of a cond's branch, a one-block grid, one semaphore array) keep
 the meaning of any kernel they apply to. Moving a get_global into an interpreted kernel (PAL008) adds
 PAL002, which its own fixes remove (a scratch semaphore, the kernel run compiled). Moving one the body uses
-only as a barrier adds PAL006 (at each barrier call), which PAL006's SMEM barrier in scratch_types removes. The first fix of the
+only as a barrier adds PAL006 (at each barrier call), which PAL006's SMEM barrier in scratch_types removes;
+moving a buffer's get_global (SMEM, VMEM) from where the kernel is launched into it (PAL008) adds PAL001,
+which PAL001's scratch allocation removes. The first fix of the
 added finding that makes the whole verify is applied with the first fix, as one fix (unsafe where either
 is), which is verified again like any other. Launching a Triton kernel with plgpu.kernel (PAL003) can
 also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
@@ -30,10 +32,12 @@ from .edits import apply_edits, minimal_edits
 # Launching a Triton kernel with plgpu.kernel (PAL003) can leave a get_global of a barrier or a buffer
 # (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects;
 # so can PAL006's barrier fix on a Triton launch (PAL008). A DMA semaphore's value passed as its ref (PAL014)
-# is a DMA semaphore signalled (PAL013), which its REGULAR allocation removes.
+# is a DMA semaphore signalled (PAL013), which its REGULAR allocation removes. A buffer's get_global moved into
+# the kernel (PAL008) is PAL001's there, which its scratch allocation removes.
 COMPANION_CODES = {None: ("PAL004", "PAL002", "PAL006"),
                    "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008"),
                    "PAL006": ("PAL004", "PAL002", "PAL008"),
+                   "PAL008": ("PAL004", "PAL002", "PAL006", "PAL001"),
                    "PAL014": ("PAL004", "PAL002", "PAL006", "PAL013")}
 # The codes whose fixes' companions are themselves made whole with their own companions (their fixes as offered).
 COMPANIONS_MADE_WHOLE = ("PAL003", "PAL006")
