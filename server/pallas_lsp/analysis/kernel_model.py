@@ -318,6 +318,8 @@ def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
 
 def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST) -> KernelCall | None:
     value = project.evaluator.value(model, func_node)
+    while isinstance(value, Partial):  # functools.partial(kernel, operand): a call of it launches the kernel
+        value = value.func
     if isinstance(value, KernelCall):
         return value if value.body is not None else None  # without a body it is a decorator, not a kernel
     decorators = getattr(value.node, "decorator_list", None) if isinstance(value, Func) else None
