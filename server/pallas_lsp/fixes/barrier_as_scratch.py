@@ -7,7 +7,9 @@ of the function instead (run_scoped_allocation). Its arrivals: one per warpgroup
 JAX's own helpers count them: every warpgroup runs the `barrier_arrive`); a semaphore array indexed
 in full at every use becomes a barrier array of its shape (`num_barriers=`), the `.at[]` views kept.
 A compiled Triton `pl.pallas_call`, which has no barrier and no scratch, is made a `plgpu.kernel` first
-(triton_to_mosaic_gpu: PAL003's fix of the same get_global). The GPU interpreter runs a barrier scratch
+(triton_to_mosaic_gpu: PAL003's fix of the same get_global), and so is a pallas_call its own `interpret=`
+makes interpreted, which runs no barrier either (jax 0.12, GPU interpreter: "nan + barrier"): the
+`plgpu.kernel` keeps that `interpret=`. The GPU interpreter runs a barrier scratch
 (jax 0.12), `interpret=True`'s interpreter none, so a launch's own `interpret=True` becomes
 `plgpu.InterpretGPUParams()` with the fix. Unsafe: the arrival count is a choice, so
 the fix is applied only with `--unsafe-fixes`. Not offered
@@ -55,7 +57,8 @@ def fix(project, model, finding):
     scoped = bool(entries) and all(e.api == "pl.kernel" and not (e.interpret or e.maybe_interpret) for e in entries)
     triton = []  # grid ranks of Triton launches made plgpu.kernels first: Triton has no barrier (nor scratch)
     if entries and all(e.api == "pl.pallas_call" and e.model is model for e in entries):
-        triton = triton_to_mosaic_gpu.convertible(entries)
+        # An interpreted one too: _hlo_interpret_keywords below refuses all but the GPU interpreter
+        triton = triton_to_mosaic_gpu.convertible(entries, interpreted=True)
     elif not scoped and (not entries or any(e.api != "plgpu.kernel" for e in entries)):
         raise CannotFix("only a plgpu.kernel takes scratch_types here")
     if len({id(e.model) for e in entries}) != 1:
@@ -84,6 +87,12 @@ def fix(project, model, finding):
                            lambda: f"{launch_imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}",
                            fallback="barrier_ref", keyword_name="scratch_types")
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
+    if triton and any(e.interpret or e.maybe_interpret for e in entries):
+        switched = "; interpret=True runs no barrier, plgpu.InterpretGPUParams() runs it" if to_gpu_interpreter else ""
+        return builder.fix(f"pallas-lsp ({finding.code}): {triton_to_mosaic_gpu.TITLE} with an SMEM barrier, "
+                           f"plgpu.{barrier} in scratch_types, run by the GPU interpreter{through} (unsafe: "
+                           f"{triton_to_mosaic_gpu.UNSAFE}, where it is compiled{switched}; the arrival count is a choice)",
+                           "unsafe")
     if triton:
         return builder.fix(f"pallas-lsp ({finding.code}): {triton_to_mosaic_gpu.TITLE} with an SMEM barrier, "
                            f"plgpu.{barrier} in scratch_types, instead of Triton{through} (unsafe: "

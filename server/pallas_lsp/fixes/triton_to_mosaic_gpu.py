@@ -11,7 +11,9 @@ the whole arrays in global memory, as `plgpu.kernel` gives its body GMEM refs; i
 (jax 0.12 lowers both, also under `jax.vmap`). Unsafe: Mosaic GPU compiles for NVIDIA Hopper GPUs and
 later only, where Triton also targets others. Offered only for a launch called with the body alone and
 nothing but `out_shape`, `grid` and `interpret=False` (block specs, scratch, compiler parameters and
-aliasing have no one-for-one `plgpu.kernel` form).
+aliasing have no one-for-one `plgpu.kernel` form). barrier_as_scratch also converts a launch its own
+`interpret=` makes interpreted (`plgpu.kernel` takes the same keyword; not where set/force_gpu_interpret_mode
+does, which jax 0.12 does not carry to the `plgpu.kernel` on the CPU).
 """
 
 from __future__ import annotations
@@ -31,17 +33,26 @@ TITLE = "Launch the kernel with plgpu.kernel (Mosaic GPU)"
 UNSAFE = "Mosaic GPU compiles for NVIDIA Hopper GPUs and later only"
 
 
-def _check(entry) -> int:
-    """The rank of the launch's grid, or CannotFix where the launch is not one this fix rewrites."""
-    if entry.api != "pl.pallas_call" or entry.interpret or entry.maybe_interpret:
+def _check(entry, interpreted: bool = False) -> int:
+    """The rank of the launch's grid, or CannotFix where the launch is not one this fix rewrites.
+    `interpreted`: an interpreted launch is rewritten too, its `interpret=` kept (the caller checks
+    which interpreter runs it)."""
+    if entry.api != "pl.pallas_call" or (not interpreted and (entry.interpret or entry.maybe_interpret)):
         raise CannotFix("another launch, or an interpreted one, also runs the body")
+    own = entry.kernel.kwarg("interpret")
+    for site in (*entry.interpret, *entry.maybe_interpret):
+        # plgpu.kernel takes its interpret= the same; set/force_gpu_interpret_mode do not reach the
+        # pallas_call it makes on the CPU (jax 0.12: "Only interpret mode is supported on CPU backend")
+        if not (own and own[1] is site.node and site.node is not entry.node):
+            raise CannotFix("the kernel runs in interpret mode by a switch other than its launch's interpret=")
     node = entry.node
     if not is_call_form(entry) or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
         raise CannotFix("the pallas_call is not called with the body alone (a decorator, a partial)")
     for keyword in node.keywords:
         if keyword.arg not in _KEYWORDS:
             raise CannotFix(f"the pallas_call passes {keyword.arg or '**'}=, which plgpu.kernel has no one form for")
-        if keyword.arg == "interpret" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value in (False, None)):
+        if keyword.arg == "interpret" and not interpreted and not (
+                isinstance(keyword.value, ast.Constant) and keyword.value.value in (False, None)):
             raise CannotFix("the pallas_call's interpret= is not False")
     rank, _ = grid_rank(entry)
     found = entry.kernel.kwarg("grid")
@@ -50,9 +61,10 @@ def _check(entry) -> int:
     return rank
 
 
-def convertible(entries) -> list[int]:
-    """The grid rank of each launch, or CannotFix unless every one is a Triton launch this fix rewrites."""
-    return [_check(entry) for entry in entries]
+def convertible(entries, interpreted: bool = False) -> list[int]:
+    """The grid rank of each launch, or CannotFix unless every one is a Triton launch this fix rewrites
+    (with `interpreted`, or a pallas_call run interpreted: `plgpu.kernel` takes the same `interpret=`)."""
+    return [_check(entry, interpreted) for entry in entries]
 
 
 def convert(builder: FixBuilder, entry, rank: int) -> None:
