@@ -12,8 +12,8 @@ the whole arrays in global memory, as `plgpu.kernel` gives its body GMEM refs; i
 later only, where Triton also targets others. Offered only for a launch called with the body alone and
 nothing but `out_shape`, `grid` and `interpret=False` (block specs, scratch, compiler parameters and
 aliasing have no one-for-one `plgpu.kernel` form). barrier_as_scratch also converts a launch its own
-`interpret=` makes interpreted (`plgpu.kernel` takes the same keyword; not where set/force_gpu_interpret_mode
-does, which jax 0.12 does not carry to the `plgpu.kernel` on the CPU).
+`interpret=` makes interpreted (`plgpu.kernel` takes the same keyword); not yet where set/force_gpu_interpret_mode
+does (g1_00639 converted fails in jax 0.12: "Only interpret mode is supported on CPU backend").
 """
 
 from __future__ import annotations
@@ -41,8 +41,9 @@ def _check(entry, interpreted: bool = False) -> int:
         raise CannotFix("another launch, or an interpreted one, also runs the body")
     own = entry.kernel.kwarg("interpret")
     for site in (*entry.interpret, *entry.maybe_interpret):
-        # plgpu.kernel takes its interpret= the same; set/force_gpu_interpret_mode do not reach the
-        # pallas_call it makes on the CPU (jax 0.12: "Only interpret mode is supported on CPU backend")
+        # plgpu.kernel takes its interpret= the same. Not converted under set/force_gpu_interpret_mode: jax 0.12
+        # lowers a lone barrier so, but g1_00639 converted (a second, signalled get_global beside it) fails on
+        # the CPU with "Only interpret mode is supported on CPU backend", not understood yet
         if not (own and own[1] is site.node and site.node is not entry.node):
             raise CannotFix("the kernel runs in interpret mode by a switch other than its launch's interpret=")
     node = entry.node
