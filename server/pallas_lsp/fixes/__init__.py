@@ -51,8 +51,8 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
             # the same get_global would go round in circles.
             if (code in COMPANION_CODES.get(finding.code, COMPANION_CODES[None])
                     and finding.code not in ("PAL004", code)):
-                whole = next((w for w in completed(project, baseline, finding, fix, code)
-                              if check_fix(project, baseline, finding, w) is None), None)
+                whole = _made_whole(project, baseline, finding, fix, code,
+                                    COMPANION_CODES.get(finding.code, COMPANION_CODES[None]))
                 if whole is not None:
                     fix, reason = whole, None
             if reason is None:
@@ -72,6 +72,27 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
         return fixes, None
     reason = "; ".join(dict.fromkeys(refusals)) or NO_FIX_REASONS.get(finding.code, NO_FIX_REASON)
     return fixes, reason
+
+
+def _made_whole(project, baseline, finding: Finding, fix: Fix, code: str, codes: tuple) -> Fix | None:
+    """`fix` joined to a fix of the `code` finding it adds, verified; where each such join still adds one other
+    finding of `codes` (a barrier moved into an interpreted kernel: PAL002, then PAL006), joined to a fix of
+    that one too (two companions in a row, no more)."""
+    from .companion import completed
+    from .verify import added_code, check_fix
+
+    joins = completed(project, baseline, finding, fix, code)
+    for whole in joins:
+        if check_fix(project, baseline, finding, whole) is None:
+            return whole
+    for whole in joins:
+        second = added_code(check_fix(project, baseline, finding, whole))
+        if second in codes and second not in (code, finding.code):
+            done = next((w for w in completed(project, baseline, finding, whole, second)
+                         if check_fix(project, baseline, finding, w) is None), None)
+            if done is not None:
+                return done
+    return None
 
 
 # Why a finding gets no rewrite when no builder said more (the rule pages' "No fix" paragraphs).

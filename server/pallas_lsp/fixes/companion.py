@@ -8,7 +8,9 @@ the meaning of any kernel they apply to. Moving a get_global into an interpreted
 PAL002, which its own fixes remove (a scratch semaphore, the kernel run compiled). Moving one the body uses
 only as a barrier adds PAL006 (at each barrier call), which PAL006's SMEM barrier in scratch_types removes;
 moving a buffer's get_global (SMEM, VMEM) from where the kernel is launched into it (PAL008) adds PAL001,
-which PAL001's scratch allocation removes. The first fix of the
+which PAL001's scratch allocation removes. Where the join still adds one other such finding (a barrier moved
+into an interpreted kernel: PAL002, then PAL006 once it runs compiled), a fix of that one is joined too
+(fixes/__init__.py's _made_whole: two in a row, no more). The first fix of the
 added finding that makes the whole verify is applied with the first fix, as one fix (unsafe where either
 is), which is verified again like any other. Launching a Triton kernel with plgpu.kernel (PAL003) can
 also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
