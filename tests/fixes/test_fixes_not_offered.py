@@ -164,19 +164,6 @@ def body(x_ref, o_ref):
 
 kernel = pl.pallas_call(body, out_shape=X, grid=(2,), in_specs=[pl.BlockSpec((64,), lambda i: (i,))])
 """,
-    # Not converted under an interpret switch: g1_00639 converted fails in jax 0.12 ("Only interpret mode is
-    # supported on CPU backend"; a lone barrier like this one would lower, the refusal is broader than needed).
-    # A launch's own interpret= is converted (golden interpreted_pallas_call_barrier_to_plgpu_kernel).
-    "a barrier from get_global in a pallas_call that set_gpu_interpret_mode makes interpreted": """
-def body(x_ref, o_ref):
-  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
-  plgpu.barrier_arrive(sem)
-  plgpu.barrier_wait(sem)
-  o_ref[...] = x_ref[...]
-
-plgpu.set_gpu_interpret_mode()
-kernel = pl.pallas_call(body, out_shape=X, grid=(2,))
-""",
     "global semaphore array used whole as one barrier": """
 def body(x_ref, o_ref):
   sem = pl.get_global(plgpu.SemaphoreType.REGULAR((4,)))

@@ -7,9 +7,9 @@ of the function instead (run_scoped_allocation). Its arrivals: one per warpgroup
 JAX's own helpers count them: every warpgroup runs the `barrier_arrive`); a semaphore array indexed
 in full at every use becomes a barrier array of its shape (`num_barriers=`), the `.at[]` views kept.
 A compiled Triton `pl.pallas_call`, which has no barrier and no scratch, is made a `plgpu.kernel` first
-(triton_to_mosaic_gpu: PAL003's fix of the same get_global), and so is a pallas_call its own `interpret=`
-makes interpreted, which runs no barrier either (jax 0.12, GPU interpreter: "nan + barrier"): the
-`plgpu.kernel` keeps that `interpret=`. The GPU interpreter runs a barrier scratch
+(triton_to_mosaic_gpu: PAL003's fix of the same get_global), and so is an interpreted pallas_call, which
+runs no barrier either (jax 0.12, GPU interpreter: "nan + barrier"): the `plgpu.kernel` keeps its
+`interpret=`, and set/force_gpu_interpret_mode reach it too. The GPU interpreter runs a barrier scratch
 (jax 0.12), `interpret=True`'s interpreter none, so a launch's own `interpret=True` becomes
 `plgpu.InterpretGPUParams()` with the fix. Unsafe: the arrival count is a choice, so
 the fix is applied only with `--unsafe-fixes`. Not offered

@@ -12,8 +12,8 @@ the whole arrays in global memory, as `plgpu.kernel` gives its body GMEM refs; i
 later only, where Triton also targets others. Offered only for a launch called with the body alone and
 nothing but `out_shape`, `grid` and `interpret=False` (block specs, scratch, compiler parameters and
 aliasing have no one-for-one `plgpu.kernel` form). barrier_as_scratch also converts a launch its own
-`interpret=` makes interpreted (`plgpu.kernel` takes the same keyword); not yet where set/force_gpu_interpret_mode
-does (g1_00639 converted fails in jax 0.12: "Only interpret mode is supported on CPU backend").
+`interpret=` or a GPU interpreter switch makes interpreted (`plgpu.kernel` takes the same keyword, and
+set/force_gpu_interpret_mode reach it too: jax 0.12).
 """
 
 from __future__ import annotations
@@ -39,13 +39,6 @@ def _check(entry, interpreted: bool = False) -> int:
     which interpreter runs it)."""
     if entry.api != "pl.pallas_call" or (not interpreted and (entry.interpret or entry.maybe_interpret)):
         raise CannotFix("another launch, or an interpreted one, also runs the body")
-    own = entry.kernel.kwarg("interpret")
-    for site in (*entry.interpret, *entry.maybe_interpret):
-        # plgpu.kernel takes its interpret= the same. Not converted under set/force_gpu_interpret_mode: jax 0.12
-        # lowers a lone barrier so, but g1_00639 converted (a second, signalled get_global beside it) fails on
-        # the CPU with "Only interpret mode is supported on CPU backend", not understood yet
-        if not (own and own[1] is site.node and site.node is not entry.node):
-            raise CannotFix("the kernel runs in interpret mode by a switch other than its launch's interpret=")
     node = entry.node
     if not is_call_form(entry) or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
         raise CannotFix("the pallas_call is not called with the body alone (a decorator, a partial)")
