@@ -868,10 +868,7 @@ def launch_operand(project: "Project", model: "ModuleModel", node: ast.AST) -> a
     parent = model.parents.get(node)
     loads = [node]
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        name = parent.targets[0].id
-        scope = model.enclosing_function(parent) or model.tree
-        loads = [load for load in _loads(model, scope, name)
-                 if getattr(model.lookup(name, model.scope_of(load), load.lineno), "node", None) is parent]
+        loads = loads_bound_by(model, parent, parent.targets[0].id)
     for load in loads:
         call = model.parents.get(load)
         if isinstance(call, ast.keyword):
@@ -879,6 +876,13 @@ def launch_operand(project: "Project", model: "ModuleModel", node: ast.AST) -> a
         if isinstance(call, ast.Call) and call.func is not load and id(call) in launches:
             return call
     return None
+
+
+def loads_bound_by(model: "ModuleModel", assign: ast.Assign, name: str) -> list[ast.Name]:
+    """The loads of `name` in the scope of `assign` that read the value `assign` binds to it."""
+    scope = model.enclosing_function(assign) or model.tree
+    return [load for load in _loads(model, scope, name)
+            if getattr(model.lookup(name, model.scope_of(load), load.lineno), "node", None) is assign]
 
 
 def _caller_uses(project, model, func: ast.AST | None, indices, depth) -> list[Use]:

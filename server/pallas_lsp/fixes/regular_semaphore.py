@@ -20,6 +20,7 @@ import re
 
 import libcst as cst
 
+from ..analysis.kernel_model import _loads
 from .kernel_edits import CannotFix, FixBuilder
 
 
@@ -66,7 +67,7 @@ def _written_here(project, model, expr: ast.expr):
     found = _dma_attribute(expr)
     if found is not None:
         return model, found
-    if not isinstance(expr, ast.Name) or _loads(model, expr.id) != [expr] or project.importers_mentioning(model, expr.id):
+    if not isinstance(expr, ast.Name) or _loads(model, model.tree, expr.id) != [expr] or project.importers_mentioning(model, expr.id):
         return None
     binding = model.lookup(expr.id, model.scope_of(expr), expr.lineno)
     if binding is None:
@@ -87,7 +88,7 @@ def _constant_of_other_module(project, model, binding):
     other = project.model(path)
     bindings = other.scopes[other.tree].bindings.get(name, [])
     constant = _module_constant(other, bindings[0]) if len(bindings) == 1 else None
-    if constant is None or _loads(other, name) or any(m.path != model.path for m in project.importers_mentioning(other, name)):
+    if constant is None or _loads(other, other.tree, name) or any(m.path != model.path for m in project.importers_mentioning(other, name)):
         return None
     found = _dma_attribute(constant.value)
     return (other, found) if found is not None else None
@@ -99,10 +100,6 @@ def _module_constant(model, binding) -> ast.Assign | None:
     if binding.kind != "assign" or not isinstance(node, ast.Assign) or node not in model.tree.body:
         return None
     return node if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else None
-
-
-def _loads(model, name: str) -> list[ast.Name]:
-    return [n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
 
 
 def fix(project, model, finding):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from ..analysis.kernel_model import _loads, kernel_launches
+from ..analysis.kernel_model import kernel_launches, loads_bound_by
 from ..analysis.values import Api
 from .kernel_edits import CannotFix, FixBuilder, replace_expression
 
@@ -36,7 +36,8 @@ def fix(project, model, finding):
     if position is None:
         return None
     producer_spec = _spec_entry(project, entry, "out_specs", position, len(out_type.elts))
-    launches = [launch for launch in kernel_launches(project, model) if launch.kernel.node is entry.kernel.node]
+    every_launch = kernel_launches(project, model)
+    launches = [launch for launch in every_launch if launch.kernel.node is entry.kernel.node]
     if len(launches) != 1:
         raise CannotFix("the kernel is not launched exactly once here, so where its semaphore goes is not known")
     call = launches[0].call
@@ -46,11 +47,8 @@ def fix(project, model, finding):
             and all(isinstance(t, ast.Name) for t in assign.targets[0].elts)):
         raise CannotFix("the kernel's results are not unpacked into names")
     name = assign.targets[0].elts[position].id
-    scope = model.enclosing_function(assign) or model.tree
-    loads = [load for load in _loads(model, scope, name)
-             if getattr(model.lookup(name, model.scope_of(load), load.lineno), "node", None) is assign]
-    consumers = [launch for launch in kernel_launches(project, model)
-                 if any(load in launch.call.args for load in loads)]
+    loads = loads_bound_by(model, assign, name)
+    consumers = [launch for launch in every_launch if any(load in launch.call.args for load in loads)]
     if len(loads) != 1 or len(consumers) != 1 or consumers[0].api != "pl.pallas_call":
         raise CannotFix(f"{name} is not passed to one pallas_call launch and used nowhere else")
     consumer = consumers[0]
@@ -58,7 +56,7 @@ def fix(project, model, finding):
         raise CannotFix("the consumer's operands are not plain positional arguments")
     operand = consumer.call.args.index(loads[0])
     consumer_entry = next((e for e in _entries(project, model) if e.kernel.node is consumer.kernel.node), None)
-    if consumer_entry is None or [l.call for l in kernel_launches(project, model) if l.kernel.node is consumer.kernel.node] != [consumer.call]:
+    if consumer_entry is None or [l.call for l in every_launch if l.kernel.node is consumer.kernel.node] != [consumer.call]:
         raise CannotFix("the consuming kernel is not launched only here")
     consumer_spec = _spec_entry(project, consumer_entry, "in_specs", operand, len(consumer.call.args))
     aliases = consumer_entry.kernel.kwarg("input_output_aliases")
