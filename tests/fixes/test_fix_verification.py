@@ -78,3 +78,43 @@ def test_unimported_names_counts_unbound_names_and_submodules_reached_through_th
                          "import jax.experimental.pallas.mosaic_gpu\n"
                          "x = pl.mosaic_gpu.SemaphoreType.REGULAR\n")
     assert dict(unimported_names(imported)) == {}
+
+
+TWO_BARRIERS_VMAPPED = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def use_sem_0():
+  sem0 = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  plgpu.barrier_arrive(sem0)
+  plgpu.barrier_wait(sem0)
+
+
+def body(x_ref, o_ref):
+  use_sem_0()
+  sems_1 = [pl.get_global(plgpu.SemaphoreType.REGULAR) for _ in range(1)]
+  sem1 = sems_1[0]
+  plgpu.barrier_arrive(sem1)
+  plgpu.barrier_wait(sem1)
+  o_ref[...] = x_ref[...] + 1.0
+
+
+def target():
+  fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(num_threads=2, thread_name="wg", grid=(1,), grid_names=("block",)))
+  return jax.vmap(fn), (jax.ShapeDtypeStruct((2, 128), jnp.float32),), "cuda"
+"""
+
+
+def test_a_finding_whose_advice_the_relaunch_changes_is_not_counted_as_added(ws):
+    """Relaunched as a plgpu.kernel, the second barrier's finding advises scratch_types too: re-worded, not added."""
+    findings = ws.findings("kernel.py", TWO_BARRIERS_VMAPPED)
+    first = next(f for f in findings if f.code == "PAL006" and f.span.line == 19)
+    titles = [fix.title for fix in ws.fixes(first)]
+    assert ("pallas-lsp (PAL006): Use an SMEM barrier, plgpu.Barrier(num_arrivals=2) with pl.run_scoped for the "
+            "rest of body, collective over 'wg', launched with plgpu.kernel, which jax.vmap batches with "
+            "run_scoped on every jax") in titles

@@ -31,6 +31,7 @@ from ..analysis.values import Const, MemType
 from .allocate_as_scratch import TPU_VMEM_AS_SMEM, as_smem, spelled_type
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
 from .sites import locate
+from .vmapped_launch import relaunch_if_vmapped
 
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 _EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal, ast.Await)
@@ -195,7 +196,7 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         return updated.with_changes(body=updated.body.with_changes(body=[*kept, inner, launch]))
 
     file.rewrite(block_owner, change)
-    where_ = f", collective over {axis!r}" if axis else ""
+    where_ = (f", collective over {axis!r}" if axis else "") + relaunch_if_vmapped(project, builder, entries)
     if barrier is not None:
         return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
                            f"rest of {function.name}{where_}", "unsafe")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
 from collections import Counter
 
 from ..engine import analyze
@@ -24,6 +25,7 @@ LAZY_SUBMODULES = frozenset({
 })
 # How check_fix's refusal of a fix that adds a finding begins: "it would add PAL004 (...)".
 WOULD_ADD = "it would add "
+_ADVICE = re.compile(r"in scratch_\w+ or with pl\.run_scoped")
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__builtins__"}
 
 
@@ -103,6 +105,45 @@ def _kinds(findings: list[Finding]) -> Counter:
     return Counter((f.code, f.message) for f in findings)
 
 
+def _spanned(text: str, span) -> str:
+    lines = text.splitlines(keepends=True)
+    if span.line >= len(lines) or span.end_line >= len(lines):
+        return ""
+    if span.line == span.end_line:
+        return lines[span.line][span.column:span.end_column]
+    return "".join([lines[span.line][span.column:], *lines[span.line + 1:span.end_line],
+                    lines[span.end_line][:span.end_column]])
+
+
+def _unadvised(message: str) -> str:
+    """A message without the launch's advice on where to allocate (KernelModel.scratch_advice)."""
+    return _ADVICE.sub("with pl.run_scoped", message)
+
+
+def _not_reworded(added: Counter, gone: Counter, befores: list[Finding], afters: list[Finding],
+                  before_text: str, after_text: str) -> Counter:
+    """`added` less the findings the fix only re-words: one of the same rule, on the same code, saying the same
+    but for where to allocate, as a finding it removed (a fix that relaunches a kernel changes that advice in
+    the kernel's other findings, "in scratch_types or with pl.run_scoped" for "with pl.run_scoped")."""
+    if not added or not gone:
+        return added
+    gone_at: Counter = Counter()
+    unmatched = Counter(gone)
+    for finding in befores:
+        kind = (finding.code, finding.message)
+        if unmatched[kind] > 0:
+            unmatched[kind] -= 1
+            gone_at[(finding.code, _unadvised(finding.message), _spanned(before_text, finding.span))] += 1
+    left = Counter(added)
+    for finding in afters:
+        kind = (finding.code, finding.message)
+        at = (finding.code, _unadvised(finding.message), _spanned(after_text, finding.span))
+        if left[kind] > 0 and gone_at[at] > 0 and at[2]:
+            left[kind] -= 1
+            gone_at[at] -= 1
+    return +left
+
+
 def added_code(reason: str | None) -> str | None:
     """The rule code of the finding a refusal (`check_fix`'s) says the fix would add; None for other reasons."""
     if not reason or not reason.startswith(WOULD_ADD):
@@ -135,7 +176,8 @@ def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | 
         if path == baseline.path:
             expected[(finding.code, finding.message)] -= 1
         after = _kinds(afters[path])
-        added = after - expected
+        added = _not_reworded(after - expected, expected - after, befores[path], afters[path],
+                              baseline.text(path), new_texts[path])
         new = [kind for kind in added if kind != (finding.code, finding.message)]
         if new:
             code, message = new[0]
