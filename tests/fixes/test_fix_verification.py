@@ -118,3 +118,49 @@ def test_a_finding_whose_advice_the_relaunch_changes_is_not_counted_as_added(ws)
     assert ("pallas-lsp (PAL006): Use an SMEM barrier, plgpu.Barrier(num_arrivals=2) with pl.run_scoped for the "
             "rest of body, collective over 'wg', launched with plgpu.kernel, which jax.vmap batches with "
             "run_scoped on every jax") in titles
+
+
+TWO_SMEM_VMAPPED = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+
+def body(x_ref, o_ref):
+  buf0 = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  buf0[...] = x_ref[...]
+  o_ref[...] = buf0[...]
+
+
+def stage(o_ref):
+  buf1 = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  buf1[...] = o_ref[...] + 1.0
+  o_ref[...] = buf1[...]
+
+
+def both(x_ref, o_ref):
+  body(x_ref, o_ref)
+  stage(o_ref)
+
+
+def target():
+  fn = pl.kernel(both, out_type=X, mesh=plgpu.Mesh(grid=(1,), grid_names=("block",)))
+  return jax.vmap(fn), (jax.ShapeDtypeStruct((2, 128), jnp.float32),), "cuda"
+"""
+
+
+def test_a_pal001_whose_scratch_advice_the_relaunch_changes_is_not_counted_as_added(ws):
+    """Relaunched as a plgpu.kernel, the other buffer's PAL001 advises "Use scratch_types of plgpu.kernel or
+    pl.run_scoped" where it said "Use pl.run_scoped (pl.kernel on Mosaic GPU lowers no scratch)": re-worded
+    (g1_00380 of the generated sample, seed 1)."""
+    findings = [f for f in ws.findings("kernel.py", TWO_SMEM_VMAPPED) if f.code == "PAL001"]
+    assert [f.span.line + 1 for f in findings] == [10, 16]
+    assert [[fix.title for fix in ws.fixes(f)] for f in findings] == [
+        ["pallas-lsp (PAL001): Allocate buf0 with pl.run_scoped for the rest of body, launched with plgpu.kernel, "
+         "which jax.vmap batches with run_scoped on every jax", "pallas-lsp (PAL001): Disable PAL001 for this line"],
+        ["pallas-lsp (PAL001): Allocate buf1 with pl.run_scoped for the rest of stage, launched with plgpu.kernel, "
+         "which jax.vmap batches with run_scoped on every jax", "pallas-lsp (PAL001): Disable PAL001 for this line"],
+    ]

@@ -25,7 +25,13 @@ LAZY_SUBMODULES = frozenset({
 })
 # How check_fix's refusal of a fix that adds a finding begins: "it would add PAL004 (...)".
 WOULD_ADD = "it would add "
-_ADVICE = re.compile(r"in scratch_\w+ or with pl\.run_scoped")
+# The launch's advice on where to allocate (KernelModel.scratch_advice), which a relaunch changes, each with
+# the plain wording it is compared under: "in scratch_types or with pl.run_scoped" and "Use scratch_types of
+# plgpu.kernel or pl.run_scoped" read as the advice of a launch with no scratch of its own.
+_ADVICE = (
+    (re.compile(r"in scratch_\w+ or with pl\.run_scoped"), "with pl.run_scoped"),
+    (re.compile(r"Use (?:scratch_\w+ of [\w.]+ or )*pl\.run_scoped(?: \([^)]*lowers no scratch\))?"), "Use pl.run_scoped"),
+)
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__builtins__"}
 
 
@@ -117,7 +123,9 @@ def _spanned(text: str, span) -> str:
 
 def _unadvised(message: str) -> str:
     """A message without the launch's advice on where to allocate (KernelModel.scratch_advice)."""
-    return _ADVICE.sub("with pl.run_scoped", message)
+    for advice, plain in _ADVICE:
+        message = advice.sub(plain, message)
+    return message
 
 
 def _not_reworded(added: Counter, gone: Counter, befores: list[Finding], afters: list[Finding],
