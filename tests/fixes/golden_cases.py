@@ -8,7 +8,8 @@ when the fix makes an interpreted kernel compiled (its after side is cross-lower
 target() still says "interpret": `jax_lower.py --compiled`), "before": a
 file or folder of tests/fixes/corpus/ to use as the before side instead of a copy of it (through `../`, any file of the repository: an example), "line": the
 finding's 1-based line where several findings offer the same fix, "also_removes": codes of other findings
-the fix removes with its own}.
+the fix removes with its own, "before_lowers": true when JAX accepts the original, silently doing otherwise than
+its source says (a warning's finding: PAL009 compiled for a TPU)}.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Case:
     # Other codes whose findings the fix removes with its own (a barrier's PAL006 fix that also makes a
     # Triton launch a Mosaic GPU one removes the get_global's PAL003).
     also_removes: tuple[str, ...] = ()
+    before_lowers: bool = False  # JAX accepts the original (a warning: it compiles otherwise than written)
 
 
     @property
@@ -77,7 +79,7 @@ def load_cases() -> list[Case]:
         source = CORPUS / spec["before"] if "before" in spec else None
         cases.append(Case(folder.name, folder, spec["code"], spec["fix"], file, spec.get("run", file),
                           spec.get("jax", True), source, spec.get("line"), spec.get("compiled", False),
-                          tuple(spec.get("also_removes", ()))))
+                          tuple(spec.get("also_removes", ())), spec.get("before_lowers", False)))
     return cases
 
 

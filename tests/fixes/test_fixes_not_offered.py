@@ -199,7 +199,8 @@ def run(x):
   return kernel(x)
 """,
     # PAL009: JAX accepts the wait compiled for a TPU (and it decrements): the signal back would change what runs.
-    "a non-decrementing wait compiled for a TPU": """
+    # PAL009: compiled for a TPU the wait decrements (a warning); interpret=True runs it as written, atomically.
+    "a non-decrementing wait compiled for a TPU that interpret=True also runs": """
 from jax.experimental.pallas import tpu as pltpu
 
 def body(x_ref, o_ref, sem):
@@ -208,6 +209,7 @@ def body(x_ref, o_ref, sem):
 
 fn = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR],
                     compiler_params=pltpu.CompilerParams())
+b = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.REGULAR], interpret=True)
 """,
     "a non-decrementing wait sharing its line with another statement": """
 from jax.experimental.pallas import tpu as pltpu
@@ -393,9 +395,9 @@ WHY_NOT = {
                   "lowering: get_global')"),
     "too many indices (which one to drop?)": (
         "PAL005", "which index is meant is not known (no axis matches the dimension, or there are too many indices)"),
-    "a non-decrementing wait compiled for a TPU": (
-        "PAL009", "compiled for a TPU, JAX accepts this wait and runs it as one that decrements: signalling the count "
-                  "back would change what the compiled kernel does"),
+    "a non-decrementing wait compiled for a TPU that interpret=True also runs": (
+        "PAL009", "a kernel that runs decrement=False as written (Mosaic GPU, interpret=True) also runs this wait: "
+                  "there, waiting and signalling back would let another waiter see the count drop"),
     "a non-decrementing wait sharing its line with another statement": (
         "PAL009", "the wait shares its line with another statement"),
     "a non-decrementing wait that the TPU interpreter and interpret=True both run": (

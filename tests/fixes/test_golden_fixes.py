@@ -118,4 +118,7 @@ def test_fixed_kernels_lower_with_real_jax_and_the_originals_do_not():
                "Cannot pass semaphores into kernels as arrays", "Invalid out_shape type", "semaphore must be a Ref",
                "non-semaphore Ref", "Got dma_sem.", "Non-decrementing wait is not supported.",
                "unexpected input: dtype=dma_sem")
-    assert {name: r["error"] for name, r in before.items() if r["ok"] or not any(w in r["error"] for w in reasons)} == {}
+    silent = {case.name for case in proven if case.before_lowers}  # JAX lowers them, otherwise than written
+    assert {name for name, r in before.items() if name in silent and not r["ok"]} == set()
+    assert {name: r["error"] for name, r in before.items()
+            if name not in silent and (r["ok"] or not any(w in r["error"] for w in reasons))} == {}

@@ -10,9 +10,11 @@ count dropped by the value. So the fix is unsafe (applied only with `--unsafe-fi
 semaphore are each evaluated once: an expression that is not a name, a number or a view of a name
 (`sem.at[0]`) is first bound to a new name.
 
-Offered only where JAX rejects the wait: every kernel that runs it is run by the TPU interpreter. Compiled for
-a TPU, JAX accepts the wait and runs it as one that decrements; Mosaic GPU and `interpret=True` run it as
-written. There the rewrite would change what runs, so it is not offered.
+Offered where every kernel that runs the wait runs it otherwise than written: the TPU interpreter, which
+refuses it, and the TPU compiler, which lowers it as a wait that decrements (jax 0.12: the same `tpu.sem_wait`
+as for `decrement=True`). There the rewrite gives the wait the meaning its source asks for; compiled, it
+changes what runs, and the title says so. Mosaic GPU and `interpret=True` run `decrement=False` as written,
+atomically: where one of them also runs the wait, the rewrite is not offered.
 """
 
 from __future__ import annotations
@@ -21,12 +23,19 @@ import ast
 
 import libcst as cst
 
+from ..analysis.kernel_model import SC_SCALAR, SC_VECTOR, TPU_TC
 from .kernel_edits import CannotFix, FixBuilder, unique_name
+
+TPU = (TPU_TC, SC_VECTOR, SC_SCALAR)
 
 TITLE = ("Wait, then signal the count back (unsafe: between the wait and the signal another waiter on this "
          "semaphore sees the count drop)")
-COMPILED = ("compiled for a TPU, JAX accepts this wait and runs it as one that decrements: signalling the count "
-            "back would change what the compiled kernel does")
+# Compiled for a TPU, the wait decremented the count: with the signal back it leaves it, as decrement=False asks.
+COMPILED_TITLE = ("Wait, then signal the count back, as decrement=False asks (unsafe: compiled for a TPU, this wait "
+                  "consumed the count and now leaves it; between the wait and the signal another waiter on this "
+                  "semaphore sees it drop)")
+UNCHECKED = ("compiled for a SparseCore, what JAX makes of decrement=False was not checked: the rewrite might change "
+             "what the compiled kernel does")
 AS_WRITTEN = ("a kernel that runs decrement=False as written (Mosaic GPU, interpret=True) also runs this wait: "
               "there, waiting and signalling back would let another waiter see the count drop")
 
@@ -51,10 +60,11 @@ def fix(project, model, finding):
     call, kernels = facts.get("wait"), facts.get("kernels", ())
     if call is None or facts.get("model") is not model or not kernels:
         return None
-    if any(k.interpreter is None for k in kernels):
-        raise CannotFix(COMPILED)
-    if any(k.interpreter != "tpu" for k in kernels):
+    compiled = [k for k in kernels if k.interpreter is None]
+    if any(k.interpreter not in (None, "tpu") for k in kernels) or any(k.backend not in TPU for k in compiled):
         raise CannotFix(AS_WRITTEN)
+    if any(k.backend != TPU_TC for k in compiled):
+        raise CannotFix(UNCHECKED)
     statement = model.parents.get(call)
     function = model.enclosing_function(call)
     if not isinstance(statement, ast.Expr) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -102,4 +112,4 @@ def fix(project, model, finding):
         return cst.FlattenSentinel([waited, signal_line])
 
     file.rewrite(line, rewrite)
-    return builder.fix(f"pallas-lsp ({finding.code}): {TITLE}", "unsafe")
+    return builder.fix(f"pallas-lsp ({finding.code}): {COMPILED_TITLE if compiled else TITLE}", "unsafe")
