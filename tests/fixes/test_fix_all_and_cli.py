@@ -91,6 +91,23 @@ def test_fix_and_diff_say_how_many_findings_have_no_automatic_fix(tmp_path, mode
     assert (tmp_path / "kernel.py").read_text() == UNFIXABLE
 
 
+def test_a_display_only_fix_is_offered_but_never_applied_by_fix_all(tmp_path):
+    """PAL009 compiled for a TPU: JAX accepts the kernel, so --unsafe-fixes leaves it; the editor offers the
+    rewrite (golden signal_back_compiled_tpu_display_only)."""
+    from pallas_lsp.fixes import fixes_for
+
+    before = (GOLDEN / "signal_back_compiled_tpu_display_only" / "before.py").read_text()
+    (tmp_path / "kernel.py").write_text(before)
+    run = cli("--fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    assert (run.returncode, run.stderr.splitlines()[-1]) == (0, "pallas-lsp: 1 finding has no automatic fix")  # a warning
+    assert (tmp_path / "kernel.py").read_text() == before
+    project = Project(root=str(tmp_path), python=jax_python())
+    [finding] = analyze(project, str(tmp_path / "kernel.py"))
+    assert [(f.title.split(" (unsafe")[0], f.applicability) for f in fixes_for(project, finding)] == [
+        ("pallas-lsp (PAL009): Wait, then signal the count back, as decrement=False asks", "display_only"),
+        ("pallas-lsp (PAL009): Disable PAL009 for this line", "safe")]
+
+
 def test_fix_with_diff_writes_nothing_as_ruff_does_and_says_fix_is_ignored(workspace):
     alone = cli("--diff", ".", cwd=workspace)
     run = cli("--fix", "--diff", ".", cwd=workspace)

@@ -36,7 +36,8 @@ class TextEdit:
 @dataclass(frozen=True)
 class Fix:
     """An edit for a finding, built on request (`fixes.fixes_for`). `applicability` is "safe"
-    (fix-all applies it) or "unsafe"."""
+    (fix-all applies it), "unsafe" (only with --unsafe-fixes) or "display_only" (offered in the editor, never
+    applied by fix-all, as ruff's DisplayOnly: it changes what a kernel JAX accepts does)."""
 
     title: str
     edits: tuple[TextEdit, ...]
@@ -47,6 +48,11 @@ class Fix:
     @property
     def safe(self) -> bool:
         return self.applicability == "safe"
+
+    @property
+    def automatic(self) -> bool:
+        """Does fix-all apply it (with --unsafe-fixes if it is unsafe)?"""
+        return self.applicability != "display_only"
 
     def to_data(self) -> dict:
         """JSON-serialisable, so the server can carry it in `Diagnostic.data` and skip re-analysis."""

@@ -102,4 +102,5 @@ def _joined(baseline, fix: Fix, texts: dict[str, str], companion: Fix) -> Fix:
     edits = tuple(edit for path, text in texts.items() for edit in minimal_edits(path, baseline.text(path), text))
     note = companion.title.split("): ", 1)[-1]
     return replace(fix, title=f"{fix.title}, and {note[0].lower()}{note[1:]}", edits=edits,
-                   applicability="safe" if fix.safe and companion.safe else "unsafe")
+                   applicability=("display_only" if not (fix.automatic and companion.automatic) else
+                                  "safe" if fix.safe and companion.safe else "unsafe"))

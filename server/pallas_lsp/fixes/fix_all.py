@@ -31,7 +31,7 @@ class FixAllResult:
 
 def applicable(fixes, unsafe: bool) -> Fix | None:
     """The rewrite fix-all applies from a finding's fixes: preferred first, safe before unsafe."""
-    candidates = [f for f in fixes if f.kind == "rewrite" and (f.safe or unsafe)]
+    candidates = [f for f in fixes if f.kind == "rewrite" and f.automatic and (f.safe or unsafe)]
     candidates.sort(key=lambda f: (not f.preferred, not f.safe))
     return candidates[0] if candidates else None
 
@@ -145,7 +145,7 @@ def without_fix(project, findings: list[Finding], unsafe: bool) -> tuple[int, in
     """(findings with no automatic fix, findings whose only fixes are unsafe ones not applied)."""
     none = unsafe_only = 0
     for finding in findings:
-        fixes = [f for f in fixes_for(project, finding) if f.kind == "rewrite"]
+        fixes = [f for f in fixes_for(project, finding) if f.kind == "rewrite" and f.automatic]
         if not fixes:
             none += 1
         elif not unsafe and not any(f.safe for f in fixes):

@@ -13,7 +13,8 @@ semaphore are each evaluated once: an expression that is not a name, a number or
 Offered where every kernel that runs the wait runs it otherwise than written: the TPU interpreter, which
 refuses it, and the TPU compiler, which lowers it as a wait that decrements (jax 0.12: the same `tpu.sem_wait`
 as for `decrement=True`). There the rewrite gives the wait the meaning its source asks for; compiled, it
-changes what runs, and the title says so. Mosaic GPU and `interpret=True` run `decrement=False` as written,
+changes what runs, and the title says so. Where only compiled kernels run the wait, JAX accepts the kernel:
+the fix is then display-only (the editor offers it; `--fix --unsafe-fixes` leaves a kernel JAX accepts as it is). Mosaic GPU and `interpret=True` run `decrement=False` as written,
 atomically: where one of them also runs the wait, the rewrite is not offered.
 """
 
@@ -112,4 +113,6 @@ def fix(project, model, finding):
         return cst.FlattenSentinel([waited, signal_line])
 
     file.rewrite(line, rewrite)
-    return builder.fix(f"pallas-lsp ({finding.code}): {COMPILED_TITLE if compiled else TITLE}", "unsafe")
+    # Where only compiled kernels run it, JAX accepts the wait: the editor offers the rewrite, fix-all leaves it.
+    applicability = "display_only" if len(compiled) == len(kernels) else "unsafe"
+    return builder.fix(f"pallas-lsp ({finding.code}): {COMPILED_TITLE if compiled else TITLE}", applicability)
