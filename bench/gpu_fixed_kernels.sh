@@ -4,41 +4,49 @@
 #   bench/gpu_fixed_kernels.sh prepare     # here: builds gpu-run/ (untracked) with the fixed copies
 #   bash gpu-run/run.sh                    # on the GPU machine (only python3 with jax needed)
 # Results: docs/benchmarks.md ("On an NVIDIA H200").
-#   bench/gpu_fixed_kernels.sh generated FIX.json   # gpu-run/ with the kernels bench/fix_rate_generated.py
-#                                                   # --json FIX.json fixed (its --out folder's after/)
-#   bash gpu-run/run_generated.sh                    # on the GPU machine: compiled or interpreted there
+#   bench/gpu_fixed_kernels.sh generated FIX.json [FIX.json ...]  # gpu-run/ with the kernels that each
+#                                   # bench/fix_rate_generated.py --json FIX.json run fixed (its --out folder's
+#                                   # after/), one folder gpu-run/generated-<FIX>/ each (families reuse names)
+#   bash gpu-run/run_generated.sh   # on the GPU machine: compiled or interpreted there, one summary per folder
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = generated ]; then
-  rm -rf gpu-run && mkdir -p gpu-run/generated gpu-run/kernel_generator
-  python3 - "$2" <<'PY'
-import glob, json, shutil, sys
-run = json.load(open(sys.argv[1]))
-names = [k["name"] for k in run["kernels"] if k["outcome"] == "fixed"]
-for name in names:
-    for path in glob.glob(f"{run['folder']}/after/{name}.py") + glob.glob(f"{run['folder']}/after/{name}_h.py"):
-        shutil.copy(path, "gpu-run/generated/")
-open("gpu-run/generated/FILES.txt", "w").write("".join(f"{name}.py\n" for name in names))
-print(f"gpu-run/ ready: {len(names)} fixed generated kernels")
+  rm -rf gpu-run && mkdir -p gpu-run/kernel_generator
+  shift
+  python3 - "$@" <<'PY'
+import glob, json, os, shutil, sys
+for fix_json in sys.argv[1:]:
+    run = json.load(open(fix_json))
+    folder = f"gpu-run/generated-{os.path.splitext(os.path.basename(fix_json))[0]}"
+    os.makedirs(folder)
+    names = [k["name"] for k in run["kernels"] if k["outcome"] == "fixed"]
+    for name in names:
+        for path in glob.glob(f"{run['folder']}/after/{name}.py") + glob.glob(f"{run['folder']}/after/{name}_h.py"):
+            shutil.copy(path, folder)
+    open(f"{folder}/FILES.txt", "w").write("".join(f"{name}.py\n" for name in names))
+    print(f"{folder}/ ready: {len(names)} fixed generated kernels ({run['family']} family, seed {run['seed']})")
 PY
   cp tests/jax_truth.py gpu-run/ && cp tests/kernel_generator/oracle.py gpu-run/kernel_generator/
   cat > gpu-run/run_generated.sh <<'RUN'
 #!/usr/bin/env bash
 # The fixed generated kernels, compiled (JAX_TRUTH_COMPILE=1: .lower().compile() for cuda and triton) or
 # run interpreted on the GPU, by the generator's oracle (tests/kernel_generator/oracle.py).
-cd "$(dirname "$0")/generated"
 export JAX_TRUTH_COMPILE=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
 python3 -c "import jax; print('jax', jax.__version__, jax.devices())"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-timeout 270 python3 ../kernel_generator/oracle.py --timeout 30 $(cat FILES.txt) > "${OUT:-/tmp}/generated.jsonl" 2> "${OUT:-/tmp}/generated.err"
-python3 - "${OUT:-/tmp}/generated.jsonl" <<'PY'
+for folder in "$(dirname "$0")"/generated-*/; do
+  name=$(basename "$folder")
+  (cd "$folder" && timeout 270 python3 ../kernel_generator/oracle.py --timeout 30 $(cat FILES.txt) \
+    > "${OUT:-/tmp}/$name.jsonl" 2> "${OUT:-/tmp}/$name.err")
+  python3 - "${OUT:-/tmp}/$name.jsonl" "$name" <<'PY'
 import collections, json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print(f"{sum(r['ok'] for r in rows)} ok of {len(rows)} run;", dict(collections.Counter(r["mode"] for r in rows)))
+print(f"{sys.argv[2]}: {sum(r['ok'] for r in rows)} ok of {len(rows)} run;", dict(collections.Counter(r["mode"] for r in rows)))
 for r in rows:
     if not r["ok"]:
         print(" ", r["path"], r["mode"], r["exc_type"], (r["message"] or "")[:160])
 PY
+done
 RUN
   exit 0
 fi

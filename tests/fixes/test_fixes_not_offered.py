@@ -15,6 +15,30 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # The rest of a loop body moves into a nested function, where `break` has no loop.
+    "a compiled pl.kernel's buffer in a loop body that breaks": """
+def body(x_ref, o_ref):
+  for step in range(2):
+    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+    tile[...] = x_ref[...]
+    if step:
+      break
+  o_ref[...] = x_ref[...]
+
+fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",)))
+""",
+    # `total = total + 1` in the nested function would read its own, unbound, total.
+    "a compiled pl.kernel's buffer in a loop body that updates a name of the function": """
+def body(x_ref, o_ref):
+  total = 0.0
+  for step in range(2):
+    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+    tile[...] = x_ref[...]
+    total = total + 1.0
+  o_ref[...] = x_ref[...]
+
+fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",)))
+""",
     # jax 0.12: the GPU interpreter has no TPU semaphore scratch ('KeyError: SEMAPHORE'; interpret=True runs it).
     "TPU semaphore in a pallas_call the GPU interpreter runs": """
 from jax.experimental.pallas import tpu as pltpu
@@ -389,6 +413,12 @@ def test_no_ref_fix_for_one_semaphore_read_out_of_its_ref(ws, name):
 # What the editor's disabled "No automatic fix" action says (fixes.fixes_and_reason): the builders' own
 # refusal where one applies, else the rule's "no fix" reason.
 WHY_NOT = {
+    "a compiled pl.kernel's buffer in a loop body that breaks": ("PAL001", (
+        "a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU "
+        "mpmd_map lowering'); a statement after the get_global breaks or continues a loop")),
+    "a compiled pl.kernel's buffer in a loop body that updates a name of the function": ("PAL001", (
+        "a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU "
+        "mpmd_map lowering'); total is bound after the get_global and used before it")),
     "shape not known statically": ("PAL001", "the buffer's shape or dtype is not known before the kernel runs"),
     "one body, a pallas_call and a plgpu.kernel": (
         "PAL002", "compiled, a pl.pallas_call has no get_global (Triton: 'Unimplemented primitive in Pallas Triton "

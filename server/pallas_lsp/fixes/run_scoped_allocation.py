@@ -16,8 +16,11 @@ allocations are supported in multithreaded kernels") and as scratch is: one buff
 
 A TPU `pltpu.VMEM` becomes `plgpu.SMEM` of its shape and dtype (unsafe: another memory).
 
-Only where the get_global is `name = ...` directly in a function's body and the statements after it
-neither return nor bind a name that is read before them (they move into the nested function).
+Only where the get_global is `name = ...` in a function's body, or in a block of it (a Python `for` or
+`while` body, an `if` branch, a `with` block: the rest of that block is scoped, so a loop the trace unrolls
+allocates once per iteration, as each get_global did), and the statements after it neither return, nor
+`break` or `continue` a loop around them, nor bind a name that is read before them (they move into the
+nested function).
 """
 
 from __future__ import annotations
@@ -78,9 +81,48 @@ def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
             bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    # A name bound in `rest` becomes the nested function's own: it must not be read outside `rest`, nor read in
+    # `rest` where the function also binds it elsewhere (`x = x + 1` would read an unbound local). One only
+    # rebound there (`_ = ...` in `for _ in ...`) is harmless.
+    stored_outside = set()
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and node.id in bound and id(node) not in moved:
-            raise CannotFix(f"{node.id} is bound after the get_global and used before it")
+            if isinstance(node.ctx, ast.Load):
+                raise CannotFix(f"{node.id} is bound after the get_global and used before it")
+            stored_outside.add(node.id)
+    read = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    clash = sorted(stored_outside & read)
+    if clash:
+        raise CannotFix(f"{clash[0]} is bound after the get_global and used before it")
+
+
+_BLOCKS = {ast.For: "loop body", ast.While: "loop body", ast.If: "branch", ast.With: "with block"}
+
+
+def _block_of(model, statement: ast.stmt, function: ast.FunctionDef) -> tuple[list[ast.stmt], str | None]:
+    """The statement list holding `statement` in `function` and what it is (None: the function's own body);
+    CannotFix where a block other than a loop body, a branch or a with block holds it (try, match, else of a
+    loop)."""
+    if statement in function.body:
+        return function.body, None
+    parent = model.parents.get(statement)
+    kind = _BLOCKS.get(type(parent))
+    if kind is None or model.enclosing_function(statement) is not function:
+        raise CannotFix("the get_global is not directly in its function's body (a loop, a branch)")
+    if statement in parent.body:
+        return parent.body, kind
+    if isinstance(parent, ast.If) and statement in parent.orelse:
+        return parent.orelse, kind
+    raise CannotFix("the get_global is in a loop's else block")
+
+
+def _in_loop(model, statement: ast.stmt, function: ast.FunctionDef) -> bool:
+    node = model.parents.get(statement)
+    while node is not None and node is not function:
+        if isinstance(node, (ast.For, ast.While)):
+            return True
+        node = model.parents.get(node)
+    return False
 
 
 def _holding_statement(model, call: ast.Call, function: ast.FunctionDef) -> ast.stmt:
@@ -144,25 +186,29 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         name = unique_name(model, function, "barrier_ref" if barrier is not None else "scratch_ref")
         removed = []
         rest = function.body[function.body.index(statement):]
+        block, kind = function.body, None
     else:
-        if statement not in function.body:
-            raise CannotFix("the get_global is not directly in its function's body (a loop, a branch)")
+        block, kind = _block_of(model, statement, function)
         removed = [statement] if use.lambda_statement is None else [use.lambda_statement, statement]
-        if any(s not in function.body for s in removed):
+        if any(s not in block for s in removed):
             raise CannotFix("the lambda is not in the same block as its call")
-        rest = function.body[function.body.index(statement) + 1:]
+        rest = block[block.index(statement) + 1:]
     _check_movable(function, rest)
+    if kind is not None and _in_loop(model, statement, function) and any(
+            isinstance(n, (ast.Break, ast.Continue)) for n in _own_nodes(rest)):
+        raise CannotFix("a statement after the get_global breaks or continues a loop")
     argument = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
     if argument is None or call.keywords or len(call.args) != 1:
         raise CannotFix("get_global has no plain argument")
     builder = FixBuilder(project)
     file, imports = builder.file(model)
-    block_owner = file.function(function)
     lines = [file.parent(file.find_ast(model, s, cst.BaseSmallStatement)) for s in removed or [statement]]
-    if block_owner is None or not isinstance(block_owner.body, cst.IndentedBlock) or not all(
-            isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 for line in lines):
+    if not all(isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 for line in lines):
         raise CannotFix("the get_global statement was not found")
-    positions = [list(block_owner.body.body).index(line) for line in lines]
+    block_owner = file.parent(lines[-1])  # the indented block the get_global's line is in
+    if not isinstance(block_owner, cst.IndentedBlock) or any(line not in block_owner.body for line in lines):
+        raise CannotFix("the get_global statement was not found")
+    positions = [list(block_owner.body).index(line) for line in lines]
     position = positions[-1]
     if not removed:  # the statement stays, moved with the rest, and the buffer takes the call's place
         replace_expression(builder, model, call, name)
@@ -177,14 +223,14 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     collective = f", collective_axes={quoted}" if axis else ""
     launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
 
-    def change(updated: cst.FunctionDef) -> cst.FunctionDef:
-        body = list(updated.body.body)
+    def change(updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        body = list(updated.body)
         got = body[position]
         if not removed:
             moved, kept = [got.with_changes(leading_lines=[]), *body[position + 1:]], body[:position]
             inner = cst.FunctionDef(name=cst.Name(scoped), params=cst.Parameters([cst.Param(cst.Name(name))]),
                                     body=cst.IndentedBlock(body=moved), leading_lines=got.leading_lines)
-            return updated.with_changes(body=updated.body.with_changes(body=[*kept, inner, launch]))
+            return updated.with_changes(body=[*kept, inner, launch])
         moved = body[position + 1:] or [cst.SimpleStatementLine([cst.Pass()])]
         kept = [line for n, line in enumerate(body[:position]) if n not in positions]
         inner = cst.FunctionDef(
@@ -193,15 +239,16 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         comment = got.trailing_whitespace.comment
         if comment is not None:  # the get_global line's own comment stays, above the nested function
             inner = inner.with_changes(leading_lines=[*got.leading_lines, cst.EmptyLine(comment=comment)])
-        return updated.with_changes(body=updated.body.with_changes(body=[*kept, inner, launch]))
+        return updated.with_changes(body=[*kept, inner, launch])
 
     file.rewrite(block_owner, change)
     where_ = (f", collective over {axis!r}" if axis else "") + relaunch_if_vmapped(project, builder, entries)
+    scope = function.name if kind is None else f"its {kind} in {function.name}"
     if barrier is not None:
         return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
-                           f"rest of {function.name}{where_}", "unsafe")
+                           f"rest of {scope}{where_}", "unsafe")
     if smem is not None:
         return builder.fix(f"pallas-lsp ({code}): Allocate {name} as plgpu.SMEM with pl.run_scoped for the rest of "
-                           f"{function.name}{where_} (unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
+                           f"{scope}{where_} (unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
     return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
-                       f"{function.name}{where_}", "safe", preferred=True)
+                       f"{scope}{where_}", "safe", preferred=True)
