@@ -75,6 +75,7 @@ class CstFile:
         self.style = style_of(as_lf)
         self.indent = indent_unit(as_lf)
         self.cr_lines = newline_of(self.lines) == "\r"
+        self.removed: list[tuple[int, int]] = []  # top-level statements removed whole, lines first..last
 
     # ---- locating -------------------------------------------------------------------------------
 
@@ -142,9 +143,26 @@ class CstFile:
         """Register `change(updated_node)` for `node`; several changes to one node apply in order."""
         self.owner[node].rewrites.setdefault(node, []).append(change)
 
+    def remove_top_level(self, node: ast.stmt) -> None:
+        """Remove a top-level statement with the blank lines after it, so the statements around it keep the
+        blank lines they had between them (comments above it stay)."""
+        found = chunk_range(self.ranges, node.lineno - 1)
+        if found is None or found in self.chunks:
+            raise CannotFix(f"no statement of its own at line {node.lineno}")
+        first, last = found
+        if self.lines[first].lstrip().startswith("#"):
+            raise CannotFix("a comment begins the statement's lines")
+        following = [r for r in self.ranges if r[0] > last]
+        end = following[0][0] - 1 if following else len(self.lines) - 1
+        while end > last and self.lines[end].strip().startswith("#"):
+            end -= 1  # comments before the next statement stay with it
+        if any(self.lines[n].strip() for n in range(last + 1, end + 1)):
+            raise CannotFix("the statement shares its lines")
+        self.removed.append((first, end))
+
     def edits(self) -> list[TextEdit]:
         """Text edits for every rewritten statement; CannotFix if one no longer parses."""
-        result = []
+        result = [TextEdit(self.path, Span(first, 0, last + 1, 0), "") for first, last in self.removed]
         for chunk in self.chunks.values():
             if not chunk.rewrites:
                 continue

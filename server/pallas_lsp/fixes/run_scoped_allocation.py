@@ -125,6 +125,60 @@ def _in_loop(model, statement: ast.stmt, function: ast.FunctionDef) -> bool:
     return False
 
 
+def _returned_by_helper(project, model, call: ast.Call, helper: ast.FunctionDef):
+    """`(name = helper(), name, caller)` where `helper` only returns the get_global (`def get(what=T): return
+    pl.get_global(what)`) and is called once, with no arguments, as `name = helper()` in a function of this
+    module that binds `name` there only, with no other mention of it here or in an importer: the call is the
+    get_global written another way, and its buffer must outlive the helper, so it is allocated there."""
+    body = helper.body[1:] if (helper.body and isinstance(helper.body[0], ast.Expr)
+                               and isinstance(helper.body[0].value, ast.Constant)) else helper.body
+    args = helper.args
+    if (len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is not call or helper.decorator_list
+            or args.posonlyargs or args.vararg or args.kwarg or len(args.defaults) != len(args.args)
+            or any(d is None for d in args.kw_defaults)):
+        return None
+    mentions = [n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == helper.name]
+    if len(mentions) != 1 or not isinstance(mentions[0].ctx, ast.Load) or project.importers_mentioning(model, helper.name):
+        return None
+    called = model.parents.get(mentions[0])
+    if not (isinstance(called, ast.Call) and called.func is mentions[0] and not called.args and not called.keywords):
+        return None
+    statement = model.parents.get(called)
+    caller = model.enclosing_function(statement) if statement is not None else None
+    if (not isinstance(statement, ast.Assign) or statement.value is not called or len(statement.targets) != 1
+            or not isinstance(statement.targets[0], ast.Name) or not isinstance(caller, ast.FunctionDef)):
+        return None
+    name = statement.targets[0].id
+    if len(model.scopes[caller].bindings.get(name, [])) != 1:
+        return None
+    return statement, name, caller
+
+
+def _remove_function(model, file, function: ast.FunctionDef) -> None:
+    """Drop a function that nothing calls any more (the helper whose one call the fix replaced); comments
+    above it stay."""
+    if isinstance(model.parents.get(function), ast.Module):
+        file.remove_top_level(function)  # with the blank lines after it
+        return
+    node = file.function(function)
+    block = file.parent(node) if node is not None else None
+    if not isinstance(block, (cst.Module, cst.IndentedBlock)) or node not in block.body:
+        raise CannotFix(f"{function.name} was not found")
+    position = list(block.body).index(node)
+
+    def drop(updated):
+        body = list(updated.body)
+        removed = body.pop(position)
+        comments = [line for line in removed.leading_lines if line.comment is not None]
+        if position < len(body) and comments:
+            body[position] = body[position].with_changes(leading_lines=[*comments, *body[position].leading_lines])
+        if not body and not isinstance(updated, cst.Module):  # a module's chunk may just go
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated.with_changes(body=body)
+
+    file.rewrite(block, drop)
+
+
 def _holding_statement(model, call: ast.Call, function: ast.FunctionDef) -> ast.stmt:
     """The statement of `function`'s own body that holds the get_global, where it runs once per trace: in no
     loop, and in no comprehension but one over `range(1)` (which asks for one buffer)."""
@@ -155,10 +209,11 @@ def fix(project, model, call, value, code: str):
         return allocate(project, model, call, code, smem=value)  # TPU memory: the GPU's SMEM of its shape
     if not (value.space in _BLOCK_LOCAL or "Barrier" in value.constructor):
         return None
-    return allocate(project, model, call, code)
+    return allocate(project, model, call, code, value=value)
 
 
-def allocate(project, model, call, code: str, barrier: str | None = None, smem: MemType | None = None):
+def allocate(project, model, call, code: str, barrier: str | None = None, smem: MemType | None = None,
+             value: MemType | None = None):
     """The run_scoped rewrite of a compiled pl.kernel's get_global; `barrier`: a `Barrier(...)` of the
     mosaic_gpu module allocated instead of the get_global's type (PAL006's unsafe barrier fix); `smem`: a
     TPU `pltpu.VMEM` asked for, allocated as `plgpu.SMEM` of its shape and dtype (unsafe, as allocate_as_scratch
@@ -180,6 +235,11 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     if not isinstance(function, ast.FunctionDef):
         raise CannotFix("the get_global is not `name = pl.get_global(...)` in a function")
     name = use.name
+    helper = None  # the helper that returns the get_global, when its one call is the allocation
+    if statement is None or name is None:
+        returned = _returned_by_helper(project, model, call, function)
+        if returned is not None:
+            helper, (statement, name, function) = function, returned
     if statement is None or name is None:
         # `sems = [pl.get_global(T) for _ in range(1)]`: that statement moves too, the buffer in the call's place
         statement = _holding_statement(model, call, function)
@@ -215,6 +275,10 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     scoped = unique_name(model, function, "scoped")
     pallas = imports.name("jax.experimental.pallas")
     type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    if helper is not None and barrier is None and smem is None:  # the helper's names are not the caller's
+        type_code = spelled_type(builder, model, value) if value is not None else None
+        if type_code is None:
+            raise CannotFix(f"the type {helper.name} asks for cannot be spelled where it is called")
     if barrier is not None:
         type_code = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}"
     if smem is not None:
@@ -242,8 +306,12 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         return updated.with_changes(body=[*kept, inner, launch])
 
     file.rewrite(block_owner, change)
+    if helper is not None:
+        _remove_function(model, file, helper)
     where_ = (f", collective over {axis!r}" if axis else "") + relaunch_if_vmapped(project, builder, entries)
     scope = function.name if kind is None else f"its {kind} in {function.name}"
+    if helper is not None:  # the helper's one call gives way to the allocation, and the helper goes
+        scope += f", in place of {helper.name}(), which is removed"
     if barrier is not None:
         return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
                            f"rest of {scope}{where_}", "unsafe")
