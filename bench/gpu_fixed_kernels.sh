@@ -66,14 +66,14 @@ cat > gpu-run/run.sh <<'RUN'
 # fixture, compiled and run on the GPU (one process per file: two test folders share module names).
 set -u
 cd "$(dirname "$0")"
-OUT=${OUT:-/tmp/gpu-out}; export RES=$(mktemp -d); mkdir -p "$OUT"
+OUT=${OUT:-/tmp/gpu-out}; export RES="$OUT/res"; mkdir -p "$RES"  # each file's result as it ends
 export XLA_PYTHON_CLIENT_PREALLOCATE=false  # several processes share the one GPU
 python3 -c "import jax; print('jax', jax.__version__, jax.devices())" | tee "$OUT/env.txt"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/env.txt"
 { ls golden/*/after.py golden/*/after/*.py 2>/dev/null | xargs grep -l "def target"; echo fix_all/after.py
   grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt; } > "$OUT/files.txt"
 wc -l < "$OUT/files.txt"
-xargs -P 6 -I{} sh -c 'python3 jax_lower.py --execute --unchecked "{}" > "$RES/$(echo {} | tr / _).json" 2> "$RES/$(echo {} | tr / _).err"' < "$OUT/files.txt"
+xargs -P "${JOBS:-14}" -I{} sh -c 'timeout 120 python3 jax_lower.py --execute --unchecked "{}" > "$RES/$(echo {} | tr / _).json" 2> "$RES/$(echo {} | tr / _).err"' < "$OUT/files.txt"
 python3 - "$RES" "$OUT" <<'PY' | tee "$OUT/summary.txt"
 import json, sys, pathlib
 out = pathlib.Path(sys.argv[1]); ok = bad = 0; failures = {}; every = {}
