@@ -39,7 +39,8 @@ def body(x_ref, o_ref):
 
 fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",)))
 """,
-    # jax 0.12: the GPU interpreter has no TPU semaphore scratch ('KeyError: SEMAPHORE'; interpret=True runs it).
+    # jax 0.12: the GPU interpreter has no TPU semaphore scratch ('KeyError: SEMAPHORE'; interpret=True runs it,
+    # which the launch's own interpret= keyword can become, not force_gpu_interpret_mode).
     "TPU semaphore in a pallas_call the GPU interpreter runs": """
 from jax.experimental.pallas import tpu as pltpu
 
@@ -48,7 +49,9 @@ def body(x_ref, o_ref):
   pl.semaphore_signal(sem)
   o_ref[...] = x_ref[...] + 1.0
 
-fn = pl.pallas_call(body, out_shape=X, interpret=plgpu.InterpretGPUParams())
+def run(x):
+  with plgpu.force_gpu_interpret_mode():
+    return pl.pallas_call(body, out_shape=X)(x)
 """,
     "one body, a pallas_call and a plgpu.kernel": """
 def body(x_ref, o_ref):
@@ -559,9 +562,36 @@ kernel = pl.pallas_call(body, out_shape=X, scratch_shapes=[SEM_TYPE])
         "pallas-lsp (PAL013): Disable PAL013 for this line"]
 
 
+def test_no_regular_scratch_for_a_barrier_semaphore_waited_on_as_a_barrier(ws):
+    """A BARRIER semaphore's get_global in a pl.pallas_call only interpret=True runs gets a REGULAR scratch
+    semaphore where it is only signalled and waited on (golden scratch_barrier_semaphore_interpreted_pallas_call);
+    waited on as a barrier, a REGULAR semaphore would not mean the same, so no scratch fix is offered."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    findings = ws.findings("kernel.py", HEADER + '''
+
+def body(x_ref, o_ref):
+  sem = pl.get_global(plgpu.SemaphoreType.BARRIER)
+  pl.semaphore_signal(sem)
+  plgpu.barrier_wait(sem)
+  o_ref[...] = x_ref[...] + 1.0
+
+
+fn = pl.pallas_call(body, out_shape=X, interpret=True)
+''')
+    reasons = {f.code: fixes_and_reason(ws.project, f)[1] for f in findings}
+    assert sorted(reasons) == ["PAL001", "PAL002", "PAL006"]
+    assert not any("scratch" in fix.title for f in findings for fix in ws.fixes(f))
+    assert reasons["PAL001"] == ("the semaphore is used other than signalled, waited on or read (as a barrier, "
+                                 "or passed on), where a REGULAR one would not mean the same")
+
+
 def test_no_tpu_semaphore_scratch_under_the_gpu_interpreter(ws):
     """A TPU semaphore's get_global in a pl.pallas_call run by the GPU interpreter: as scratch there, jax 0.12
-    fails with 'KeyError: SEMAPHORE' (no semaphore error), so the scratch fix is not offered; the action says why."""
+    fails with 'KeyError: SEMAPHORE' (no semaphore error). Where that interpreter is asked for other than by
+    the launch's own interpret= keyword (which can become interpret=True: golden
+    scratch_tpu_semaphore_gpu_interpreter_unsafe), here force_gpu_interpret_mode, which serves every kernel
+    in its block, the scratch fix is not offered; the action says why."""
     from pallas_lsp.fixes import fixes_and_reason
 
     findings = ws.findings("kernel.py", HEADER + '''from jax.experimental.pallas import tpu as pltpu
@@ -573,7 +603,9 @@ def body(x_ref, o_ref):
   o_ref[...] = x_ref[...] + 1.0
 
 
-fn = pl.pallas_call(body, out_shape=X, interpret=plgpu.InterpretGPUParams())
+def run(x):
+  with plgpu.force_gpu_interpret_mode():  # a pallas_call reads it when built
+    return pl.pallas_call(body, out_shape=X)(x)
 ''')
     reasons = {f.code: fixes_and_reason(ws.project, f)[1] for f in findings}
     assert not any("scratch" in fix.title for f in findings for fix in ws.fixes(f))

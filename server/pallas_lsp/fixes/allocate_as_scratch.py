@@ -29,7 +29,7 @@ from .kernel_edits import (
 )
 from .pass_as_input import tuple_code
 from .sites import grid_rank, locate
-from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled
+from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
 _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
@@ -131,6 +131,23 @@ def launch_blocks(entry) -> int | None:
     return blocks
 
 
+def _own_gpu_interpreters(project, entries, launch_model, refusal: str) -> list[ast.AST]:
+    """The `interpret=plgpu.InterpretGPUParams(...)` values that make these launches run under the GPU
+    interpreter, where each is the launch's own keyword, which can become interpret=True (unsafe: another
+    interpreter). Any other way of asking for the GPU interpreter (a wrapper, force_gpu_interpret_mode)
+    serves other kernels too: refused with `refusal`."""
+    nodes = []
+    for entry in entries:
+        for site in [*entry.interpret, *entry.maybe_interpret]:
+            if site_interpreter(project, entry, site) == "hlo":
+                continue
+            keyword = entry.kernel.kwarg("interpret")
+            if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is launch_model):
+                raise CannotFix(refusal)
+            nodes.append(site.node)
+    return nodes
+
+
 def fix(project, model, call, value, code: str):
     if not isinstance(value, MemType):
         return None
@@ -155,6 +172,13 @@ def fix(project, model, call, value, code: str):
         if not (all(_only_interpret_true(project, e) for e in entries) and result_only_signalled(model, call)):
             return None  # compiled: use_global_semaphore makes it a global REGULAR semaphore
         as_regular = tpu_semaphore = True
+    elif (code == "PAL001" and value.constructor == "plgpu.SemaphoreType.BARRIER"
+          and all(_only_interpret_true(project, e) for e in entries)):
+        # A pallas_call only interpret=True runs (compiled, Triton has neither): a REGULAR scratch semaphore
+        # counts signals and waits as the BARRIER one would (jax 0.12 runs both).
+        if not (result_only_signalled(model, call) or uses_only_signalled(project, model, call)):
+            return None
+        as_regular = tpu_semaphore = True
     elif tpu_semaphore and entries[0].api != "pl.pallas_call":
         return None  # a Mosaic GPU kernel: use_global_semaphore makes it a GPU semaphore
     elif value.constructor in SIGNALLED_TYPES and not tpu_semaphore:
@@ -171,34 +195,29 @@ def fix(project, model, call, value, code: str):
             site_interpreter(project, e, site) == "hlo" for e in entries for site in [*e.interpret, *e.maybe_interpret]):
         raise CannotFix("interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier')")
     unsafe = ""
-    if tpu_semaphore and not as_regular and any(
-            site_interpreter(project, e, site) == "gpu" for e in entries for site in [*e.interpret, *e.maybe_interpret]):
+    to_interpret_true = []  # `interpret=plgpu.InterpretGPUParams(...)` keywords that become interpret=True
+    if tpu_semaphore and not as_regular:
         # A TPU semaphore type in a pallas_call the GPU interpreter runs (jax 0.12: 'KeyError: SEMAPHORE')
-        raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch")
+        to_interpret_true = _own_gpu_interpreters(
+            project, entries, launch_model,
+            "the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch")
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
-    to_interpret_true = []  # `interpret=plgpu.InterpretGPUParams(...)` keywords that become interpret=True
     if regular_interpreted:
+        # interpret=True (or a value that may be True: a constant, the environment) runs a scratch
+        # semaphore, and a compiled kernel lowers one; the GPU interpreter runs none (jax 0.12:
+        # `NotImplementedError: nan + semaphore`).
+        to_interpret_true = _own_gpu_interpreters(
+            project, entries, launch_model, "the GPU interpreter (plgpu.InterpretGPUParams, "
+            "force_gpu_interpret_mode, set_gpu_interpret_mode) runs no semaphore, global or scratch")
         for entry in entries:
-            # interpret=True (or a value that may be True: a constant, the environment) runs a scratch
-            # semaphore, and a compiled kernel lowers one; the GPU interpreter runs none (jax 0.12:
-            # `NotImplementedError: nan + semaphore`): an `interpret=plgpu.InterpretGPUParams()` of the
-            # launch itself can become interpret=True (unsafe: another interpreter).
-            for site in [*entry.interpret, *entry.maybe_interpret]:
-                if site_interpreter(project, entry, site) == "hlo":
-                    continue
-                keyword = entry.kernel.kwarg("interpret")
-                if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is launch_model):
-                    raise CannotFix("the GPU interpreter (plgpu.InterpretGPUParams, force_gpu_interpret_mode, "
-                                    "set_gpu_interpret_mode) runs no semaphore, global or scratch")
-                to_interpret_true.append(site.node)
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
-        if to_interpret_true:
-            unsafe = ("the GPU interpreter runs no semaphore: interpret=True runs it instead of "
-                      "plgpu.InterpretGPUParams" + (f", and {unsafe}" if unsafe else ""))
+    if to_interpret_true:
+        unsafe = ("the GPU interpreter runs no semaphore: interpret=True runs it instead of "
+                  "plgpu.InterpretGPUParams" + (f", and {unsafe}" if unsafe else ""))
     builder = FixBuilder(project)
     for node in to_interpret_true:
         replace_expression(builder, launch_model, node, "True")

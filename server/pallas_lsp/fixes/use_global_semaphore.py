@@ -65,7 +65,7 @@ def result_only_signalled(model, call: ast.Call) -> bool:
     return True
 
 
-def _uses_only_signalled(project, model, call: ast.Call) -> bool:
+def uses_only_signalled(project, model, call: ast.Call) -> bool:
     """The kernel model's uses of the semaphore (through a list of one, a lambda called once, a helper's
     parameter) are signals, waits and reads only, or there are none."""
     from ..analysis.kernel_model import uses_of
@@ -100,7 +100,7 @@ def fix(project, model, call, value, code: str):
         return None
     argument = call.args[0] if call.args else None
     function = model.enclosing_function(call)
-    if function is None or not (result_only_signalled(model, call) or _uses_only_signalled(project, model, call)):
+    if function is None or not (result_only_signalled(model, call) or uses_only_signalled(project, model, call)):
         raise CannotFix("the semaphore is used other than signalled, waited on or read (as a barrier, "
                         "or passed on), where a REGULAR one would not mean the same")
     if interpreted_anywhere(project, model, function):
