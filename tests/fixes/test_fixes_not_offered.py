@@ -53,6 +53,23 @@ def run(x):
   with plgpu.force_gpu_interpret_mode():
     return pl.pallas_call(body, out_shape=X)(x)
 """,
+    # A barrier in the function a body hands to pl.run_scoped, in a pallas_call interpreted or not as the
+    # environment says: interpret=True's interpreter runs no barrier (jax 0.12: 'No state discharge rule
+    # implemented for primitive: barrier_arrive'), so the relaunch as a plgpu.kernel with an SMEM barrier
+    # must make it the GPU interpreter, and a value known only at run time cannot be (it was offered before).
+    "barrier in a run_scoped function of a pallas_call interpreted at run time": """
+import os
+
+def body(x_ref, o_ref):
+  def scoped(tmp_ref):
+    ready = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    plgpu.barrier_arrive(ready)
+    plgpu.barrier_wait(ready)
+  pl.run_scoped(scoped, plgpu.SMEM((8,), jnp.float32))
+  o_ref[...] = x_ref[...] + 1.0
+
+fn = pl.pallas_call(body, out_shape=X, interpret=os.environ.get("INTERPRET", "1") == "1")
+""",
     "one body, a pallas_call and a plgpu.kernel": """
 def body(x_ref, o_ref):
   lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))

@@ -67,7 +67,8 @@ def fix(project, model, finding):
     if len(threads) != 1 or None in threads:
         raise CannotFix("the number of warpgroups, which is the number of arrivals, is not written")
     to_gpu_interpreter = []  # `interpret=True` keywords of the launches, which become the GPU interpreter
-    if interpreted_anywhere(project, model, use.function):
+    # The barrier's function may be one the body hands to pl.run_scoped, which no launch names: its launches say.
+    if interpreted_anywhere(project, model, use.function) or any(e.interpret or e.maybe_interpret for e in entries):
         to_gpu_interpreter = _hlo_interpret_keywords(project, model, entries)
     arguments = [f"num_arrivals={n}" for n in threads if n > 1]
     if memtype.shape:

@@ -16,7 +16,7 @@ is), which is verified again like any other. Launching a Triton kernel with plgp
 also leave a finding Mosaic GPU has and Triton hid (a global array or barrier type: PAL001, a semaphore
 output: PAL008, a barrier: PAL006); its companions include that finding's fixes as offered, themselves
 joined to their own companion. PAL006's barrier made a plgpu.kernel's scratch on a Triton launch can
-leave its semaphore output (PAL008) the same way. Passing a TPU DMA semaphore's ref where its value was
+leave its semaphore output (PAL008) the same way, or another get_global of a TPU type or a buffer (PAL001). Passing a TPU DMA semaphore's ref where its value was
 read (PAL014) leaves a DMA semaphore signalled (PAL013), which PAL013's REGULAR allocation removes.
 """
 
@@ -33,12 +33,12 @@ from .edits import apply_edits, minimal_edits
 # The codes whose fixes may complete a finding's fix, by the finding's code (None: any other finding).
 # Launching a Triton kernel with plgpu.kernel (PAL003) can leave a get_global of a barrier or a buffer
 # (PAL001), a semaphore output (PAL008) or a semaphore used as a barrier (PAL006) that Mosaic GPU rejects;
-# so can PAL006's barrier fix on a Triton launch (PAL008). A DMA semaphore's value passed as its ref (PAL014)
+# so can PAL006's barrier fix on a Triton launch (PAL008, PAL001). A DMA semaphore's value passed as its ref (PAL014)
 # is a DMA semaphore signalled (PAL013), which its REGULAR allocation removes. A buffer's get_global moved into
 # the kernel (PAL008) is PAL001's there, which its scratch allocation removes.
 COMPANION_CODES = {None: ("PAL004", "PAL002", "PAL006"),
                    "PAL003": ("PAL004", "PAL002", "PAL001", "PAL006", "PAL008"),
-                   "PAL006": ("PAL004", "PAL002", "PAL008"),
+                   "PAL006": ("PAL004", "PAL002", "PAL008", "PAL001"),
                    "PAL008": ("PAL004", "PAL002", "PAL006", "PAL001"),
                    "PAL014": ("PAL004", "PAL002", "PAL006", "PAL013")}
 # The codes whose fixes' companions are themselves made whole with their own companions (their fixes as offered).
