@@ -603,6 +603,35 @@ fn = pl.pallas_call(body, out_shape=X, interpret=True)
                                  "or passed on), where a REGULAR one would not mean the same")
 
 
+def test_no_scratch_for_a_tpu_semaphore_in_a_compiled_triton_pallas_call_of_a_mosaic_gpu_module(ws):
+    """A TPU semaphore type in a bare pl.pallas_call of a module that imports Mosaic GPU: a GPU kernel, Triton
+    (setting platform = "gpu"), which takes no scratch (jax 0.12 fails the scratch fix's result with 'scratch
+    memory not implemented in the Triton backend': generated kernel g2_00026). Only the relaunch as a
+    plgpu.kernel is offered; a module that names only TPU keeps the scratch fix (golden
+    scratch_tpu_semaphore_pallas_call)."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    [finding] = ws.findings("kernel.py", HEADER + '''from jax.experimental.pallas import tpu as pltpu
+
+
+def body(x_ref, o_ref):
+  sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+  o_ref[...] = x_ref[...] + 1.0
+
+
+fn = pl.pallas_call(body, out_shape=X, grid=(2,))
+''')
+    assert finding.code == "PAL003"
+    assert [fix.title for fix in ws.fixes(finding)] == [
+        "pallas-lsp (PAL003): Launch the kernel with plgpu.kernel (Mosaic GPU), which has global semaphores, instead "
+        "of Triton (unsafe: Mosaic GPU compiles for NVIDIA Hopper GPUs and later only), and use a global semaphore "
+        "(plgpu.SemaphoreType.REGULAR)",
+        "pallas-lsp (PAL003): Disable PAL003 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] is None
+
+
 def test_no_tpu_semaphore_scratch_under_the_gpu_interpreter(ws):
     """A TPU semaphore's get_global in a pl.pallas_call run by the GPU interpreter: as scratch there, jax 0.12
     fails with 'KeyError: SEMAPHORE' (no semaphore error). Where that interpreter is asked for other than by

@@ -676,6 +676,11 @@ def _kwarg_node(kernel: KernelCall, name: str) -> ast.AST | None:
     return found[1] if found else None
 
 
+def compiled_backend(project: "Project", entry: EntryPoint) -> str:
+    """What the launch lowers through when it runs compiled (TRITON for a bare pl.pallas_call on a GPU)."""
+    return _backend(project, entry, interpreted=False)[0]
+
+
 def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) -> tuple[str, str]:
     kernel = entry.kernel
     if entry.interpret and interpreted:

@@ -13,7 +13,14 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ..analysis.kernel_model import MOSAIC_GPU_SCRATCH_REFUSAL, SCRATCH_KEYWORDS, site_interpreter, uses_of
+from ..analysis.kernel_model import (
+    MOSAIC_GPU_SCRATCH_REFUSAL,
+    SCRATCH_KEYWORDS,
+    TRITON,
+    compiled_backend,
+    site_interpreter,
+    uses_of,
+)
 from ..analysis.values import Const, MemType, Seq
 from .kernel_edits import (
     CannotFix,
@@ -131,6 +138,17 @@ def launch_blocks(entry) -> int | None:
     return blocks
 
 
+def _names_mosaic_gpu(model) -> bool:
+    """The module imports Mosaic GPU (`from jax.experimental.pallas import mosaic_gpu as plgpu`)."""
+    for node in model.tree.body:
+        if isinstance(node, ast.Import) and any("mosaic_gpu" in alias.name for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and ("mosaic_gpu" in (node.module or "")
+                                                 or any(alias.name == "mosaic_gpu" for alias in node.names)):
+            return True
+    return False
+
+
 def _own_gpu_interpreters(project, entries, launch_model, refusal: str) -> list[ast.AST]:
     """The `interpret=plgpu.InterpretGPUParams(...)` values that make these launches run under the GPU
     interpreter, where each is the launch's own keyword, which can become interpret=True (unsafe: another
@@ -201,6 +219,13 @@ def fix(project, model, call, value, code: str):
         to_interpret_true = _own_gpu_interpreters(
             project, entries, launch_model,
             "the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch")
+    if tpu_semaphore and not as_regular and any(
+            not (e.interpret or e.maybe_interpret) and compiled_backend(project, e) == TRITON for e in entries) and (
+            _names_mosaic_gpu(model) or _names_mosaic_gpu(launch_model)):
+        # A TPU type in a bare pallas_call of a module written for Mosaic GPU is a GPU kernel (Triton, setting
+        # platform = "gpu"), which takes no scratch (jax 0.12: 'scratch memory not implemented in the Triton
+        # backend'); PAL003's relaunch as a plgpu.kernel is the fix. A module that names only TPU is a TPU kernel.
+        raise CannotFix("a compiled Triton pallas_call takes no scratch, and the module is written for Mosaic GPU")
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
