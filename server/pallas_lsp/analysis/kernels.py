@@ -257,6 +257,8 @@ class KernelIndex:
             if not isinstance(node, (ast.Name, ast.Attribute, ast.Call)):
                 continue
             value = self.evaluator.value(self.model, node)
+            while isinstance(value, Partial):  # functools.partial(plgpu.kernel(...), x): the kernel with an operand
+                value = value.func
             if isinstance(value, KernelCall) and value.api not in READS_MODE_WHEN_BUILT:
                 for entry in KernelIndex.of(self.project, value.model).entries:
                     if entry.kernel.node is value.node:
