@@ -31,7 +31,8 @@ PROFILE = "meaningful"
 # 41 (on 32 alone) with a decorated kernel's wrapper for unknown callers and fixes joined to PAL004's / PAL002's
 # fix of what they would add. 40 (on 39) with scratch through another module's helper, a get_global outside any
 # kernel, run_scoped collective_axes (fix20a, fourth round). 47 with all three (fix20a's tip on main faa2517).
-FIXED_AT_LEAST = 47
+# 48 with PAL001's fix joined to PAL006's relaunch of a Triton pallas_call (2026-12-04).
+FIXED_AT_LEAST = 48
 
 
 # The semaphore family (issue 25's kernels, no get_global): its 57 kernels among seed 0's first 200, meaningful

@@ -149,15 +149,15 @@ def _names_mosaic_gpu(model) -> bool:
     return False
 
 
-def _own_gpu_interpreters(project, entries, launch_model, refusal: str) -> list[ast.AST]:
+def _own_gpu_interpreters(project, entries, launch_model, refusal: str, keep: tuple[str, ...]) -> list[ast.AST]:
     """The `interpret=plgpu.InterpretGPUParams(...)` values that make these launches run under the GPU
     interpreter, where each is the launch's own keyword, which can become interpret=True (unsafe: another
-    interpreter). Any other way of asking for the GPU interpreter (a wrapper, force_gpu_interpret_mode)
+    interpreter). Any other way of asking for an interpreter not in `keep` (a wrapper, force_gpu_interpret_mode)
     serves other kernels too: refused with `refusal`."""
     nodes = []
     for entry in entries:
         for site in [*entry.interpret, *entry.maybe_interpret]:
-            if site_interpreter(project, entry, site) == "hlo":
+            if site_interpreter(project, entry, site) in keep:
                 continue
             keyword = entry.kernel.kwarg("interpret")
             if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is launch_model):
@@ -218,7 +218,8 @@ def fix(project, model, call, value, code: str):
         # A TPU semaphore type in a pallas_call the GPU interpreter runs (jax 0.12: 'KeyError: SEMAPHORE')
         to_interpret_true = _own_gpu_interpreters(
             project, entries, launch_model,
-            "the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch")
+            "the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch",
+            keep=("hlo", "tpu"))  # interpret=True's and the TPU interpreter run a TPU scratch semaphore
     if tpu_semaphore and not as_regular and any(
             not (e.interpret or e.maybe_interpret) and compiled_backend(project, e) == TRITON for e in entries) and (
             _names_mosaic_gpu(model) or _names_mosaic_gpu(launch_model)):
@@ -236,7 +237,7 @@ def fix(project, model, call, value, code: str):
         # `NotImplementedError: nan + semaphore`).
         to_interpret_true = _own_gpu_interpreters(
             project, entries, launch_model, "the GPU interpreter (plgpu.InterpretGPUParams, "
-            "force_gpu_interpret_mode, set_gpu_interpret_mode) runs no semaphore, global or scratch")
+            "force_gpu_interpret_mode, set_gpu_interpret_mode) runs no semaphore, global or scratch", keep=("hlo",))
         for entry in entries:
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
