@@ -70,6 +70,26 @@ def body(x_ref, o_ref):
 
 fn = pl.pallas_call(body, out_shape=X, interpret=os.environ.get("INTERPRET", "1") == "1")
 """,
+    # pl.run_scoped's function may end in a return (golden barrier_run_scoped_fori_loop_body_returns), but a
+    # return before the end would leave the nested function only, not the loop body.
+    "barrier in a compiled pl.kernel's loop body that returns early": """
+from jax import lax
+
+SKIP = False
+
+def body(x_ref, o_ref):
+  def step(i, carry):
+    ready = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    plgpu.barrier_arrive(ready)
+    if SKIP:
+      return carry
+    plgpu.barrier_wait(ready)
+    return carry + 1.0
+  total = lax.fori_loop(0, 2, step, 0.0)
+  o_ref[...] = x_ref[...] + total
+
+fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",)))
+""",
     "one body, a pallas_call and a plgpu.kernel": """
 def body(x_ref, o_ref):
   lut = pl.get_global(plgpu.GMEM((128,), jnp.float32))

@@ -68,12 +68,19 @@ def _own_nodes(statements: list[ast.stmt]):
                 yield child  # its name is bound here
 
 
+def _ends_in_return(rest: list[ast.stmt]) -> bool:
+    """`rest` ends with a `return` of its own block: the nested function returns that value, and
+    `return pl.run_scoped(...)` returns it on (run_scoped returns what its function returns)."""
+    return bool(rest) and isinstance(rest[-1], ast.Return)
+
+
 def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
     """CannotFix unless `rest` (the statements after the get_global) can become a nested function's body."""
     moved = {id(n) for s in rest for n in ast.walk(s)}
     bound = set()
+    final_return = rest[-1] if _ends_in_return(rest) else None
     for node in _own_nodes(rest):
-        if isinstance(node, _EXITS):
+        if isinstance(node, _EXITS) and node is not final_return:
             raise CannotFix("a statement after the get_global returns, yields or declares a name global")
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.add(node.id)
@@ -285,7 +292,8 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         type_code = spelled_type(builder, model, as_smem(smem))
     quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
     collective = f", collective_axes={quoted}" if axis else ""
-    launch = cst.parse_statement(f"{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
+    returns = "return " if _ends_in_return(rest) else ""
+    launch = cst.parse_statement(f"{returns}{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
 
     def change(updated: cst.IndentedBlock) -> cst.IndentedBlock:
         body = list(updated.body)
