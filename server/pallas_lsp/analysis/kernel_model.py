@@ -316,7 +316,7 @@ def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
     return cached
 
 
-def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST) -> KernelCall | None:
+def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST, depth: int = 0) -> KernelCall | None:
     value = project.evaluator.value(model, func_node)
     while isinstance(value, Partial):  # functools.partial(kernel, operand): a call of it launches the kernel
         value = value.func
@@ -327,7 +327,26 @@ def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AS
         for entry in KernelIndex.of(project, value.model).entries:
             if entry.node in decorators:
                 return entry.kernel
+    forwarded = _forwarding_call(value) if depth < 3 else None
+    if forwarded is not None:  # `def body(*operands): return body_kernel(zeros, *operands)`: a call of it launches
+        return _launched_kernel(project, value.model, forwarded.func, depth + 1)
     return None
+
+
+def _forwarding_call(value) -> ast.Call | None:
+    """The call a wrapper `def f(*args): return g(..., *args)` is made of (how PAL001's fix gives a decorated
+    kernel an operand), where its one statement returns a call its `*args` go on to."""
+    node = value.node if isinstance(value, Func) else None
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list or node.args.vararg is None:
+        return None
+    statements = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(statements) != 1 or not isinstance(statements[0], ast.Return) or not isinstance(statements[0].value, ast.Call):
+        return None
+    call = statements[0].value
+    vararg = node.args.vararg.arg
+    if not any(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == vararg for a in call.args):
+        return None
+    return call
 
 
 def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[KernelModel, GetGlobalSite]]:
