@@ -316,7 +316,7 @@ def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
     return cached
 
 
-def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST, depth: int = 0) -> KernelCall | None:
+def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST) -> KernelCall | None:
     value = project.evaluator.value(model, func_node)
     while isinstance(value, Partial):  # functools.partial(kernel, operand): a call of it launches the kernel
         value = value.func
@@ -327,10 +327,15 @@ def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AS
         for entry in KernelIndex.of(project, value.model).entries:
             if entry.node in decorators:
                 return entry.kernel
-    forwarded = _forwarding_call(value) if depth < 3 else None
-    if forwarded is not None:  # `def body(*operands): return body_kernel(zeros, *operands)`: a call of it launches
-        return _launched_kernel(project, value.model, forwarded.func, depth + 1)
     return None
+
+
+def forwards_to_launch(project: "Project", model: "ModuleModel", call: ast.Call) -> bool:
+    """`call` calls a wrapper of this module that only forwards its `*operands` to a kernel launch."""
+    target = project.evaluator.value(model, call.func)
+    forwarded = _forwarding_call(target)
+    return (forwarded is not None and target.model is model and forwarded is not call
+            and any(launch.call is forwarded for launch in kernel_launches(project, model)))
 
 
 def _forwarding_call(value) -> ast.Call | None:
@@ -389,10 +394,18 @@ def host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFu
     for source in [model, *project.importers(model)]:
         bodies = {id(e.body.node) for e in KernelIndex.of(project, source).entries if e.body is not None}
         starts = [(func, HostFunction(func.node, jit, source, True)) for func, jit in _jitted_functions(project, source).values()]
-        for launch in kernel_launches(project, source):
+        launches = kernel_launches(project, source)
+        for launch in launches:
             func = source.enclosing_function(launch.call)
             if func is not None and id(func) not in bodies:
                 starts.append((Func(source, func), HostFunction(func, launch.call, source, False)))
+        # A call of a wrapper that only forwards its `*operands` to a launch (`def body(*operands): return
+        # body_kernel(zeros, *operands)`, as PAL001's fix writes it) runs the kernel too: its function is outside
+        # it. Not a launch itself (its arguments are not the body's parameters one for one).
+        for call in source.calls:
+            func = source.enclosing_function(call)
+            if func is not None and id(func) not in bodies and forwards_to_launch(project, source, call):
+                starts.append((Func(source, func), HostFunction(func, call, source, False)))
         for func, host in sorted(starts, key=lambda start: not start[1].jitted):  # a jit says more than a launch
             for reachable in reachable_functions(project, func, exclude=bodies):
                 if reachable.model is model:

@@ -15,7 +15,7 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
+from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, forwards_to_launch, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
 from ..analysis.kernels import get_global_calls
 from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
 
@@ -238,6 +238,9 @@ def _outside_kernels(ctx, rule):
             # Only passed into a launch (what its body does with it aside): the launch takes the ref
             # whatever its body does with it, and fails on its IR type (checked with jax 0.12).
             live = {"operand"}
+        if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
+                        and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
+            live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
         if not live:
             continue  # jit drops an unused get_global
         host = run_by[id(func)]
