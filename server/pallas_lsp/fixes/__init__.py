@@ -30,7 +30,7 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
     disabled code action): the builders' refusals, else what the rule's page says has no fix."""
     from . import disable_for_line
 
-    model = _finding_model(project.model(finding.path, text), finding)
+    model = project.model(finding.path, text)
     rewrites: list[Fix] = []
     refusals: list[str] = []
     call = _get_global_at(project, model, finding)
@@ -72,19 +72,6 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
         return fixes, None
     reason = "; ".join(dict.fromkeys(refusals)) or NO_FIX_REASONS.get(finding.code, NO_FIX_REASON)
     return fixes, reason
-
-
-def _finding_model(model, finding: Finding):
-    """The model the finding was computed from, where it is of this text: the project's cache may hold
-    another object for the same text by now (fix-all's checks of other fixes tried other texts of the
-    file), and builders match the finding's facts (its launch, its kernel) against the model by identity."""
-    facts = finding.facts or {}
-    entry = facts.get("entry")
-    for found in (facts.get("model"), getattr(entry, "model", None)):
-        if found is not None and found is not model and getattr(found, "path", None) == model.path \
-                and getattr(found, "text", None) == model.text:
-            return found
-    return model
 
 
 def _made_whole(project, baseline, finding: Finding, fix: Fix, code: str, codes: tuple) -> Fix | None:

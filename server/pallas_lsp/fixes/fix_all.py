@@ -87,7 +87,9 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
             project.notebooks.update(fixed_notebooks)  # the next fixes are built (and offered) on them
             for edit_path, new_text in updated.items():
                 current[edit_path] = new_text
-                if edit_path != path:
+                if edit_path != path or edit_path not in fixed_notebooks:
+                    # The file's own new text too: another module's analysis (an importer's search, a fix's
+                    # check) reads it from the project, and would otherwise see, and cache, the old one.
                     touched.setdefault(edit_path, project.overlay.get(os.path.abspath(edit_path)))
                     project.set_text(edit_path, new_text)
             result.applied.append(fix)
