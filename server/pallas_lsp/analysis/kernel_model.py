@@ -332,16 +332,28 @@ def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AS
 
 def forwards_to_launch(project: "Project", model: "ModuleModel", call: ast.Call) -> bool:
     """`call` calls a wrapper of this module that only forwards its `*operands` to a kernel launch."""
+    wrappers = _launch_wrappers(project, model)
+    if not wrappers:
+        return False
     target = project.evaluator.value(model, call.func)
-    forwarded = _forwarding_call(target)
-    return (forwarded is not None and target.model is model and forwarded is not call
-            and any(launch.call is forwarded for launch in kernel_launches(project, model)))
+    return isinstance(target, Func) and target.model is model and id(target.node) in wrappers
 
 
-def _forwarding_call(value) -> ast.Call | None:
+def _launch_wrappers(project: "Project", model: "ModuleModel") -> dict[int, ast.FunctionDef]:
+    """id(node) -> the functions of `model` that only forward their `*operands` to a kernel launch (cached
+    with the module text)."""
+    cached = model.eval_cache.get("launch-wrappers")
+    if cached is None:
+        forwarded = {id(launch.call) for launch in kernel_launches(project, model)}
+        cached = {id(f): f for f in model.functions
+                  if forwarded and id(_forwarding_call(f)) in forwarded}
+        model.eval_cache["launch-wrappers"] = cached
+    return cached
+
+
+def _forwarding_call(node: ast.AST) -> ast.Call | None:
     """The call a wrapper `def f(*args): return g(..., *args)` is made of (how PAL001's fix gives a decorated
     kernel an operand), where its one statement returns a call its `*args` go on to."""
-    node = value.node if isinstance(value, Func) else None
     if not isinstance(node, ast.FunctionDef) or node.decorator_list or node.args.vararg is None:
         return None
     statements = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
@@ -402,10 +414,11 @@ def host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFu
         # A call of a wrapper that only forwards its `*operands` to a launch (`def body(*operands): return
         # body_kernel(zeros, *operands)`, as PAL001's fix writes it) runs the kernel too: its function is outside
         # it. Not a launch itself (its arguments are not the body's parameters one for one).
-        for call in source.calls:
-            func = source.enclosing_function(call)
-            if func is not None and id(func) not in bodies and forwards_to_launch(project, source, call):
-                starts.append((Func(source, func), HostFunction(func, call, source, False)))
+        for wrapper in _launch_wrappers(project, source).values():
+            for call in source.calls_named(wrapper.name):
+                func = source.enclosing_function(call)
+                if func is not None and id(func) not in bodies and forwards_to_launch(project, source, call):
+                    starts.append((Func(source, func), HostFunction(func, call, source, False)))
         for func, host in sorted(starts, key=lambda start: not start[1].jitted):  # a jit says more than a launch
             for reachable in reachable_functions(project, func, exclude=bodies):
                 if reachable.model is model:

@@ -220,13 +220,12 @@ def fix(project, model, call, value, code: str):
             project, entries, launch_model,
             "the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as scratch",
             keep=("hlo", "tpu"))  # interpret=True's and the TPU interpreter run a TPU scratch semaphore
-    if tpu_semaphore and not as_regular and any(
-            not (e.interpret or e.maybe_interpret) and compiled_backend(project, e) == TRITON for e in entries) and (
-            _names_mosaic_gpu(model) or _names_mosaic_gpu(launch_model)):
-        # A TPU type in a bare pallas_call of a module written for Mosaic GPU is a GPU kernel (Triton, setting
-        # platform = "gpu"), which takes no scratch (jax 0.12: 'scratch memory not implemented in the Triton
-        # backend'); PAL003's relaunch as a plgpu.kernel is the fix. A module that names only TPU is a TPU kernel.
-        raise CannotFix("a compiled Triton pallas_call takes no scratch, and the module is written for Mosaic GPU")
+        if any(not (e.interpret or e.maybe_interpret) and compiled_backend(project, e) == TRITON for e in entries) \
+                and (_names_mosaic_gpu(model) or _names_mosaic_gpu(launch_model)):
+            # A TPU type in a bare pallas_call of a module written for Mosaic GPU is a GPU kernel (Triton, setting
+            # platform = "gpu"), which takes no scratch (jax 0.12: 'scratch memory not implemented in the Triton
+            # backend'); PAL003's relaunch as a plgpu.kernel is the fix. A module naming only TPU is a TPU kernel.
+            raise CannotFix("a compiled Triton pallas_call takes no scratch, and the module is written for Mosaic GPU")
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
