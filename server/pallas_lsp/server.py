@@ -862,11 +862,46 @@ def _document_lines(ls: PallasServer, path: str) -> tuple[list[str], int | None]
         return [], None
 
 
-def workspace_edit(ls: PallasServer, edits) -> types.WorkspaceEdit:
-    """Versioned `documentChanges`, one per file (version None for files the editor has not open)."""
+def edit_bases(project, edits) -> dict[str, str]:
+    """The text each file of `edits` had in `project` when they were computed (analysis thread):
+    an edit is sent only to a file that still has that text (`workspace_edit`)."""
+    bases = {}
+    for path in dict.fromkeys(e.path for e in edits):
+        try:
+            bases[path] = project.text(path)
+        except (OSError, ValueError):
+            pass  # gone or unreadable: no base, so its edits are never sent
+    return bases
+
+
+def _text_now(ls: PallasServer, path: str) -> str | None:
+    """A file's text as the editor has it now (open document, open notebook's cells), else on disk."""
+    from .analysis.notebooks import is_notebook
+
+    document = ls.open_document_at(path)  # a notebook too, as jupyterlab-lsp sends one: Python text
+    if document is not None:
+        return document.source
+    try:
+        if is_notebook(path):
+            notebook = ls.open_notebook_at(path)
+            return (notebook.notebook if notebook is not None else ls.folder_for(path).project.notebook(path)).module
+        return read_source(path)
+    except (OSError, ValueError):
+        return None
+
+
+def workspace_edit(ls: PallasServer, edits, bases: dict[str, str]) -> types.WorkspaceEdit | None:
+    """Versioned `documentChanges`, one per file (version None for files the editor has not open),
+    or None when a file's text is no longer the one its edits were computed from (`bases`): the
+    user typed meanwhile, and the edit would land in the wrong place. Runs on the event loop with
+    no await, so no change can come in between the check and the version it stamps."""
     from .analysis.findings import TextEdit
     from .analysis.notebooks import is_notebook
 
+    for path in dict.fromkeys(e.path for e in edits):
+        if path not in bases or _text_now(ls, path) != bases[path]:
+            log.info("edit for %s dropped: computed for text the editor no longer has", path)
+            return None
     for path in {e.path for e in edits if is_notebook(e.path)}:
         notebook = ls.open_notebook_at(path)
         in_cells = notebook.cell_edits(edits) if notebook is not None else None
@@ -917,18 +952,23 @@ def _diagnostic_finding(path: str, lines: list[str], diagnostic: types.Diagnosti
         start.line, column(start.line, start.character), end.line, column(end.line, end.character)]})
 
 
-def _fixes(project, finding: Finding, text: str, text_key: str) -> tuple:
-    """The finding's verified fixes for this text, built once (runs on the analysis thread)."""
-    return _fixes_and_reason(project, finding, text, text_key)[0]
+def _fixes(project, finding: Finding, text: str, text_key: str) -> tuple[tuple, dict[str, str]]:
+    """The finding's verified fixes for this text, built once (runs on the analysis thread), and
+    the texts they were computed from (`edit_bases`)."""
+    fixes, _, bases = _fixes_and_reason(project, finding, text, text_key)
+    return fixes, bases
 
 
 def _fixes_and_reason(project, finding: Finding, text: str, text_key: str) -> tuple:
-    """(fixes, why there is no rewrite or None), built once for this text."""
+    """(fixes, why there is no rewrite or None, the texts they were computed from), built once for
+    this text and built again when another file they edit has changed since."""
     from .fixes import fixes_and_reason
 
     key = (finding.path, text_key, finding.code, finding.span, finding.message)
-    if key not in _fix_cache:
-        _fix_cache[key] = fixes_and_reason(project, finding, text)
+    cached = _fix_cache.get(key)
+    if cached is None or edit_bases(project, [e for fix in cached[0] for e in fix.edits]) != cached[2]:
+        fixes, reason = fixes_and_reason(project, finding, text)
+        _fix_cache[key] = (fixes, reason, edit_bases(project, [e for fix in fixes for e in fix.edits]))
         while len(_fix_cache) > _FIXES_KEPT:
             _fix_cache.popitem(last=False)
     _fix_cache.move_to_end(key)
@@ -963,12 +1003,12 @@ async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> tuple[list[ty
         analysed, version, text = notebook, notebook.version, notebook.notebook.module
         fixes_key = text_hash(split_lines(text))
     results = await ls.on_analysis_thread(analysed, "code actions", lambda project, _path, _text: [
-        _fixes_and_reason(project, finding, text, fixes_key) for _, finding in asked], failed=[((), None) for _ in asked])
+        _fixes_and_reason(project, finding, text, fixes_key) for _, finding in asked], failed=[((), None, {}) for _ in asked])
     if not ls.is_current(analysed, version):
         return [], False
     actions = []
-    safe = any(f.kind == "rewrite" and f.safe for fixes, _ in results for f in fixes)
-    for (diagnostic, finding), (fixes, no_fix_reason) in zip(asked, results):
+    safe = any(f.kind == "rewrite" and f.safe for fixes, _, _ in results for f in fixes)
+    for (diagnostic, finding), (fixes, no_fix_reason, bases) in zip(asked, results):
         if no_fix_reason is not None and ls.shows_disabled_actions:  # greyed out, with the reason
             actions.append(types.CodeAction(title=f"pallas-lsp ({finding.code}): No automatic fix",
                                             kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
@@ -979,76 +1019,96 @@ async def _quick_fixes(ls: PallasServer, uri: str, diagnostics) -> tuple[list[ty
             if ls.resolves_edits:
                 action.data = {"uri": uri, "textHash": current, "finding": _finding_data(finding), "title": fix.title}
             else:
-                action.edit = workspace_edit(ls, fix.edits)
+                action.edit = workspace_edit(ls, fix.edits, bases)
+                if action.edit is None:  # another file it edits changed since: not offered on old text
+                    continue
             actions.append(action)
     return actions, safe
 
 
-async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None:
-    from .fixes.edits import minimal_edits
-    from .fixes.fix_all import fix_all
+_FIX_ALL_ATTEMPTS = 3  # the user typed meanwhile: computed again on the new text, a few times at most
 
-    notebook = ls.notebook_of_cell(uri)
-    if notebook is not None:
-        return await _notebook_fix_all_action(ls, notebook)
-    document = ls.workspace.get_text_document(uri)
-    path, text = uri_to_path(uri), document.source
+
+async def _fix_all_action(ls: PallasServer, uri: str) -> types.CodeAction | None:
+    """Every safe fix of the document, as one edit of the texts it was computed from; computed again
+    when the user typed meanwhile (in this file or another one it edits), never sent for old text."""
+    for _ in range(_FIX_ALL_ATTEMPTS):
+        notebook = ls.notebook_of_cell(uri)
+        if notebook is not None:
+            edits, bases = await _notebook_fix_all_edits(ls, notebook)
+        else:
+            document = ls.open_document(uri)
+            if document is None:
+                return None
+            edits, bases = await _fix_all_edits(ls, uri_to_path(uri), document.source)
+        if not edits:
+            return None
+        edit = workspace_edit(ls, edits, bases)
+        if edit is not None:
+            return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=edit)
+    log.info("fix-all for %s not offered: the text kept changing while it was computed", uri)
+    return None
+
+
+def _changed_files_edits(result, skip: str | None = None) -> list:
+    from .fixes.edits import minimal_edits
+
+    return [edit for changed, new_text in result.texts.items() if changed != skip
+            for edit in minimal_edits(changed, result.originals[changed], new_text)]
+
+
+async def _fix_all_edits(ls: PallasServer, path: str, text: str) -> tuple[list, dict[str, str]]:
+    from .fixes.fix_all import fix_all
 
     def compute():
         try:
-            folder_for = getattr(ls, "folder_for", None)
-            holder = folder_for(path) if folder_for is not None else ls
-            codes = selected_codes(holder.settings.select, holder.settings.ignore)
-            holder.project.set_text(path, text)
-            return fix_all(holder.project, path, text, codes=codes).texts
+            folder = ls.folder_for(path)
+            folder.project.set_text(path, text)
+            _sync_open_documents(ls, folder.project)
+            result = fix_all(folder.project, path, text,
+                             codes=selected_codes(folder.settings.select, folder.settings.ignore))
+            return _changed_files_edits(result), dict(result.originals)
         except Exception:
             log.exception("fix-all failed for %s", path)
-            return {}
+            return [], {}
 
-    texts = await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
-    edits = []
-    for changed, new_text in texts.items():
-        open_document = ls.open_document_at(changed)
-        if changed == path:
-            old = text
-        elif open_document is not None:
-            old = open_document.source
-        else:
-            try:
-                old = read_source(changed)
-            except OSError:
-                continue
-        edits.extend(minimal_edits(changed, old, new_text))
-    if not edits:
-        return None
-    return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND,
-                            edit=workspace_edit(ls, edits))
+    return await asyncio.get_running_loop().run_in_executor(ls.executor, compute)
 
 
-async def _notebook_fix_all_action(ls: PallasServer, notebook: OpenNotebook) -> types.CodeAction | None:
-    """Every safe fix of the notebook (asked in any of its cells), as edits of the cells they change."""
+async def _notebook_fix_all_edits(ls: PallasServer, notebook: OpenNotebook) -> tuple[list, dict[str, str]]:
+    """Every safe fix of the notebook (asked in any of its cells), as edits of the cells they change
+    (the notebook's own base is its module, checked again by `workspace_edit`)."""
     from .fixes.edits import minimal_edits
     from .fixes.fix_all import fix_all
 
     def compute(project, path, text):
+        _sync_open_documents(ls, project)
         settings = ls.folder_for(path).settings
         result = fix_all(project, path, text, codes=selected_codes(settings.select, settings.ignore))
-        return result.notebooks.get(path), {p: t for p, t in result.texts.items() if p != path}
+        bases = dict(result.originals)
+        bases.setdefault(path, text)
+        return result.notebooks.get(path), _changed_files_edits(result, skip=path), bases
 
-    fixed, others = await ls.on_analysis_thread(notebook, "fix-all", compute, failed=(None, {}))
+    fixed, others, bases = await ls.on_analysis_thread(notebook, "fix-all", compute, failed=(None, [], {}))
+    if not ls.is_current(notebook, notebook.version):
+        return [], {}
     edits = []
-    for uri, before, after in zip(notebook.cell_uris, notebook.notebook.cells, fixed.cells if fixed else ()):
-        edits.extend(minimal_edits(uri, before.source, after.source))
-    for changed, new_text in others.items():  # a kernel body's module, when the launch is in the notebook
-        document = ls.open_document_at(changed)
-        try:
-            old = document.source if document is not None else read_source(changed)
-        except OSError:
-            continue
-        edits.extend(minimal_edits(changed, old, new_text))
-    if not edits or not ls.is_current(notebook, notebook.version):
-        return None
-    return types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, edit=workspace_edit(ls, edits))  # as for a file
+    for cell_uri, before, after in zip(notebook.cell_uris, notebook.notebook.cells, fixed.cells if fixed else ()):
+        edits.extend(minimal_edits(cell_uri, before.source, after.source))
+        bases[cell_uri] = before.source
+    edits.extend(others)  # a kernel body's module, when the launch is in the notebook
+    return edits, bases
+
+
+def _sync_open_documents(ls: PallasServer, project) -> None:
+    """Give `project` the editor's text of every open document (analysis thread): a fix reaching
+    another open file is then built on what the user sees there, not on its last analysed text."""
+    for document in list(ls.workspace.text_documents.values()):
+        path = uri_to_path(document.uri)
+        if ls.notebook_of_cell(document.uri) is None and ls.folder_for(path).project is project:
+            text = document.source
+            if project.overlay.get(os.path.abspath(path)) != text and not ls.too_large(path, text):
+                project.set_text(path, text)
 
 
 OPEN_RULE_DOCS_COMMAND = "pallas.openRuleDocs"
@@ -1152,11 +1212,11 @@ async def resolve_code_action(ls: PallasServer, action: types.CodeAction) -> typ
         fixes_key = text_hash(split_lines(text))
     if finding is None:
         return action
-    fixes = await ls.on_analysis_thread(analysed, "code action resolve", lambda project, _path, _text: _fixes(
-        project, finding, text, fixes_key), failed=())
+    fixes, bases = await ls.on_analysis_thread(analysed, "code action resolve", lambda project, _path, _text: _fixes(
+        project, finding, text, fixes_key), failed=((), {}))
     chosen = next((fix for fix in fixes if fix.title == data.get("title")), None)
     if chosen is not None and ls.is_current(analysed, version):
-        action.edit = workspace_edit(ls, chosen.edits)
+        action.edit = workspace_edit(ls, chosen.edits, bases)
     return action
 
 
