@@ -180,7 +180,7 @@ k = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((8,), jnp.float32),
     hints = inlay_hints(project, str(path), text, 0, 100)
     assert [label for _, _, label, _ in hints] == [
         ": gmem", ": f32[8] gmem", ": i32[8] smem"]
-    assert hints[2][3] == "Ref<smem>{int32[8]}: kernel scratch from `scratch_types[0]` of `plgpu.kernel` (launch.py line 9)"
+    assert hints[2][3] == "Ref<smem>{int32[8]}: kernel scratch from `scratch_types[0]` of `plgpu.kernel` (`launch.py` line 9)"
     # Editing the launch (not the body's module) changes what the body's parameters are.
     launch.write_text(launch.read_text().replace("(8,), jnp.float32", "(16,), jnp.bfloat16"))
     hints = inlay_hints(project, str(path), text, 0, 100)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -74,6 +75,18 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: s
         related_information=related or None,
         data={"textHash": lines_hash or text_hash(lines)},  # code actions: which text the finding was reported for
     )
+
+
+_NOT_SHOWN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def shown_text(message: str) -> str:
+    """A notification's text as no client renders anything but text: VS Code turns `[label](command:...)`
+    in a message into a link that runs that command (Restricted Mode too), and messages quote
+    repository text (settings keys and values, file names, what a traced program printed), so a
+    link's `](` is split and control characters are written as escapes."""
+    message = _NOT_SHOWN.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), message)
+    return message.replace("](", "] (")
 
 
 def path_uri(path: str) -> str:

@@ -38,6 +38,7 @@ from .lsp_convert import (
     expression_range,
     line_range,
     path_uri,
+    shown_text,
     to_diagnostic,
     uri_to_path,
     use_python_documents,
@@ -135,6 +136,16 @@ class PallasServer(LanguageServer):
         # notebook, not its cells). Cells pushed a non-empty list, to clear when pulls take over.
         self.pulls_cells = False
         self.pushed_cells: set[str] = set()
+
+    # ---- what the user reads in notifications: never a link or markup from repository text ------------
+
+    def window_show_message(self, params: types.ShowMessageParams) -> None:
+        super().window_show_message(types.ShowMessageParams(type=params.type, message=shown_text(params.message)))
+
+    def window_show_message_request_async(self, params: types.ShowMessageRequestParams, *args, **kwargs):
+        params = types.ShowMessageRequestParams(type=params.type, message=shown_text(params.message),
+                                                actions=params.actions)
+        return super().window_show_message_request_async(params, *args, **kwargs)
 
     # ---- settings and folders -------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import os
 import re
 
 from ..dtypes import short_dtype
+from .markdown import code_block, code_span, markdown_text
 from .evaluate import as_memtype
 from .kernel_args import KernelParam, body_first_line, param_at, parameter_at, parameters_of_module
 from .kernels import get_global_argument, get_global_calls
@@ -25,14 +26,14 @@ def describe_value(value: Value, rejected: bool | None = None) -> str:
                        else "a Mosaic GPU global semaphore, the type get_global takes")
         else:
             verdict = "not a Mosaic GPU REGULAR semaphore: JAX rejects it (PAL001)"
-        return f"`{picture}`: {verdict}"
+        return f"{code_span(picture)}: {verdict}"
     if isinstance(value, ShapeDtype):
-        return f"`{value.source}`: an array description, not a memory-space type (PAL001)"
+        return f"{code_span(value.source)}: an array description, not a memory-space type (PAL001)"
     if isinstance(value, OneOf):
         return "one of, depending on the call site:\n" + "\n".join(f"- {describe_value(o, rejected)}"
                                                                      for o in value.options)
     if isinstance(value, Api):
-        return f"`{value.name}`"
+        return code_span(value.name)
     return "not known statically"
 
 
@@ -59,7 +60,7 @@ def hover_text(project: Project, path: str, text: str, line: int, column: int, t
     # Asked once the model of these lines is left: the findings are a whole analysis's (or kept ones).
     span, segment, value = site
     reported = _on_call(findings(), span) if findings is not None else None
-    text = f"**pl.get_global** of `{segment}`\n\nInferred: {describe_value(value, None if reported is None else bool(reported))}"
+    text = f"**pl.get_global** of {code_span(segment)}\n\nInferred: {describe_value(value, None if reported is None else bool(reported))}"
     if reported:
         names = ", ".join(dict.fromkeys(f"{f.code} {f.name} ({f.severity})" for f in reported))
         text += f"\n\nThis call is reported: {names}."
@@ -112,8 +113,8 @@ def _short_aval(aval: str) -> str:
 
 def describe_traced(name: str, avals: list[str], params: list[KernelParam]) -> str:
     """JAX's own type of a kernel parameter from the last trace, marked as traced; the roles inferred."""
-    head = f"```python\n{name}: {avals[0]}\n```" if len(avals) == 1 else f"**{name}**: " + ", ".join(
-        f"`{a}`" for a in avals)
+    head = code_block(f"{name}: {avals[0]}") if len(avals) == 1 else f"{code_span(name)}: " + ", ".join(
+        code_span(a) for a in avals)
     lines = [f"- {p.describe()}" for p in params]
     return "\n\n".join([head, "traced by JAX (until the file changes)", *(["\n".join(lines)] if lines else [])])
 
@@ -161,12 +162,12 @@ def describe_budget(budget, traced: str | None = None) -> str:
     lines.append(f"- scratch and reductions, each buffer rounded up to {budget.alignment:,} B; "
                  f"{budget.barriers} barrier{'s' if budget.barriers != 1 else ''}")
     if budget.max_smem_bytes is not None:
-        lines.append(f"- limit `max_smem_bytes` = {budget.max_smem_bytes:,} B, read from {budget.limit_source}")
+        lines.append(f"- limit `max_smem_bytes` = {budget.max_smem_bytes:,} B, read from {code_span(budget.limit_source)}")
     if budget.tmem_requested_cols:
         lines.append(f"- TMEM: {budget.tmem_requested_cols} columns asked for, {budget.tmem_cols} allocated "
                      f"(a power of two), limit {budget.tmem_max_cols}")
     if budget.unknown:
-        lines.append("- not known statically (the figures are lower bounds): " + "; ".join(budget.unknown))
+        lines.append("- not known statically (the figures are lower bounds): " + "; ".join(map(code_span, budget.unknown)))
     return "\n".join(lines)
 
 
@@ -187,12 +188,12 @@ def describe_params(params: list[KernelParam]) -> str:
     body. Where the call sites of a launch disagree (`float32[?,128]`), what each gives, and where."""
     first = params[0]
     pictures = {p.picture for p in params}
-    head = f"```python\n{first.name}: {first.picture}\n```" if len(pictures) == 1 else f"**{first.name}**"
+    head = code_block(f"{first.name}: {first.picture}") if len(pictures) == 1 else f"**{first.name}**"
     parts = [head]
     seen = [item for p in params for item in p.seen]
     if seen:
-        parts.append("seen at the call sites: " + ", ".join(f"`{picture}` ({where})" for picture, where in seen))
-    lines = [f"- {p.describe()}" + ("" if len(pictures) == 1 else f": `{p.picture}`") for p in params]
+        parts.append("seen at the call sites: " + ", ".join(f"{code_span(picture)} ({markdown_text(where)})" for picture, where in seen))
+    lines = [f"- {p.describe()}" + ("" if len(pictures) == 1 else f": {code_span(p.picture)}") for p in params]
     parts.append("\n".join(lines))
     return "\n\n".join(parts)
 

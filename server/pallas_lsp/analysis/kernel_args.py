@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..dtypes import short_dtype
+from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
 from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, OneOf, Partial, SemaphoreRef, Seq,
@@ -67,8 +68,8 @@ class KernelParam:
         line = self.entry.model.source.span(self.entry.node).line + 1
         body = self.entry.body
         where = f"line {line}" if body is None or body.model is self.entry.model else (
-            f"{os.path.basename(self.entry.model.path)} line {line}")
-        return f"kernel {self.role} from `{self.origin}` of `{self.entry.api}` ({where})"
+            f"{code_span(os.path.basename(self.entry.model.path))} line {line}")
+        return f"kernel {self.role} from {code_span(self.origin)} of {code_span(self.entry.api)} ({where})"
 
 
 def _picture(space: str | None, dims: tuple[int | None, ...] | None, dtype: str | None) -> str:
