@@ -37,7 +37,7 @@ import {
   type ExtensionSettings,
   type ServerOptions,
 } from "./settings";
-import { features, refuseServerCommand, routeLensCommand, TRACE_COMMAND, UNTRUSTED_TRACE_MESSAGE } from "./trust";
+import { features, refuseServerCommand, routeLensCommand, shownText, TRACE_COMMAND, UNTRUSTED_TRACE_MESSAGE } from "./trust";
 import { normalizeTrace, renderReportHtml, renderReportText, type SourceLocation, type TraceReport } from "./traceReport";
 
 /** One product name (what the user reads) and one namespace (settings, commands, code action kinds), as ruff's. */
@@ -157,7 +157,7 @@ class PallasExtension implements vscode.Disposable {
     this.output.appendLine(`[client] ${message}`);
     if (!shouldNotify(severity, this.settings().showNotifications)) return Promise.resolve(undefined);
     const show = { error: vscode.window.showErrorMessage, warning: vscode.window.showWarningMessage, info: vscode.window.showInformationMessage }[severity];
-    return show(message, ...buttons);
+    return show(shownText(message), ...buttons);
   }
 
   /** `pallasLsp.*` of the first releases move to `pallas.*` (user settings; workspace ones when trusted). */
@@ -531,7 +531,7 @@ class PallasExtension implements vscode.Disposable {
     const line = report.definitionLine;
     if (line === undefined) return;
     const answer = await vscode.window.showInformationMessage(
-      `pallas-lsp: write "# pallas-lsp: trace(${args})" above ${report.function}, so that its code lens and other editors trace it with these arguments?`,
+      shownText(`pallas-lsp: write "# pallas-lsp: trace(${args})" above ${report.function}, so that its code lens and other editors trace it with these arguments?`),
       WRITE_COMMENT,
     );
     if (answer !== WRITE_COMMENT) return;

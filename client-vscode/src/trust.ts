@@ -50,3 +50,16 @@ export function routeLensCommand<T extends LensCommand>(command: T | undefined, 
   }
   return { ...command, command: TRACE_COMMAND, arguments: [{ serverArguments: command.arguments ?? [] }] };
 }
+
+/**
+ * A notification's text as VS Code shows nothing but text: it turns `[label](command:ID?ARGS)` in a
+ * message into a link that runs that command (Restricted Mode too), and messages quote repository
+ * text (an interpreter path from workspace settings, what a traced program printed). A link's `](`
+ * is split and control characters are written as escapes (as the server does for its own).
+ */
+export function shownText(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  const escaped = message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escaped.split("](").join("] (");
+}
