@@ -126,6 +126,10 @@ PROBE_TIMEOUT = Number("a number of seconds", "s", minimum=1.0, maximum=3600.0, 
 PROBE_TIMEOUT_DEFAULT = 10.0
 TRACE_MEMORY = Number("a whole number of MB", "MB", minimum=0, maximum=4 * 1024 * 1024, integer=True)
 TRACE_MEMORY_DEFAULT = 8192
+TRACE_WORKERS = Number("a whole number of workers", "", minimum=1, maximum=64, integer=True)
+TRACE_WORKERS_DEFAULT = 2
+TRACE_IDLE = Number("a number of seconds", "s", minimum=0.0, maximum=86_400.0)
+TRACE_IDLE_DEFAULT = 300.0
 TCP_AUTH = Number("a number of seconds", "s", minimum=1.0, maximum=3600.0, positive=True)
 TCP_AUTH_DEFAULT = 10.0
 
@@ -155,6 +159,17 @@ def trace_memory_mb(problems: list[str] | None = None) -> int:
                                     problems)
 
 
+def trace_workers(problems: list[str] | None = None) -> int:
+    """`PALLAS_LSP_TRACE_WORKERS`: how many warm trace workers (jax imported, ~190 MB each) stay at most;
+    the least recently used goes first."""
+    return _number_from_environment("PALLAS_LSP_TRACE_WORKERS", TRACE_WORKERS, TRACE_WORKERS_DEFAULT, problems)
+
+
+def trace_idle_seconds(problems: list[str] | None = None) -> float:
+    """`PALLAS_LSP_TRACE_IDLE_SECONDS`: how long a warm trace worker waits for its next trace before it exits."""
+    return _number_from_environment("PALLAS_LSP_TRACE_IDLE_SECONDS", TRACE_IDLE, TRACE_IDLE_DEFAULT, problems)
+
+
 def tcp_auth_seconds(problems: list[str] | None = None) -> float:
     """`PALLAS_LSP_TCP_AUTH_SECONDS`: how long a `serve --tcp` connection has, from connecting, to show
     the token (tests shorten it)."""
@@ -181,6 +196,8 @@ def environment_problems() -> list[str]:
     problems: list[str] = []
     probe_timeout(problems)
     trace_memory_mb(problems)
+    trace_workers(problems)
+    trace_idle_seconds(problems)
     tcp_auth_seconds(problems)
     docs_url(problems)
     return problems

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from ..checked_values import trace_memory_mb
+from ..checked_values import trace_idle_seconds, trace_memory_mb, trace_workers
 from ..python_path import resolve_python
 from .runner import kill_descendants
 
@@ -293,13 +293,61 @@ def _session_members(sid: int) -> list[int]:
 
 
 class WorkerPool:
-    """Warm workers keyed by (interpreter, workspace root); one trace at a time per worker."""
+    """Warm workers keyed by (interpreter, workspace root); one trace at a time per worker.
 
-    def __init__(self, memory_limit_mb: int | None = None):
+    Each holds jax imported (~190 MB): at most `max_warm` stay (the least recently used goes first),
+    and one that waited `idle_seconds` for its next trace exits."""
+
+    def __init__(self, memory_limit_mb: int | None = None, max_warm: int | None = None,
+                 idle_seconds: float | None = None):
         self.memory_limit_mb = DEFAULT_MEMORY_LIMIT_MB if memory_limit_mb is None else memory_limit_mb
+        self.max_warm = trace_workers() if max_warm is None else max_warm
+        self.idle_seconds = trace_idle_seconds() if idle_seconds is None else idle_seconds
         self._workers: dict[tuple[str, str | None], Worker] = {}
         self._locks: dict[tuple[str, str | None], threading.Lock] = {}
+        self._last_used: dict[tuple[str, str | None], float] = {}
         self._guard = threading.Lock()
+        self._wake = threading.Condition(self._guard)
+        self._reaper: threading.Thread | None = None
+        self._closed = False
+
+    def warm(self) -> int:
+        """How many workers are kept warm now."""
+        with self._guard:
+            return sum(1 for worker in self._workers.values() if worker.alive())
+
+    def _used(self, key) -> None:
+        """After a trace: its worker is the most recently used; close the least recently used ones past
+        the cap (not one tracing now), and let the reaper time the idle ones."""
+        with self._guard:
+            self._last_used[key] = time.monotonic()
+            idle = sorted((k for k in self._workers if k != key and not self._locks[k].locked()),
+                          key=lambda k: self._last_used.get(k, 0.0))
+            surplus = [self._workers.pop(k) for k in idle[:max(0, len(self._workers) - self.max_warm)]]
+            if self._reaper is None and self.idle_seconds > 0:
+                self._reaper = threading.Thread(target=self._reap_idle, name="pallas-trace-reaper", daemon=True)
+                self._reaper.start()
+            self._wake.notify_all()
+        for worker in surplus:
+            log.info("closing a warm trace worker (at most %d stay warm)", self.max_warm)
+            worker.close()
+
+    def _reap_idle(self) -> None:
+        while True:
+            with self._guard:
+                if self._closed:
+                    return
+                now = time.monotonic()
+                expired = [k for k in self._workers if not self._locks[k].locked()
+                           and now - self._last_used.get(k, now) >= self.idle_seconds]
+                idle = [self._workers.pop(k) for k in expired]
+                if not idle:
+                    waits = [self._last_used.get(k, now) + self.idle_seconds - now for k in self._workers]
+                    self._wake.wait(timeout=max(0.05, min(waits)) if waits else None)
+                    continue
+            for worker in idle:
+                log.info("closing a trace worker idle for %s s", self.idle_seconds)
+                worker.close()
 
     def trace(self, python: str, root: str | None, request: dict, timeout: float = DEFAULT_TIMEOUT,
               on_worker=None) -> dict:
@@ -311,6 +359,12 @@ class WorkerPool:
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
         deadline = time.monotonic() + timeout
+        try:
+            return self._trace_locked(key, lock, python, root, request, deadline, on_worker)
+        finally:
+            self._used(key)
+
+    def _trace_locked(self, key, lock, python, root, request, deadline, on_worker) -> dict:
         with lock:
             worker = self._workers.get(key)
             restart_reason = None
@@ -369,6 +423,8 @@ class WorkerPool:
         with self._guard:
             workers = list(self._workers.values())
             self._workers.clear()
+            self._closed = True
+            self._wake.notify_all()
         for worker in workers:
             worker.close()
 
