@@ -10,6 +10,7 @@ import sys
 import traceback
 
 from . import __version__
+from .quoting import quoted_name, visible
 from .serve_options import add_serve_arguments
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -18,7 +19,21 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse already exits 2; keep its usage line, say it plainly
         self.print_usage(sys.stderr)
-        self.exit(EXIT_ERROR, f"pallas-lsp: error: {message}\n")
+        self.exit(EXIT_ERROR, f"pallas-lsp: error: {visible(message)}\n")
+
+
+def _say(kind: str, message: str) -> None:
+    """`pallas-lsp: warning: ...` on one line: a control character that a name brought into the
+    message (an exception's text, a setting's path) is escaped, never sent to the terminal raw."""
+    print(f"pallas-lsp: {kind}{': ' if kind else ''}{visible(message)}", file=sys.stderr)
+
+
+def _warn(message: str) -> None:
+    _say("warning", message)
+
+
+def _error(message) -> None:
+    _say("error", str(message))
 
 
 def _jobs(text: str) -> int:
@@ -105,7 +120,7 @@ def _warn_refused_python(settings, args) -> None:
     """The repository's own `python` choice was not trusted; say so unless --python decides anyway."""
     message = settings.refusal_message()
     if message and not args.python:
-        print(f"pallas-lsp: warning: {message}", file=sys.stderr)
+        _warn(message)
 
 
 def _warn_environment() -> None:
@@ -113,13 +128,13 @@ def _warn_environment() -> None:
     from .checked_values import environment_problems
 
     for message in environment_problems():
-        print(f"pallas-lsp: warning: {message}", file=sys.stderr)
+        _warn(message)
 
 
 def _warn_skipped(path: str, reason: str) -> None:
-    from .output import display_path
+    from .output import shown_path
 
-    print(f"pallas-lsp: warning: {display_path(path)}: skipped: {reason}", file=sys.stderr)
+    _warn(f"{shown_path(path)}: skipped: {reason}")
 
 
 def _collect(paths: list[str], loaded_settings: dict) -> list[str]:
@@ -134,9 +149,9 @@ def _collect(paths: list[str], loaded_settings: dict) -> list[str]:
         elif os.path.isfile(path):
             files.append(path)
         elif os.path.exists(path):
-            raise FileNotFoundError(f"not a regular file or folder: {path}")
+            raise FileNotFoundError(f"not a regular file or folder: {quoted_name(path)}")
         else:
-            raise FileNotFoundError(f"no such file or folder: {path}")
+            raise FileNotFoundError(f"no such file or folder: {quoted_name(path)}")
     seen: set[str] = set()
     unique = []
     for file in files:
@@ -150,11 +165,10 @@ def _collect(paths: list[str], loaded_settings: dict) -> list[str]:
 def _warn_fix_flags(args) -> None:
     """Flags that do less than they seem to: said, then run as ruff runs them (--diff writes nothing)."""
     if args.fix and args.diff:
-        print("pallas-lsp: warning: --diff prints the fixes without writing them: --fix is ignored", file=sys.stderr)
+        _warn("--diff prints the fixes without writing them: --fix is ignored")
         args.fix = False
     if args.unsafe_fixes and not (args.fix or args.diff):
-        print("pallas-lsp: warning: --unsafe-fixes does nothing without --fix or --diff: no fix is applied",
-              file=sys.stderr)
+        _warn("--unsafe-fixes does nothing without --fix or --diff: no fix is applied")
 
 
 def run_check(args) -> int:
@@ -165,14 +179,14 @@ def run_check(args) -> int:
     from .check_jobs import analyze_files, default_jobs
     from .config import ConfigError, split_codes
     from .engine import load_settings, selected_codes, unknown_codes, unknown_codes_message
-    from .output import display_path, format_json, format_sarif, format_text
+    from .output import format_json, format_sarif, format_text
 
     loaded_settings: dict = {}  # each pyproject.toml read once in this run
     try:
         files = _collect(args.paths, loaded_settings)
         settings = load_settings(args.paths[0], loaded_settings)
     except (FileNotFoundError, ConfigError) as exc:
-        print(f"pallas-lsp: error: {exc}", file=sys.stderr)
+        _error(exc)
         return EXIT_ERROR
     _warn_refused_python(settings, args)
     select = split_codes(args.select) if args.select is not None else settings.select
@@ -180,12 +194,11 @@ def run_check(args) -> int:
     for flag, given in (("--select", args.select), ("--ignore", args.ignore)):
         unknown = unknown_codes(split_codes(given))
         if unknown:
-            print(f"pallas-lsp: error: {flag}: {unknown_codes_message(unknown)}", file=sys.stderr)
+            _error(f"{flag}: {unknown_codes_message(unknown)}")
             return EXIT_ERROR
     codes = selected_codes(select, ignore)
     if not codes:  # allowed (ruff allows it too), but never passed off as a clean check
-        print("pallas-lsp: warning: no rules are enabled (select/ignore leave none): nothing is checked",
-              file=sys.stderr)
+        _warn("no rules are enabled (select/ignore leave none): nothing is checked")
     root = settings.root or os.path.commonpath([os.path.abspath(p) if os.path.isdir(p) else
                                                 os.path.dirname(os.path.abspath(p)) for p in args.paths])
     project = Project(root=root, python=args.python or settings.python, use_jedi=not args.no_jedi,
@@ -194,35 +207,21 @@ def run_check(args) -> int:
         try:
             project.environment  # noqa: B018 - fail early, with the reason, on a broken interpreter
         except EnvironmentError_ as exc:
-            print(f"pallas-lsp: error: {exc}", file=sys.stderr)
+            _error(exc)
             return EXIT_ERROR
     fixing = args.fix or args.diff
+    not_applied = False
     if fixing:
         from .fixes.fix_all import fix_files, unified_diff
-        from .fixes.write_back import write_fixed_file
 
-        changed, applied = fix_files(project, files, codes, unsafe=args.unsafe_fixes)
+        chosen: list = []
+        changed, _ = fix_files(project, files, codes, unsafe=args.unsafe_fixes, chosen=chosen)
         if args.diff:
             sys.stdout.flush()
             sys.stdout.buffer.write(unified_diff(changed))  # bytes: each file's own encoding
             sys.stdout.buffer.flush()
         else:
-            written = 0
-            for path, (old_text, new_text) in changed.items():
-                skipped = write_fixed_file(path, old_text, new_text)
-                if skipped is not None:
-                    print(f"pallas-lsp: warning: {display_path(path)} not rewritten: {skipped.reason}", file=sys.stderr)
-                else:
-                    written += 1
-                project.set_notebook(path, None)  # what remains is reported for the file as it is on disk
-                project.set_text(path, None)
-                project.file_changed(path)
-            if written == len(changed):
-                print(f"pallas-lsp: applied {applied} fix{'es' if applied != 1 else ''} in {written} "
-                      f"file{'s' if written != 1 else ''}", file=sys.stderr)
-            else:
-                print(f"pallas-lsp: applied fixes in {written} of {len(changed)} files; the others are "
-                      "unchanged (see above)", file=sys.stderr)
+            not_applied = _write_fixes(project, changed, chosen)
     project.index.trust_events = True  # files do not change during a check (fixes written above are forgotten)
     project.defer_cache_writes = True  # written once, after every file's findings
     findings = []
@@ -233,8 +232,7 @@ def run_check(args) -> int:
     if jobs > available:
         # As ruff (rayon: one thread per available CPU): each worker also starts its own interpreter
         # for jedi, and 100,000 asked started ~1,250 of them.
-        print(f"pallas-lsp: warning: --jobs {jobs} is more than the {available} CPUs available: "
-              f"at most {available} worker processes", file=sys.stderr)
+        _warn(f"--jobs {jobs} is more than the {available} CPUs available: at most {available} worker processes")
         jobs = available
     for file, (found, skip) in zip(files, analyze_files(project, files if codes else [], codes, jobs)):
         findings.extend(found)
@@ -255,7 +253,39 @@ def run_check(args) -> int:
         sys.stdout.write(f"No rules enabled: nothing checked ({len(files)} file{'s' if len(files) != 1 else ''}).\n")
     else:
         sys.stdout.write(format_text(findings, len(files) - skipped, skipped, notebooks))
+    if not_applied:  # a fix left out is a finding left in, whatever its severity
+        return EXIT_FINDINGS
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
+
+
+def _write_fixes(project, changed: dict, chosen: list) -> bool:
+    """Write the fixes, each whole or not at all (fixes/write_groups.py), say which were not applied
+    and why; True if any was not. The project then reads every changed file from disk again."""
+    from .fixes.write_groups import fix_groups, fix_name, write_fix_groups
+    from .output import shown_path, text_location
+
+    groups = fix_groups(changed, chosen)
+    failed = write_fix_groups(groups)
+    for path in changed:
+        project.set_notebook(path, None)  # what remains is reported for the file as it is on disk
+        project.set_text(path, None)
+        project.file_changed(path)
+    for group, skipped in failed:
+        others = [shown_path(path) for path in group.changes if path != skipped.path]
+        either = f"; {', '.join(others)} {'is' if len(others) == 1 else 'are'} not rewritten either (a fix is written whole or not at all)"
+        _warn(f"{shown_path(skipped.path)} not rewritten: {skipped.reason}{either if others else ''}")
+        notebooks = _notebooks(project, [finding for finding, _ in group.fixes])
+        for finding, fix in group.fixes:
+            _warn(f"fix not applied: {text_location(finding.path, finding.span, notebooks)}: {fix_name(finding, fix)}")
+    total, left = len(chosen), sum(len(group.fixes) for group, _ in failed)
+    written = sum(len(group.changes) for group in groups) - sum(len(group.changes) for group, _ in failed)
+    in_files = f"in {written} file{'s' if written != 1 else ''}"
+    if not failed:
+        _say("", f"applied {total} fix{'es' if total != 1 else ''} {in_files}")
+    else:
+        _say("", f"applied {total - left} of {total} fix{'es' if total != 1 else ''} {in_files}; {left} not applied, "
+                 "their files unchanged (see above)")
+    return bool(failed)
 
 
 def _notebooks(project, findings) -> dict:
@@ -279,10 +309,10 @@ def _print_unfixable(project, findings, unsafe: bool) -> None:
 
     none, unsafe_only = without_fix(project, findings, unsafe)
     if none:
-        print(f"pallas-lsp: {none} finding{'s have' if none != 1 else ' has'} no automatic fix", file=sys.stderr)
+        _say("", f"{none} finding{'s have' if none != 1 else ' has'} no automatic fix")
     if unsafe_only:
-        print(f"pallas-lsp: {unsafe_only} finding{'s have' if unsafe_only != 1 else ' has'} only unsafe fixes "
-              "(apply them with --unsafe-fixes)", file=sys.stderr)
+        _say("", f"{unsafe_only} finding{'s have' if unsafe_only != 1 else ' has'} only unsafe fixes "
+                 "(apply them with --unsafe-fixes)")
 
 
 def run_trace(args) -> int:
@@ -300,20 +330,20 @@ def run_trace(args) -> int:
     try:
         path, where = split_target(args.target)
         if not os.path.isfile(path):
-            raise FileNotFoundError(f"no such file: {path}")
+            raise FileNotFoundError(f"no such file: {quoted_name(path)}")
         settings = load_settings(path)
         _warn_refused_python(settings, args)
         python = interpreter_executable(choose_interpreter(args.python or settings.python))
         notebook = _trace_notebook(path, where)
         source = notebook.module if notebook is not None else read_source(path)
     except (ArgSpecError, FileNotFoundError, ConfigError, TraceError, OSError, UnicodeDecodeError) as exc:
-        print(f"pallas-lsp: error: {exc}", file=sys.stderr)
+        _error(exc)
         return EXIT_ERROR
     root = settings.root or os.path.dirname(os.path.abspath(path))
     plan = _trace_plan(root, python, settings, path, source, where, args.platform)
     if plan.function is None:
         why = _unplanned(plan, path, where)
-        print(f"pallas-lsp: error: {notebook.cell_lines_in(why) if notebook is not None else why}", file=sys.stderr)
+        _error(notebook.cell_lines_in(why) if notebook is not None else why)
         return EXIT_ERROR
     pool = WorkerPool(memory_limit_mb=args.memory_limit)
     options = dict(args=args.args, platform=plan.platform.name, compile=False if args.no_compile else None,
@@ -329,7 +359,7 @@ def run_trace(args) -> int:
             result = trace_notebook_target(partial(trace_target, pool, python, root), path, notebook,
                                            plan.function, plan.target.line, **options)
             if result is None:
-                print(f"pallas-lsp: error: no cell of {path} defines {plan.function}", file=sys.stderr)
+                _error(f"no cell of {quoted_name(path)} defines {plan.function}")
                 return EXIT_ERROR
     finally:
         pool.shutdown()
@@ -363,7 +393,7 @@ def _trace_notebook(path: str, where):
     if not is_notebook(path):
         return None
     if not isinstance(where, str):
-        raise ArgSpecError(f"a notebook's kernel is traced by name ({path}::NAME), not by a line of its JSON")
+        raise ArgSpecError(f"a notebook's kernel is traced by name ({quoted_name(path)}::NAME), not by a line of its JSON")
     return read_notebook_file(path)  # InvalidNotebook (an OSError) says why it is none
 
 
@@ -376,7 +406,7 @@ def _trace_plan(root: str, python: str, settings, path: str, source: str, where,
         project = Project(root=root, python=python, platform=settings.platform)
         return plan_trace(project, path, source, where, platform)
     except Exception:  # the analysis must not keep a name from being traced as it is
-        logging.getLogger(__name__).warning("the kernel model of %s could not be built", path, exc_info=True)
+        logging.getLogger(__name__).warning("the kernel model of %s could not be built", quoted_name(path), exc_info=True)
         return unanalysed_plan(path, where, platform, "the kernel model could not be built")
 
 
@@ -385,7 +415,7 @@ def _unplanned(plan, path: str, where) -> str:
     if plan.intent.problem:
         return plan.intent.problem
     return (f"{plan.choice_message()}. Trace one of them by name: "
-            + ", ".join(f"{path}::{t.name}" for t in plan.choices))
+            + ", ".join(f"{quoted_name(path)}::{t.name}" for t in plan.choices))
 
 
 class _LowerCaseLevel(logging.Formatter):
@@ -394,7 +424,9 @@ class _LowerCaseLevel(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         record = logging.makeLogRecord(record.__dict__)
         record.levelname = record.levelname.lower()
-        return super().format(record)
+        # A file name logged with `-v` (`%s` of a path) is one line, its control characters escaped.
+        record.msg, record.args = visible(record.getMessage()), None
+        return visible(super().format(record), keep="\n\t")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -423,6 +455,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_ERROR
     except Exception:  # an internal error must not look like "no findings"
-        print("pallas-lsp: internal error:\n" + traceback.format_exc(), file=sys.stderr)
+        print("pallas-lsp: internal error:\n" + visible(traceback.format_exc(), keep="\n\t"), file=sys.stderr)
         return EXIT_ERROR
     return EXIT_ERROR

@@ -9,33 +9,19 @@ from pathlib import Path
 
 from . import __version__
 from .analysis.findings import Finding
+from .quoting import git_quoted, quoted_name, visible
 from .rules import RULES, web_doc_url
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def display_path(path: str) -> str:
+    """`path` relative to the working folder when it lies under it (raw: JSON and SARIF encode it)."""
     try:
         rel = os.path.relpath(path)
     except ValueError:
         return path
     return path if rel.startswith("..") else rel
-
-
-# C escapes git uses in quoted paths; other bytes that need quoting are written in octal.
-_GIT_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0B: "\\v", 0x0C: "\\f", 0x0D: "\\r",
-                0x22: '\\"', 0x5C: "\\\\"}
-
-
-def git_quoted(path: str) -> str:
-    """A path as git writes it in a patch (`core.quotePath`, the default): in double quotes, with C
-    escapes and octal bytes, when it holds a control character, `"`, `\\`, DEL or a non-ASCII byte
-    (`git apply` reads a bare name up to the end of the line: a newline in it broke the patch)."""
-    data = os.fsencode(path)
-    if all(0x20 <= byte < 0x7F and byte not in _GIT_ESCAPES for byte in data):
-        return path
-    return '"' + "".join(_GIT_ESCAPES.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\{byte:03o}")
-                         for byte in data) + '"'
 
 
 def diff_label(path: str) -> str:
@@ -75,15 +61,21 @@ def as_dict(finding: Finding, notebooks: dict | None = None) -> dict:
     return found
 
 
-def _text_location(finding: Finding, notebooks: dict | None) -> str:
-    cell = in_cell(finding.path, finding.span, notebooks)
+def shown_path(path: str) -> str:
+    """`path` as text output and warnings print it: relative, its control characters quoted."""
+    return quoted_name(display_path(path))
+
+
+def text_location(path: str, span, notebooks: dict | None = None) -> str:
+    """`k.py:3:5`, or `nb.ipynb:cell 2:3:5` in a notebook, as the text format names a place."""
+    cell = in_cell(path, span, notebooks)
     if cell is not None:
-        return f"{display_path(finding.path)}:cell {cell[0]}:{cell[1].line + 1}:{cell[1].column + 1}"
-    return f"{display_path(finding.path)}:{finding.span.line + 1}:{finding.span.column + 1}"
+        return f"{shown_path(path)}:cell {cell[0]}:{cell[1].line + 1}:{cell[1].column + 1}"
+    return f"{shown_path(path)}:{span.line + 1}:{span.column + 1}"
 
 
 def format_text(findings: list[Finding], files_checked: int, files_skipped: int = 0, notebooks: dict | None = None) -> str:
-    lines = [f"{_text_location(f, notebooks)}: {f.code} {f.message}" for f in findings]
+    lines = [f"{text_location(f.path, f.span, notebooks)}: {f.code} {visible(f.message)}" for f in findings]
     count = len(findings)
     if count:
         lines.append(f"Found {count} error{'s' if count != 1 else ''}." if all(f.severity == "error" for f in findings)

@@ -22,6 +22,7 @@ from pallas_lsp.output import display_path
 
 CASE = GOLDEN / "scratch_list_plgpu_smem"
 BEFORE, AFTER = (CASE / "before.py").read_text(), (CASE / "after.py").read_text()
+FIX = "PAL001 Allocate tile as scratch (scratch_types)"  # its one fix, as `check --fix` names it
 
 
 def run_cli(*args, cwd, **kwargs):
@@ -51,7 +52,8 @@ def test_an_edit_made_while_fixes_are_computed_is_kept_and_reported(tmp_path, mo
     err = capsys.readouterr().err
     assert err == (f"pallas-lsp: warning: {display_path(str(kernel))} not rewritten: it changed while the fixes were computed "
                    "(run again to fix the new text)\n"
-                   "pallas-lsp: applied fixes in 0 of 1 files; the others are unchanged (see above)\n")
+                   f"pallas-lsp: warning: fix not applied: {display_path(str(kernel))}:11:10: {FIX}\n"
+                   "pallas-lsp: applied 0 of 1 fix in 0 files; 1 not applied, their files unchanged (see above)\n")
     assert status == 1  # the finding is still there, and reported
     assert leftovers(tmp_path) == []
 
@@ -80,7 +82,8 @@ def test_read_only_file_is_reported_and_the_other_files_fixed(tmp_path):
     os.chmod(tmp_path / "locked.py", 0o444)
     run = run_cli("--fix", "--format", "json", ".", cwd=tmp_path)
     assert run.stderr == ("pallas-lsp: warning: locked.py not rewritten: it is read-only\n"
-                          "pallas-lsp: applied fixes in 1 of 2 files; the others are unchanged (see above)\n")
+                          f"pallas-lsp: warning: fix not applied: locked.py:11:10: {FIX}\n"
+                          "pallas-lsp: applied 1 of 2 fixes in 1 file; 1 not applied, their files unchanged (see above)\n")
     assert (tmp_path / "locked.py").read_text() == BEFORE
     assert (tmp_path / "open.py").read_text() == AFTER
     assert run.returncode == 1 and '"path": "locked.py"' in run.stdout
@@ -288,7 +291,8 @@ def test_a_process_does_not_take_over_another_users_file_it_may_write(tmp_path, 
     run = run_cli_without_chown("--fix", "kernel.py", cwd=tmp_path, groups=[group.gr_gid])
     assert run.stderr == (f"pallas-lsp: warning: kernel.py not rewritten: it belongs to {user.pw_name}:{group.gr_name}, "
                           "and a rewritten file would not (run as its owner, or as root)\n"
-                          "pallas-lsp: applied fixes in 0 of 1 files; the others are unchanged (see above)\n")
+                          f"pallas-lsp: warning: fix not applied: kernel.py:11:10: {FIX}\n"
+                          "pallas-lsp: applied 0 of 1 fix in 0 files; 1 not applied, their files unchanged (see above)\n")
     assert run.returncode == 1
     assert kernel.read_text() == BEFORE and owner(kernel) == (user.pw_uid, group.gr_gid, 0o664)
     assert leftovers(tmp_path) == []

@@ -26,6 +26,7 @@ class FixAllResult:
     texts: dict[str, str] = field(default_factory=dict)  # path -> new text, for every file changed
     originals: dict[str, str] = field(default_factory=dict)  # path -> the text its fixes were computed from
     applied: list[Fix] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # the finding each applied fix was for
     notebooks: dict = field(default_factory=dict)  # path -> the fixed `Notebook`, for every notebook changed
 
 
@@ -93,6 +94,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
                     touched.setdefault(edit_path, project.overlay.get(os.path.abspath(edit_path)))
                     project.set_text(edit_path, new_text)
             result.applied.append(fix)
+            result.findings.append(finding)
             # The text changed: a finding that had no applicable fix may have one now (a barrier's scratch
             # fix once "Run the kernel compiled" made its kernel compiled).
             skipped.clear()
@@ -107,9 +109,10 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     return result
 
 
-def fix_files(project, files: list[str], codes: set[str] | None = None,
-              unsafe: bool = False, applied: list | None = None) -> tuple[dict[str, tuple[str, str]], int]:
+def fix_files(project, files: list[str], codes: set[str] | None = None, unsafe: bool = False,
+              applied: list | None = None, chosen: list | None = None) -> tuple[dict[str, tuple[str, str]], int]:
     """Fix-all over many files, each seeing the others' fixes: ({path: (old, new)}, fixes applied).
+    `applied` gets the fixes, `chosen` (finding, fix) pairs: which files must be written together.
 
     New texts are left in `project` as unsaved overlays; the caller writes them or prints a diff.
     `old` is the text the fixes were computed from (not the file as it is now: it may have been
@@ -129,6 +132,8 @@ def fix_files(project, files: list[str], codes: set[str] | None = None,
         count += len(result.applied)
         if applied is not None:  # the fixes themselves, for who wants to know which were unsafe
             applied.extend(result.applied)
+        if chosen is not None:
+            chosen.extend(zip(result.findings, result.applied))
         for fixed_path, new_text in result.texts.items():
             old = changed[fixed_path][0] if fixed_path in changed else result.originals[fixed_path]
             changed[fixed_path] = (old, new_text)

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import os
-import re
 
+from ..quoting import quoted_name, visible
 from ..source_text import read_source, split_lines
-
-# C0 controls but tab, DEL and C1 controls: a traced program's ANSI sequences, a `\r` or an OSC
-# would drive the terminal that shows the report (issue 22). Shown as Python writes them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _visible(line: str) -> str:
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], line)
+    """A traced program's ANSI sequences, a `\\r` or an OSC would drive the terminal that shows the
+    report: every control character but a tab is shown as Python writes it."""
+    return visible(line, keep="\t")
 
 
 def one_based_columns(result: dict, notebook=None) -> dict:
@@ -57,6 +55,7 @@ def _where(location: dict, cwd: str) -> str:
         path = rel if not rel.startswith("..") else path
     except ValueError:
         pass
+    path = quoted_name(path)
     if location.get("cell") is not None:  # as `check` names a place in a notebook
         return f"{path}:cell {location['cell']}:{location.get('line', '?')}"
     return f"{path}:{location.get('line', '?')}"
@@ -81,10 +80,10 @@ def kernel_summary(kernel: dict) -> str:
 def format_text(result: dict, cwd: str | None = None) -> str:
     cwd = cwd or os.getcwd()
     lines = []
-    target = f"{result.get('path', '?')}::{result.get('function', '?')}"
+    target = f"{quoted_name(str(result.get('path', '?')))}::{result.get('function', '?')}"
     try:
-        target = f"{os.path.relpath(result['path'], cwd)}::{result['function']}"
-    except (KeyError, ValueError):
+        target = f"{quoted_name(os.path.relpath(result['path'], cwd))}::{result['function']}"
+    except (KeyError, ValueError, TypeError):
         pass
     args = ", ".join(result.get("args") or []) or "no arguments"
     source = result.get("args_source")
