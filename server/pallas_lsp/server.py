@@ -600,15 +600,27 @@ class PallasServer(LanguageServer):
         self.executor.submit(trust)
 
     def clear(self, uri: str) -> None:
+        """A document closed: its file is what is on disk again. If the editor's text was not the
+        file's (closed without saving), the open files that import it are analysed again: a push
+        client would otherwise keep showing what the unsaved text gave them."""
         task = self.pending.pop(uri, None)
         if task is not None:
             task.cancel()
         self.published.pop(uri, None)
         path = uri_to_path(uri)
+        unsaved = False
         for folder in [*self.folders, *self.loose.values()]:
+            overlay = folder.project.overlay.get(os.path.abspath(path))
+            if overlay is not None and not unsaved:
+                try:
+                    unsaved = read_source(path) != overlay
+                except (OSError, ValueError):
+                    unsaved = True  # gone or unreadable now: what imports it changed too
             folder.project.set_text(path, None)
         if not self.pull:
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if unsaved:
+            self.reschedule_all()
 
 
 server = PallasServer()

@@ -166,6 +166,7 @@ class Project:
         path = os.path.abspath(path)
         if self.overlay.get(path) != text:
             self._changed(path)
+            self._forget_evaluations_through(path)
         if text is None:
             self.overlay.pop(path, None)
             self.incremental.pop(path, None)
@@ -204,6 +205,8 @@ class Project:
         """A file event (created, changed, deleted on disk; a save): forget what was read from it."""
         path = os.path.abspath(path)
         self._changed(path)
+        if path not in self.overlay:  # its text is the file's: what others evaluated through it is old
+            self._forget_evaluations_through(path)
         self.index.forget(path)
         self._disk_texts.pop(path, None)
         self._disk_notebooks.pop(path, None)
@@ -328,6 +331,12 @@ class Project:
         self._models[path] = model
         self._models.move_to_end(path)
         return model
+
+    def _forget_evaluations_through(self, path: str) -> None:
+        """`path`'s text changed: what other modules evaluated through its model (an importer's value
+        of one of its constants) is forgotten, as when its model is parsed again (`model`)."""
+        if path in self._models:
+            self._forget_evaluations()
 
     def _forget_evaluations(self) -> None:
         for other in self._models.values():
