@@ -6,7 +6,7 @@ earlier start filled (every start after the first on a machine) and with an empt
 (`PALLAS_LSP_CACHE_DIR`: the very first start). Each tree gets its own cache folder, filled by one
 untimed start per file before the timed ones, so a run neither reads nor disturbs the user's cache.
 The baselines, measured in the same run: a bare `python -c pass` of the same interpreter, and
-`python -c "import pallas_lsp.server"` (what importing the server and its libraries costs).
+`python -c "import pallas_lsp.lsp.server"` (what importing the server and its libraries costs).
 
     .venvs/dev/bin/python bench/cold_start.py [--runs 10] [--file PATH --root DIR]... [--compile]
         [--compare-source OTHER_CHECKOUT] [--no-first-start] [--debounce-ms 150] [--json OUT]
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         baseline, imports = [], []
         for _ in range(args.runs):  # interleaved, so load changes hit every series alike
             baseline.append(python_run("pass"))
-            imports.append(python_run("import pallas_lsp.server", {**pallas_command("serve", args.source)[1],
+            imports.append(python_run("import pallas_lsp.lsp.server", {**pallas_command("serve", args.source)[1],
                                                                    "PALLAS_LSP_CACHE_DIR": cache_of[args.source]}))
             for path, root in targets:
                 for tree in trees:

@@ -131,20 +131,20 @@ def test_the_graph_is_read_from_the_code():
     assert "pallas_lsp.analysis.kernel_model" in graph["pallas_lsp.rules.pal002_get_global_interpret"]
     assert "pallas_lsp.analysis" in graph["pallas_lsp.rules.pal002_get_global_interpret"]  # its __init__ runs
     assert "pallas_lsp.rules.pal005_semaphore_index" in graph["pallas_lsp.rules"]  # `from . import (...)`
-    assert "pallas_lsp.trace.notebooks" in graph["pallas_lsp.server"]  # imported inside trace_command only
-    assert {"analysis", "rules", "config", "fixes", "server", "cli"} <= set(unit_graph())
+    assert "pallas_lsp.trace.notebooks" in graph["pallas_lsp.lsp.trace_command"]  # imported inside trace_command only
+    assert {"analysis", "rules", "config", "fixes", "lsp", "cli"} <= set(unit_graph())
 
 
 def test_analysis_reaches_neither_the_rules_nor_the_engine():
     """The analysis core builds the kernel model; what runs rules over it sits above it."""
     graph = unit_graph()
-    for above in ("rules", "engine", "fixes", "server", "cli"):
+    for above in ("rules", "engine", "fixes", "lsp", "cli"):
         assert _path(graph, "analysis", above) is None, " -> ".join(_path(graph, "analysis", above))
 
 
 def test_rules_read_the_model_and_nothing_that_runs_them():
     graph = unit_graph()
-    for above in ("engine", "fixes", "server", "cli", "check_jobs"):
+    for above in ("engine", "fixes", "lsp", "cli", "check_jobs"):
         assert _path(graph, "rules", above) is None, " -> ".join(_path(graph, "rules", above))
 
 
@@ -190,3 +190,35 @@ if __name__ == "__main__":  # `python tests/test_architecture.py`: the layers as
     parts = unit_graph()
     for part, level in sorted(layers(parts).items(), key=lambda item: (-item[1], item[0])):
         print(f"{level:2}  {part:16} imports {', '.join(sorted(parts[part])) or '-'}")
+
+
+# The language server's layout (docs/architecture.md, "The language server"): where each request or
+# notification is answered is the name of the module that answers it.
+HANDLER_MODULES = {
+    "initialize": "initialize", "initialized": "initialize",
+    "workspace/didChangeConfiguration": "workspace", "workspace/didChangeWorkspaceFolders": "workspace",
+    "workspace/didChangeWatchedFiles": "workspace",
+    "textDocument/didOpen": "text_sync", "textDocument/didChange": "text_sync", "textDocument/didSave": "text_sync",
+    "textDocument/didClose": "text_sync",
+    "notebookDocument/didOpen": "notebook_sync", "notebookDocument/didChange": "notebook_sync",
+    "notebookDocument/didSave": "notebook_sync", "notebookDocument/didClose": "notebook_sync",
+    "textDocument/diagnostic": "diagnostics", "textDocument/hover": "hover", "textDocument/inlayHint": "hover",
+    "textDocument/codeAction": "code_actions", "codeAction/resolve": "code_actions", "textDocument/codeLens": "code_lens",
+    "pallas.openRuleDocs": "code_actions", "pallas.fixAll": "fix_all", "pallas.trace": "trace_command",
+}
+
+
+def test_every_request_is_handled_in_the_module_named_for_it():
+    from pallas_lsp.lsp.server import server
+
+    handlers = {**server.protocol.fm.features, **server.protocol.fm.commands}
+    # pygls keeps each handler wrapped (a partial, or a function holding it): the one registered is `func`
+    where = {method: handler.func.__module__.rpartition(".")[2] for method, handler in handlers.items()}
+    assert where == HANDLER_MODULES
+
+
+def test_the_server_object_is_thin_and_the_lsp_side_is_one_package():
+    assert not list(ROOT.glob("lsp_*.py")) and not (ROOT / "server.py").exists()
+    assert len((ROOT / "lsp" / "server.py").read_text().splitlines()) <= 400
+    init = ast.parse((ROOT / "lsp" / "__init__.py").read_text())
+    assert not [n for n in ast.walk(init) if isinstance(n, (ast.Import, ast.ImportFrom))]  # cli: serve_options, no pygls

@@ -91,7 +91,7 @@ def test_the_server_imports_no_jedi_parso_or_libcst_until_it_needs_them():
     import subprocess
     import sys
 
-    code = "import sys, pallas_lsp.server; print(sorted({'jedi', 'parso', 'libcst'} & set(sys.modules)))"
+    code = "import sys, pallas_lsp.lsp.server; print(sorted({'jedi', 'parso', 'libcst'} & set(sys.modules)))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
 
 

@@ -8,7 +8,9 @@ import subprocess
 import pytest
 
 from conftest import REPO
-from pallas_lsp import server
+from pallas_lsp.lsp.code_actions import OPEN_RULE_DOCS_COMMAND
+from pallas_lsp.lsp.fix_all import FIX_ALL_COMMAND
+from pallas_lsp.lsp.trace_command import TRACE_COMMAND
 
 MANIFEST = json.loads((REPO / "client-vscode" / "package.json").read_text())
 PROPERTIES = MANIFEST["contributes"]["configuration"]["properties"]
@@ -16,7 +18,7 @@ LIVE_SETTINGS = [key for key, spec in PROPERTIES.items() if "markdownDeprecation
 OLD_SETTINGS = [key for key, spec in PROPERTIES.items() if "markdownDeprecationMessage" in spec]
 COMMANDS = MANIFEST["contributes"]["commands"]
 # Commands the server answers (`workspace/executeCommand`), which other editors' docs name.
-SERVER_COMMANDS = {server.TRACE_COMMAND, server.OPEN_RULE_DOCS_COMMAND, server.FIX_ALL_COMMAND}
+SERVER_COMMANDS = {TRACE_COMMAND, OPEN_RULE_DOCS_COMMAND, FIX_ALL_COMMAND}
 
 DOCS = [REPO / path for path in subprocess.run(["git", "ls-files", "*.md"], cwd=REPO, capture_output=True,
                                                 text=True, check=True).stdout.split()

@@ -28,7 +28,7 @@ from lsp_wire import WireServer
 from pallas_lsp.analysis import Project
 from pallas_lsp.engine import analyze
 from pallas_lsp.source_text import split_lines
-from pallas_lsp.lsp_convert import utf16_column
+from pallas_lsp.lsp.convert import utf16_column
 
 pytestmark = pytest.mark.slow
 
@@ -178,7 +178,7 @@ def test_an_incremental_edit_makes_the_text_pygls_made_from_split_lines(text, st
     from lsprotocol import types
     from pygls.workspace import TextDocument
 
-    from pallas_lsp.lsp_convert import PythonTextDocument
+    from pallas_lsp.lsp.convert import PythonTextDocument
 
     if end < start:
         start, end = end, start

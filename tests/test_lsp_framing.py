@@ -7,7 +7,7 @@ import json
 import pytest
 
 from lsp_wire import WireServer, frame
-from pallas_lsp.lsp_transport import INVALID_REQUEST, PARSE_ERROR, Body, FrameReader, Junk
+from pallas_lsp.lsp.transport import INVALID_REQUEST, PARSE_ERROR, Body, FrameReader, Junk
 
 INVALID_PARAMS, METHOD_NOT_FOUND = -32602, -32601
 HOVER = {"textDocument": {"uri": "file:///nowhere/k.py"}, "position": {"line": 0, "character": 0}}

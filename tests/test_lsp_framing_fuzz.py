@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsp_wire import WireServer, frame
-from pallas_lsp.lsp_transport import Body, FrameReader
+from pallas_lsp.lsp.transport import Body, FrameReader
 
 pytestmark = pytest.mark.slow
 

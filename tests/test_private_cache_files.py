@@ -159,7 +159,7 @@ def cache_names(project: Path, tmp_path: Path) -> list[str]:
 
 
 def test_fifos_under_the_cache_files_names_hang_neither_check_nor_serve(project, tmp_path, monkeypatch):
-    from pallas_lsp.lsp_libraries import code_cache_file
+    from pallas_lsp.lsp.libraries import code_cache_file
 
     names = cache_names(project, tmp_path)
     assert [name.split("-")[0] for name in names] == ["imports", "jedi", "sys"]

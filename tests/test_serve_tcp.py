@@ -206,7 +206,7 @@ def test_an_ipv6_loopback_address_in_brackets_serves(tmp_path):
 
 # Before authentication: a connection may cost the server little (issue 19, item 3).
 
-PENDING_LIMIT = 8  # lsp_tcp.PENDING_LIMIT: connections waiting to authenticate at once
+PENDING_LIMIT = 8  # lsp/tcp.py PENDING_LIMIT: connections waiting to authenticate at once
 
 
 def refusal(why: str) -> dict:

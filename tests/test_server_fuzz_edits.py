@@ -16,7 +16,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from conftest import FIXTURES, REPO, jax_python
 from pallas_lsp.analysis import Project
 from pallas_lsp.engine import analyze
-from pallas_lsp.lsp_convert import to_diagnostic
+from pallas_lsp.lsp.convert import to_diagnostic
 
 KERNELS = sorted([*(REPO / "examples" / "kernels").glob("*.py"), *(FIXTURES / "agreement").glob("bad_*.py")])
 SNIPPETS = ["pl.get_global(", "plgpu.SemaphoreType.BARRIER)", "plgpu.SMEM((8,), jnp.float32)", "\n", "def ",

@@ -141,7 +141,7 @@ async def test_a_client_that_cannot_be_asked_to_pull_again_gets_push(pull_withou
 def test_a_cancel_for_an_answered_request_is_not_logged_at_normal_levels(caplog):
     import logging
 
-    import pallas_lsp.server  # noqa: F401 - installs the filter
+    import pallas_lsp.lsp.server  # noqa: F401 - installs the filter
 
     caplog.set_level(logging.INFO)
     logging.getLogger("pallas_lsp").setLevel(logging.INFO)

@@ -1,5 +1,5 @@
 """The server's start: what importing it loads, and the compiled attrs methods it keeps on disk
-(`pallas_lsp.lsp_libraries`). Timings live in bench/cold_start.py; these tests check that the faster
+(`pallas_lsp.lsp.libraries`). Timings live in bench/cold_start.py; these tests check that the faster
 start builds the same protocol classes and leaves nothing changed behind."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from conftest import REPO
 # `__hash__` is left out: attrs salts its text with a string hash, which differs in every process.
 FINGERPRINT = """
 import hashlib, json, sys, types
-import pallas_lsp.server
+import pallas_lsp.lsp.server
 import attr, attr._make, lsprotocol.types as t
 
 def fields(code):
@@ -69,7 +69,7 @@ def test_code_compiled_without_asserts_is_kept_apart(tmp_path):
 
 
 def test_a_damaged_or_foreign_file_of_kept_methods_is_replaced(tmp_path, monkeypatch):
-    from pallas_lsp.lsp_libraries import code_cache_file
+    from pallas_lsp.lsp.libraries import code_cache_file
 
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -83,7 +83,7 @@ def test_a_damaged_or_foreign_file_of_kept_methods_is_replaced(tmp_path, monkeyp
 
 
 def test_kept_methods_that_others_may_write_are_not_loaded(tmp_path, monkeypatch):
-    from pallas_lsp.lsp_libraries import CompileCache
+    from pallas_lsp.lsp.libraries import CompileCache
 
     path = tmp_path / "attrs-code.marshal"
     cache = CompileCache(path)
@@ -101,7 +101,7 @@ def test_no_file_when_caching_is_off(tmp_path):
     env_home = tmp_path / "home"
     env = {**os.environ, "PALLAS_LSP_CACHE_DIR": "", "XDG_CACHE_HOME": str(env_home), "HOME": str(env_home),
            "PYTHONPATH": str(REPO / "server")}
-    subprocess.run([sys.executable, "-c", "import pallas_lsp.server"], check=True, env=env, timeout=120)
+    subprocess.run([sys.executable, "-c", "import pallas_lsp.lsp.server"], check=True, env=env, timeout=120)
     assert not env_home.exists() or not list(env_home.rglob("attrs-code-*"))
 
 
@@ -144,7 +144,7 @@ def test_a_message_from_another_thread_after_the_server_exited_is_dropped():
     the first diagnostics closes the event loop before it reports, which raised in that thread."""
     import asyncio
 
-    from pallas_lsp.server import PallasServer
+    from pallas_lsp.lsp.server import PallasServer
 
     ls = PallasServer()
     loop = asyncio.new_event_loop()

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import REPO, jax_python
 from lsp_wire import WireServer
-from pallas_lsp.lsp_settings import Settings
+from pallas_lsp.lsp.settings import Settings
 
 KERNEL = """\
 from jax.experimental import pallas as pl

@@ -78,7 +78,7 @@ export function shouldNotify(severity: "error" | "warning" | "info", level: Noti
   return rank >= { error: 1, warning: 2, info: 3 }[severity];
 }
 
-/** The keys the server reads (lsp_settings.py `Settings.from_options`). */
+/** The keys the server reads (lsp/settings.py `Settings.from_options`). */
 export interface ServerOptions {
   python: string;
   select?: string[];

@@ -1,4 +1,4 @@
-"""Values users set outside the command line: editor settings (lsp_settings.py) and the
+"""Values users set outside the command line: editor settings (lsp/settings.py) and the
 `PALLAS_LSP_*` environment variables. A bad one is never used as it is and never ignored without
 a word: it is clamped into range or replaced by the default, and a message names the setting, the
 value (shortened) and what is used instead. Stdlib only: the trace worker imports this too."""

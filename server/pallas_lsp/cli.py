@@ -11,7 +11,7 @@ import traceback
 
 from . import __version__
 from .quoting import quoted_name, visible
-from .serve_options import add_serve_arguments
+from .lsp.serve_options import add_serve_arguments
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -445,8 +445,9 @@ def main(argv: list[str] | None = None) -> int:
             collect_less_often()
             end_process_now(run_check(args))
         if args.command == "serve":
-            from .lsp_tcp import serve_command
-            from .server import give_big_blocks_back_when_freed, server
+            from .lsp.memory import give_big_blocks_back_when_freed
+            from .lsp.server import server
+            from .lsp.tcp import serve_command
 
             give_big_blocks_back_when_freed()
             return serve_command(server, args=args)

@@ -12,9 +12,9 @@ from dataclasses import replace
 
 from lsprotocol import types
 
-from .analysis.findings import Finding, Related, Span, TextEdit
-from .analysis.notebooks import Cell, Notebook
-from .lsp_convert import uri_to_path
+from ..analysis.findings import Finding, Related, Span, TextEdit
+from ..analysis.notebooks import Cell, Notebook
+from .convert import uri_to_path
 
 # What the server syncs: Jupyter notebooks, their Python cells and their Markdown ones. The Markdown
 # cells are never analysed; they are synced so that the server numbers cells as the notebook shows

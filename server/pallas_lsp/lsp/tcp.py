@@ -34,10 +34,10 @@ import stat
 import sys
 import time
 
-from .checked_values import tcp_auth_seconds
-from .lsp_transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, loads,
+from ..checked_values import tcp_auth_seconds
+from .transport import (INVALID_REQUEST, MAX_MESSAGE_BYTES, Body, Dispatcher, FrameReader, exit_code, loads,
                             read_loop, serve_stdio)
-from .private_files import PrivateFolder, Untrusted, read_own
+from ..private_files import PrivateFolder, Untrusted, read_own
 from .serve_options import TCP_DOCS, add_serve_arguments
 
 log = logging.getLogger(__name__)

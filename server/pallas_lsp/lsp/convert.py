@@ -12,9 +12,9 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from .analysis import Finding
-from .source_text import LINE_BREAK, read_source, split_lines_keepends
-from .rules import RULES_BY_CODE, doc_url
+from ..analysis import Finding
+from ..source_text import LINE_BREAK, read_source, split_lines_keepends
+from ..rules import RULES_BY_CODE, doc_url
 
 SOURCE = "pallas-lsp"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from types import CodeType
 
-from .private_files import read_private, write_private
+from ..private_files import read_private, write_private
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 def code_cache_file() -> Path | None:
     """Where the compiled methods are kept (None: caching is off); one file per bytecode version and
     optimization level (`python -O` compiles asserts away)."""
-    from .analysis.disk_cache import cache_dir
+    from ..analysis.disk_cache import cache_dir
 
     folder = cache_dir()
     if folder is None:
@@ -80,8 +80,8 @@ class CompileCache:
         lsprotocol upgraded); the file then holds exactly what one import uses, nothing stale. A few
         misses are normal: a frozen class's `__hash__` text holds a string hash, which differs in
         every process, and rewriting the whole file for it would cost more than compiling it."""
-        if self.path is None or self.compiled * 10 < len(self.used):
-            return
+        if self.path is None or not self.used or self.compiled * 10 < len(self.used):
+            return  # nothing imported here (lsprotocol was already), or little compiled
         try:
             write_private(self.path, marshal.dumps(self.used))  # readers see the old file or the new one
         except (OSError, ValueError) as exc:  # a cache that cannot be written only costs the next start

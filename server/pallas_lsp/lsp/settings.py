@@ -7,9 +7,9 @@ import difflib
 import os
 from dataclasses import dataclass, replace
 
-from .analysis import Project
-from .checked_values import Number, shown, web_address
-from .config import Settings as FileSettings
+from ..analysis import Project
+from ..checked_values import Number, shown, web_address
+from ..config import Settings as FileSettings
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
 PLATFORMS = ("gpu", "tpu")

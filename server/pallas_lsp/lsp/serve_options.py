@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import DOCS_WEB_URL
+from .. import DOCS_WEB_URL
 
 TCP_DOCS = f"{DOCS_WEB_URL}/editors.md#over-tcp-pallas-lsp-serve---tcp"  # a wheel has no docs/ folder
 

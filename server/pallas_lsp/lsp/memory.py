@@ -1,0 +1,34 @@
+"""Giving memory back to the system: a big document's text and model are made again at every edit."""
+
+from __future__ import annotations
+
+import logging
+
+
+
+
+log = logging.getLogger(__name__)
+
+
+def give_big_blocks_back_when_freed() -> None:
+    """glibc raises its mmap threshold each time a big block is freed, so the next big strings (a
+    document's whole text, made again at every edit) come from the heap and their memory stays with
+    the process; a fixed threshold gives each back when freed (a 5.6 MB document after ten edits:
+    +27 MiB -> +11 MiB). Elsewhere (no glibc) nothing changes."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD, glibc's default value, now fixed
+    except (OSError, AttributeError):
+        pass
+
+
+def give_freed_memory_back() -> None:
+    """After a big document's whole model is dropped: the heap's free pages go back to the system
+    (glibc keeps them otherwise; a 5 MB module's model is ~400 MiB). No-op without glibc."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
