@@ -10,7 +10,7 @@ and `jax.eval_shape` trace as they always do). Every `pallas_call` / `mpmd_map` 
 recorded: the kernel body's jaxpr sits in the equation's params and its invars are the refs in
 parameter order; `plgpu.kernel` allocates scratch in a nested `run_scoped`, whose invars follow.
 The equations are read by the trace worker's own `kernel_ref_types` (server/pallas_lsp/trace/
-runner.py), the same reading a trace's hovers show.
+tracing.py), the same reading a trace's hovers show.
 
 Prints ONE JSON object: {"types": {body_path: {body_line: {param: [str(aval), ...]}}},
 "errors": {file: "ExcType: message"}}: the avals JAX gave each parameter (distinct, in the order
@@ -29,11 +29,11 @@ import sys
 import traceback
 
 
-def _runner():
-    """The trace worker's own reading of kernel equations (server/pallas_lsp/trace/runner.py, standard
+def _tracing():
+    """The trace worker's own reading of kernel equations (server/pallas_lsp/trace/tracing.py, standard
     library and jax only), loaded by path: this environment has no pallas_lsp installed."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server", "pallas_lsp", "trace", "runner.py")
-    spec = importlib.util.spec_from_file_location("pallas_trace_runner", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server", "pallas_lsp", "trace", "tracing.py")
+    spec = importlib.util.spec_from_file_location("pallas_trace_tracing", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -42,10 +42,10 @@ def _runner():
 class Recorder:
     def __init__(self):
         self.types: dict[str, dict[int, dict[str, list[str]]]] = {}
-        self.runner = _runner()
+        self.tracing = _tracing()
 
     def record(self, primitive: str, params) -> None:
-        for ref in self.runner.kernel_ref_types(primitive, params):
+        for ref in self.tracing.kernel_ref_types(primitive, params):
             seen = self.types.setdefault(ref["path"], {}).setdefault(ref["line"], {}).setdefault(ref["name"], [])
             if ref["aval"] not in seen:
                 seen.append(ref["aval"])

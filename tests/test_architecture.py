@@ -171,6 +171,23 @@ def test_module_circles_inside_a_part_are_the_one_known_one():
     assert cycles(import_graph()) == MODULE_CIRCLES
 
 
+MAX_LINES = 900
+# Over MAX_LINES today and being split now: each may stay over until its split lands (one that is
+# under the limit passes; drop it from here then).
+BEING_SPLIT = {"analysis/kernel_model.py", "analysis/evaluate.py"}
+
+
+def test_no_module_passes_900_lines():
+    """A module over 900 lines holds more than one thing: split it along its seam."""
+    over = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES and name not in BEING_SPLIT:
+            over[name] = lines
+    assert over == {}, f"modules over {MAX_LINES} lines: {over}"
+
+
 def layers(graph: dict[str, set[str]]) -> dict[str, int]:
     """Each part's layer: 1 for what imports no other part, else one above the highest it imports."""
     found: dict[str, int] = {}

@@ -85,6 +85,12 @@ def test_the_wheel_installs_and_runs_in_a_fresh_venv(wheel, version, tmp_path):
                           capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
     assert page.stdout.strip().startswith((venv / "lib").as_uri()), page.stdout + page.stderr  # inside the venv
     assert page.stdout.strip().endswith("/pallas_lsp/rule_docs/PAL001-get-global-not-semaphore.md")
+    # The trace runner, started from the installed package under an interpreter with no jax, loads the
+    # modules beside it (a missing one fails before it can say that jax is missing).
+    traced = subprocess.run([tool, "trace", f"{EXAMPLE}::scale", "--python", str(venv / "bin" / "python")],
+                            capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    no_jax = "cannot run the trace: ModuleNotFoundError: No module named 'jax'"
+    assert traced.returncode == 2 and no_jax in traced.stdout, traced.stdout + traced.stderr
 
     # The pre-commit hook, run as pre-commit runs it: its entry, then the staged files.
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())

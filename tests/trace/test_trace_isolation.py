@@ -10,7 +10,7 @@ import pytest
 
 from conftest import FIXTURES, jax_python
 from pallas_lsp.trace import trace_target
-from pallas_lsp.trace.runner import NAMESPACES_ENV, _descendants
+from pallas_lsp.trace.containment import NAMESPACES_ENV, _descendants
 from pallas_lsp.trace.worker import WorkerPool, _session_members
 
 pytestmark = pytest.mark.jax

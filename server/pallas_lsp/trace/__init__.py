@@ -1,8 +1,9 @@
 """Run a kernel through JAX's real tracing, Mosaic GPU resource estimator and lowering.
 
-The JAX side lives in `runner.py`, a separate process under the analysed project's interpreter;
-this package (no jax) picks the target and its arguments, manages the warm workers and renders
-the answer. `trace_target` is what the CLI and the language server call.
+The JAX side lives in `runner.py` (with `tracing.py` and `containment.py`, which it loads), a
+separate process under the analysed project's interpreter; this package (no jax) picks the target
+and its arguments, manages the warm workers and renders the answer. `trace_target` is what the
+CLI and the language server call.
 """
 
 from __future__ import annotations

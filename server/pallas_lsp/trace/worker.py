@@ -1,7 +1,7 @@
 """Trace workers: one warm `runner.py` process per analysed interpreter, reused across traces.
 
 Importing jax costs about a second; a warm worker pays it once and never runs user code itself:
-each trace runs in a fresh fork of it, in a PID namespace of its own (runner.py `run_contained`),
+each trace runs in a fresh fork of it, in a PID namespace of its own (containment.py `run_contained`),
 so it starts from a clean JAX state and nothing it started outlives it. A worker is replaced when
 it died, timed out or was cancelled. Results come as lines on a pipe read until the answer, never
 until end of input, which a process that escaped could hold off forever.
@@ -23,7 +23,7 @@ import time
 
 from ..checked_values import trace_idle_seconds, trace_memory_mb, trace_workers
 from ..python_path import resolve_python
-from .runner import kill_descendants
+from .containment import kill_descendants
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,570 @@
+"""The JAX side of a trace: JAX's resource estimator captured, the traced jaxpr walked for the lines JAX
+blames, the user's module imported the way the user would, and `Worker`, the clean state each trace
+forks from.
+
+Standard library and jax only: the trace runner (runner.py) loads this file by path under the
+ANALYSED project's interpreter, which has no pallas_lsp. Lowering errors carry no frame of the user's
+own: the jaxpr does. Failures are located by walking the traced jaxpr's equations and their
+`source_info` (jax-get-global.md, section 5).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import time
+import traceback
+
+_HERE = os.path.dirname(os.path.realpath(__file__))
+# The trace process's own files (runner.py and the modules it loads): never the user's, even when
+# the user's workspace is this repository.
+OWN_FILES = frozenset(os.path.join(_HERE, name) for name in ("runner.py", "tracing.py", "containment.py"))
+
+GET_GLOBAL_NOT_SEMAPHORE = "get_global only supports semaphores"
+INTERPRET_ERRORS = ("No ir_type_handler for aval type", "get_global discharge is not supported")
+NO_GPU_DEVICE = "No supported GPU devices found"
+# JAX's messages raised far from the user's line (the estimator, the lowering of the whole jaxpr):
+# the equation they are about is found in the jaxpr instead.
+NO_LOWERING_RULE = "Unimplemented primitive in Pallas Triton lowering: get_global"
+COLLECTIVE_RUN_SCOPED = "Only thread-collective allocations are supported in run_scoped"
+EFFECTS_OUTSIDE_KERNEL = "Cannot lower jaxpr with effects"
+# A kernel refused as a whole (its shared memory, its TMEM columns): JAX names no line; its launch is it.
+OVER_BUDGET = ("Mosaic GPU kernel exceeds available shared memory", "After rounding up, got")
+ABSTRACT_GPU = ("NVIDIA H200", 132)  # what Triton cross-lowers for when no GPU is attached
+MAX_MESSAGE = 4000
+
+
+# ---- JAX's resource estimator, captured -----------------------------------------------------------
+
+class ResourceCapture:
+    """Wraps Mosaic GPU's `_estimate_resources` and keeps what it returned for each whole kernel.
+
+    The estimator recurses through itself (run_scoped, cond, loops); only the outermost call of
+    each kernel is the kernel's estimate.
+    """
+
+    def __init__(self) -> None:
+        self.kernels: list[dict] = []
+        self.installed = False
+        self.error: str | None = None
+        self._depth = 0
+
+    def install(self) -> None:
+        if self.installed:
+            return
+        try:
+            from jax._src.pallas.mosaic_gpu import lowering
+        except Exception as exc:  # noqa: BLE001 - a jax without Mosaic GPU still lowers other kernels
+            self.error = f"Mosaic GPU lowering not importable: {type(exc).__name__}: {exc}"
+            return
+        original = getattr(lowering, "_estimate_resources", None)
+        if original is None:
+            self.error = "this jax has no mosaic_gpu.lowering._estimate_resources"
+            return
+        capture = self
+
+        def _estimate_resources(ctx, jaxpr, *args, **kwargs):
+            capture._depth += 1
+            try:
+                resources = original(ctx, jaxpr, *args, **kwargs)
+            finally:
+                capture._depth -= 1
+            if capture._depth == 0:
+                capture.kernels.append(_kernel_record(jaxpr, resources))
+            return resources
+
+        lowering._estimate_resources = _estimate_resources
+        self.installed = True
+        try:
+            from jax.experimental.mosaic.gpu import core as mgpu_core
+        except Exception:  # noqa: BLE001 - the estimate alone is still worth reporting
+            return
+        tree_size = getattr(mgpu_core, "_smem_tree_size", None)
+        if tree_size is None:
+            return
+
+        def _smem_tree_size(buffers):
+            size = tree_size(buffers)
+            # `_launch` sizes the kernel's whole shared memory (scratch, barriers, the TMEM address) and
+            # compares it with `max_smem_bytes`: that figure, for the kernel just estimated.
+            if sys._getframe(1).f_code.co_name == "_launch" and capture.kernels:
+                capture.kernels[-1]["launch_smem_bytes"] = int(size)
+            return size
+
+        mgpu_core._smem_tree_size = _smem_tree_size
+
+
+def _kernel_record(jaxpr, resources) -> dict:
+    debug = getattr(jaxpr, "debug_info", None)
+    name = getattr(debug, "func_name", None) or "kernel"
+    barriers = getattr(resources, "barrier_counts", None) or {}
+    semaphores = getattr(resources, "scoped_gmem_semaphores", None) or {}
+    record = {
+        "name": name,
+        "location": _kernel_location(jaxpr, name),
+        "smem_bytes": int(getattr(resources, "smem_scratch_bytes", 0)),
+        "barriers": int(sum(barriers.values())),
+        "barrier_kinds": [{"kind": str(kind), "count": int(count)} for kind, count in barriers.items()],
+        "tmem_cols": int(getattr(resources, "tmem_scratch_cols", 0)),
+        "tmem_collective_cols": int(getattr(resources, "tmem_collective_scratch_cols", 0)),
+        "gmem_semaphores": int(sum(semaphores.values())),
+        "semaphore_scopes": [{"collective_axes": [str(a) for a in (axes if isinstance(axes, tuple) else (axes,))],
+                              "count": int(count)} for axes, count in semaphores.items()],
+        "estimate": str(resources),
+    }
+    return record
+
+
+def _kernel_location(jaxpr, name: str) -> dict | None:
+    """The first line of the kernel body that produced an equation (the estimate names no line)."""
+    best = first = None
+    try:
+        for eqn, _ in _walk_eqns(jaxpr):
+            frame = _user_frame(eqn)
+            if frame is None:
+                continue
+            loc = _frame_location(frame)
+            if first is None:
+                first = loc
+            if frame.function_name == name and (best is None or loc["line"] < best["line"]):
+                best = loc
+    except Exception:  # noqa: BLE001 - a location is a courtesy, the estimate is the fact
+        return None
+    return best or first
+
+
+def _abstract_gpu_mesh():
+    import jax
+    from jax.sharding import AbstractDevice, AbstractMesh
+    kind, cores = ABSTRACT_GPU
+    mesh = AbstractMesh((1,), ("_device",), abstract_device=AbstractDevice(
+        device_kind=kind, num_cores=cores, platform="gpu"))
+    return jax.sharding.use_abstract_mesh(mesh)
+
+
+# ---- jaxpr walking and locations ------------------------------------------------------------------
+
+KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
+
+
+def _walk_eqns(jaxpr, inside: bool = False):
+    """Every equation with whether it runs inside a kernel, through every nested jaxpr."""
+    from jax._src import core as jax_core
+    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)  # ClosedJaxpr on older releases
+    for eqn in jaxpr.eqns:
+        yield eqn, inside
+        kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
+        for sub in jax_core.jaxprs_in_params(eqn.params):
+            yield from _walk_eqns(sub, kernel)
+
+
+def kernel_ref_types(primitive: str, params) -> list[dict]:
+    """{"path", "line", "name", "aval"} for each ref a kernel body receives, from a `pallas_call` or
+    `mpmd_map` equation's params: the body jaxpr's invars are the refs in parameter order (named by
+    its debug info); `plgpu.kernel` allocates its scratch in a nested `run_scoped`, whose invars
+    follow (named by the body's own parameters). `line` is the body's first line (`def`, or its
+    first decorator), as the jaxpr's debug info gives it."""
+    found = []
+    if primitive == "pallas_call":
+        jaxpr = params["jaxpr"]
+        where = _function_source(jaxpr.debug_info)
+        if where is not None:
+            for name, var in zip(jaxpr.debug_info.arg_names or (), jaxpr.invars):
+                found.append({"path": where[0], "line": where[1], "name": name, "aval": str(var.aval)})
+    elif primitive == "mpmd_map":
+        for jaxpr in params["jaxprs"]:
+            jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+            scoped = next((e for e in jaxpr.eqns if e.primitive.name == "run_scoped"), None)
+            inner = scoped.params["jaxpr"] if scoped is not None else None
+            where = _function_source(inner.debug_info) if inner is not None else None
+            function = _function_at(*where) if where is not None else None
+            if function is None:
+                continue
+            args = function.args
+            names = [a.arg for a in [*args.posonlyargs, *args.args]]
+            keywords = {a.arg for a in [*args.args, *args.kwonlyargs]}
+            rest = names[len(jaxpr.invars):]
+            scratch = [(n if n in keywords else (rest[i] if i < len(rest) else None), v)
+                       for i, (n, v) in enumerate(zip(inner.debug_info.arg_names or (), inner.invars))]
+            for name, var in [*zip(names, jaxpr.invars), *scratch]:
+                if name is not None:
+                    found.append({"path": where[0], "line": where[1], "name": name, "aval": str(var.aval)})
+    return found
+
+
+def _traced_ref_types(jaxpr) -> list[dict]:
+    """`kernel_ref_types` of every kernel equation of a traced program, distinct, in order."""
+    found = []
+    for eqn, _ in _walk_eqns(jaxpr):
+        for ref in kernel_ref_types(eqn.primitive.name, eqn.params):
+            if ref not in found:
+                found.append(ref)
+    return found
+
+
+def _function_source(debug_info) -> tuple[str, int] | None:
+    """(path, line) of a jaxpr's `name at path:line`."""
+    source = getattr(debug_info, "func_src_info", None) or ""
+    path, _, line = source.rpartition(" at ")[2].rpartition(":")
+    return (os.path.realpath(path), int(line)) if line.isdigit() and path else None
+
+
+def _function_at(path: str, line: int):
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            tree = ast.parse(file.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                line in (node.lineno, min([node.lineno, *(d.lineno for d in node.decorator_list)])):
+            return node
+    return None
+
+
+def _user_frame(eqn):
+    from jax._src import source_info_util
+    return source_info_util.user_frame(eqn.source_info.traceback)
+
+
+def _frame_location(frame) -> dict:
+    location = {"path": os.path.realpath(frame.file_name), "line": int(frame.start_line),
+                "column": int(getattr(frame, "start_column", 0) or 0), "function": frame.function_name}
+    end_line, end_column = getattr(frame, "end_line", None), getattr(frame, "end_column", None)
+    if end_line and end_column is not None and end_column >= 0:
+        location.update(end_line=int(end_line), end_column=int(end_column))
+    return location
+
+
+def _is_gmem_semaphore(what) -> bool:
+    import jax.numpy as jnp
+    from jax._src.pallas import core as pallas_core
+    from jax._src.pallas.mosaic_gpu import core as gpu_core
+    try:
+        return what.memory_space == gpu_core.GMEM and bool(jnp.issubdtype(what.dtype, pallas_core.semaphore))
+    except Exception:  # noqa: BLE001 - exotic avals are simply "not a semaphore"
+        return False
+
+
+def _get_global_locations(jaxpr, only_non_semaphores: bool) -> list[dict]:
+    def wanted(eqn, inside):
+        return eqn.primitive.name == "get_global" and not (
+            only_non_semaphores and _is_gmem_semaphore(eqn.params.get("what")))
+    return _eqn_locations(jaxpr, wanted, lambda eqn: f"get_global({eqn.params.get('what')})")
+
+
+def _eqn_locations(jaxpr, wanted, why) -> list[dict]:
+    """User lines of the equations `wanted(eqn, inside_kernel)` picks; `why(eqn)` says what each is."""
+    out = []
+    for eqn, inside in _walk_eqns(jaxpr):
+        if wanted(eqn, inside):
+            frame = _user_frame(eqn)
+            if frame is not None:
+                out.append({**_frame_location(frame), "why": why(eqn)})
+    return out
+
+
+def _is_collective_run_scoped(eqn, inside: bool) -> bool:
+    """A run_scoped of a collective allocation, or of a GMEM semaphore with no collective axes at all (refused
+    in a kernel with warpgroups, where it must name the thread axis)."""
+    if eqn.primitive.name != "run_scoped":
+        return False
+    if eqn.params.get("collective_axes"):
+        return True
+    import jax.numpy as jnp
+    from jax._src.pallas import core as pallas_core
+
+    avals = [v.aval for v in getattr(eqn.params.get("jaxpr"), "invars", ())]
+    return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+               and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.semaphore) for a in avals)
+
+
+def _is_get_global_outside_kernel(eqn, inside: bool) -> bool:
+    return eqn.primitive.name == "get_global" and not inside
+
+
+def _is_kernel_launch(eqn, inside: bool) -> bool:
+    """The equation that runs a kernel (plgpu.kernel's custom_vmap_call around it too), outside any kernel."""
+    return not inside and eqn.primitive.name in ("custom_vmap_call", *KERNEL_PRIMITIVES)
+
+
+class UserFiles:
+    """Which files are the user's: under the workspace root or the traced file's folder, not installed."""
+
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = [os.path.realpath(r) for r in roots if r]
+
+    def __contains__(self, path: str) -> bool:
+        path = os.path.realpath(path)
+        if path in OWN_FILES or "site-packages" in path or "dist-packages" in path:
+            return False
+        return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in self.roots)
+
+
+def _traceback_locations(exc: BaseException, user: UserFiles) -> list[dict]:
+    """The deepest user frame along the exception chain (JAX attaches the operation's own stack as
+    `JaxStackTraceBeforeTransformation`, which is where the user's line hides)."""
+    seen = set()
+    chain = []
+    e = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    for e in chain:
+        best = None
+        for fs in traceback.extract_tb(e.__traceback__):
+            if fs.filename in user:
+                best = {"path": os.path.realpath(fs.filename), "line": fs.lineno, "column": 0,
+                        "function": fs.name}
+        if best is not None:
+            return [best]
+    return []
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else ""
+
+
+# ---- importing the user's module the way the user would ------------------------------------------
+
+def _package_root_and_name(path: str) -> tuple[str, str]:
+    folder, name = os.path.split(path)
+    parts = [] if name == "__init__.py" else [os.path.splitext(name)[0]]
+    while os.path.exists(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder:
+        parts.insert(0, os.path.basename(folder))
+        folder = os.path.dirname(folder)
+    return folder, ".".join(parts)
+
+
+def _import_user_module(path: str, roots: list[str]):
+    top, name = _package_root_and_name(path)
+    for folder in [os.path.dirname(path), *roots, top][::-1]:
+        if folder in sys.path:
+            sys.path.remove(folder)
+        sys.path.insert(0, folder)
+    existing = sys.modules.get(name)
+    if existing is None:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name and not name.startswith(f"{exc.name}."):
+                raise
+            module = None
+        if module is not None and os.path.realpath(getattr(module, "__file__", "") or "") == path:
+            return module
+    # The name is taken by something else (a stdlib or installed module of the same name): load the
+    # file under a private name instead.
+    private = "_pallas_trace_" + name.replace(".", "_")
+    spec = importlib.util.spec_from_file_location(private, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[private] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _user_module_files(user: UserFiles) -> dict:
+    files = {}
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and file in user and os.path.exists(file):
+            st = os.stat(file)
+            files[os.path.realpath(file)] = [st.st_mtime_ns, st.st_size]
+    return files
+
+
+def _resolve(module, function: str):
+    value = module
+    for part in function.split("."):
+        if not hasattr(value, part):
+            where = getattr(value, "__name__", type(value).__name__)
+            raise LookupError(f"{where} has no attribute {part!r}")
+        value = getattr(value, part)
+    if not callable(value):
+        raise TypeError(f"{function} is a {type(value).__name__}, not a function")
+    return value
+
+
+# ---- one trace ----------------------------------------------------------------------------------
+
+PREIMPORTED = ("jax.numpy", "jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu",
+               "jax.experimental.pallas.triton")
+
+
+class Worker:
+    """The clean state every trace forks from: jax and Pallas imported, no backend started (its
+    threads would not survive a fork), no user code ever run."""
+
+    def __init__(self) -> None:
+        started = time.perf_counter()
+        import jax
+        for name in PREIMPORTED:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a jax without it traces the other kernels
+                pass
+        self.import_seconds = time.perf_counter() - started
+        self.jax = jax
+        self.capture = ResourceCapture()
+        self.capture.install()
+        self.gpu = False
+        self.traces = 0
+
+    def probe(self) -> dict:
+        """What the backend offers (run in a fresh process, like a trace)."""
+        jax = self.jax
+        try:
+            gpu = bool(jax.devices("gpu"))
+        except Exception:  # noqa: BLE001 - "no GPU" is an answer
+            gpu = False
+        try:
+            devices = [f"{d.platform}:{d.device_kind}" for d in jax.devices()]
+        except Exception as exc:  # noqa: BLE001
+            devices = [f"unavailable: {exc}"]
+        return {"gpu": gpu, "devices": devices, "backend": jax.default_backend()}
+
+    def hello(self, probe: dict) -> dict:
+        try:
+            import jaxlib
+            jaxlib_version = getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
+        except Exception:  # noqa: BLE001
+            jaxlib_version = None
+        self.gpu = bool(probe.get("gpu"))
+        return {"op": "hello", "pid": os.getpid(), "python": sys.version.split()[0],
+                "executable": sys.executable, "jax": self.jax.__version__, "jaxlib": jaxlib_version,
+                "backend": probe.get("backend"), "devices": probe.get("devices"), "gpu": self.gpu,
+                "import_seconds": round(self.import_seconds, 4),
+                "resource_capture": self.capture.error or "ok"}
+
+    def trace(self, request: dict, pid: int, limit_memory=lambda: None) -> dict:
+        """One trace, in the fresh process made for it (`pid`: that process as the server knows it);
+        `limit_memory()` runs once the backend started, before the user's module is imported."""
+        jax = self.jax
+        started = time.perf_counter()
+        try:
+            jax.devices()
+        except Exception:  # noqa: BLE001 - the trace itself says what is missing
+            pass
+        backend_seconds = time.perf_counter() - started
+        limit_memory()
+        result = self._trace(request, pid)
+        result["worker"]["backend_seconds"] = round(backend_seconds, 6)
+        return result
+
+    def _trace(self, request: dict, pid: int) -> dict:
+        jax = self.jax
+        path = os.path.realpath(request["path"])
+        function = request["function"]
+        platform = request.get("platform") or "cuda"
+        lowering_platform = "cpu" if platform == "host" else platform
+        roots = [r for r in request.get("roots") or [] if r] or [os.path.dirname(path)]
+        user = UserFiles([*roots, os.path.dirname(path)])
+        want_compile = request.get("compile")
+        local = platform == "host" or (platform == "cuda" and self.gpu)
+        compile_it = local if want_compile is None else bool(want_compile and local)
+
+        result: dict = {
+            "ok": False, "stage": "import", "path": path, "function": function, "platform": platform,
+            "lowering_platform": lowering_platform, "args": [], "error": None, "kernels": [],
+            "compiled": False,
+            "compile_skipped": None if compile_it else (
+                "not requested" if want_compile is False else
+                f"no local {platform} device" if platform != "host" else "not requested"),
+            "timings": {}, "files": {},
+            "jax": jax.__version__,
+            "worker": {"pid": pid, "trace_number": self.traces},
+        }
+        timings = result["timings"]
+        self.capture.kernels = []
+        traced = None
+        started = time.perf_counter()
+        stage_start = started
+
+        def stage(name: str) -> None:
+            nonlocal stage_start
+            now = time.perf_counter()
+            timings[result["stage"]] = round(now - stage_start, 6)
+            result["stage"] = name
+            stage_start = now
+
+        try:
+            module = _import_user_module(path, roots)
+            stage("resolve")
+            fn = _resolve(module, function)
+            args = [jax.ShapeDtypeStruct(tuple(a["shape"]), jax.numpy.dtype(a["dtype"]))
+                    for a in request.get("args") or []]
+            result["args"] = [f"{a.dtype}{list(a.shape)}".replace(" ", "") for a in args]
+            stage("trace")
+            traced = jax.jit(fn).trace(*args)
+            stage("lower")
+            try:
+                lowered = traced.lower(lowering_platforms=(lowering_platform,))
+            except RuntimeError as exc:
+                if platform != "cuda" or self.gpu or not str(exc).startswith(NO_GPU_DEVICE):
+                    raise
+                # Triton (a bare GPU pallas_call) asks the device for its compute capability;
+                # with none here, JAX's own way to cross-lower is an abstract device.
+                result["abstract_device"] = ABSTRACT_GPU[0]
+                stage("trace")
+                with _abstract_gpu_mesh():
+                    traced = jax.jit(fn).trace(*args)
+                    stage("lower")
+                    lowered = traced.lower(lowering_platforms=(lowering_platform,))
+            if compile_it:
+                stage("compile")
+                lowered.compile()
+                result["compiled"] = True
+            stage("done")
+            result["ok"] = True
+        except BaseException as exc:  # noqa: BLE001 - sys.exit and KeyboardInterrupt in user code too
+            timings[result["stage"]] = round(time.perf_counter() - stage_start, 6)
+            result["error"] = self._error(exc, result["stage"], traced, user)
+        finally:
+            result["kernels"] = list(self.capture.kernels)
+            try:  # what each kernel body's refs are, as JAX traced them (hovers show them until an edit)
+                result["kernel_refs"] = _traced_ref_types(traced.jaxpr) if traced is not None else []
+            except Exception:  # noqa: BLE001 - never lose the trace's own answer over this
+                result["kernel_refs"] = []
+            result["files"] = _user_module_files(user)
+        timings["total"] = round(time.perf_counter() - started, 6)
+        return result
+
+    def _error(self, exc: BaseException, stage: str, traced, user: UserFiles) -> dict:
+        if isinstance(exc, SystemExit):
+            message = f"the traced code called sys.exit({exc.code!r})"
+        else:
+            message = _first_line(exc)
+        error = {"type": type(exc).__name__, "message": message[:MAX_MESSAGE], "stage": stage,
+                 "locations": [], "traceback": "".join(traceback.format_exception(exc))[-MAX_MESSAGE:]}
+        locations: list[dict] = []
+        if traced is not None and stage in ("lower", "compile"):
+            try:
+                if message.startswith(GET_GLOBAL_NOT_SEMAPHORE):
+                    locations = _get_global_locations(traced.jaxpr, only_non_semaphores=True)
+                elif any(m in message for m in INTERPRET_ERRORS) or message.startswith(NO_LOWERING_RULE):
+                    locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
+                elif message.startswith(COLLECTIVE_RUN_SCOPED):
+                    locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, lambda eqn: "run_scoped")
+                elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
+                    locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, lambda eqn: "get_global")
+                elif message.startswith(OVER_BUDGET):
+                    locations = _eqn_locations(traced.jaxpr, _is_kernel_launch, lambda eqn: "kernel launch")
+            except Exception as walk_error:  # noqa: BLE001
+                error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
+        if not locations:
+            locations = _traceback_locations(exc, user)
+        seen = set()
+        for loc in locations:
+            key = (loc["path"], loc["line"])
+            if key not in seen:
+                seen.add(key)
+                error["locations"].append(loc)
+        return error
+
