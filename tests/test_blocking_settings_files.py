@@ -81,7 +81,8 @@ def test_a_fifo_gitignore_is_said_once(tmp_path):
     os.mkfifo(tmp_path / ".gitignore")
     (tmp_path / "kernel.py").write_text(KERNEL)
     run = check(tmp_path)
-    assert run.stderr == f"pallas-lsp: warning: {tmp_path / '.gitignore'}: not read: not a regular file; its patterns do not apply\n"
+    assert run.stderr == (f"pallas-lsp: warning: {tmp_path / '.gitignore'}: not read: not a regular file; its "
+                          "patterns do not apply\n")
     assert [(f["path"], f["code"]) for f in json.loads(run.stdout)] == [("kernel.py", "PAL001")]
 
 

@@ -212,7 +212,10 @@ class Notebook:
         if document.get("nbformat") != 4:
             raise NotebookError(f"nbformat {document.get('nbformat')!r} is not supported (only nbformat 4)")
         check_cell_count(document["cells"])
-        file = _JsonFile.scan(raw)
+        try:
+            file = _JsonFile.scan(raw)
+        except RecursionError:  # `json` read it with a shorter stack than ours
+            raise NotebookError("not valid JSON: nested too deeply") from None
         cells = []
         for index, cell in enumerate(document["cells"]):
             if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
