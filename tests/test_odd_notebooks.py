@@ -92,7 +92,7 @@ def peak_memory_kb(folder) -> tuple[subprocess.CompletedProcess, int]:
 @pytest.mark.parametrize("value", ["{}", '"ab"'], ids=["objects", "strings"])
 def test_a_notebook_of_millions_of_tiny_values_costs_no_more_than_its_size(tmp_path, value):
     """10 MB of `{},` (or `"ab", `): each 3 bytes became a 64-byte dict (peak 288 MB, 5 s before; the
-    strings 145 MB); now counted before parsing and skipped (peak under 70 MB). A check's own is 30 MB."""
+    strings 145 MB); now counted before parsing and skipped (peak 47 MB). A check's own is 30 MB."""
     (tmp_path / "kernel.py").write_text(KERNEL)
     item = value + ("," if value == "{}" else ", ")
     (tmp_path / "big.ipynb").write_text(notebook('{"x": [' + item * (10_000_000 // len(item)) + value + "]}"))
