@@ -6,17 +6,23 @@ Precedence: command-line flags (or editor settings) over pyproject.toml over def
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .interpreters import refusal_of_project_choice
+from .private_files import warn_once
+from .source_text import Unanalysable, read_whole_file
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
+
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(Exception):
@@ -49,15 +55,40 @@ class Settings:
                 "editor's `python` setting) to use it anyway")
 
 
+# Real ones are a few kB; TOML is parsed in Python (a crafted 5 MB file took 4 s).
+MAX_SETTINGS_BYTES = 1_000_000
+
+
 def find_pyproject(start: str) -> Path | None:
+    """The nearest pyproject.toml above `start`: anything of that name but a folder (a FIFO in its place
+    is the project's settings file, refused when read, not a reason to take a parent folder's)."""
     folder = Path(start).resolve()
     if not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):
         path = candidate / "pyproject.toml"
-        if path.is_file():
+        if path.exists() and not path.is_dir():
             return path
     return None
+
+
+def read_pyproject(path: Path) -> dict | None:
+    """The TOML of a pyproject.toml; None, said once, when it is not a file to read settings from (a
+    FIFO, /proc/kmsg: they never end; over MAX_SETTINGS_BYTES). ConfigError when it is unreadable or
+    not TOML Python can read (an integer over its digit limit, nesting past its recursion limit)."""
+    try:
+        data = read_whole_file(str(path), MAX_SETTINGS_BYTES, "settings files")
+    except Unanalysable as exc:
+        warn_once(f"{path}: not read: {exc.reason}; the default settings apply", log)
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read settings: {exc}") from exc
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: TOMLDecodeError, a 5,000-digit integer
+        raise ConfigError(f"{path}: cannot read settings: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"{path}: cannot read settings: nested too deeply") from None
 
 
 KNOWN_KEYS = ("select", "ignore", "python", "platform", "exclude", "extend-exclude")
@@ -85,10 +116,9 @@ def load_settings(start: str, loaded: dict[Path, Settings] | None = None) -> Set
         if path not in loaded:
             loaded[path] = load_settings(str(path.parent))
         return loaded[path]
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read settings: {exc}") from exc
+    data = read_pyproject(path)
+    if data is None:
+        return Settings(root=str(path.parent), source=str(path))
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise ConfigError(f"{path}: [tool] must be a table, not {type(tool).__name__} {tool!r}")

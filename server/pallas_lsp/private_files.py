@@ -27,10 +27,11 @@ OTHERS_WRITE = 0o022  # group or others may write: they could have put anything 
 _warned: set[str] = set()
 
 
-def warn_once(message: str) -> None:
+def warn_once(message: str, logger: logging.Logger = log) -> None:
+    """A warning said once per process (the CLI's run, the server's life), however often it recurs."""
     if message not in _warned:
         _warned.add(message)
-        log.warning("%s", message)
+        logger.warning("%s", message)
 
 
 def _kind(mode: int) -> str:

@@ -32,10 +32,11 @@ class Unanalysable(OSError):
 
 
 class FileTooLarge(Unanalysable):
-    """A file over MAX_FILE_BYTES: not analysed (a huge generated file would stall every analysis)."""
+    """A file over its limit (MAX_FILE_BYTES for sources): not read (a huge generated file would
+    stall every analysis)."""
 
-    def __init__(self, path: str, size: int):
-        super().__init__(path, f"{size:,} bytes, over the {MAX_FILE_BYTES // 1_000_000} MB limit for analysed files")
+    def __init__(self, path: str, size: int, limit: int = MAX_FILE_BYTES, what: str = "analysed files"):
+        super().__init__(path, f"{size:,} bytes, over the {limit // 1_000_000} MB limit for {what}")
         self.size = size
 
 
@@ -275,26 +276,44 @@ def read_source(path: str) -> str:
 
 def read_decoded(path: str) -> Decoded:
     """`read_source`, with the codec and what Python says of the bytes."""
-    # O_NONBLOCK: opening a FIFO named `*.py` must not wait for a writer.
+    return decode(read_whole_file(path), path)
+
+
+def _open_regular(path: str):
+    """The file open for reading and its size; Unanalysable for anything but a regular file. O_NONBLOCK:
+    opening a FIFO (a `*.py` or a `pyproject.toml` put in place of a file) must not wait for a writer."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb") as handle:
-        stat = os.fstat(fd)
-        if not S_ISREG(stat.st_mode):
-            raise Unanalysable(path, "not a regular file")
-        size = stat.st_size
-        if size > MAX_FILE_BYTES:
-            raise FileTooLarge(path, size)
-        data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:  # grew while we read it
-        raise FileTooLarge(path, len(data))
-    return decode(data, path)
+    handle = open(fd, "rb")
+    stat = os.fstat(fd)
+    if not S_ISREG(stat.st_mode):
+        handle.close()
+        raise Unanalysable(path, "not a regular file")
+    return handle, stat.st_size
+
+
+def _read(handle, path: str, limit: int) -> bytes:
+    data = handle.read(limit)
+    if data is None:  # a regular file that has nothing yet and would wait for it: /proc/kmsg
+        raise Unanalysable(path, "reading it would wait (a kernel file, not an ordinary one)")
+    return data
+
+
+def read_whole_file(path: str, limit: int = MAX_FILE_BYTES, what: str = "analysed files") -> bytes:
+    """A regular file's bytes; FileTooLarge over `limit` (unread when its size says so), Unanalysable
+    for anything but a regular file, OSError if unreadable. Never waits (see `_open_regular`)."""
+    handle, size = _open_regular(path)
+    with handle:
+        if size > limit:
+            raise FileTooLarge(path, size, limit, what)
+        data = _read(handle, path, limit + 1)
+    if len(data) > limit:  # grew while we read it, or a kernel file whose size says 0
+        raise FileTooLarge(path, len(data), limit, what)
+    return data
 
 
 def read_regular_bytes(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """A regular file's first `limit` bytes, without waiting on a FIFO put in its place; OSError
     (Unanalysable for anything but a regular file) otherwise."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb") as handle:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            raise Unanalysable(path, "not a regular file")
-        return handle.read(limit)
+    handle, _ = _open_regular(path)
+    with handle:
+        return _read(handle, path, limit)

@@ -12,10 +12,14 @@ linear time by `globs.py` (a repository writes these patterns: a backtracking re
 
 from __future__ import annotations
 
+import logging
 import os
 
-from ..source_text import read_regular_bytes
+from ..private_files import warn_once
+from ..source_text import MAX_FILE_BYTES, Unanalysable, read_whole_file
 from .globs import GlobSet, glob, is_glob
+
+log = logging.getLogger(__name__)
 
 DEFAULT_EXCLUDE = ("__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "env", "venv",
                    "node_modules", "site-packages", "dist-packages")
@@ -46,9 +50,12 @@ class Rule:
 
 
 def _read_rules(base: str, path: str) -> list[Rule]:
-    """The patterns of a `.gitignore` (none when it is not a regular file: a FIFO hung the walk)."""
+    """The patterns of a `.gitignore` (none, said once, when it is not a regular file: a FIFO hung the walk)."""
     try:
-        lines = read_regular_bytes(path).decode("utf-8", errors="replace").splitlines()
+        lines = read_whole_file(path, MAX_FILE_BYTES, "ignore files").decode("utf-8", errors="replace").splitlines()
+    except Unanalysable as exc:
+        warn_once(f"{path}: not read: {exc.reason}; its patterns do not apply", log)
+        return []
     except OSError:
         return []
     rules = []

@@ -22,6 +22,7 @@ from json.decoder import scanstring
 
 from ..source_text import LINE_BREAK, Unanalysable, read_regular_bytes
 from .findings import Span
+from .notebook_json import NotebookError, NotebookOverLimit, check_cell_count, line_column, load, value_end
 
 NOTEBOOK_SUFFIX = ".ipynb"
 # Outputs (images, widget state) make notebooks far larger than their code: the code's own limit
@@ -46,14 +47,6 @@ _HELP = re.compile(r"[ \t]*(?:\?{1,2}[A-Za-z_][\w.]*|[A-Za-z_][\w.]*\?{1,2})[ \t
 
 def is_notebook(path: str) -> bool:
     return path.endswith(NOTEBOOK_SUFFIX)
-
-
-class NotebookError(ValueError):
-    """Not a notebook pallas-lsp can read; `line`/`column` (0-based) say where in the file's text."""
-
-    def __init__(self, message: str, line: int = 0, column: int = 0):
-        super().__init__(message)
-        self.message, self.line, self.column = message, line, column
 
 
 @dataclass(frozen=True)
@@ -213,27 +206,26 @@ class Notebook:
     @classmethod
     def from_json(cls, raw: str) -> "Notebook":
         """The notebook in `raw` (the file's text, BOM removed); NotebookError says why it is none."""
-        try:
-            document = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise NotebookError(f"not valid JSON: {exc.msg}", exc.lineno - 1, exc.colno - 1) from None
-        except RecursionError:
-            raise NotebookError("not valid JSON: nested too deeply") from None
+        document = load(raw)
         if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
             raise NotebookError("not a Jupyter notebook: no list of cells")
         if document.get("nbformat") != 4:
             raise NotebookError(f"nbformat {document.get('nbformat')!r} is not supported (only nbformat 4)")
-        file = _JsonFile.scan(raw)
+        check_cell_count(document["cells"])
+        try:
+            file = _JsonFile.scan(raw)
+        except RecursionError:  # `json` read it with a shorter stack than ours
+            raise NotebookError("not valid JSON: nested too deeply") from None
         cells = []
         for index, cell in enumerate(document["cells"]):
-            where = _line_column(raw, file.cell_starts[index])
             if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
-                raise NotebookError(f"cell {index + 1} has no cell_type", *where)
+                raise NotebookError(f"cell {index + 1} has no cell_type", *line_column(raw, file.cell_starts[index]))
             source = cell.get("source", "")
             if isinstance(source, list) and all(isinstance(part, str) for part in source):
                 source = "".join(source)
             if not isinstance(source, str):
-                raise NotebookError(f"cell {index + 1}: its source is neither a string nor a list of strings", *where)
+                raise NotebookError(f"cell {index + 1}: its source is neither a string nor a list of strings",
+                                    *line_column(raw, file.cell_starts[index]))
             metadata = cell.get("metadata")
             vscode = metadata.get("vscode") if isinstance(metadata, dict) else None
             language = vscode.get("languageId") if isinstance(vscode, dict) else None
@@ -354,7 +346,7 @@ class Notebook:
             raise ValueError("a notebook made from an editor's cells has no file text")
         lines = _lines_keepends(self.cells[cell].source)
         offset = sum(len(text) for text in lines[:line]) + column
-        return _line_column(self._file.raw, self._file.raw_offset(cell, offset))
+        return line_column(self._file.raw, self._file.raw_offset(cell, offset))
 
 
 def _apply(source: str, edits: list[tuple[Span, str]], added_break: bool) -> str:
@@ -376,37 +368,13 @@ def _apply(source: str, edits: list[tuple[Span, str]], added_break: bool) -> str
     return piece[:-1] if added_break and piece.endswith("\n") else piece
 
 
-def _line_column(raw: str, offset: int) -> tuple[int, int]:
-    line = raw.count("\n", 0, offset)
-    return line, offset - (raw.rfind("\n", 0, offset) + 1)
-
-
 # ---- the JSON text: where each cell's source is written ---------------------------------------------
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
 
 def _space(raw: str, i: int) -> int:
     return _WHITESPACE.match(raw, i).end()
-
-
-def _skip(raw: str, i: int) -> int:
-    """The end of the JSON value starting at `i` (the text is known to be valid JSON)."""
-    c = raw[i]
-    if c == '"':
-        return scanstring(raw, i + 1)[1]
-    if c == "{":
-        end = None
-        for _, _, end in _members(raw, i):
-            pass
-        return (_space(raw, end) if end is not None else _space(raw, i + 1)) + 1
-    if c == "[":
-        end = None
-        for _, end in _elements(raw, i):
-            pass
-        return (_space(raw, end) if end is not None else _space(raw, i + 1)) + 1
-    return _SCALAR.match(raw, i).end()
 
 
 def _members(raw: str, i: int):
@@ -417,7 +385,7 @@ def _members(raw: str, i: int):
     while True:
         key, i = scanstring(raw, i + 1)
         i = _space(raw, _space(raw, i) + 1)
-        end = _skip(raw, i)
+        end = value_end(raw, i)
         yield key, i, end
         i = _space(raw, end)
         if raw[i] != ",":
@@ -431,7 +399,7 @@ def _elements(raw: str, i: int):
     if raw[i] == "]":
         return
     while True:
-        end = _skip(raw, i)
+        end = value_end(raw, i)
         yield i, end
         i = _space(raw, end)
         if raw[i] != ",":
@@ -573,6 +541,8 @@ def read_notebook_file(path: str) -> Notebook:
         raise Unanalysable(path, f"a notebook over the {MAX_NOTEBOOK_BYTES // 1_000_000} MB limit for analysed notebooks")
     try:
         return read_notebook_bytes(data)
+    except NotebookOverLimit as exc:  # valid, but beyond what is analysed: skipped, as a file too large is
+        raise Unanalysable(path, exc.message) from None
     except NotebookError as exc:
         raise InvalidNotebook(path, exc) from None
 

@@ -10,31 +10,49 @@ touched; a line that cannot be broken stays as it is (a long line beats no fix).
 from __future__ import annotations
 
 import io
+import logging
 import os
+import reprlib
 import tokenize
 from functools import lru_cache
 
+log = logging.getLogger(__name__)
+
 DEFAULT_LINE_LENGTH = 88
+MAX_LINE_LENGTH = 320  # ruff's own bounds: 1 to 320
 _OPEN, _CLOSE = "([{", ")]}"
 
 
 @lru_cache(maxsize=64)
 def _line_length_in(folder: str) -> int:
-    from ..config import find_pyproject, tomllib
+    """The line length ruff's, else black's, settings give; a value neither tool would take (`true`
+    is an int to Python, so it wrapped every fix at one column) is said once and passed over."""
+    from ..config import ConfigError, find_pyproject, read_pyproject
+    from ..private_files import warn_once
 
     pyproject = find_pyproject(folder)
-    if pyproject is None:
-        return DEFAULT_LINE_LENGTH
     try:
-        with open(pyproject, "rb") as file:
-            tool = tomllib.load(file).get("tool", {})
-    except (OSError, ValueError):
-        return DEFAULT_LINE_LENGTH
-    for section in ("ruff", "black"):
-        value = tool.get(section, {}).get("line-length")
-        if isinstance(value, int) and value > 0:
+        data = read_pyproject(pyproject) if pyproject is not None else None
+    except ConfigError:  # the settings' own reading says it
+        data = None
+    tool = data.get("tool") if data else None
+    for section in ("ruff", "black") if isinstance(tool, dict) else ():
+        table = tool.get(section, {})
+        if not isinstance(table, dict):
+            warn_once(f"{pyproject}: [tool] {section} = {_toml(table)} is ignored: it must be a table", log)
+            continue
+        value = table.get("line-length")
+        if type(value) is int and 1 <= value <= MAX_LINE_LENGTH:
             return value
+        if value is not None:
+            warn_once(f"{pyproject}: [tool.{section}] line-length = {_toml(value)} is ignored: a line "
+                      f"length is a whole number from 1 to {MAX_LINE_LENGTH}", log)
     return DEFAULT_LINE_LENGTH
+
+
+def _toml(value) -> str:
+    """A value as TOML writes it (`true`, not Python's `True`), shortened."""
+    return str(value).lower() if isinstance(value, bool) else reprlib.repr(value)
 
 
 def line_length(path: str) -> int:
