@@ -101,6 +101,9 @@ def test_the_server_answers_initialize_and_shutdown_with_a_fifo_pyproject(tmp_pa
         assert warning is not None, server.stderr.decode()
         assert warning["params"]["message"].endswith(
             f"{tmp_path / 'pyproject.toml'}: not read: not a regular file; the default settings apply")
+        shown = server.wait_for(lambda m: m.get("method") == "window/showMessage"
+                                and f"{tmp_path / 'pyproject.toml'}: not read" in m["params"]["message"])
+        assert shown is not None and shown["params"]["type"] == 2  # a warning the user sees, not only a log line
         uri = f"file://{tmp_path / 'kernel.py'}"
         server.open(uri, KERNEL)
         assert [d["code"] for d in server.published(uri)] == ["PAL001"]  # the defaults apply

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import logging
 import os
 import threading
@@ -32,6 +33,23 @@ from .memory import give_freed_memory_back
 log = logging.getLogger(__name__)
 
 _LOG_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
+
+
+@contextlib.contextmanager
+def _warnings_of_reading(session: "Session"):
+    """What reading the settings files warned about (a pyproject.toml that is no regular file, or too
+    big, read as the defaults) is shown to the user, not only logged: their settings do not apply."""
+    said: list[str] = []
+    collect = logging.Handler(logging.WARNING)
+    collect.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("pallas_lsp")
+    logger.addHandler(collect)
+    try:
+        yield
+    finally:
+        logger.removeHandler(collect)
+        for message in said:
+            session.show_error(f"pallas-lsp: {message}", types.MessageType.Warning)
 
 
 class Session(Diagnostics):
@@ -89,7 +107,8 @@ class Session(Diagnostics):
     def make_folder(self, root: str, uri: str | None, editor: Settings,
                     previous: "Folder | None" = None) -> Folder:
         try:
-            from_file = load_settings(root)
+            with _warnings_of_reading(self):
+                from_file = load_settings(root)
         except ConfigError as exc:
             self.show_error(f"pallas-lsp: {exc}; using the editor settings and defaults")
             from_file = FileSettings()
