@@ -1,0 +1,266 @@
+"""Keystroke latency on the biggest kernel files of real packages, and `check` CPU on their trees.
+
+Pinned wheels are fetched with `pip download --no-deps` into a cache outside the repository
+(`--cache`, default `~/.cache/pallas-lsp-bench`) and unpacked there; nothing of them enters the
+repository. Each is checked against its pinned version before use.
+
+Latency (default mode): for each file a real `pallas-lsp serve` over stdio (bench/lsp_client.py,
+debounce 0, workspace: the unpacked wheel, a fresh `PALLAS_LSP_CACHE_DIR`) opens the file (the
+first analysis is timed from `didOpen` to its `publishDiagnostics`), then types inside a kernel
+body: on the middle one-line assignment of the named function, a character is inserted before the
+assigned name and deleted again, alternately (a different character each time). Each keystroke is
+timed from writing its `didChange` to reading the `publishDiagnostics` of that version. The
+server's resident set (VmRSS) and peak (VmHWM) are read from /proc at the end.
+
+`--check`: `pallas-lsp check --format json` of each package tree in a fresh process, with a fresh
+empty `PALLAS_LSP_CACHE_DIR` every run, `--jobs 1` and the default, against `ast.parse` of the
+same `.py` files in a fresh process of the same interpreter, interleaved. CPU seconds are user +
+system of the process and of every process under it, orphans included (jedi's interpreter outlives
+a check that exits without waiting for it): this process becomes their subreaper.
+
+    .venvs/dev/bin/python bench/real_file_latency.py [--edits 40] [--warmup 4] [--only maxtext ...] [--json OUT]
+    .venvs/dev/bin/python bench/real_file_latency.py --check [--runs 3] [--json OUT]
+    (both: [--source CHECKOUT] runs another checkout's server/; [--python JAX_PYTHON])
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import ctypes
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from lsp_client import JAX_PYTHON, LspClient, emit, machine, pallas_command, summary  # noqa: E402
+from server_memory import proc_status  # noqa: E402
+
+DEFAULT_CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "pallas-lsp-bench"
+
+# name: (PyPI project, pinned version)
+PACKAGES = {
+    "maxtext": ("maxtext", "0.2.5"),
+    "tpu-inference": ("tpu-inference", "0.32.0"),
+    "jla": ("jax-linear-attention", "0.1.0"),
+    "ejkernel": ("ejkernel", "0.0.80.3"),
+    "tokamax": ("tokamax", "0.0.17"),
+}
+
+# name: (file in the wheel, the kernel-body function typed in, which of the functions of that name)
+FILES = {
+    "maxtext": ("maxtext/layers/attention_op.py", "wrap_flash_attention", 0),
+    "tpu-inference": ("tpu_inference/kernels/experimental/rpa_v3_cp/kernel.py", "_ragged_paged_attention_kernel_loop", 0),
+    "jla": ("jla/ops/mosaic_gpu/attention.py", "kernel", 0),
+    "ejkernel": ("ejkernel/kernels/_pallas/tpu/blocksparse_attention/_kernel.py", "flash_attention_kernel", 0),
+}
+
+CHECK_TREES = ("maxtext", "tpu-inference", "tokamax")
+
+PARSE_ALL = ("import ast, sys, time\nstarted = time.process_time()\n"
+             "for path in sys.argv[1:]:\n    ast.parse(open(path, 'rb').read())\n"
+             "print(time.process_time() - started)\n")
+
+
+def unpacked(name: str, cache: Path) -> Path:
+    """The unpacked wheel of package `name` (downloaded and unpacked on first use)."""
+    project, version = PACKAGES[name]
+    target = cache / f"{project}-{version}"
+    if (target / ".unpacked").exists():
+        return target
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+                    "--dest", str(wheels), f"{project}=={version}"], check=True, stdout=subprocess.DEVNULL)
+    normalized = project.replace("-", "_")
+    wheel = next(w for w in wheels.glob(f"{normalized}-{version}-*.whl"))
+    if target.exists():
+        shutil.rmtree(target)
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)
+    (target / ".unpacked").write_text(wheel.name + "\n")
+    return target
+
+
+def typing_spot(text: str, function: str, occurrence: int) -> tuple[int, int]:
+    """(0-based line, column) where the assigned name starts on the middle one-line `name = ...`
+    statement of the body of the `occurrence`th function called `function`."""
+    found = [n for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name == function]
+    found.sort(key=lambda n: n.lineno)
+    body = found[occurrence]
+    assigns = [s for s in ast.walk(body) if isinstance(s, ast.Assign) and s.lineno == s.end_lineno
+               and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)]
+    assigns.sort(key=lambda s: s.lineno)
+    spot = assigns[len(assigns) // 2]
+    return spot.lineno - 1, spot.col_offset
+
+
+def measure_file(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None) -> dict:
+    root = unpacked(name, cache)
+    relative, function, occurrence = FILES[name]
+    path = root / relative
+    text = path.read_text(encoding="utf-8")
+    line, column = typing_spot(text, function, occurrence)
+    samples, counts = [], set()
+    with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir, \
+            LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
+        client.initialize(str(root), python=python, debounce_ms=0)
+        uri, sent = client.open(path, text)
+        arrived, diagnostics = client.wait_published(uri, 1, timeout=600)
+        first = arrived - sent
+        first_count = len(diagnostics)
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        for step in range(2 * (warmup + edits)):
+            version = step + 2
+            if step % 2 == 0:  # insert a letter before the name, then delete it
+                sent = client.change(uri, version, line, column, column, letters[(step // 2) % len(letters)])
+            else:
+                sent = client.change(uri, version, line, column, column + 1, "")
+            arrived, diagnostics = client.wait_published(uri, version, timeout=600)
+            counts.add(len(diagnostics))
+            if step >= 2 * warmup:
+                samples.append(arrived - sent)
+        memory = proc_status(client.pid)
+    return {"name": name, "package": "%s %s" % PACKAGES[name], "file": relative, "root": str(root),
+            "lines": len(text.splitlines()), "typed_in": function, "edited_line": line + 1,
+            "first_analysis_ms": first * 1000, "diagnostics_at_open": first_count, "diagnostics": sorted(counts),
+            "keystroke_ms": summary(samples), "server_rss_mib": memory["VmRSS"], "server_vmhwm_mib": memory["VmHWM"]}
+
+
+# ---- check: CPU seconds of a process tree ------------------------------------------------------
+
+def become_subreaper() -> bool:
+    """Orphans of our children (jedi's interpreter after `check` exits) are reparented to us, so
+    their CPU time is counted when we reap them."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def run_tree(command: list[str], env: dict, timeout: float = 3600) -> tuple[float, float, int, bytes]:
+    """(wall seconds, CPU seconds of the process and everything under it, exit status, stdout)."""
+    started = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - started
+        cpu = usage.ru_utime + usage.ru_stime
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:  # orphans left behind, reparented to us
+            try:
+                pid, _, usage = os.wait4(-1, 0)
+            except ChildProcessError:
+                break
+            cpu += usage.ru_utime + usage.ru_stime
+        out.seek(0)
+        return wall, cpu, process.returncode, out.read()
+
+
+def check_trees(names: list[str], cache: Path, runs: int, python: str, source: str | None,
+                jobs: list[str]) -> dict:
+    if not become_subreaper():
+        print("warning: not a subreaper: orphaned processes' CPU is not counted", file=sys.stderr)
+    command, env = pallas_command("check", source)
+    results = {}
+    for name in names:
+        root = unpacked(name, cache)
+        files = sorted(str(p) for p in root.rglob("*.py"))
+        lines = sum(len(Path(f).read_bytes().splitlines()) for f in files)
+        series: dict = {f"jobs_{j}": {"wall": [], "cpu": []} for j in jobs}
+        parse = {"wall": [], "cpu": [], "inner": []}
+        outputs = {}
+        for _ in range(runs):
+            for j in jobs:
+                with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
+                    extra = [] if j == "default" else ["--jobs", j]
+                    wall, cpu, code, out = run_tree([*command, "--format", "json", "--python", python, *extra, str(root)],
+                                                    {**env, "PALLAS_LSP_CACHE_DIR": cache_dir})
+                if code not in (0, 1):
+                    raise SystemExit(f"pallas-lsp check failed ({code}) on {root}")
+                series[f"jobs_{j}"]["wall"].append(wall)
+                series[f"jobs_{j}"]["cpu"].append(cpu)
+                outputs[j] = out
+            wall, cpu, code, out = run_tree([sys.executable, "-c", PARSE_ALL, *files], dict(os.environ))
+            parse["wall"].append(wall)
+            parse["cpu"].append(cpu)
+            parse["inner"].append(float(out))
+        findings = json.loads(next(iter(outputs.values())) or b"[]")
+        parse_cpu = summary(parse["cpu"], 1.0)["median"]
+        entry = {"files": len(files), "lines": lines, "findings": len(findings),
+                 "same_output_every_jobs": len(set(outputs.values())) == 1,
+                 "ast_parse_process_cpu_s": summary(parse["cpu"], 1.0), "ast_parse_only_s": summary(parse["inner"], 1.0),
+                 "ast_parse_process_wall_s": summary(parse["wall"], 1.0)}
+        for key, values in series.items():
+            cpu = summary(values["cpu"], 1.0)
+            entry[key] = {"cpu_s": cpu, "wall_s": summary(values["wall"], 1.0),
+                          "cpu_over_ast_parse": cpu["median"] / parse_cpu}
+        results[name] = entry
+    return results
+
+
+def table(results: list[dict]) -> str:
+    rows = ["| file | lines | first analysis ms | keystroke p50 ms | p95 ms | max ms | RSS MiB (peak) |",
+            "|---|---|---|---|---|---|---|"]
+    for r in results:
+        k = r["keystroke_ms"]
+        rows.append(f"| {r['package']} `{r['file']}` | {r['lines']:,} | {r['first_analysis_ms']:.0f} | "
+                    f"{k['median']:.0f} | {k['p95']:.0f} | {k['max']:.0f} | "
+                    f"{r['server_rss_mib']:.0f} ({r['server_vmhwm_mib']:.0f}) |")
+    return "\n".join(rows)
+
+
+def check_table(results: dict) -> str:
+    rows = ["| tree | files | lines | ast.parse CPU s | check --jobs 1 CPU s (x) wall s | check default CPU s (x) wall s |",
+            "|---|---|---|---|---|---|"]
+    for name, r in results.items():
+        cells = []
+        for key in ("jobs_1", "jobs_default"):
+            if key in r:
+                cells.append(f"{r[key]['cpu_s']['median']:.2f} ({r[key]['cpu_over_ast_parse']:.1f}x) "
+                             f"{r[key]['wall_s']['median']:.2f}")
+            else:
+                cells.append("-")
+        rows.append(f"| {name} | {r['files']} | {r['lines']:,} | {r['ast_parse_process_cpu_s']['median']:.2f} | "
+                    f"{cells[0]} | {cells[1]} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=40, help="keystrokes timed per file (inserts and deletes)")
+    parser.add_argument("--warmup", type=int, default=4, help="keystrokes before timing")
+    parser.add_argument("--only", nargs="+", help="only these packages: " + ", ".join(PACKAGES))
+    parser.add_argument("--check", action="store_true", help="time `check` on the package trees instead")
+    parser.add_argument("--runs", type=int, default=3, help="--check: repetitions")
+    parser.add_argument("--jobs", nargs="+", default=["1", "default"], help="--check: --jobs values")
+    parser.add_argument("--cache", default=str(DEFAULT_CACHE), help="where the wheels are downloaded and unpacked")
+    parser.add_argument("--python", default=JAX_PYTHON, help="the analysed project's interpreter")
+    parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
+    parser.add_argument("--json", help="also write the result here")
+    args = parser.parse_args(argv)
+    cache = Path(args.cache).expanduser()
+    if args.check:
+        names = args.only or list(CHECK_TREES)
+        results = check_trees(names, cache, args.runs, args.python, args.source, args.jobs)
+        emit({"benchmark": "real_file_check", "machine": machine(), "trees": results}, args.json)
+        print(check_table(results))
+        return 0
+    names = [n for n in (args.only or FILES) if n in FILES]
+    results = [measure_file(n, cache, args.edits // 2, args.warmup // 2, args.python, args.source) for n in names]
+    emit({"benchmark": "real_file_latency", "machine": machine(), "files": results}, args.json)
+    print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
