@@ -121,13 +121,17 @@ class LspClient:
 
     # ---- LSP ----------------------------------------------------------------------------------
 
-    def initialize(self, root: str, python: str = JAX_PYTHON, debounce_ms: int = 0) -> dict:
-        """Initialize without pull-diagnostics support, so the server pushes (publishDiagnostics)."""
+    def initialize(self, root: str, python: str = JAX_PYTHON, debounce_ms: int = 0, file_events: bool = False) -> dict:
+        """Initialize without pull-diagnostics support, so the server pushes (publishDiagnostics);
+        `file_events`: the client offers to watch files (as VS Code does), so the server trusts events."""
+        capabilities: dict = {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
+        if file_events:
+            capabilities["workspace"] = {"didChangeWatchedFiles": {"dynamicRegistration": True}}
         result = self.request("initialize", {
             "processId": os.getpid(),
             "rootUri": Path(root).as_uri(),
             "workspaceFolders": [{"uri": Path(root).as_uri(), "name": Path(root).name}],
-            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+            "capabilities": capabilities,
             "initializationOptions": {"python": python, "debounceMs": debounce_ms},
         })
         self.notify("initialized", {})
