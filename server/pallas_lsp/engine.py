@@ -60,6 +60,7 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
     A file that cannot have Pallas findings (it never mentions Pallas, `get_global` or a workspace
     module that does) is only compiled, for PAL000: no model, nothing asked of jedi.
     """
+    project.new_analysis()
     if not project.can_matter(path, text):
         if codes is not None and "PAL000" not in codes:
             return []
@@ -109,6 +110,15 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
     """`analyze(project, path, text, codes)`, re-running the rules only on what an edit since the last
     call for this path can change (analysis/incremental.py says how); the same findings in every case."""
     path = os.path.abspath(path)
+    project.new_analysis()
+    if project.patched_model(path, text):  # the edit was patched into the model kept (`Project.set_text`)
+        previous = project.incremental.pop(path, None)
+        findings = analyze(project, path, text, codes)
+        incremental.seed(project, path, text, codes, min_lines, findings)  # for an edit it cannot patch
+        state = project.incremental.get(path)
+        if state is not None and previous is not None:
+            state.updates = previous.updates + 1  # one more edit taken without a whole analysis
+        return findings
     findings = incremental.update(project, path, text, codes, min_lines, model_findings)
     if findings is None:
         findings = analyze(project, path, text, codes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import reads
 from .findings import Finding, Related, Span
 from .model import ModuleModel
 from .project import Project
@@ -43,7 +44,8 @@ class RuleContext:
         key = "kernels-reaching"
         found = self.model.eval_cache.get(key)
         if found is None:
-            found = self.model.eval_cache[key] = models_reaching(self.project, self.model)
+            with reads.frame():
+                found = self.model.eval_cache[key] = models_reaching(self.project, self.model)
         return found
 
     def kernels(self):

@@ -16,6 +16,7 @@ import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import reads
 from .model import ModuleModel, child_nodes
 from .names import canonical
 from .values import (
@@ -209,7 +210,7 @@ class Evaluator:
         cache = model.eval_cache
         if frame is None:
             key = (id(expr), None)
-            found = cache.get(key, _NOT_KEPT)  # one look-up for the answers already kept (a third of the questions)
+            found = cache.hit(key, _NOT_KEPT)  # one look-up for the answers already kept (a third of the questions)
             if found is not _NOT_KEPT:
                 return found
         else:
@@ -223,6 +224,12 @@ class Evaluator:
             return UNKNOWN
         self._active.add(key)
         self._nesting += 1
+        region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
+        if frame is None:  # an answer kept: what it is read from is collected apart (`reads`)
+            reads.begin(model.path, region)
+        else:
+            reads.note(model.path)
+            reads.note(region)
         try:
             result = self._eval(model, expr, frame)
         except RecursionError:
@@ -230,8 +237,9 @@ class Evaluator:
         finally:
             self._nesting -= 1
             self._active.discard(key)
+            read = reads.end() if frame is None else None
         if frame is None and self._steps <= STEP_BUDGET:
-            cache[key] = result
+            cache.keep(key, result, read)
         return result
 
     # ---- expressions --------------------------------------------------------------------------
@@ -328,6 +336,7 @@ class Evaluator:
         cls = model.enclosing_class(func)
         if cls is None or isinstance(func, ast.Lambda):
             return None
+        reads.note(("own", id(cls)))  # the method's signature and decorators
         positional = [*func.args.posonlyargs, *func.args.args]
         if not positional or positional[0] is not arg:
             return None
@@ -360,6 +369,7 @@ class Evaluator:
         return UNKNOWN
 
     def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
+        reads.note(("own", id(cls.node)))
         for stmt in reversed(cls.node.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
                 func = Func(cls.model, stmt, instance)
@@ -399,6 +409,8 @@ class Evaluator:
         order the fields are written), else its default (`= value`, `field(default=value)`); as a class
         with `self.x = x` in `__init__` is read. None: no field of that name (or no dataclass)."""
         cls = instance.cls.node
+        reads.note(("own", id(cls)))
+        reads.note(("own", id(instance.cls.model.scope_of(cls))))  # its decorators
         if not any(terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
             return None
         fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
@@ -424,6 +436,7 @@ class Evaluator:
         found = cls.model.eval_cache.get(key)
         if found is not None:
             return found
+        reads.note(("deep", id(cls.node)))  # every method's body, nested functions too
         found = {}
         methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         methods.sort(key=lambda m: m.name != "__init__")
@@ -438,7 +451,7 @@ class Evaluator:
                         if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                 and target.value.id == self_name):
                             found.setdefault(target.attr, (method, self_name, node.value))
-        cls.model.eval_cache[key] = found
+        cls.model.eval_cache.keep(key, found)
         return found
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
@@ -536,6 +549,7 @@ class Evaluator:
 
     def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
         node = func.node
+        reads.note(("own", id(func.model.scope_of(node))))  # its signature
         spec = node.args
         positional = [*spec.posonlyargs, *spec.args]
         params: dict[str, Value] = {}
@@ -567,11 +581,12 @@ class Evaluator:
             return cache[key]
         result = self._evaluate_returns(func, args, kwargs, depth)
         if key is not None and self._steps <= STEP_BUDGET:
-            cache[key] = result
+            cache.keep(key, result)
         return result
 
     def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
         frame = Frame(func.node, self.bind_arguments(func, args, kwargs), depth)
+        reads.note(("own", id(func.node)))  # its returns
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)
         results: list[Value] = []
@@ -660,22 +675,26 @@ class Evaluator:
         if key in self._active:
             return UNKNOWN
         self._active.add(key)
+        reads.begin(("own", id(model.scope_of(func_node))))  # kept below: what it reads is collected apart
         try:
-            options: list[Value] = []
-            for func, args, kwargs in self.call_sites(model, func_node):
-                value = self.bind_arguments(func, args, kwargs).get(param, UNKNOWN)
-                if value is not UNKNOWN and value not in options:
-                    options.append(value)
+            try:
+                options: list[Value] = []
+                for func, args, kwargs in self.call_sites(model, func_node):
+                    value = self.bind_arguments(func, args, kwargs).get(param, UNKNOWN)
+                    if value is not UNKNOWN and value not in options:
+                        options.append(value)
+            finally:
+                self._active.discard(key)
+            if not options:
+                # Never called here by name (a kernel body, a branch or loop body JAX calls, a lambda): JAX passes
+                # the refs or operands positionally, and a parameter after them keeps its default.
+                default = _default_of(func_node, param)
+                if default is not None:
+                    options.append(self.value(model, default))
+            result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
         finally:
-            self._active.discard(key)
-        if not options:
-            # Never called here by name (a kernel body, a branch or loop body JAX calls, a lambda): JAX passes
-            # the refs or operands positionally, and a parameter after them keeps its default.
-            default = _default_of(func_node, param)
-            if default is not None:
-                options.append(self.value(model, default))
-        result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
-        cache[key] = result
+            read = reads.end()
+        cache.keep(key, result, read)
         return result
 
     def call_sites(self, model: "ModuleModel", func_node: ast.AST):
@@ -729,6 +748,7 @@ class Evaluator:
                 if outer is not None:
                     yield outer, value, self._call_args(model, outer), self._call_kwargs(model, outer)
         if cls is not None:  # `__call__`'s class: its instances' calls
+            reads.note(("calls", "*"))
             for call in model.calls:
                 if not isinstance(call.func, (ast.Name, ast.Attribute)):
                     continue

@@ -33,7 +33,8 @@ import re
 import time
 from dataclasses import dataclass
 
-from . import disk_cache
+from . import disk_cache, reads
+from .reads import INDEX
 from ..source_text import MAX_FILE_BYTES
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,10 @@ class ImportIndex:
         # Files whose stamp this process has seen: trusting file events, only these are not stat'ed
         # again (a file may have changed while no process ran: the cache file's stamp is checked once).
         self._checked: set[str] = set()
+        # Without file events, the files whose stamp the current analysis compared (`new_analysis`):
+        # one analysis asks about importers dozens of times, and each question compared every
+        # workspace file's stamp again (600 stats a question in a package of 600 files).
+        self._checked_now: set[str] = set()
         self._absent_sets: dict[tuple[str, ...], Unscanned] = {}  # one `Unscanned` per word set (sorted)
         self._incomplete = False  # a question met files left unscanned (`complete_some`)
         self._prefiltered: set[str] = set()  # the last names `_naming` answered without scanning every file
@@ -205,13 +210,13 @@ class ImportIndex:
             return entry[1]
         unsaved = self._unsaved.pop(path, None)
         if unsaved is not None and (path not in self._disk or self._disk[path][1] != unsaved[1]):
-            self._answers.clear()
+            self._answers_changed()
         entry = self._disk.get(path)
         data = None
         try:
             if entry is None:  # to be read anyway: its stamp from the open file (one stat, not two)
                 stamp, data = _read(path)
-            elif self.trust_events and entry[0] is not None and path in self._checked:
+            elif entry[0] is not None and (path in self._checked_now or self.trust_events and path in self._checked):
                 stamp = entry[0]
             else:
                 stat = os.stat(path)
@@ -219,6 +224,7 @@ class ImportIndex:
         except OSError:
             return None
         self._checked.add(path)
+        self._checked_now.add(path)
         known = entry[1] if entry is not None and entry[0] == stamp else None
         if isinstance(known, FileFacts):
             return known
@@ -231,13 +237,13 @@ class ImportIndex:
             except OSError:
                 return None
         if entry is not None and known is None:  # the file changed: what it said before may be gone
-            self._answers.clear()
+            self._answers_changed()
         self._cache_dirty = True
         if word is not None and not imports_mention(data, word.encode("utf-8", "surrogatepass")):
             self._disk[path] = (stamp, self._unscanned((*known.absent, word) if known is not None else (word,)))
             self._incomplete = True
             if entry is None:
-                self._answers.clear()  # a file not known before: it may be anything for other questions
+                self._answers_changed()  # a file not known before: it may be anything for other questions
             return None
         facts = scan(data)
         if known is None:  # a file read for the first time, or changed (not one scanned at last)
@@ -253,13 +259,25 @@ class ImportIndex:
             found = self._absent_sets[key] = Unscanned(frozenset(key))
         return found
 
+    def _answers_changed(self) -> None:
+        """A file's facts changed: the whole-workspace answers may be other ones, and so may what the
+        analyses read from them (`reads.INDEX`)."""
+        self._answers.clear()
+        from .model import ModuleModel
+
+        ModuleModel.forget_evaluations_reading(INDEX)
+
+    def new_analysis(self) -> None:
+        """An analysis starts: files on disk are compared with their stamps again, once each."""
+        self._checked_now.clear()
+
     def forget(self, path: str) -> None:
         """A file changed, appeared or went away on disk (a file event): read it again when asked."""
         path = os.path.abspath(path)
         self._everything = None
         self._forgotten.add(path)
         if self._disk.pop(path, None) is not None:
-            self._answers.clear()
+            self._answers_changed()
             self._cache_dirty = True
 
     def text_set(self, path: str) -> None:
@@ -276,7 +294,7 @@ class ImportIndex:
         # The memo answers from workspace files only: a file outside it (a `check` of installed
         # code, read once per file) cleared it at every first read, and the answers were made again.
         if new != old and self.project.is_workspace_file(path):
-            self._answers.clear()
+            self._answers_changed()
 
     def complete_some(self, limit: int = 256) -> bool:
         """Scan up to `limit` workspace files whose facts are not known yet (work left by `importers`,
@@ -333,6 +351,7 @@ class ImportIndex:
 
     def importers(self, path: str, module_name: str | None) -> list[str]:
         """Workspace files whose import statements name the module at `path`, in path order."""
+        reads.note(INDEX)
         if not module_name:
             return []
         last = module_name.rsplit(".", 1)[-1]
@@ -385,6 +404,8 @@ class ImportIndex:
     def can_matter(self, path: str, text: str | None = None) -> bool:
         """False when the file (its `text` if given) cannot have findings: it never mentions Pallas or
         `get_global`, and imports no workspace module that does (or that imports one that does, ...)."""
+        reads.note(path)
+        reads.note(INDEX)
         if text is not None and ("pallas" in text or "get_global" in text):
             return True
         if text is None or self.project.overlay.get(path) == text:
@@ -404,6 +425,7 @@ class ImportIndex:
         return False
 
     def mentions_interpret(self, path: str) -> bool:
+        reads.note(path)
         facts = self.facts(path)
         return facts is not None and facts.mentions_interpret
 

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from . import reads
 from .allocations import Allocation, Allocations
 from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
@@ -262,10 +263,15 @@ class KernelModel:
     def shared_memory(self) -> "SharedMemory | None":
         """Shared memory and TMEM as JAX's resource estimator computes them; None: not a kernel it
         estimates, or the analysed jax's allocation units could not be read."""
-        if self.budget_of is not None:
-            self._shared_memory = self.budget_of()
-            self.budget_of = None
-        return getattr(self, "_shared_memory", None)
+        if self.budget_of is None:
+            return None
+        # Kept in the module's memo, not on this object: computed later than the model (by a rule,
+        # a hover), it may read what the model did not, and is forgotten with that (`reads`).
+        memo, key = self.entry.model.eval_cache, ("shared-memory", id(self))
+        found = memo.get(key)
+        if found is None or found[0] is not self:
+            found = memo[key] = (self, self.budget_of())
+        return found[1]
 
     @property
     def drops_dead_code(self) -> bool:
@@ -296,6 +302,14 @@ def kernel_models(project: "Project", model: "ModuleModel") -> list[KernelModel]
     """Models of the entry points defined in `model` (cached with the module text)."""
     cached = model.eval_cache.get("kernel-models")
     if cached is None:
+        with reads.frame():
+            return _kernel_models(project, model)
+    return cached
+
+
+def _kernel_models(project: "Project", model: "ModuleModel") -> list[KernelModel]:
+    cached = model.eval_cache.get("kernel-models")
+    if cached is None:
         index = KernelIndex.of(project, model)
         warp_bodies = {id(e.body.node) for e in index.entries if e.body is not None and _backend(project, e)[0] == MOSAIC_GPU_WARP}
         cached = [_build(project, entry, warp_bodies) for entry in index.entries if entry.body is not None]
@@ -308,11 +322,12 @@ def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
     cached = model.eval_cache.get("kernel-launches")
     if cached is None:
         cached = []
-        for call in model.calls:
-            kernel = _launched_kernel(project, model, call.func)
-            if kernel is not None:
-                cached.append(Launch(kernel.api, model, call, kernel))
-        model.eval_cache["kernel-launches"] = cached
+        with reads.frame():
+            for call in model.calls:
+                kernel = _launched_kernel(project, model, call.func)
+                if kernel is not None:
+                    cached.append(Launch(kernel.api, model, call, kernel))
+            model.eval_cache["kernel-launches"] = cached
     return cached
 
 
@@ -402,6 +417,11 @@ def host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFu
     cached = model.eval_cache.get("host-functions")
     if cached is not None:
         return cached
+    with reads.frame():
+        return _host_functions(project, model)
+
+
+def _host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFunction]:
     found: dict[int, HostFunction] = {}
     for source in [model, *project.importers(model)]:
         bodies = {id(e.body.node) for e in KernelIndex.of(project, source).entries if e.body is not None}

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
+from . import reads
 from .evaluate import KERNEL_FACTORIES
 from .model import FunctionNode, child_nodes
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
@@ -128,9 +129,10 @@ class KernelIndex:
     def of(cls, project: "Project", model: "ModuleModel") -> "KernelIndex":
         index = model.eval_cache.get("kernel-index")
         if index is None:
-            index = cls(project, model)
-            model.eval_cache["kernel-index"] = index
-            index._mark_interpret_contexts()
+            with reads.frame():  # what another module's index reads is not what this analysis reads
+                index = cls(project, model)
+                model.eval_cache["kernel-index"] = index
+                index._mark_interpret_contexts()
         return index
 
     def _find_entries(self) -> None:

@@ -12,6 +12,7 @@ import re
 import weakref
 from dataclasses import dataclass, field
 
+from .reads import Memo, current, forget
 from .source import ParsedSource, parse
 from ..source_text import Refusal
 
@@ -154,6 +155,7 @@ class ModuleModel:
     def of_statements(cls, statements: list[ast.stmt]) -> "ModuleModel":
         """The bindings and indexes of a module made of these statements alone (no text, no path)."""
         model = cls.__new__(cls)
+        model.path = None
         model.tree = ast.Module(body=statements, type_ignores=[])
         model._start_indexes()
         _Builder(model).build()
@@ -168,8 +170,8 @@ class ModuleModel:
         self._call_positions: dict[str, list[int]] = {}  # callee's last name -> indexes into calls
         self._partial_positions: dict[str, list[int]] = {}  # `partial(f, ...)`: f's last name -> indexes
         self._aliased_calls: list[int] | None = None  # see `calls_named_or_aliased`
-        self._memos: dict[str, dict] = {}
-        self.eval_cache: dict = self._memos.setdefault(ModuleModel._memo_name, {})  # the evaluator's memo for this
+        self._memos: dict[str, Memo] = {}
+        self.eval_cache: Memo = self._memos.setdefault(ModuleModel._memo_name, Memo())  # the evaluator's memo for this
         ModuleModel._alive.add(self)  # text, dropped with the model; a plain attribute: read for every value
         self._scope_of: dict[ast.AST, ast.AST] = {}  # asked for every call by every entry point's model
         self._mentions: dict[str, bool] = {}
@@ -184,6 +186,16 @@ class ModuleModel:
         """Empty every memo of this model (what was evaluated through another module's old text)."""
         for memo in self._memos.values():
             memo.clear()
+
+    @classmethod
+    def forget_evaluations_reading(cls, key) -> None:
+        """Drop, in every memo of every model alive, the answers read from `key` (a file's path,
+        a part of a module: `reads.forget`); for a path, every answer of that file's models too."""
+        if isinstance(key, str):
+            for model in list(cls._alive):
+                if model.path == key:  # of another text of the file, or read through it
+                    model.forget_evaluations()
+        forget(key)
 
     @classmethod
     @contextlib.contextmanager
@@ -202,7 +214,7 @@ class ModuleModel:
     def _switch_memos(cls, memo_name: str) -> None:
         cls._memo_name = memo_name
         for model in list(cls._alive):
-            model.eval_cache = model._memos.setdefault(memo_name, {})
+            model.eval_cache = model._memos.setdefault(memo_name, Memo())
 
     def mentions(self, word: str) -> bool:
         """Whether the text holds `word` anywhere: the cheap test before a search for what it names,
@@ -273,6 +285,8 @@ class ModuleModel:
     def lookup(self, name: str, scope: ast.AST, line: int) -> Binding | None:
         """The binding a use of `name` at `line` in `scope` sees, Python's LEGB minus builtins."""
         scopes = self.scopes
+        read = current()
+        read.add(("bind", id(scope), name))
         own = scopes.get(scope)
         bindings = own.bindings.get(name) if own is not None else None
         if bindings:
@@ -280,19 +294,23 @@ class ModuleModel:
                 return bindings[-1]
             before = [b for b in bindings if b.lineno <= line]
             return (before or bindings)[-1]
-        current = self.outer_scope(scope)
-        while current is not None:
-            outer = scopes.get(current)
+        above = self.outer_scope(scope)
+        while above is not None:
+            read.add(("bind", id(above), name))
+            outer = scopes.get(above)
             bindings = outer.bindings.get(name) if outer is not None else None
             if bindings:
                 return bindings[-1]
-            current = self.outer_scope(current)
+            above = self.outer_scope(above)
         return None
 
     def calls_named(self, *names: str) -> list[ast.Call]:
         """Calls whose callee ends in one of `names` (`f(...)`, `x.f(...)`), in `calls` order: an index,
         so finding a function's call sites does not scan every call of the module."""
         positions = self._call_positions
+        read = current()
+        for name in names:
+            read.add(("calls", name))
         if len(names) == 1:
             indexes = positions.get(names[0], ())
         else:
@@ -303,6 +321,9 @@ class ModuleModel:
         """`calls_named(name)` and the calls of a bare name an assignment or import binds (`rs(...)` after
         `rs = pl.run_scoped`: what may be an alias of it), in `calls` order: an index of the second kind
         once a module, so each API's search does not look up the callee of every call again."""
+        read = current()
+        read.add(("calls", name))
+        read.add(("calls", "*"))
         if self._aliased_calls is None:
             self._aliased_calls = []
             for i, call in enumerate(self.calls):
@@ -317,10 +338,12 @@ class ModuleModel:
     def calls_or_partials_of(self, name: str) -> list[ast.Call]:
         """Calls of `f` and `partial(f, ...)` for a callee whose last name is `name`, in `calls` order:
         a module with hundreds of `functools.partial` decorators need not look at each for every name."""
+        current().add(("calls", name))
         indexes = sorted({*self._call_positions.get(name, ()), *self._partial_positions.get(name, ())})
         return [self.calls[i] for i in indexes]
 
     def module_binding(self, name: str) -> Binding | None:
+        current().add(("bind", id(self.tree), name))
         bindings = self.scopes[self.tree].bindings.get(name)
         return bindings[-1] if bindings else None
 
@@ -390,6 +413,10 @@ class _Builder:
         _link_parents(tree, self.model.parents)
         self._enter(tree)
         self.then(*tree.body, self._leave)
+        self.run()
+
+    def run(self) -> None:
+        """Visit what is scheduled (`then`), and what that schedules, to the end."""
         todo = self.todo
         while todo:
             item = todo.pop()

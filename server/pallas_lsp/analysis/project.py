@@ -21,7 +21,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 
-from . import disk_cache
+from . import disk_cache, reads
 from ..interpreters import interpreter_executable
 from ..python_path import resolve_python
 from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, load_environment
@@ -29,6 +29,7 @@ from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex, absolute
 from .model import Binding, ModuleModel
+from .model_patch import patch as patch_model
 from .names import canonical, is_jax_module
 from .notebooks import Notebook, is_notebook, read_notebook_file
 from ..source_text import Refusal, read_decoded
@@ -104,6 +105,7 @@ class Project:
         self._change_count = 0
         self._changed_at: dict[str, int] = {}
         self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
+        self._patched: dict[str, ModuleModel] = {}  # path -> its model, when its last edit was patched into it
         self._stand_ins: dict[str, ModuleModel] = {}
         self._workspace_files: list[str] | None = None
         self._workspace_set: set[str] = set()
@@ -112,6 +114,10 @@ class Project:
         # Notebooks: the editor's (its cells, `set_notebook`), and those read from disk by stamp.
         self.notebooks: dict[str, Notebook] = {}
         self._disk_notebooks: dict[str, tuple[tuple[int, int], Notebook]] = {}
+        # Files read from disk (texts, import tables, what jedi read for an answer) and their stamps
+        # then: without file events, each analysis compares them (`new_analysis`), since the answers
+        # read from a file are kept until it changes (`reads`).
+        self._disk_stamps: dict[str, list | None] = {}
         self.index = ImportIndex(self)
         self._exclusions: Exclusions | None = exclusions  # None: the root's settings, when first needed
         self._workspace_verdicts: dict[str, bool] = {}
@@ -166,7 +172,9 @@ class Project:
         path = os.path.abspath(path)
         if self.overlay.get(path) != text:
             self._changed(path)
-            self._forget_evaluations_through(path)
+            if text is None or not self._patch(path, text):
+                self._patched.pop(path, None)
+                self._forget_evaluations_through(path)
         if text is None:
             self.overlay.pop(path, None)
             self.incremental.pop(path, None)
@@ -206,7 +214,8 @@ class Project:
         path = os.path.abspath(path)
         self._changed(path)
         if path not in self.overlay:  # its text is the file's: what others evaluated through it is old
-            self._forget_evaluations_through(path)
+            # (a file created or deleted changes what imports find, which no answer records)
+            self._forget_evaluations()
         self.index.forget(path)
         self._disk_texts.pop(path, None)
         self._disk_notebooks.pop(path, None)
@@ -265,6 +274,7 @@ class Project:
         path = os.path.abspath(path)
         if path in self.notebooks:
             return self.notebooks[path]
+        self.read_from_disk(path)
         return _read_by_stamp(self._disk_notebooks, path, read_notebook_file)
 
     def notebook_of(self, path: str) -> Notebook | None:
@@ -279,12 +289,37 @@ class Project:
         return self.notebook(path)
 
     def text(self, path: str) -> str:
+        """The file's text (an answer made from it is forgotten at any edit of it: `reads`)."""
         path = os.path.abspath(path)
+        reads.note(path)
+        reads.note(("text", path))
+        return self._text(path)
+
+    def _text(self, path: str) -> str:
         if path in self.overlay:
             return self.overlay[path]
         if is_notebook(path):  # its code cells, as one module
             return self.notebook(path).module
+        self.read_from_disk(path)
         return _read_by_stamp(self._disk_texts, path, read_decoded).text
+
+    def read_from_disk(self, path: str) -> None:
+        """What is being analysed read `path` from disk (see `_disk_stamps`)."""
+        if path not in self._disk_stamps:
+            self._disk_stamps[path] = _stamp(path)
+
+    def new_analysis(self) -> None:
+        """An analysis starts: the import index compares files' stamps again (once each), the reads of
+        its answers are collected apart (`reads.new_root`), and without file events the answers read
+        from a file that changed on disk since are forgotten."""
+        self.index.new_analysis()
+        reads.new_root()
+        if not self.index.trust_events:
+            for path, stamp in list(self._disk_stamps.items()):
+                now = _stamp(path)
+                if now != stamp:
+                    self._disk_stamps[path] = now
+                    self._forget_evaluations_reading(path)
 
     def refusal(self, path: str, text: str) -> Refusal | None:
         """Why Python refuses the file's bytes, when `text` is what was read from them (an editor's
@@ -303,21 +338,22 @@ class Project:
         """Every module sees `model` as its file's model meanwhile (incremental analysis: the blanked
         text of a module other modules import); what they evaluated through another model of the
         file is dropped before, what they evaluated through this one after."""
-        self._forget_evaluations()  # made through the file's whole model
+        self._forget_evaluations_reading(model.path)  # made through the file's whole model
         self._stand_ins[model.path] = model
         try:
             yield
         finally:
             del self._stand_ins[model.path]
-            self._forget_evaluations()
+            self._forget_evaluations_reading(model.path)
 
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)
+        reads.note(path)
         stand_in = self._stand_ins.get(path)
         if stand_in is not None:
             return stand_in
         if text is None:
-            text = self.text(path)
+            text = self._text(path)
         cached = self._models.get(path)
         refusal = self.refusal(path, text)
         if cached is not None and cached.text == text and cached.source.refusal == refusal:
@@ -327,16 +363,42 @@ class Project:
         if cached is not None:
             # What other modules evaluated through the old text (an importer's kernel entries, a
             # helper's value) points at the old model's nodes: the new one would not match them.
-            self._forget_evaluations()
+            self._forget_evaluations_reading(path)
         self._models[path] = model
         self._models.move_to_end(path)
         return model
 
+    def _patch(self, path: str, text: str) -> bool:
+        """Bring the file's model to its new `text` in place, forgetting only what the edit can
+        change (`model_patch`); False when it cannot (the model is then of the old text)."""
+        model = self._models.get(path)
+        if model is None or path in self._stand_ins or len(text) > self.model_text_budget:
+            return False
+        behind = model.text != self.overlay.get(path, model.text)  # edits since were not patched into it
+        keys = patch_model(model, text)
+        if keys is None:
+            return False
+        if behind:  # what was read from it and from the texts since, all of it
+            keys.append(path)
+        for key in keys:
+            self._forget_evaluations_reading(key)
+        self._patched[path] = model
+        return True
+
+    def patched_model(self, path: str, text: str) -> bool:
+        """Whether the file's model kept was brought to `text` by the last edit (`_patch`)."""
+        model = self._models.get(os.path.abspath(path))
+        return model is not None and self._patched.get(os.path.abspath(path)) is model and model.text == text
+
     def _forget_evaluations_through(self, path: str) -> None:
-        """`path`'s text changed: what other modules evaluated through its model (an importer's value
-        of one of its constants) is forgotten, as when its model is parsed again (`model`)."""
-        if path in self._models:
-            self._forget_evaluations()
+        """`path`'s text changed: what was evaluated through its model or read from its text (an
+        importer's value of one of its constants) is forgotten, as when its model is parsed again
+        (`model`)."""
+        self._forget_evaluations_reading(path)
+
+    def _forget_evaluations_reading(self, path: str) -> None:
+        """Every answer read from `path` (in any model's memo: `reads`); the others stay true."""
+        ModuleModel.forget_evaluations_reading(path)
 
     def _forget_evaluations(self) -> None:
         for other in self._models.values():
@@ -361,13 +423,13 @@ class Project:
             del self._disk_texts[path]
         for path in [p for p in self._disk_notebooks if p not in self._models]:
             del self._disk_notebooks[path]
-        if dropped:
-            self._forget_evaluations()
+        for path in dropped:
+            self._forget_evaluations_reading(path)
 
     def forget_model(self, path: str) -> None:
         """Drop one file's parsed module (parsed again when needed), and what others evaluated through it."""
         if self._models.pop(os.path.abspath(path), None) is not None:
-            self._forget_evaluations()
+            self._forget_evaluations_reading(os.path.abspath(path))
 
     def module_name(self, path: str) -> str | None:
         """Dotted module name from the nearest folder without an `__init__.py` (how imports see it)."""
@@ -436,16 +498,23 @@ class Project:
         function), where the index's look at every workspace file's stamp would cost more than the
         analysis, and modelling every importer of a module of a big package (hundreds, each then
         analysed for its own imports) doubled a first server start's memory. Which importers name
-        `name` is kept between changes too (each text test is a stat). A module importing `model`
-        that appears on disk with no file event is seen after the next change."""
-        key = ("importers-mentioning", self._change_count, name)
-        paths = model.eval_cache.get(key)
+        `name` is kept too, until the index's answers or one of those texts change (`reads`)."""
+        key = ("importers-mentioning", name)
+        memo = model.eval_cache
+        paths = memo.get(key)
         if paths is None:
-            every = model.eval_cache.get(("importer-paths", self._change_count))
+            every = memo.get("importer-paths")
             if every is None:
-                every = model.eval_cache[("importer-paths", self._change_count)] = self.index.importers(
-                    model.path, model.module_name)
-            paths = model.eval_cache[key] = [path for path in every if name in self.text(path)]
+                reads.begin()
+                try:
+                    every = self.index.importers(model.path, model.module_name)
+                finally:
+                    memo.keep("importer-paths", every, reads.end())
+            reads.begin()
+            try:
+                paths = [path for path in every if name in self.text(path)]
+            finally:
+                memo.keep(key, paths, reads.end())
         return [self.model(path) for path in paths]
 
     def can_matter(self, path: str, text: str | None = None) -> bool:
@@ -531,7 +600,11 @@ class LibraryAnswers:
     def get(self, key: tuple[str, str]) -> tuple[ImportTarget, ...] | None:
         answer = self._answers.get(key)
         if answer is not None:
-            if _unchanged(self._dependencies.get(key, ())):
+            dependencies = self._dependencies.get(key, ())
+            if _unchanged(dependencies):
+                for path, _ in dependencies:  # an answer kept with it is read from them too
+                    reads.note(path)
+                    self.project.read_from_disk(path)
                 return answer
             del self._answers[key]  # a file it was read from changed: jedi answers again
             return None
@@ -555,6 +628,9 @@ class LibraryAnswers:
         self._answers[key] = answer
         if dependencies:
             self._dependencies[key] = dependencies
+            for path, _ in dependencies:
+                reads.note(path)
+                self.project.read_from_disk(path)
         return answer
 
     def add(self, key: tuple[str, str], answer: tuple[ImportTarget, ...], dependencies: list[str] | None = None) -> None:
@@ -563,6 +639,9 @@ class LibraryAnswers:
         if dependencies:
             self._dependencies[key] = entry_dependencies = [[path, _stamp(path)] for path in dependencies]
             entry.append(entry_dependencies)
+            for path in dependencies:
+                reads.note(path)
+                self.project.read_from_disk(path)
         self._new["\0".join(key)] = entry
 
     def hand_over(self) -> dict[str, list]:
@@ -772,17 +851,19 @@ class Resolver:
         cache_key = ("import", id(binding.node))
         if cache_key in model.eval_cache:
             return model.eval_cache[cache_key]
+        reads.note(("own", id(model.scope_of(binding.import_from))))
         value = None
         targets = self._import_targets(model, binding)
         if targets is not None:
             value = self._value_from_definition(model, targets, binding.lineno)
         if value is None:
             value = self._import_fallback(model, binding)
-        model.eval_cache[cache_key] = value
+        model.eval_cache.keep(cache_key, value)
         return value
 
     def unbound_name(self, model: ModuleModel, node: ast.Name) -> Value:
         """A name with no binding in the file: a star import or a builtin. Only jedi can say."""
+        reads.note(("own", id(model.tree)))
         if not any(isinstance(s, ast.ImportFrom) and any(a.name == "*" for a in s.names) for s in model.tree.body):
             return UNKNOWN
         column = model.source.char_column(node.lineno - 1, node.col_offset)
@@ -843,6 +924,7 @@ class Resolver:
 
 
 def _binding_at(model: ModuleModel, name: str, line: int | None) -> Binding | None:
+    reads.note(("bind", id(model.tree), name))
     bindings = model.scopes[model.tree].bindings.get(name, [])
     for binding in bindings:
         if binding.lineno == line:

@@ -37,7 +37,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from . import disk_cache
+from . import disk_cache, reads
 from .model import Binding
 from ..source_text import read_source
 
@@ -378,12 +378,15 @@ class WorkspaceImports:
     # ---- module tables ---------------------------------------------------------------------------
 
     def exports(self, path: str) -> Exports | None:
+        reads.note(path)
+        reads.note(("exports", path))  # forgotten at an edit of its top-level statements
         text = self.project.overlay.get(path)
         key = text if text is not None else disk_cache.stamp(path)
         cached = self._exports.get(path)
         if cached is not None and (cached[0] is key or cached[0] == key):
             return cached[1]
         if text is None:
+            self.project.read_from_disk(path)
             try:
                 text = read_source(path)
             except (OSError, UnicodeDecodeError, ValueError):

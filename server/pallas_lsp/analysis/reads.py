@@ -1,0 +1,240 @@
+"""What each remembered answer was read from, so that an edit forgets only the answers it can change.
+
+Every module model keeps its evaluator's answers in memos (`ModuleModel.eval_cache`): the value of
+an expression, a parameter seen from its call sites, the kernel models of a module. Many are read
+from other files (an importer's call of a function of the edited file, a constant imported from
+it) or from parts of their own file the edit did not touch. An edit used to forget every model's
+answers, so each keystroke evaluated again all that the edited file's analysis asks of every
+module around it (the call sites of its kernels in tests, benchmarks and models: two thirds of a
+keystroke in tpu-inference) and of its own unchanged functions.
+
+Here every computation that keeps an answer is a node: `begin` / `end` around it (the evaluator's
+value of an expression, a parameter's call sites), or the frame of whatever code keeps an answer
+meanwhile (`Memo.__setitem__`; an analysis is the outermost frame, `new_root`). A node records
+what it read directly (`note`: a file's path, a part of a module, `INDEX`), and which nodes read
+from it: the computation it is part of, and every computation that used one of its answers. An
+edit names what it changed (`forget(key)`: a path, `("own", id(function))`, ...; see
+`model_patch`): every node that read it, and every node that read from one of those, transitively,
+drops its answers; the others stay true. A node's answers are dropped together: an answer kept by
+code that says nothing of what it read records the frame it was kept in, which may read more after
+it is kept (a memo filled after it is stored), so it is dropped when anything that frame read changes.
+
+Keys name parts of modules by `id()`: a new node may get the id of a freed one, which can only make
+an edit forget more, never less.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+INDEX = "<import index>"  # what the import index answers about the whole workspace (importers, can matter)
+# Read by every answer kept without saying what it read (`Memo.__setitem__`): kernel models, entry
+# points, launches, found by walking modules whole; forgotten at every edit (`model_patch`).
+BROAD = "<modules walked whole>"
+
+_MISSING = object()
+
+
+class _Node:
+    """A computation: what it read directly, the nodes that read from it, the answers it kept."""
+
+    __slots__ = ("direct", "dependents", "kept", "dead", "open", "last", "limit")
+
+    def __init__(self, read=()):
+        self.direct = set(read)
+        self.dependents: list = []
+        self.kept: list = []  # (memo, key)
+        self.dead = False
+        self.open = True
+        self.last = None  # the dependent added last (a run of hits by one computation adds it once)
+        self.limit = 16  # prune dead dependents past this many
+
+    def read_by(self, node: "_Node") -> None:
+        if node is not self.last:
+            self.last = node
+            dependents = self.dependents
+            dependents.append(node)
+            if len(dependents) > self.limit:
+                dependents[:] = [d for d in dependents if not d.dead]
+                self.limit = max(16, 2 * len(dependents))
+
+
+_stack: list[_Node] = [_Node()]
+_readers: dict = {}  # key -> nodes that read it directly (filed when they end)
+_filed = [0, 1 << 16]  # readers filed since the last sweep, and the count that starts the next one
+
+
+def note(key) -> None:
+    """The computation in progress read `key` (a file's path, a part of a module, `INDEX`)."""
+    _stack[-1].direct.add(key)
+
+
+def begin(*read) -> None:
+    """A computation that keeps its own answers starts (having read `read`)."""
+    _stack.append(_Node(read))
+
+
+def end() -> _Node:
+    """It ended: its node (read by the computation it is part of)."""
+    node = _stack.pop()
+    node.open = False
+    node.read_by(_stack[-1])
+    _file(node)
+    return node
+
+
+@contextlib.contextmanager
+def frame():
+    """A computation keeping its answers in memos: what it reads counts for them only (and for the
+    computation it is part of)."""
+    begin()
+    try:
+        yield
+    finally:
+        end()
+
+
+def current() -> set:
+    """The direct reads of the computation in progress (`note` adds to it)."""
+    return _stack[-1].direct
+
+
+def new_root() -> None:
+    """An analysis starts: its outermost frame is a new node (else every answer kept outside any
+    computation would read every file ever read)."""
+    if len(_stack) == 1:
+        root = _stack[0]
+        root.open = False
+        _file(root)
+        _stack[0] = _Node()
+
+
+def _file(node: _Node) -> None:
+    for key in node.direct:
+        readers = _readers.get(key)
+        if readers is None:
+            _readers[key] = [node]
+        else:
+            readers.append(node)
+    _filed[0] += len(node.direct)
+    if _filed[0] > _filed[1]:
+        _sweep()
+
+
+def _sweep() -> None:
+    """Drop the dead nodes from the readers (a part of a module that no longer exists is never forgotten)."""
+    total = 0
+    for key in list(_readers):
+        alive = [node for node in _readers[key] if not node.dead]
+        if alive:
+            _readers[key] = alive
+            total += len(alive)
+        else:
+            del _readers[key]
+    _filed[0] = 0
+    _filed[1] = max(1 << 16, 2 * total)
+
+
+def forget(key) -> None:
+    """Drop every answer read from `key`, and from what was read from those, in every memo."""
+    queue = _readers.pop(key, [])
+    queue.extend(node for node in _stack if key in node.direct)
+    seen: set[int] = set()
+    while queue:
+        node = queue.pop()
+        if node.dead or id(node) in seen:
+            continue
+        seen.add(id(node))
+        for memo, kept in node.kept:
+            if memo._nodes.get(kept) is node:
+                memo._drop(kept)
+        node.kept = []
+        queue.extend(node.dependents)
+        node.dependents = []
+        node.last = None
+        if not node.open:  # a computation still running keeps its later answers
+            node.dead = True
+
+
+class Memo(dict):
+    """A model's memo: a dict whose answers remember the computation that kept them (see the
+    module docstring). Using an answer makes the computation in progress read from it."""
+
+    __slots__ = ("_nodes",)
+
+    def __init__(self):
+        super().__init__()
+        self._nodes: dict = {}  # key -> the node that kept it
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def get(self, key, default=None):
+        found = dict.get(self, key, _MISSING)
+        if found is _MISSING:
+            return default
+        self._nodes[key].read_by(_stack[-1])
+        return found
+
+    hit = get  # the evaluator's hot path
+
+    def __getitem__(self, key):
+        found = dict.__getitem__(self, key)
+        self._nodes[key].read_by(_stack[-1])
+        return found
+
+    def __contains__(self, key) -> bool:
+        if dict.__contains__(self, key):
+            self._nodes[key].read_by(_stack[-1])
+            return True
+        return False
+
+    def setdefault(self, key, default=None):
+        found = dict.get(self, key, _MISSING)
+        if found is not _MISSING:
+            self._nodes[key].read_by(_stack[-1])
+            return found
+        self[key] = default
+        return default
+
+    # ---- writing ------------------------------------------------------------------------------
+
+    def __setitem__(self, key, value) -> None:
+        """Keep an answer of code that does not say what it read in detail: it read `BROAD`."""
+        node = _stack[-1]
+        node.direct.add(BROAD)
+        self.keep(key, value, node)
+
+    def keep(self, key, value, node: _Node | None = None) -> None:
+        """Keep `value` as the answer of `node` (by default the computation in progress, which
+        says what it read with `note`)."""
+        node = node or _stack[-1]
+        dict.__setitem__(self, key, value)
+        self._nodes[key] = node
+        node.kept.append((self, key))
+
+    def _drop(self, key) -> None:
+        if dict.__contains__(self, key):
+            dict.__delitem__(self, key)
+        self._nodes.pop(key, None)
+
+    def __delitem__(self, key) -> None:
+        if not dict.__contains__(self, key):
+            raise KeyError(key)
+        self._drop(key)
+
+    def pop(self, key, *default):
+        if dict.__contains__(self, key):
+            value = dict.__getitem__(self, key)
+            self._drop(key)
+            return value
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def clear(self) -> None:
+        dict.clear(self)
+        self._nodes.clear()
+
+    def update(self, *args, **kwargs):  # noqa: D102 - every write must go through `keep`
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
