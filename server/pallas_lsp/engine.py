@@ -61,6 +61,11 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
     module that does) is only compiled, for PAL000: no model, nothing asked of jedi.
     """
     project.new_analysis()
+    with project.pinning(path):
+        return _analyze(project, path, text, codes)
+
+
+def _analyze(project: Project, path: str, text: str | None, codes: set[str] | None) -> list[Finding]:
     if not project.can_matter(path, text):
         if codes is not None and "PAL000" not in codes:
             return []
@@ -111,9 +116,15 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
     call for this path can change (analysis/incremental.py says how); the same findings in every case."""
     path = os.path.abspath(path)
     project.new_analysis()
+    with project.pinning(path):
+        return _analyze_incremental(project, path, text, codes, min_lines)
+
+
+def _analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None,
+                         min_lines: int) -> list[Finding]:
     if project.patched_model(path, text):  # the edit was patched into the model kept (`Project.set_text`)
         previous = project.incremental.pop(path, None)
-        findings = analyze(project, path, text, codes)
+        findings = _analyze(project, path, text, codes)
         incremental.seed(project, path, text, codes, min_lines, findings)  # for an edit it cannot patch
         state = project.incremental.get(path)
         if state is not None and previous is not None:
@@ -121,6 +132,6 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
         return findings
     findings = incremental.update(project, path, text, codes, min_lines, model_findings)
     if findings is None:
-        findings = analyze(project, path, text, codes)
+        findings = _analyze(project, path, text, codes)
         incremental.seed(project, path, text, codes, min_lines, findings)
     return findings

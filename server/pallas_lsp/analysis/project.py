@@ -47,6 +47,11 @@ MAX_WORKSPACE_FILES = 100_000
 # first, the one just analysed always kept (`drop_models_over_budget`); a dropped one is parsed
 # again when next needed.
 MODEL_TEXT_BUDGET = 1_000_000
+# The models an edited file's analyses read are kept while their texts add up to at most this many
+# budgets (`drop_models_over_budget`): dropping one forgets every answer read from it, and a
+# keystroke in a kernel file of a big package reads two million characters of other modules (the
+# call sites of its kernels, and theirs): each keystroke parsed and evaluated them all again.
+PINNED_BUDGETS = 4
 
 
 def iter_python_files(root: str, exclusions: Exclusions | None = None, on_skip=None, notebooks: bool = False):
@@ -106,6 +111,8 @@ class Project:
         self._changed_at: dict[str, int] = {}
         self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
         self._patched: dict[str, ModuleModel] = {}  # path -> its model, when its last edit was patched into it
+        self._pins: dict[str, set[str]] = {}  # path -> the models its analyses read (`pinning`)
+        self._pinning: set[str] | None = None
         self._stand_ins: dict[str, ModuleModel] = {}
         self._workspace_files: list[str] | None = None
         self._workspace_set: set[str] = set()
@@ -178,6 +185,7 @@ class Project:
         if text is None:
             self.overlay.pop(path, None)
             self.incremental.pop(path, None)
+            self._pins.pop(path, None)
         else:
             self.overlay[path] = text
         self.index.text_set(path)
@@ -349,6 +357,8 @@ class Project:
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)
         reads.note(path)
+        if self._pinning is not None:
+            self._pinning.add(path)
         stand_in = self._stand_ins.get(path)
         if stand_in is not None:
             return stand_in
@@ -404,16 +414,32 @@ class Project:
         for other in self._models.values():
             other.forget_evaluations()
 
+    @contextlib.contextmanager
+    def pinning(self, path: str):
+        """Meanwhile the models asked for are read by `path`'s analysis: kept with it (`drop_models_over_budget`)."""
+        path = os.path.abspath(path)
+        pins = self._pins.setdefault(path, set())
+        outer, self._pinning = self._pinning, pins
+        try:
+            yield
+        finally:
+            self._pinning = outer
+
     def drop_models_over_budget(self, keep: str) -> None:
-        """Between analyses: keep the most recently used models within `model_text_budget`
-        characters and `keep`'s (the file just analysed) whatever its size; the disk texts only of
+        """Between analyses: keep `keep`'s model (the file just analysed) whatever its size, the
+        models its analyses read while their texts add up to `PINNED_BUDGETS` budgets, and the
+        most recently used others while all add up to `model_text_budget` characters; the disk texts only of
         files whose models are kept. What the others evaluated through a dropped model is
         forgotten with it (a model parsed again later is another object, which results holding the
         dropped one would not match: a PAL002 lost until the importer changed)."""
         keep = os.path.abspath(keep)
-        total, dropped = 0, []
+        pinned = {p for p in self._pins.get(keep, ()) if p in self._models and p != keep}
+        total = sum(len(self._models[p].text) for p in pinned)  # the others fit in what they leave
+        if total > PINNED_BUDGETS * self.model_text_budget:
+            pinned, total = set(), 0
+        dropped = []
         for path, model in reversed(self._models.items()):
-            if path != keep:
+            if path != keep and path not in pinned:
                 total += len(model.text)
                 if total > self.model_text_budget:
                     dropped.append(path)
