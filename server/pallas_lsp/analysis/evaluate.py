@@ -226,9 +226,9 @@ class Evaluator:
         self._nesting += 1
         region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
         if frame is None:  # an answer kept: what it is read from is collected apart (`reads`)
-            reads.begin(model.path, region)
+            reads.begin(model.read_key, region)
         else:
-            reads.note(model.path)
+            reads.note(model.read_key)
             reads.note(region)
         try:
             result = self._eval(model, expr, frame)
@@ -748,7 +748,7 @@ class Evaluator:
                 if outer is not None:
                     yield outer, value, self._call_args(model, outer), self._call_kwargs(model, outer)
         if cls is not None:  # `__call__`'s class: its instances' calls
-            reads.note(("calls", "*"))
+            reads.note(("calls", id(model), "*"))
             for call in model.calls:
                 if not isinstance(call.func, (ast.Name, ast.Attribute)):
                     continue

@@ -166,6 +166,7 @@ class ImportIndex:
 
     def __init__(self, project):
         self.project = project
+        self._read_key = (id(project), INDEX)  # noted by what reads the index's whole-workspace answers
         self.trust_events = False
         self._disk: dict[str, tuple[tuple[int, int] | None, FileFacts | Unscanned]] = {}
         self._unsaved: dict[str, tuple[str, FileFacts]] = {}
@@ -263,9 +264,7 @@ class ImportIndex:
         """A file's facts changed: the whole-workspace answers may be other ones, and so may what the
         analyses read from them (`reads.INDEX`)."""
         self._answers.clear()
-        from .model import ModuleModel
-
-        ModuleModel.forget_evaluations_reading(INDEX)
+        reads.forget(self._read_key)
 
     def new_analysis(self) -> None:
         """An analysis starts: files on disk are compared with their stamps again, once each."""
@@ -351,7 +350,7 @@ class ImportIndex:
 
     def importers(self, path: str, module_name: str | None) -> list[str]:
         """Workspace files whose import statements name the module at `path`, in path order."""
-        reads.note(INDEX)
+        reads.note(self._read_key)
         if not module_name:
             return []
         last = module_name.rsplit(".", 1)[-1]
@@ -404,8 +403,8 @@ class ImportIndex:
     def can_matter(self, path: str, text: str | None = None) -> bool:
         """False when the file (its `text` if given) cannot have findings: it never mentions Pallas or
         `get_global`, and imports no workspace module that does (or that imports one that does, ...)."""
-        reads.note(path)
-        reads.note(INDEX)
+        reads.note(self.project.read_key(path))
+        reads.note(self._read_key)
         if text is not None and ("pallas" in text or "get_global" in text):
             return True
         if text is None or self.project.overlay.get(path) == text:
@@ -425,7 +424,7 @@ class ImportIndex:
         return False
 
     def mentions_interpret(self, path: str) -> bool:
-        reads.note(path)
+        reads.note(self.project.read_key(path))
         facts = self.facts(path)
         return facts is not None and facts.mentions_interpret
 

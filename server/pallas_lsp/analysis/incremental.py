@@ -540,9 +540,9 @@ def _apply(project: Project, path: str, state: DocumentState, text: str, new_lin
             return None
         source = ParsedSource(blanked, ast.Module(body=statements, type_ignores=[]), split_lines(blanked),
                               list(errors), split_lines(recovered))
-        model = ModuleModel(path, blanked, project.module_name(path), source=source)
+        model = project.own(ModuleModel(path, blanked, project.module_name(path), source=source))
     else:
-        model = ModuleModel(path, blanked, project.module_name(path))
+        model = project.own(ModuleModel(path, blanked, project.module_name(path)))
         if model.source.syntax_errors:
             return None
     codes = set(state.codes) if state.codes is not None else None
@@ -674,7 +674,7 @@ def model_for_lines(project: Project, path: str, text: str, first_line: int, las
             component = _component(state.chunks, list(range(first, last + 1)), [], importers[1])
             if component is not None:
                 kept = _kept(state.chunks, component, importers[1])
-                model = ModuleModel(path, _blanked(lines, state.chunks, starts, kept), project.module_name(path))
+                model = project.own(ModuleModel(path, _blanked(lines, state.chunks, starts, kept), project.module_name(path)))
     if model is None or model.source.syntax_errors:
         yield project.model(path, text)
     elif importers[0]:

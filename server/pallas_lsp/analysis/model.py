@@ -12,7 +12,7 @@ import re
 import weakref
 from dataclasses import dataclass, field
 
-from .reads import Memo, current, forget
+from .reads import Memo, current
 from .source import ParsedSource, parse
 from ..source_text import Refusal
 
@@ -145,6 +145,8 @@ class ModuleModel:
         """`source`, when given, is `text` already parsed (or recovered); `refusal`: what Python says
         of the bytes `text` was read from."""
         self.path = path
+        self.read_key = path  # what an answer read from it notes (a project's models: `Project.read_key`)
+        self.owner = None  # the project whose model it is, if any
         self.module_name = module_name
         self.source: ParsedSource = source if source is not None else parse(text, refusal)
         self.tree = self.source.tree
@@ -155,7 +157,7 @@ class ModuleModel:
     def of_statements(cls, statements: list[ast.stmt]) -> "ModuleModel":
         """The bindings and indexes of a module made of these statements alone (no text, no path)."""
         model = cls.__new__(cls)
-        model.path = None
+        model.path = model.read_key = model.owner = None
         model.tree = ast.Module(body=statements, type_ignores=[])
         model._start_indexes()
         _Builder(model).build()
@@ -188,14 +190,11 @@ class ModuleModel:
             memo.clear()
 
     @classmethod
-    def forget_evaluations_reading(cls, key) -> None:
-        """Drop, in every memo of every model alive, the answers read from `key` (a file's path,
-        a part of a module: `reads.forget`); for a path, every answer of that file's models too."""
-        if isinstance(key, str):
-            for model in list(cls._alive):
-                if model.path == key:  # of another text of the file, or read through it
-                    model.forget_evaluations()
-        forget(key)
+    def forget_evaluations_of(cls, path: str, owner) -> None:
+        """Empty the memos of every model alive of the file at `path` of project `owner` (or of none)."""
+        for model in list(cls._alive):
+            if model.path == path and (model.owner is owner or model.owner is None):
+                model.forget_evaluations()
 
     @classmethod
     @contextlib.contextmanager
@@ -310,7 +309,7 @@ class ModuleModel:
         positions = self._call_positions
         read = current()
         for name in names:
-            read.add(("calls", name))
+            read.add(("calls", id(self), name))
         if len(names) == 1:
             indexes = positions.get(names[0], ())
         else:
@@ -322,8 +321,8 @@ class ModuleModel:
         `rs = pl.run_scoped`: what may be an alias of it), in `calls` order: an index of the second kind
         once a module, so each API's search does not look up the callee of every call again."""
         read = current()
-        read.add(("calls", name))
-        read.add(("calls", "*"))
+        read.add(("calls", id(self), name))
+        read.add(("calls", id(self), "*"))
         if self._aliased_calls is None:
             self._aliased_calls = []
             for i, call in enumerate(self.calls):
@@ -338,7 +337,7 @@ class ModuleModel:
     def calls_or_partials_of(self, name: str) -> list[ast.Call]:
         """Calls of `f` and `partial(f, ...)` for a callee whose last name is `name`, in `calls` order:
         a module with hundreds of `functools.partial` decorators need not look at each for every name."""
-        current().add(("calls", name))
+        current().add(("calls", id(self), name))
         indexes = sorted({*self._call_positions.get(name, ()), *self._partial_positions.get(name, ())})
         return [self.calls[i] for i in indexes]
 

@@ -37,7 +37,8 @@ MAX_DEPTH = 60  # blocks around and inside the edited statements (Python's parse
 
 def patch(model: ModuleModel, text: str) -> list | None:
     """Bring `model` to `text` in place (see the module docstring): the read keys of the answers
-    that may no longer be true, or None when only a whole parse can tell (`model` is then unchanged)."""
+    that may no longer be true ("text" and "exports": those of the file's text and top-level
+    names, for its project to name), or None when only a whole parse can tell (`model` is then unchanged)."""
     source = model.source
     if (source.syntax_errors or source.recovered is not None or source.refusal is not None or model.path is None
             or any(c in text for c in ("\r", "\x00", "\x0c")) or text.startswith("\ufeff")
@@ -211,7 +212,7 @@ def _apply_shift(model: ModuleModel, text: str, lines: list[str], after: int, de
     """Only blank lines and comments between statements changed: lines after `after` (1-based) move."""
     _shift(model, after, delta, set())
     _done(model, text, lines)
-    return [BROAD, ("text", model.path)] + ([("exports", model.path)] if delta else [])
+    return [BROAD, "text"] + (["exports"] if delta else [])
 
 
 def _done(model: ModuleModel, text: str, lines: list[str]) -> None:
@@ -291,9 +292,9 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
     _done(model, text, lines)
 
     # What the answers read that changed.
-    keys: list = [BROAD, ("own", id(scope)), ("text", model.path)]
+    keys: list = [BROAD, "text", ("own", id(scope))]
     if isinstance(scope, ast.Module) or delta:
-        keys.append(("exports", model.path))
+        keys.append("exports")
     keys += [("own", id(node)) for node in old_scopes]
     keys += [("deep", id(node)) for node in old_scopes]
     above = scope
@@ -304,9 +305,9 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
         above = model.scope_of(above)
     keys += [("bind", id(scope), name) for name in old_bound | new_bound]
     called = _call_names(old_nodes) | _call_names(n for s in new for n in ast.walk(s))
-    keys += [("calls", name) for name in called]
+    keys += [("calls", id(model), name) for name in called]
     if called:
-        keys.append(("calls", "*"))
+        keys.append(("calls", id(model), "*"))
     return keys
 
 

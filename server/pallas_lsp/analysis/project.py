@@ -299,8 +299,8 @@ class Project:
     def text(self, path: str) -> str:
         """The file's text (an answer made from it is forgotten at any edit of it: `reads`)."""
         path = os.path.abspath(path)
-        reads.note(path)
-        reads.note(("text", path))
+        reads.note(self.read_key(path))
+        reads.note(self.read_key(path, "text"))
         return self._text(path)
 
     def _text(self, path: str) -> str:
@@ -313,6 +313,7 @@ class Project:
 
     def read_from_disk(self, path: str) -> None:
         """What is being analysed read `path` from disk (see `_disk_stamps`)."""
+        reads.note(self.read_key(path))
         if path not in self._disk_stamps:
             self._disk_stamps[path] = _stamp(path)
 
@@ -356,7 +357,7 @@ class Project:
 
     def model(self, path: str, text: str | None = None) -> ModuleModel:
         path = os.path.abspath(path)
-        reads.note(path)
+        reads.note(self.read_key(path))
         if self._pinning is not None:
             self._pinning.add(path)
         stand_in = self._stand_ins.get(path)
@@ -370,6 +371,7 @@ class Project:
             self._models.move_to_end(path)
             return cached
         model = ModuleModel(path, text, self.module_name(path), refusal=refusal)
+        self.own(model)
         if cached is not None:
             # What other modules evaluated through the old text (an importer's kernel entries, a
             # helper's value) points at the old model's nodes: the new one would not match them.
@@ -389,11 +391,24 @@ class Project:
         if keys is None:
             return False
         if behind:  # what was read from it and from the texts since, all of it
-            keys.append(path)
+            self._forget_evaluations_reading(path)
         for key in keys:
-            self._forget_evaluations_reading(key)
+            reads.forget(self.read_key(path, key) if key in ("text", "exports") else key)
         self._patched[path] = model
         return True
+
+    def read_key(self, path: str, kind: str = "model") -> tuple:
+        """What an answer notes when it read the file at `path` (`reads`): its model, its text
+        (`"text"`), its top-level names (`"exports"`), in this project (not another's, of the
+        same file)."""
+        return (id(self), kind, path)
+
+    def own(self, model: ModuleModel) -> ModuleModel:
+        """`model` is this project's model of its file (or stands in for it): answers read from it
+        note `read_key`, and are forgotten with the file's."""
+        model.owner = self
+        model.read_key = self.read_key(model.path)
+        return model
 
     def patched_model(self, path: str, text: str) -> bool:
         """Whether the file's model kept was brought to `text` by the last edit (`_patch`)."""
@@ -407,8 +422,10 @@ class Project:
         self._forget_evaluations_reading(path)
 
     def _forget_evaluations_reading(self, path: str) -> None:
-        """Every answer read from `path` (in any model's memo: `reads`); the others stay true."""
-        ModuleModel.forget_evaluations_reading(path)
+        """Every answer read from the file at `path` (its models' and others': `reads`); the others stay true."""
+        ModuleModel.forget_evaluations_of(path, self)
+        reads.forget(self.read_key(path))
+        reads.forget(path)  # read through a model of no project
 
     def _forget_evaluations(self) -> None:
         for other in self._models.values():
@@ -629,7 +646,6 @@ class LibraryAnswers:
             dependencies = self._dependencies.get(key, ())
             if _unchanged(dependencies):
                 for path, _ in dependencies:  # an answer kept with it is read from them too
-                    reads.note(path)
                     self.project.read_from_disk(path)
                 return answer
             del self._answers[key]  # a file it was read from changed: jedi answers again
@@ -655,7 +671,6 @@ class LibraryAnswers:
         if dependencies:
             self._dependencies[key] = dependencies
             for path, _ in dependencies:
-                reads.note(path)
                 self.project.read_from_disk(path)
         return answer
 
@@ -666,7 +681,6 @@ class LibraryAnswers:
             self._dependencies[key] = entry_dependencies = [[path, _stamp(path)] for path in dependencies]
             entry.append(entry_dependencies)
             for path in dependencies:
-                reads.note(path)
                 self.project.read_from_disk(path)
         self._new["\0".join(key)] = entry
 

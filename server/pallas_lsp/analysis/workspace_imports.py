@@ -378,8 +378,8 @@ class WorkspaceImports:
     # ---- module tables ---------------------------------------------------------------------------
 
     def exports(self, path: str) -> Exports | None:
-        reads.note(path)
-        reads.note(("exports", path))  # forgotten at an edit of its top-level statements
+        reads.note(self.project.read_key(path))
+        reads.note(self.project.read_key(path, "exports"))  # forgotten at an edit of its top-level statements
         text = self.project.overlay.get(path)
         key = text if text is not None else disk_cache.stamp(path)
         cached = self._exports.get(path)
