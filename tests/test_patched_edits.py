@@ -116,6 +116,10 @@ def debug(x):
 """
 
 LAUNCHER = """\
+import contextlib
+
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
 import kernels_module as km
 
 
@@ -125,6 +129,11 @@ def debug(x):
 
 def debug_class(x):
     return km.Attention(interpret=False)(x)
+
+
+def debug_switched(x):
+    with plgpu.force_gpu_interpret_mode():
+        return km.make_attention()(x)
 """
 
 # Edits that keep every line where it is: `(pattern, replacement)` applied to one matching line.
@@ -139,7 +148,11 @@ SWITCHES = [
     (r"\.at\[0\]\)", ")"),
     (r"STEPS = \d+", "STEPS = 0"),
     (r"STEPS = 0", "STEPS = 4"),
+    (r"plgpu\.force_gpu_interpret_mode\(\)", "contextlib.nullcontext()"),
+    (r"contextlib\.nullcontext\(\)", "plgpu.force_gpu_interpret_mode()"),
 ]
+# Edits no model can be patched with: the module is parsed again, and what was read from it forgotten.
+UNPATCHABLE = [("import", "import math\n"), ("broken", "def (\n"), ("repaired", "")]
 
 
 def _typed(rng: random.Random, text: str) -> tuple[str, str]:
@@ -168,6 +181,15 @@ def _typed(rng: random.Random, text: str) -> tuple[str, str]:
     return kind, "\n".join(lines)
 
 
+def _unpatchable(rng: random.Random, text: str) -> tuple[str, str]:
+    """An import added, a line that does not parse added, or that line taken out again."""
+    broken = "def (\n"
+    if broken in text:
+        return "repaired", text.replace(broken, "", 1)
+    kind, line = rng.choice(UNPATCHABLE[:2])
+    return kind, line + text
+
+
 def _workspace(tmp_path, seed: int) -> dict[str, str]:
     units, _ = make_big_file.generate(lines=250, seed=seed, bug_every=3)
     texts = {"helpers.py": HELPERS, "kernels_module.py": units + CONNECTED, "launcher.py": LAUNCHER}
@@ -179,7 +201,7 @@ def _workspace(tmp_path, seed: int) -> dict[str, str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_patched_edits_give_the_findings_of_a_whole_analysis(tmp_path, seed):
-    from test_incremental_analysis import random_edit  # the line-moving and broken edits
+    from test_incremental_analysis import _parses, random_edit  # the line-moving and broken edits
 
     texts = _workspace(tmp_path, seed)
     paths = {name: str(tmp_path / name) for name in texts}
@@ -193,13 +215,20 @@ def test_patched_edits_give_the_findings_of_a_whole_analysis(tmp_path, seed):
         editing.set_text(paths[name], texts[name])
         analyze_incremental(editing, paths[name], texts[name], min_lines=0)
     patched = 0
+    parsed = texts["kernels_module.py"]  # its last text that parsed
     for step in range(36):
         name = rng.choice(["kernels_module.py"] * 4 + ["helpers.py", "launcher.py"])
-        if name == "kernels_module.py" and rng.random() < 0.25:
+        if name == "kernels_module.py" and texts[name] != parsed and rng.random() < 0.5:
+            kind, edited = "put back", parsed  # a broken text is often repaired soon
+        elif name == "kernels_module.py" and rng.random() < 0.25:
             kind, edited = random_edit(rng, texts[name])
+        elif name == "launcher.py" and rng.random() < 0.3:
+            kind, edited = _unpatchable(rng, texts[name])
         else:
             kind, edited = _typed(rng, texts[name])
         texts[name] = edited
+        if name == "kernels_module.py" and _parses(edited):
+            parsed = edited
         editing.set_text(paths[name], edited)
         patched += editing.patched_model(paths[name], edited)
         reference.forget_models()

@@ -426,6 +426,9 @@ class Project:
         ModuleModel.forget_evaluations_of(path, self)
         reads.forget(self.read_key(path))
         reads.forget(path)  # read through a model of no project
+        # And every answer about modules as a whole: one module's kernel index marks the entry
+        # points of others it runs in interpret mode, which their own answers do not record.
+        reads.forget(reads.BROAD)
 
     def _forget_evaluations(self) -> None:
         for other in self._models.values():
