@@ -281,9 +281,11 @@ class ImportIndex:
 
     def text_set(self, path: str) -> None:
         """A file's unsaved text was set or dropped: its entry is brought up to date now, so the
-        next question need not look at every file again."""
+        next question need not look at every file again, and what was read from the old answers
+        is forgotten before the next analysis, not amid it (`reads`: answers found again in
+        another order than a whole analysis's)."""
+        facts = self.facts(path) if self._loaded or self._everything is not None else None
         if self._everything is not None:
-            facts = self.facts(path)
             if facts is None:
                 self._everything.pop(path, None)
             else:

@@ -312,7 +312,6 @@ def reachable_functions(project: "Project", start: Func, limit: int = 500, exclu
 
 
 def _reachable_functions(project: "Project", start: Func, limit: int, exclude: set[int]) -> list[Func]:
-    evaluator = project.evaluator
     seen: dict[int, Func] = {}
     queue = [start]
     while queue and len(seen) < limit:
@@ -320,7 +319,25 @@ def _reachable_functions(project: "Project", start: Func, limit: int, exclude: s
         if id(func.node) in seen or id(func.node) in exclude:
             continue
         seen[id(func.node)] = func
-        model = func.model
+        queue.extend(target for target in _callees(project, func) if id(target.node) not in seen)
+    return list(seen.values())
+
+
+def _callees(project: "Project", func: Func) -> list[Func]:
+    """What the body of `func` can run, in the order of its nodes: the function each name or
+    attribute it loads is (if any), and its nested lambdas and decorated defs (run where they are
+    defined); nested functions are not entered. Kept per function (`reads`: an edit elsewhere keeps
+    it), so a kernel's reachable functions are found again after an edit without walking them."""
+    model = func.model
+    key = ("callees", id(func.node))
+    memo = model.eval_cache
+    found = memo.get(key)
+    if found is not None:
+        return found
+    evaluator = project.evaluator
+    found = []
+    reads.begin(model.read_key, ("own", id(func.node)))
+    try:
         for node in _own_nodes(func.node):
             kind = node.__class__  # by class, not a chain of isinstance: this loop sees every node of every kernel
             if kind is ast.Name:
@@ -334,12 +351,15 @@ def _reachable_functions(project: "Project", start: Func, limit: int, exclude: s
                     continue
             else:
                 if kind in _FUNCTION_CLASSES and (kind is ast.Lambda or node.decorator_list):
-                    queue.append(Func(model, node))
+                    found.append(Func(model, node))
                 continue
             target = unwrap_function(evaluator.value(model, node))
-            if target is not None and id(target.node) not in seen:
-                queue.append(target)
-    return list(seen.values())
+            if target is not None:
+                found.append(target)
+    finally:
+        read = reads.end()
+    memo.keep(key, found, read)
+    return found
 
 
 def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
@@ -385,6 +405,8 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
                 # innermost partial first: its bound arguments come first, the call's own last
                 known = all(isinstance(p, ast.Call) and id(p) in own_calls for p in partials)
                 call.bound_by_partials = list(reversed(partials)) if known else None
+            else:  # what an earlier text bound it through is gone (an edit keeps the call's node: `model_patch`)
+                call.bound_by_partials = []
             result.append(call)
     model.eval_cache[key] = result
     return result

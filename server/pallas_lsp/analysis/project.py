@@ -323,6 +323,10 @@ class Project:
         from a file that changed on disk since are forgotten."""
         self.index.new_analysis()
         reads.new_root()
+        # Answers about modules as a whole are found again in every analysis, in its order: a
+        # kernel index marks the entry points of modules it runs in interpret mode, which rules
+        # read; kept from another analysis (of another file), the marks would be those of its order.
+        reads.forget(reads.BROAD)
         if not self.index.trust_events:
             for path, stamp in list(self._disk_stamps.items()):
                 now = _stamp(path)
