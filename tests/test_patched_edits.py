@@ -323,3 +323,27 @@ def test_a_line_added_in_a_nested_body_is_patched_too(tmp_path, monkeypatch):
     fresh.set_text(path, edited)
     assert got == analyze(fresh, path, edited)
     assert [f.span.line + (f.span.line >= at) for f in before] == [f.span.line for f in got]
+
+
+def test_an_importers_interpret_switch_after_its_edit(tmp_path):
+    """The importer runs the module's kernels under `force_gpu_interpret_mode`, which its kernel
+    index marks on the module's entry points while PAL002 looks at importers, after the rules
+    that read them unmarked. After an edit of the importer analysed alone (its import facts
+    change), the module's next analysis reads the marks in the same order as a whole analysis."""
+    texts = {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    paths = {name: str(tmp_path / name) for name in texts}
+    project = Project(root=str(tmp_path), python=jax_python())
+    for name in ("kernels_module.py", "launcher.py", "kernels_module.py"):
+        project.set_text(paths[name], texts[name])
+        analyze_incremental(project, paths[name], texts[name], min_lines=0)
+    edited = "import math\n" + LAUNCHER
+    project.set_text(paths["launcher.py"], edited)
+    analyze_incremental(project, paths["launcher.py"], edited, min_lines=0)
+    got = analyze_incremental(project, paths["kernels_module.py"], CONNECTED_ONLY, min_lines=0)
+    fresh = Project(root=str(tmp_path), python=jax_python())
+    fresh.set_text(paths["launcher.py"], edited)
+    expected = analyze(fresh, paths["kernels_module.py"], CONNECTED_ONLY)
+    assert {"PAL002", "PAL004"} <= {f.code for f in expected}
+    assert got == expected
