@@ -20,7 +20,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 
-from .analysis import Finding, Project
+from .analysis import Finding, Project, reads
 from .engine import analyze
 from .analysis.exclusions import Exclusions
 from .analysis.jax_version import jax_version
@@ -121,6 +121,7 @@ def _start_worker(root: str, python: str, use_jedi: bool, platform: str, exclusi
     _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
                               exclusions=Exclusions(*exclusions))
     _worker_project.index.trust_events = True  # files do not change during a check
+    reads.set_tracking(False)
     _worker_project.defer_cache_writes = True  # the index after each task, the answers by the parent
     collect_less_often()
     atexit.register(_end_worker_now)

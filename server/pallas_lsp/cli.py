@@ -175,6 +175,7 @@ def run_check(args) -> int:
     _warn_fix_flags(args)
     from .analysis import Project
     from .analysis.environment import EnvironmentError_
+    from .analysis import reads
     from .analysis.exclusions import Exclusions
     from .check_jobs import analyze_files, default_jobs
     from .config import ConfigError, split_codes
@@ -223,6 +224,7 @@ def run_check(args) -> int:
         else:
             not_applied = _write_fixes(project, changed, chosen)
     project.index.trust_events = True  # files do not change during a check (fixes written above are forgotten)
+    reads.set_tracking(False)  # nor do the texts: what each answer read need not be recorded
     project.defer_cache_writes = True  # written once, after every file's findings
     findings = []
     skipped = 0

@@ -224,12 +224,15 @@ class Evaluator:
             return UNKNOWN
         self._active.add(key)
         self._nesting += 1
-        region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
-        if frame is None:  # an answer kept: what it is read from is collected apart (`reads`)
-            reads.begin(model.read_key, region)
-        else:
-            reads.note(model.read_key)
-            reads.note(region)
+        kept = frame is None and reads.tracking()  # an answer kept: what it reads is collected apart (`reads`)
+        read = reads.current()
+        if read is not None:
+            region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
+            if kept:
+                reads.begin(model.read_key, region)
+            else:
+                read.add(model.read_key)
+                read.add(region)
         try:
             result = self._eval(model, expr, frame)
         except RecursionError:
@@ -237,7 +240,7 @@ class Evaluator:
         finally:
             self._nesting -= 1
             self._active.discard(key)
-            read = reads.end() if frame is None else None
+            read = reads.end() if kept else None
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)
         return result

@@ -285,7 +285,8 @@ class ModuleModel:
         """The binding a use of `name` at `line` in `scope` sees, Python's LEGB minus builtins."""
         scopes = self.scopes
         read = current()
-        read.add(("bind", id(scope), name))
+        if read is not None:
+            read.add(("bind", id(scope), name))
         own = scopes.get(scope)
         bindings = own.bindings.get(name) if own is not None else None
         if bindings:
@@ -295,7 +296,8 @@ class ModuleModel:
             return (before or bindings)[-1]
         above = self.outer_scope(scope)
         while above is not None:
-            read.add(("bind", id(above), name))
+            if read is not None:
+                read.add(("bind", id(above), name))
             outer = scopes.get(above)
             bindings = outer.bindings.get(name) if outer is not None else None
             if bindings:
@@ -308,8 +310,9 @@ class ModuleModel:
         so finding a function's call sites does not scan every call of the module."""
         positions = self._call_positions
         read = current()
-        for name in names:
-            read.add(("calls", id(self), name))
+        if read is not None:
+            for name in names:
+                read.add(("calls", id(self), name))
         if len(names) == 1:
             indexes = positions.get(names[0], ())
         else:
@@ -321,8 +324,9 @@ class ModuleModel:
         `rs = pl.run_scoped`: what may be an alias of it), in `calls` order: an index of the second kind
         once a module, so each API's search does not look up the callee of every call again."""
         read = current()
-        read.add(("calls", id(self), name))
-        read.add(("calls", id(self), "*"))
+        if read is not None:
+            read.add(("calls", id(self), name))
+            read.add(("calls", id(self), "*"))
         if self._aliased_calls is None:
             self._aliased_calls = []
             for i, call in enumerate(self.calls):
@@ -337,12 +341,16 @@ class ModuleModel:
     def calls_or_partials_of(self, name: str) -> list[ast.Call]:
         """Calls of `f` and `partial(f, ...)` for a callee whose last name is `name`, in `calls` order:
         a module with hundreds of `functools.partial` decorators need not look at each for every name."""
-        current().add(("calls", id(self), name))
+        read = current()
+        if read is not None:
+            read.add(("calls", id(self), name))
         indexes = sorted({*self._call_positions.get(name, ()), *self._partial_positions.get(name, ())})
         return [self.calls[i] for i in indexes]
 
     def module_binding(self, name: str) -> Binding | None:
-        current().add(("bind", id(self.tree), name))
+        read = current()
+        if read is not None:
+            read.add(("bind", id(self.tree), name))
         bindings = self.scopes[self.tree].bindings.get(name)
         return bindings[-1] if bindings else None
 

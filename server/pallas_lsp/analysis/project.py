@@ -326,7 +326,9 @@ class Project:
         # Answers about modules as a whole are found again in every analysis, in its order: a
         # kernel index marks the entry points of modules it runs in interpret mode, which rules
         # read; kept from another analysis (of another file), the marks would be those of its order.
-        reads.forget(reads.BROAD)
+        # `check` keeps them from file to file, as it always has (the same output, less work).
+        if reads.tracking():
+            reads.forget(reads.BROAD)
         if not self.index.trust_events:
             for path, stamp in list(self._disk_stamps.items()):
                 now = _stamp(path)
@@ -427,6 +429,9 @@ class Project:
 
     def _forget_evaluations_reading(self, path: str) -> None:
         """Every answer read from the file at `path` (its models' and others': `reads`); the others stay true."""
+        if not reads.tracking():  # nothing says what was read from it
+            self._forget_evaluations()
+            return
         ModuleModel.forget_evaluations_of(path, self)
         reads.forget(self.read_key(path))
         reads.forget(path)  # read through a model of no project

@@ -60,22 +60,37 @@ class _Node:
 
 
 _stack: list[_Node] = [_Node()]
+# Off where no text changes while the process lives (`check`): nothing is recorded, and forgetting
+# anything forgets everything (`tracking`).
+_tracking = [True]
 _readers: dict = {}  # key -> nodes that read it directly (filed when they end)
 _filed = [0, 1 << 16]  # readers filed since the last sweep, and the count that starts the next one
 
 
+def set_tracking(on: bool) -> None:
+    """Record what answers read (an editor's analyses), or not (`check`: its texts never change)."""
+    _tracking[0] = on
+
+
+def tracking() -> bool:
+    return _tracking[0]
+
+
 def note(key) -> None:
     """The computation in progress read `key` (a file's path, a part of a module, `INDEX`)."""
-    _stack[-1].direct.add(key)
+    if _tracking[0]:
+        _stack[-1].direct.add(key)
 
 
 def begin(*read) -> None:
     """A computation that keeps its own answers starts (having read `read`)."""
-    _stack.append(_Node(read))
+    _stack.append(_Node(read) if _tracking[0] else _stack[-1])
 
 
 def end() -> _Node:
     """It ended: its node (read by the computation it is part of)."""
+    if not _tracking[0]:
+        return _stack.pop()
     node = _stack.pop()
     node.open = False
     node.read_by(_stack[-1])
@@ -94,9 +109,9 @@ def frame():
         end()
 
 
-def current() -> set:
-    """The direct reads of the computation in progress (`note` adds to it)."""
-    return _stack[-1].direct
+def current() -> set | None:
+    """The direct reads of the computation in progress (`note` adds to it); None when not tracking."""
+    return _stack[-1].direct if _tracking[0] else None
 
 
 def new_root() -> None:
@@ -105,7 +120,8 @@ def new_root() -> None:
     if len(_stack) == 1:
         root = _stack[0]
         root.open = False
-        _file(root)
+        if _tracking[0]:
+            _file(root)
         _stack[0] = _Node()
 
 
@@ -172,26 +188,30 @@ class Memo(dict):
         found = dict.get(self, key, _MISSING)
         if found is _MISSING:
             return default
-        self._nodes[key].read_by(_stack[-1])
+        if _tracking[0]:
+            self._nodes[key].read_by(_stack[-1])
         return found
 
     hit = get  # the evaluator's hot path
 
     def __getitem__(self, key):
         found = dict.__getitem__(self, key)
-        self._nodes[key].read_by(_stack[-1])
+        if _tracking[0]:
+            self._nodes[key].read_by(_stack[-1])
         return found
 
     def __contains__(self, key) -> bool:
         if dict.__contains__(self, key):
-            self._nodes[key].read_by(_stack[-1])
+            if _tracking[0]:
+                self._nodes[key].read_by(_stack[-1])
             return True
         return False
 
     def setdefault(self, key, default=None):
         found = dict.get(self, key, _MISSING)
         if found is not _MISSING:
-            self._nodes[key].read_by(_stack[-1])
+            if _tracking[0]:
+                self._nodes[key].read_by(_stack[-1])
             return found
         self[key] = default
         return default
@@ -207,10 +227,11 @@ class Memo(dict):
     def keep(self, key, value, node: _Node | None = None) -> None:
         """Keep `value` as the answer of `node` (by default the computation in progress, which
         says what it read with `note`)."""
-        node = node or _stack[-1]
         dict.__setitem__(self, key, value)
-        self._nodes[key] = node
-        node.kept.append((self, key))
+        if _tracking[0]:
+            node = node or _stack[-1]
+            self._nodes[key] = node
+            node.kept.append((self, key))
 
     def _drop(self, key) -> None:
         if dict.__contains__(self, key):
