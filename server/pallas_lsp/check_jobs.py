@@ -1,11 +1,18 @@
-"""`pallas-lsp check` over many files on every core: worker processes over files, as ruff does.
+"""`pallas-lsp check` over many files on several cores: worker processes beside the parent, as ruff does.
 
 The parent sorts the files with the import index: files that can matter (a few expensive analyses
-each) go out one at a time, the rest (only compiled, for PAL000) in batches. Each worker has its own
-`Project` on the same root and interpreter; the index, the interpreter's `sys.path` and jax's version
-come from the cache files the parent just wrote, and the import answers a worker learns go back to
-the parent, which writes them once. Findings come back per file and are put together in the order of
-the files, so the output is the one a single process gives. One file, `--jobs 1`, or too little work: one process.
+each) are grouped by folder (the files of a folder import and launch each other: a worker that
+analyses one has modelled most of what the others read), the rest (only compiled, for PAL000) go
+in batches. The parent analyses groups itself, the smallest first, while workers take the biggest:
+it has the interpreter, the index and every answer learnt so far, and a worker starts with none of
+them (a process, imports, its own interpreter for jedi, the modules its files read modelled again).
+So a worker is started only for work that outweighs that: `extra_workers` counts what the files
+weigh (their size), leaves out a worker whose share would be less than `BYTES_PER_WORKER` or that
+one group dominates, and never counts CPUs that other processes keep busy (the load average).
+Each worker has its own `Project` on the same root and interpreter; the index, the interpreter's
+`sys.path` and jax's version come from the cache files the parent just wrote, and the import
+answers a worker learns go back to the parent, which writes them once. Findings come back per
+file and are put together in the order of the files, so the output is the one a single process gives.
 """
 
 from __future__ import annotations
@@ -25,15 +32,19 @@ from .engine import analyze
 from .analysis.exclusions import Exclusions
 from .analysis.jax_version import jax_version
 from .analysis.notebooks import InvalidNotebook, invalid_notebook_finding, is_notebook
+from .checked_values import check_workers
 from .source_text import skip_reason
 
 log = logging.getLogger(__name__)
 
 CHEAP_BATCH = 64  # files that cannot matter, per task
-# A worker costs a process start, imports and its own interpreter for jedi: worth it for this many
-# files that can matter, or this many that cannot.
-RELEVANT_PER_WORKER = 4
-CHEAP_PER_WORKER = 200
+# A worker costs a process start, imports, its own interpreter for jedi, and what the parent already
+# knows found again: the modules its files read modelled, their imports asked of jedi (measured on
+# maxtext: 5 s of CPU for one worker): worth it for about three times that, this much text that
+# can matter (on the benchmark machine a check analyses 600 kB of it a second).
+BYTES_PER_WORKER = 3_000_000
+CHEAP_BYTES = 2_000  # what a file that cannot matter weighs: only compiled
+GROUP_BYTES = 150_000  # a folder's files that can matter go out in groups of about this size
 
 _worker_project: Project | None = None
 
@@ -71,24 +82,131 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     relevant = [i for i, file in enumerate(files) if project.can_matter(file)]
     chosen = set(relevant)
     cheap = [i for i in range(len(files)) if i not in chosen]
-    workers = min(jobs, -(-len(relevant) // RELEVANT_PER_WORKER) + len(cheap) // CHEAP_PER_WORKER)
-    if workers <= 1:
+    tasks = _tasks(files, relevant, cheap)
+    workers = extra_workers([weight for weight, _ in tasks], jobs, len(relevant) + -(-len(cheap) // CHEAP_BATCH))
+    if workers < 1:
         return [analyze_file(project, file, codes) for file in files]
+    tasks = _spread(tasks, workers + 1)
     project.index.save()  # the workers read the index from the cache file instead of scanning again
     _learn_run_facts(project)
-    tasks = [[i] for i in relevant] + [cheap[start:start + CHEAP_BATCH] for start in range(0, len(cheap), CHEAP_BATCH)]
     results: dict[int, tuple[list[Finding], str | None]] = {}
     context = multiprocessing.get_context("spawn")  # a fork would share jedi's environment process
     with _safe_path(), ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                             initargs=(project.root, project.python, project.use_jedi, project.platform,
-                                       project.exclusions.arguments)) as pool:
-        for found, answers in pool.map(_analyze_task, [[(i, files[i]) for i in task] for task in tasks],
-                                       [codes] * len(tasks)):
+                                           initargs=(project.root, project.python, project.use_jedi, project.platform,
+                                                     project.exclusions.arguments)) as pool:
+        queue = _Queue([[(i, files[i]) for i in task] for _, task in tasks], pool, workers, codes)
+        for task in iter(queue.smallest, None):  # the parent works too, on the smallest groups
+            for i, file in task:
+                results[i] = analyze_file(project, file, codes)
+        for found, answers in queue.finished():
             results.update(found)
             project.resolver.library_answers.take(answers)  # written once, with the parent's caches
         log.debug("%d worker processes started for %d files (%d that can matter)",
                   len(pool._processes or ()), len(files), len(relevant))
     return [results[i] for i in range(len(files))]
+
+
+def _tasks(files: list[str], relevant: list[int], cheap: list[int]) -> list[tuple[int, list[int]]]:
+    """(weight, file indexes) of each task, heaviest first: the files that can matter by folder,
+    in groups of about `GROUP_BYTES`, and the others in batches of `CHEAP_BATCH`."""
+    by_folder: dict[str, list[tuple[int, int]]] = {}
+    for i in relevant:
+        try:
+            size = os.path.getsize(files[i])
+        except OSError:
+            size = 0
+        by_folder.setdefault(os.path.dirname(files[i]), []).append((i, size))
+    tasks: list[tuple[int, list[int]]] = []
+    for members in by_folder.values():
+        group, weight = [], 0
+        for i, size in members:
+            if group and weight + size > GROUP_BYTES:
+                tasks.append((weight, group))
+                group, weight = [], 0
+            group.append(i)
+            weight += size
+        tasks.append((weight, group))
+    tasks += [(CHEAP_BYTES * len(batch), batch) for batch in (cheap[at:at + CHEAP_BATCH]
+                                                                for at in range(0, len(cheap), CHEAP_BATCH))]
+    tasks.sort(key=lambda task: -task[0])
+    return tasks
+
+
+def _spread(tasks: list[tuple[int, list[int]]], count: int) -> list[tuple[int, list[int]]]:
+    """`tasks` with the heaviest groups halved until there are `count` (each process has one)."""
+    tasks = list(tasks)
+    while len(tasks) < count:
+        splittable = [task for task in tasks if len(task[1]) > 1]
+        if not splittable:
+            break
+        weight, group = max(splittable, key=lambda task: task[0])
+        tasks.remove((weight, group))
+        half = len(group) // 2
+        tasks += [(weight // 2, group[:half]), (weight - weight // 2, group[half:])]
+    tasks.sort(key=lambda task: -task[0])
+    return tasks
+
+
+def extra_workers(weights: list[int], jobs: int, pieces: int | None = None) -> int:
+    """Worker processes to start beside the parent for tasks of these weights (bytes of text):
+    one per `BYTES_PER_WORKER` beyond the parent's share, no more than leave each process a
+    share at least as heavy as the heaviest task (which one process analyses alone), and no more
+    than the CPUs that are free: `jobs` less the parent, less what other processes keep busy.
+    `PALLAS_LSP_CHECK_WORKERS` chooses instead (within `jobs`)."""
+    total = sum(weights)
+    if not weights or total == 0:
+        return 0
+    chosen = check_workers()
+    if chosen is not None:  # as many as asked, the tasks split for them if need be (`pieces`: at most)
+        return max(0, min(jobs - 1, chosen, (pieces or len(weights)) - 1))
+    wanted = total // BYTES_PER_WORKER
+    by_heaviest = total // max(weights) - 1  # processes beyond the parent that the work can keep busy
+    try:
+        busy = os.getloadavg()[0]  # this process included: it is about to work
+    except (AttributeError, OSError):
+        busy = 1.0
+    free = int(default_jobs() - max(busy, 1.0))  # whole CPUs beside this one that nothing else keeps busy
+    return max(0, min(jobs - 1, wanted, by_heaviest, free, len(weights) - 1))
+
+
+class _Queue:
+    """Tasks, heaviest first: workers take from the front (each kept busy with one task at a time),
+    the parent from the back, until none is left."""
+
+    def __init__(self, tasks: list, pool: ProcessPoolExecutor, workers: int, codes: set[str]):
+        import collections
+        import threading
+
+        self._tasks = collections.deque(tasks)
+        self._pool, self._codes = pool, codes
+        self._lock = threading.Lock()
+        self._futures: list = []
+        for _ in range(workers):
+            self._submit()
+
+    def _submit(self, done=None) -> None:
+        with self._lock:
+            if not self._tasks:
+                return
+            task = self._tasks.popleft()
+            future = self._pool.submit(_analyze_task, task, self._codes)
+            self._futures.append(future)
+        future.add_done_callback(self._submit)
+
+    def smallest(self) -> list | None:
+        with self._lock:
+            return self._tasks.pop() if self._tasks else None
+
+    def finished(self):
+        """Each worker task's result, once every task was taken."""
+        index = 0
+        while True:
+            with self._lock:
+                if index == len(self._futures):
+                    return
+                future = self._futures[index]
+            yield future.result()
+            index += 1
 
 
 @contextlib.contextmanager

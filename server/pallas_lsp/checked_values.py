@@ -132,6 +132,7 @@ TRACE_IDLE = Number("a number of seconds", "s", minimum=0.0, maximum=86_400.0)
 TRACE_IDLE_DEFAULT = 300.0
 TCP_AUTH = Number("a number of seconds", "s", minimum=1.0, maximum=3600.0, positive=True)
 TCP_AUTH_DEFAULT = 10.0
+CHECK_WORKERS = Number("a whole number of workers", "", minimum=0, maximum=1024, integer=True)
 
 
 def _environment_subject(name: str, value: str) -> str:
@@ -176,6 +177,21 @@ def tcp_auth_seconds(problems: list[str] | None = None) -> float:
     return _number_from_environment("PALLAS_LSP_TCP_AUTH_SECONDS", TCP_AUTH, TCP_AUTH_DEFAULT, problems)
 
 
+def check_workers(problems: list[str] | None = None) -> int | None:
+    """`PALLAS_LSP_CHECK_WORKERS`: worker processes `check` starts beside itself (still at most `--jobs`
+    less one, and the CPUs), instead of as many as its work is worth on the CPUs free (None: unset)."""
+    value = os.environ.get("PALLAS_LSP_CHECK_WORKERS")
+    if value is None or not value.strip():
+        return None
+    subject = _environment_subject("PALLAS_LSP_CHECK_WORKERS", value)
+    found = CHECK_WORKERS.check(value, subject, -1, [])
+    if found == -1:  # refused: `check` chooses, as when it is not set
+        if problems is not None:
+            problems.append(f"{subject} is not {CHECK_WORKERS.requirement()}: chosen from the work and the CPUs free")
+        return None
+    return _number_from_environment("PALLAS_LSP_CHECK_WORKERS", CHECK_WORKERS, None, problems)
+
+
 def docs_url(problems: list[str] | None = None) -> str | None:
     """`PALLAS_LSP_DOCS_URL`: a docs site for the rule links (None: the packaged pages)."""
     value = os.environ.get("PALLAS_LSP_DOCS_URL")
@@ -199,5 +215,6 @@ def environment_problems() -> list[str]:
     trace_workers(problems)
     trace_idle_seconds(problems)
     tcp_auth_seconds(problems)
+    check_workers(problems)
     docs_url(problems)
     return problems

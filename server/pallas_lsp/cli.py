@@ -234,7 +234,7 @@ def run_check(args) -> int:
     if jobs > available:
         # As ruff (rayon: one thread per available CPU): each worker also starts its own interpreter
         # for jedi, and 100,000 asked started ~1,250 of them.
-        _warn(f"--jobs {jobs} is more than the {available} CPUs available: at most {available} worker processes")
+        _warn(f"--jobs {jobs} is more than the {available} CPUs available: at most {available} processes")
         jobs = available
     for file, (found, skip) in zip(files, analyze_files(project, files if codes else [], codes, jobs)):
         findings.extend(found)

@@ -1,0 +1,66 @@
+"""`check` starts worker processes only for work that outweighs starting them (check_jobs.py): the
+parent analyses files too, a worker needs a share of `BYTES_PER_WORKER` of Pallas code, no more
+processes than one group of files lets work, and no CPU that other processes keep busy."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pallas_lsp import check_jobs
+from pallas_lsp.check_jobs import BYTES_PER_WORKER, extra_workers
+from test_cli import BAD, GOOD
+
+
+def test_a_small_check_starts_no_worker(tmp_path, jax_env):
+    """A dozen kernel files: a worker would start a process and an interpreter, and model the
+    modules they read again, for less work than that: one process, whatever `--jobs` says."""
+    (tmp_path / "pyproject.toml").write_text(f'[tool.pallas-lsp]\npython = "{jax_env}"\n')
+    for index in range(12):
+        (tmp_path / f"kernel_{index:02}.py").write_text(BAD if index % 2 else GOOD)
+    env = {key: value for key, value in os.environ.items() if key != "PALLAS_LSP_CHECK_WORKERS"}
+    runs = [subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--verbose", "--format", "json", "--jobs", jobs, "."],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env) for jobs in ("1", "8")]
+    assert runs[1].stdout == runs[0].stdout and len(json.loads(runs[0].stdout)) == 6
+    assert "worker processes started" not in runs[1].stderr
+
+
+@pytest.fixture
+def idle_machine(monkeypatch):
+    """Eight CPUs, none busy but for this process."""
+    monkeypatch.delenv("PALLAS_LSP_CHECK_WORKERS", raising=False)
+    monkeypatch.setattr(check_jobs, "default_jobs", lambda: 8)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+
+
+TENTH = BYTES_PER_WORKER // 10  # a folder's files that can matter, say
+
+
+def test_a_worker_for_each_share_of_work(idle_machine):
+    assert extra_workers([TENTH] * 30, jobs=8) == 3
+    assert extra_workers([TENTH] * 300, jobs=8) == 7  # --jobs 8: the parent and seven workers
+    assert extra_workers([TENTH] * 300, jobs=3) == 2
+    assert extra_workers([TENTH] * 9, jobs=8) == 0  # less than a share beyond the parent's
+
+
+def test_no_more_workers_than_the_heaviest_group_lets_work(idle_machine):
+    """One group of files (a folder) is analysed by one process: with half of the work in it, a
+    second process can take the rest, a third would wait."""
+    assert extra_workers([12 * TENTH, 4 * TENTH, 4 * TENTH, 4 * TENTH], jobs=8) == 1
+    assert extra_workers([20 * TENTH, TENTH], jobs=8) == 0
+
+
+def test_no_worker_for_cpus_other_processes_keep_busy(monkeypatch, idle_machine):
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 6.0, 6.0))  # this process and five others
+    assert extra_workers([TENTH] * 300, jobs=8) == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.5, 7.5, 7.5))
+    assert extra_workers([TENTH] * 300, jobs=8) == 0
+
+
+def test_the_environment_chooses_instead(monkeypatch, idle_machine):
+    monkeypatch.setenv("PALLAS_LSP_CHECK_WORKERS", "3")
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))
+    assert extra_workers([10] * 2, jobs=8, pieces=12) == 3
+    assert extra_workers([10] * 2, jobs=2, pieces=12) == 1
