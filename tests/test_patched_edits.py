@@ -347,3 +347,39 @@ def test_an_importers_interpret_switch_after_its_edit(tmp_path):
     expected = analyze(fresh, paths["kernels_module.py"], CONNECTED_ONLY)
     assert {"PAL002", "PAL004"} <= {f.code for f in expected}
     assert got == expected
+
+
+def test_hovers_and_inlay_hints_between_keystrokes_keep_the_answers(tmp_path, monkeypatch):
+    """An editor asks for inlay hints (and hovers) between keystrokes: they are answered from the
+    model kept, not from a blanked one standing in for it, which forgot every answer of the file."""
+    from pallas_lsp.analysis.hover import hover_text, inlay_hints
+
+    texts = {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+    path = str(tmp_path / "kernels_module.py")
+    project = Project(root=str(tmp_path), python=jax_python())
+    counts = _count_evaluations(monkeypatch)
+    project.set_text(path, CONNECTED_ONLY)
+    analyze_incremental(project, path, CONNECTED_ONLY, min_lines=0)
+    whole = counts["evaluations"]
+    lines = CONNECTED_ONLY.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.strip() == "scaled = value * 2")
+    fresh = Project(root=str(tmp_path), python=jax_python())
+    for typed in ["        ascaled = value * 2", "        scaled = value * 2"]:
+        lines[at] = typed
+        edited = "\n".join(lines)
+        project.set_text(path, edited)
+        analyze_incremental(project, path, edited, min_lines=0)
+        hints = inlay_hints(project, path, edited, 0, len(lines))
+        column = lines[at + 6].find("pl.get_global")
+        hovered = hover_text(project, path, edited, at + 6, column + 4)
+        fresh.set_text(path, edited)
+        assert hints == inlay_hints(fresh, path, edited, 0, len(lines))
+        assert hovered == hover_text(fresh, path, edited, at + 6, column + 4)
+    counts.update(evaluations=0)
+    lines[at] = "        scaled = value * 3"
+    edited = "\n".join(lines)
+    project.set_text(path, edited)
+    analyze_incremental(project, path, edited, min_lines=0)
+    assert counts["evaluations"] * 10 < whole, (counts["evaluations"], whole)

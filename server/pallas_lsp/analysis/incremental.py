@@ -658,12 +658,16 @@ def _moved(finding: Finding, path: str, after: int, delta: int) -> Finding:
 @contextlib.contextmanager
 def model_for_lines(project: Project, path: str, text: str, first_line: int, last_line: int):
     """A model of `text` good for questions about lines `first_line`..`last_line` (hovers, inlay
-    hints): when the document's incremental state is this text, only the chunks of those lines
-    and what is tied to them, blanked like an edit's (the whole model of a 20k-line module costs
-    seconds to evaluate); else the file's whole model."""
+    hints): the file's whole model when it is kept with this text (its answers are kept with it:
+    a blanked one standing in for it would forget them, `Project.standing_in`); else, when the
+    document's incremental state is this text, only the chunks of those lines and what is tied to
+    them, blanked like an edit's (the whole model of a 20k-line module costs seconds to evaluate);
+    else the file's whole model."""
     path = os.path.abspath(path)
     state = project.incremental.get(path)
     model = importers = None
+    if project.kept_model(path, text) is not None:
+        state = None
     if state is not None and state.shown_text is None and project.unchanged_since(path, state.changes):
         lines = _Lines(text)
         importers = _importer_names(project, path) if text == state.text else None

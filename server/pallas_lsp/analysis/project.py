@@ -416,6 +416,11 @@ class Project:
         model.read_key = self.read_key(model.path)
         return model
 
+    def kept_model(self, path: str, text: str) -> ModuleModel | None:
+        """The file's model kept, when it is of `text` (parsed whole or patched)."""
+        model = self._models.get(os.path.abspath(path))
+        return model if model is not None and model.text == text else None
+
     def patched_model(self, path: str, text: str) -> bool:
         """Whether the file's model kept was brought to `text` by the last edit (`_patch`)."""
         model = self._models.get(os.path.abspath(path))
