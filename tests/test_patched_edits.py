@@ -248,6 +248,13 @@ def test_patched_edits_give_the_findings_of_a_whole_analysis(tmp_path, seed):
 CONNECTED_ONLY = make_big_file.HEADER + CONNECTED
 
 
+def _connected(tmp_path) -> tuple[str, Project]:
+    """The connected module, its helpers and its importer on disk: the module's path, a project."""
+    for name, text in {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}.items():
+        (tmp_path / name).write_text(text)
+    return str(tmp_path / "kernels_module.py"), Project(root=str(tmp_path), python=jax_python())
+
+
 def _count_evaluations(monkeypatch):
     counts = {"evaluations": 0, "models": 0}
     evaluate_ = evaluate.Evaluator._eval
@@ -271,11 +278,7 @@ def test_a_keystroke_in_a_nested_kernel_body_evaluates_a_fraction_of_a_whole_ana
     """The kernels are nested in one factory (one top-level statement) and launched from an
     importer: a character typed in a nested function's body re-derives that function's
     expressions and the kernels reaching it, not the module, nor what the importer says."""
-    texts = {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    path = str(tmp_path / "kernels_module.py")
-    project = Project(root=str(tmp_path), python=jax_python())
+    path, project = _connected(tmp_path)
     project.model_text_budget = len(CONNECTED_ONLY) + 100  # the importer's models: only as read by its analyses
     counts = _count_evaluations(monkeypatch)
     text = CONNECTED_ONLY
@@ -303,11 +306,7 @@ def test_a_keystroke_in_a_nested_kernel_body_evaluates_a_fraction_of_a_whole_ana
 def test_a_line_added_in_a_nested_body_is_patched_too(tmp_path, monkeypatch):
     """Enter in a kernel body moves every line below: the lines are moved in the model kept, no
     module is parsed again, and the findings below the new line move with it."""
-    texts = {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    path = str(tmp_path / "kernels_module.py")
-    project = Project(root=str(tmp_path), python=jax_python())
+    path, project = _connected(tmp_path)
     counts = _count_evaluations(monkeypatch)
     project.set_text(path, CONNECTED_ONLY)
     before = analyze_incremental(project, path, CONNECTED_ONLY, min_lines=0)
@@ -331,10 +330,8 @@ def test_an_importers_interpret_switch_after_its_edit(tmp_path):
     that read them unmarked. After an edit of the importer analysed alone (its import facts
     change), the module's next analysis reads the marks in the same order as a whole analysis."""
     texts = {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
+    _, project = _connected(tmp_path)
     paths = {name: str(tmp_path / name) for name in texts}
-    project = Project(root=str(tmp_path), python=jax_python())
     for name in ("kernels_module.py", "launcher.py", "kernels_module.py"):
         project.set_text(paths[name], texts[name])
         analyze_incremental(project, paths[name], texts[name], min_lines=0)
@@ -354,11 +351,7 @@ def test_hovers_and_inlay_hints_between_keystrokes_keep_the_answers(tmp_path, mo
     model kept, not from a blanked one standing in for it, which forgot every answer of the file."""
     from pallas_lsp.analysis.hover import hover_text, inlay_hints
 
-    texts = {"helpers.py": HELPERS, "kernels_module.py": CONNECTED_ONLY, "launcher.py": LAUNCHER}
-    for name, text in texts.items():
-        (tmp_path / name).write_text(text)
-    path = str(tmp_path / "kernels_module.py")
-    project = Project(root=str(tmp_path), python=jax_python())
+    path, project = _connected(tmp_path)
     counts = _count_evaluations(monkeypatch)
     project.set_text(path, CONNECTED_ONLY)
     analyze_incremental(project, path, CONNECTED_ONLY, min_lines=0)
