@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .evaluate import as_memtype, terminal_name
-from .kernels import get_global_argument, get_global_calls, partial_api, unwrap_function
+from . import reads
+from .kernels import get_global_argument, partial_api, partial_binding, unwrap_function
 from .model import child_nodes
 from .values import Api, Const, Func, KernelCall, MemType, Value
 
@@ -53,21 +54,61 @@ class Allocations:
     is not static runs once: the list is what certainly happens, so a rule reading it never guesses high.
     """
 
+    # What a function's walk is kept under in its module's memo (a subclass walking for other items: its own).
+    memo_kind: tuple = ("semaphore-walk",)
+
     def __init__(self, project: "Project", exclude: set[int]):
         self.project = project
         self.exclude = exclude
         self.active: set[int] = set()
+        self._exclude_key = frozenset(exclude)
+        # For each function being walked: [levels of functions below it, their ids, whether the walk was cut short]
+        self._trail: list[list] = []
 
     def function(self, func: Func, stack: tuple) -> list[Allocation]:
+        """The items of `func`'s body, walked with `stack` (the functions around it). Kept per function:
+        a walk that is not cut short (by recursion or depth) is the same from any function around
+        it that leaves room for its depth and is none of the functions it enters (`reads`: an
+        edit elsewhere keeps it)."""
         node = func.node
-        if id(node) in self.exclude or id(node) in self.active or len(stack) > 8:
+        if id(node) in self.exclude:
             return []
+        if id(node) in self.active or len(stack) > 8:
+            if self._trail:
+                self._trail[-1][2] = True
+            return []
+        memo, key = func.model.eval_cache, (self.memo_kind, id(node), self._exclude_key)
+        found = memo.get(key)
+        if found is not None:
+            items, levels, inner = found
+            if len(stack) + levels <= 8 and self.active.isdisjoint(inner):
+                self._walked(id(node), levels, inner, False)
+                return list(items)
+        record = [0, set(), False]
+        self._trail.append(record)
         self.active.add(id(node))
+        reads.begin(func.model.read_key, ("own", id(node)))
         try:
             body = node.body if isinstance(node.body, list) else [node.body]
-            return [a for stmt in body for a in self.visit(func.model, stmt, stack + (id(node),))]
+            items = [a for stmt in body for a in self.visit(func.model, stmt, stack + (id(node),))]
         finally:
             self.active.discard(id(node))
+            self._trail.pop()
+            read = reads.end()
+        levels, inner, cut = record
+        if not cut:
+            memo.keep(key, (tuple(items), levels, frozenset(inner)), read)
+        self._walked(id(node), levels, inner, cut)
+        return items
+
+    def _walked(self, node_id: int, levels: int, inner, cut: bool) -> None:
+        """A function below the one walked now was walked: what that one's walk depends on."""
+        if self._trail:
+            around = self._trail[-1]
+            around[0] = max(around[0], levels + 1)
+            around[1].update(inner)
+            around[1].add(node_id)
+            around[2] = around[2] or cut
 
     def visit(self, model, node: ast.AST, stack) -> list[Allocation]:
         if node.__class__ in _LEAVES:  # a third of the nodes walked: nothing in them, nothing to ask
@@ -132,8 +173,7 @@ class Allocations:
     def _call(self, model, call: ast.Call, stack) -> list[Allocation]:
         value = self.project.evaluator.value(model, call.func)
         if isinstance(partial_api(value), Api) and partial_api(value).name == "pl.get_global":
-            get_global_calls(self.project, model)  # records what a partial alias binds
-            argument = get_global_argument(call)
+            argument = get_global_argument(call, partial_binding(model, value))
             size = _size(self.project.evaluator.value(model, argument)) if argument is not None else None
             return [Allocation("get_global", model, call, size)] if size else []
         if isinstance(value, Api):

@@ -393,23 +393,27 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
     result = []
     for call in model.calls_named_or_aliased(api.rsplit(".", 1)[-1]):
         value = project.evaluator.value(model, call.func)
-        partials = []
-        while isinstance(value, Partial):
-            partials.append(value.node)
-            value = value.func
-        if isinstance(value, Api) and value.name == api:
-            if partials:
-                own_calls = model.eval_cache.get("call-ids")
-                if own_calls is None:
-                    own_calls = model.eval_cache["call-ids"] = {id(c) for c in model.calls}
-                # innermost partial first: its bound arguments come first, the call's own last
-                known = all(isinstance(p, ast.Call) and id(p) in own_calls for p in partials)
-                call.bound_by_partials = list(reversed(partials)) if known else None
-            else:  # what an earlier text bound it through is gone (an edit keeps the call's node: `model_patch`)
-                call.bound_by_partials = []
+        if isinstance(partial_api(value), Api) and partial_api(value).name == api:
+            # set for every call (an edit keeps the call's node, `model_patch`: not what an earlier text bound)
+            call.bound_by_partials = partial_binding(model, value)
             result.append(call)
     model.eval_cache[key] = result
     return result
+
+
+def partial_binding(model: "ModuleModel", value: Value) -> list[ast.Call] | None:
+    """The `functools.partial(...)` calls of `model` a call through `value` goes through, innermost
+    first (their bound arguments come first, the call's own last); [] for none; None when one is no
+    call of `model` (a partial of another module binds them: not followed)."""
+    partials = []
+    while isinstance(value, Partial):
+        partials.append(value.node)
+        value = value.func
+    if not partials:
+        return []
+    own_calls = model.own_call_ids()
+    known = all(isinstance(p, ast.Call) and id(p) in own_calls for p in partials)
+    return list(reversed(partials)) if known else None
 
 
 def partial_api(value: Value) -> Value:
@@ -419,10 +423,15 @@ def partial_api(value: Value) -> Value:
     return value
 
 
-def get_global_arguments(call: ast.Call) -> tuple[list[ast.expr], list[ast.keyword]] | None:
-    """What the get_global call passes, a `functools.partial` alias's bound arguments (recorded by
-    `pallas_calls`) included, as one call would; None when a partial of another module binds them."""
-    partials = getattr(call, "bound_by_partials", [])
+_RECORDED = object()
+
+
+def get_global_arguments(call: ast.Call, partials=_RECORDED) -> tuple[list[ast.expr], list[ast.keyword]] | None:
+    """What the get_global call passes, a `functools.partial` alias's bound arguments (`partials`, by
+    default as `pallas_calls` recorded them: `partial_binding`) included, as one call would; None
+    when a partial of another module binds them."""
+    if partials is _RECORDED:
+        partials = getattr(call, "bound_by_partials", [])
     if partials is None:
         return None
     positional = [a for p in partials for a in p.args[1:]] + list(call.args)
@@ -432,8 +441,8 @@ def get_global_arguments(call: ast.Call) -> tuple[list[ast.expr], list[ast.keywo
     return positional, list(keywords.values())
 
 
-def get_global_argument(call: ast.Call) -> ast.expr | None:
-    arguments = get_global_arguments(call)
+def get_global_argument(call: ast.Call, partials=_RECORDED) -> ast.expr | None:
+    arguments = get_global_arguments(call, partials)
     if arguments is None:
         return None
     positional, keywords = arguments

@@ -347,6 +347,14 @@ class ModuleModel:
         indexes = sorted({*self._call_positions.get(name, ()), *self._partial_positions.get(name, ())})
         return [self.calls[i] for i in indexes]
 
+    def own_call_ids(self) -> frozenset[int]:
+        """The ids of this module's calls (a `functools.partial` alias is followed only through
+        them); kept until an edit changes its calls (`model_patch`)."""
+        found = self.__dict__.get("_call_ids")
+        if found is None:
+            found = self._call_ids = frozenset(map(id, self.calls))
+        return found
+
     def module_binding(self, name: str) -> Binding | None:
         read = current()
         if read is not None:

@@ -212,7 +212,7 @@ def _apply_shift(model: ModuleModel, text: str, lines: list[str], after: int, de
     """Only blank lines and comments between statements changed: lines after `after` (1-based) move."""
     _shift(model, after, delta, set())
     _done(model, text, lines)
-    return [BROAD, "text"] + (["exports"] if delta else [])
+    return [BROAD, "text"] + (["exports", ("lines", id(model))] if delta else [])
 
 
 def _done(model: ModuleModel, text: str, lines: list[str]) -> None:
@@ -295,6 +295,8 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
     keys: list = [BROAD, "text", ("own", id(scope))]
     if isinstance(scope, ast.Module) or delta:
         keys.append("exports")
+    if delta:  # what names lines below moves (a walk's message: "the Python `if` on line 12")
+        keys.append(("lines", id(model)))
     keys += [("own", id(node)) for node in old_scopes]
     keys += [("deep", id(node)) for node in old_scopes]
     above = scope
@@ -340,6 +342,7 @@ def _index_calls(model: ModuleModel) -> None:
                 partials.setdefault(bound, []).append(index)
     model._call_positions = positions
     model._partial_positions = partials
+    model.__dict__.pop("_call_ids", None)
 
 
 class _Sink:

@@ -14,11 +14,13 @@ so the figure is then a lower bound: never above what JAX computes.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import reads
 from .allocations import Allocations
 from .evaluate import NOT_STATIC, as_memtype
 from .kernels import EntryPoint, unwrap_function
@@ -171,6 +173,7 @@ class _ScratchWalk:
                 return [r for r in super()._call(model, call, stack) if isinstance(r, Resources)]
 
             def either(self, model, node, branches):
+                reads.note(("lines", id(model)))  # its message names the line (kept per function: `Allocations.function`)
                 folded = [walk.fold(branch) for branch in branches]
                 if folded[0].smem == folded[1].smem and folded[0].tmem == folded[1].tmem \
                         and folded[0].barriers == folded[1].barriers:
@@ -181,6 +184,7 @@ class _ScratchWalk:
                                   _merge(smaller.unknown, (f"the Python `if` on line {line} (its test is not static)",)))]
 
             def not_static(self, model, node, stack):
+                reads.note(("lines", id(model)))
                 inner = [r for child in ast.iter_child_nodes(node) for r in self.visit(model, child, stack)]
                 if not any(r.smem or r.tmem or r.tmem_collective or r.barriers or r.unknown for r in inner):
                     return []
@@ -189,6 +193,7 @@ class _ScratchWalk:
                 return [Resources(unknown=(f"the `{kind}` on line {line} (how often it runs is not static)",))]
 
         self.traversal = Traversal(project, exclude)
+        self.traversal.memo_kind = ("scratch-walk", dataclasses.astuple(limits))
 
     def fold(self, items: list) -> Resources:
         total = Resources()
