@@ -10,7 +10,7 @@ import pytest
 from conftest import at, jax_python
 from pallas_lsp.analysis import Project
 from pallas_lsp.engine import analyze
-from pallas_lsp.analysis import project as project_module
+from pallas_lsp.analysis import resolver as project_module  # the resolver, moved out of project.py
 from pallas_lsp.analysis.workspace_imports import module_exports
 
 

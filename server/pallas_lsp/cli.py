@@ -224,7 +224,6 @@ def run_check(args) -> int:
         else:
             not_applied = _write_fixes(project, changed, chosen)
     project.index.trust_events = True  # files do not change during a check (fixes written above are forgotten)
-    reads.set_tracking(False)  # nor do the texts: what each answer read need not be recorded
     project.defer_cache_writes = True  # written once, after every file's findings
     findings = []
     skipped = 0
@@ -236,7 +235,9 @@ def run_check(args) -> int:
         # for jedi, and 100,000 asked started ~1,250 of them.
         _warn(f"--jobs {jobs} is more than the {available} CPUs available: at most {available} processes")
         jobs = available
-    for file, (found, skip) in zip(files, analyze_files(project, files if codes else [], codes, jobs)):
+    with reads.not_tracking():  # nor do the texts: what each answer read need not be recorded
+        results = analyze_files(project, files if codes else [], codes, jobs)
+    for file, (found, skip) in zip(files, results):
         findings.extend(found)
         if skip is not None:  # unreadable, too large, gone: said plainly, the other files still checked
             _warn_skipped(file, skip)

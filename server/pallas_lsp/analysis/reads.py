@@ -76,6 +76,17 @@ def tracking() -> bool:
     return _tracking[0]
 
 
+@contextlib.contextmanager
+def not_tracking():
+    """Meanwhile nothing is recorded (`check`, in its process or called in another's: a test)."""
+    before = _tracking[0]
+    _tracking[0] = False
+    try:
+        yield
+    finally:
+        _tracking[0] = before
+
+
 def note(key) -> None:
     """The computation in progress read `key` (a file's path, a part of a module, `INDEX`)."""
     if _tracking[0]:
@@ -189,21 +200,26 @@ class Memo(dict):
         if found is _MISSING:
             return default
         if _tracking[0]:
-            self._nodes[key].read_by(_stack[-1])
+            self._read(key)
         return found
 
     hit = get  # the evaluator's hot path
 
+    def _read(self, key) -> None:
+        node = self._nodes.get(key)  # none: kept while nothing was recorded (`not_tracking`)
+        if node is not None:
+            node.read_by(_stack[-1])
+
     def __getitem__(self, key):
         found = dict.__getitem__(self, key)
         if _tracking[0]:
-            self._nodes[key].read_by(_stack[-1])
+            self._read(key)
         return found
 
     def __contains__(self, key) -> bool:
         if dict.__contains__(self, key):
             if _tracking[0]:
-                self._nodes[key].read_by(_stack[-1])
+                self._read(key)
             return True
         return False
 
@@ -211,7 +227,7 @@ class Memo(dict):
         found = dict.get(self, key, _MISSING)
         if found is not _MISSING:
             if _tracking[0]:
-                self._nodes[key].read_by(_stack[-1])
+                self._read(key)
             return found
         self[key] = default
         return default

@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from ..source_text import read_source, split_lines
 from .convert import text_hash, to_diagnostic, uri_to_path
+from .memory import settle_heap
 from .notebooks import OpenNotebook
 
 log = logging.getLogger(__name__)
@@ -214,6 +215,7 @@ class Diagnostics:
 
         def step():
             self.background_queued = False
+            settle_heap()
             more = False
             for folder in [*self.folders, *self.loose.values()]:
                 try:
