@@ -507,7 +507,9 @@ class Evaluator:
                 return UNKNOWN
             return Mapping(tuple((k.arg, self.value(model, k.value, frame)) for k in node.keywords))
         func = self.value(model, node.func, frame)
-        if func is UNKNOWN:
+        if func is UNKNOWN or (func.__class__ is Api and func.name not in _CALLS_READ):
+            # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its
+            # arguments are not evaluated for it (a helper's returns through every frame they reach).
             return UNKNOWN
         args: list[Value] = []
         for arg in node.args:
@@ -817,6 +819,13 @@ def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
         if isinstance(outer, ast.Call) and outer.func is parent:
             return outer
     return None
+
+
+# The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
+_CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
+                         "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
+                         *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *_ARRAYS, *_LIKE_ARRAYS,
+                         *TRANSPARENT_WRAPPERS, *_SPECS})
 
 
 def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:
