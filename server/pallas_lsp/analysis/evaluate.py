@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import reads
+from .call_arguments import CallArguments
 from .model import ModuleModel, child_nodes
 from .names import canonical
 from .values import (
@@ -684,8 +685,8 @@ class Evaluator:
         try:
             try:
                 options: list[Value] = []
-                for func, args, kwargs in self.call_sites(model, func_node):
-                    value = self.bind_arguments(func, args, kwargs).get(param, UNKNOWN)
+                for _, _, func, arguments in self._argument_sites(model, func_node):
+                    value = arguments.bound(func, param)
                     if value is not UNKNOWN and value not in options:
                         options.append(value)
             finally:
@@ -702,18 +703,15 @@ class Evaluator:
         cache.keep(key, result, read)
         return result
 
-    def call_sites(self, model: "ModuleModel", func_node: ast.AST):
-        """Yield (Func, args, kwargs) for each place that calls or partially applies it: in its module
-        and in the workspace modules importing it; directly, through `jax.jit(f)(...)`,
-        `jax.jit(f).trace(...)`, `jax.eval_shape(f, ...)`, and (`__call__`) through an instance."""
-        name = getattr(func_node, "name", None)
-        if name is None:
-            return
-        for _, _, func, args, kwargs in self.call_sites_with_nodes(model, func_node):
-            yield func, args, kwargs
-
     def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
-        """`call_sites`, each with the module and the call node it comes from: (model, call, Func, args, kwargs)."""
+        """(model, call, Func, args, kwargs) for each place that calls or partially applies it: in its
+        module and in the workspace modules importing it; directly, through `jax.jit(f)(...)`,
+        `jax.jit(f).trace(...)`, `jax.eval_shape(f, ...)`, and (`__call__`) through an instance."""
+        for where, call, func, arguments in self._argument_sites(model, func_node):
+            yield (where, call, func, *arguments.values())
+
+    def _argument_sites(self, model: "ModuleModel", func_node: ast.AST):
+        """`call_sites_with_nodes` with each call's arguments left to evaluate (`CallArguments`)."""
         name = getattr(func_node, "name", None)
         if name is None:
             return
@@ -721,8 +719,8 @@ class Evaluator:
         mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
         importers = [] if self.in_own_module_only else self.project.importers_mentioning(model, mentioned)
         for where in [model, *importers]:
-            for call, func, args, kwargs in self._call_sites_in(where, func_node, name, model, cls):
-                yield where, call, func, args, kwargs
+            for call, func, arguments in self._call_sites_in(where, func_node, name, model, cls):
+                yield where, call, func, arguments
 
     def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
                        cls: ast.ClassDef | None):
@@ -734,11 +732,11 @@ class Evaluator:
             if target == name:
                 value = self.value(model, call.func)
                 if is_it(value):
-                    yield call, value, self._call_args(model, call), self._call_kwargs(model, call)
+                    yield call, value, CallArguments.of(self, model, call)
             elif target == "partial" and call.args and terminal_name(call.args[0]) == name:
                 value = self.value(model, call)
                 if isinstance(value, Partial) and is_it(value.func):
-                    yield call, value.func, list(value.args), dict(value.kwargs)
+                    yield call, value.func, CallArguments(self, model, [], [], (list(value.args), dict(value.kwargs)))
         for call in model.calls_named("eval_shape", *(w.rsplit(".", 1)[1] for w in TRANSPARENT_WRAPPERS)):
             if not call.args or terminal_name(call.args[0]) != name:
                 continue
@@ -747,11 +745,11 @@ class Evaluator:
             if not (isinstance(wrapper, Api) and is_it(value)):
                 continue
             if wrapper.name == "jax.eval_shape":
-                yield call, value, self._call_args(model, call)[1:], self._call_kwargs(model, call)
+                yield call, value, CallArguments.of(self, model, call, skip=1)
             elif wrapper.name in TRANSPARENT_WRAPPERS:
                 outer = _wrapped_call(model, call)
                 if outer is not None:
-                    yield outer, value, self._call_args(model, outer), self._call_kwargs(model, outer)
+                    yield outer, value, CallArguments.of(self, model, outer)
         if cls is not None:  # `__call__`'s class: its instances' calls
             reads.note(("calls", id(model), "*"))
             for call in model.calls:
@@ -759,18 +757,7 @@ class Evaluator:
                     continue
                 value = self.value(model, call.func)
                 if isinstance(value, Instance) and value.cls.node is cls:
-                    yield call, Func(home, func_node, value), self._call_args(model, call), self._call_kwargs(model, call)
-
-    def _call_args(self, model: "ModuleModel", call: ast.Call) -> list[Value]:
-        values = []
-        for arg in call.args:
-            if isinstance(arg, ast.Starred):
-                break
-            values.append(self.value(model, arg))
-        return values
-
-    def _call_kwargs(self, model: "ModuleModel", call: ast.Call) -> dict[str, Value]:
-        return {k.arg: self.value(model, k.value) for k in call.keywords if k.arg}
+                    yield call, Func(home, func_node, value), CallArguments.of(self, model, call)
 
 
 _BRANCHING = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandler, ast.Match, ast.match_case)
