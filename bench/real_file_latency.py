@@ -5,8 +5,9 @@ Pinned wheels are fetched with `pip download --no-deps` into a cache outside the
 repository. Each is checked against its pinned version before use.
 
 Latency (default mode): for each file a real `pallas-lsp serve` over stdio (bench/lsp_client.py,
-debounce 0, workspace: the unpacked wheel, a fresh `PALLAS_LSP_CACHE_DIR`) opens the file (the
-first analysis is timed from `didOpen` to its `publishDiagnostics`), then types inside a kernel
+debounce 0, workspace: the unpacked wheel, a fresh `PALLAS_LSP_CACHE_DIR`; `--warm-cache`: one a
+server started on the file before filled) opens the file (the first analysis is timed from
+`didOpen` to its `publishDiagnostics`), then types inside a kernel
 body: on the middle one-line assignment of the named function, a character is inserted before the
 assigned name and deleted again, alternately (a different character each time). Each keystroke is
 timed from writing its `didChange` to reading the `publishDiagnostics` of that version, and the
@@ -114,15 +115,26 @@ def cpu_seconds(pid: int) -> float:
 
 
 def measure_file(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None,
-                 file_events: bool = False) -> dict:
+                 file_events: bool = False, warm_cache: bool = False) -> dict:
     root = unpacked(name, cache)
     relative, function, occurrence = FILES[name]
     path = root / relative
     text = path.read_text(encoding="utf-8")
     line, column = typing_spot(text, function, occurrence)
+    with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
+        if warm_cache:  # a session before this one left its caches (import answers, the import index)
+            with LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
+                client.initialize(str(root), python=python, debounce_ms=0, file_events=file_events)
+                uri, _ = client.open(path, text)
+                client.wait_published(uri, 1, timeout=600)
+        return _measure(name, root, relative, function, path, text, line, column, cache_dir, edits, warmup, python,
+                        source, file_events, warm_cache)
+
+
+def _measure(name, root, relative, function, path, text, line, column, cache_dir, edits, warmup, python, source,
+             file_events, warm_cache) -> dict:
     samples, counts = [], set()
-    with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir, \
-            LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
+    with LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
         client.initialize(str(root), python=python, debounce_ms=0, file_events=file_events)
         uri, sent = client.open(path, text)
         arrived, diagnostics = client.wait_published(uri, 1, timeout=600)
@@ -147,7 +159,7 @@ def measure_file(name: str, cache: Path, edits: int, warmup: int, python: str, s
             "lines": len(text.splitlines()), "typed_in": function, "edited_line": line + 1,
             "first_analysis_ms": first * 1000, "diagnostics_at_open": first_count, "diagnostics": sorted(counts),
             "keystroke_ms": summary(samples), "server_cpu_ms_per_keystroke": cpu * 1000 / len(samples),
-            "file_events": file_events, "server_rss_mib": memory["VmRSS"], "server_vmhwm_mib": memory["VmHWM"]}
+            "file_events": file_events, "warm_cache": warm_cache, "server_rss_mib": memory["VmRSS"], "server_vmhwm_mib": memory["VmHWM"]}
 
 
 # ---- check: CPU seconds of a process tree ------------------------------------------------------
@@ -258,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="time `check` on the package trees instead")
     parser.add_argument("--file-events", action="store_true",
                         help="the client offers file watching (as VS Code does): the server trusts file events")
+    parser.add_argument("--warm-cache", action="store_true",
+                        help="a server started on the file before leaves its caches (import answers, the index)")
     parser.add_argument("--runs", type=int, default=3, help="--check: repetitions")
     parser.add_argument("--jobs", nargs="+", default=["1", "default"], help="--check: --jobs values")
     parser.add_argument("--cache", default=str(DEFAULT_CACHE), help="where the wheels are downloaded and unpacked")
@@ -284,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         for label, source in sources:
             results[label].append(measure_file(name, cache, args.edits // 2, args.warmup // 2, args.python, source,
-                                               args.file_events))
+                                               args.file_events, args.warm_cache))
     emit({"benchmark": "real_file_latency", "machine": machine(), **{f"files_{label}": found for label, found in results.items()}},
          args.json)
     for label, found in results.items():
