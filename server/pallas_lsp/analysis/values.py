@@ -235,12 +235,12 @@ class Spec(Value):
         return next((value for key, value in self.fields if key == name), None)
 
 
-_EXACT_BITS = 128  # up to 39 digits: written in full
+_EXACT_BITS = 128  # up to 2**128 (39 digits): written in full
 
 
 def int_text(number: int, grouped: bool = False) -> str:
-    """`str(number)` (`f"{number:,}"` grouped) for a message, never raising: over 39 digits (past Python's
-    int-to-str limit, 4,300 digits by default, `str` raises) it is written `≈1.23e+5000`."""
+    """`str(number)` (`f"{number:,}"` grouped) for a message, never raising: past 2**128 (where Python's
+    int-to-str limit, 4,300 digits by default, may be far beyond: `str` raises) it is written `≈1.23e+5000`."""
     if number.bit_length() <= _EXACT_BITS:
         return f"{number:,}" if grouped else str(number)
     magnitude = math.log10(abs(number))  # any int: it is not converted to a float
