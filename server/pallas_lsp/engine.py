@@ -84,12 +84,8 @@ def model_findings(project: Project, model, codes: set[str] | None = None) -> li
     ctx = RuleContext(project, model)
     findings: list[Finding] = []
     for rule in RULES:
-        if codes is not None and rule.CODE not in codes:
-            continue
-        try:
-            findings.extend(rule.check(ctx))
-        except RecursionError:
-            log.warning("%s: %s gave up on deeply nested code", path, rule.CODE)
+        if codes is None or rule.CODE in codes:
+            findings.extend(_rule_findings(rule, ctx))
     lines = model.source.lines
     kept = []
     for finding in findings:
@@ -102,6 +98,22 @@ def model_findings(project: Project, model, codes: set[str] | None = None) -> li
             kept.append(finding)
     kept.sort(key=Finding.sort_key)
     return kept
+
+
+def _rule_findings(rule, ctx: RuleContext) -> list[Finding]:
+    """One rule's findings on one module. An exception in it (a bug, or input nothing foresaw) costs only the
+    findings it had not given yet, never another rule's: it is logged, and the other rules run. (Inside a
+    rule, `RuleContext.isolated` keeps one kernel's failure from the next kernel's findings.)"""
+    found: list[Finding] = []
+    try:
+        for finding in rule.check(ctx):
+            found.append(finding)
+    except RecursionError:
+        log.warning("%s: %s gave up on deeply nested code", ctx.path, rule.CODE)
+    except Exception as error:
+        log.error("%s: %s failed (%s: %s); the file's other findings are kept", ctx.path, rule.CODE,
+                  type(error).__name__, error, exc_info=True)
+    return found
 
 
 def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,

@@ -12,10 +12,10 @@ import ast
 import contextlib
 import functools
 import logging
-import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .arithmetic import binop, bounded, constant, fits, product
 from .model import ModuleModel, child_nodes
 from .names import canonical
 from .values import (
@@ -106,11 +106,6 @@ _SPECS = {
 # Wrappers whose result calls the function they wrap with the same arguments (for call sites:
 # `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
 TRANSPARENT_WRAPPERS = {"jax.jit", "jax.named_call", "jax.checkpoint", "jax.remat"}
-
-_BINOPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod, ast.Pow: operator.pow,
-}
 
 
 @dataclass
@@ -224,7 +219,7 @@ class Evaluator:
         self._active.add(key)
         self._nesting += 1
         try:
-            result = self._eval(model, expr, frame)
+            result = bounded(self._eval(model, expr, frame))  # `b = (a, a)` 40 times over: 2**40 values
         except RecursionError:
             result = UNKNOWN
         finally:
@@ -238,7 +233,7 @@ class Evaluator:
 
     def _eval(self, model: "ModuleModel", expr: ast.AST, frame: Frame | None) -> Value:
         if isinstance(expr, ast.Constant):
-            return Const(expr.value)
+            return constant(expr.value)
         if isinstance(expr, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in expr.elts):
                 return UNKNOWN
@@ -270,7 +265,7 @@ class Evaluator:
         if isinstance(expr, ast.Lambda):
             return Func(model, expr)
         if isinstance(expr, ast.Dict):
-            if all(isinstance(k, ast.Constant) for k in expr.keys):
+            if all(isinstance(k, ast.Constant) and fits(k.value) for k in expr.keys):
                 return Mapping(tuple((k.value, self.value(model, v, frame)) for k, v in zip(expr.keys, expr.values)))
             return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
@@ -468,19 +463,11 @@ class Evaluator:
         return UNKNOWN
 
     def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
+        """Folded within bounds (analysis/arithmetic.py): `10 ** 10 ** 10` is unknown, never computed."""
         left, right = self.value(model, expr.left, frame), self.value(model, expr.right, frame)
-        if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(expr.op, ast.Add):
-            return Seq(left.items + right.items)
-        op = _BINOPS.get(type(expr.op))
-        if op and isinstance(left, OneOf) and isinstance(right, Const):
-            return _one_of(_arithmetic(op, option, right) for option in left.options)
-        if op and isinstance(left, Const) and isinstance(right, Const):
-            if all(isinstance(v.value, (int, float)) and not isinstance(v.value, bool) for v in (left, right)):
-                try:
-                    return Const(op(left.value, right.value))
-                except (ArithmeticError, ValueError, OverflowError):
-                    return UNKNOWN
-        return UNKNOWN
+        if isinstance(left, OneOf) and isinstance(right, Const):
+            return _one_of(binop(expr.op, option, right) for option in left.options)
+        return binop(expr.op, left, right)
 
     # ---- calls --------------------------------------------------------------------------------
 
@@ -829,16 +816,6 @@ def _item(value: Value, index) -> Value:
     return UNKNOWN
 
 
-def _arithmetic(op, left: Value, right: Const) -> Value:
-    if isinstance(left, Const) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                       for v in (left.value, right.value)):
-        try:
-            return Const(op(left.value, right.value))
-        except (ArithmeticError, ValueError, OverflowError):
-            return UNKNOWN
-    return UNKNOWN
-
-
 def array_attribute(array: Array | ShapeDtype, attr: str) -> Value:
     """`x.shape`, `x.dtype`, `x.ndim`, `x.size` of an array (or ShapeDtypeStruct) of known parts."""
     if attr == "shape" and array.shape is not None:
@@ -848,10 +825,8 @@ def array_attribute(array: Array | ShapeDtype, attr: str) -> Value:
     if attr == "ndim" and array.shape is not None:
         return Const(len(array.shape))
     if attr == "size" and array.shape is not None:
-        size = 1
-        for d in array.shape:
-            size *= d
-        return Const(size)
+        size = product(array.shape)
+        return UNKNOWN if size is None else Const(size)
     return UNKNOWN
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..dtypes import short_dtype
+from .arithmetic import MAX_ITEMS
 from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
@@ -304,8 +305,8 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
 
     prefetch = field("num_scalar_prefetch")
     prefetch = prefetch[1] if prefetch else Const(0)
-    if not (isinstance(prefetch, Const) and type(prefetch.value) is int):
-        return None, None, None
+    if not (isinstance(prefetch, Const) and type(prefetch.value) is int and 0 <= prefetch.value <= MAX_ITEMS):
+        return None, None, None  # one slot each: `num_scalar_prefetch=10**12` is not a list of 10**12
     prefetch_slots = []
     for i in range(prefetch.value):
         shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from .allocations import Allocation, Allocations
+from .arithmetic import product
 from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
 from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls,
@@ -558,7 +558,8 @@ def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int 
     known = spec.vararg is None and spec.kwarg is None and \
         all(id(a) in placed for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]) and \
         all(p.shape is not None for p in spaces)
-    count = sum(math.prod(p.shape) for p in spaces) if known else None
+    counts = [product(p.shape) for p in spaces] if known else [None]
+    count = None if None in counts else sum(counts)
     return value.value, count
 
 

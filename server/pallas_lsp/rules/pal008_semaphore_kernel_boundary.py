@@ -65,30 +65,31 @@ def check(ctx):
     if "emaphore" not in ctx.model.text:
         return  # no semaphore type is named here, so none is in an out_type
     for kernel in kernel_models(ctx.project, ctx.model):
-        found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
-        if found is None or found[1] is None or found[1] not in ctx.model.parents:
-            continue
-        # The launch checks its outputs when it is built, interpreted or not.
-        backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
-        tpu_outputs = _tpu_semaphore_outputs(ctx, kernel, found)
-        if tpu_outputs is not None:
-            # A pallas_call returning a TPU semaphore is TPU code, whatever platform a bare one is lowered for.
-            backend = TPU_TC
-            leaf = next(iter(tpu_outputs), None)
-        else:
-            leaf = _semaphore_leaf(ctx, found[1], ("gmem",))
-        tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
-        if leaf is None:
-            continue
-        if kernel.api == "plgpu.kernel":
-            message = _plgpu_kernel_message(kernel)
-        elif backend in _ARRAY_OUTPUTS_ONLY or tpu:
-            message = _array_outputs_message(ctx, kernel, leaf, backend)
-        else:
-            continue  # TPU meshes and SparseCore: not run
-        if message is not None:
-            yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
-                              facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
+            if found is None or found[1] is None or found[1] not in ctx.model.parents:
+                continue
+            # The launch checks its outputs when it is built, interpreted or not.
+            backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
+            tpu_outputs = _tpu_semaphore_outputs(ctx, kernel, found)
+            if tpu_outputs is not None:
+                # A pallas_call returning a TPU semaphore is TPU code, whatever platform a bare one is lowered for.
+                backend = TPU_TC
+                leaf = next(iter(tpu_outputs), None)
+            else:
+                leaf = _semaphore_leaf(ctx, found[1], ("gmem",))
+            tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
+            if leaf is None:
+                continue
+            if kernel.api == "plgpu.kernel":
+                message = _plgpu_kernel_message(kernel)
+            elif backend in _ARRAY_OUTPUTS_ONLY or tpu:
+                message = _array_outputs_message(ctx, kernel, leaf, backend)
+            else:
+                continue  # TPU meshes and SparseCore: not run
+            if message is not None:
+                yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
+                                  facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
 
 
 def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
@@ -179,21 +180,22 @@ def _semaphore_array_operands(ctx, rule):
         return  # jax 0.11.x has no plgpu.alloc_semaphore: such code fails earlier (AttributeError)
     evaluate = ctx.project.evaluator.value
     for launch in kernel_launches(ctx.project, ctx.model):
-        if launch.api != "plgpu.kernel":
-            continue
-        for operand in launch.call.args:
-            if isinstance(operand, ast.Starred):
-                break
-            value = evaluate(ctx.model, operand)
-            if not isinstance(value, SemaphoreArray):
+        with ctx.isolated(rule, launch.call):
+            if launch.api != "plgpu.kernel":
                 continue
-            message = (f'JAX: "{OPERAND_QUOTE}"; pass the alloc_semaphore ref itself, not a value read from it. '
-                       f"`{value.source}` is an array made from the ref `{value.ref.source}`; plgpu.kernel takes "
-                       "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one "
-                       "semaphore in the kernel body with `.at[i]`.")
-            built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
-            yield ctx.finding(rule, operand, message, (built,),
-                              facts={"operand": operand, "launch": launch.call, "value": value})
+            for operand in launch.call.args:
+                if isinstance(operand, ast.Starred):
+                    break
+                value = evaluate(ctx.model, operand)
+                if not isinstance(value, SemaphoreArray):
+                    continue
+                message = (f'JAX: "{OPERAND_QUOTE}"; pass the alloc_semaphore ref itself, not a value read from it. '
+                           f"`{value.source}` is an array made from the ref `{value.ref.source}`; plgpu.kernel takes "
+                           "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one "
+                           "semaphore in the kernel body with `.at[i]`.")
+                built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
+                yield ctx.finding(rule, operand, message, (built,),
+                                  facts={"operand": operand, "launch": launch.call, "value": value})
 
 
 def _imports_from_allocating_module(ctx) -> bool:
@@ -227,37 +229,38 @@ def _outside_kernels(ctx, rule):
         return
     run_by = host_functions(ctx.project, ctx.model)
     for call in calls:
-        func = ctx.model.enclosing_function(call)
-        if func is None or id(func) not in run_by or id(call) in reached:
-            continue
-        uses = [use for use in uses_of(ctx.project, ctx.model, call) if use.live]
-        live = {use.kind for use in uses}
-        launch = launch_operand(ctx.project, ctx.model, call)
-        if launch is not None and not any(use.model is ctx.model and use.node is not launch
-                                          and ctx.model.enclosing_function(use.node) is func for use in uses):
-            # Only passed into a launch (what its body does with it aside): the launch takes the ref
-            # whatever its body does with it, and fails on its IR type (checked with jax 0.12).
-            live = {"operand"}
-        if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
-                        and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
-            live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
-        if not live:
-            continue  # jit drops an unused get_global
-        host = run_by[id(func)]
-        if host.function is not func and "returned" in live:
-            live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
-        if host.jitted:
-            how = ("This function is jitted directly, not run as a Pallas kernel" if host.function is func
-                   else "This code runs in a jitted function, not in a Pallas kernel")
-            words = "jitted here, outside any kernel"
-        else:
-            how = ("This code runs outside the kernel it launches (jitted; run eagerly, JAX says "
-                   f'"{EAGER_QUOTE}")')
-            words = "the kernel is launched here: this code runs outside it"
-        message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
-                   f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
-        yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
-                          facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
+        with ctx.isolated(rule, call):
+            func = ctx.model.enclosing_function(call)
+            if func is None or id(func) not in run_by or id(call) in reached:
+                continue
+            uses = [use for use in uses_of(ctx.project, ctx.model, call) if use.live]
+            live = {use.kind for use in uses}
+            launch = launch_operand(ctx.project, ctx.model, call)
+            if launch is not None and not any(use.model is ctx.model and use.node is not launch
+                                              and ctx.model.enclosing_function(use.node) is func for use in uses):
+                # Only passed into a launch (what its body does with it aside): the launch takes the ref
+                # whatever its body does with it, and fails on its IR type (checked with jax 0.12).
+                live = {"operand"}
+            if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
+                            and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
+                live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
+            if not live:
+                continue  # jit drops an unused get_global
+            host = run_by[id(func)]
+            if host.function is not func and "returned" in live:
+                live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
+            if host.jitted:
+                how = ("This function is jitted directly, not run as a Pallas kernel" if host.function is func
+                       else "This code runs in a jitted function, not in a Pallas kernel")
+                words = "jitted here, outside any kernel"
+            else:
+                how = ("This code runs outside the kernel it launches (jitted; run eagerly, JAX says "
+                       f'"{EAGER_QUOTE}")')
+                words = "the kernel is launched here: this code runs outside it"
+            message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
+                       f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
+            yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
+                              facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
 
 
 def _outside_quote(live_uses: set[str]) -> str:

@@ -12,6 +12,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from ..analysis.arithmetic import fits, fold
 from ..dtypes import LONG_NAMES, DTYPES, short_dtype
 from ..source_text import split_lines
 
@@ -288,17 +289,18 @@ class _Static:
         return local.get(name, self.module_values.get(name))
 
     def integer(self, node: ast.expr, local, depth=0) -> int | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return node.value
+        """An int the expression folds to, within the analysis' bounds (`10 ** 10 ** 10` is None, never computed)."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value if fits(node.value) else None
         if isinstance(node, ast.Name):
             value = self.lookup(node.id, local, depth)
             return None if value is None else self.integer(value, local, depth + 1)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Pow)):
             left, right = self.integer(node.left, local, depth + 1), self.integer(node.right, local, depth + 1)
-            if left is None or right is None or (isinstance(node.op, ast.FloorDiv) and right == 0):
+            if left is None or right is None:
                 return None
-            return {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right,
-                    ast.FloorDiv: left // right if right else 0, ast.Pow: left ** right}[type(node.op)]
+            result = fold(node.op, left, right)  # None for 1 // 0 or a result over the bounds
+            return result if type(result) is int else None
         return None
 
     def shape(self, node: ast.expr, local, depth=0) -> tuple[int, ...] | None:
