@@ -38,6 +38,31 @@ def jax_truth(paths, *options: str) -> dict:
     return {Path(k).name: v for k, v in json.loads(run.stdout).items()}
 
 
+ADDRESS_SPACE = 2 << 30  # what a limited process may map: far above what pallas-lsp needs (~0.4 GiB)
+
+
+def limit_address_space() -> None:
+    """A subprocess's preexec_fn: a memory blow-up fails fast (MemoryError) instead of taking the machine's memory."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def run_with_peak(args: list[str], cwd) -> tuple[int, str, str, float]:
+    """(exit code, stdout, stderr, peak resident set in MiB) of a command run under `limit_address_space`:
+    its own peak (and its children's), not the largest of every process the test run has waited for."""
+    import subprocess
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(args, cwd=cwd, stdout=out, stderr=err, preexec_fn=limit_address_space)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    return process.returncode, stdout, stderr, usage.ru_maxrss / 1024
+
+
 @pytest.fixture(scope="session")
 def jax_env() -> str:
     return jax_python()

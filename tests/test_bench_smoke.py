@@ -152,6 +152,17 @@ def test_fix_cost_times_check_of_the_fix_heavy_files_and_one_fix_request(tmp_pat
     assert_stats(many["in_process"]["fixes_per_request_ms"], 1)
 
 
+def test_fix_memory_long_line_reads_the_peak_of_check_and_of_check_diff(tmp_path):
+    result = run_bench("fix_memory_long_line.py", "--runs", "1", "--size", "60000", "--line", "20000",
+                       "--source", str(REPO), "--out", str(tmp_path))
+    assert 59_000 < result["size_bytes"] <= 60_100
+    for name in ("check", "check_diff", "source_check_diff"):
+        assert result[name]["ended"] == ["exit 1"]
+        assert_stats(result[name]["peak_mib"], 1)
+        assert_stats(result[name]["s"], 1)
+    assert result["check_diff"]["fixed"] and result["source_check_diff"]["fixed"] and not result["check"]["fixed"]
+
+
 def test_big_workspace_compares_the_kernel_file_in_the_tree_and_alone(tmp_path):
     result = run_bench("big_workspace.py", "--runs", "1", "--files", "40", "--out", str(tmp_path / "tree"))
     assert result["workspace_py_files"] == 41 and result["diagnostics"] == 1

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .findings import Span
-from ..source_text import LINE_BREAK, Refusal, cookie_refusal, split_lines
+from ..source_text import LINE_BREAK, Refusal, cookie_refusal, split_lines, tokens
 
 MAX_RECOVERY_STEPS = 200
 
@@ -252,32 +252,33 @@ def _too_deep_statement(work: list[str]) -> tuple[int, int] | None:
     A RecursionError from the parser carries no line. The tokenizer is not recursive, so it splits
     the text into logical lines; only those with many operators or brackets are tried alone.
     """
+    found, start, weight = None, None, 0
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(work) + "\n").readline))
+        for token in tokens("\n".join(work) + "\n"):  # one at a time: TokenInfos hold a copy of their line each
+            if found is not None:
+                continue  # the text must still tokenize to the end, or none is reported
+            if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT) and start is None:
+                continue
+            if start is None:
+                start, weight = token.start[0] - 1, 0
+            if token.type == tokenize.OP or keyword.iskeyword(token.string):  # `not not ... x` nests too
+                weight += 1
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                end = token.start[0] - 1
+                if weight > 100:
+                    statement = textwrap.dedent("\n".join(work[start:end + 1])).rstrip()
+                    if statement.endswith(":"):
+                        statement += " pass"
+                    try:
+                        ast.parse(statement)
+                    except (RecursionError, MemoryError):
+                        found = start, min(end, len(work) - 1)
+                    except (SyntaxError, ValueError):
+                        pass
+                start = None
     except (tokenize.TokenError, SyntaxError, ValueError):
         return None
-    start, weight = None, 0
-    for token in tokens:
-        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT) and start is None:
-            continue
-        if start is None:
-            start, weight = token.start[0] - 1, 0
-        if token.type == tokenize.OP or keyword.iskeyword(token.string):  # `not not ... x` nests too
-            weight += 1
-        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-            end = token.start[0] - 1
-            if weight > 100:
-                statement = textwrap.dedent("\n".join(work[start:end + 1])).rstrip()
-                if statement.endswith(":"):
-                    statement += " pass"
-                try:
-                    ast.parse(statement)
-                except (RecursionError, MemoryError):
-                    return start, min(end, len(work) - 1)
-                except (SyntaxError, ValueError):
-                    pass
-            start = None
-    return None
+    return found
 
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
