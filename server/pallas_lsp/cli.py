@@ -430,6 +430,9 @@ class _LowerCaseLevel(logging.Formatter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .source_text import quiet_compile_warnings
+
+    quiet_compile_warnings()  # a user's "\d" in a non-raw string is not ours to print (ruff prints nothing)
     args = build_parser().parse_args(argv)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_LowerCaseLevel("pallas-lsp: %(levelname)s: %(message)s"))
