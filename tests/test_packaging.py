@@ -85,10 +85,12 @@ def test_the_wheel_installs_and_runs_in_a_fresh_venv(wheel, version, tmp_path):
                           capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
     assert page.stdout.strip().startswith((venv / "lib").as_uri()), page.stdout + page.stderr  # inside the venv
     assert page.stdout.strip().endswith("/pallas_lsp/rule_docs/PAL001-get-global-not-semaphore.md")
+    printed = subprocess.run([tool, "rule", "PAL001"], capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+    assert printed.stdout == (REPO / "docs" / "rules" / "PAL001-get-global-not-semaphore.md").read_text(), printed.stderr
 
     # The pre-commit hook, run as pre-commit runs it: its entry, then the staged files.
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert (hook["id"], hook["language"], hook["types"]) == ("pallas-lsp", "python", ["python"])
+    assert (hook["id"], hook["language"], hook["types_or"]) == ("pallas-lsp", "python", ["python", "jupyter"])
     hooked = subprocess.run([*hook["entry"].split(), str(EXAMPLE), str(REPO / "examples" / "kernels" / "good_semaphore.py")],
                             capture_output=True, text=True, timeout=300, cwd=tmp_path,
                             env={**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}"})
