@@ -428,7 +428,7 @@ def run_trace(args) -> int:
     from .trace import trace_target
     from .trace.report import format_text, one_based_columns
     from .source_text import read_source
-    from .trace.targets import ArgSpecError, split_target
+    from .trace.targets import ArgSpecError, example_args, split_target, unknown_name
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
     try:
@@ -442,6 +442,10 @@ def run_trace(args) -> int:
         source = notebook.module if notebook is not None else read_source(path)
     except (ArgSpecError, FileNotFoundError, ConfigError, TraceError, OSError, UnicodeDecodeError) as exc:
         _error(exc)
+        return EXIT_ERROR
+    typo = unknown_name(source, where) if isinstance(where, str) else None
+    if typo:  # a usage error (exit 2), said before anything is imported: CI tells it from a kernel JAX rejects
+        _error(f"{quoted_name(path)}: {typo}")
         return EXIT_ERROR
     root = settings.root or os.path.dirname(os.path.abspath(path))
     plan = _trace_plan(root, python, settings, path, source, where, args.platform)
@@ -474,7 +478,7 @@ def run_trace(args) -> int:
         annotate_in_cells(result, notebook)
     error = result.get("error") or {}
     if error.get("type") == "ArgsNotFound":
-        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        example = result.get("suggested_args") or example_args(source, plan.function)
         error["message"] += f". Give them with --args \"{example}\" or a '# pallas-lsp: trace({example})' comment above it."
     if error.get("type") == "TraceError" and "No module named 'jax'" in error.get("message", ""):
         error["message"] += (". Pass your project's interpreter, the one with jax: --python PATH (or set "
