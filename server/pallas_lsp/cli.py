@@ -7,6 +7,7 @@ import logging
 import math
 import os
 import sys
+import textwrap
 import traceback
 
 from . import __version__
@@ -46,13 +47,35 @@ def _jobs(text: str) -> int:
     return value
 
 
+CHECK_EPILOG = """\
+exit status:
+  0  no error-severity finding (warnings may be printed)
+  1  an error-severity finding, or a fix that could not be written
+  2  usage error (unknown option, missing path, unusable --python, invalid settings) or internal error
+
+settings: [tool.pallas-lsp] in the nearest pyproject.toml above the first PATH (select, ignore,
+per-file-ignores, python, platform, exclude, extend-exclude); flags win over it. -v says which file
+was read. Suppress one finding with `# noqa: PAL001` on its line, a whole file with
+`# pallas-lsp: noqa` (or `# pallas-lsp: noqa: PAL001`) on a line of its own.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pallas-lsp", description="Catch broken JAX Pallas GPU kernels.")
     parser.add_argument("--version", action="version", version=f"pallas-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    check = commands.add_parser("check", help="check files and folders (recursively, *.py)")
-    check.add_argument("paths", nargs="+", metavar="PATH")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check = commands.add_parser("check", help="check files and folders (recursively, *.py and *.ipynb)",
+                                description=textwrap.fill("Check Python files and notebooks for broken Pallas "
+                                                          "kernels, as ruff checks them: one line per finding, then "
+                                                          "a summary.", 79),
+                                epilog=CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files and folders to check; folders recursively (*.py, *.ipynb), leaving out what "
+                            ".gitignore, exclude settings and virtual environments leave out; default: the current "
+                            "folder")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                       help="text: `path:line:col: CODE message` lines and a summary (default); json: one array, an "
+                            "object per finding; sarif: SARIF 2.1.0 for code scanning")
     check.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project "
                             "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
@@ -62,7 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="resolve names from the file's own imports only (no environment inference)")
     check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
                        help="worker processes over files (default: one per CPU; 1: everything in this process)")
-    check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="say which interpreter and jax version the files are analysed against, where the "
+                            "settings come from and how many files are checked; then log details to stderr")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
     check.add_argument("--unsafe-fixes", action="store_true",
                        help="with --fix or --diff, apply unsafe fixes too (alone it does nothing, and says so)")
@@ -72,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     add_serve_arguments(serve)
     _add_trace_parser(commands)
+    rule = commands.add_parser("rule", help="print a rule's page (pallas-lsp rule PAL001), or list the rules (--all)",
+                               description="Print a rule's documentation page, as `ruff rule` does.")
+    rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code (PAL001) or name (get-global-not-semaphore)")
+    rule.add_argument("--all", action="store_true", help="list every rule: code, name, what it reports")
     return parser
 
 
@@ -95,8 +124,14 @@ _non_negative_int = _number(int, lambda v: v >= 0, "a whole number", "0 or more"
 
 
 def _add_trace_parser(commands) -> None:
-    """`pallas-lsp trace` (issue 5): run a kernel through JAX's own estimator and lowering."""
-    trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)")
+    """`pallas-lsp trace`: run a kernel through JAX's own estimator and lowering."""
+    trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)",
+                                description="Import the module in a separate process under the project's interpreter "
+                                            "(it must have jax), call the launch with abstract arguments, and report "
+                                            "what JAX's tracing, resource estimator and lowering say, on your lines.",
+                                epilog="exit status: 0 JAX lowered (and compiled) it; 1 JAX rejected it, or the traced "
+                                       "code crashed, hung or exited; 2 it never ran (a name or line the file does not "
+                                       "have, bad --args, no jax in the interpreter)")
     trace.add_argument("target", metavar="PATH::FUNCTION | PATH:LINE",
                        help="a launch (kernel, or function launching one) by name or by a line inside it; a kernel "
                             "body, or a line in one, traces the launch that runs it")
@@ -106,12 +141,14 @@ def _add_trace_parser(commands) -> None:
     trace.add_argument("--platform", choices=("cuda", "host"), default=None,
                        help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); host: CPU/interpret "
                             "lowering (default: as the kernel runs: host in interpret mode, else cuda)")
-    trace.add_argument("--format", choices=("text", "json"), default="text")
+    trace.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: a report to read (default); json: one object with every field of the result")
     trace.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project, with jax "
                             "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
     trace.add_argument("--no-compile", action="store_true", help="stop after lowering even with a local GPU")
-    trace.add_argument("--timeout", type=_positive_seconds, default=120.0, metavar="SECONDS")
+    trace.add_argument("--timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
+                       help="stop the trace (its worker is killed) after this many seconds (default 120)")
     trace.add_argument("--memory-limit", type=_non_negative_int, default=None, metavar="MB",
                        help="address space the traced code may add beyond jax's own (default 8192, or $PALLAS_LSP_TRACE_MEMORY_MB; 0: no limit)")
 
@@ -182,6 +219,7 @@ def run_check(args) -> int:
     from .output import format_json, format_sarif, format_text
 
     loaded_settings: dict = {}  # each pyproject.toml read once in this run
+    args.paths = args.paths or ["."]  # as ruff: no PATH checks the current folder
     try:
         files = _collect(args.paths, loaded_settings)
         settings = load_settings(args.paths[0], loaded_settings)
@@ -209,6 +247,8 @@ def run_check(args) -> int:
         except EnvironmentError_ as exc:
             _error(exc)
             return EXIT_ERROR
+    if args.verbose:
+        _say_what_is_checked(args, settings, project, files, codes)
     fixing = args.fix or args.diff
     not_applied = False
     if fixing:
@@ -256,6 +296,44 @@ def run_check(args) -> int:
     if not_applied:  # a fix left out is a finding left in, whatever its severity
         return EXIT_FINDINGS
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
+
+
+def _info(message: str) -> None:
+    _say("info", message)
+
+
+def _say_what_is_checked(args, settings, project, files: list[str], codes: set[str]) -> None:
+    """`check -v`: the interpreter and jax analysed against, where the settings came from, the files
+    and rules: what to look at first when a finding is missing or unexpected."""
+    from .analysis.environment import EnvironmentError_
+    from .analysis.jax_version import jax_version
+    from .analysis.notebooks import is_notebook
+    from .rules import RULES_BY_CODE
+
+    if settings.source is None:
+        folder = os.path.abspath(args.paths[0] if os.path.isdir(args.paths[0]) else os.path.dirname(args.paths[0]) or ".")
+        _info(f"settings: no pyproject.toml in {quoted_name(folder)} or a folder above it: the defaults")
+    else:
+        table = "[tool.pallas-lsp]" if settings.has_table else "no [tool.pallas-lsp] table: the defaults"
+        _info(f"settings: {quoted_name(settings.source)} ({table}); flags on the command line win over it")
+    source = ("--python" if args.python else "[tool.pallas-lsp] python" if settings.python else
+              "$VIRTUAL_ENV" if os.environ.get("VIRTUAL_ENV") else "the interpreter running pallas-lsp")
+    try:
+        environment = project.environment
+        python = f"{quoted_name(environment.executable)} (Python {environment.version}, from {source})"
+    except EnvironmentError_:
+        python = f"{quoted_name(project.python)} (from {source})"
+    version = jax_version(project)
+    if version is None:
+        _info(f"interpreter: {python} has no jax: names are resolved from the files' own import statements, "
+              "and rules assume the newest jax they know. Pass your project's interpreter with --python")
+    else:
+        _info(f"interpreter: {python}, jax {'.'.join(map(str, version))}"
+              + ("" if project.use_jedi else "; --no-jedi: names are resolved from import statements only"))
+    notebooks = sum(1 for file in files if is_notebook(file))
+    kinds = f" ({len(files) - notebooks} Python, {notebooks} notebook{'s' if notebooks != 1 else ''})" if notebooks else ""
+    enabled = ("all" if len(codes) == len(RULES_BY_CODE) else ", ".join(sorted(codes)) or "none")
+    _info(f"{len(files)} file{'s' if len(files) != 1 else ''} to check{kinds}; rules: {enabled}")
 
 
 def _write_fixes(project, changed: dict, chosen: list) -> bool:
@@ -315,6 +393,32 @@ def _print_unfixable(project, findings, unsafe: bool) -> None:
                  "(apply them with --unsafe-fixes)")
 
 
+def run_rule(args) -> int:
+    """`pallas-lsp rule PAL001`: the rule's page (the one its diagnostics link to), as `ruff rule`
+    prints one; `--all`: one line per rule."""
+    from .rules import RULES, find_rule, rule_page
+
+    if args.all == bool(args.code):
+        _error("give a rule code (pallas-lsp rule PAL001) or --all, not both" if args.all else
+               "which rule? pallas-lsp rule PAL001, or pallas-lsp rule --all for the list")
+        return EXIT_ERROR
+    if args.all:
+        width = max(len(rule.NAME) for rule in RULES)
+        sys.stdout.write("".join(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SUMMARY}\n" for rule in RULES))
+        return EXIT_CLEAN
+    rule = find_rule(args.code)
+    if rule is None:
+        _error(f"no rule {quoted_name(args.code)} (rules: {RULES[0].CODE} to {RULES[-1].CODE}; "
+               "pallas-lsp rule --all lists them)")
+        return EXIT_ERROR
+    try:
+        sys.stdout.write(rule_page(rule))
+    except OSError as exc:
+        _error(f"the page of {rule.CODE} cannot be read: {exc}")
+        return EXIT_ERROR
+    return EXIT_CLEAN
+
+
 def run_trace(args) -> int:
     """Exit 0 when JAX lowered (and compiled) the kernel, 1 when it failed, 2 when it never ran."""
     import json
@@ -324,7 +428,7 @@ def run_trace(args) -> int:
     from .trace import trace_target
     from .trace.report import format_text, one_based_columns
     from .source_text import read_source
-    from .trace.targets import ArgSpecError, split_target
+    from .trace.targets import ArgSpecError, example_args, split_target, unknown_name
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
     try:
@@ -338,6 +442,10 @@ def run_trace(args) -> int:
         source = notebook.module if notebook is not None else read_source(path)
     except (ArgSpecError, FileNotFoundError, ConfigError, TraceError, OSError, UnicodeDecodeError) as exc:
         _error(exc)
+        return EXIT_ERROR
+    typo = unknown_name(source, where) if isinstance(where, str) else None
+    if typo:  # a usage error (exit 2), said before anything is imported: CI tells it from a kernel JAX rejects
+        _error(f"{quoted_name(path)}: {typo}")
         return EXIT_ERROR
     root = settings.root or os.path.dirname(os.path.abspath(path))
     plan = _trace_plan(root, python, settings, path, source, where, args.platform)
@@ -370,7 +478,7 @@ def run_trace(args) -> int:
         annotate_in_cells(result, notebook)
     error = result.get("error") or {}
     if error.get("type") == "ArgsNotFound":
-        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        example = result.get("suggested_args") or example_args(source, plan.function)
         error["message"] += f". Give them with --args \"{example}\" or a '# pallas-lsp: trace({example})' comment above it."
     if error.get("type") == "TraceError" and "No module named 'jax'" in error.get("message", ""):
         error["message"] += (". Pass your project's interpreter, the one with jax: --python PATH (or set "
@@ -430,6 +538,9 @@ class _LowerCaseLevel(logging.Formatter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .source_text import quiet_compile_warnings
+
+    quiet_compile_warnings()  # a user's "\d" in a non-raw string is not ours to print (ruff prints nothing)
     args = build_parser().parse_args(argv)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_LowerCaseLevel("pallas-lsp: %(levelname)s: %(message)s"))
@@ -453,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
             return serve_command(server, args=args)
         if args.command == "trace":
             return run_trace(args)
+        if args.command == "rule":
+            return run_rule(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
     except Exception:  # an internal error must not look like "no findings"

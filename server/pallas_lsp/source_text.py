@@ -27,6 +27,17 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 
 
+def quiet_compile_warnings() -> None:
+    """Compiling a user's file is ours, its warnings are not: CPython's `SyntaxWarning`s (an invalid
+    escape sequence such as "\\d" in a non-raw string, `is` with a literal) and the
+    `DeprecationWarning` older Pythons give for the same escapes would reach stderr from every
+    `ast.parse` of it. Ruff prints nothing for such a file; `check`, `serve`, `trace` and the check
+    workers call this once, before any file is read."""
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
+    warnings.filterwarnings("ignore", message=r"invalid escape sequence", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", message=r"invalid (octal|decimal) literal", category=DeprecationWarning)
+
+
 class Unanalysable(OSError):
     """A file the analyzer does not read; `reason` says why, for the user."""
 

@@ -295,3 +295,42 @@ def noqa_codes(line: str) -> set[str] | None:
     if not codes:
         return set()
     return {code.upper() for code in re.split(r"[\s,]+", codes) if code}
+
+
+# `# pallas-lsp: noqa` or `# pallas-lsp: noqa: PAL001, PAL002` on a line of its own: the whole file, as
+# `# ruff: noqa` is for ruff. A comment that trails code is a line's own noqa, never the file's.
+_FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*pallas-lsp[ \t]*:[ \t]*noqa(?P<rest>[^\r\n]*)$", re.M | re.I)
+_FILE_NOQA_CODES = re.compile(r"[ \t]*(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[ \t]*,?[ \t]*[A-Z]+[0-9]*)*)[ \t]*,?)?[ \t]*",
+                              re.I)
+
+
+def file_noqa_codes(text: str) -> set[str] | None:
+    """Codes or prefixes a file silences as a whole: None without a file-level noqa comment, an
+    empty set for a bare one (every rule). A line inside a string is no comment: checked with the
+    tokenizer, only when the text has such a line at all."""
+    hits = [match for match in _FILE_NOQA.finditer(text) if _FILE_NOQA_CODES.fullmatch(match["rest"])]
+    if not hits:
+        return None
+    comments = _comment_lines(text)
+    codes: set[str] = set()
+    found = False
+    for match in hits:
+        line = len(LINE_BREAK.findall(text, 0, match.start())) + 1
+        if comments is not None and line not in comments:
+            continue
+        listed = _FILE_NOQA_CODES.fullmatch(match["rest"])["codes"]
+        if not listed:
+            return set()
+        found = True
+        codes.update(code.upper() for code in re.split(r"[\s,]+", listed) if code)
+    return codes if found else None
+
+
+def _comment_lines(text: str) -> set[int] | None:
+    """1-based lines where a comment starts (None when the text does not tokenize: then every
+    comment-looking line counts)."""
+    try:
+        return {token.start[0] for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type == tokenize.COMMENT}
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None

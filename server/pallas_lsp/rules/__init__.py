@@ -40,6 +40,18 @@ def doc_path(rule) -> Path:
     return DOCS_DIR / f"{rule.CODE}-{rule.NAME}.md"
 
 
+def find_rule(name: str):
+    """The rule a user names: its code (`PAL001`, `pal001`) or its name (`get-global-not-semaphore`)."""
+    wanted = name.strip()
+    return RULES_BY_CODE.get(wanted.upper()) or next((rule for rule in RULES if rule.NAME == wanted.lower()), None)
+
+
+def rule_page(rule) -> str:
+    """The rule's page, as `pallas-lsp rule` prints it (the page its diagnostics link to)."""
+    text = doc_path(rule).read_text(encoding="utf-8")
+    return text if text.endswith("\n") else text + "\n"
+
+
 def doc_url(rule, base: str | None = None) -> str | None:
     """Link for the rule's page: `<base>/<page>` for a docs site (the `docsUrl` setting, else
     `$PALLAS_LSP_DOCS_URL`), else the page shipped with the package (or in this checkout)."""
