@@ -121,6 +121,16 @@ def trace_result_diagnostics(ls: Session, result: dict, traced_path: str, defini
             for path, diagnostics in by_path.items()}
 
 
+def _example_args(result: dict, function: str) -> str:
+    """Arguments to suggest: the traced file's own shapes, one per parameter (trace/targets.py)."""
+    from ..trace.targets import example_args
+
+    try:
+        return example_args(read_source(result.get("path") or ""), function)
+    except (OSError, ValueError):
+        return "f32[128,128]"
+
+
 def trace_result_message(result: dict, function: str, definition: int | None) -> types.ShowMessageParams:
     """The trace's outcome for an editor that has no report view of its own (Neovim, Emacs)."""
     from ..trace.report import kernel_summary
@@ -139,7 +149,7 @@ def trace_result_message(result: dict, function: str, definition: int | None) ->
             f"pallas-trace: {function}: JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else "")
             + why))
     if error.get("type") == "ArgsNotFound":
-        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        example = result.get("suggested_args") or _example_args(result, function)
         where = f" above line {definition + 1}" if definition is not None else ""
         return types.ShowMessageParams(type=types.MessageType.Warning, message=(
             f"pallas-trace: {function}: the arguments to trace it with are not known. Write "
