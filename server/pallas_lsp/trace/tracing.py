@@ -433,7 +433,7 @@ class Lowering:
 # ---- one trace ----------------------------------------------------------------------------------
 
 PREIMPORTED = ("jax.numpy", "jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu",
-               "jax.experimental.pallas.triton")
+               "jax.experimental.pallas.triton", "jax.experimental.pallas.tpu")
 
 
 class Worker:
