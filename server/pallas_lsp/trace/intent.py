@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..analysis.kernel_model import kernel_launches
 from ..analysis.kernels import FORCE_INTERPRET, SET_INTERPRET, EntryPoint, KernelIndex, reachable_functions
 from ..analysis.model import FunctionNode
 from ..analysis.values import Api, KernelCall
-from .targets import definition_line, function_at
+from .call_args import inferred_call_args
+from .targets import TargetArgs, definition_line, function_at
 
 # How a module-level name runs a kernel, in the order a body's launches are looked for.
 IS_KERNEL = "kernel"  # `k = plgpu.kernel(body, ...)`, a decorated body: calling it launches
@@ -323,6 +325,7 @@ class TracePlan:
     intent: Intent
     target: LaunchTarget | None = None
     platform: Platform | None = None
+    infer_args: Callable[[], TargetArgs | None] | None = None  # arguments from a call, as hovers read it
 
     @property
     def function(self) -> str | None:
@@ -367,6 +370,7 @@ def plan_trace(project, path: str, text: str, where: str | int, platform: str | 
     if len(targets) != 1 or intent.problem:
         return plan
     plan.target = targets[0]
+    plan.infer_args = lambda: inferred_call_args(project, path, text, plan.target.name)
     plan.platform = (Platform(platform, f"{platform}: asked for ({asked_by})") if platform
                      else platform_for(project, plan.target))
     return plan
