@@ -539,3 +539,56 @@ def test_the_rule_page_example_is_what_check_trace_prints(tmp_path):
     run_ = cli("check", "--trace", "--python", jax_python(), "example.py", cwd=tmp_path)
     assert run_.stdout.splitlines() == shown[1:], run_.stderr
     assert run_.stderr.startswith(shown[0].rsplit(";", 1)[0] + ";")  # the seconds differ
+
+
+INTERPRETED_AND_EXPECTED = source("""
+    import unittest
+
+
+    @functools.partial(plgpu.kernel, out_type=X, interpret=True)
+    def interpreted(x_ref, o_ref):
+        sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+        pl.semaphore_signal(sem)
+        pl.semaphore_wait(sem)
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    def _add_one(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    def interpreted_call(x):
+        return pl.pallas_call(_add_one, out_shape=X, interpret=True)(x)
+
+
+    @functools.partial(plgpu.kernel, out_type=X)
+    def wrong_shape(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + jnp.ones((64,), jnp.float32)
+
+
+    class KernelTest(unittest.TestCase):
+        def test_jax_refuses_the_shapes(self):
+            with self.assertRaises(TypeError):
+                wrong_shape(jnp.ones((128,), jnp.float32))
+            interpreted_call(jnp.ones((128,), jnp.float32))
+
+        def test_interpreted(self):
+            interpreted(jnp.ones((128,), jnp.float32))
+""")
+
+
+def test_interpreted_launches_lower_on_the_host_and_an_error_a_test_expects_is_no_finding(tmp_path, pool):
+    write(tmp_path, "kernels.py", INTERPRETED_AND_EXPECTED)
+    found = run(pool, tmp_path)
+    results = by_id(found)
+    expected = results["kernels.py::KernelTest::test_jax_refuses_the_shapes"]
+    assert expected.outcome == "ok"  # assertRaises got JAX's TypeError, and the test went on
+    assert [(l["api"], l["platform"], l["verdict"], l.get("expected", False)) for l in expected.launches] == [
+        ("plgpu.kernel", "cuda", "rejected", True), ("pl.pallas_call", "host", "ok", False)]
+    interpreted = results["kernels.py::KernelTest::test_interpreted"]
+    (launch,) = interpreted.launches
+    assert (interpreted.outcome, launch["platform"], launch["error"]["type"]) == ("rejected", "host", "TypeError")
+    json_run = cli("check", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    # The interpreter's get_global: PAL002, which JAX confirms on the host; nothing for the expected TypeError.
+    assert [(f["code"], f["line"], f.get("confirmed")) for f in json.loads(json_run.stdout)] == [
+        ("PAL002", line_of(INTERPRETED_AND_EXPECTED, "sem = pl.get_global(plgpu.SemaphoreType.REGULAR)"), True)]

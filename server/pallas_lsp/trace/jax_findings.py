@@ -106,8 +106,8 @@ def jax_findings(run: EntryRun, sources: _Sources | None = None) -> list[Finding
     found: dict[tuple, Finding] = {}
     for result, record in run.launches():
         error = record.get("error") or {}
-        if record.get("verdict") != "rejected" or not error:
-            continue
+        if record.get("verdict") != "rejected" or not error or record.get("expected"):
+            continue  # a test that JAX raises (pytest.raises, assertRaises) is no finding
         message = f"{error.get('type')}: {error.get('message')}"
         places = [loc for loc in error.get("locations") or [] if loc.get("path")] or \
             [loc for loc in (record.get("launch"), record.get("body")) if loc][:1]
