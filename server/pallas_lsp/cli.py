@@ -339,7 +339,7 @@ def run_types(args) -> int:
 def _run_entries(args, project, settings, root: str, files: list[str]):
     """`--trace`: the entry points under the checked paths run with JAX in the loop (the flag is the
     user's consent to run their code); None (and said why) when they cannot run at all."""
-    from .trace.entry_points import run_entry_points
+    from .trace.entry_points import fatal, run_entry_points
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
     try:
@@ -355,6 +355,9 @@ def _run_entries(args, project, settings, root: str, files: list[str]):
                                relevant=lambda path, text: project.can_matter(path, text))
     finally:
         pool.shutdown()
+    if any(fatal(problem) for problem in run.problems):  # asked for, and nothing could run: no silent pass
+        _error(f"--trace: {next(problem for problem in run.problems if fatal(problem))}")
+        return None
     for problem in run.problems:
         _warn(f"--trace: {problem}")
     _say("", f"--trace: {run.summary()}")

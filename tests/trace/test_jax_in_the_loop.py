@@ -592,3 +592,11 @@ def test_interpreted_launches_lower_on_the_host_and_an_error_a_test_expects_is_n
     # The interpreter's get_global: PAL002, which JAX confirms on the host; nothing for the expected TypeError.
     assert [(f["code"], f["line"], f.get("confirmed")) for f in json.loads(json_run.stdout)] == [
         ("PAL002", line_of(INTERPRETED_AND_EXPECTED, "sem = pl.get_global(plgpu.SemaphoreType.REGULAR)"), True)]
+
+
+def test_check_trace_with_an_interpreter_without_jax_is_an_error_not_a_pass(tmp_path):
+    write(tmp_path, "kernels.py", KERNELS)
+    run_ = cli("check", "--trace", "--python", sys.executable, "kernels.py", cwd=tmp_path)
+    assert (run_.returncode, run_.stdout) == (2, "")
+    assert run_.stderr == (f"pallas-lsp: error: --trace: {sys.executable} has no jax: entry points need the project's "
+                           "interpreter, the one with jax (--python)\n")

@@ -311,13 +311,15 @@ def _imported_names(text: str) -> set[str]:
 def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str], *,
                      timeout: float | None = None, entry_timeout: float = DEFAULT_ENTRY_TIMEOUT,
                      output_limit: int = DEFAULT_OUTPUT_LIMIT, bare_platform: str = "cuda", relevant=None,
-                     entries: list[EntryPoint] | None = None, on_result=None, cancelled=lambda: False) -> EntryRun:
+                     entries: list[EntryPoint] | None = None, on_result=None, cancelled=lambda: False,
+                     on_worker=None) -> EntryRun:
     """Run the entry points under `paths` (or the given `entries`) of the project at `root` with JAX in
     the loop, under `python`; one file's entries after another, one at a time, each in a contained
     process (`entry_timeout` each, `output_limit` bytes of output). `timeout`: for the whole run (None:
-    as long as the entries' limits add up to). `on_result(result)` is called as each entry ends;
-    `cancelled()` is asked between files. Blocks; call it from a worker thread. Never raises for what
-    the entries do: problems are in `EntryRun.problems`."""
+    as long as the entries' limits add up to). `on_result(result)` is called as each file's entries
+    end; `cancelled()` is asked between files, and `on_worker(worker)` is handed the worker of each
+    file's run (`worker.cancel()` stops it at once). Blocks; call it from a worker thread. Never raises
+    for what the entries do: problems are in `EntryRun.problems`."""
     started = time.monotonic()
     run = EntryRun(root=os.path.realpath(root))
     if entries is None:
@@ -331,7 +333,7 @@ def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str],
     grace = max(2.0, entry_timeout / 4)
     for path, file_entries in by_file.items():
         left = None if timeout is None else timeout - (time.monotonic() - started)
-        if cancelled() or (left is not None and left <= 0) or run.problems and _fatal(run.problems[-1]):
+        if cancelled() or (left is not None and left <= 0) or run.problems and fatal(run.problems[-1]):
             reason = "cancelled" if cancelled() else run.problems[-1] if run.problems else "the run's time ran out"
             for entry in file_entries:
                 _add(run, EntryResult(entry, "not_run", reason), on_result)
@@ -340,7 +342,8 @@ def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str],
         request = {"op": "entries", "entries": [e.request() for e in file_entries], "roots": [run.root],
                    "bare_platform": bare_platform, "entry_timeout": entry_timeout, "output_limit": output_limit}
         try:
-            answer = pool.request(python, root, request, timeout=budget if left is None else min(budget, left))
+            answer = pool.request(python, root, request, timeout=budget if left is None else min(budget, left),
+                                  on_worker=on_worker)
         except TraceError as exc:
             message = _worker_problem(exc, python)
             run.problems.append(message)
@@ -378,9 +381,11 @@ def _worker_problem(exc: TraceError, python: str) -> str:
         return f"{python} has no jax: entry points need the project's interpreter, the one with jax (--python)"
     if exc.kind == "timeout":
         return "the entry points did not finish within the run's time; the worker was killed"
+    if exc.kind == "cancelled":
+        return "cancelled; the worker was killed"
     return message
 
 
-def _fatal(problem: str) -> bool:
+def fatal(problem: str) -> bool:
     """A problem no other file's entries would get past (no jax in that interpreter)."""
     return "has no jax" in problem or "cannot start" in problem or "cannot run the trace" in problem

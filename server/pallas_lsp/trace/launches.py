@@ -18,6 +18,7 @@ import functools
 import os
 import signal
 import sys
+import threading
 import time
 
 GRACE_SECONDS = 2.0  # past an entry's time limit, the hard kill waits this long (or a quarter more) for the soft one
@@ -172,10 +173,16 @@ class Interceptor:
         self.jax, self.tracing, self.worker, self.user = jax, tracing, worker, user
         self.bare_platform = bare_platform
         self.emit = emit
-        self.inside = False  # lowering a launch: launches nested in it are JAX's own, not intercepted
+        self._thread = threading.local()  # per thread: another thread's launch is still the user's
+        self._lowering = threading.Lock()  # one lowering at a time: the resource capture is shared
         self.records: list[dict] = []
         self.rejected = False
         self._seen: dict = {}
+
+    @property
+    def inside(self) -> bool:
+        """This thread is lowering a launch: launches nested in it are JAX's own, not intercepted."""
+        return getattr(self._thread, "inside", False)
 
     def install(self) -> int:
         """Replace every module attribute that is one of the launch APIs; how many were replaced."""
@@ -280,25 +287,26 @@ class Interceptor:
         record = {"api": info.api, "body": info.body, "built": info.built, "launch": site,
                   "platform": platform, "platform_reason": reason,
                   "args": [_short(a) for a in abstract], "verdict": "ok", "error": None}
-        self.worker.capture.kernels = []
-        started = time.perf_counter()
         out_info = failure = None
-        self.inside = True
-        try:
-            lowering.run()
-            out_info = lowering.traced.out_info
-        except Exception as exc:  # noqa: BLE001 - JAX's verdict; a timeout (BaseException) goes through
-            failure = exc
-            unverified = _environment_failure(exc, platform, self.worker.gpu)
-            record["verdict"] = "unverified" if unverified else "rejected"
-            if unverified:
-                record["unverified_because"] = unverified
-            record["error"] = tracing.describe_error(exc, stage["name"], lowering.traced, self.user)
-        finally:
-            self.inside = False
+        with self._lowering:
+            self.worker.capture.kernels = []
+            started = time.perf_counter()
+            self._thread.inside = True
+            try:
+                lowering.run()
+                out_info = lowering.traced.out_info
+            except Exception as exc:  # noqa: BLE001 - JAX's verdict; a timeout (BaseException) goes through
+                failure = exc
+                unverified = _environment_failure(exc, platform, self.worker.gpu)
+                record["verdict"] = "unverified" if unverified else "rejected"
+                if unverified:
+                    record["unverified_because"] = unverified
+                record["error"] = tracing.describe_error(exc, stage["name"], lowering.traced, self.user)
+            finally:
+                self._thread.inside = False
+            record["kernels"] = list(self.worker.capture.kernels)
         record["seconds"] = round(time.perf_counter() - started, 6)
         record["abstract_device"] = lowering.abstract_device
-        record["kernels"] = list(self.worker.capture.kernels)
         try:
             record["kernel_refs"] = tracing._traced_ref_types(lowering.traced.jaxpr) if lowering.traced is not None else []
         except Exception:  # noqa: BLE001 - the verdict stands without them
