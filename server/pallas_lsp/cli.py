@@ -132,7 +132,7 @@ def _add_trace_parser(commands) -> None:
     trace.add_argument("--platform", choices=("cuda", "tpu", "host"), default=None,
                        help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); tpu: TPU lowering "
                             "(cross-lowered without a TPU); host: CPU/interpret lowering (default: as the kernel runs: "
-                            "host in interpret mode, else cuda)")
+                            "host in interpret mode, tpu for a TPU kernel, else cuda)")
     trace.add_argument("--format", choices=("text", "json"), default="text")
     trace.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project, with jax "

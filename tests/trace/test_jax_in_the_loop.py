@@ -453,7 +453,8 @@ TPU = textwrap.dedent("""\
     def add(x):
         return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
                               in_specs=[pl.BlockSpec(memory_space=pltpu.VMEM)],
-                              out_specs=pl.BlockSpec(memory_space=pltpu.VMEM))(x)
+                              out_specs=pl.BlockSpec(memory_space=pltpu.VMEM),
+                              compiler_params=pltpu.CompilerParams())(x)
 
 
     if __name__ == "__main__":
@@ -467,13 +468,16 @@ def test_a_tpu_kernel_is_lowered_for_tpu(tmp_path, pool):
     (launch,) = result.launches
     assert (result.entry.id, result.outcome) == ("tpu_kernel.py::__main__", "ok")
     assert (launch["platform"], launch["verdict"], launch["platform_reason"]) == (
-        "tpu", "ok", "its in_specs are TPU ones")
+        "tpu", "ok", "its compiler_params are TPU ones")
     assert [r["aval"] for r in launch["kernel_refs"]] == ["Ref<vmem>{float32[8,128]}"] * 2
-    traced = cli("trace", "tpu_kernel.py::add", "--platform", "tpu", "--args", "f32[8,128]", "--format", "json",
-                 "--python", jax_python(), cwd=tmp_path)
-    result = json.loads(traced.stdout)
-    assert (traced.returncode, result["ok"], result["lowering_platform"], result["compile_skipped"]) == (
-        0, True, "tpu", "no local tpu device"), traced.stdout
+    for flags in (["--platform", "tpu"], []):  # asked for, or as the kernel model reads the kernel
+        traced = cli("trace", "tpu_kernel.py::add", *flags, "--args", "f32[8,128]", "--format", "json",
+                     "--python", jax_python(), cwd=tmp_path)
+        result = json.loads(traced.stdout)
+        assert (traced.returncode, result["ok"], result["lowering_platform"], result["compile_skipped"]) == (
+            0, True, "tpu", "no local tpu device"), traced.stdout
+    assert result["platform_reason"] == ("tpu: the kernel is a TPU one (pl.pallas_call with pltpu.CompilerParams), "
+                                         "cross-lowered where there is no TPU")
 
 
 def test_discovery_reads_the_source_only():
