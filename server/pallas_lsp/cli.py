@@ -196,6 +196,9 @@ def _warn_fix_flags(args) -> None:
         args.fix = False
     if args.unsafe_fixes and not (args.fix or args.diff):
         _warn("--unsafe-fixes does nothing without --fix or --diff: no fix is applied")
+    if args.trace and args.diff:
+        _warn("--diff prints the fixes and reports no finding: --trace runs nothing")
+        args.trace = False
 
 
 def run_check(args) -> int:
