@@ -324,6 +324,7 @@ def test_launches_under_vmap_custom_vjp_and_jit_are_lowered_with_their_abstract_
         (launch,) = result.launches
         assert (launch["args"], launch["verdict"], launch["platform"]) == (["float32[128]"], "ok", "cuda"), result.entry.id
         assert launch["kernels"][0]["name"] == "add_one"  # JAX's resource estimate of it
+    assert [k["name"] for k in found.kernels()] == ["add_one"] * 3
 
 
 MISBEHAVING = source("""

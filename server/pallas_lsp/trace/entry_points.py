@@ -95,6 +95,11 @@ class EntryRun:
                     seen.append(ref["aval"])
         return found
 
+    def kernels(self) -> list[dict]:
+        """JAX's resource estimate of every kernel lowered (a trace's `kernels` records: name, location,
+        smem_bytes, launch_smem_bytes, barriers, tmem_cols, ...), for hovers and code lenses."""
+        return [kernel for _, launch in self.launches() for kernel in launch.get("kernels") or []]
+
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for result in self.results:
