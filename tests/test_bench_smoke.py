@@ -221,3 +221,10 @@ def test_vendored_core_compares_core_py_with_the_same_file_named_kern_py():
     assert lines["core.py"].startswith("pallas-lsp: debug: importers of core: 0 of the ")
     assert int(lines["core.py"].split(" of the ")[1].split()[0]) > 100  # jax's own files naming a `core`
     assert lines["kern.py"].startswith("pallas-lsp: debug: importers of kern: 0 of the 0 files")
+
+
+def test_jax_in_the_loop_reports_check_and_run_entry_points_times():
+    result = run_bench("jax_in_the_loop.py", "--runs", "1")
+    assert result["launches"] == 4
+    for stats in [*result["check_seconds"].values(), *result["run_entry_points_seconds"].values()]:
+        assert stats["median"] > 0 and stats["n"] >= 1

@@ -46,7 +46,7 @@ def test_json_format(project, jax_env):
     assert run.returncode == 1, run.stderr
     assert json.loads(run.stdout) == [{
         "path": "pkg/bad.py", "line": 7, "column": 11, "end_line": 7, "end_column": 57,
-        "code": "PAL001", "severity": "error", "message": MESSAGE}]
+        "code": "PAL001", "severity": "error", "message": MESSAGE, "source": "pallas-lsp"}]
     assert at(BAD, "pl.get_global(plgpu.SMEM((128,), jnp.float32))") == "7:11-7:57"
 
 

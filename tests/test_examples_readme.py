@@ -66,7 +66,7 @@ def test_each_example_gets_exactly_its_rules_finding_and_every_rule_has_one():
         expected = [f"PAL{name[3:6]}"] if name.startswith("pal") else []
         assert [code for code, _ in findings] == expected, name
     assert sorted(name[:6].upper() for name in EXAMPLES if name.startswith("pal")) == [
-        rule.CODE for rule in RULES if rule.CODE != "PAL000"]
+        rule.CODE for rule in RULES if rule.CODE != "PAL000" and getattr(rule, "STATIC", True)]  # PAL100: JAX says it (--trace)
     assert all(re.fullmatch(r"(pal\d{3}|good)_[a-z0-9_]+\.py", name) for name in EXAMPLES)
     assert all(f"`{name}`" in README.read_text() for name in EXAMPLES)  # the table lists each
 

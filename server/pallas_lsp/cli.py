@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff instead of writing them (exit 1 if there are any); "
                             "as in ruff it writes nothing, also with --fix (which it then says it ignores)")
+    _add_entry_arguments(check)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     add_serve_arguments(serve)
     _add_trace_parser(commands)
@@ -101,7 +102,32 @@ def build_parser() -> argparse.ArgumentParser:
                                description="Print a rule's documentation page, as `ruff rule` does.")
     rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code (PAL001) or name (get-global-not-semaphore)")
     rule.add_argument("--all", action="store_true", help="list every rule: code, name, what it reports")
+    _add_types_parser(commands)
     return parser
+
+
+def _add_entry_arguments(parser) -> None:
+    """`--trace` and its limits, for `check` and `types` (docs/jax-in-the-loop.md)."""
+    parser.add_argument("--trace", action="store_true",
+                        help="also run the project's entry points under PATH (tests, __main__ blocks, annotated "
+                             "functions) with every Pallas launch they reach lowered by JAX instead of run: "
+                             "EXECUTES YOUR CODE (docs/jax-in-the-loop.md)")
+    parser.add_argument("--entry-timeout", type=_positive_seconds, default=60.0, metavar="SECONDS",
+                        help="with --trace: time limit of each entry point (default 60)")
+    parser.add_argument("--memory-limit", type=_non_negative_int, default=None, metavar="MB",
+                        help="with --trace: address space each entry point may add beyond jax's own "
+                             "(default 8192, or $PALLAS_LSP_TRACE_MEMORY_MB; 0: no limit)")
+
+
+def _add_types_parser(commands) -> None:
+    types = commands.add_parser("types", help="print the type of every kernel body parameter (inferred, or traced)")
+    types.add_argument("paths", nargs="+", metavar="PATH")
+    types.add_argument("--format", choices=("text", "json"), default="text")
+    types.add_argument("--python", metavar="PATH",
+                       help="interpreter or virtual environment of the analysed project "
+                            "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
+    types.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    _add_entry_arguments(types)
 
 
 def _number(convert, accept, kind: str, requirement: str):
@@ -138,9 +164,10 @@ def _add_trace_parser(commands) -> None:
     trace.add_argument("--args", metavar="SPECS",
                        help='abstract arguments, e.g. "f32[128,128], i32[8]" (default: from a '
                             "'# pallas-lsp: trace(...)' comment, jaxtyping annotations or a call in the file)")
-    trace.add_argument("--platform", choices=("cuda", "host"), default=None,
-                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); host: CPU/interpret "
-                            "lowering (default: as the kernel runs: host in interpret mode, else cuda)")
+    trace.add_argument("--platform", choices=("cuda", "tpu", "host"), default=None,
+                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); tpu: TPU lowering "
+                            "(cross-lowered without a TPU); host: CPU/interpret lowering (default: as the kernel runs: "
+                            "host in interpret mode, tpu for a TPU kernel, else cuda)")
     trace.add_argument("--format", choices=("text", "json"), default="text",
                        help="text: a report to read (default); json: one object with every field of the result")
     trace.add_argument("--python", metavar="PATH",
@@ -206,6 +233,9 @@ def _warn_fix_flags(args) -> None:
         args.fix = False
     if args.unsafe_fixes and not (args.fix or args.diff):
         _warn("--unsafe-fixes does nothing without --fix or --diff: no fix is applied")
+    if args.trace and args.diff:
+        _warn("--diff prints the fixes and reports no finding: --trace runs nothing")
+        args.trace = False
 
 
 def run_check(args) -> int:
@@ -280,6 +310,15 @@ def run_check(args) -> int:
             _warn_skipped(file, skip)
             skipped += 1
     project.save_caches(now=True)
+    if args.trace:
+        traced = _run_entries(args, project, settings, root, files)
+        if traced is None:
+            return EXIT_ERROR
+        from .trace.jax_findings import merge
+
+        findings, notes = merge(findings, traced, None if "PAL100" in codes else [])
+        for note in notes:
+            logging.getLogger(__name__).info("%s", note)
     if fixing:
         _print_unfixable(project, findings, args.unsafe_fixes)
         if args.diff:
@@ -334,6 +373,76 @@ def _say_what_is_checked(args, settings, project, files: list[str], codes: set[s
     kinds = f" ({len(files) - notebooks} Python, {notebooks} notebook{'s' if notebooks != 1 else ''})" if notebooks else ""
     enabled = ("all" if len(codes) == len(RULES_BY_CODE) else ", ".join(sorted(codes)) or "none")
     _info(f"{len(files)} file{'s' if len(files) != 1 else ''} to check{kinds}; rules: {enabled}")
+
+
+def run_types(args) -> int:
+    """`pallas-lsp types`: each kernel body parameter's type; traced by JAX with --trace."""
+    import json
+
+    from .analysis import Project
+    from .analysis.environment import EnvironmentError_
+    from .analysis.exclusions import Exclusions
+    from .config import ConfigError
+    from .engine import load_settings
+    from .output import display_path, shown_path
+    from .trace.parameter_types import format_text, parameter_types
+
+    loaded_settings: dict = {}
+    try:
+        files = [f for f in _collect(args.paths, loaded_settings) if f.endswith(".py")]
+        settings = load_settings(args.paths[0], loaded_settings)
+    except (FileNotFoundError, ConfigError) as exc:
+        _error(exc)
+        return EXIT_ERROR
+    _warn_refused_python(settings, args)
+    root = settings.root or os.path.commonpath([os.path.abspath(p) if os.path.isdir(p) else
+                                                os.path.dirname(os.path.abspath(p)) for p in args.paths])
+    project = Project(root=root, python=args.python or settings.python, platform=settings.platform,
+                      exclusions=Exclusions.for_folder(root, loaded_settings))
+    try:
+        project.environment  # noqa: B018 - fail early, with the reason, on a broken interpreter
+    except EnvironmentError_ as exc:
+        _error(exc)
+        return EXIT_ERROR
+    run = None
+    if args.trace:
+        run = _run_entries(args, project, settings, root, files)
+        if run is None:
+            return EXIT_ERROR
+    rows = parameter_types(project, files, run)
+    if args.format == "json":
+        sys.stdout.write(json.dumps([dict(r, path=display_path(r["path"])) for r in rows], indent=2) + "\n")
+    else:
+        sys.stdout.write(format_text(rows, shown_path))
+    return EXIT_CLEAN
+
+
+def _run_entries(args, project, settings, root: str, files: list[str]):
+    """`--trace`: the entry points under the checked paths run with JAX in the loop (the flag is the
+    user's consent to run their code); None (and said why) when they cannot run at all."""
+    from .trace.entry_points import fatal, run_entry_points
+    from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
+
+    try:
+        python = interpreter_executable(choose_interpreter(args.python or settings.python))
+    except TraceError as exc:
+        _error(exc)
+        return None
+    pool = WorkerPool(memory_limit_mb=args.memory_limit)
+    try:
+        run = run_entry_points(pool, python, root, [f for f in files if f.endswith(".py")],
+                               entry_timeout=args.entry_timeout,
+                               bare_platform="tpu" if settings.platform == "tpu" else "cuda",
+                               relevant=lambda path, text: project.can_matter(path, text))
+    finally:
+        pool.shutdown()
+    if any(fatal(problem) for problem in run.problems):  # asked for, and nothing could run: no silent pass
+        _error(f"--trace: {next(problem for problem in run.problems if fatal(problem))}")
+        return None
+    for problem in run.problems:
+        _warn(f"--trace: {problem}")
+    _say("", f"--trace: {run.summary()}")
+    return run
 
 
 def _write_fixes(project, changed: dict, chosen: list) -> bool:
@@ -455,7 +564,7 @@ def run_trace(args) -> int:
         return EXIT_ERROR
     pool = WorkerPool(memory_limit_mb=args.memory_limit)
     options = dict(args=args.args, platform=plan.platform.name, compile=False if args.no_compile else None,
-                   timeout=args.timeout)
+                   timeout=args.timeout, infer_args=plan.infer_args)
     try:
         if notebook is None:
             result = trace_target(pool, python, root, path, plan.function, source=source, **options)
@@ -566,6 +675,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_trace(args)
         if args.command == "rule":
             return run_rule(args)
+        if args.command == "types":
+            return run_types(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
     except Exception:  # an internal error must not look like "no findings"

@@ -232,19 +232,19 @@ def test_the_runners_own_modules_are_never_the_users(pool, tmp_path):
     """The runner loads its modules (tracing.py, containment.py) by path under private names: a
     workspace's own modules of those names are what its code imports, and with the runner's folder
     inside the workspace (this repository as the root) none of its files is listed as the user's."""
-    for name in ("runner", "tracing", "containment"):
+    for name in ("runner", "tracing", "containment", "launches"):
         (tmp_path / f"{name}.py").write_text(f"WHO = 'the workspace {name}'\n")
     kernel = tmp_path / "kern.py"
     kernel.write_text(textwrap.dedent("""
-        import containment, runner, tracing
+        import containment, launches, runner, tracing
 
         # pallas-lsp: trace(f32[4])
         def f(x):
-            return x + len(containment.WHO + runner.WHO + tracing.WHO)
+            return x + len(containment.WHO + launches.WHO + runner.WHO + tracing.WHO)
     """))
     result = trace_target(pool, jax_python(), str(REPO), str(kernel), "f", platform="host")
     assert result["ok"], result["error"]
-    workspace = {str(tmp_path / f"{name}.py") for name in ("runner", "tracing", "containment")}
+    workspace = {str(tmp_path / f"{name}.py") for name in ("runner", "tracing", "containment", "launches")}
     assert set(result["files"]) == {str(kernel), *workspace}
 
 

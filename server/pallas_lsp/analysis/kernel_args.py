@@ -309,7 +309,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         return None, None, None  # one slot each: `num_scalar_prefetch=10**12` is not a list of 10**12
     prefetch_slots = []
     for i in range(prefetch.value):
-        shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)
+        shape, dtype = array_type(operands[i]) if operands is not None and i < len(operands) else (None, None)
         prefetch_slots.append(_Slot("input", f"scalar prefetch {i}", "smem", shape, dtype))
     if operands is not None:
         operands = operands[prefetch.value:]
@@ -331,7 +331,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
             # A TPU pallas_call may return a semaphore (the split async copy: `out_shape=(x, DMA)` with
             # out_specs memory_space=pltpu.SEMAPHORE): the body's output ref is that semaphore.
             semaphore = as_memtype(described) if pallas_call else described
-            shape, dtype = _array(semaphore if isinstance(semaphore, MemType)
+            shape, dtype = array_type(semaphore if isinstance(semaphore, MemType)
                                   and semaphore.space == "semaphore_mem" else described)
             space = "gmem" if not pallas_call else None
             if pallas_call:
@@ -376,7 +376,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         if count is not None:
             inputs = []
             for i in range(count):
-                shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)
+                shape, dtype = array_type(operands[i]) if operands is not None and i < len(operands) else (None, None)
                 space, shape = _block(specs[i] if specs is not None else _NO_SPEC, shape)
                 inputs.append(_Slot("input", f"in_specs[{i}]" if specs is not None else f"operand {i}",
                                     space, shape, dtype))
@@ -385,7 +385,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
     elif operands is not None:
         inputs = []
         for i, value in enumerate(operands):
-            shape, dtype = _array(value)
+            shape, dtype = array_type(value)
             inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
     return inputs, outputs, scratch
 
@@ -427,7 +427,7 @@ def _block(spec: Value, array_shape: tuple[int, ...] | None) -> tuple[str | None
     return space, tuple(shape)
 
 
-def _array(value: Value) -> tuple[tuple[int, ...] | None, str | None]:
+def array_type(value: Value) -> tuple[tuple[int, ...] | None, str | None]:
     """Shape and dtype of an operand or output description: an array, a ShapeDtypeStruct, a memory-space
     type or a `plgpu.alloc_semaphore(shape)` ref."""
     if isinstance(value, (Array, ShapeDtype, MemType)):
