@@ -85,6 +85,11 @@ class Session(Diagnostics):
         # Open notebooks: the diagnostics of each cell, computed once per notebook text (every cell's
         # pull asks for them): uri -> ((version, module text), future of {cell uri: diagnostics}).
         self.notebook_results: dict[str, tuple[tuple, asyncio.Future]] = {}
+        # JAX in the loop (entry_points.py): each folder's newest run of its entry points, the run on
+        # its way, and how the server lays JAX's verdicts over a file's findings (wired by server.py)
+        self.entry_runs: dict = {}
+        self.entry_tasks: dict[str, asyncio.Task] = {}
+        self.with_verdicts = None
         # A pull client that has pulled a notebook cell gets cells' diagnostics by pull only (as
         # files); until then they are pushed (VS Code's client pulls for no cell: its tabs hold the
         # notebook, not its cells). Cells pushed a non-empty list, to clear when pulls take over.

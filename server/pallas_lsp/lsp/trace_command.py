@@ -307,7 +307,17 @@ async def _trace_plan(ls: Session, uri: str, disk, where, options: dict, choice:
     from ..trace.intent import plan_trace, unanalysed_plan
 
     def plan(project, path, text):
-        return plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
+        found = plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
+        if found.infer_args is not None and not options.get("args"):
+            # The arguments a call gives, as hovers read them: asked here, on the analysis thread (jedi
+            # is not thread-safe), not by the trace on its own thread.
+            try:
+                inferred = found.infer_args()
+            except Exception:  # noqa: BLE001 - the trace then asks for them, as without inference
+                log.debug("argument inference failed", exc_info=True)
+                inferred = None
+            found.infer_args = lambda: inferred
+        return found
 
     document = disk if isinstance(disk, OpenNotebook) else SimpleNamespace(uri=uri, source=disk)
     found = await ls.on_analysis_thread(document, "trace target", plan)
@@ -351,7 +361,7 @@ def _notebook_to_trace(ls: Session, arguments) -> tuple[OpenNotebook | None, str
 
 async def trace_command(ls: Session, *arguments):
     """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
-    `{"args": "f32[128]", "platform": "cuda"|"host", "compile": bool}`. Returns the trace result (JSON)."""
+    `{"args": "f32[128]", "platform": "cuda"|"tpu"|"host", "compile": bool}`. Returns the trace result (JSON)."""
     from ..analysis.notebooks import is_notebook
     from ..trace import failure, trace_target
     from ..trace.worker import TraceError, choose_interpreter, interpreter_executable
@@ -440,7 +450,8 @@ async def trace_command(ls: Session, *arguments):
         settings = dict(args=options.get("args"), platform=platform, compile=options.get("compile"),
                         timeout=_trace_timeout(ls, folder), on_worker=remember)
         if notebook is None:
-            return trace_target(trace_pool(), python, folder.root, path, function, source=disk, **settings)
+            return trace_target(trace_pool(), python, folder.root, path, function, source=disk,
+                                infer_args=plan.infer_args, **settings)
         traced = trace_notebook_target(partial(trace_target, trace_pool(), python, folder.root), path,
                                        notebook.notebook, function, plan.target.line, **settings)
         if traced is None:
