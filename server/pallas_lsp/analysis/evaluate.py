@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .model import ModuleModel, child_nodes
+from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .names import canonical
+from .reaching import reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -80,22 +82,6 @@ _SEMAPHORES = {
 _BARRIERS = {"plgpu.Barrier": "barrier", "plgpu.ClusterBarrier": "cluster_barrier"}
 _INTERPRET_PARAMS = {"plgpu.InterpretGPUParams", "pltpu.InterpretParams"}
 
-_DTYPES = {
-    "float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "bool", "int4", "uint4", "complex64", "complex128", "float8_e4m3fn",
-    "float8_e5m2", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float4_e2m1fn",
-}
-
-# Arrays made outside a kernel: where each takes its shape and dtype (positionally), and the dtype
-# when none is given (jax without x64; None: from the fill value).
-_ARRAYS = {
-    "jnp.zeros": (0, 1, "float32"), "jnp.ones": (0, 1, "float32"), "jnp.empty": (0, 1, "float32"),
-    "jnp.full": (0, 2, None),
-    "jax.random.normal": (1, 2, "float32"), "jax.random.uniform": (1, 2, "float32"),
-    "jax.random.truncated_normal": (3, 4, "float32"), "jax.random.randint": (1, 4, "int32"),
-    "jax.random.bits": (1, 2, "uint32"),
-}
-_LIKE_ARRAYS = {"jnp.zeros_like", "jnp.ones_like", "jnp.empty_like", "jnp.full_like"}
 # Specs by constructor: their parameters in order (jax/_src/pallas/core.py, mosaic/core.py).
 _SPECS = {
     "pl.BlockSpec": ("block_shape", "index_map", "memory_space", "pipeline_mode"),
@@ -127,24 +113,6 @@ def terminal_name(expr: ast.AST) -> str | None:
         return expr.id
     if isinstance(expr, ast.Attribute):
         return expr.attr
-    return None
-
-
-def dtype_name(value: Value) -> str | None:
-    if isinstance(value, Api):
-        name = value.name.rsplit(".", 1)[-1]
-        name = "bool" if name == "bool_" else name
-        return name if name in _DTYPES else None
-    if isinstance(value, Const) and isinstance(value.value, str):
-        return value.value if value.value in _DTYPES else None
-    return None
-
-
-def shape_of(value: Value) -> tuple[int, ...] | None:
-    if isinstance(value, Seq) and all(isinstance(i, Const) and type(i.value) is int for i in value.items):
-        return tuple(i.value for i in value.items)
-    if isinstance(value, Const) and type(value.value) is int:
-        return (value.value,)
     return None
 
 
@@ -282,7 +250,7 @@ class Evaluator:
         binding = model.lookup(node.id, scope, node.lineno)
         if binding is None:
             return self.project.resolver.unbound_name(model, node)
-        reaching = _reaching_bindings(model, binding, node, scope)
+        reaching = reaching_bindings(model, binding, node, scope)
         if len(reaching) > 1:  # `acc = f32` then `if ...: acc = i32`: either may reach the use
             return _one_of(self.binding_value(model, b, frame) for b in reaching)
         return self.binding_value(model, binding, frame)
@@ -627,9 +595,9 @@ class Evaluator:
             return SemaphoreRef(shape_of(args[0] if args else kwargs.get("shape", Seq(()))), _source(model, node, name))
         if name == "jax.freeze" and args and isinstance(args[0], SemaphoreRef):
             return SemaphoreArray(args[0], _source(model, node, name))
-        if name in _ARRAYS:
-            return _array(name, args, kwargs, _source(model, node, name))
-        if name in _LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
+        if name in ARRAYS:
+            return array_value(name, args, kwargs, _source(model, node, name))
+        if name in LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
             dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else args[0].dtype
             return Array(args[0].shape, dtype, _source(model, node, name))
         if name == "jnp.arange" and args and not kwargs.keys() - {"dtype"} and len(args) == 1:
@@ -748,42 +716,6 @@ class Evaluator:
         return {k.arg: self.value(model, k.value) for k in call.keywords if k.arg}
 
 
-_BRANCHING = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandler, ast.Match, ast.match_case)
-_BRANCHES = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def _reaching_bindings(model: "ModuleModel", binding: "Binding", use: ast.AST, scope: ast.AST) -> list["Binding"]:
-    """The bindings of the use's scope that may reach it: the latest one before it and, while that one
-    sits in a branch or loop the use is not inside of, the ones before it too."""
-    bindings = model.scopes[scope].bindings.get(use.id, ()) if scope in model.scopes else ()
-    if len(bindings) < 2 or binding not in bindings or binding.kind not in ("assign", "unpack"):
-        return [binding]
-    use_ancestors = set()
-    node = use
-    while node is not None and node is not scope:
-        use_ancestors.add(id(node))
-        node = model.parents.get(node)
-    reaching = []
-    for candidate in reversed([b for b in bindings if b.lineno <= binding.lineno]):
-        reaching.append(candidate)
-        if candidate.kind not in ("assign", "unpack") or _dominates(model, candidate.node, use_ancestors, scope):
-            return reaching
-    return reaching
-
-
-def _dominates(model: "ModuleModel", statement: ast.AST, use_ancestors: set[int], scope: ast.AST) -> bool:
-    """Every branch or loop body holding `statement` also holds the use (approximately: the same list)."""
-    node = statement
-    while node is not None and node is not scope:
-        parent = model.parents.get(node)
-        if isinstance(parent, _BRANCHING):
-            same = next((getattr(parent, f) for f in _BRANCHES if node in getattr(parent, f, ())), None)
-            if same is None or not any(id(s) in use_ancestors for s in same):
-                return False
-        node = parent
-    return True
-
-
 def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
     """The call of what `wrap` (`jax.jit(f)`) made: `jax.jit(f)(x)` or `jax.jit(f).trace(x)` / `.lower(x)`."""
     parent = model.parents.get(wrap)
@@ -837,47 +769,6 @@ def _arithmetic(op, left: Value, right: Const) -> Value:
         except (ArithmeticError, ValueError, OverflowError):
             return UNKNOWN
     return UNKNOWN
-
-
-def array_attribute(array: Array | ShapeDtype, attr: str) -> Value:
-    """`x.shape`, `x.dtype`, `x.ndim`, `x.size` of an array (or ShapeDtypeStruct) of known parts."""
-    if attr == "shape" and array.shape is not None:
-        return Seq(tuple(Const(d) for d in array.shape))
-    if attr == "dtype" and array.dtype is not None:
-        return Api(f"jnp.{array.dtype}")
-    if attr == "ndim" and array.shape is not None:
-        return Const(len(array.shape))
-    if attr == "size" and array.shape is not None:
-        size = 1
-        for d in array.shape:
-            size *= d
-        return Const(size)
-    return UNKNOWN
-
-
-def _fill_dtype(fill: Value) -> str | None:
-    if isinstance(fill, Const):
-        kind = type(fill.value)
-        return {bool: "bool", int: "int32", float: "float32"}.get(kind)
-    return fill.dtype if isinstance(fill, (Array, ShapeDtype)) else None
-
-
-def _array(name: str, args: list[Value], kwargs: dict[str, Value], source: str) -> Value:
-    shape_at, dtype_at, default = _ARRAYS[name]
-    shape_value = args[shape_at] if len(args) > shape_at else kwargs.get("shape")
-    dtype_value = args[dtype_at] if len(args) > dtype_at else kwargs.get("dtype")
-    if shape_value is None:
-        shape = () if name.startswith("jax.random.") else None
-    else:
-        shape = shape_of(shape_value)
-    if dtype_value is not None:
-        dtype = dtype_name(dtype_value)
-    elif default is None:  # jnp.full: the fill value's dtype
-        fill = args[1] if len(args) > 1 else kwargs.get("fill_value", UNKNOWN)
-        dtype = _fill_dtype(fill)
-    else:
-        dtype = default
-    return Array(shape, dtype, source)
 
 
 def _default_of(func_node: ast.AST, param: str) -> ast.expr | None:
