@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from .model import ModuleModel, child_nodes
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .names import canonical
-from .reaching import reaching_bindings
+from .reaching import mutated_names, reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -115,6 +115,8 @@ def terminal_name(expr: ast.AST) -> str | None:
         return expr.attr
     return None
 
+
+_MAX_REPEATED = 4096  # items of a `[x] * n` kept; a longer list is unknown
 
 NOT_STATIC = "<not static>"
 _NOT_KEPT = object()
@@ -267,7 +269,11 @@ class Evaluator:
         if binding.kind == "assign":
             owner = model.scope_of(binding.node)
             inner = frame if frame is not None and frame.func is owner else None
-            return self.value(model, binding.value, inner)
+            value = self.value(model, binding.value, inner)
+            if isinstance(value, (Seq, Mapping)) and not isinstance(binding.value, ast.Tuple) \
+                    and _bound_names(binding.node) & mutated_names(model, owner):
+                return UNKNOWN  # `specs = []` and then `specs.append(...)`: a list, no longer the one it was made as
+            return value
         if binding.kind == "unpack":
             owner = model.scope_of(binding.node)
             inner = frame if frame is not None and frame.func is owner else None
@@ -439,6 +445,11 @@ class Evaluator:
         left, right = self.value(model, expr.left, frame), self.value(model, expr.right, frame)
         if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(expr.op, ast.Add):
             return Seq(left.items + right.items)
+        if isinstance(expr.op, ast.Mult) and (isinstance(left, Seq) or isinstance(right, Seq)):
+            items, times = (left, right) if isinstance(left, Seq) else (right, left)  # `[spec] * 3`, `3 * [spec]`
+            if isinstance(times, Const) and type(times.value) is int and len(items.items) * times.value <= _MAX_REPEATED:
+                return Seq(items.items * max(times.value, 0))
+            return UNKNOWN
         op = _BINOPS.get(type(expr.op))
         if op and isinstance(left, OneOf) and isinstance(right, Const):
             return _one_of(_arithmetic(op, option, right) for option in left.options)
@@ -714,6 +725,11 @@ class Evaluator:
 
     def _call_kwargs(self, model: "ModuleModel", call: ast.Call) -> dict[str, Value]:
         return {k.arg: self.value(model, k.value) for k in call.keywords if k.arg}
+
+
+def _bound_names(statement: ast.AST) -> set[str]:
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
 def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:

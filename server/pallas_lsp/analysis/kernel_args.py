@@ -381,9 +381,9 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
                                     space, shape, dtype))
     if inputs is not None:
         inputs = prefetch_slots + inputs
-    elif operands is not None:
-        inputs = []
-        for i, value in enumerate(operands):
+    elif operands is not None:  # the scalar prefetch operands come first here too
+        inputs = list(prefetch_slots)
+        for i, value in enumerate(operands, start=prefetch.value):
             shape, dtype = _array(value)
             inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
     return inputs, outputs, scratch

@@ -42,3 +42,27 @@ def _dominates(model: "ModuleModel", statement: ast.AST, use_ancestors: set[int]
                 return False
         node = parent
     return True
+
+
+# Methods that change a list, dict or set in place.
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort",
+                       "reverse", "popitem", "add", "discard", "__setitem__", "__delitem__"})
+
+
+def mutated_names(model: "ModuleModel", scope: ast.AST) -> frozenset[str]:
+    """Names changed in place somewhere in `scope` (nested functions too, which may close over them):
+    `specs.append(...)`, `specs[i] = ...`, `del specs[i]`. A list bound to such a name is not the literal it
+    was made from (`specs = []` and then a loop of appends is no empty list). Kept with the module text."""
+    key = ("mutated-names", id(scope))
+    found = model.eval_cache.get(key)
+    if found is None:
+        names = set()
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
+                    and isinstance(node.func.value, ast.Name):
+                names.add(node.func.value.id)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(node.value, ast.Name):
+                names.add(node.value.id)
+        found = model.eval_cache[key] = frozenset(names)
+    return found
