@@ -210,9 +210,8 @@ class Evaluator:
         if isinstance(expr, ast.Constant):
             return Const(expr.value)
         if isinstance(expr, (ast.Tuple, ast.List)):
-            if any(isinstance(e, ast.Starred) for e in expr.elts):
-                return UNKNOWN
-            return Seq(tuple(self.value(model, e, frame) for e in expr.elts))
+            items = self._items(model, expr.elts, frame)
+            return UNKNOWN if items is None else Seq(tuple(items))
         if isinstance(expr, ast.Name):
             return self._name(model, expr, frame)
         if isinstance(expr, ast.Attribute):
@@ -246,6 +245,20 @@ class Evaluator:
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
         return UNKNOWN
+
+    def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
+        """The values of a display's or a call's positional elements, `*xs` spliced where `xs` is a known
+        sequence; None where a starred one is not."""
+        items: list[Value] = []
+        for element in elements:
+            if isinstance(element, ast.Starred):
+                spread = self.value(model, element.value, frame)
+                if not isinstance(spread, Seq):
+                    return None
+                items.extend(spread.items)
+            else:
+                items.append(self.value(model, element, frame))
+        return items
 
     def _name(self, model: "ModuleModel", node: ast.Name, frame: Frame | None) -> Value:
         scope = model.scope_of(node)
