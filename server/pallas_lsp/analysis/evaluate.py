@@ -16,10 +16,13 @@ import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .model import ModuleModel, child_nodes
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
+from .classes import dataclass_fields, field_default, self_assignments
+from .launch_wrappers import forwarded_call, rehome
+from .library_classes import pallas_class
+from .model import ModuleModel, child_nodes
 from .names import canonical
-from .reaching import mutated_names, reaching_bindings
+from .reaching import mutated_names, popped_keys, reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -40,6 +43,7 @@ from .values import (
     Seq,
     ShapeDtype,
     Spec,
+    Super,
     Value,
 )
 
@@ -344,6 +348,8 @@ class Evaluator:
             return SemaphoreRef(base.shape, base.source, indexer=True)
         if isinstance(base, ClassValue):
             return self._class_attribute(base, attr, None)
+        if isinstance(base, Super):
+            return self._bases_attribute(base.cls, attr, base.receiver if isinstance(base.receiver, Instance) else None)
         return UNKNOWN
 
     def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
@@ -355,14 +361,36 @@ class Evaluator:
                 return func
             if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
                 return self.value(cls.model, stmt.value)
-        if seen < 8:
-            for base in cls.node.bases:
-                base_value = self.value(cls.model, base)
-                if isinstance(base_value, ClassValue):
-                    found = self._class_attribute(base_value, attr, instance, seen + 1)
-                    if found is not UNKNOWN:
-                        return found
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr \
+                    and stmt.value is not None:  # `INTERPRET: bool = False`
+                return self.value(cls.model, stmt.value)
+        return self._bases_attribute(cls, attr, instance, seen) if seen < 8 else UNKNOWN
+
+    def _bases_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
+        """`attr` as the bases of `cls` define it, in order (a base of JAX's Pallas read from its source)."""
+        for base in cls.node.bases:
+            base_value = self.value(cls.model, base)
+            if isinstance(base_value, Api):
+                base_value = pallas_class(self.project, cls.model, base_value.name)
+            if isinstance(base_value, ClassValue):
+                found = self._class_attribute(base_value, attr, instance, seen + 1)
+                if found is not UNKNOWN:
+                    return found
         return UNKNOWN
+
+    def _super(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
+        """`super()` in a method: its class, and the method's first parameter as it is bound here."""
+        method = model.enclosing_function(node)
+        cls = model.enclosing_class(method) if method is not None else None
+        positional = [*method.args.posonlyargs, *method.args.args] if isinstance(method, ast.FunctionDef) else []
+        if cls is None or not positional:
+            return UNKNOWN
+        first = positional[0]
+        if frame is not None and frame.func is method:
+            receiver = frame.params.get(first.arg, UNKNOWN)
+        else:
+            receiver = self.method_receiver(model, method, first) or UNKNOWN
+        return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
 
     def _instance_attribute(self, instance: Instance, attr: str) -> Value:
         field = self._dataclass_field(instance, attr)
@@ -371,7 +399,7 @@ class Evaluator:
         found = self._class_attribute(instance.cls, attr, instance)
         if found is not UNKNOWN:
             return found
-        assigned = self._self_assignments(instance.cls).get(attr)
+        assigned = self_assignments(instance.cls).get(attr)
         if assigned is None:
             return UNKNOWN
         method, self_name, value = assigned
@@ -385,13 +413,8 @@ class Evaluator:
         """A `@dataclass` field: what the constructor was given for it (by keyword, or by position in the
         order the fields are written), else its default (`= value`, `field(default=value)`); as a class
         with `self.x = x` in `__init__` is read. None: no field of that name (or no dataclass)."""
-        cls = instance.cls.node
-        if not any(terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
-            return None
-        fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-                  and not (terminal_name(s.annotation.value if isinstance(s.annotation, ast.Subscript)
-                                         else s.annotation) == "ClassVar")]
-        names = [f.target.id for f in fields]
+        fields = dataclass_fields(instance.cls.node)
+        names = [f.target.id for f in fields or ()]
         if attr not in names:
             return None
         kwargs = dict(instance.kwargs)
@@ -400,33 +423,8 @@ class Evaluator:
         index = names.index(attr)
         if index < len(instance.args):
             return instance.args[index]
-        default = fields[index].value
-        if isinstance(default, ast.Call) and terminal_name(default.func) == "field":
-            default = next((k.value for k in default.keywords if k.arg == "default"), None)
+        default = field_default(fields[index])
         return UNKNOWN if default is None else self.value(instance.cls.model, default)
-
-    def _self_assignments(self, cls: ClassValue) -> dict[str, tuple[ast.AST, str, ast.expr]]:
-        """`self.<attr> = value` in the class's methods, `__init__` first; computed once per class."""
-        key = ("self-assignments", id(cls.node))
-        found = cls.model.eval_cache.get(key)
-        if found is not None:
-            return found
-        found = {}
-        methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        methods.sort(key=lambda m: m.name != "__init__")
-        for method in methods:
-            positional = [*method.args.posonlyargs, *method.args.args]
-            if not positional:
-                continue
-            self_name = positional[0].arg
-            for node in ast.walk(method):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                and target.value.id == self_name):
-                            found.setdefault(target.attr, (method, self_name, node.value))
-        cls.model.eval_cache[key] = found
-        return found
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
         base = self.value(model, expr.value, frame)
@@ -482,38 +480,57 @@ class Evaluator:
             if any(k.arg is None for k in node.keywords):
                 return UNKNOWN
             return Mapping(tuple((k.arg, self.value(model, k.value, frame)) for k in node.keywords))
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
+                and model.lookup("super", model.scope_of(node), node.lineno) is None:
+            return self._super(model, node, frame)
         func = self.value(model, node.func, frame)
         if func is UNKNOWN:
             return UNKNOWN
+        complete = True  # every argument is known to be there: `*xs` and `**options` of known sequences and dicts
         args: list[Value] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
+                spread = self.value(model, arg.value, frame)
+                if isinstance(spread, Seq):
+                    args.extend(spread.items)
+                    continue
                 args.append(UNKNOWN)
+                complete = False
                 break
             args.append(self.value(model, arg, frame))
         kwargs: dict[str, Value] = {}
         for keyword in node.keywords:
             if keyword.arg is not None:
                 kwargs[keyword.arg] = self.value(model, keyword.value, frame)
+                continue
+            spread = self.value(model, keyword.value, frame)
+            removed = _popped(model, keyword.value)
+            if isinstance(spread, Mapping) and removed is not None:
+                kwargs.update((k, v) for k, v in spread.items if isinstance(k, str) and k not in removed)
             else:
-                spread = self.value(model, keyword.value, frame)
-                if isinstance(spread, Mapping):
-                    kwargs.update((k, v) for k, v in spread.items if isinstance(k, str))
-        return self.call(model, func, args, kwargs, node, frame)
+                complete = False
+        return self.call(model, func, args, kwargs, node, frame, complete)
 
     def call(self, model: "ModuleModel", func: Value, args: list[Value], kwargs: dict[str, Value],
-             node: ast.AST, frame: Frame | None) -> Value:
+             node: ast.AST, frame: Frame | None, complete: bool = False) -> Value:
+        """What calling `func` gives. `complete`: `args` and `kwargs` are all the call passes (a function's
+        `*args` and `**kwargs` are then bound to the rest)."""
         depth = frame.depth if frame else 0
         if isinstance(func, Api):
             return self._api_call(model, func.name, args, kwargs, node)
         if isinstance(func, Partial):
             merged = dict(func.kwargs)
             merged.update(kwargs)
-            return self.call(model, func.func, [*func.args, *args], merged, node, frame)
+            return self.call(model, func.func, [*func.args, *args], merged, node, frame, complete)
         if isinstance(func, Func):
             if depth >= MAX_CALL_DEPTH:
                 return UNKNOWN
-            return self._return_value(func, args, kwargs, depth + 1)
+            result = self._return_value(func, args, kwargs, depth + 1, complete)
+            if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
+                forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call
+                if forwarded is not None and result.node is forwarded:
+                    return rehome(result, model, node, forwarded)
+            return result
         if isinstance(func, ClassValue):
             try:
                 hash((tuple(args), tuple(kwargs.items())))
@@ -526,7 +543,10 @@ class Evaluator:
             return _pallas_call_results(func)
         return UNKNOWN
 
-    def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
+    def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value],
+                       complete: bool = False) -> dict[str, Value]:
+        """Parameter values for a call passing `args` and `kwargs`; with `complete` (nothing else is passed),
+        `*args` and `**kwargs` parameters too."""
         node = func.node
         spec = node.args
         positional = [*spec.posonlyargs, *spec.args]
@@ -540,6 +560,10 @@ class Evaluator:
         for key, value in kwargs.items():
             if key in names:
                 params[key] = value
+        if complete and spec.vararg is not None:
+            params[spec.vararg.arg] = Seq(tuple(args[len(positional):]))
+        if complete and spec.kwarg is not None:
+            params[spec.kwarg.arg] = Mapping(tuple((k, v) for k, v in kwargs.items() if k not in names))
         defaults = spec.defaults
         for param, default in zip(positional[len(positional) - len(defaults):], defaults):
             params.setdefault(param.arg, self.value(func.model, default))
@@ -548,22 +572,24 @@ class Evaluator:
                 params.setdefault(param.arg, self.value(func.model, default))
         return params
 
-    def _return_value(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
+    def _return_value(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int,
+                      complete: bool = False) -> Value:
         try:
-            key = ("return", id(func.node), func.self_value, tuple(args), tuple(sorted(kwargs.items())))
+            key = ("return", id(func.node), func.self_value, tuple(args), tuple(sorted(kwargs.items())), complete)
             hash(key)
         except TypeError:
             key = None
         cache = func.model.eval_cache
         if key is not None and key in cache:
             return cache[key]
-        result = self._evaluate_returns(func, args, kwargs, depth)
+        result = self._evaluate_returns(func, args, kwargs, depth, complete)
         if key is not None and self._steps <= STEP_BUDGET:
             cache[key] = result
         return result
 
-    def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
-        frame = Frame(func.node, self.bind_arguments(func, args, kwargs), depth)
+    def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int,
+                          complete: bool = False) -> Value:
+        frame = Frame(func.node, self.bind_arguments(func, args, kwargs, complete), depth)
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)
         results: list[Value] = []
@@ -738,6 +764,14 @@ class Evaluator:
 
     def _call_kwargs(self, model: "ModuleModel", call: ast.Call) -> dict[str, Value]:
         return {k.arg: self.value(model, k.value) for k in call.keywords if k.arg}
+
+
+def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:
+    """Keys a `**name` spread no longer holds: those its function pops out of `name` first (None: `name` is
+    changed otherwise too, and what it holds is not known)."""
+    if not isinstance(spread, ast.Name):
+        return frozenset()
+    return popped_keys(model, model.enclosing_function(spread) or model.tree, spread.id)
 
 
 def _bound_names(statement: ast.AST) -> set[str]:

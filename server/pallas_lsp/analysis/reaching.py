@@ -66,3 +66,26 @@ def mutated_names(model: "ModuleModel", scope: ast.AST) -> frozenset[str]:
                 names.add(node.value.id)
         found = model.eval_cache[key] = frozenset(names)
     return found
+
+
+def popped_keys(model: "ModuleModel", scope: ast.AST, name: str) -> frozenset[str] | None:
+    """The keys `name.pop("key", ...)` takes out of the dict `name` in `scope`, where that is all that
+    changes it (a wrapper's `kwargs.pop("compiler_params", default)` before it hands `**kwargs` on); None
+    where it is changed in another way too."""
+    if name not in mutated_names(model, scope):
+        return frozenset()
+    keys = set()
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name) and node.value.id == name:
+            return None
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name):
+            continue
+        if node.func.attr not in _MUTATORS:
+            continue
+        if node.func.attr != "pop" or not node.args or not isinstance(node.args[0], ast.Constant) \
+                or not isinstance(node.args[0].value, str):
+            return None
+        keys.add(node.args[0].value)
+    return frozenset(keys)
