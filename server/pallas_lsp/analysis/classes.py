@@ -14,6 +14,23 @@ def _terminal_name(expr: ast.AST) -> str | None:
     return expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else None
 
 
+def class_members(cls: ast.ClassDef) -> dict[str, ast.AST]:
+    """What the class body writes by name: its methods, `x = value` and `x: T = value` (the last one written
+    wins, as when the class body runs). Kept on the node."""
+    found = getattr(cls, "_pallas_members", None)
+    if found is None:
+        found = {}
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[stmt.name] = stmt
+            elif isinstance(stmt, ast.Assign):
+                found.update((t.id, stmt) for t in stmt.targets if isinstance(t, ast.Name))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                found[stmt.target.id] = stmt
+        cls._pallas_members = found
+    return found
+
+
 def dataclass_fields(cls: ast.ClassDef) -> list[ast.AnnAssign] | None:
     """The fields of a `@dataclass` class in the order they are written (not `ClassVar`s); None for another class."""
     if not any(_terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
-from .classes import dataclass_fields, field_default, self_assignments
+from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
 from .model import ModuleModel, child_nodes
@@ -353,30 +353,46 @@ class Evaluator:
         return UNKNOWN
 
     def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
-        for stmt in reversed(cls.node.body):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                func = Func(cls.model, stmt, instance)
-                if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
-                    return self.call(cls.model, func, [], {}, stmt, None)
-                return func
-            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
-                return self.value(cls.model, stmt.value)
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr \
-                    and stmt.value is not None:  # `INTERPRET: bool = False`
-                return self.value(cls.model, stmt.value)
+        if not self._defines(cls, attr, seen):
+            return UNKNOWN
+        stmt = class_members(cls.node).get(attr)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            func = Func(cls.model, stmt, instance)
+            if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
+                return self.call(cls.model, func, [], {}, stmt, None)
+            return func
+        if stmt is not None:  # `x = value`, `INTERPRET: bool = False`
+            return self.value(cls.model, stmt.value)
         return self._bases_attribute(cls, attr, instance, seen) if seen < 8 else UNKNOWN
 
     def _bases_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
         """`attr` as the bases of `cls` define it, in order (a base of JAX's Pallas read from its source)."""
+        for base_value in self._bases(cls):
+            found = self._class_attribute(base_value, attr, instance, seen + 1)
+            if found is not UNKNOWN:
+                return found
+        return UNKNOWN
+
+    def _bases(self, cls: ClassValue) -> list[ClassValue]:
+        bases = []
         for base in cls.node.bases:
             base_value = self.value(cls.model, base)
             if isinstance(base_value, Api):
                 base_value = pallas_class(self.project, cls.model, base_value.name)
             if isinstance(base_value, ClassValue):
-                found = self._class_attribute(base_value, attr, instance, seen + 1)
-                if found is not UNKNOWN:
-                    return found
-        return UNKNOWN
+                bases.append(base_value)
+        return bases
+
+    def _defines(self, cls: ClassValue, attr: str, seen: int) -> bool:
+        """Does the class or a base (within 8 levels of `seen`) write `attr`? Kept with the class's module text:
+        most attributes asked of an instance are none of its class's, and a deep hierarchy was walked each time."""
+        key = ("defines", id(cls.node), attr, seen)
+        cache = cls.model.eval_cache
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = attr in class_members(cls.node) or seen < 8 and any(
+                self._defines(base, attr, seen + 1) for base in self._bases(cls))
+        return found
 
     def _super(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
         """`super()` in a method: its class, and the method's first parameter as it is bound here."""

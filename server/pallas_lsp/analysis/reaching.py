@@ -74,6 +74,13 @@ def popped_keys(model: "ModuleModel", scope: ast.AST, name: str) -> frozenset[st
     where it is changed in another way too."""
     if name not in mutated_names(model, scope):
         return frozenset()
+    key = ("popped-keys", id(scope), name)
+    if key not in model.eval_cache:
+        model.eval_cache[key] = _popped_keys(scope, name)
+    return model.eval_cache[key]
+
+
+def _popped_keys(scope: ast.AST, name: str) -> frozenset[str] | None:
     keys = set()
     for node in ast.walk(scope):
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
