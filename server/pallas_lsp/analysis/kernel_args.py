@@ -275,30 +275,40 @@ def _input_origin(entry: EntryPoint, index: int) -> str:
     return f"in_specs[{index}]" if entry.api == "pl.pallas_call" else f"operand {index}"
 
 
-def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
-    """(inputs, outputs, scratch) slot lists; None where the count is not statically known."""
-    evaluator, model = project.evaluator, entry.model
+def launch_field(project: "Project", entry: EntryPoint, name: str, frame: Frame | None = None) -> Value | None:
+    """The launch's setting `name`: its keyword, else that field of its `grid_spec=` (a `pl.GridSpec` or
+    `pltpu.PrefetchScalarGridSpec` carries the launch's in_specs, out_specs, scratch_shapes and
+    num_scalar_prefetch); None where neither gives it, UNKNOWN where the grid spec is not known statically."""
     kernel = entry.kernel
-    operands = _launch_operands(project, entry, frame)
-    pallas_call = entry.api == "pl.pallas_call"
 
-    def kwarg(name: str) -> Value | None:
-        found = kernel.kwarg(name)
+    def kwarg(key: str) -> Value | None:
+        found = kernel.kwarg(key)
         if not found:
             return None
         value, node = found
-        return evaluator.value(model, node, frame) if node is not None else value
+        return project.evaluator.value(entry.model, node, frame) if node is not None else value
 
-    # `grid_spec=pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)` carries the specs instead.
+    value = kwarg(name)
+    if value is not None or name == "grid_spec":
+        return value
     grid_spec = kwarg("grid_spec")
-    if kernel.kwarg("grid_spec") and not isinstance(grid_spec, Spec):
+    if grid_spec is None or grid_spec == Const(None):
+        return None
+    return grid_spec.get(name) if isinstance(grid_spec, Spec) else UNKNOWN
+
+
+def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
+    """(inputs, outputs, scratch) slot lists; None where the count is not statically known."""
+    evaluator, model = project.evaluator, entry.model
+    operands = _launch_operands(project, entry, frame)
+    pallas_call = entry.api == "pl.pallas_call"
+    grid_spec = launch_field(project, entry, "grid_spec", frame)
+    if grid_spec not in (None, Const(None)) and not isinstance(grid_spec, Spec):
         return None, None, None
 
     def field(*names: str) -> tuple[str, Value] | None:
         for name in names:
-            value = kwarg(name)
-            if value is None and isinstance(grid_spec, Spec):
-                value = grid_spec.get(name)
+            value = launch_field(project, entry, name, frame)
             if value is not None:
                 return name, value
         return None
@@ -382,9 +392,9 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
                                     space, shape, dtype))
     if inputs is not None:
         inputs = prefetch_slots + inputs
-    elif operands is not None:
-        inputs = []
-        for i, value in enumerate(operands):
+    elif operands is not None:  # the scalar prefetch operands come first here too
+        inputs = list(prefetch_slots)
+        for i, value in enumerate(operands, start=prefetch.value):
             shape, dtype = array_type(value)
             inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
     return inputs, outputs, scratch

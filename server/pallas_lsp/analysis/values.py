@@ -167,6 +167,15 @@ class Instance(Value):
     kwargs: tuple[tuple[str, Value], ...] = ()
 
 
+@dataclass(frozen=True)
+class Super(Value):
+    """`super()` in a method of `cls`: attributes come from its bases, bound to `receiver` (the method's `self`,
+    an Instance, or `cls`, a ClassValue)."""
+
+    cls: ClassValue
+    receiver: Value
+
+
 @dataclass(frozen=True, eq=False)
 class KernelCall(Value):
     """The result of calling a kernel factory: `pl.pallas_call(...)`, `plgpu.kernel(...)`, and so on.

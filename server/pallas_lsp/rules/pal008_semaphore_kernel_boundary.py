@@ -16,6 +16,7 @@ import sys
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
 from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, forwards_to_launch, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
+from ..analysis.kernel_args import launch_field
 from ..analysis.kernels import get_global_calls
 from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
 
@@ -104,10 +105,11 @@ def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
     items = [out_value] if single else list(out_value.items)
     nodes = [out_node] if single else (list(out_node.elts) if isinstance(out_node, (ast.Tuple, ast.List))
                                        and len(out_node.elts) == len(items) else [out_node] * len(items))
-    specs = kernel.entry.kernel.kwarg("out_specs")
-    spec_value = ctx.project.evaluator.value(kernel.entry.model, specs[1]) if specs and specs[1] is not None else (
-        specs[0] if specs else None)
-    spec_items = [spec_value] if single else (list(spec_value.items) if isinstance(spec_value, Seq) else None)
+    spec_value = launch_field(ctx.project, kernel.entry, "out_specs")  # in a grid_spec=pl.GridSpec(...) too
+    if spec_value is None:
+        spec_items = []  # none: every output is a block in the default memory space
+    else:
+        spec_items = [spec_value] if single else list(spec_value.items) if isinstance(spec_value, Seq) else None
     refused, any_semaphore = [], False
     for i, item in enumerate(items):
         memtype = as_memtype(item)
@@ -115,11 +117,11 @@ def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
             continue
         any_semaphore = True
         spec = spec_items[i] if spec_items is not None and i < len(spec_items) else None
-        space = spec.get("memory_space") if isinstance(spec, Spec) else None
+        if spec_items is None or spec is not None and not isinstance(spec, Spec):
+            continue  # out_specs not known statically
+        space = spec.get("memory_space") if spec is not None else None
         if isinstance(space, Api) and space.name == "pltpu.SEMAPHORE":
             continue
-        if spec_items is None and specs:
-            continue  # out_specs not known statically
         leaf = _semaphore_leaf(ctx, nodes[i], ("semaphore_mem",))
         if leaf is not None:
             refused.append(leaf)
@@ -140,13 +142,13 @@ def _plgpu_kernel_message(kernel) -> str:
 def _array_outputs_message(ctx, kernel, leaf, backend: str) -> str | None:
     """pl.kernel (plgpu.Mesh) and a GPU or TPU pallas_call take only array types as outputs (jax 0.12 and
     0.11.1, run): a bare GPU SemaphoreType fails as an out_shape type, a shaped one on its dtype; on a TPU
-    a bare TPU one fails as a block of rank 0, a shaped one on its dtype."""
+    a bare TPU one (or one of shape ()) fails as a block of rank 0, a shaped one on its dtype."""
     value = ctx.project.evaluator.value(ctx.model, leaf)
     memtype = as_memtype(value)
     if not isinstance(memtype, MemType):
         return None  # a ShapeDtypeStruct of pl.semaphore fails otherwise there (not encoded)
     on_tpu = backend == TPU_TC
-    if isinstance(value, Api) and on_tpu and memtype.space == "semaphore_mem":
+    if (isinstance(value, Api) or memtype.shape == ()) and on_tpu and memtype.space == "semaphore_mem":
         quote = "The Pallas TPU lowering currently supports only blocks of rank >= 1"  # a block of shape ()
     elif isinstance(value, Api):
         quote = OLD_RETURN_QUOTE
