@@ -2,7 +2,7 @@
 verifies and prints the file's fix) against `pallas-lsp check` (the analysis alone) of the same file, each
 in a fresh process whose peak resident set is read from the kernel (`wait4`, the process and its children).
 
-The file (`bench/.generated/long_line_<kind>.py`, deterministic): examples/kernels/bad_global_buffer.py
+The file (`bench/.generated/long_line_<kind>.py`, deterministic): examples/kernels/pal001_global_buffer.py
 (a PAL001 and its fix), one module-level line of `--line` bytes, then comment lines up to `--size` bytes
 (default: a 2 MB file with a 1 MB line). `--kind strings`: `BLOB = ("0123456789abcdef" ...)` (52,000
 tokens, one syntax-tree node); `numbers`: `DATA = [1, 1, ...]` (333,000 tokens, a node each).
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fix_cost import GENERATED, _write  # noqa: E402
 from lsp_client import JAX_PYTHON, REPO, emit, machine, pallas_command, summary  # noqa: E402
 
-KERNEL = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+KERNEL = REPO / "examples" / "kernels" / "pal001_global_buffer.py"
 FIXED = "+def scale_rows(x_ref, o_ref, staging_ref):"  # the fix's new kernel parameter, in the diff
 PIECES = {"strings": ('BLOB = (', '"0123456789abcdef" ', ')\n'), "numbers": ("DATA = [", "1, ", "1]\n")}
 

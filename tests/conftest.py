@@ -17,6 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 # The analysis keeps answers in the user's cache folder: tests (and the servers they start) use their own.
 os.environ.setdefault("PALLAS_LSP_CACHE_DIR", tempfile.mkdtemp(prefix="pallas-lsp-test-cache-"))
 FIXTURES = REPO / "tests" / "fixtures"
+# Fixtures may be a project's own tests (test_*.py a kernel's module ships with): data the analysis reads, not tests.
+collect_ignore_glob = ["fixtures/**/test_*.py"]
 
 
 def jax_python() -> str:

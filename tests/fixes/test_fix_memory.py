@@ -12,7 +12,7 @@ import sys
 from conftest import REPO, jax_python, limit_address_space, run_with_peak
 from lsp_wire import WireServer
 
-KERNEL = (REPO / "examples" / "kernels" / "bad_global_buffer.py").read_text()
+KERNEL = (REPO / "examples" / "kernels" / "pal001_global_buffer.py").read_text()
 DATA = "DATA = [" + ", ".join(["1"] * 20_000) + "]\n"
 PEAK_MIB = 300  # the same fix without the long line: ~70 MiB
 NEW_PARAMETER = "+def scale_rows(x_ref, o_ref, staging_ref):"
