@@ -677,3 +677,58 @@ def run(x):
     assert not any("scratch" in fix.title for f in findings for fix in ws.fixes(f))
     assert reasons["PAL001"].startswith("the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as "
                                         "scratch;")
+
+
+TPU_HEADER = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref):
+    sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    pl.semaphore_wait(sem)
+    o_ref[...] = x_ref[...]
+"""
+# A launch with a grid spec takes its scratch in the grid spec only (jax 0.12: "If `grid_spec` is specified, then
+# `scratch_shapes` must be `()`"): where that grid spec is built out of the fix's reach, or serves another launch
+# too, no scratch fix (golden scratch_grid_spec_prefetch_scalar and scratch_grid_spec_variable are offered).
+GRID_SPEC_ELSEWHERE = {
+    "a grid spec a helper returns": ('''
+def grid_spec(rows):
+    return pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))],
+                       out_specs=pl.BlockSpec((rows, 128), lambda i: (i, 0)))
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=X, grid_spec=grid_spec(8))(x)
+''', "the launch's grid spec comes from grid_spec(8), not from a pl.GridSpec or pltpu.PrefetchScalarGridSpec call at "
+     "the launch or in a variable only it reads, and JAX takes its scratch only in that call"),
+    "a grid spec two launches share": ('''
+SPEC = pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+                   out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)))
+
+
+def copy(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    y = pl.pallas_call(copy, out_shape=X, grid_spec=SPEC)(x)
+    return pl.pallas_call(body, out_shape=X, grid_spec=SPEC)(y)
+''', "the grid spec SPEC is used by other code too, which the new scratch would reach"),
+}
+
+
+@pytest.mark.parametrize("name", GRID_SPEC_ELSEWHERE)
+def test_no_scratch_beside_a_grid_spec_built_out_of_reach(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    source, reason = GRID_SPEC_ELSEWHERE[name]
+    [finding] = ws.findings("kernel.py", TPU_HEADER + source)
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL003): Disable PAL003 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1].startswith(reason + ";")

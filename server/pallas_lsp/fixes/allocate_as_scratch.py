@@ -27,6 +27,7 @@ from .kernel_edits import (
     FixBuilder,
     add_parameter,
     check_parameters,
+    edit_sequence_argument,
     edit_sequence_keyword,
     give_to_siblings,
     remove_get_global,
@@ -34,6 +35,7 @@ from .kernel_edits import (
     take_name,
     thread_through_helper,
 )
+from .grid_spec import grid_spec_call, scratch_argument
 from .pass_as_input import tuple_code
 from .sites import grid_rank, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
@@ -271,9 +273,16 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     `give_to_siblings`)."""
     keyword_name = keyword_name or SCRATCH_KEYWORDS[entries[0].api].keyword
     forms = set()
+    # A launch with a grid spec takes scratch in it only: (its call, its scratch as written) by launch.
+    in_grid_spec = {}
     for entry in entries:
-        found = entry.kernel.kwarg(keyword_name)
-        node = found[1] if found else None
+        spec = grid_spec_call(builder.project, entry) if keyword_name == "scratch_shapes" else None
+        if spec is not None:
+            in_grid_spec[id(entry)] = spec, scratch_argument(builder.project, entry.model, spec)
+            node = in_grid_spec[id(entry)][1]
+        else:
+            found = entry.kernel.kwarg(keyword_name)
+            node = found[1] if found else None
         as_dict = isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                                                  and node.func.id == "dict")
         forms.add(as_dict)
@@ -290,6 +299,11 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         thread_through_helper(builder, where, name)
     remove_get_global(builder, model, use, name)
     for entry in entries:
-        edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
-                              dict_key=name if as_dict else None, add_if_missing=True)
-    return note
+        if id(entry) in in_grid_spec:
+            spec, written = in_grid_spec[id(entry)]
+            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, code, first=False,
+                                   dict_key=name if as_dict else None, add_if_missing=True)
+        else:
+            edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
+                                  dict_key=name if as_dict else None, add_if_missing=True)
+    return note + (" in the grid spec" if in_grid_spec else "")
