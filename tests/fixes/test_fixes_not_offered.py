@@ -732,3 +732,65 @@ def test_no_scratch_beside_a_grid_spec_built_out_of_reach(ws, name):
     [finding] = ws.findings("kernel.py", TPU_HEADER + source)
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL003): Disable PAL003 for this line"]
     assert fixes_and_reason(ws.project, finding)[1].startswith(reason + ";")
+
+
+PIPELINE = '''
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class StageConfig:
+    blocks: int = 2
+    width: int = 128
+
+    @property
+    def shape(self):
+        return (self.blocks * self.width,)
+
+
+def _produce(x_ref, o_ref, flags_ref):
+    o_ref[...] = x_ref[...] + 1.0
+    pl.semaphore_signal(flags_ref)
+
+
+def _consume(y_ref, flags_ref, o_ref):
+    pl.semaphore_wait(flags_ref)
+    o_ref[...] = y_ref[...] * 2.0
+
+
+def make_stages(cfg: StageConfig):
+    out = jax.ShapeDtypeStruct(cfg.shape, jnp.float32)
+    produce = plgpu.kernel(_produce, out_type=(out, plgpu.SemaphoreType.REGULAR), grid=(cfg.blocks,),
+                           grid_names=("b",))
+    consume = plgpu.kernel(_consume, out_type=out, grid=(cfg.blocks,), grid_names=("b",))
+    return produce, consume
+
+
+def pipeline(x, cfg: StageConfig = StageConfig()):
+    produce, consume = make_stages(cfg)
+    {use}
+'''
+# Dropping a semaphore output changes what every launch returns: where a caller unpacks the results (jax 0.12,
+# after the fix: 'not enough values to unpack (expected 2, got 1)', and the consumer kernel loses the flags it
+# waited on) or reads the dropped one, PAL008's fix is refused (golden
+# global_semaphore_not_an_output_caller_reads_first keeps it where callers read [0] only).
+DROPPED_OUTPUT_USED = {
+    "the results unpacked and the flags passed to a consumer": (
+        "y, flags = produce(x)\n    return consume(y, flags)",
+        "a caller unpacks its 2 results (kernel.py:42), which one output fewer would break"),
+    "the flags read by index through a returning helper": (
+        "return consume(_first(produce, x), _last(produce, x))\n\n\n"
+        "def _first(kernel, x):\n    return kernel(x)[0]\n\n\ndef _last(kernel, x):\n    return kernel(x)[-1]",
+        "a caller reads its results by an index that one output fewer changes (kernel.py:50)"),
+}
+
+
+@pytest.mark.parametrize("name", DROPPED_OUTPUT_USED)
+def test_no_semaphore_output_dropped_where_a_caller_uses_it(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    use, reason = DROPPED_OUTPUT_USED[name]
+    [finding] = ws.findings("kernel.py", HEADER + PIPELINE.replace("{use}", use))
+    assert finding.code == "PAL008"
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == reason
