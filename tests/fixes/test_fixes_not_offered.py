@@ -794,3 +794,21 @@ def test_no_semaphore_output_dropped_where_a_caller_uses_it(ws, name):
     assert finding.code == "PAL008"
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
     assert fixes_and_reason(ws.project, finding)[1] == reason
+
+
+def test_no_semaphore_output_dropped_where_an_importing_module_unpacks_the_results(ws):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    ws.write("pipeline.py", "from kernel import produce\n\n\ndef run(x):\n    y, flags = produce(x)\n    return y\n")
+    [finding] = ws.findings("kernel.py", HEADER + '''
+
+def _produce(x_ref, o_ref, flags_ref):
+    o_ref[...] = x_ref[...] + 1.0
+    pl.semaphore_signal(flags_ref)
+
+
+produce = plgpu.kernel(_produce, out_type=(X, plgpu.SemaphoreType.REGULAR), grid=(2,), grid_names=("b",))
+''')
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "a caller unpacks its 2 results (pipeline.py:5), which one output fewer would break")
