@@ -17,6 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 # The analysis keeps answers in the user's cache folder: tests (and the servers they start) use their own.
 os.environ.setdefault("PALLAS_LSP_CACHE_DIR", tempfile.mkdtemp(prefix="pallas-lsp-test-cache-"))
 FIXTURES = REPO / "tests" / "fixtures"
+# Golden cases may hold the tests of the project a fix is made in (they run on the CPU under jax): data, not tests.
+collect_ignore_glob = ["fixes/golden/*/*/test_*.py"]
 
 
 def jax_python() -> str:

@@ -812,3 +812,70 @@ produce = plgpu.kernel(_produce, out_type=(X, plgpu.SemaphoreType.REGULAR), grid
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
     assert fixes_and_reason(ws.project, finding)[1] == (
         "a caller unpacks its 2 results (pipeline.py:5), which one output fewer would break")
+
+
+# Compiled, a Pallas kernel does not run on a CPU (jax 0.12: 'Only interpret mode is supported on CPU backend'):
+# "Run the kernel compiled" is refused where something in the workspace runs the kernel on one (golden
+# scratch_semaphore_interpreted_by_config_tested_on_cpu gets the scratch fix instead).
+BARRIER_INTERPRETED = '''
+def body(x_ref, o_ref):
+  bar = pl.get_global(plgpu.Barrier(num_arrivals=1))
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret={interpret})
+'''
+ON_A_CPU = {
+    "interpret= from a command-line flag": (
+        {"kernel.py": HEADER + BARRIER_INTERPRETED.split("kernel =")[0] + '''
+def scale(x, interpret=True):
+  return plgpu.kernel(body, out_type=X, interpret=interpret)(x)
+
+def main():
+  import argparse
+  parser = argparse.ArgumentParser()
+  parser.add_argument("--interpret", action=argparse.BooleanOptionalAction, default=True)
+  args = parser.parse_args()
+  print(scale(jnp.ones((128,), jnp.float32), interpret=args.interpret))
+'''},
+        "interpret=interpret is decided by a caller, a setting or a flag: the runs that set it want the "
+        "interpreter, and on a CPU a compiled kernel does not run (jax 0.12: 'Only interpret mode is supported on "
+        "CPU backend')"),
+    "a test runs the module's kernels": (
+        {"kernel.py": HEADER + BARRIER_INTERPRETED.format(interpret="True"),
+         "tests/test_kernel.py": "import jax.numpy as jnp\nfrom kernel import kernel\n\n\ndef test_kernel():\n"
+                                 "    kernel(jnp.ones((128,), jnp.float32))\n"},
+        "tests/test_kernel.py is a test that reaches this kernel's module and may run it on a CPU, where a compiled "
+        "kernel does not run (jax 0.12: 'Only interpret mode is supported on CPU backend')"),
+    "a script picks the CPU platform": (
+        {"kernel.py": HEADER + BARRIER_INTERPRETED.format(interpret="True"),
+         "ops.py": "from kernel import kernel\n\n\ndef op(x):\n    return kernel(x)\n",
+         "demo.py": "import jax\nfrom ops import op\n\njax.config.update('jax_platforms', 'cpu')\n"},
+        "demo.py picks the CPU platform and reaches this kernel's module, and on a CPU a compiled kernel does not "
+        "run (jax 0.12: 'Only interpret mode is supported on CPU backend')"),
+}
+
+
+@pytest.mark.parametrize("name", ON_A_CPU)
+def test_not_run_compiled_where_the_workspace_runs_it_on_a_cpu(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    files, reason = ON_A_CPU[name]
+    for path, text in files.items():
+        ws.write(path, text)
+    [finding] = [f for f in ws.findings("kernel.py") if f.code == "PAL002"]
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL002): Disable PAL002 for this line"]
+    # After the scratch fix's refusal: interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier').
+    assert fixes_and_reason(ws.project, finding)[1].split("; ")[1:] == [reason]
+
+
+def test_a_kernel_class_its_test_runs_interpreted_gets_scratch_not_compiled(ws):
+    """Golden scratch_semaphore_interpreted_by_config_tested_on_cpu: `interpret=cfg.interpret` of a config
+    dataclass, and test_ring.py runs the kernel on the CPU: the scratch fix (which the test passes with) only."""
+    from golden_cases import GOLDEN
+
+    for path in (GOLDEN / "scratch_semaphore_interpreted_by_config_tested_on_cpu" / "before").glob("*.py"):
+        ws.write(path.name, path.read_text())
+    [finding] = ws.findings("ring.py")
+    assert [fix.title for fix in ws.fixes(finding)] == [
+        "pallas-lsp (PAL002): Allocate arrived as scratch (scratch_types) (unsafe: the grid has more than one block, "
+        "so the semaphore is no longer shared by all of them)", "pallas-lsp (PAL002): Disable PAL002 for this line"]
