@@ -879,3 +879,40 @@ def test_a_kernel_class_its_test_runs_interpreted_gets_scratch_not_compiled(ws):
     assert [fix.title for fix in ws.fixes(finding)] == [
         "pallas-lsp (PAL002): Allocate arrived as scratch (scratch_types) (unsafe: the grid has more than one block, "
         "so the semaphore is no longer shared by all of them)", "pallas-lsp (PAL002): Disable PAL002 for this line"]
+
+
+def test_no_scratch_type_copied_from_one_configuration(ws):
+    """A body a factory builds for a config asks get_global for `plgpu.SMEM((cfg.rows, 128), cfg.dtype)`; the launch
+    (elsewhere) has no name for that factory's `cfg`, and spelled from the value the analysis sees the type
+    would hold for one configuration only: the scratch fix is refused (goldens scratch_type_from_* carry the
+    expression where the launch can write it)."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    [finding] = ws.findings("kernel.py", HEADER + '''
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    rows: int = 128
+    dtype: object = jnp.float32
+
+
+def make_body(cfg):
+    def body(x_ref, o_ref):
+        tile = pl.get_global(plgpu.SMEM((cfg.rows, 128), cfg.dtype))
+        tile[...] = x_ref[...]
+        o_ref[...] = tile[...]
+    return body
+
+
+def run(x, cfg=Config()):
+    return plgpu.kernel(make_body(cfg), out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+def target():
+    return run, (jax.ShapeDtypeStruct((128, 128), jnp.float32),), "cuda"
+''')
+    assert not any("scratch" in fix.title for fix in ws.fixes(finding))
+    assert ("the buffer's type depends on cfg, which the launch cannot write, and spelled from the value it has here "
+            "it would hold for one configuration only") in fixes_and_reason(ws.project, finding)[1]
