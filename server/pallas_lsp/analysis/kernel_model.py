@@ -108,6 +108,8 @@ _DMA_STARTING = {"pltpu.async_copy", "pltpu.async_remote_copy"}  # these start t
 _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
                           "pltpu.get_barrier_semaphore": "barrier_semaphore"}
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
+# Copies taking their barrier positionally too (jax 0.12: `copy_gmem_to_smem(src, dst, barrier)`): its position.
+_COPY_BARRIER_AT = {"plgpu.copy_gmem_to_smem": 2, "plgpu.async_store_smem": 2}
 _MAX_HELPER_DEPTH = 4
 # Entry points whose shared memory is estimated: what Mosaic GPU lowers through `lower_jaxpr_to_module`
 # in jax 0.12 (a Mosaic GPU `pl.pallas_call`, before 0.11.2, also pipelines its blocks: not modelled).
@@ -1014,7 +1016,9 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
             kind = SEMAPHORE_OPS[func.name]
             live = kind != "read" or bool(uses_of(project, model, call, 0, depth))
             return [Use(kind, model, call, indices, live)]
-        if func.name in BARRIER_OPS or keyword == "barrier":
+        at = _COPY_BARRIER_AT.get(func.name)
+        if func.name in BARRIER_OPS or keyword == "barrier" or (
+                keyword is None and at is not None and len(call.args) > at and call.args[at] is arg):
             return [Use("barrier", model, call, indices, True)]
         role = _dma_semaphore_role(func.name, call, arg, keyword)
         if role is not None:

@@ -46,7 +46,7 @@ def depends_on_a_variable(model, node: ast.AST, depth: int = 0) -> str | None:
 def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | None:
     if entry.model is not model:
         return None  # another module's names would need importing: spelled from the value there
-    replacements: dict[int, ast.AST] = {}
+    replacements: dict[int, tuple[ast.Name, str]] = {}
     launch_scope = model.scope_of(entry.node)
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
@@ -65,30 +65,29 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
             code = _at_launch(project, model, binding.value, entry, depth + 1)
         if code is None:
             return None
-        replacements[id(node)] = ast.parse(code, mode="eval").body
-    if not replacements:
-        return ast.get_source_segment(model.text, expression) or ast.unparse(expression)
-    return ast.unparse(_Substitute(replacements).visit(_copy(expression)))
+        replacements[id(node)] = (node, code)
+    return _substituted(model, expression, list(replacements.values()))
 
 
-class _Substitute(ast.NodeTransformer):
-    def __init__(self, replacements: dict[int, ast.AST]):
-        self.replacements = replacements
+def _substituted(model, expression: ast.AST, replacements: list[tuple[ast.Name, str]]) -> str:
+    """The source of `expression` with each name of `replacements` replaced by its code (bracketed unless it is
+    an atom), the rest as written."""
+    source = model.source
 
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return self.replacements.get(getattr(node, "_original", id(node)), node)
+    def at(line: int, byte_col: int) -> tuple[int, int]:  # ast's 1-based line and UTF-8 column: (row, char)
+        return line - expression.lineno, source.char_column(line - 1, byte_col)
 
-
-def _copy(node: ast.AST) -> ast.AST:
-    """A deep copy of `node` whose names remember the node they copy (`_original`), for `_Substitute`."""
-    import copy
-
-    originals = [n for n in ast.walk(node)]
-    copied = copy.deepcopy(node)
-    for original, duplicate in zip(originals, ast.walk(copied)):
-        if isinstance(duplicate, ast.Name):
-            duplicate._original = id(original)
-    return copied
+    rows = list(source.lines[expression.lineno - 1:expression.end_lineno])
+    first = source.char_column(expression.lineno - 1, expression.col_offset)
+    rows[-1] = rows[-1][:source.char_column(expression.end_lineno - 1, expression.end_col_offset)]
+    for name, code in sorted(replacements, key=lambda pair: (pair[0].lineno, pair[0].col_offset), reverse=True):
+        atom = isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute, ast.Call, ast.Subscript,
+                                                               ast.Constant))
+        row, start = at(name.lineno, name.col_offset)
+        _, stop = at(name.end_lineno, name.end_col_offset)
+        rows[row] = rows[row][:start] + (code if atom else f"({code})") + rows[row][stop:]
+    rows[0] = rows[0][first:]
+    return "\n".join(rows)
 
 
 def _bound_at_launch(project, model, binding, entry) -> str | None:
