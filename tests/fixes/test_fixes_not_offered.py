@@ -98,12 +98,15 @@ def body(x_ref, o_ref):
 a = plgpu.kernel(body, out_type=X)
 b = pl.pallas_call(body, out_shape=X, interpret=True)
 """,
+    # Its decorator is the launch, whose callers pass the operand: they have no `n` (golden
+    # operand_shape_from_factory_parameter, launched by a call, carries `(n,)` there).
     "shape not known statically": """
 def make(n):
+  @functools.partial(plgpu.kernel, out_type=X)
   def body(x_ref, o_ref):
     lut = pl.get_global(plgpu.GMEM((n,), jnp.float32))
     o_ref[...] = x_ref[...] + lut[...]
-  return plgpu.kernel(body, out_type=X)
+  return body
 """,
     "body picked from a dict whose other body is also launched on its own (it would take an operand it is not given)": """
 def add_body(x_ref, o_ref):
@@ -459,7 +462,9 @@ WHY_NOT = {
     "a compiled pl.kernel's buffer in a loop body that updates a name of the function": ("PAL001", (
         "a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU "
         "mpmd_map lowering'); total is bound after the get_global and used before it")),
-    "shape not known statically": ("PAL001", "the buffer's shape or dtype is not known before the kernel runs"),
+    "shape not known statically": ("PAL001", "the array's type depends on n, which the launch cannot write, and "
+                                             "spelled from the value it has here it would hold for one configuration "
+                                             "only"),
     "one body, a pallas_call and a plgpu.kernel": (
         "PAL002", "compiled, a pl.pallas_call has no get_global (Triton: 'Unimplemented primitive in Pallas Triton "
                   "lowering: get_global')"),

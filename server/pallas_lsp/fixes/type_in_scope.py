@@ -36,10 +36,24 @@ def depends_on_a_variable(model, node: ast.AST, depth: int = 0) -> str | None:
         binding = model.lookup(name.id, model.scope_of(name), name.lineno)
         if binding is None or any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
             continue
-        if binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
-            if depends_on_a_variable(model, binding.value, depth + 1) is None:
-                continue
+        value = binding.value if binding.kind == "assign" else _lambda_default(model, binding.node)
+        if value is not None and depth < _MAX_DEPTH and depends_on_a_variable(model, value, depth + 1) is None:
+            continue
         return name.id
+    return None
+
+
+def _lambda_default(model, parameter: ast.AST) -> ast.AST | None:
+    """The default of a lambda's parameter (`lambda kind=T: pl.get_global(kind)`, which the fixes take only where
+    it is called once with no argument, so the parameter is its default)."""
+    arguments = model.parents.get(parameter)
+    if not (isinstance(parameter, ast.arg) and isinstance(arguments, ast.arguments)
+            and isinstance(model.parents.get(arguments), ast.Lambda)):
+        return None
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if parameter in positional:
+        index = positional.index(parameter) - (len(positional) - len(arguments.defaults))
+        return arguments.defaults[index] if index >= 0 else None
     return None
 
 
@@ -144,3 +158,25 @@ def _launched_body(project, model, entry) -> ast.AST | None:
 def _is_partial(project, model, call: ast.Call) -> bool:
     func = project.evaluator.value(model, call.func)
     return isinstance(func, Api) and func.name == "functools.partial"
+
+
+# Global array types whose first two arguments are the shape and the dtype.
+_ARRAY_TYPES = ("plgpu.GMEM", "pl.ANY", "pltpu.ANY", "pltpu.HBM", "jax.ShapeDtypeStruct")
+
+
+def array_at_launch(project, model, argument: ast.AST, entry) -> tuple[str, str] | None:
+    """(shape, dtype) code of the global array `argument` asks for, as `entry`'s launch writes it: the
+    constructor's own arguments carried there (`plgpu.GMEM((cfg.rows, 128), cfg.dtype)`), else the carried type's
+    `.shape` and `.dtype` (`self.cfg.residual.shape`). None where a name has no counterpart at the launch."""
+    if isinstance(argument, ast.Call) and not any(isinstance(a, ast.Starred) for a in argument.args):
+        func = project.evaluator.value(model, argument.func)
+        given = dict(zip(("shape", "dtype"), argument.args)) | {k.arg: k.value for k in argument.keywords if k.arg}
+        if isinstance(func, Api) and func.name in _ARRAY_TYPES and "shape" in given and "dtype" in given:
+            shape, dtype = (_at_launch(project, model, given[key], entry, 0) for key in ("shape", "dtype"))
+            return (shape, dtype) if shape is not None and dtype is not None else None
+    whole = _at_launch(project, model, argument, entry, 0)
+    if whole is None:
+        return None
+    if not isinstance(ast.parse(whole, mode="eval").body, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        whole = f"({whole})"
+    return f"{whole}.shape", f"{whole}.dtype"
