@@ -701,18 +701,32 @@ def body(x_ref, o_ref):
 """
 # A launch with a grid spec takes its scratch in the grid spec only (jax 0.12: "If `grid_spec` is specified, then
 # `scratch_shapes` must be `()`"): where that grid spec is built out of the fix's reach, or serves another launch
-# too, no scratch fix (golden scratch_grid_spec_prefetch_scalar and scratch_grid_spec_variable are offered).
+# too, no scratch fix (goldens scratch_grid_spec_prefetch_scalar, scratch_grid_spec_variable and
+# scratch_grid_spec_from_method are offered).
 GRID_SPEC_ELSEWHERE = {
-    "a grid spec a helper returns": ('''
+    "a grid spec a helper returns to two launches": ('''
 def grid_spec(rows):
     return pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))],
                        out_specs=pl.BlockSpec((rows, 128), lambda i: (i, 0)))
 
 
+def copy(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
 def run(x):
-    return pl.pallas_call(body, out_shape=X, grid_spec=grid_spec(8))(x)
-''', "the launch's grid spec comes from grid_spec(8), not from a pl.GridSpec or pltpu.PrefetchScalarGridSpec call at "
-     "the launch or in a variable only it reads, and JAX takes its scratch only in that call"),
+    y = pl.pallas_call(copy, out_shape=X, grid_spec=grid_spec(8))(x)
+    return pl.pallas_call(body, out_shape=X, grid_spec=grid_spec(8))(y)
+''', "grid_spec builds the grid spec of other launches too, which the new scratch would reach"),
+    "a grid spec from a function of another module": ('''
+from specs import row_grid_spec
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=X, grid_spec=row_grid_spec(8))(x)
+''', "the launch's grid spec comes from row_grid_spec(8), not from a pl.GridSpec or pltpu.PrefetchScalarGridSpec "
+     "call at the launch, in a variable only it reads or returned by a function only it calls, and JAX takes its "
+     "scratch only in that call"),
     "a grid spec two launches share": ('''
 SPEC = pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
                    out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)))
@@ -734,6 +748,8 @@ def test_no_scratch_beside_a_grid_spec_built_out_of_reach(ws, name):
     from pallas_lsp.fixes import fixes_and_reason
 
     source, reason = GRID_SPEC_ELSEWHERE[name]
+    ws.write("specs.py", "from jax.experimental import pallas as pl\n\n\ndef row_grid_spec(rows):\n"
+                         "    return pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))])\n")
     [finding] = ws.findings("kernel.py", TPU_HEADER + source)
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL003): Disable PAL003 for this line"]
     assert fixes_and_reason(ws.project, finding)[1].startswith(reason + ";")

@@ -8,8 +8,9 @@ of a variable that only this launch reads (else the new scratch would reach othe
 from __future__ import annotations
 
 import ast
+import builtins
 
-from ..analysis.values import Api
+from ..analysis.values import Api, Func
 from .cst_locate import CannotFix
 
 # Grid spec constructors and the position of `scratch_shapes` among their positional parameters.
@@ -26,10 +27,12 @@ def grid_spec_call(project, entry) -> ast.Call | None:
     if node is None:
         raise CannotFix("the grid spec is not written at the launch, and JAX takes its scratch only there")
     call = _built_once(project, model, node) if isinstance(node, ast.Name) else node
+    if isinstance(call, ast.Call) and constructor(project, model, call) not in GRID_SPECS:
+        call = _returned_by_helper(project, model, call) or call
     if not (isinstance(call, ast.Call) and constructor(project, model, call) in GRID_SPECS):
         raise CannotFix(f"the launch's grid spec comes from {model.segment(call, 40)}, not from a pl.GridSpec or "
-                        "pltpu.PrefetchScalarGridSpec call at the launch or in a variable only it reads, and JAX "
-                        "takes its scratch only in that call")
+                        "pltpu.PrefetchScalarGridSpec call at the launch, in a variable only it reads or returned by "
+                        "a function only it calls, and JAX takes its scratch only in that call")
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         raise CannotFix("the grid spec's arguments are unpacked (`*args`, `**kwargs`), so where its scratch "
                         "goes is not known")
@@ -49,6 +52,41 @@ def constructor(project, model, call: ast.Call) -> str | None:
     grid spec is no place to add to."""
     func = project.evaluator.value(model, call.func)
     return func.name if isinstance(func, Api) else None
+
+
+def _returned_by_helper(project, model, call: ast.Call) -> ast.Call | None:
+    """The grid spec call a function of this module returns (`grid_spec=self._grid_spec()`), its one `return`,
+    where this launch is the function's only caller. CannotFix where others call it too."""
+    func = project.evaluator.value(model, call.func)
+    if not (isinstance(func, Func) and func.model is model and isinstance(func.node, ast.FunctionDef)):
+        return None
+    returns = [n for n in ast.walk(func.node) if isinstance(n, ast.Return) and model.enclosing_function(n) is func.node]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    value = returns[0].value
+    if isinstance(value, ast.Name):
+        value = _built_once(project, model, value)
+    if not (isinstance(value, ast.Call) and constructor(project, model, value) in GRID_SPECS):
+        return None
+    if [site for _, site, *_ in project.evaluator.call_sites_with_nodes(model, func.node)] != [call]:
+        raise CannotFix(f"{func.node.name} builds the grid spec of other launches too, which the new scratch would "
+                        "reach")
+    return value
+
+
+def written_in(model, spec: ast.Call, entry, code: str) -> bool:
+    """`code`, written for the launch, means the same where the grid spec is built: the same function, or a helper
+    where each of its names is a module-level (or builtin) one."""
+    where = model.enclosing_function(spec)
+    if where is model.enclosing_function(entry.node):
+        return True
+    for name in (n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Name)):
+        binding = model.lookup(name.id, where, spec.lineno)
+        if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
+            return False
+        if binding is None and name.id not in dir(builtins):
+            return False
+    return True
 
 
 def _built_once(project, model, name: ast.Name) -> ast.AST:
