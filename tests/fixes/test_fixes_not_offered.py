@@ -937,3 +937,27 @@ def target():
     assert not any("scratch" in fix.title for fix in ws.fixes(finding))
     assert ("the buffer's type depends on cfg, which the launch cannot write, and spelled from the value it has here "
             "it would hold for one configuration only") in fixes_and_reason(ws.project, finding)[1]
+
+
+def test_a_type_from_a_helper_parameter_a_call_passes_is_not_copied(ws):
+    """`staged(x_ref, kind=plgpu.SMEM((64,), ...))`: the helper's `kind` is what each call passes, not its default,
+    so no one value may be spelled at the launch (where no call passes it, the default is the type: generated
+    kernel g0_00031's `get_sem_0()` keeps its fix)."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    [finding] = ws.findings("kernel.py", HEADER + '''
+
+def staged(x_ref, kind=plgpu.SMEM((128,), jnp.float32)):
+    tile = pl.get_global(kind)
+    tile[...] = x_ref[...]
+    return tile[...]
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = staged(x_ref, kind=plgpu.SMEM((128,), jnp.float32))
+
+
+kernel = plgpu.kernel(body, out_type=X)
+''')
+    assert not any("scratch" in fix.title for fix in ws.fixes(finding))
+    assert "the buffer's type depends on kind" in fixes_and_reason(ws.project, finding)[1]

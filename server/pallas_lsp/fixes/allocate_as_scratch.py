@@ -81,7 +81,7 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
         carried = type_at_launches(builder.project, model, argument, entries)
         if carried is not None:
             return carried
-    varying = depends_on_a_variable(model, argument)
+    varying = depends_on_a_variable(builder.project, model, argument)
     if varying is not None:
         raise CannotFix(f"the buffer's type depends on {varying}, which the launch cannot write, and spelled from "
                         "the value it has here it would hold for one configuration only")

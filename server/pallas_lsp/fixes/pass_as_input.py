@@ -84,7 +84,7 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
     the helper that asked for it, when a helper did)."""
     # A type built per configuration (a parameter, a config's property): carried to each launch, never the
     # one value the analysis sees (see type_in_scope), which may also be several (shape unknown).
-    varying = depends_on_a_variable(model, call.args[0]) if call.args else None
+    varying = depends_on_a_variable(project, model, call.args[0]) if call.args else None
     array = movable_array(value)
     if array is None:
         if isinstance(value, (MemType, ShapeDtype)) and getattr(value, "space", "gmem") in _GLOBAL_SPACES | {None}:

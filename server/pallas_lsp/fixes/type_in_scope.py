@@ -28,33 +28,52 @@ def type_at_launches(project, model, argument: ast.AST, entries) -> str | None:
     return codes.pop()
 
 
-def depends_on_a_variable(model, node: ast.AST, depth: int = 0) -> str | None:
-    """The first name in `node` whose value may differ between runs (a parameter, a loop or `with` target, a
-    local assigned from one): spelled from the value the analysis sees, the type would hold for one of them only.
-    None where every name is a module-level or builtin one (or a local assigned from those)."""
+def depends_on_a_variable(project, model, node: ast.AST, depth: int = 0) -> str | None:
+    """The first name in `node` whose value may differ between runs (a parameter some call passes, a loop or
+    `with` target, a local assigned from one): spelled from the value the analysis sees, the type would hold for
+    one of them only. None where every name is a module-level or builtin one, a local assigned from those, or a
+    parameter no call passes (its default)."""
     for name in (n for n in ast.walk(node) if isinstance(n, ast.Name)):
         binding = model.lookup(name.id, model.scope_of(name), name.lineno)
         if binding is None or any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
             continue
-        value = binding.value if binding.kind == "assign" else _lambda_default(model, binding.node)
-        if value is not None and depth < _MAX_DEPTH and depends_on_a_variable(model, value, depth + 1) is None:
+        value = binding.value if binding.kind == "assign" else _default(project, model, binding.node)
+        if value is not None and depth < _MAX_DEPTH and depends_on_a_variable(project, model, value, depth + 1) is None:
             continue
         return name.id
     return None
 
 
-def _lambda_default(model, parameter: ast.AST) -> ast.AST | None:
-    """The default of a lambda's parameter (`lambda kind=T: pl.get_global(kind)`, which the fixes take only where
-    it is called once with no argument, so the parameter is its default)."""
+def _default(project, model, parameter: ast.AST) -> ast.AST | None:
+    """The default of a parameter that keeps it: one of a lambda (`lambda kind=T: pl.get_global(kind)`, which the
+    fixes take only where it is called once with no argument), or of a function no call in the workspace passes
+    it to (a kernel body JAX calls with its refs only, a helper called as `get_sem()`)."""
     arguments = model.parents.get(parameter)
+    function = model.parents.get(arguments)
     if not (isinstance(parameter, ast.arg) and isinstance(arguments, ast.arguments)
-            and isinstance(model.parents.get(arguments), ast.Lambda)):
+            and isinstance(function, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef))):
         return None
     positional = [*arguments.posonlyargs, *arguments.args]
-    if parameter in positional:
-        index = positional.index(parameter) - (len(positional) - len(arguments.defaults))
-        return arguments.defaults[index] if index >= 0 else None
-    return None
+    if any(parameter is arg for arg in positional):
+        index = next(i for i, arg in enumerate(positional) if arg is parameter)
+        default_at = index - (len(positional) - len(arguments.defaults))
+        default = arguments.defaults[default_at] if default_at >= 0 else None
+    elif any(parameter is arg for arg in arguments.kwonlyargs):
+        index = None
+        default = arguments.kw_defaults[next(i for i, arg in enumerate(arguments.kwonlyargs) if arg is parameter)]
+    else:
+        return None
+    if default is None or isinstance(function, ast.Lambda):
+        return default
+    method = model.enclosing_class(function) is not None and bool(positional) and positional[0].arg == "self"
+    for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function):
+        offset = 1 if method and isinstance(call.func, ast.Attribute) else 0
+        passed = (any(k.arg in (None, parameter.arg) for k in call.keywords)
+                  or any(isinstance(a, ast.Starred) for a in call.args)
+                  or (index is not None and len(call.args) + offset > index))
+        if passed:
+            return None
+    return default
 
 
 def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | None:
