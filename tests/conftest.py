@@ -17,8 +17,9 @@ REPO = Path(__file__).resolve().parents[1]
 # The analysis keeps answers in the user's cache folder: tests (and the servers they start) use their own.
 os.environ.setdefault("PALLAS_LSP_CACHE_DIR", tempfile.mkdtemp(prefix="pallas-lsp-test-cache-"))
 FIXTURES = REPO / "tests" / "fixtures"
-# Fixtures may be a project's own tests (test_*.py a kernel's module ships with): data the analysis reads, not tests.
-collect_ignore_glob = ["fixtures/**/test_*.py"]
+# Fixture folders and golden cases may hold a project's own tests (test_*.py a kernel's module ships
+# with, run on the CPU under jax): data the analysis reads, not tests.
+collect_ignore_glob = ["fixtures/**/test_*.py", "fixes/golden/*/*/test_*.py"]
 
 
 def jax_python() -> str:

@@ -41,6 +41,8 @@ _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": 
 
 
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
+# Copies taking their barrier positionally too (jax 0.12: `copy_gmem_to_smem(src, dst, barrier)`): its position.
+_COPY_BARRIER_AT = {"plgpu.copy_gmem_to_smem": 2, "plgpu.async_store_smem": 2}
 
 
 _MAX_HELPER_DEPTH = 4
@@ -209,7 +211,9 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
             kind = SEMAPHORE_OPS[func.name]
             live = kind != "read" or bool(uses_of(project, model, call, 0, depth))
             return [Use(kind, model, call, indices, live)]
-        if func.name in BARRIER_OPS or keyword == "barrier":
+        at = _COPY_BARRIER_AT.get(func.name)
+        if func.name in BARRIER_OPS or keyword == "barrier" or (
+                keyword is None and at is not None and len(call.args) > at and call.args[at] is arg):
             return [Use("barrier", model, call, indices, True)]
         role = _dma_semaphore_role(func.name, call, arg, keyword)
         if role is not None:
