@@ -8,12 +8,11 @@ the fixes (which re-check what they rewrite) call it; nothing below calls it (do
 
 from __future__ import annotations
 
-import ast
 import logging
 import os
 
 from . import config
-from .analysis import incremental
+from .analysis import big_literals, incremental
 from .analysis.context import RuleContext
 from .analysis.findings import Finding
 from .analysis.project import Project
@@ -67,7 +66,7 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
             text = text if text is not None else project.text(path)
             intern_names_first(text)
             if project.refusal(path, text) is None and refused_cookie(text) is None:
-                ast.parse(text, filename=path)
+                big_literals.parse(text)
                 return []
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
