@@ -292,4 +292,5 @@ def test_no_fix_edits_inside_an_elided_literal():
     assert not into_elided(text, edit(closing, closing))  # appending before `]`
     assert not into_elided(text, edit(closing + 1, closing + 1))
     assert not into_elided(text, [TextEdit("m.py", Span(0, 4, 0, 5), "2")])
-    assert not into_elided(text.replace("DATA = [", "DATA = (").replace("]  #", ", x)  #"), edit(opening + 3, opening + 5))
+    with_a_name = text.replace("DATA = [", "DATA = (").replace("]  #", ", x)  #")  # no data literal
+    assert not into_elided(with_a_name, edit(opening + 3, opening + 5))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 # `arithmetic.MAX_ITEMS` (not imported: arithmetic's values lead back to the model, which parses with this):
 # a value holding more is unknown.
 MAX_ITEMS = 4_096
-LONG_LINE = 8_192  # characters: a shorter line cannot hold more than MAX_ITEMS + 1 values (`1,` is two)
+LONG_LINE = 8_192  # characters: a shorter line cannot hold more than MAX_ITEMS values (`1,` is two)
 ABOVE = 4_096  # characters before a long line searched for the display's opening bracket
 MAX_DEPTH = 32  # displays nested deeper are left alone (far from Python's 200 levels)
 MAX_UNARY = 8  # `- - 1`: longer chains are left alone (far from the parser's recursion limit)
@@ -88,7 +88,7 @@ _TOKEN_ANY = re.compile(_TAIL[1:])  # after an item, or outside any display
 _OTHER = re.compile(r"\w+|.", re.S)  # a name, or any other character: not data
 
 _CLOSING = {"[": "]", "(": ")", "{": "}"}
-_FULL = MAX_ITEMS + 1  # `arithmetic.size` of a value it still keeps
+_FULL = MAX_ITEMS + 1  # the most `arithmetic.size` counts in a value it keeps (the value itself and those it holds)
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ _KEPT_LOCK = threading.Lock()
 
 
 def regions(text: str) -> list[Region]:
-    """The displays of more than MAX_ITEMS + 1 values found on or just above the text's long lines,
+    """The displays of more than MAX_ITEMS values found on or just above the text's long lines,
     outermost only (not yet checked on a tree: see `parse`)."""
     if _LONG.search(text) is None:
         return []
