@@ -13,13 +13,12 @@ for the files its glob patterns match. The file-wide two apply last, to the find
 
 from __future__ import annotations
 
-import ast
 import logging
 import os
 from pathlib import Path
 
 from . import config
-from .analysis import incremental
+from .analysis import big_literals, incremental
 from .analysis.context import RuleContext
 from .analysis.findings import Finding
 from .analysis.project import Project
@@ -140,7 +139,7 @@ def _analyze_file(project: Project, path: str, text: str | None, codes: set[str]
             text = text if text is not None else project.text(path)
             intern_names_first(text)
             if project.refusal(path, text) is None and refused_cookie(text) is None:
-                ast.parse(text, filename=path)
+                big_literals.parse(text)  # as ast.parse, a big data literal's contents left out
                 return [], None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass

@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import big_literals
 from .findings import Span
 from ..source_text import LINE_BREAK, Refusal, cookie_refusal, split_lines, tokens
 
@@ -142,7 +143,7 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
         try:
             with warnings.catch_warnings():  # "invalid escape sequence" and friends: not ours to print
                 warnings.simplefilter("ignore")
-                tree = ast.parse("\n".join(work) + "\n")
+                tree = big_literals.parse("\n".join(work) + "\n")
             return tree, errors, work if errors else None
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             lineno = getattr(exc, "lineno", None)

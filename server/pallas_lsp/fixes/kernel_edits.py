@@ -10,6 +10,7 @@ import ast
 
 import libcst as cst
 
+from ..analysis import big_literals
 from ..analysis.findings import Fix
 from .cst_locate import CannotFix, CstFile, expression
 from .imports import Imports
@@ -50,7 +51,7 @@ class FixBuilder:
 
         file, imports = self.files[model.path]
         try:
-            after = ast.parse(apply_edits(model.text, file.edits()))
+            after = big_literals.parse(apply_edits(model.text, file.edits()))
         except (SyntaxError, ValueError):
             return
         before_uses, after_uses = _loaded_names(model.tree), _loaded_names(after)

@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 
+from ..analysis import big_literals
 from ..engine import analyze
 from ..analysis.findings import Finding, Fix
 from .edits import apply_edits
@@ -103,7 +104,7 @@ class Baseline:
 
     def missing(self, path: str) -> Counter:
         if path not in self._missing:
-            self._missing[path] = unimported_names(ast.parse(self.text(path)))
+            self._missing[path] = unimported_names(big_literals.parse(self.text(path)))
         return self._missing[path]
 
 
@@ -169,7 +170,7 @@ def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | 
     unimported: dict[str, Counter] = {}
     for path, text in new_texts.items():  # the trees are not kept: the analysis below makes its own
         try:
-            tree = ast.parse(text)
+            tree = big_literals.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return f"{os.path.basename(path)} would not parse"
         unimported[path] = unimported_names(tree)
