@@ -40,8 +40,9 @@ def _warnings_of_reading(session: "Session"):
     """What reading the settings files warned about (a pyproject.toml that is no regular file, or too
     big, read as the defaults) is shown to the user, not only logged: their settings do not apply."""
     said: list[str] = []
+    reader = threading.get_ident()  # what this thread warns while it reads them, not what others log meanwhile
     collect = logging.Handler(logging.WARNING)
-    collect.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    collect.emit = lambda record: record.thread == reader and said.append(record.getMessage())  # type: ignore[method-assign]
     logger = logging.getLogger("pallas_lsp")
     logger.addHandler(collect)
     try:
