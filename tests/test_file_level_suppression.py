@@ -96,7 +96,7 @@ def test_per_file_ignores_by_pattern(tmp_path, jax_env):
 
 
 @pytest.mark.parametrize("table,message", [
-    ('per-file-ignores = { "tests/*.py" = ["PAL1"] }', "per-file-ignores 'tests/*.py': unknown rule code PAL1"),
+    ('per-file-ignores = { "tests/*.py" = ["PAL9"] }', "per-file-ignores 'tests/*.py': unknown rule code PAL9"),
     ('per-file-ignores = ["tests/*.py"]', "per-file-ignores must be a table of glob patterns and rule codes"),
     ('per-file-ignores = { "tests/*.py" = 1 }', "per-file-ignores 'tests/*.py' must be a list of rule codes"),
 ])

@@ -82,9 +82,14 @@ _BYTES = rf"(?:[bB][rR]?|[rR][bB]){_quoted(False)}"
 _TAIL = rf"|(?P<atom>{_NUMBER}|{_NAMED})|(?P<text>{_TEXT}(?:{_PLAIN_SPACE}{_TEXT})*+)" \
         rf"|(?P<bytes>{_BYTES}(?:{_PLAIN_SPACE}{_BYTES})*+)|(?P<unary>{_UNARY})|(?P<open>[\[({{])" \
         rf"|(?P<close>[\])}}])|(?P<comma>,)|(?P<colon>:(?!=))|(?P<space>(?:[ \t\f\r\n]++|#[^\r\n]*+)++)"
-_TOKEN = re.compile(rf"(?P<flat>{_FLAT})|(?P<row>{_ROW}){_TAIL}")  # for an item in a list or tuple
-_TOKEN_ROW = re.compile(rf"(?P<row>{_ROW}){_TAIL}")  # in a set or dict (a flat run could be a key and value)
-_TOKEN_ANY = re.compile(_TAIL[1:])  # after an item, or outside any display
+try:  # possessive repeats and atomic groups (linear scans) need Python 3.11; 3.10 elides nothing
+    _TOKEN = re.compile(rf"(?P<flat>{_FLAT})|(?P<row>{_ROW}){_TAIL}")  # for an item in a list or tuple
+    _TOKEN_ROW = re.compile(rf"(?P<row>{_ROW}){_TAIL}")  # in a set or dict (a flat run could be a key and value)
+    _TOKEN_ANY = re.compile(_TAIL[1:])  # after an item, or outside any display
+    SUPPORTED = True
+except re.error:
+    _TOKEN = _TOKEN_ROW = _TOKEN_ANY = None
+    SUPPORTED = False
 _OTHER = re.compile(r"\w+|.", re.S)  # a name, or any other character: not data
 
 _CLOSING = {"[": "]", "(": ")", "{": "}"}
@@ -150,7 +155,7 @@ _KEPT_LOCK = threading.Lock()
 def regions(text: str) -> list[Region]:
     """The displays of more than MAX_ITEMS values found on or just above the text's long lines,
     outermost only (not yet checked on a tree: see `parse`)."""
-    if _LONG.search(text) is None:
+    if not SUPPORTED or _LONG.search(text) is None:
         return []
     with _KEPT_LOCK:
         found = _KEPT.get(text)
