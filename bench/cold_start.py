@@ -16,7 +16,7 @@ scripts/setup.sh does for the editable install); without it they run as they are
 with bytecode writing on has no `__pycache__`, and every start compiles its modules again).
 `--debounce-ms` is the server's setting (default 150, the server's own default: what an editor runs
 with; runs of this bench before 2026-12-01 10:00 UTC used 0).
-Default files: examples/kernels/bad_global_buffer.py (a user project) and jax's
+Default files: examples/kernels/pal001_global_buffer.py (a user project) and jax's
 ops/gpu/collective_matmul_mgpu.py (workspace: the jax package).
 """
 
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         targets = [(Path(f).resolve(), Path(r).resolve()) for f, r in zip(args.file, roots)]
     else:
         jax_dir = jax_package_dir(args.python)
-        targets = [(REPO / "examples" / "kernels" / "bad_global_buffer.py", REPO / "examples"),
+        targets = [(REPO / "examples" / "kernels" / "pal001_global_buffer.py", REPO / "examples"),
                    (jax_dir / "experimental" / "pallas" / "ops" / "gpu" / "collective_matmul_mgpu.py", jax_dir)]
     trees = [args.source] + ([args.compare_source] if args.compare_source else [])
     if args.compile:

@@ -4,7 +4,7 @@ The unrelated modules are copies of installed Python files (the interpreter's st
 the dev and jax environments' site-packages: real code, nothing committed), placed under `vendor/` the way
 a project vendors libraries, with a pyproject.toml at the top (the workspace root) (the VS Code extension's bundled libraries are such a tree). Files that
 mention Pallas are left out, so nothing in `vendor/` can matter to the kernel file. The kernel file is
-`examples/kernels/bad_global_buffer.py` (one PAL001 finding), named `example.py`: a module name
+`examples/kernels/pal001_global_buffer.py` (one PAL001 finding), named `example.py`: a module name
 that many vendored files mention.
 
     .venvs/dev/bin/python bench/make_big_workspace.py [--files 6000] [--out DIR]
@@ -24,7 +24,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 DEFAULT_OUT = BENCH / ".generated" / "big_workspace"
-KERNEL = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+KERNEL = REPO / "examples" / "kernels" / "pal001_global_buffer.py"
 
 
 def library_files(limit: int):

@@ -26,8 +26,8 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "server"))
 
-TARGETS = ["tests/fixtures/trace/kernels.py::add_one", "examples/kernels/good_semaphore.py:30",
-           "examples/kernels/bad_interpret_semaphore.py::ordered_double"]
+TARGETS = ["tests/fixtures/trace/kernels.py::add_one", "examples/kernels/good_semaphore_ordering.py:30",
+           "examples/kernels/pal002_interpret_semaphore.py::ordered_double"]
 
 PLAN = """
 import sys, time

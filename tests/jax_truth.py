@@ -1,7 +1,7 @@
 """Ask JAX itself what happens to each agreement fixture.
 
 Usage:
-    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty] [--relative] [--resources]
+    .venvs/jax/bin/python tests/jax_truth.py FIXTURE.py [FIXTURE.py ...] [--pretty] [--relative] [--resources] [--lines]
 
 Imports only the standard library and jax. Prints ONE JSON object on stdout mapping
 each path (exactly as given) to
@@ -12,7 +12,9 @@ each path (exactly as given) to
 and with `--resources`, where Mosaic GPU lowered a kernel, "resources": {"smem_bytes": N, "tmem_cols": N}:
 the shared memory `_launch` checked against `max_smem_bytes` and the TMEM columns the estimator asked for.
 
-(`--relative`: location paths relative to the current folder, as examples/README.md shows them.)
+(`--relative`: location paths relative to the current folder, as examples/README.md shows them.
+`--lines`: instead of JSON, one line per fixture to read, `PATH: ok (MODE)` or, per location JAX
+blames, `PATH:LINE: EXC_TYPE: first line of the message (MODE)`, a set of classes in it as `{...}`.)
 
 Fixture convention (see tests/fixtures/agreement/NOTES.md):
 
@@ -69,6 +71,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import sys
 import traceback
 import types
@@ -402,10 +405,22 @@ def _stdout_to_stderr():
     os.dup2(saved, 1)
 
 
+def _lines(path: str, result: dict) -> str:
+  """`--lines`: what JAX says of one fixture, a line per place it blames (or `ok`)."""
+  mode = f" ({result['mode']})" if result.get("mode") else ""
+  if result["ok"]:
+    return f"{path}: ok{mode}\n"
+  message = (result.get("message") or "").splitlines()[0] if result.get("message") else ""
+  message = re.sub(r"\{<class [^{}]*\}", "{...}", message)  # a set of types: its order changes run to run
+  said = f"{result['exc_type']}: {message}{mode}"
+  places = [f"{loc['path']}:{loc['line']}" for loc in result["locations"]] or [path]
+  return "".join(f"{place}: {said}\n" for place in places)
+
+
 def main(argv: list[str]) -> int:
   pretty = "--pretty" in argv
   relative = "--relative" in argv
-  paths = [a for a in argv if a not in ("--pretty", "--relative", "--resources")]
+  paths = [a for a in argv if a not in ("--pretty", "--relative", "--resources", "--lines")]
   if not paths:
     print(__doc__, file=sys.stderr)
     return 2
@@ -415,8 +430,11 @@ def main(argv: list[str]) -> int:
       for result in results.values():
         for location in result["locations"]:
           location["path"] = os.path.relpath(location["path"])
-    json.dump(results, real_stdout, indent=2 if pretty else None)
-    real_stdout.write("\n")
+    if "--lines" in argv:
+      real_stdout.write("".join(_lines(path, result) for path, result in results.items()))
+    else:
+      json.dump(results, real_stdout, indent=2 if pretty else None)
+      real_stdout.write("\n")
     real_stdout.flush()
   return 0
 

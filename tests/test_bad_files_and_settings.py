@@ -95,7 +95,7 @@ def test_rule_selection_typos_are_usage_errors(tmp_path, args, message):
 
 @pytest.mark.parametrize("pyproject, message", [
     ('[tool.pallas-lsp]\nselect = ["NOPE"]\n', '[tool.pallas-lsp] select: unknown rule code NOPE'),
-    ('[tool.pallas-lsp]\nselct = ["PAL001"]\n', "[tool.pallas-lsp]: unknown key 'selct' (known: select, ignore, python, platform, exclude, extend-exclude)"),
+    ('[tool.pallas-lsp]\nselct = ["PAL001"]\n', "[tool.pallas-lsp]: unknown key 'selct' (known: select, ignore, per-file-ignores, python, platform, exclude, extend-exclude)"),
     ("tool = 5\n", "[tool] must be a table, not int 5"),
 ])
 def test_settings_typos_are_usage_errors(tmp_path, pyproject, message):

@@ -17,7 +17,9 @@ from conftest import REPO, jax_python
 pytestmark = [pytest.mark.slow, pytest.mark.jax]
 
 BENCH = REPO / "bench"
-EXAMPLE_BAD = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+EXAMPLE_BAD = REPO / "examples" / "kernels" / "pal001_global_buffer.py"
+EXAMPLE_FILES = sorted((REPO / "examples" / "kernels").glob("*.py"))
+EXAMPLE_FINDINGS = {f"PAL{path.name[3:6]}": 1 for path in EXAMPLE_FILES if path.name.startswith("pal")}  # one a rule
 
 
 def run_bench(script: str, *args: str, timeout: float = 600) -> dict:
@@ -117,7 +119,7 @@ def test_server_memory_reads_the_servers_peak_after_opening_files():
 
 def test_corpus_check_times_check_against_ast_parse_and_jax_finding_one_error():
     result = run_bench("corpus_check.py", "--runs", "1", "--no-big", "--paths", str(EXAMPLE_BAD.parent))
-    assert result["findings"] == {"PAL001": 1, "PAL002": 1}
+    assert result["findings"] == EXAMPLE_FINDINGS
     assert result["jax_error"].startswith("NotImplementedError: get_global only supports semaphores")
     for key in ("check_s", "ast_parse_process_s", "jax_discover_one_error_process_s"):
         assert_stats(result[key], 1)
@@ -152,6 +154,17 @@ def test_fix_cost_times_check_of_the_fix_heavy_files_and_one_fix_request(tmp_pat
     assert_stats(many["in_process"]["fixes_per_request_ms"], 1)
 
 
+def test_fix_memory_long_line_reads_the_peak_of_check_and_of_check_diff(tmp_path):
+    result = run_bench("fix_memory_long_line.py", "--runs", "1", "--size", "60000", "--line", "20000",
+                       "--source", str(REPO), "--out", str(tmp_path))
+    assert 59_000 < result["size_bytes"] <= 60_100
+    for name in ("check", "check_diff", "source_check_diff"):
+        assert result[name]["ended"] == ["exit 1"]
+        assert_stats(result[name]["peak_mib"], 1)
+        assert_stats(result[name]["s"], 1)
+    assert result["check_diff"]["fixed"] and result["source_check_diff"]["fixed"] and not result["check"]["fixed"]
+
+
 def test_big_workspace_compares_the_kernel_file_in_the_tree_and_alone(tmp_path):
     result = run_bench("big_workspace.py", "--runs", "1", "--files", "40", "--out", str(tmp_path / "tree"))
     assert result["workspace_py_files"] == 41 and result["diagnostics"] == 1
@@ -164,7 +177,7 @@ def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
     examples = str(REPO / "examples")
     result = run_bench("check_scale.py", "--runs", "1", "--mixed", examples, "--pallas", examples)
     for corpus in result["corpora"].values():
-        assert corpus["files"] == 3 and corpus["findings"] == {"PAL001": 1, "PAL002": 1}
+        assert corpus["files"] == len(EXAMPLE_FILES) and corpus["findings"] == EXAMPLE_FINDINGS
         for key in ("check_jobs1_cpu", "check_wall", "ast_parse_cpu"):
             assert_stats(corpus[key], 1)
         assert math.isfinite(corpus["ratio_cpu_check_to_ast_parse"])
@@ -176,7 +189,7 @@ def test_check_scale_first_runs_against_another_checkout(tmp_path):
                        "--empty-cache", "--source", str(REPO))
     corpus = result["corpora"]["mixed"]
     assert result["empty_cache"] and "check_jobs1_first_run" not in corpus  # every run is a first run
-    assert corpus["findings"] == {"PAL001": 1, "PAL002": 1} and corpus["same_findings_as_before"]
+    assert corpus["findings"] == EXAMPLE_FINDINGS and corpus["same_findings_as_before"]
     for key in ("check_jobs1_cpu", "before_check_jobs1_cpu", "before_check_cpu", "ast_parse_cpu"):
         assert_stats(corpus[key], 1)
     assert math.isfinite(corpus["before_ratio_cpu_check_to_ast_parse"])
@@ -208,3 +221,10 @@ def test_vendored_core_compares_core_py_with_the_same_file_named_kern_py():
     assert lines["core.py"].startswith("pallas-lsp: debug: importers of core: 0 of the ")
     assert int(lines["core.py"].split(" of the ")[1].split()[0]) > 100  # jax's own files naming a `core`
     assert lines["kern.py"].startswith("pallas-lsp: debug: importers of kern: 0 of the 0 files")
+
+
+def test_jax_in_the_loop_reports_check_and_run_entry_points_times():
+    result = run_bench("jax_in_the_loop.py", "--runs", "1")
+    assert result["launches"] == 4
+    for stats in [*result["check_seconds"].values(), *result["run_entry_points_seconds"].values()]:
+        assert stats["median"] > 0 and stats["n"] >= 1

@@ -13,7 +13,7 @@ import sys
 import textwrap
 
 import pytest
-from conftest import jax_python
+from conftest import jax_python, run_with_peak
 from lsp_wire import WireServer
 from pallas_lsp.analysis import Project
 from pallas_lsp.engine import analyze
@@ -99,6 +99,19 @@ def test_expressions_too_deep_for_the_parser_cost_only_their_statement(tmp_path,
         ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError) as exc:
         assert str(getattr(exc, "msg", None) or exc) in pal000[2]
+
+
+def test_a_long_line_too_deep_for_the_parser_costs_memory_in_proportion_to_it(tmp_path):
+    """Finding the too-deep statement tokenizes the module; tokenize's tokens each hold a copy of their
+    line, so kept they took the line's length times its tokens (30,000 minus signs: 0.9 GB; 100,000: 9.8 GB)."""
+    text = module("x = " + "-" * 30_000 + "1\n")
+    (tmp_path / "deep.py").write_text(text)
+    code, stdout, stderr, peak_mib = run_with_peak(
+        [sys.executable, "-m", "pallas_lsp", "check", "--no-jedi", "--format", "json", "deep.py"], tmp_path)
+    assert code == 1, stderr[-3000:]
+    assert [(f["code"], f["line"]) for f in json.loads(stdout)] == [
+        ("PAL000", FIRST_NESTED_LINE + 1), ("PAL001", kernel_line(text) + 1)]
+    assert peak_mib < 300, f"check peaked at {peak_mib:.0f} MiB"
 
 
 def test_1000_nested_lambdas_are_valid_python_and_analysed(tmp_path):

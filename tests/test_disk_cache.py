@@ -57,7 +57,7 @@ def test_damaged_cache_files_are_ignored(tmp_path, monkeypatch):
     assert again == expected
 
 
-LAUNCHED = (REPO / "examples" / "kernels" / "bad_global_buffer.py").read_text()  # its kernel model asks jax's version
+LAUNCHED = (REPO / "examples" / "kernels" / "pal001_global_buffer.py").read_text()  # its kernel model asks jax's version
 
 
 def test_jax_version_comes_from_disk_and_follows_the_metadata_stamp(tmp_path, monkeypatch):

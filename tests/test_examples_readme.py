@@ -1,4 +1,6 @@
-"""examples/README.md shows what the real commands print, so it cannot drift from them.
+"""examples/README.md shows what the real commands print, so it cannot drift from them; and the
+examples are what the page says: one per rule that produces exactly its rule's finding, correct
+look-alikes with none, and real JAX failing on every line pallas-lsp reports and nowhere else.
 
 Each block that starts with `$ COMMAND` is the output of that command, run here from the
 repository root (with this checkout's server on PYTHONPATH), with `(exit status N)` after it when
@@ -8,6 +10,7 @@ N is not 0. The test runs each one and compares. To rewrite the blocks after a d
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -15,6 +18,7 @@ import subprocess
 import pytest
 
 from conftest import REPO
+from pallas_lsp.rules import RULES
 
 README = REPO / "examples" / "README.md"
 BLOCK = re.compile(r"```text\n\$ (?P<command>[^\n]+)\n(?P<output>.*?)```", re.S)
@@ -22,6 +26,7 @@ BLOCK = re.compile(r"```text\n\$ (?P<command>[^\n]+)\n(?P<output>.*?)```", re.S)
 pytestmark = pytest.mark.jax
 
 
+@functools.lru_cache(maxsize=None)
 def run(command: str) -> str:
     env = {**os.environ, "PYTHONPATH": str(REPO / "server")}
     done = subprocess.run(command, shell=True, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
@@ -40,3 +45,44 @@ def test_examples_readme_shows_what_the_commands_print():
         text = fresh
     assert fresh == text, "examples/README.md differs from what its commands print (see this module's docstring)"
     assert str(REPO) not in text and "/work/" not in text, "no absolute paths of one machine"
+
+
+def _block(command_start: str) -> list[str]:
+    (command,) = [m["command"] for m in BLOCK.finditer(README.read_text()) if m["command"].startswith(command_start)]
+    return run(command).splitlines()
+
+
+EXAMPLES = sorted(path.name for path in (REPO / "examples" / "kernels").glob("*.py"))
+
+
+@pytest.mark.timeout(900)
+def test_each_example_gets_exactly_its_rules_finding_and_every_rule_has_one():
+    found: dict[str, list[tuple[str, int]]] = {name: [] for name in EXAMPLES}
+    for line in _block(".venvs/dev/bin/pallas-lsp check"):
+        match = re.match(r"examples/kernels/([^:]+):(\d+):\d+: (PAL\d{3}) ", line)
+        if match:
+            found[match[1]].append((match[3], int(match[2])))
+    for name, findings in found.items():
+        expected = [f"PAL{name[3:6]}"] if name.startswith("pal") else []
+        assert [code for code, _ in findings] == expected, name
+    assert sorted(name[:6].upper() for name in EXAMPLES if name.startswith("pal")) == [
+        rule.CODE for rule in RULES if rule.CODE != "PAL000" and getattr(rule, "STATIC", True)]  # PAL100: JAX says it (--trace)
+    assert all(re.fullmatch(r"(pal\d{3}|good)_[a-z0-9_]+\.py", name) for name in EXAMPLES)
+    assert all(f"`{name}`" in README.read_text() for name in EXAMPLES)  # the table lists each
+
+
+@pytest.mark.timeout(900)
+def test_jax_fails_where_pallas_lsp_reports_and_accepts_the_rest():
+    reported = sorted((m[1], int(m[2])) for line in _block(".venvs/dev/bin/pallas-lsp check")
+                      if (m := re.match(r"examples/kernels/([^:]+):(\d+):\d+: PAL", line)))
+    blamed, accepted = [], []
+    for line in _block(".venvs/jax/bin/python tests/jax_truth.py"):
+        ok = re.match(r"examples/kernels/([^:]+): ok ", line)
+        failed = re.match(r"examples/kernels/([^:]+):(\d+): ", line)
+        if ok:
+            accepted.append(ok[1])
+        else:
+            assert failed, line
+            blamed.append((failed[1], int(failed[2])))
+    assert sorted(blamed) == reported
+    assert sorted(accepted) == [name for name in EXAMPLES if name.startswith("good_")]

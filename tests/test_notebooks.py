@@ -107,7 +107,7 @@ def test_json_findings_carry_the_cell_and_lines_in_it(folder, jax_env):
     run = cli("check", "--format", "json", "--python", jax_env, "kernel.ipynb", cwd=folder)
     assert json.loads(run.stdout) == [{
         "path": "kernel.ipynb", "cell": 4, "line": 5, "column": 10, "end_line": 5, "end_column": 56,
-        "code": "PAL001", "severity": "error", "message": MESSAGE}]
+        "code": "PAL001", "severity": "error", "message": MESSAGE, "source": "pallas-lsp"}]
 
 
 def test_sarif_points_where_the_code_is_written_in_the_notebook(folder, jax_env):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-KERNEL = Path(__file__).resolve().parents[1] / "examples" / "kernels" / "bad_global_buffer.py"
+KERNEL = Path(__file__).resolve().parents[1] / "examples" / "kernels" / "pal001_global_buffer.py"
 WHY = "a line length is a whole number from 1 to 320"
 
 

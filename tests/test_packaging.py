@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from conftest import REPO
 
 pytestmark = pytest.mark.slow
 PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]  # pyproject.toml: requires-python >= 3.10
-EXAMPLE = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+EXAMPLE = REPO / "examples" / "kernels" / "pal001_global_buffer.py"
 RULE_PAGES = sorted(p.name for p in (REPO / "docs" / "rules").glob("*.md"))
 
 
@@ -54,9 +55,11 @@ def wheel(tmp_path_factory) -> Path:
     return found
 
 
-def test_the_wheel_carries_every_rule_page(wheel):
+def test_the_wheel_carries_every_rule_page_and_the_license(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert sorted(n.split("/")[-1] for n in names if n.startswith("pallas_lsp/rule_docs/")) == RULE_PAGES
+    (license_file,) = [n for n in names if re.fullmatch(r"pallas_lsp-[^/]+\.dist-info/(licenses/)?LICENSE", n)]
+    assert zipfile.ZipFile(wheel).read(license_file) == (REPO / "LICENSE").read_bytes()
 
 
 @pytest.mark.timeout(900)
@@ -91,11 +94,13 @@ def test_the_wheel_installs_and_runs_in_a_fresh_venv(wheel, version, tmp_path):
                             capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
     no_jax = "cannot run the trace: ModuleNotFoundError: No module named 'jax'"
     assert traced.returncode == 2 and no_jax in traced.stdout, traced.stdout + traced.stderr
+    printed = subprocess.run([tool, "rule", "PAL001"], capture_output=True, text=True, env=env, timeout=60, cwd=tmp_path)
+    assert printed.stdout == (REPO / "docs" / "rules" / "PAL001-get-global-not-semaphore.md").read_text(), printed.stderr
 
     # The pre-commit hook, run as pre-commit runs it: its entry, then the staged files.
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    assert (hook["id"], hook["language"], hook["types"]) == ("pallas-lsp", "python", ["python"])
-    hooked = subprocess.run([*hook["entry"].split(), str(EXAMPLE), str(REPO / "examples" / "kernels" / "good_semaphore.py")],
+    assert (hook["id"], hook["language"], hook["types_or"]) == ("pallas-lsp", "python", ["python", "jupyter"])
+    hooked = subprocess.run([*hook["entry"].split(), str(EXAMPLE), str(REPO / "examples" / "kernels" / "good_semaphore_ordering.py")],
                             capture_output=True, text=True, timeout=300, cwd=tmp_path,
                             env={**env, "PATH": f"{venv / 'bin'}{os.pathsep}{env['PATH']}"})
     assert hooked.returncode == 1 and hooked.stdout.count(": PAL001 ") == 1, hooked.stdout + hooked.stderr

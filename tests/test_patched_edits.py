@@ -376,3 +376,47 @@ def test_hovers_and_inlay_hints_between_keystrokes_keep_the_answers(tmp_path, mo
     project.set_text(path, edited)
     analyze_incremental(project, path, edited, min_lines=0)
     assert counts["evaluations"] * 10 < whole, (counts["evaluations"], whole)
+
+
+CLASS_KERNELS = make_big_file.HEADER + """
+
+class Ring:
+    KIND = plgpu.SemaphoreType.REGULAR
+
+    def kernel(self, *args, **kwargs):
+        return plgpu.kernel(*args, interpret=False, **kwargs)
+
+    def _body(self, x_ref, o_ref):
+        sem = pl.get_global(self.KIND)
+        pl.semaphore_signal(sem)
+        o_ref[...] = x_ref[...]
+
+    def __call__(self, x):
+        out = jax.ShapeDtypeStruct((128,), jnp.float32)
+        return self.kernel(self._body, out_type=out)(x)
+"""
+
+
+def test_edits_of_a_class_body_and_of_a_launch_wrapper_are_patched_with_their_findings(tmp_path):
+    """What is kept on a syntax node (a class's members, the call a launch wrapper hands its
+    arguments on to) goes with an edit of the statements it was read from: a class attribute's
+    type switched in place, then the wrapper's `interpret=`, give a whole analysis's findings."""
+    path = str(tmp_path / "ring.py")
+    (tmp_path / "ring.py").write_text(CLASS_KERNELS)
+    project = Project(root=str(tmp_path), python=jax_python())
+    text = CLASS_KERNELS
+    project.set_text(path, text)
+    analyze_incremental(project, path, text, min_lines=0)
+    seen = set()
+    for old, new in [("KIND = plgpu.SemaphoreType.REGULAR", "KIND = plgpu.SMEM((8,), jnp.float32)"),
+                     ("KIND = plgpu.SMEM((8,), jnp.float32)", "KIND = plgpu.SemaphoreType.REGULAR"),
+                     ("interpret=False", "interpret=True")]:
+        text = text.replace(old, new)
+        project.set_text(path, text)
+        assert project.patched_model(path, text), new
+        got = analyze_incremental(project, path, text, min_lines=0)
+        fresh = Project(root=str(tmp_path), python=jax_python())
+        fresh.set_text(path, text)
+        assert got == analyze(fresh, path, text), new
+        seen.add(tuple(sorted({f.code for f in got})))
+    assert len(seen) == 3, seen  # each edit changed the findings

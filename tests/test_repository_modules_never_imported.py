@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-KERNEL = (REPO / "examples" / "kernels" / "bad_global_buffer.py").read_text()
+KERNEL = (REPO / "examples" / "kernels" / "pal001_global_buffer.py").read_text()
 # Imported by multiprocessing's spawn start, by asyncio/ssl (the server's imports), by the analysis.
 SHADOWS = ["struct", "pickle", "base64", "json", "ast", "tokenize", "ssl", "selectors", "multiprocessing"]
 KERNELS = 10

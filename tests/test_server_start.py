@@ -113,7 +113,7 @@ def test_an_opened_document_is_analysed_at_once_and_edits_after_its_first_diagno
     from lsp_wire import WireServer
 
     kernel = tmp_path / "kernel.py"
-    text = (REPO / "examples" / "kernels" / "bad_global_buffer.py").read_text()
+    text = (REPO / "examples" / "kernels" / "pal001_global_buffer.py").read_text()
     kernel.write_text(text)
     uri = kernel.as_uri()
     server = WireServer()

@@ -192,7 +192,7 @@ def test_trace_diagnostics_go_to_the_document_as_the_client_opened_it(tmp_path):
     does not match)."""
     folder = tmp_path / "naïve proj"
     folder.mkdir()
-    example = (Path(__file__).parent.parent / "examples" / "kernels" / "bad_global_buffer.py").read_text()
+    example = (Path(__file__).parent.parent / "examples" / "kernels" / "pal001_global_buffer.py").read_text()
     (folder / "k.py").write_text(example)
     uri = f"file://{folder}/k.py".replace(" ", "%20")  # the space encoded, the letter not
     client = Client(tmp_path)

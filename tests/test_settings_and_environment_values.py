@@ -253,7 +253,7 @@ def test_a_bad_trace_memory_limit_is_a_warning_not_a_traceback(tmp_path, value, 
 @pytest.mark.slow
 def test_trace_runs_with_the_default_memory_limit_when_the_variable_is_bad(tmp_path):
     """Before: `pallas-lsp: internal error:` and a ValueError traceback, exit 2, nothing traced."""
-    example = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+    example = REPO / "examples" / "kernels" / "pal001_global_buffer.py"
     run = cli("trace", "--format", "json", "--python", jax_python(), f"{example}::scale", cwd=tmp_path,
               env_values={"PALLAS_LSP_TRACE_MEMORY_MB": "abc"}, timeout=300)
     assert run.stderr == ('pallas-lsp: warning: PALLAS_LSP_TRACE_MEMORY_MB="abc" is not a whole number of MB, '

@@ -287,4 +287,5 @@ def test_a_tarball_s_venv_is_not_run_even_unpacked_in_a_folder_kept_in_git(tmp_p
     git("add", ".bashrc", cwd=unpacked)
     assert refusal_of_project_choice(str(project / ".venv"), str(project)) == (
         "the project's pyproject.toml is not tracked by git, so nothing shows that its virtual environment was "
-        f"made on this machine rather than shipped with the project {RUNS}")
+        f"made on this machine rather than shipped with the project {RUNS}; if the project is yours and "
+        "pyproject.toml is only not added yet, `git add pyproject.toml` fixes this")

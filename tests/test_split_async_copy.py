@@ -70,3 +70,46 @@ def test_the_waiting_kernels_semaphore_operand_is_checked(ws, wait, reported, co
     found = ws.check(source=source)
     assert [(c, r) for c, r, _ in found] == [(code, at(source, reported))]
     assert found[0][2].startswith(words)
+
+
+GRID_SPEC_SOURCE = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+ANY = pl.BlockSpec(memory_space=pl.ANY)
+
+
+def start_body({prefetch}x_ref, o_ref, sem):
+  pltpu.make_async_copy(x_ref, o_ref, sem).start()
+
+
+start = pl.pallas_call(start_body, out_shape=(X, pltpu.SemaphoreType.DMA(())), grid_spec={grid_spec})
+"""
+GRID_SPECS = {
+    "pl.GridSpec": ("", "pl.GridSpec(in_specs=[ANY], out_specs=(ANY, {spec}))"),
+    "pltpu.PrefetchScalarGridSpec": (
+        "index_ref, ", "pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, in_specs=[ANY], out_specs=(ANY, {spec}))"),
+}
+
+
+@pytest.mark.parametrize("constructor", GRID_SPECS)
+def test_out_specs_in_a_grid_spec_are_the_launchs(ws, constructor):
+    """The semaphore output's memory space written in the grid spec's out_specs: lowered in pltpu.SEMAPHORE,
+    refused (a block of rank 0) in pl.ANY."""
+    prefetch, grid_spec = GRID_SPECS[constructor]
+    lowers = GRID_SPEC_SOURCE.format(prefetch=prefetch,
+                                     grid_spec=grid_spec.format(spec="pl.BlockSpec(memory_space=pltpu.SEMAPHORE)"))
+    assert ws.check(source=lowers) == []
+    refused = GRID_SPEC_SOURCE.format(prefetch=prefetch, grid_spec=grid_spec.format(spec="ANY"))
+    found = ws.check(source=refused)
+    assert [(c, r) for c, r, _ in found] == [("PAL008", at(refused, "pltpu.SemaphoreType.DMA(())"))]
+    assert found[0][2].startswith('JAX: "The Pallas TPU lowering currently supports only blocks of rank >= 1"')
+
+
+def test_a_grid_spec_not_known_statically_is_not_taken_for_no_out_specs(ws):
+    source = GRID_SPEC_SOURCE.format(prefetch="", grid_spec="make_grid_spec()").replace(
+        "\n\nstart =", "\n\ndef make_grid_spec():\n  return make_grid_spec.cached\n\n\nstart =")
+    assert ws.check(source=source) == []

@@ -149,3 +149,17 @@ def test_the_suite_leaves_tracked_files_alone(integration):
     changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
                              capture_output=True, text=True, check=True).stdout
     assert [line for line in changed.splitlines() if "docs/" in line or "client-vscode/" in line] == [], changed
+
+
+def test_the_integration_suite_waits_for_states_not_for_fixed_durations():
+    """A wait in the suite or its driver ends when its state is reached and is bounded only by the
+    suite's own budget (PALLAS_E2E_TIMEOUT_S), never by a fixed few seconds: at load 6 on 2 cores a
+    Cancel button took over 30 s to render and the step failed. (Pauses that wait for nothing in
+    particular, such as letting the workbench paint before a screenshot, are not bounds.)"""
+    suite = (REPO / "client-vscode" / "test" / "integration" / "index.ts").read_text()
+    driver = (REPO / "client-vscode" / "test" / "e2e" / "run.mjs").read_text()
+    assert re.findall(r"waitFor\([^;]*?,\s*\d+\);", suite, re.S) == []  # waitFor(what, probe, SUITE_MS)
+    assert re.findall(r"\btimeout:\s*\d", driver) == []  # playwright waits: timeout: remaining()
+    cancel = suite[suite.index('step("cancelling a trace from its progress notification stops it"'):]
+    cancel = cancel[:cancel.index("await step(") if "await step(" in cancel else None]
+    assert "setTimeout" not in cancel  # the command's end and the worker's are states

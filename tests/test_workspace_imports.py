@@ -360,7 +360,7 @@ def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, mon
     root = tmp_path / "project"
     root.mkdir()
     examples = os.path.join(os.path.dirname(__file__), "..", "examples", "kernels")
-    for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py"):
+    for name in ("pal001_global_buffer.py", "pal002_interpret_semaphore.py"):
         with open(os.path.join(examples, name)) as source:
             (root / name).write_text(source.read())
     (root / "more.py").write_text("import jax.numpy as jnp\nfrom jax.experimental.pallas import tpu as pltpu\n"
@@ -370,7 +370,7 @@ def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, mon
                                   "from contextlib import contextmanager\n")
     project = Project(root=str(root), python=jax_python())
     answered = 0
-    for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py", "more.py"):
+    for name in ("pal001_global_buffer.py", "pal002_interpret_semaphore.py", "more.py"):
         path = str(root / name)
         for statement, (binding, ours, jedis) in answers_beside_jedis(project, path, installed=True).items():
             assert project.resolver.workspace_imports.targets(path, binding) is None  # not the workspace's
@@ -379,7 +379,7 @@ def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, mon
                 assert ours == jedis, (name, statement)
     assert answered >= 16
 
-    for name in ("bad_global_buffer.py", "bad_interpret_semaphore.py"):
+    for name in ("pal001_global_buffer.py", "pal002_interpret_semaphore.py"):
         monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
         jedis, _ = findings(root, name, jedi_free=False)
         monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))

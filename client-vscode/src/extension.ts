@@ -261,7 +261,7 @@ class PallasExtension implements vscode.Disposable {
   }
 
   private clientOptions(interpreter: string): LanguageClientOptions {
-    const options = (scope?: vscode.Uri): ServerOptions => toServerOptions(this.settings(scope), interpreter);
+    const options = (scope?: vscode.Uri): ServerOptions => toServerOptions(this.settings(scope), interpreter, vscode.workspace.isTrusted);
     return {
       documentSelector: [
         { scheme: "file", language: "python" },
@@ -347,7 +347,7 @@ class PallasExtension implements vscode.Disposable {
       return;
     }
     // The server asks for section `pallas` again (workspace/configuration), answered by the middleware.
-    const options = toServerOptions(settings, this.interpreter?.path ?? "python3");
+    const options = toServerOptions(settings, this.interpreter?.path ?? "python3", vscode.workspace.isTrusted);
     void this.client.sendNotification("workspace/didChangeConfiguration", { settings: { [SERVER_SECTION]: options } });
   }
 

@@ -11,6 +11,8 @@ export type TracePlatform = "auto" | "cuda" | "host";
 /** What a bare `pl.pallas_call` is analysed as lowered for; "project": `[tool.pallas-lsp] platform`, else gpu. */
 export type AnalysisPlatform = "project" | "gpu" | "tpu";
 export type NotificationLevel = "off" | "onError" | "onWarning" | "always";
+/** "onSave": after a save the server runs the project's tests and `__main__` blocks (its code: trusted workspaces only). */
+export type TraceEntryPoints = "off" | "onSave";
 
 export interface ExtensionSettings {
   enable: boolean;
@@ -22,6 +24,7 @@ export interface ExtensionSettings {
   showNotifications: NotificationLevel;
   traceTimeout: number;
   tracePlatform: TracePlatform;
+  traceEntryPoints: TraceEntryPoints;
   logLevel: LogLevel;
 }
 
@@ -35,6 +38,7 @@ export const DEFAULT_SETTINGS: ExtensionSettings = {
   showNotifications: "onWarning",
   traceTimeout: 120,
   tracePlatform: "auto",
+  traceEntryPoints: "off",
   logLevel: "info",
 };
 
@@ -54,6 +58,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
   const notifications = get("showNotifications");
   const docsUrl = get("docsUrl");
   const analysisPlatform = get("platform");
+  const entryPoints = get("traceEntryPoints");
   return {
     enable: flag(get("enable"), DEFAULT_SETTINGS.enable),
     select: codes(get("select")),
@@ -68,6 +73,7 @@ export function readSettings(get: (key: string) => unknown): ExtensionSettings {
       : DEFAULT_SETTINGS.showNotifications,
     traceTimeout: typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_SETTINGS.traceTimeout,
     tracePlatform: PLATFORMS.includes(platform as TracePlatform) ? (platform as TracePlatform) : DEFAULT_SETTINGS.tracePlatform,
+    traceEntryPoints: entryPoints === "onSave" || entryPoints === "off" ? entryPoints : DEFAULT_SETTINGS.traceEntryPoints,
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : DEFAULT_SETTINGS.logLevel,
   };
 }
@@ -89,6 +95,7 @@ export interface ServerOptions {
   showTraceResults: boolean;
   traceTimeout: number;
   tracePlatform: TracePlatform;
+  traceEntryPoints: TraceEntryPoints;
   logLevel: LogLevel;
 }
 
@@ -97,13 +104,15 @@ export interface ServerOptions {
  * still applies (an empty `select` sent to the server would mean "report nothing"). The extension shows trace
  * results in its own report, so the server sends no message for them.
  */
-export function toServerOptions(settings: ExtensionSettings, interpreter: string): ServerOptions {
+export function toServerOptions(settings: ExtensionSettings, interpreter: string, trusted = true): ServerOptions {
   const options: ServerOptions = {
     python: interpreter,
     inlayHints: settings.inlayHints,
     showTraceResults: false,
     traceTimeout: settings.traceTimeout,
     tracePlatform: settings.tracePlatform,
+    // Running the project's entry points runs its code: never in an untrusted workspace.
+    traceEntryPoints: trusted ? settings.traceEntryPoints : "off",
     logLevel: settings.logLevel,
   };
   if (settings.select.length > 0) {

@@ -33,7 +33,7 @@ from .analysis.exclusions import Exclusions
 from .analysis.jax_version import jax_version
 from .analysis.notebooks import InvalidNotebook, invalid_notebook_finding, is_notebook
 from .checked_values import check_workers
-from .source_text import skip_reason
+from .source_text import quiet_compile_warnings, skip_reason
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +235,7 @@ def _learn_run_facts(project: Project) -> None:
 
 def _start_worker(root: str, python: str, use_jedi: bool, platform: str, exclusions: tuple) -> None:
     global _worker_project
+    quiet_compile_warnings()  # a spawned worker starts with Python's default filters
     # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
     _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
                               exclusions=Exclusions(*exclusions))

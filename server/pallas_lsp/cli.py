@@ -7,6 +7,7 @@ import logging
 import math
 import os
 import sys
+import textwrap
 import traceback
 
 from . import __version__
@@ -46,13 +47,35 @@ def _jobs(text: str) -> int:
     return value
 
 
+CHECK_EPILOG = """\
+exit status:
+  0  no error-severity finding (warnings may be printed)
+  1  an error-severity finding, or a fix that could not be written
+  2  usage error (unknown option, missing path, unusable --python, invalid settings) or internal error
+
+settings: [tool.pallas-lsp] in the nearest pyproject.toml above the first PATH (select, ignore,
+per-file-ignores, python, platform, exclude, extend-exclude); flags win over it. -v says which file
+was read. Suppress one finding with `# noqa: PAL001` on its line, a whole file with
+`# pallas-lsp: noqa` (or `# pallas-lsp: noqa: PAL001`) on a line of its own.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pallas-lsp", description="Catch broken JAX Pallas GPU kernels.")
     parser.add_argument("--version", action="version", version=f"pallas-lsp {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    check = commands.add_parser("check", help="check files and folders (recursively, *.py)")
-    check.add_argument("paths", nargs="+", metavar="PATH")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check = commands.add_parser("check", help="check files and folders (recursively, *.py and *.ipynb)",
+                                description=textwrap.fill("Check Python files and notebooks for broken Pallas "
+                                                          "kernels, as ruff checks them: one line per finding, then "
+                                                          "a summary.", 79),
+                                epilog=CHECK_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files and folders to check; folders recursively (*.py, *.ipynb), leaving out what "
+                            ".gitignore, exclude settings and virtual environments leave out; default: the current "
+                            "folder")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                       help="text: `path:line:col: CODE message` lines and a summary (default); json: one array, an "
+                            "object per finding; sarif: SARIF 2.1.0 for code scanning")
     check.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project "
                             "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
@@ -62,17 +85,49 @@ def build_parser() -> argparse.ArgumentParser:
                        help="resolve names from the file's own imports only (no environment inference)")
     check.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
                        help="worker processes over files (default: one per CPU; 1: everything in this process)")
-    check.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="say which interpreter and jax version the files are analysed against, where the "
+                            "settings come from and how many files are checked; then log details to stderr")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes, then report what remains")
     check.add_argument("--unsafe-fixes", action="store_true",
                        help="with --fix or --diff, apply unsafe fixes too (alone it does nothing, and says so)")
     check.add_argument("--diff", action="store_true",
                        help="print the fixes as a unified diff instead of writing them (exit 1 if there are any); "
                             "as in ruff it writes nothing, also with --fix (which it then says it ignores)")
+    _add_entry_arguments(check)
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     add_serve_arguments(serve)
     _add_trace_parser(commands)
+    rule = commands.add_parser("rule", help="print a rule's page (pallas-lsp rule PAL001), or list the rules (--all)",
+                               description="Print a rule's documentation page, as `ruff rule` does.")
+    rule.add_argument("code", nargs="?", metavar="CODE", help="a rule code (PAL001) or name (get-global-not-semaphore)")
+    rule.add_argument("--all", action="store_true", help="list every rule: code, name, what it reports")
+    _add_types_parser(commands)
     return parser
+
+
+def _add_entry_arguments(parser) -> None:
+    """`--trace` and its limits, for `check` and `types` (docs/jax-in-the-loop.md)."""
+    parser.add_argument("--trace", action="store_true",
+                        help="also run the project's entry points under PATH (tests, __main__ blocks, annotated "
+                             "functions) with every Pallas launch they reach lowered by JAX instead of run: "
+                             "EXECUTES YOUR CODE (docs/jax-in-the-loop.md)")
+    parser.add_argument("--entry-timeout", type=_positive_seconds, default=60.0, metavar="SECONDS",
+                        help="with --trace: time limit of each entry point (default 60)")
+    parser.add_argument("--memory-limit", type=_non_negative_int, default=None, metavar="MB",
+                        help="with --trace: address space each entry point may add beyond jax's own "
+                             "(default 8192, or $PALLAS_LSP_TRACE_MEMORY_MB; 0: no limit)")
+
+
+def _add_types_parser(commands) -> None:
+    types = commands.add_parser("types", help="print the type of every kernel body parameter (inferred, or traced)")
+    types.add_argument("paths", nargs="+", metavar="PATH")
+    types.add_argument("--format", choices=("text", "json"), default="text")
+    types.add_argument("--python", metavar="PATH",
+                       help="interpreter or virtual environment of the analysed project "
+                            "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
+    types.add_argument("-v", "--verbose", action="store_true", help="log to stderr")
+    _add_entry_arguments(types)
 
 
 def _number(convert, accept, kind: str, requirement: str):
@@ -95,23 +150,32 @@ _non_negative_int = _number(int, lambda v: v >= 0, "a whole number", "0 or more"
 
 
 def _add_trace_parser(commands) -> None:
-    """`pallas-lsp trace` (issue 5): run a kernel through JAX's own estimator and lowering."""
-    trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)")
+    """`pallas-lsp trace`: run a kernel through JAX's own estimator and lowering."""
+    trace = commands.add_parser("trace", help="trace a kernel through JAX's real lowering (runs your code)",
+                                description="Import the module in a separate process under the project's interpreter "
+                                            "(it must have jax), call the launch with abstract arguments, and report "
+                                            "what JAX's tracing, resource estimator and lowering say, on your lines.",
+                                epilog="exit status: 0 JAX lowered (and compiled) it; 1 JAX rejected it, or the traced "
+                                       "code crashed, hung or exited; 2 it never ran (a name or line the file does not "
+                                       "have, bad --args, no jax in the interpreter)")
     trace.add_argument("target", metavar="PATH::FUNCTION | PATH:LINE",
                        help="a launch (kernel, or function launching one) by name or by a line inside it; a kernel "
                             "body, or a line in one, traces the launch that runs it")
     trace.add_argument("--args", metavar="SPECS",
                        help='abstract arguments, e.g. "f32[128,128], i32[8]" (default: from a '
                             "'# pallas-lsp: trace(...)' comment, jaxtyping annotations or a call in the file)")
-    trace.add_argument("--platform", choices=("cuda", "host"), default=None,
-                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); host: CPU/interpret "
-                            "lowering (default: as the kernel runs: host in interpret mode, else cuda)")
-    trace.add_argument("--format", choices=("text", "json"), default="text")
+    trace.add_argument("--platform", choices=("cuda", "tpu", "host"), default=None,
+                       help="cuda: GPU lowering, Mosaic GPU or Triton (cross-lowered without a GPU); tpu: TPU lowering "
+                            "(cross-lowered without a TPU); host: CPU/interpret lowering (default: as the kernel runs: "
+                            "host in interpret mode, tpu for a TPU kernel, else cuda)")
+    trace.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text: a report to read (default); json: one object with every field of the result")
     trace.add_argument("--python", metavar="PATH",
                        help="interpreter or virtual environment of the analysed project, with jax "
                             "(default: [tool.pallas-lsp] python, else $VIRTUAL_ENV, else this interpreter)")
     trace.add_argument("--no-compile", action="store_true", help="stop after lowering even with a local GPU")
-    trace.add_argument("--timeout", type=_positive_seconds, default=120.0, metavar="SECONDS")
+    trace.add_argument("--timeout", type=_positive_seconds, default=120.0, metavar="SECONDS",
+                       help="stop the trace (its worker is killed) after this many seconds (default 120)")
     trace.add_argument("--memory-limit", type=_non_negative_int, default=None, metavar="MB",
                        help="address space the traced code may add beyond jax's own (default 8192, or $PALLAS_LSP_TRACE_MEMORY_MB; 0: no limit)")
 
@@ -169,6 +233,9 @@ def _warn_fix_flags(args) -> None:
         args.fix = False
     if args.unsafe_fixes and not (args.fix or args.diff):
         _warn("--unsafe-fixes does nothing without --fix or --diff: no fix is applied")
+    if args.trace and args.diff:
+        _warn("--diff prints the fixes and reports no finding: --trace runs nothing")
+        args.trace = False
 
 
 def run_check(args) -> int:
@@ -183,6 +250,7 @@ def run_check(args) -> int:
     from .output import format_json, format_sarif, format_text
 
     loaded_settings: dict = {}  # each pyproject.toml read once in this run
+    args.paths = args.paths or ["."]  # as ruff: no PATH checks the current folder
     try:
         files = _collect(args.paths, loaded_settings)
         settings = load_settings(args.paths[0], loaded_settings)
@@ -210,6 +278,8 @@ def run_check(args) -> int:
         except EnvironmentError_ as exc:
             _error(exc)
             return EXIT_ERROR
+    if args.verbose:
+        _say_what_is_checked(args, settings, project, files, codes)
     fixing = args.fix or args.diff
     not_applied = False
     if fixing:
@@ -243,6 +313,15 @@ def run_check(args) -> int:
             _warn_skipped(file, skip)
             skipped += 1
     project.save_caches(now=True)
+    if args.trace:
+        traced = _run_entries(args, project, settings, root, files)
+        if traced is None:
+            return EXIT_ERROR
+        from .trace.jax_findings import merge
+
+        findings, notes = merge(findings, traced, None if "PAL100" in codes else [])
+        for note in notes:
+            logging.getLogger(__name__).info("%s", note)
     if fixing:
         _print_unfixable(project, findings, args.unsafe_fixes)
         if args.diff:
@@ -259,6 +338,114 @@ def run_check(args) -> int:
     if not_applied:  # a fix left out is a finding left in, whatever its severity
         return EXIT_FINDINGS
     return EXIT_FINDINGS if any(f.severity == "error" for f in findings) else EXIT_CLEAN
+
+
+def _info(message: str) -> None:
+    _say("info", message)
+
+
+def _say_what_is_checked(args, settings, project, files: list[str], codes: set[str]) -> None:
+    """`check -v`: the interpreter and jax analysed against, where the settings came from, the files
+    and rules: what to look at first when a finding is missing or unexpected."""
+    from .analysis.environment import EnvironmentError_
+    from .analysis.jax_version import jax_version
+    from .analysis.notebooks import is_notebook
+    from .rules import RULES_BY_CODE
+
+    if settings.source is None:
+        folder = os.path.abspath(args.paths[0] if os.path.isdir(args.paths[0]) else os.path.dirname(args.paths[0]) or ".")
+        _info(f"settings: no pyproject.toml in {quoted_name(folder)} or a folder above it: the defaults")
+    else:
+        table = "[tool.pallas-lsp]" if settings.has_table else "no [tool.pallas-lsp] table: the defaults"
+        _info(f"settings: {quoted_name(settings.source)} ({table}); flags on the command line win over it")
+    source = ("--python" if args.python else "[tool.pallas-lsp] python" if settings.python else
+              "$VIRTUAL_ENV" if os.environ.get("VIRTUAL_ENV") else "the interpreter running pallas-lsp")
+    try:
+        environment = project.environment
+        python = f"{quoted_name(environment.executable)} (Python {environment.version}, from {source})"
+    except EnvironmentError_:
+        python = f"{quoted_name(project.python)} (from {source})"
+    version = jax_version(project)
+    if version is None:
+        _info(f"interpreter: {python} has no jax: names are resolved from the files' own import statements, "
+              "and rules assume the newest jax they know. Pass your project's interpreter with --python")
+    else:
+        _info(f"interpreter: {python}, jax {'.'.join(map(str, version))}"
+              + ("" if project.use_jedi else "; --no-jedi: names are resolved from import statements only"))
+    notebooks = sum(1 for file in files if is_notebook(file))
+    kinds = f" ({len(files) - notebooks} Python, {notebooks} notebook{'s' if notebooks != 1 else ''})" if notebooks else ""
+    enabled = ("all" if len(codes) == len(RULES_BY_CODE) else ", ".join(sorted(codes)) or "none")
+    _info(f"{len(files)} file{'s' if len(files) != 1 else ''} to check{kinds}; rules: {enabled}")
+
+
+def run_types(args) -> int:
+    """`pallas-lsp types`: each kernel body parameter's type; traced by JAX with --trace."""
+    import json
+
+    from .analysis import Project
+    from .analysis.environment import EnvironmentError_
+    from .analysis.exclusions import Exclusions
+    from .config import ConfigError
+    from .engine import load_settings
+    from .output import display_path, shown_path
+    from .trace.parameter_types import format_text, parameter_types
+
+    loaded_settings: dict = {}
+    try:
+        files = [f for f in _collect(args.paths, loaded_settings) if f.endswith(".py")]
+        settings = load_settings(args.paths[0], loaded_settings)
+    except (FileNotFoundError, ConfigError) as exc:
+        _error(exc)
+        return EXIT_ERROR
+    _warn_refused_python(settings, args)
+    root = settings.root or os.path.commonpath([os.path.abspath(p) if os.path.isdir(p) else
+                                                os.path.dirname(os.path.abspath(p)) for p in args.paths])
+    project = Project(root=root, python=args.python or settings.python, platform=settings.platform,
+                      exclusions=Exclusions.for_folder(root, loaded_settings))
+    try:
+        project.environment  # noqa: B018 - fail early, with the reason, on a broken interpreter
+    except EnvironmentError_ as exc:
+        _error(exc)
+        return EXIT_ERROR
+    run = None
+    if args.trace:
+        run = _run_entries(args, project, settings, root, files)
+        if run is None:
+            return EXIT_ERROR
+    rows = parameter_types(project, files, run)
+    if args.format == "json":
+        sys.stdout.write(json.dumps([dict(r, path=display_path(r["path"])) for r in rows], indent=2) + "\n")
+    else:
+        sys.stdout.write(format_text(rows, shown_path))
+    return EXIT_CLEAN
+
+
+def _run_entries(args, project, settings, root: str, files: list[str]):
+    """`--trace`: the entry points under the checked paths run with JAX in the loop (the flag is the
+    user's consent to run their code); None (and said why) when they cannot run at all."""
+    from .trace.entry_points import fatal, run_entry_points
+    from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
+
+    try:
+        python = interpreter_executable(choose_interpreter(args.python or settings.python))
+    except TraceError as exc:
+        _error(exc)
+        return None
+    pool = WorkerPool(memory_limit_mb=args.memory_limit)
+    try:
+        run = run_entry_points(pool, python, root, [f for f in files if f.endswith(".py")],
+                               entry_timeout=args.entry_timeout,
+                               bare_platform="tpu" if settings.platform == "tpu" else "cuda",
+                               relevant=lambda path, text: project.can_matter(path, text))
+    finally:
+        pool.shutdown()
+    if any(fatal(problem) for problem in run.problems):  # asked for, and nothing could run: no silent pass
+        _error(f"--trace: {next(problem for problem in run.problems if fatal(problem))}")
+        return None
+    for problem in run.problems:
+        _warn(f"--trace: {problem}")
+    _say("", f"--trace: {run.summary()}")
+    return run
 
 
 def _write_fixes(project, changed: dict, chosen: list) -> bool:
@@ -318,6 +505,32 @@ def _print_unfixable(project, findings, unsafe: bool) -> None:
                  "(apply them with --unsafe-fixes)")
 
 
+def run_rule(args) -> int:
+    """`pallas-lsp rule PAL001`: the rule's page (the one its diagnostics link to), as `ruff rule`
+    prints one; `--all`: one line per rule."""
+    from .rules import RULES, find_rule, rule_page
+
+    if args.all == bool(args.code):
+        _error("give a rule code (pallas-lsp rule PAL001) or --all, not both" if args.all else
+               "which rule? pallas-lsp rule PAL001, or pallas-lsp rule --all for the list")
+        return EXIT_ERROR
+    if args.all:
+        width = max(len(rule.NAME) for rule in RULES)
+        sys.stdout.write("".join(f"{rule.CODE}  {rule.NAME:<{width}}  {rule.SUMMARY}\n" for rule in RULES))
+        return EXIT_CLEAN
+    rule = find_rule(args.code)
+    if rule is None:
+        _error(f"no rule {quoted_name(args.code)} (rules: {RULES[0].CODE} to {RULES[-1].CODE}; "
+               "pallas-lsp rule --all lists them)")
+        return EXIT_ERROR
+    try:
+        sys.stdout.write(rule_page(rule))
+    except OSError as exc:
+        _error(f"the page of {rule.CODE} cannot be read: {exc}")
+        return EXIT_ERROR
+    return EXIT_CLEAN
+
+
 def run_trace(args) -> int:
     """Exit 0 when JAX lowered (and compiled) the kernel, 1 when it failed, 2 when it never ran."""
     import json
@@ -327,7 +540,7 @@ def run_trace(args) -> int:
     from .trace import trace_target
     from .trace.report import format_text, one_based_columns
     from .source_text import read_source
-    from .trace.targets import ArgSpecError, split_target
+    from .trace.targets import ArgSpecError, example_args, split_target, unknown_name
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
     try:
@@ -342,6 +555,10 @@ def run_trace(args) -> int:
     except (ArgSpecError, FileNotFoundError, ConfigError, TraceError, OSError, UnicodeDecodeError) as exc:
         _error(exc)
         return EXIT_ERROR
+    typo = unknown_name(source, where) if isinstance(where, str) else None
+    if typo:  # a usage error (exit 2), said before anything is imported: CI tells it from a kernel JAX rejects
+        _error(f"{quoted_name(path)}: {typo}")
+        return EXIT_ERROR
     root = settings.root or os.path.dirname(os.path.abspath(path))
     plan = _trace_plan(root, python, settings, path, source, where, args.platform)
     if plan.function is None:
@@ -350,7 +567,7 @@ def run_trace(args) -> int:
         return EXIT_ERROR
     pool = WorkerPool(memory_limit_mb=args.memory_limit)
     options = dict(args=args.args, platform=plan.platform.name, compile=False if args.no_compile else None,
-                   timeout=args.timeout)
+                   timeout=args.timeout, infer_args=plan.infer_args)
     try:
         if notebook is None:
             result = trace_target(pool, python, root, path, plan.function, source=source, **options)
@@ -373,7 +590,7 @@ def run_trace(args) -> int:
         annotate_in_cells(result, notebook)
     error = result.get("error") or {}
     if error.get("type") == "ArgsNotFound":
-        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        example = result.get("suggested_args") or example_args(source, plan.function)
         error["message"] += f". Give them with --args \"{example}\" or a '# pallas-lsp: trace({example})' comment above it."
     if error.get("type") == "TraceError" and "No module named 'jax'" in error.get("message", ""):
         error["message"] += (". Pass your project's interpreter, the one with jax: --python PATH (or set "
@@ -433,6 +650,9 @@ class _LowerCaseLevel(logging.Formatter):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .source_text import quiet_compile_warnings
+
+    quiet_compile_warnings()  # a user's "\d" in a non-raw string is not ours to print (ruff prints nothing)
     args = build_parser().parse_args(argv)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_LowerCaseLevel("pallas-lsp: %(levelname)s: %(message)s"))
@@ -456,6 +676,10 @@ def main(argv: list[str] | None = None) -> int:
             return serve_command(server, args=args)
         if args.command == "trace":
             return run_trace(args)
+        if args.command == "rule":
+            return run_rule(args)
+        if args.command == "types":
+            return run_types(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
     except Exception:  # an internal error must not look like "no findings"

@@ -1,5 +1,5 @@
-"""Settings from `[tool.pallas-lsp]` in pyproject.toml: `select`, `ignore`, `python`, `platform`, `exclude`,
-`extend-exclude`.
+"""Settings from `[tool.pallas-lsp]` in pyproject.toml: `select`, `ignore`, `per-file-ignores`, `python`,
+`platform`, `exclude`, `extend-exclude`.
 
 Precedence: command-line flags (or editor settings) over pyproject.toml over defaults.
 """
@@ -36,12 +36,15 @@ PLATFORMS = ("gpu", "tpu")
 class Settings:
     select: list[str] | None = None
     ignore: list[str] = field(default_factory=list)
+    # Glob pattern (as `exclude` takes them, from the pyproject.toml's folder) -> codes or prefixes, as ruff.
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     python: str | None = None
     platform: str | None = None  # "gpu" | "tpu": what a bare pl.pallas_call is lowered for (default gpu)
     exclude: list[str] | None = None  # replaces analysis.exclusions.DEFAULT_EXCLUDE
     extend_exclude: list[str] = field(default_factory=list)
     root: str | None = None  # folder of the pyproject.toml the settings came from
     source: str | None = None
+    has_table: bool = False  # the pyproject.toml has a [tool.pallas-lsp] table (`check -v` says so)
     # A `python` the repository chose but that is not run (see interpreters.refusal_of_project_choice):
     # (the path, why); callers tell the user, unless the user's own flag or setting names an interpreter.
     python_refused: tuple[str, str] | None = None
@@ -91,7 +94,7 @@ def read_pyproject(path: Path) -> dict | None:
         raise ConfigError(f"{path}: cannot read settings: nested too deeply") from None
 
 
-KNOWN_KEYS = ("select", "ignore", "python", "platform", "exclude", "extend-exclude")
+KNOWN_KEYS = ("select", "ignore", "per-file-ignores", "python", "platform", "exclude", "extend-exclude")
 
 
 def _codes(value, key: str, path: Path) -> list[str]:
@@ -123,7 +126,7 @@ def load_settings(start: str, loaded: dict[Path, Settings] | None = None) -> Set
     if not isinstance(tool, dict):
         raise ConfigError(f"{path}: [tool] must be a table, not {type(tool).__name__} {tool!r}")
     table = tool.get("pallas-lsp", {})
-    settings = Settings(root=str(path.parent), source=str(path))
+    settings = Settings(root=str(path.parent), source=str(path), has_table="pallas-lsp" in tool)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.pallas-lsp] must be a table")
     unknown = [key for key in table if key not in KNOWN_KEYS]
@@ -134,6 +137,13 @@ def load_settings(start: str, loaded: dict[Path, Settings] | None = None) -> Set
         settings.select = _codes(table["select"], "select", path)
     if "ignore" in table:
         settings.ignore = _codes(table["ignore"], "ignore", path)
+    if "per-file-ignores" in table:
+        patterns = table["per-file-ignores"]
+        if not isinstance(patterns, dict):
+            raise ConfigError(f'{path}: [tool.pallas-lsp] per-file-ignores must be a table of glob patterns and rule '
+                              'codes ("tests/*.py" = ["PAL001"])')
+        settings.per_file_ignores = {pattern: _codes(codes, f"per-file-ignores {pattern!r}", path)
+                                     for pattern, codes in patterns.items()}
     for key in ("exclude", "extend-exclude"):
         if key in table:
             value = table[key]

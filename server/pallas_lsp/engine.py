@@ -4,20 +4,26 @@
 rule in `rules/` reads that model through a `RuleContext`; this module chooses the rules (select,
 ignore), runs them, applies `# noqa`, and checks settings that name rules. The server, the CLI and
 the fixes (which re-check what they rewrite) call it; nothing below calls it (docs/architecture.md).
+
+Suppression, as ruff: `# noqa: PAL001` on a finding's first or last line; `# pallas-lsp: noqa` (or
+`...: noqa: PAL001`) on a line of its own for the whole file; `per-file-ignores` in `[tool.pallas-lsp]`
+for the files its glob patterns match. The file-wide two apply last, to the findings of the whole file
+(an incremental re-check keeps the findings before them, so removing such a line brings them back).
 """
 
 from __future__ import annotations
 
-import ast
 import logging
 import os
+from pathlib import Path
 
 from . import config
-from .analysis import incremental
+from .analysis import big_literals, incremental
 from .analysis.context import RuleContext
 from .analysis.findings import Finding
 from .analysis.project import Project
-from .analysis.source import intern_names_first, noqa_codes, refused_cookie
+from .analysis.exclusions import Rule
+from .analysis.source import file_noqa_codes, intern_names_first, noqa_codes, refused_cookie
 from .rules import RULES, RULES_BY_CODE
 
 log = logging.getLogger(__name__)
@@ -47,15 +53,81 @@ def unknown_codes_message(unknown: list[str]) -> str:
 def load_settings(start: str, loaded: dict | None = None) -> config.Settings:
     """`config.load_settings`, refusing (`ConfigError`) a `select` or `ignore` that names no rule."""
     settings = config.load_settings(start, loaded)
-    for key in ("select", "ignore"):
-        unknown = unknown_codes(getattr(settings, key))
+    named = [(key, getattr(settings, key)) for key in ("select", "ignore")]
+    named += [(f"per-file-ignores {pattern!r}", codes) for pattern, codes in settings.per_file_ignores.items()]
+    for key, codes in named:
+        unknown = unknown_codes(codes)
         if unknown:
             raise config.ConfigError(f"{settings.source}: [tool.pallas-lsp] {key}: {unknown_codes_message(unknown)}")
     return settings
 
 
+def _matches_code(code: str, patterns) -> bool:
+    return any(p == "ALL" or code.startswith(p) for p in patterns)
+
+
+# pyproject.toml path -> ((mtime_ns, size), [(Rule, codes)]): read again when the file changes.
+_PER_FILE_IGNORES: dict[str, tuple[tuple[int, int], list]] = {}
+
+
+def per_file_ignores(project: Project, path: str) -> set[str]:
+    """The codes and prefixes `per-file-ignores` of the project's pyproject.toml silences in `path`. A
+    pattern is matched as `exclude`'s are (without `/`: a file or folder of that name anywhere; with
+    `/`: a path from the pyproject.toml's folder; `!pattern`: every file it does not match).
+
+    First taken from the project's exclusions (read with the rest of the table: a `check` run reads
+    its settings once, and its workers get them from the parent); read again when the file changes."""
+    pyproject = config.find_pyproject(project.root)
+    if pyproject is None:
+        return set()
+    try:
+        stat = pyproject.stat()
+    except OSError:
+        return set()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _PER_FILE_IGNORES.get(str(pyproject))
+    if cached is None or cached[0] != stamp:
+        if cached is None:
+            table = project.exclusions.per_file_ignores
+        else:
+            try:
+                table = load_settings(str(pyproject.parent)).per_file_ignores
+            except config.ConfigError:  # said where the settings are read (check exits 2, the editor shows it)
+                table = {}
+        cached = _PER_FILE_IGNORES[str(pyproject)] = (stamp, [(Rule(str(pyproject.parent), pattern), codes)
+                                                              for pattern, codes in table.items()])
+    path = os.path.abspath(path)
+    folders = [str(folder) for folder in Path(path).parents]
+    silenced: set[str] = set()
+    for rule, codes in cached[1]:
+        hit = rule.matches(path, False) or any(rule.matches(folder, True) for folder in folders)
+        if hit != rule.negated:
+            silenced.update(codes)
+    return silenced
+
+
+def file_level_suppression(project: Project, path: str, text: str, findings: list[Finding]) -> list[Finding]:
+    """`findings` less those a file-level `# pallas-lsp: noqa` or `per-file-ignores` silences."""
+    if not findings:
+        return findings
+    silenced = per_file_ignores(project, path)
+    in_file = file_noqa_codes(text)
+    if in_file is not None:
+        silenced |= in_file or {"ALL"}
+    if not silenced:
+        return findings
+    return [finding for finding in findings if not _matches_code(finding.code, silenced)]
+
+
 def analyze(project: Project, path: str, text: str | None = None, codes: set[str] | None = None) -> list[Finding]:
-    """Findings for one file (its unsaved `text` if given), sorted, with `# noqa` applied.
+    """Findings for one file (its unsaved `text` if given), sorted, with `# noqa`, a file-level
+    `# pallas-lsp: noqa` and `per-file-ignores` applied."""
+    findings, model = _analyze_file(project, path, text, codes)
+    return file_level_suppression(project, path, model.source.text, findings) if findings else findings
+
+
+def _analyze_file(project: Project, path: str, text: str | None, codes: set[str] | None):
+    """(findings with line `# noqa` applied, the module model: None when there is none).
 
     A file that cannot have Pallas findings (it never mentions Pallas, `get_global` or a workspace
     module that does) is only compiled, for PAL000: no model, nothing asked of jedi.
@@ -65,23 +137,24 @@ def analyze(project: Project, path: str, text: str | None = None, codes: set[str
         return _analyze(project, path, text, codes)
 
 
-def _analyze(project: Project, path: str, text: str | None, codes: set[str] | None) -> list[Finding]:
+def _analyze(project: Project, path: str, text: str | None, codes: set[str] | None):
     if not project.can_matter(path, text):
         if codes is not None and "PAL000" not in codes:
-            return []
+            return [], None
         try:
             text = text if text is not None else project.text(path)
             intern_names_first(text)
             if project.refusal(path, text) is None and refused_cookie(text) is None:
-                ast.parse(text, filename=path)
-                return []
+                big_literals.parse(text)  # as ast.parse, a big data literal's contents left out
+                return [], None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass
         codes = {"PAL000"}
 
-    findings = model_findings(project, project.model(path, text), codes)
+    model = project.model(path, text)
+    findings = model_findings(project, model, codes)
     project.save_caches()
-    return findings
+    return findings, model
 
 
 def model_findings(project: Project, model, codes: set[str] | None = None) -> list[Finding]:
@@ -90,12 +163,8 @@ def model_findings(project: Project, model, codes: set[str] | None = None) -> li
     ctx = RuleContext(project, model)
     findings: list[Finding] = []
     for rule in RULES:
-        if codes is not None and rule.CODE not in codes:
-            continue
-        try:
-            findings.extend(rule.check(ctx))
-        except RecursionError:
-            log.warning("%s: %s gave up on deeply nested code", path, rule.CODE)
+        if codes is None or rule.CODE in codes:
+            findings.extend(_rule_findings(rule, ctx))
     lines = model.source.lines
     kept = []
     for finding in findings:
@@ -110,6 +179,22 @@ def model_findings(project: Project, model, codes: set[str] | None = None) -> li
     return kept
 
 
+def _rule_findings(rule, ctx: RuleContext) -> list[Finding]:
+    """One rule's findings on one module. An exception in it (a bug, or input nothing foresaw) costs only the
+    findings it had not given yet, never another rule's: it is logged, and the other rules run. (Inside a
+    rule, `RuleContext.isolated` keeps one kernel's failure from the next kernel's findings.)"""
+    found: list[Finding] = []
+    try:
+        for finding in rule.check(ctx):
+            found.append(finding)
+    except RecursionError:
+        log.warning("%s: %s gave up on deeply nested code", ctx.path, rule.CODE)
+    except Exception as error:
+        log.error("%s: %s failed (%s: %s); the file's other findings are kept", ctx.path, rule.CODE,
+                  type(error).__name__, error, exc_info=True)
+    return found
+
+
 def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,
                         min_lines: int = incremental.INCREMENTAL_MIN_LINES) -> list[Finding]:
     """`analyze(project, path, text, codes)`, re-running the rules only on what an edit since the last
@@ -117,14 +202,16 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
     path = os.path.abspath(path)
     project.new_analysis()
     with project.pinning(path):
-        return _analyze_incremental(project, path, text, codes, min_lines)
+        findings = _analyze_incremental(project, path, text, codes, min_lines)
+    return file_level_suppression(project, path, text, findings)
 
 
 def _analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None,
                          min_lines: int) -> list[Finding]:
+    """The findings before the file-level suppression (the incremental state keeps them so)."""
     if project.patched_model(path, text):  # the edit was patched into the model kept (`Project.set_text`)
         previous = project.incremental.pop(path, None)
-        findings = _analyze(project, path, text, codes)
+        findings, _ = _analyze(project, path, text, codes)
         incremental.seed(project, path, text, codes, min_lines, findings)  # for an edit it cannot patch
         state = project.incremental.get(path)
         if state is not None and previous is not None:
@@ -132,6 +219,6 @@ def _analyze_incremental(project: Project, path: str, text: str, codes: set[str]
         return findings
     findings = incremental.update(project, path, text, codes, min_lines, model_findings)
     if findings is None:
-        findings = _analyze(project, path, text, codes)
+        findings, _ = _analyze(project, path, text, codes)
         incremental.seed(project, path, text, codes, min_lines, findings)
     return findings

@@ -157,7 +157,8 @@ def _why_maybe_shipped(venv: str, root: str) -> str | None:
             if nested is not None:
                 return f"{nested} ({_RUNS_AT_START})"
         if pyproject not in tracked:
-            return f"the project's pyproject.toml is not tracked by git, {_NOT_SHOWN}"
+            return (f"the project's pyproject.toml is not tracked by git, {_NOT_SHOWN}; if the project is yours "
+                    "and pyproject.toml is only not added yet, `git add pyproject.toml` fixes this")
     except _GitFailed as exc:
         if top is None and not any(os.path.lexists(os.path.join(up, ".git")) for up in _folder_and_parents(root)):
             return f"the project is not a git checkout, {_NOT_SHOWN}"

@@ -55,7 +55,13 @@ def as_dict(finding: Finding, notebooks: dict | None = None) -> dict:
         "code": finding.code,
         "severity": finding.severity,
         "message": finding.message,
+        "source": finding.source,
     }
+    if finding.confirmed:
+        found["confirmed"] = True
+    if finding.source == "jax":  # where JAX was led to the line: the launch, the entry point
+        found["related"] = [{"path": display_path(r.path), "line": r.span.line + 1, "column": r.span.column + 1,
+                             "message": r.message} for r in finding.related]
     if cell is not None:
         found = {"path": found.pop("path"), "cell": cell[0], **found}
     return found
@@ -141,6 +147,8 @@ def format_sarif(findings: list[Finding], notebooks: dict | None = None) -> str:
             "message": {"text": finding.message},
             "locations": [{"physicalLocation": _physical(finding.path, finding.span, notebooks)}],
         }
+        if finding.source != "pallas-lsp" or finding.confirmed:
+            result["properties"] = {"source": finding.source, **({"confirmed": True} if finding.confirmed else {})}
         if finding.related:
             result["relatedLocations"] = [
                 {"id": i, "message": {"text": r.message},

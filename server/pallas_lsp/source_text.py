@@ -11,16 +11,31 @@ from __future__ import annotations
 
 import ast
 import codecs
+import io
 import os
 import re
+import tokenize
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from stat import S_ISREG
+from typing import NamedTuple
 
 MAX_FILE_BYTES = 5_000_000  # larger files are skipped, and the user is told so (see FileTooLarge)
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+
+
+def quiet_compile_warnings() -> None:
+    """Compiling a user's file is ours, its warnings are not: CPython's `SyntaxWarning`s (an invalid
+    escape sequence such as "\\d" in a non-raw string, `is` with a literal) and the
+    `DeprecationWarning` older Pythons give for the same escapes would reach stderr from every
+    `ast.parse` of it. Ruff prints nothing for such a file; `check`, `serve`, `trace` and the check
+    workers call this once, before any file is read."""
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
+    warnings.filterwarnings("ignore", message=r"invalid escape sequence", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", message=r"invalid (octal|decimal) literal", category=DeprecationWarning)
 
 
 class Unanalysable(OSError):
@@ -64,6 +79,24 @@ def split_lines_keepends(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+class Token(NamedTuple):
+    """A token without the physical line a `tokenize.TokenInfo` holds: Python 3.12.0 to 3.12.3 make a
+    copy of the line for each token (CPython gh-119118), so the TokenInfos of a line of n tokens hold
+    n copies of it (a 41 KB line of data: 1.1 GB). Keep these, never TokenInfos."""
+
+    type: int
+    string: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+
+
+def tokens(text: str) -> Iterator[Token]:
+    """`text`'s tokens, one at a time (tokenize's errors as it meets them). The line copies are made
+    all the same, and each freed at once: a line of n tokens still costs n times its length in time."""
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        yield Token(*token[:4])
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 DOC = REPO / "docs" / "editors.md"
 SETUP_SCRIPT = "scripts/setup-editors.sh"
 SERVER_BIN = REPO / ".venvs" / "dev" / "bin"
-EXAMPLE = REPO / "examples" / "kernels" / "bad_global_buffer.py"
+EXAMPLE = REPO / "examples" / "kernels" / "pal001_global_buffer.py"
 # A second launch, whose arguments no comment, annotation or call gives: its trace asks for them.
 LAUNCH_WITHOUT_ARGUMENTS = "\n\ndef scale_twice(x):\n  return scale(scale(x))\n"
 PYTHON_PLACEHOLDER = "/path/to/project/.venv/bin/python"

@@ -309,7 +309,8 @@ async def test_a_finding_without_a_fix_shows_a_disabled_action_that_says_why(dis
         context=types.CodeActionContext(diagnostics=[diagnostic])))
     assert [(a["title"], a.get("disabled")) for a in actions] == [
         ("pallas-lsp (PAL001): No automatic fix",
-         {"reason": "the buffer's shape or dtype is not known before the kernel runs"}),
+         {"reason": "the array's type depends on n, which the launch cannot write, and spelled from the value it "
+                    "has here it would hold for one configuration only"}),
         ("pallas-lsp (PAL001): Disable PAL001 for this line", None),
         ("Show documentation for PAL001", None)]
     # A fixable finding gets no disabled action.

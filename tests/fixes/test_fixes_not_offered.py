@@ -98,12 +98,15 @@ def body(x_ref, o_ref):
 a = plgpu.kernel(body, out_type=X)
 b = pl.pallas_call(body, out_shape=X, interpret=True)
 """,
+    # Its decorator is the launch, whose callers pass the operand: they have no `n` (golden
+    # operand_shape_from_factory_parameter, launched by a call, carries `(n,)` there).
     "shape not known statically": """
 def make(n):
+  @functools.partial(plgpu.kernel, out_type=X)
   def body(x_ref, o_ref):
     lut = pl.get_global(plgpu.GMEM((n,), jnp.float32))
     o_ref[...] = x_ref[...] + lut[...]
-  return plgpu.kernel(body, out_type=X)
+  return body
 """,
     "body picked from a dict whose other body is also launched on its own (it would take an operand it is not given)": """
 def add_body(x_ref, o_ref):
@@ -459,7 +462,9 @@ WHY_NOT = {
     "a compiled pl.kernel's buffer in a loop body that updates a name of the function": ("PAL001", (
         "a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU "
         "mpmd_map lowering'); total is bound after the get_global and used before it")),
-    "shape not known statically": ("PAL001", "the buffer's shape or dtype is not known before the kernel runs"),
+    "shape not known statically": ("PAL001", "the array's type depends on n, which the launch cannot write, and "
+                                             "spelled from the value it has here it would hold for one configuration "
+                                             "only"),
     "one body, a pallas_call and a plgpu.kernel": (
         "PAL002", "compiled, a pl.pallas_call has no get_global (Triton: 'Unimplemented primitive in Pallas Triton "
                   "lowering: get_global')"),
@@ -677,3 +682,282 @@ def run(x):
     assert not any("scratch" in fix.title for f in findings for fix in ws.fixes(f))
     assert reasons["PAL001"].startswith("the GPU interpreter (plgpu.InterpretGPUParams) allocates no TPU semaphore as "
                                         "scratch;")
+
+
+TPU_HEADER = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref):
+    sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    pl.semaphore_wait(sem)
+    o_ref[...] = x_ref[...]
+"""
+# A launch with a grid spec takes its scratch in the grid spec only (jax 0.12: "If `grid_spec` is specified, then
+# `scratch_shapes` must be `()`"): where that grid spec is built out of the fix's reach, or serves another launch
+# too, no scratch fix (goldens scratch_grid_spec_prefetch_scalar, scratch_grid_spec_variable and
+# scratch_grid_spec_from_method are offered).
+GRID_SPEC_ELSEWHERE = {
+    "a grid spec a helper returns to two launches": ('''
+def grid_spec(rows):
+    return pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))],
+                       out_specs=pl.BlockSpec((rows, 128), lambda i: (i, 0)))
+
+
+def copy(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    y = pl.pallas_call(copy, out_shape=X, grid_spec=grid_spec(8))(x)
+    return pl.pallas_call(body, out_shape=X, grid_spec=grid_spec(8))(y)
+''', "grid_spec builds the grid spec of other launches too, which the new scratch would reach"),
+    "a grid spec from a function of another module": ('''
+from specs import row_grid_spec
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=X, grid_spec=row_grid_spec(8))(x)
+''', "the launch's grid spec comes from row_grid_spec(8), not from a pl.GridSpec or pltpu.PrefetchScalarGridSpec "
+     "call at the launch, in a variable only it reads or returned by a function only it calls, and JAX takes its "
+     "scratch only in that call"),
+    "a grid spec two launches share": ('''
+SPEC = pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
+                   out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)))
+
+
+def copy(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    y = pl.pallas_call(copy, out_shape=X, grid_spec=SPEC)(x)
+    return pl.pallas_call(body, out_shape=X, grid_spec=SPEC)(y)
+''', "the grid spec SPEC is used by other code too, which the new scratch would reach"),
+}
+
+
+@pytest.mark.parametrize("name", GRID_SPEC_ELSEWHERE)
+def test_no_scratch_beside_a_grid_spec_built_out_of_reach(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    source, reason = GRID_SPEC_ELSEWHERE[name]
+    ws.write("specs.py", "from jax.experimental import pallas as pl\n\n\ndef row_grid_spec(rows):\n"
+                         "    return pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))])\n")
+    [finding] = ws.findings("kernel.py", TPU_HEADER + source)
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL003): Disable PAL003 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1].startswith(reason + ";")
+
+
+PIPELINE = '''
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class StageConfig:
+    blocks: int = 2
+    width: int = 128
+
+    @property
+    def shape(self):
+        return (self.blocks * self.width,)
+
+
+def _produce(x_ref, o_ref, flags_ref):
+    o_ref[...] = x_ref[...] + 1.0
+    pl.semaphore_signal(flags_ref)
+
+
+def _consume(y_ref, flags_ref, o_ref):
+    pl.semaphore_wait(flags_ref)
+    o_ref[...] = y_ref[...] * 2.0
+
+
+def make_stages(cfg: StageConfig):
+    out = jax.ShapeDtypeStruct(cfg.shape, jnp.float32)
+    produce = plgpu.kernel(_produce, out_type=(out, plgpu.SemaphoreType.REGULAR), grid=(cfg.blocks,),
+                           grid_names=("b",))
+    consume = plgpu.kernel(_consume, out_type=out, grid=(cfg.blocks,), grid_names=("b",))
+    return produce, consume
+
+
+def pipeline(x, cfg: StageConfig = StageConfig()):
+    produce, consume = make_stages(cfg)
+    {use}
+'''
+# Dropping a semaphore output changes what every launch returns: where a caller unpacks the results (jax 0.12,
+# after the fix: 'not enough values to unpack (expected 2, got 1)', and the consumer kernel loses the flags it
+# waited on) or reads the dropped one, PAL008's fix is refused (golden
+# global_semaphore_not_an_output_caller_reads_first keeps it where callers read [0] only).
+DROPPED_OUTPUT_USED = {
+    "the results unpacked and the flags passed to a consumer": (
+        "y, flags = produce(x)\n    return consume(y, flags)",
+        "a caller unpacks its 2 results (kernel.py:42), which one output fewer would break"),
+    "the flags read by index through a returning helper": (
+        "return consume(_first(produce, x), _last(produce, x))\n\n\n"
+        "def _first(kernel, x):\n    return kernel(x)[0]\n\n\ndef _last(kernel, x):\n    return kernel(x)[-1]",
+        "a caller reads its results by an index that one output fewer changes (kernel.py:50)"),
+}
+
+
+@pytest.mark.parametrize("name", DROPPED_OUTPUT_USED)
+def test_no_semaphore_output_dropped_where_a_caller_uses_it(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    use, reason = DROPPED_OUTPUT_USED[name]
+    [finding] = ws.findings("kernel.py", HEADER + PIPELINE.replace("{use}", use))
+    assert finding.code == "PAL008"
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == reason
+
+
+def test_no_semaphore_output_dropped_where_an_importing_module_unpacks_the_results(ws):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    ws.write("pipeline.py", "from kernel import produce\n\n\ndef run(x):\n    y, flags = produce(x)\n    return y\n")
+    [finding] = ws.findings("kernel.py", HEADER + '''
+
+def _produce(x_ref, o_ref, flags_ref):
+    o_ref[...] = x_ref[...] + 1.0
+    pl.semaphore_signal(flags_ref)
+
+
+produce = plgpu.kernel(_produce, out_type=(X, plgpu.SemaphoreType.REGULAR), grid=(2,), grid_names=("b",))
+''')
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL008): Disable PAL008 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "a caller unpacks its 2 results (pipeline.py:5), which one output fewer would break")
+
+
+# Compiled, a Pallas kernel does not run on a CPU (jax 0.12: 'Only interpret mode is supported on CPU backend'):
+# "Run the kernel compiled" is refused where something in the workspace runs the kernel on one (golden
+# scratch_semaphore_interpreted_by_config_tested_on_cpu gets the scratch fix instead).
+BARRIER_INTERPRETED = '''
+def body(x_ref, o_ref):
+  bar = pl.get_global(plgpu.Barrier(num_arrivals=1))
+  o_ref[...] = x_ref[...]
+
+kernel = plgpu.kernel(body, out_type=X, interpret={interpret})
+'''
+ON_A_CPU = {
+    "interpret= from a command-line flag": (
+        {"kernel.py": HEADER + BARRIER_INTERPRETED.split("kernel =")[0] + '''
+def scale(x, interpret=True):
+  return plgpu.kernel(body, out_type=X, interpret=interpret)(x)
+
+def main():
+  import argparse
+  parser = argparse.ArgumentParser()
+  parser.add_argument("--interpret", action=argparse.BooleanOptionalAction, default=True)
+  args = parser.parse_args()
+  print(scale(jnp.ones((128,), jnp.float32), interpret=args.interpret))
+'''},
+        "interpret=interpret is decided by a caller, a setting or a flag: the runs that set it want the "
+        "interpreter, and on a CPU a compiled kernel does not run (jax 0.12: 'Only interpret mode is supported on "
+        "CPU backend')"),
+    "a test runs the module's kernels": (
+        {"kernel.py": HEADER + BARRIER_INTERPRETED.format(interpret="True"),
+         "tests/test_kernel.py": "import jax.numpy as jnp\nfrom kernel import kernel\n\n\ndef test_kernel():\n"
+                                 "    kernel(jnp.ones((128,), jnp.float32))\n"},
+        "tests/test_kernel.py is a test that reaches this kernel's module and may run it on a CPU, where a compiled "
+        "kernel does not run (jax 0.12: 'Only interpret mode is supported on CPU backend')"),
+    "a script picks the CPU platform": (
+        {"kernel.py": HEADER + BARRIER_INTERPRETED.format(interpret="True"),
+         "ops.py": "from kernel import kernel\n\n\ndef op(x):\n    return kernel(x)\n",
+         "demo.py": "import jax\nfrom ops import op\n\njax.config.update('jax_platforms', 'cpu')\n"},
+        "demo.py picks the CPU platform and reaches this kernel's module, and on a CPU a compiled kernel does not "
+        "run (jax 0.12: 'Only interpret mode is supported on CPU backend')"),
+}
+
+
+@pytest.mark.parametrize("name", ON_A_CPU)
+def test_not_run_compiled_where_the_workspace_runs_it_on_a_cpu(ws, name):
+    from pallas_lsp.fixes import fixes_and_reason
+
+    files, reason = ON_A_CPU[name]
+    for path, text in files.items():
+        ws.write(path, text)
+    [finding] = [f for f in ws.findings("kernel.py") if f.code == "PAL002"]
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL002): Disable PAL002 for this line"]
+    # After the scratch fix's refusal: interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier').
+    assert fixes_and_reason(ws.project, finding)[1].split("; ")[1:] == [reason]
+
+
+def test_a_kernel_class_its_test_runs_interpreted_gets_scratch_not_compiled(ws):
+    """Golden scratch_semaphore_interpreted_by_config_tested_on_cpu: `interpret=cfg.interpret` of a config
+    dataclass, and test_ring.py runs the kernel on the CPU: the scratch fix (which the test passes with) only."""
+    from golden_cases import GOLDEN
+
+    for path in (GOLDEN / "scratch_semaphore_interpreted_by_config_tested_on_cpu" / "before").glob("*.py"):
+        ws.write(path.name, path.read_text())
+    [finding] = ws.findings("ring.py")
+    assert [fix.title for fix in ws.fixes(finding)] == [
+        "pallas-lsp (PAL002): Allocate arrived as scratch (scratch_types) (unsafe: the grid has more than one block, "
+        "so the semaphore is no longer shared by all of them)", "pallas-lsp (PAL002): Disable PAL002 for this line"]
+
+
+def test_no_scratch_type_copied_from_one_configuration(ws):
+    """A body a factory builds for a config asks get_global for `plgpu.SMEM((cfg.rows, 128), cfg.dtype)`; the launch
+    (elsewhere) has no name for that factory's `cfg`, and spelled from the value the analysis sees the type
+    would hold for one configuration only: the scratch fix is refused (goldens scratch_type_from_* carry the
+    expression where the launch can write it)."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    [finding] = ws.findings("kernel.py", HEADER + '''
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    rows: int = 128
+    dtype: object = jnp.float32
+
+
+def make_body(cfg):
+    def body(x_ref, o_ref):
+        tile = pl.get_global(plgpu.SMEM((cfg.rows, 128), cfg.dtype))
+        tile[...] = x_ref[...]
+        o_ref[...] = tile[...]
+    return body
+
+
+def run(x, cfg=Config()):
+    return plgpu.kernel(make_body(cfg), out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+def target():
+    return run, (jax.ShapeDtypeStruct((128, 128), jnp.float32),), "cuda"
+''')
+    assert not any("scratch" in fix.title for fix in ws.fixes(finding))
+    assert ("the buffer's type depends on cfg, which the launch cannot write, and spelled from the value it has here "
+            "it would hold for one configuration only") in fixes_and_reason(ws.project, finding)[1]
+
+
+def test_a_type_from_a_helper_parameter_a_call_passes_is_not_copied(ws):
+    """`staged(x_ref, kind=plgpu.SMEM((64,), ...))`: the helper's `kind` is what each call passes, not its default,
+    so no one value may be spelled at the launch (where no call passes it, the default is the type: generated
+    kernel g0_00031's `get_sem_0()` keeps its fix)."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    [finding] = ws.findings("kernel.py", HEADER + '''
+
+def staged(x_ref, kind=plgpu.SMEM((128,), jnp.float32)):
+    tile = pl.get_global(kind)
+    tile[...] = x_ref[...]
+    return tile[...]
+
+
+def body(x_ref, o_ref):
+    o_ref[...] = staged(x_ref, kind=plgpu.SMEM((128,), jnp.float32))
+
+
+kernel = plgpu.kernel(body, out_type=X)
+''')
+    assert not any("scratch" in fix.title for fix in ws.fixes(finding))
+    assert "the buffer's type depends on kind" in fixes_and_reason(ws.project, finding)[1]

@@ -66,7 +66,7 @@ def bad_arguments(uri):
         ([uri, "add_one", "cuda"], "the options are a string, not an object"),
         ([uri, "add_one", ["host"]], "the options are a list, not an object"),
         ([uri, "add_one", {"platform": 5}], "option platform is a number, not a string"),
-        ([uri, "add_one", {"platform": "tpu"}], "unknown platform 'tpu' (use one of cuda, host)"),
+        ([uri, "add_one", {"platform": "rocm"}], "unknown platform 'rocm' (use one of cuda, tpu, host)"),
         ([uri, "add_one", {"compile": "yes"}], "option compile is a string, not a boolean"),
         ([uri, "add_one", {"args": ["f32[8]"]}], "option args is a list, not a string"),
         ([uri, "add_one", {"args": {"nested": [[{"junk": None}]]}}], "option args is an object, not a string"),

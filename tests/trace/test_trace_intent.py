@@ -14,8 +14,8 @@ from lsp_wire import WireServer
 
 pytestmark = pytest.mark.jax
 
-GOOD = REPO / "examples" / "kernels" / "good_semaphore.py"
-INTERPRETED = REPO / "examples" / "kernels" / "bad_interpret_semaphore.py"
+GOOD = REPO / "examples" / "kernels" / "good_semaphore_ordering.py"
+INTERPRETED = REPO / "examples" / "kernels" / "pal002_interpret_semaphore.py"
 LAUNCHES = FIXTURES / "trace" / "launches.py"
 COMPILED = "platform cuda: the kernel is compiled for a GPU (cross-lowered where there is none)"
 HOST = ("host: the kernel runs in interpret mode, interpret=plgpu.InterpretGPUParams() (line 51), so it is traced "
@@ -30,16 +30,16 @@ def cli(*args, cwd=REPO):
                           capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
-@pytest.mark.parametrize("target", ["examples/kernels/good_semaphore.py::ordered_halves",
-                                    "examples/kernels/good_semaphore.py:30"],  # inside the body's pl.when
+@pytest.mark.parametrize("target", ["examples/kernels/good_semaphore_ordering.py::ordered_halves",
+                                    "examples/kernels/good_semaphore_ordering.py:30"],  # inside the body's pl.when
                          ids=["the body by name", "a line of the body"])
 def test_cli_traces_the_launch_that_runs_a_kernel_body(target):
     run = cli(target)
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
-    assert lines[:3] == ["trace examples/kernels/good_semaphore.py::ordered_double(f32[2,128])  "
+    assert lines[:3] == ["trace examples/kernels/good_semaphore_ordering.py::ordered_double(f32[2,128])  "
                          "[arguments from comment on line 38]", GOOD_BODY, COMPILED]
-    assert lines[-2:] == ["kernel ordered_halves (examples/kernels/good_semaphore.py:24): shared memory 0 bytes, "
+    assert lines[-2:] == ["kernel ordered_halves (examples/kernels/good_semaphore_ordering.py:23): shared memory 0 bytes, "
                           "0 barriers, 0 TMEM columns, 1 global semaphore", "OK"]
     assert "missing 1 required positional argument" not in run.stdout
 
@@ -56,17 +56,17 @@ def test_cli_lists_the_launches_of_a_body_run_by_several_and_traces_none():
 
 
 def test_cli_traces_an_interpret_mode_kernel_on_the_host_and_says_why():
-    run = cli("examples/kernels/bad_interpret_semaphore.py::ordered_double")
+    run = cli("examples/kernels/pal002_interpret_semaphore.py::ordered_double")
     assert run.returncode == 1
     lines = run.stdout.splitlines()
     assert lines[1] == f"platform {HOST}"
     assert lines[2].endswith("; lowering for cpu")
     assert lines[-2:] == [f"FAILED (lower): TypeError: {NO_IR_TYPE_HANDLER}",
-                          "  examples/kernels/bad_interpret_semaphore.py:35  get_global(Ref<gmem>{semaphore[]})"]
+                          "  examples/kernels/pal002_interpret_semaphore.py:35  get_global(Ref<gmem>{semaphore[]})"]
 
 
 def test_cli_platform_asked_for_wins_over_interpret_mode():
-    run = cli("examples/kernels/bad_interpret_semaphore.py::ordered_double", "--platform", "cuda")
+    run = cli("examples/kernels/pal002_interpret_semaphore.py::ordered_double", "--platform", "cuda")
     assert run.returncode == 1
     lines = run.stdout.splitlines()
     assert lines[1] == "platform cuda: asked for (--platform)"
@@ -83,9 +83,9 @@ def test_cli_a_plain_function_is_traced_as_itself():
 
 
 def test_cli_line_outside_any_function_is_a_usage_error():
-    run = cli("examples/kernels/good_semaphore.py:5")
+    run = cli("examples/kernels/good_semaphore_ordering.py:5")
     assert (run.returncode, run.stdout) == (2, "")
-    assert run.stderr == "pallas-lsp: error: no module-level function at line 5 in good_semaphore.py\n"
+    assert run.stderr == "pallas-lsp: error: no module-level function at line 5 in good_semaphore_ordering.py\n"
 
 
 # ---- over LSP ---------------------------------------------------------------------------------------

@@ -232,19 +232,19 @@ def test_the_runners_own_modules_are_never_the_users(pool, tmp_path):
     """The runner loads its modules (tracing.py, containment.py) by path under private names: a
     workspace's own modules of those names are what its code imports, and with the runner's folder
     inside the workspace (this repository as the root) none of its files is listed as the user's."""
-    for name in ("runner", "tracing", "containment"):
+    for name in ("runner", "tracing", "containment", "launches"):
         (tmp_path / f"{name}.py").write_text(f"WHO = 'the workspace {name}'\n")
     kernel = tmp_path / "kern.py"
     kernel.write_text(textwrap.dedent("""
-        import containment, runner, tracing
+        import containment, launches, runner, tracing
 
         # pallas-lsp: trace(f32[4])
         def f(x):
-            return x + len(containment.WHO + runner.WHO + tracing.WHO)
+            return x + len(containment.WHO + launches.WHO + runner.WHO + tracing.WHO)
     """))
     result = trace_target(pool, jax_python(), str(REPO), str(kernel), "f", platform="host")
     assert result["ok"], result["error"]
-    workspace = {str(tmp_path / f"{name}.py") for name in ("runner", "tracing", "containment")}
+    workspace = {str(tmp_path / f"{name}.py") for name in ("runner", "tracing", "containment", "launches")}
     assert set(result["files"]) == {str(kernel), *workspace}
 
 
@@ -264,7 +264,7 @@ def test_cli_text_output_and_exit_status():
     assert lines[2] == ("jax 0.12.0.1 (jaxlib 0.12.0.1), Python 3.12." + lines[2].split("Python 3.12.")[1])
     assert lines[2].endswith("; lowered for cuda, not compiled (no local cuda device)")
     assert lines[3].startswith("timings: worker start ")
-    assert lines[4:] == ["kernel add_one (tests/fixtures/trace/kernels.py:26): shared memory 66,560 bytes, "
+    assert lines[4:] == ["kernel add_one (tests/fixtures/trace/kernels.py:19): shared memory 66,560 bytes, "
                          "1 barrier, 0 TMEM columns, 1 global semaphore", "OK"]
 
     bad = cli("tests/fixtures/trace/bad_kernels.py::smem_global", "--args", "f32[128]")
@@ -285,10 +285,11 @@ def test_cli_missing_arguments_is_a_usage_error_that_says_what_is_missing(tmp_pa
     (tmp_path / "k.py").write_text("def f(x):\n    return x\n")
     run = cli(f"{tmp_path / 'k.py'}::f", cwd=tmp_path)
     assert run.returncode == 2
+    assert run.stdout.splitlines()[0] == "trace k.py::f (arguments not found)"
     assert run.stdout.splitlines()[-1] == (
-        "FAILED (args): ArgsNotFound: no arguments to trace f with: no '# pallas-lsp: trace(f32[128,128], ...)' "
+        "FAILED (args): ArgsNotFound: no arguments to trace f with: no '# pallas-lsp: trace(f32[128,128])' "
         "comment directly above line 1; parameter 'x' has no annotation; no call of f(...) in this file. "
-        "Give them with --args \"f32[128,128], i32[8]\" or a '# pallas-lsp: trace(f32[128,128], i32[8])' comment above it.")
+        "Give them with --args \"f32[128,128]\" or a '# pallas-lsp: trace(f32[128,128])' comment above it.")
 
 
 def test_cli_interpreter_without_jax(tmp_path):

@@ -347,7 +347,7 @@ async def reporting_client(lsp_client: LanguageClient):
 @pytest.mark.asyncio(loop_scope="function")
 async def test_unknown_arguments_are_asked_for_not_reported_as_a_problem_of_the_code(client: LanguageClient, tmp_path):
     example = tmp_path / "k.py"
-    example.write_text(open(FIXTURES.parent.parent / "examples" / "kernels" / "good_semaphore.py").read().replace(
+    example.write_text(open(FIXTURES.parent.parent / "examples" / "kernels" / "good_semaphore_ordering.py").read().replace(
         "# pallas-lsp: trace(f32[2,128])\n", ""))
     definition = next(i for i, line in enumerate(example.read_text().splitlines()) if line.startswith("ordered_double = "))
     uri = example.as_uri()
@@ -379,7 +379,15 @@ async def test_every_example_has_a_trace_code_lens(client: LanguageClient):
         open_file(client, path.as_uri())
         found = await client.text_document_code_lens_async(types.CodeLensParams(
             text_document=types.TextDocumentIdentifier(uri=path.as_uri())))
-        lenses[path.name] = [(lens.command.title, lens.command.arguments[1]) for lens in found]
-    assert lenses == {"bad_global_buffer.py": [("Trace kernel", "scale")],
-                      "bad_interpret_semaphore.py": [("Trace kernel", "ordered_double")],
-                      "good_semaphore.py": [("Trace kernel", "ordered_double")]}
+        lenses[path.name] = [(lens.command.title, lens.command.arguments[1]) for lens in found
+                             if lens.command.title == "Trace kernel"]  # not the shared-memory lens
+    assert lenses == {name: [("Trace kernel", launch)] for name, launch in {
+        "good_scratch_buffer.py": "scale", "good_semaphore_array_indexed.py": "double",
+        "good_semaphore_ordering.py": "ordered_double", "good_tpu_copy_wait.py": "copy",
+        "pal001_global_buffer.py": "scale", "pal002_interpret_semaphore.py": "ordered_double",
+        "pal003_tpu_pallas_call.py": "copy", "pal004_two_global_semaphores_no_grid.py": "double",
+        "pal005_semaphore_array_no_index.py": "copy", "pal006_global_semaphore_as_barrier.py": "copy",
+        "pal007_run_scoped_grid_semaphore.py": "exchange_all", "pal008_kernel_returns_semaphore.py": "copy",
+        "pal009_non_decrementing_wait.py": "copy", "pal010_dma_semaphore_value.py": "copy",
+        "pal011_barrier_semaphore_id.py": "copy", "pal012_shared_memory_over_budget.py": "copy",
+        "pal013_wait_on_dma_semaphore.py": "copy", "pal014_signal_semaphore_value.py": "add_one"}.items()}

@@ -116,7 +116,8 @@ def test_missing_arguments_say_exactly_what_is_missing():
     with pytest.raises(ArgsNotFound) as info:
         resolve(source, "f")
     assert str(info.value) == (
-        "no arguments to trace f with: no '# pallas-lsp: trace(f32[128,128], ...)' comment directly above line 2; "
+        "no arguments to trace f with: no '# pallas-lsp: trace(f32[128,128], f32[128,128])' comment directly above "
+        "line 2; "
         "the annotation of parameter 'x' has the symbolic dimension 'n'; "
         "argument 1 of the call on line 5 (data) has no static shape")
 
@@ -137,7 +138,7 @@ def f(x, idx):
     assert suggest_args(source, "k") == "f32[2,128], i32[8], bf16[4]"
     assert suggest_args(source, "f") == "f32[2,128], i32[8]"  # as many as f takes
     assert suggest_args("def f(x):\n    ...\n", "f") is None
-    # Constants unpacked from a tuple, as examples/kernels/bad_global_buffer.py writes them.
+    # Constants unpacked from a tuple, as examples/kernels/pal001_global_buffer.py writes them.
     assert suggest_args("import jax\nimport jax.numpy as jnp\nROWS, COLS = 4, 128\n"
                         "X = jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32)\n", "X") == "f32[4,128]"
 

@@ -24,6 +24,9 @@ if not os.path.isdir(VERSIONED):
     sys.exit(4)
 sys.path[0:0] = [VERSIONED, os.path.join(LIBS, "common")]
 
-from pallas_lsp.server import main  # noqa: E402
+from pallas_lsp.source_text import quiet_compile_warnings  # noqa: E402
+from pallas_lsp.lsp.server import main  # noqa: E402
+
+quiet_compile_warnings()  # CPython's SyntaxWarnings for the user's files are not ours to print
 
 sys.exit(main(sys.argv[1:]))

@@ -172,6 +172,10 @@ try {
   const checkpoints = path.join(dir, "checkpoints");
   let timer;
   const timedOut = new Promise((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
+  // Each action waits for the state it acts on (a button shown, a list row) as long as the suite
+  // may still run, never a fixed 30 s: on a loaded machine the workbench renders slowly.
+  const deadline = Date.now() + timeoutMs;
+  const remaining = () => Math.max(1000, deadline - Date.now());
   let outcome;
   while (outcome === undefined) {
     outcome = await Promise.race([exited, timedOut, new Promise((resolve) => setTimeout(() => resolve(undefined), 250))]);
@@ -186,12 +190,14 @@ try {
           if (action === "cancel-progress") {
             // The progress notification of `pallas-lsp: Trace Kernel`, with its Cancel button.
             const item = page.locator(".notification-list-item", { hasText: "pallas-lsp: tracing" });
-            await item.getByRole("button", { name: "Cancel" }).first().click({ timeout: 30000 });
+            const cancel = item.getByRole("button", { name: "Cancel" }).first();
+            await cancel.waitFor({ state: "visible", timeout: remaining() });
+            await cancel.click({ timeout: remaining() });
             console.log("e2e: clicked Cancel on the trace's progress notification");
           } else if (action === "find-notification" || action === "click-notification") {
             const item = page.locator(".notification-list-item", { hasText: text });
             const control = item.getByRole("button", { name: button }).first();
-            await control.waitFor({ state: "visible", timeout: 30000 });
+            await control.waitFor({ state: "visible", timeout: remaining() });
             if (action === "click-notification") await control.click();
             answer = `ok ${await item.count()}`;
             console.log(`e2e: ${action === "click-notification" ? "clicked" : "found"} the notification "${text}" with its button "${button}"`);
@@ -199,18 +205,18 @@ try {
             // A quick pick the extension opened (known by an entry it lists, `expect`): what it lists
             // is read, then the user types part of an entry and takes it with Enter.
             const rows = page.locator(".quick-input-widget .monaco-list-row");
-            await rows.filter({ hasText: expect }).first().waitFor({ state: "visible", timeout: 60000 });
+            await rows.filter({ hasText: expect }).first().waitFor({ state: "visible", timeout: remaining() });
             const shown = (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim());
             const input = page.locator(".quick-input-widget input.input");
             await input.fill(text);
-            await rows.filter({ hasText: text }).first().waitFor({ state: "visible", timeout: 30000 });
+            await rows.filter({ hasText: text }).first().waitFor({ state: "visible", timeout: remaining() });
             await input.press("Enter");
             answer = `ok ${shown.join(" | ")}`;
             console.log(`e2e: picked "${text}" in the quick pick`);
           } else if (action === "accept-input") {
             // An input box the extension opened: read what it is prefilled with, accept it as a user does.
             const input = page.locator(".quick-input-widget input.input");
-            await input.waitFor({ state: "visible", timeout: 60000 });
+            await input.waitFor({ state: "visible", timeout: remaining() });
             const value = await input.inputValue();
             await input.press("Enter");
             answer = `ok ${value}`;

@@ -16,8 +16,16 @@ test("settings become the server's option keys; empty rule lists are left to pyp
     showTraceResults: false, // the extension shows each trace in its report
     traceTimeout: 30,
     tracePlatform: "host",
+    traceEntryPoints: "off",
     logLevel: "debug",
   });
+});
+
+test("entry points run after a save only where the workspace is trusted", () => {
+  const settings = from({ traceEntryPoints: "onSave" });
+  assert.equal(toServerOptions(settings, "python3").traceEntryPoints, "onSave");
+  assert.equal(toServerOptions(settings, "python3", false).traceEntryPoints, "off");
+  assert.equal(from({ traceEntryPoints: "always" }).traceEntryPoints, "off");
 });
 
 test("rule lists are passed through, trimmed, without blanks or non-strings", () => {
@@ -28,7 +36,7 @@ test("rule lists are passed through, trimmed, without blanks or non-strings", ()
 });
 
 test("bad values fall back to the defaults", () => {
-  const settings = from({ "kernelTrace.timeout": -1, "kernelTrace.platform": "gpu", logLevel: "verbose", select: "PAL001", enable: "yes", showNotifications: "loud" });
+  const settings = from({ "kernelTrace.timeout": -1, "kernelTrace.platform": "gpu", logLevel: "verbose", select: "PAL001", enable: "yes", showNotifications: "loud", traceEntryPoints: true });
   assert.deepEqual(settings, DEFAULT_SETTINGS);
 });
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .arithmetic import MAX_ITEMS, product, range_length
 from .evaluate import as_memtype, terminal_name
 from . import reads
 from .kernels import get_global_argument, partial_api, partial_binding, unwrap_function
@@ -43,7 +43,8 @@ _LEAVES = frozenset({ast.Name, ast.Constant})
 def _size(value: Value) -> int | None:
     memtype = as_memtype(value)
     if isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore and memtype.shape is not None:
-        return max(1, math.prod(memtype.shape)) if memtype.shape else 1
+        count = product(memtype.shape)
+        return None if count is None else max(1, count)  # over 2**1024 semaphores: not counted
     return None
 
 
@@ -161,11 +162,13 @@ class Allocations:
         return False
 
     def _trip_count(self, model, iterable: ast.AST) -> int:
+        """How often a loop's body certainly runs, at most MAX_ITEMS times (its reservations are listed once
+        per run: `range(10**12)` is a lower bound, never a list of 10**12)."""
         if isinstance(iterable, ast.Call) and terminal_name(iterable.func) == "range" and iterable.args:
             values = [self.project.evaluator.value(model, a) for a in iterable.args]
             if all(isinstance(v, Const) and type(v.value) is int for v in values):
-                bounds = [v.value for v in values]
-                return max(0, len(range(*bounds)))
+                length = range_length([v.value for v in values])  # None: a zero step, or too long to count
+                return 1 if length is None else min(length, MAX_ITEMS)
         if isinstance(iterable, (ast.Tuple, ast.List)):
             return len(iterable.elts)
         return 1

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from dataclasses import dataclass
 
 from . import reads
 from .findings import Finding, Related, Span
 from .model import ModuleModel
 from .project import Project
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -29,6 +33,23 @@ class RuleContext:
                 severity: str | None = None) -> Finding:
         return Finding(self.path, self.span(node), rule.CODE, rule.NAME, severity or rule.SEVERITY, message, related,
                        facts=facts or {})
+
+    @contextlib.contextmanager
+    def isolated(self, rule, node=None, model: ModuleModel | None = None):
+        """Around one kernel's or one call's part of a rule (its loop body, `yield`s included): an exception
+        there, a bug or input nothing foresaw, costs the findings of that part only. It is logged with where
+        it happened, and the rule goes on with the next part; the engine isolates whole rules the same way."""
+        try:
+            yield
+        except RecursionError:
+            log.warning("%s: %s gave up on deeply nested code", self._where(node, model), rule.CODE)
+        except Exception as error:
+            log.error("%s: %s failed here (%s: %s); the file's other findings are kept", self._where(node, model),
+                      rule.CODE, type(error).__name__, error, exc_info=True)
+
+    def _where(self, node, model: ModuleModel | None) -> str:
+        model = model or self.model
+        return f"{model.path}:{model.source.span(node).line + 1}" if node is not None else model.path
 
     def may_run_scoped_semaphore(self) -> bool:
         """A cheap test before building kernel models: only a `run_scoped` call (under any alias) in a

@@ -12,14 +12,19 @@ import ast
 import contextlib
 import functools
 import logging
-import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import reads
+from .arithmetic import binop, bounded, constant, fits
+from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .call_arguments import CallArguments
+from .classes import class_members, dataclass_fields, field_default, self_assignments
+from .launch_wrappers import forwarded_call, rehome
+from .library_classes import pallas_class
 from .model import ModuleModel, child_nodes
 from .names import canonical
+from .reaching import mutated_names, popped_keys, reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -40,6 +45,7 @@ from .values import (
     Seq,
     ShapeDtype,
     Spec,
+    Super,
     Value,
 )
 
@@ -82,22 +88,6 @@ _SEMAPHORES = {
 _BARRIERS = {"plgpu.Barrier": "barrier", "plgpu.ClusterBarrier": "cluster_barrier"}
 _INTERPRET_PARAMS = {"plgpu.InterpretGPUParams", "pltpu.InterpretParams"}
 
-_DTYPES = {
-    "float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "bool", "int4", "uint4", "complex64", "complex128", "float8_e4m3fn",
-    "float8_e5m2", "float8_e4m3b11fnuz", "float8_e8m0fnu", "float4_e2m1fn",
-}
-
-# Arrays made outside a kernel: where each takes its shape and dtype (positionally), and the dtype
-# when none is given (jax without x64; None: from the fill value).
-_ARRAYS = {
-    "jnp.zeros": (0, 1, "float32"), "jnp.ones": (0, 1, "float32"), "jnp.empty": (0, 1, "float32"),
-    "jnp.full": (0, 2, None),
-    "jax.random.normal": (1, 2, "float32"), "jax.random.uniform": (1, 2, "float32"),
-    "jax.random.truncated_normal": (3, 4, "float32"), "jax.random.randint": (1, 4, "int32"),
-    "jax.random.bits": (1, 2, "uint32"),
-}
-_LIKE_ARRAYS = {"jnp.zeros_like", "jnp.ones_like", "jnp.empty_like", "jnp.full_like"}
 # Specs by constructor: their parameters in order (jax/_src/pallas/core.py, mosaic/core.py).
 _SPECS = {
     "pl.BlockSpec": ("block_shape", "index_map", "memory_space", "pipeline_mode"),
@@ -108,11 +98,6 @@ _SPECS = {
 # Wrappers whose result calls the function they wrap with the same arguments (for call sites:
 # `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
 TRANSPARENT_WRAPPERS = {"jax.jit", "jax.named_call", "jax.checkpoint", "jax.remat"}
-
-_BINOPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod, ast.Pow: operator.pow,
-}
 
 
 @dataclass
@@ -131,23 +116,6 @@ def terminal_name(expr: ast.AST) -> str | None:
         return expr.attr
     return None
 
-
-def dtype_name(value: Value) -> str | None:
-    if isinstance(value, Api):
-        name = value.name.rsplit(".", 1)[-1]
-        name = "bool" if name == "bool_" else name
-        return name if name in _DTYPES else None
-    if isinstance(value, Const) and isinstance(value.value, str):
-        return value.value if value.value in _DTYPES else None
-    return None
-
-
-def shape_of(value: Value) -> tuple[int, ...] | None:
-    if isinstance(value, Seq) and all(isinstance(i, Const) and type(i.value) is int for i in value.items):
-        return tuple(i.value for i in value.items)
-    if isinstance(value, Const) and type(value.value) is int:
-        return (value.value,)
-    return None
 
 
 NOT_STATIC = "<not static>"
@@ -235,7 +203,7 @@ class Evaluator:
                 read.add(model.read_key)
                 read.add(region)
         try:
-            result = self._eval(model, expr, frame)
+            result = bounded(self._eval(model, expr, frame))  # `b = (a, a)` 40 times over: 2**40 values
         except RecursionError:
             result = UNKNOWN
         finally:
@@ -250,11 +218,10 @@ class Evaluator:
 
     def _eval(self, model: "ModuleModel", expr: ast.AST, frame: Frame | None) -> Value:
         if isinstance(expr, ast.Constant):
-            return Const(expr.value)
+            return constant(expr.value)
         if isinstance(expr, (ast.Tuple, ast.List)):
-            if any(isinstance(e, ast.Starred) for e in expr.elts):
-                return UNKNOWN
-            return Seq(tuple(self.value(model, e, frame) for e in expr.elts))
+            items = self._items(model, expr.elts, frame)
+            return UNKNOWN if items is None else Seq(tuple(items))
         if isinstance(expr, ast.Name):
             return self._name(model, expr, frame)
         if isinstance(expr, ast.Attribute):
@@ -282,19 +249,33 @@ class Evaluator:
         if isinstance(expr, ast.Lambda):
             return Func(model, expr)
         if isinstance(expr, ast.Dict):
-            if all(isinstance(k, ast.Constant) for k in expr.keys):
+            if all(isinstance(k, ast.Constant) and fits(k.value) for k in expr.keys):
                 return Mapping(tuple((k.value, self.value(model, v, frame)) for k, v in zip(expr.keys, expr.values)))
             return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
         return UNKNOWN
 
+    def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
+        """The values of a display's or a call's positional elements, `*xs` spliced where `xs` is a known
+        sequence; None where a starred one is not."""
+        items: list[Value] = []
+        for element in elements:
+            if isinstance(element, ast.Starred):
+                spread = self.value(model, element.value, frame)
+                if not isinstance(spread, Seq):
+                    return None
+                items.extend(spread.items)
+            else:
+                items.append(self.value(model, element, frame))
+        return items
+
     def _name(self, model: "ModuleModel", node: ast.Name, frame: Frame | None) -> Value:
         scope = model.scope_of(node)
         binding = model.lookup(node.id, scope, node.lineno)
         if binding is None:
             return self.project.resolver.unbound_name(model, node)
-        reaching = _reaching_bindings(model, binding, node, scope)
+        reaching = reaching_bindings(model, binding, node, scope)
         if len(reaching) > 1:  # `acc = f32` then `if ...: acc = i32`: either may reach the use
             return _one_of(self.binding_value(model, b, frame) for b in reaching)
         return self.binding_value(model, binding, frame)
@@ -311,7 +292,11 @@ class Evaluator:
         if binding.kind == "assign":
             owner = model.scope_of(binding.node)
             inner = frame if frame is not None and frame.func is owner else None
-            return self.value(model, binding.value, inner)
+            value = self.value(model, binding.value, inner)
+            if isinstance(value, (Seq, Mapping)) and not isinstance(binding.value, ast.Tuple) \
+                    and _bound_names(binding.node) & mutated_names(model, owner):
+                return UNKNOWN  # `specs = []` and then `specs.append(...)`: a list, no longer the one it was made as
+            return value
         if binding.kind == "unpack":
             owner = model.scope_of(binding.node)
             inner = frame if frame is not None and frame.func is owner else None
@@ -370,26 +355,71 @@ class Evaluator:
             return SemaphoreRef(base.shape, base.source, indexer=True)
         if isinstance(base, ClassValue):
             return self._class_attribute(base, attr, None)
+        if isinstance(base, Super):
+            return self._bases_attribute(base.cls, attr, base.receiver if isinstance(base.receiver, Instance) else None)
         return UNKNOWN
 
     def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
-        reads.note(("own", id(cls.node)))
-        for stmt in reversed(cls.node.body):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == attr:
-                func = Func(cls.model, stmt, instance)
-                if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
-                    return self.call(cls.model, func, [], {}, stmt, None)
-                return func
-            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets):
-                return self.value(cls.model, stmt.value)
-        if seen < 8:
-            for base in cls.node.bases:
-                base_value = self.value(cls.model, base)
-                if isinstance(base_value, ClassValue):
-                    found = self._class_attribute(base_value, attr, instance, seen + 1)
-                    if found is not UNKNOWN:
-                        return found
+        if not self._defines(cls, attr, seen):
+            return UNKNOWN
+        reads.note(("own", id(cls.node)))  # its body's statements
+        stmt = class_members(cls.node).get(attr)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            func = Func(cls.model, stmt, instance)
+            if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
+                return self.call(cls.model, func, [], {}, stmt, None)
+            return func
+        if stmt is not None:  # `x = value`, `INTERPRET: bool = False`
+            return self.value(cls.model, stmt.value)
+        return self._bases_attribute(cls, attr, instance, seen) if seen < 8 else UNKNOWN
+
+    def _bases_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
+        """`attr` as the bases of `cls` define it, in order (a base of JAX's Pallas read from its source)."""
+        for base_value in self._bases(cls):
+            found = self._class_attribute(base_value, attr, instance, seen + 1)
+            if found is not UNKNOWN:
+                return found
         return UNKNOWN
+
+    def _bases(self, cls: ClassValue) -> list[ClassValue]:
+        bases = []
+        for base in cls.node.bases:
+            base_value = self.value(cls.model, base)
+            if isinstance(base_value, Api):
+                base_value = pallas_class(self.project, cls.model, base_value.name)
+            if isinstance(base_value, ClassValue):
+                bases.append(base_value)
+        return bases
+
+    def _defines(self, cls: ClassValue, attr: str, seen: int) -> bool:
+        """Does the class or a base (within 8 levels of `seen`) write `attr`? Kept with the class's module text:
+        most attributes asked of an instance are none of its class's, and a deep hierarchy was walked each time."""
+        key = ("defines", id(cls.node), attr, seen)
+        cache = cls.model.eval_cache
+        found = cache.get(key)
+        if found is None:
+            reads.begin(cls.model.read_key, ("own", id(cls.node)))  # its body's statements, and its bases'
+            try:
+                found = attr in class_members(cls.node) or seen < 8 and any(
+                    self._defines(base, attr, seen + 1) for base in self._bases(cls))
+            finally:
+                read = reads.end()
+            cache.keep(key, found, read)
+        return found
+
+    def _super(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
+        """`super()` in a method: its class, and the method's first parameter as it is bound here."""
+        method = model.enclosing_function(node)
+        cls = model.enclosing_class(method) if method is not None else None
+        positional = [*method.args.posonlyargs, *method.args.args] if isinstance(method, ast.FunctionDef) else []
+        if cls is None or not positional:
+            return UNKNOWN
+        first = positional[0]
+        if frame is not None and frame.func is method:
+            receiver = frame.params.get(first.arg, UNKNOWN)
+        else:
+            receiver = self.method_receiver(model, method, first) or UNKNOWN
+        return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
 
     def _instance_attribute(self, instance: Instance, attr: str) -> Value:
         field = self._dataclass_field(instance, attr)
@@ -398,7 +428,7 @@ class Evaluator:
         found = self._class_attribute(instance.cls, attr, instance)
         if found is not UNKNOWN:
             return found
-        assigned = self._self_assignments(instance.cls).get(attr)
+        assigned = self_assignments(instance.cls).get(attr)
         if assigned is None:
             return UNKNOWN
         method, self_name, value = assigned
@@ -412,15 +442,10 @@ class Evaluator:
         """A `@dataclass` field: what the constructor was given for it (by keyword, or by position in the
         order the fields are written), else its default (`= value`, `field(default=value)`); as a class
         with `self.x = x` in `__init__` is read. None: no field of that name (or no dataclass)."""
-        cls = instance.cls.node
-        reads.note(("own", id(cls)))
-        reads.note(("own", id(instance.cls.model.scope_of(cls))))  # its decorators
-        if not any(terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
-            return None
-        fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-                  and not (terminal_name(s.annotation.value if isinstance(s.annotation, ast.Subscript)
-                                         else s.annotation) == "ClassVar")]
-        names = [f.target.id for f in fields]
+        reads.note(("own", id(instance.cls.node)))
+        reads.note(("own", id(instance.cls.model.scope_of(instance.cls.node))))  # its decorators
+        fields = dataclass_fields(instance.cls.node)
+        names = [f.target.id for f in fields or ()]
         if attr not in names:
             return None
         kwargs = dict(instance.kwargs)
@@ -429,34 +454,8 @@ class Evaluator:
         index = names.index(attr)
         if index < len(instance.args):
             return instance.args[index]
-        default = fields[index].value
-        if isinstance(default, ast.Call) and terminal_name(default.func) == "field":
-            default = next((k.value for k in default.keywords if k.arg == "default"), None)
+        default = field_default(fields[index])
         return UNKNOWN if default is None else self.value(instance.cls.model, default)
-
-    def _self_assignments(self, cls: ClassValue) -> dict[str, tuple[ast.AST, str, ast.expr]]:
-        """`self.<attr> = value` in the class's methods, `__init__` first; computed once per class."""
-        key = ("self-assignments", id(cls.node))
-        found = cls.model.eval_cache.get(key)
-        if found is not None:
-            return found
-        reads.note(("deep", id(cls.node)))  # every method's body, nested functions too
-        found = {}
-        methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        methods.sort(key=lambda m: m.name != "__init__")
-        for method in methods:
-            positional = [*method.args.posonlyargs, *method.args.args]
-            if not positional:
-                continue
-            self_name = positional[0].arg
-            for node in ast.walk(method):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                and target.value.id == self_name):
-                            found.setdefault(target.attr, (method, self_name, node.value))
-        cls.model.eval_cache.keep(key, found)
-        return found
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
         base = self.value(model, expr.value, frame)
@@ -485,19 +484,11 @@ class Evaluator:
         return UNKNOWN
 
     def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
+        """Folded within bounds (analysis/arithmetic.py): `10 ** 10 ** 10` is unknown, never computed."""
         left, right = self.value(model, expr.left, frame), self.value(model, expr.right, frame)
-        if isinstance(left, Seq) and isinstance(right, Seq) and isinstance(expr.op, ast.Add):
-            return Seq(left.items + right.items)
-        op = _BINOPS.get(type(expr.op))
-        if op and isinstance(left, OneOf) and isinstance(right, Const):
-            return _one_of(_arithmetic(op, option, right) for option in left.options)
-        if op and isinstance(left, Const) and isinstance(right, Const):
-            if all(isinstance(v.value, (int, float)) and not isinstance(v.value, bool) for v in (left, right)):
-                try:
-                    return Const(op(left.value, right.value))
-                except (ArithmeticError, ValueError, OverflowError):
-                    return UNKNOWN
-        return UNKNOWN
+        if isinstance(left, OneOf) and isinstance(right, Const):
+            return _one_of(binop(expr.op, option, right) for option in left.options)
+        return binop(expr.op, left, right)
 
     # ---- calls --------------------------------------------------------------------------------
 
@@ -507,40 +498,59 @@ class Evaluator:
             if any(k.arg is None for k in node.keywords):
                 return UNKNOWN
             return Mapping(tuple((k.arg, self.value(model, k.value, frame)) for k in node.keywords))
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
+                and model.lookup("super", model.scope_of(node), node.lineno) is None:
+            return self._super(model, node, frame)
         func = self.value(model, node.func, frame)
         if func is UNKNOWN or (func.__class__ is Api and func.name not in _CALLS_READ):
             # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its
             # arguments are not evaluated for it (a helper's returns through every frame they reach).
             return UNKNOWN
+        complete = True  # every argument is known to be there: `*xs` and `**options` of known sequences and dicts
         args: list[Value] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
+                spread = self.value(model, arg.value, frame)
+                if isinstance(spread, Seq):
+                    args.extend(spread.items)
+                    continue
                 args.append(UNKNOWN)
+                complete = False
                 break
             args.append(self.value(model, arg, frame))
         kwargs: dict[str, Value] = {}
         for keyword in node.keywords:
             if keyword.arg is not None:
                 kwargs[keyword.arg] = self.value(model, keyword.value, frame)
+                continue
+            spread = self.value(model, keyword.value, frame)
+            removed = _popped(model, keyword.value)
+            if isinstance(spread, Mapping) and removed is not None:
+                kwargs.update((k, v) for k, v in spread.items if isinstance(k, str) and k not in removed)
             else:
-                spread = self.value(model, keyword.value, frame)
-                if isinstance(spread, Mapping):
-                    kwargs.update((k, v) for k, v in spread.items if isinstance(k, str))
-        return self.call(model, func, args, kwargs, node, frame)
+                complete = False
+        return self.call(model, func, args, kwargs, node, frame, complete)
 
     def call(self, model: "ModuleModel", func: Value, args: list[Value], kwargs: dict[str, Value],
-             node: ast.AST, frame: Frame | None) -> Value:
+             node: ast.AST, frame: Frame | None, complete: bool = False) -> Value:
+        """What calling `func` gives. `complete`: `args` and `kwargs` are all the call passes (a function's
+        `*args` and `**kwargs` are then bound to the rest)."""
         depth = frame.depth if frame else 0
         if isinstance(func, Api):
             return self._api_call(model, func.name, args, kwargs, node)
         if isinstance(func, Partial):
             merged = dict(func.kwargs)
             merged.update(kwargs)
-            return self.call(model, func.func, [*func.args, *args], merged, node, frame)
+            return self.call(model, func.func, [*func.args, *args], merged, node, frame, complete)
         if isinstance(func, Func):
             if depth >= MAX_CALL_DEPTH:
                 return UNKNOWN
-            return self._return_value(func, args, kwargs, depth + 1)
+            result = self._return_value(func, args, kwargs, depth + 1, complete)
+            if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
+                forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call
+                if forwarded is not None and result.node is forwarded:
+                    return rehome(result, model, node, forwarded)
+            return result
         if isinstance(func, ClassValue):
             try:
                 hash((tuple(args), tuple(kwargs.items())))
@@ -553,7 +563,10 @@ class Evaluator:
             return _pallas_call_results(func)
         return UNKNOWN
 
-    def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value]) -> dict[str, Value]:
+    def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value],
+                       complete: bool = False) -> dict[str, Value]:
+        """Parameter values for a call passing `args` and `kwargs`; with `complete` (nothing else is passed),
+        `*args` and `**kwargs` parameters too."""
         node = func.node
         reads.note(("own", id(func.model.scope_of(node))))  # its signature
         spec = node.args
@@ -568,6 +581,10 @@ class Evaluator:
         for key, value in kwargs.items():
             if key in names:
                 params[key] = value
+        if complete and spec.vararg is not None:
+            params[spec.vararg.arg] = Seq(tuple(args[len(positional):]))
+        if complete and spec.kwarg is not None:
+            params[spec.kwarg.arg] = Mapping(tuple((k, v) for k, v in kwargs.items() if k not in names))
         defaults = spec.defaults
         for param, default in zip(positional[len(positional) - len(defaults):], defaults):
             params.setdefault(param.arg, self.value(func.model, default))
@@ -576,22 +593,24 @@ class Evaluator:
                 params.setdefault(param.arg, self.value(func.model, default))
         return params
 
-    def _return_value(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
+    def _return_value(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int,
+                      complete: bool = False) -> Value:
         try:
-            key = ("return", id(func.node), func.self_value, tuple(args), tuple(sorted(kwargs.items())))
+            key = ("return", id(func.node), func.self_value, tuple(args), tuple(sorted(kwargs.items())), complete)
             hash(key)
         except TypeError:
             key = None
         cache = func.model.eval_cache
         if key is not None and key in cache:
             return cache[key]
-        result = self._evaluate_returns(func, args, kwargs, depth)
+        result = self._evaluate_returns(func, args, kwargs, depth, complete)
         if key is not None and self._steps <= STEP_BUDGET:
             cache.keep(key, result)
         return result
 
-    def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int) -> Value:
-        frame = Frame(func.node, self.bind_arguments(func, args, kwargs), depth)
+    def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int,
+                          complete: bool = False) -> Value:
+        frame = Frame(func.node, self.bind_arguments(func, args, kwargs, complete), depth)
         reads.note(("own", id(func.node)))  # its returns
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)
@@ -648,9 +667,9 @@ class Evaluator:
             return SemaphoreRef(shape_of(args[0] if args else kwargs.get("shape", Seq(()))), _source(model, node, name))
         if name == "jax.freeze" and args and isinstance(args[0], SemaphoreRef):
             return SemaphoreArray(args[0], _source(model, node, name))
-        if name in _ARRAYS:
-            return _array(name, args, kwargs, _source(model, node, name))
-        if name in _LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
+        if name in ARRAYS:
+            return array_value(name, args, kwargs, _source(model, node, name))
+        if name in LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
             dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else args[0].dtype
             return Array(args[0].shape, dtype, _source(model, node, name))
         if name == "jnp.arange" and args and not kwargs.keys() - {"dtype"} and len(args) == 1:
@@ -760,40 +779,17 @@ class Evaluator:
                     yield call, Func(home, func_node, value), CallArguments.of(self, model, call)
 
 
-_BRANCHING = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandler, ast.Match, ast.match_case)
-_BRANCHES = ("body", "orelse", "finalbody", "handlers", "cases")
+def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:
+    """Keys a `**name` spread no longer holds: those its function pops out of `name` first (None: `name` is
+    changed otherwise too, and what it holds is not known)."""
+    if not isinstance(spread, ast.Name):
+        return frozenset()
+    return popped_keys(model, model.enclosing_function(spread) or model.tree, spread.id)
 
 
-def _reaching_bindings(model: "ModuleModel", binding: "Binding", use: ast.AST, scope: ast.AST) -> list["Binding"]:
-    """The bindings of the use's scope that may reach it: the latest one before it and, while that one
-    sits in a branch or loop the use is not inside of, the ones before it too."""
-    bindings = model.scopes[scope].bindings.get(use.id, ()) if scope in model.scopes else ()
-    if len(bindings) < 2 or binding not in bindings or binding.kind not in ("assign", "unpack"):
-        return [binding]
-    use_ancestors = set()
-    node = use
-    while node is not None and node is not scope:
-        use_ancestors.add(id(node))
-        node = model.parents.get(node)
-    reaching = []
-    for candidate in reversed([b for b in bindings if b.lineno <= binding.lineno]):
-        reaching.append(candidate)
-        if candidate.kind not in ("assign", "unpack") or _dominates(model, candidate.node, use_ancestors, scope):
-            return reaching
-    return reaching
-
-
-def _dominates(model: "ModuleModel", statement: ast.AST, use_ancestors: set[int], scope: ast.AST) -> bool:
-    """Every branch or loop body holding `statement` also holds the use (approximately: the same list)."""
-    node = statement
-    while node is not None and node is not scope:
-        parent = model.parents.get(node)
-        if isinstance(parent, _BRANCHING):
-            same = next((getattr(parent, f) for f in _BRANCHES if node in getattr(parent, f, ())), None)
-            if same is None or not any(id(s) in use_ancestors for s in same):
-                return False
-        node = parent
-    return True
+def _bound_names(statement: ast.AST) -> set[str]:
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
 def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
@@ -811,7 +807,7 @@ def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
 _CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
-                         *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *_ARRAYS, *_LIKE_ARRAYS,
+                         *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS,
                          *TRANSPARENT_WRAPPERS, *_SPECS})
 
 
@@ -846,57 +842,6 @@ def _item(value: Value, index) -> Value:
     if isinstance(value, Seq) and type(index) is int and -len(value.items) <= index < len(value.items):
         return value.items[index]
     return UNKNOWN
-
-
-def _arithmetic(op, left: Value, right: Const) -> Value:
-    if isinstance(left, Const) and all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                       for v in (left.value, right.value)):
-        try:
-            return Const(op(left.value, right.value))
-        except (ArithmeticError, ValueError, OverflowError):
-            return UNKNOWN
-    return UNKNOWN
-
-
-def array_attribute(array: Array | ShapeDtype, attr: str) -> Value:
-    """`x.shape`, `x.dtype`, `x.ndim`, `x.size` of an array (or ShapeDtypeStruct) of known parts."""
-    if attr == "shape" and array.shape is not None:
-        return Seq(tuple(Const(d) for d in array.shape))
-    if attr == "dtype" and array.dtype is not None:
-        return Api(f"jnp.{array.dtype}")
-    if attr == "ndim" and array.shape is not None:
-        return Const(len(array.shape))
-    if attr == "size" and array.shape is not None:
-        size = 1
-        for d in array.shape:
-            size *= d
-        return Const(size)
-    return UNKNOWN
-
-
-def _fill_dtype(fill: Value) -> str | None:
-    if isinstance(fill, Const):
-        kind = type(fill.value)
-        return {bool: "bool", int: "int32", float: "float32"}.get(kind)
-    return fill.dtype if isinstance(fill, (Array, ShapeDtype)) else None
-
-
-def _array(name: str, args: list[Value], kwargs: dict[str, Value], source: str) -> Value:
-    shape_at, dtype_at, default = _ARRAYS[name]
-    shape_value = args[shape_at] if len(args) > shape_at else kwargs.get("shape")
-    dtype_value = args[dtype_at] if len(args) > dtype_at else kwargs.get("dtype")
-    if shape_value is None:
-        shape = () if name.startswith("jax.random.") else None
-    else:
-        shape = shape_of(shape_value)
-    if dtype_value is not None:
-        dtype = dtype_name(dtype_value)
-    elif default is None:  # jnp.full: the fill value's dtype
-        fill = args[1] if len(args) > 1 else kwargs.get("fill_value", UNKNOWN)
-        dtype = _fill_dtype(fill)
-    else:
-        dtype = default
-    return Array(shape, dtype, source)
 
 
 def _default_of(func_node: ast.AST, param: str) -> ast.expr | None:

@@ -83,8 +83,10 @@ class Exclusions:
     configured patterns."""
 
     def __init__(self, root: str, exclude: list[str] | None = None, extend_exclude: list[str] | None = None,
-                 settings_root: str | None = None):
-        self._arguments = (root, exclude, extend_exclude, settings_root)
+                 settings_root: str | None = None, per_file_ignores: dict[str, list[str]] | None = None):
+        self._arguments = (root, exclude, extend_exclude, settings_root, per_file_ignores)
+        # Read from the same table, carried here to the check workers (the engine applies them).
+        self.per_file_ignores = dict(per_file_ignores or {})
         self.root = os.path.abspath(root)
         base = os.path.abspath(settings_root or root)
         patterns = list(DEFAULT_EXCLUDE if exclude is None else exclude) + list(extend_exclude or [])
@@ -106,7 +108,7 @@ class Exclusions:
             settings = load_settings(folder, loaded_settings)
         except ConfigError:
             return cls(folder)
-        return cls(folder, settings.exclude, settings.extend_exclude, settings.root)
+        return cls(folder, settings.exclude, settings.extend_exclude, settings.root, settings.per_file_ignores)
 
     @property
     def arguments(self) -> tuple:

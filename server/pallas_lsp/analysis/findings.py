@@ -80,6 +80,10 @@ class Finding:
     # What a fix needs, in-process only (never serialised): "kernel" (a KernelModel: entry point, backend,
     # axes), "get_global" (the ast.Call), "model" (its ModuleModel), "use" (the offending use), ...
     facts: dict = field(default_factory=dict, compare=False, repr=False)
+    # Who says so: "pallas-lsp" (the rules, reading the source) or "jax" (JAX itself, on a launch an
+    # entry point reached: trace/entry_points.py); `confirmed`: a rule's finding JAX agreed with.
+    source: str = "pallas-lsp"
+    confirmed: bool = False
 
     def sort_key(self) -> tuple:
         return (self.path, self.span, self.code, self.message)

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Callable
 
+from . import big_literals
 from .findings import Finding, Span
 from .model import ModuleModel
 from .project import Project
@@ -373,7 +374,7 @@ def _parse_region(lines: list[str]) -> list[ast.stmt] | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return ast.parse("\n".join(lines) + "\n").body
+            return big_literals.parse("\n".join(lines) + "\n").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..dtypes import short_dtype
+from .arithmetic import MAX_ITEMS
 from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
@@ -274,41 +275,51 @@ def _input_origin(entry: EntryPoint, index: int) -> str:
     return f"in_specs[{index}]" if entry.api == "pl.pallas_call" else f"operand {index}"
 
 
-def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
-    """(inputs, outputs, scratch) slot lists; None where the count is not statically known."""
-    evaluator, model = project.evaluator, entry.model
+def launch_field(project: "Project", entry: EntryPoint, name: str, frame: Frame | None = None) -> Value | None:
+    """The launch's setting `name`: its keyword, else that field of its `grid_spec=` (a `pl.GridSpec` or
+    `pltpu.PrefetchScalarGridSpec` carries the launch's in_specs, out_specs, scratch_shapes and
+    num_scalar_prefetch); None where neither gives it, UNKNOWN where the grid spec is not known statically."""
     kernel = entry.kernel
-    operands = _launch_operands(project, entry, frame)
-    pallas_call = entry.api == "pl.pallas_call"
 
-    def kwarg(name: str) -> Value | None:
-        found = kernel.kwarg(name)
+    def kwarg(key: str) -> Value | None:
+        found = kernel.kwarg(key)
         if not found:
             return None
         value, node = found
-        return evaluator.value(model, node, frame) if node is not None else value
+        return project.evaluator.value(entry.model, node, frame) if node is not None else value
 
-    # `grid_spec=pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)` carries the specs instead.
+    value = kwarg(name)
+    if value is not None or name == "grid_spec":
+        return value
     grid_spec = kwarg("grid_spec")
-    if kernel.kwarg("grid_spec") and not isinstance(grid_spec, Spec):
+    if grid_spec is None or grid_spec == Const(None):
+        return None
+    return grid_spec.get(name) if isinstance(grid_spec, Spec) else UNKNOWN
+
+
+def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
+    """(inputs, outputs, scratch) slot lists; None where the count is not statically known."""
+    evaluator, model = project.evaluator, entry.model
+    operands = _launch_operands(project, entry, frame)
+    pallas_call = entry.api == "pl.pallas_call"
+    grid_spec = launch_field(project, entry, "grid_spec", frame)
+    if grid_spec not in (None, Const(None)) and not isinstance(grid_spec, Spec):
         return None, None, None
 
     def field(*names: str) -> tuple[str, Value] | None:
         for name in names:
-            value = kwarg(name)
-            if value is None and isinstance(grid_spec, Spec):
-                value = grid_spec.get(name)
+            value = launch_field(project, entry, name, frame)
             if value is not None:
                 return name, value
         return None
 
     prefetch = field("num_scalar_prefetch")
     prefetch = prefetch[1] if prefetch else Const(0)
-    if not (isinstance(prefetch, Const) and type(prefetch.value) is int):
-        return None, None, None
+    if not (isinstance(prefetch, Const) and type(prefetch.value) is int and 0 <= prefetch.value <= MAX_ITEMS):
+        return None, None, None  # one slot each: `num_scalar_prefetch=10**12` is not a list of 10**12
     prefetch_slots = []
     for i in range(prefetch.value):
-        shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)
+        shape, dtype = array_type(operands[i]) if operands is not None and i < len(operands) else (None, None)
         prefetch_slots.append(_Slot("input", f"scalar prefetch {i}", "smem", shape, dtype))
     if operands is not None:
         operands = operands[prefetch.value:]
@@ -330,7 +341,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
             # A TPU pallas_call may return a semaphore (the split async copy: `out_shape=(x, DMA)` with
             # out_specs memory_space=pltpu.SEMAPHORE): the body's output ref is that semaphore.
             semaphore = as_memtype(described) if pallas_call else described
-            shape, dtype = _array(semaphore if isinstance(semaphore, MemType)
+            shape, dtype = array_type(semaphore if isinstance(semaphore, MemType)
                                   and semaphore.space == "semaphore_mem" else described)
             space = "gmem" if not pallas_call else None
             if pallas_call:
@@ -375,16 +386,16 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         if count is not None:
             inputs = []
             for i in range(count):
-                shape, dtype = _array(operands[i]) if operands is not None and i < len(operands) else (None, None)
+                shape, dtype = array_type(operands[i]) if operands is not None and i < len(operands) else (None, None)
                 space, shape = _block(specs[i] if specs is not None else _NO_SPEC, shape)
                 inputs.append(_Slot("input", f"in_specs[{i}]" if specs is not None else f"operand {i}",
                                     space, shape, dtype))
     if inputs is not None:
         inputs = prefetch_slots + inputs
-    elif operands is not None:
-        inputs = []
-        for i, value in enumerate(operands):
-            shape, dtype = _array(value)
+    elif operands is not None:  # the scalar prefetch operands come first here too
+        inputs = list(prefetch_slots)
+        for i, value in enumerate(operands, start=prefetch.value):
+            shape, dtype = array_type(value)
             inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
     return inputs, outputs, scratch
 
@@ -426,7 +437,7 @@ def _block(spec: Value, array_shape: tuple[int, ...] | None) -> tuple[str | None
     return space, tuple(shape)
 
 
-def _array(value: Value) -> tuple[tuple[int, ...] | None, str | None]:
+def array_type(value: Value) -> tuple[tuple[int, ...] | None, str | None]:
     """Shape and dtype of an operand or output description: an array, a ShapeDtypeStruct, a memory-space
     type or a `plgpu.alloc_semaphore(shape)` ref."""
     if isinstance(value, (Array, ShapeDtype, MemType)):

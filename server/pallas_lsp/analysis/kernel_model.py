@@ -4,26 +4,34 @@ For every entry point (see `kernels.py`): the backend that lowers it, its grid /
 axes, the `get_global` calls it reaches (through helpers, `run_scoped`, `when`, `cond`, `fori_loop`,
 Python loops, nested defs and other modules) with how each result is used, and the semaphore
 allocations in the order JAX lowers them. Rules never walk syntax themselves.
+
+Parts of it live beside it: `launches.py` (the calls that run a kernel), `result_uses.py` (how a
+get_global result or semaphore is used), `reservations.py` (allocations in lowering order).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from . import reads
 from .allocations import Allocation, Allocations
+from .arithmetic import product
 from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
+# Launches, a get_global result's uses and reservations are their own modules; rules and fixes also
+# import those names from here, the model they read.
+from .launches import Launch, _launch_wrappers, forwards_to_launch, kernel_launches  # noqa: F401
 from .kernels import (EntryPoint, KernelIndex, get_global_argument, get_global_calls, pallas_calls,
                       reachable_functions, unwrap_function)
-from .model import FunctionNode, child_nodes
 from .mosaic_gpu_limits import mosaic_gpu_limits
+from .reservations import estimate, first_overflow, flatten_allocations  # noqa: F401
+from .result_uses import (BARRIER_OPS, SEMAPHORE_OPS, Use, _DMA_SEMAPHORES, _DMA_STARTING,  # noqa: F401
+                          _GENERIC_SEMAPHORE_OPS, _starts, launch_operand, loads_bound_by, parameter_uses, uses_of)
 from .shared_memory import SharedMemory, shared_memory
-from .values import Api, Const, Func, InterpretParams, KernelCall, MemType, OneOf, Partial, Seq, Value
+from .values import Api, Const, Func, InterpretParams, KernelCall, MemType, Seq, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -94,39 +102,10 @@ _PARAMS_BACKENDS = {
     "plgpu.CompilerParams": MOSAIC_GPU,
 }
 
-SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
-                 "pltpu.semaphore_signal": "signal", "pltpu.semaphore_wait": "wait", "pltpu.semaphore_read": "read"}
 SEMAPHORE_DTYPES = ("semaphore", "dma_sem", "barrier_semaphore")
-# TPU copies: which argument (position or keyword) is the source (send) and which the destination
-# (receive) semaphore (jax/_src/pallas/mosaic/primitives.py: AsyncCopyDescriptor(src, dst, dst_sem, src_sem)).
-_DMA_SEMAPHORES = {
-    "pltpu.make_async_copy": {2: "dma_dst", "sem": "dma_dst", "src_sem": "dma_src"},
-    "pltpu.async_copy": {2: "dma_dst", "sem": "dma_dst", "src_sem": "dma_src"},
-    "pltpu.make_async_remote_copy": {2: "dma_src", "send_sem": "dma_src", 3: "dma_dst", "recv_sem": "dma_dst"},
-    "pltpu.async_remote_copy": {2: "dma_src", "send_sem": "dma_src", 3: "dma_dst", "recv_sem": "dma_dst"},
-}
-_DMA_STARTING = {"pltpu.async_copy", "pltpu.async_remote_copy"}  # these start the copy themselves
-_GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
-                          "pltpu.get_barrier_semaphore": "barrier_semaphore"}
-BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
-_MAX_HELPER_DEPTH = 4
 # Entry points whose shared memory is estimated: what Mosaic GPU lowers through `lower_jaxpr_to_module`
 # in jax 0.12 (a Mosaic GPU `pl.pallas_call`, before 0.11.2, also pipelines its blocks: not modelled).
 ESTIMATED_APIS = ("plgpu.kernel", "pl.kernel", "pl.core_map")
-
-
-@dataclass(frozen=True)
-class Use:
-    """One place a get_global (or semaphore) result is used: `kind` is signal, wait, read, barrier, dma_src, dma_dst
-    (a started copy's semaphores), copy (a copy only waited on here), returned or other."""
-
-    kind: str
-    model: "ModuleModel"
-    node: ast.AST  # the call (or statement) that uses it
-    indices: int | None  # how many indices `.at[...]` applied before this use (None: not known)
-    live: bool  # the use keeps the get_global alive through dead-code elimination
-    # The last `.at[...]` subscript applied before this use (in `model`), where JAX checks the index count.
-    at: ast.AST | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -202,16 +181,6 @@ class SemaphoreOp:
     def node(self) -> ast.Call:
         """Where JAX fails on it, as for a `Use`."""
         return self.call
-
-
-@dataclass(frozen=True)
-class Launch:
-    """A call that runs a built kernel: `kernel(x, y)`, `plgpu.kernel(body, ...)(x, y)`, a decorated body called."""
-
-    api: str
-    model: "ModuleModel"
-    call: ast.Call
-    kernel: KernelCall
 
 
 @dataclass
@@ -315,70 +284,6 @@ def _kernel_models(project: "Project", model: "ModuleModel") -> list[KernelModel
         cached = [_build(project, entry, warp_bodies) for entry in index.entries if entry.body is not None]
         model.eval_cache["kernel-models"] = cached
     return cached
-
-
-def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
-    """Calls in `model` that run a built kernel, wherever that kernel was built (cached with the module text)."""
-    cached = model.eval_cache.get("kernel-launches")
-    if cached is None:
-        cached = []
-        with reads.frame():
-            for call in model.calls:
-                kernel = _launched_kernel(project, model, call.func)
-                if kernel is not None:
-                    cached.append(Launch(kernel.api, model, call, kernel))
-            model.eval_cache["kernel-launches"] = cached
-    return cached
-
-
-def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST) -> KernelCall | None:
-    value = project.evaluator.value(model, func_node)
-    while isinstance(value, Partial):  # functools.partial(kernel, operand): a call of it launches the kernel
-        value = value.func
-    if isinstance(value, KernelCall):
-        return value if value.body is not None else None  # without a body it is a decorator, not a kernel
-    decorators = getattr(value.node, "decorator_list", None) if isinstance(value, Func) else None
-    if decorators:
-        for entry in KernelIndex.of(project, value.model).entries:
-            if entry.node in decorators:
-                return entry.kernel
-    return None
-
-
-def forwards_to_launch(project: "Project", model: "ModuleModel", call: ast.Call) -> bool:
-    """`call` calls a wrapper of this module that only forwards its `*operands` to a kernel launch."""
-    wrappers = _launch_wrappers(project, model)
-    if not wrappers:
-        return False
-    target = project.evaluator.value(model, call.func)
-    return isinstance(target, Func) and target.model is model and id(target.node) in wrappers
-
-
-def _launch_wrappers(project: "Project", model: "ModuleModel") -> dict[int, ast.FunctionDef]:
-    """id(node) -> the functions of `model` that only forward their `*operands` to a kernel launch (cached
-    with the module text)."""
-    cached = model.eval_cache.get("launch-wrappers")
-    if cached is None:
-        forwarded = {id(launch.call) for launch in kernel_launches(project, model)}
-        cached = {id(f): f for f in model.functions
-                  if forwarded and id(_forwarding_call(f)) in forwarded}
-        model.eval_cache["launch-wrappers"] = cached
-    return cached
-
-
-def _forwarding_call(node: ast.AST) -> ast.Call | None:
-    """The call a wrapper `def f(*args): return g(..., *args)` is made of (how PAL001's fix gives a decorated
-    kernel an operand), where its one statement returns a call its `*args` go on to."""
-    if not isinstance(node, ast.FunctionDef) or node.decorator_list or node.args.vararg is None:
-        return None
-    statements = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if len(statements) != 1 or not isinstance(statements[0], ast.Return) or not isinstance(statements[0].value, ast.Call):
-        return None
-    call = statements[0].value
-    vararg = node.args.vararg.arg
-    if not any(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == vararg for a in call.args):
-        return None
-    return call
 
 
 def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[KernelModel, GetGlobalSite]]:
@@ -578,7 +483,8 @@ def _collective(project: "Project", entry: EntryPoint) -> tuple[int | None, int 
     known = spec.vararg is None and spec.kwarg is None and \
         all(id(a) in placed for a in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]) and \
         all(p.shape is not None for p in spaces)
-    count = sum(math.prod(p.shape) for p in spaces) if known else None
+    counts = [product(p.shape) for p in spaces] if known else [None]
+    count = None if None in counts else sum(counts)
     return value.value, count
 
 
@@ -885,285 +791,7 @@ def _axes(project: "Project", entry: EntryPoint) -> tuple:
 # ---- how a get_global result is used --------------------------------------------------------------
 
 
-def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: int | None = 0,
-            depth: int = 0) -> list[Use]:
-    """Where the value of expression `node` goes, following names, `.at[...]` and helper parameters."""
-    parent = model.parents.get(node)
-    if isinstance(parent, ast.Expr):
-        return []
-    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and isinstance(getattr(parent, "target", None) or parent.targets[0], ast.Name):
-        target = parent.target if isinstance(parent, ast.AnnAssign) else parent.targets[0]
-        if isinstance(parent, ast.Assign) and len(parent.targets) != 1:
-            return [Use("other", model, parent, indices, True)]
-        return _name_uses(project, model, target.id, parent, indices, depth)
-    if isinstance(parent, ast.NamedExpr):
-        return _name_uses(project, model, parent.target.id, parent, indices, depth) + uses_of(
-            project, model, parent, indices, depth)
-    if isinstance(parent, ast.Attribute) and parent.attr == "at":
-        subscript = model.parents.get(parent)
-        if isinstance(subscript, ast.Subscript) and subscript.value is parent:
-            count = len(subscript.slice.elts) if isinstance(subscript.slice, ast.Tuple) else 1
-            if isinstance(subscript.slice, ast.Tuple) and any(isinstance(e, ast.Starred) for e in subscript.slice.elts):
-                count = None
-            more = None if indices is None or count is None else indices + count
-            return [u if u.at is not None or u.model is not model else dataclasses.replace(u, at=subscript)
-                    for u in uses_of(project, model, subscript, more, depth)]
-        return [Use("other", model, parent, indices, True)]
-    if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
-        # `ref[...]`: a read, which DCE drops with a result that feeds nothing.
-        return [Use("ref_read", model, parent, indices, bool(uses_of(project, model, parent, 0, depth)))]
-    if isinstance(parent, ast.keyword):
-        call = model.parents.get(parent)
-        if isinstance(call, ast.Call):
-            return _call_use(project, model, call, node, parent.arg, indices, depth)
-    if isinstance(parent, ast.Call) and node in parent.args:
-        return _call_use(project, model, parent, node, None, indices, depth)
-    if isinstance(parent, ast.Return):
-        func = model.enclosing_function(parent)
-        return _caller_uses(project, model, func, indices, depth) or [Use("returned", model, parent, indices, True)]
-    if isinstance(parent, ast.Lambda) and parent.body is node:
-        return _caller_uses(project, model, parent, indices, depth) or [Use("other", model, parent, indices, True)]
-    if isinstance(parent, ast.ListComp) and parent.elt is node and len(parent.generators) == 1:
-        return _element_uses(project, model, parent, indices, depth)
-    return [Use("other", model, parent if parent is not None else node, indices, True)]
-
-
-def launch_operand(project: "Project", model: "ModuleModel", node: ast.AST) -> ast.Call | None:
-    """The kernel launch in `model` that takes the value of expression `node` as an operand, directly or
-    through a name bound to it (`sem = get_global(...)`; `kernel(x, sem)`); None where there is none. A launch
-    takes its operands whatever its body does with them (jit drops no kernel's operand)."""
-    launches = {id(launch.call) for launch in kernel_launches(project, model)}
-    if not launches:
-        return None
-    parent = model.parents.get(node)
-    loads = [node]
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        loads = loads_bound_by(model, parent, parent.targets[0].id)
-    for load in loads:
-        call = model.parents.get(load)
-        if isinstance(call, ast.keyword):
-            call = model.parents.get(call)
-        if isinstance(call, ast.Call) and call.func is not load and id(call) in launches:
-            return call
-    return None
-
-
-def loads_bound_by(model: "ModuleModel", assign: ast.Assign, name: str) -> list[ast.Name]:
-    """The loads of `name` in the scope of `assign` that read the value `assign` binds to it."""
-    scope = model.enclosing_function(assign) or model.tree
-    return [load for load in _loads(model, scope, name)
-            if getattr(model.lookup(name, model.scope_of(load), load.lineno), "node", None) is assign]
-
-
-def _caller_uses(project, model, func: ast.AST | None, indices, depth) -> list[Use]:
-    """Where a helper's return value goes in the calls of it in its module (JAX traces the helper inline, so
-    a semaphore it returns is used, or dropped, there); [] where nothing here calls it by name."""
-    if func is None or depth >= _MAX_HELPER_DEPTH:
-        return []
-    name = getattr(func, "name", None)
-    binder = model.parents.get(func)
-    if isinstance(func, ast.Lambda) and isinstance(binder, ast.Assign) and len(binder.targets) == 1 \
-            and isinstance(binder.targets[0], ast.Name):
-        name = binder.targets[0].id
-    if name is None:
-        return []
-    uses: list[Use] = []
-    for call in model.calls_named(name):
-        callee = project.evaluator.value(model, call.func)
-        if isinstance(callee, Func) and callee.node is func:
-            uses.append(Use("called", model, call, indices, False))  # marks that a caller was found
-            uses.extend(uses_of(project, model, call, indices, depth + 1))
-    return uses
-
-
-def _element_uses(project, model, container: ast.AST, indices, depth) -> list[Use]:
-    """Uses of the elements of a list built by a comprehension: `sems = [get_global(...) for ...]`, `sems[0]`."""
-    parent = model.parents.get(container)
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
-        return [Use("other", model, container, indices, True)]
-    scope = model.enclosing_function(parent) or model.tree
-    uses: list[Use] = []
-    for load in _loads(model, scope, parent.targets[0].id):
-        binding = model.lookup(load.id, model.scope_of(load), load.lineno)
-        if binding is None or binding.node is not parent:
-            continue
-        subscript = model.parents.get(load)
-        if isinstance(subscript, ast.Subscript) and subscript.value is load and isinstance(subscript.ctx, ast.Load):
-            uses.extend(uses_of(project, model, subscript, indices, depth))
-        else:
-            uses.append(Use("other", model, subscript or load, indices, True))
-    return uses
-
-
-def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:
-    scope = model.enclosing_function(binder) or model.tree
-    uses: list[Use] = []
-    for node in _loads(model, scope, name):
-        binding = model.lookup(name, model.scope_of(node), node.lineno)
-        if binding is not None and binding.node is binder:
-            uses.extend(uses_of(project, model, node, indices, depth))
-    return uses
-
-
-def _loads(model: "ModuleModel", scope: ast.AST, name: str) -> list[ast.Name]:
-    """Loads of `name` under `scope`, in source order: one walk per scope, kept with the module text
-    (every get_global's uses, and every helper parameter they pass through, ask again)."""
-    key = ("name-loads", id(scope))
-    by_name = model.eval_cache.get(key)
-    if by_name is None:
-        by_name = {}
-        stack = [scope]  # any order: sorted below
-        while stack:
-            node = stack.pop()
-            if node.__class__ is ast.Name:
-                if node.ctx.__class__ is ast.Load:
-                    by_name.setdefault(node.id, []).append(node)
-            else:
-                stack.extend(child_nodes(node))
-        for found in by_name.values():
-            found.sort(key=lambda n: (n.lineno, n.col_offset))
-        model.eval_cache[key] = by_name
-    return by_name.get(name, [])
-
-
-def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
-    func = project.evaluator.value(model, call.func)
-    if isinstance(func, Api):
-        if func.name in SEMAPHORE_OPS and (keyword is None and call.args and call.args[0] is arg
-                                           or keyword in ("sem_or_view", "sem")):
-            kind = SEMAPHORE_OPS[func.name]
-            live = kind != "read" or bool(uses_of(project, model, call, 0, depth))
-            return [Use(kind, model, call, indices, live)]
-        if func.name in BARRIER_OPS or keyword == "barrier":
-            return [Use("barrier", model, call, indices, True)]
-        role = _dma_semaphore_role(func.name, call, arg, keyword)
-        if role is not None:
-            starts = [call] if func.name in _DMA_STARTING else _starts(model, call)
-            # A descriptor only waited on here (the split async copy's second kernel): no start checks its
-            # semaphores, but `.at[]` with too many indices still fails where it is applied.
-            return [Use(role, model, start, indices, True) for start in starts] or [Use("copy", model, call, indices, True)]
-        return [Use("other", model, call, indices, True)]
-    target = unwrap_function(func)
-    if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
-        return [Use("other", model, call, indices, True)]
-    param = _parameter_for(target, call, arg, keyword)
-    if param is None:
-        return [Use("other", model, call, indices, True)]
-    if target.model.scopes.get(target.node) is None:
-        return [Use("other", model, call, indices, True)]
-    return parameter_uses(project, target, param, indices, depth + 1)
-
-
-def parameter_uses(project: "Project", func: Func, param: ast.arg, indices: int | None = 0, depth: int = 0) -> list[Use]:
-    """Where the value bound to `func`'s parameter `param` goes (see `uses_of`)."""
-    uses = []
-    for node in _loads(func.model, func.node, param.arg):
-        found = func.model.lookup(node.id, func.model.scope_of(node), node.lineno)
-        if found is not None and found.node is param:
-            uses.extend(uses_of(project, func.model, node, indices, depth))
-    return uses
-
-
-def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | None) -> str | None:
-    """"dma_src" / "dma_dst" when `arg` is the source (send) or destination (receive) semaphore of a TPU copy."""
-    roles = _DMA_SEMAPHORES.get(api)
-    if roles is None:
-        return None
-    if keyword is not None:
-        return roles.get(keyword)
-    index = call.args.index(arg) if arg in call.args else -1
-    return roles.get(index)
-
-
-def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...] = ("start",)) -> list[ast.Call]:
-    """The `.start()` calls (or other `methods`) of a copy descriptor: chained on it, or on the one name it is
-    assigned to. JAX checks the semaphores there (dma_start's abstract evaluation)."""
-    def start_of(node: ast.AST) -> ast.Call | None:
-        attribute = model.parents.get(node)
-        call = model.parents.get(attribute)
-        if isinstance(attribute, ast.Attribute) and attribute.attr in methods and isinstance(call, ast.Call) \
-                and call.func is attribute:
-            return call
-        return None
-
-    chained = start_of(descriptor)
-    if chained is not None:
-        return [chained]
-    parent = model.parents.get(descriptor)
-    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
-        return []
-    name = parent.targets[0].id
-    scope = model.enclosing_function(parent) or model.tree
-    starts = []
-    for node in _loads(model, scope, name):
-        binding = model.lookup(name, model.scope_of(node), node.lineno)
-        if binding is not None and binding.node is parent and (start := start_of(node)) is not None:
-            starts.append(start)
-    return starts
-
-
-def _parameter_for(func: Func, call: ast.Call, arg: ast.AST, keyword: str | None) -> ast.arg | None:
-    spec = func.node.args
-    positional = [*spec.posonlyargs, *spec.args]
-    if func.self_value is not None and positional:
-        positional = positional[1:]
-    if keyword is not None:
-        return next((p for p in [*positional, *spec.kwonlyargs] if p.arg == keyword), None)
-    if any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    index = call.args.index(arg)
-    return positional[index] if index < len(positional) else None
-
-
 # ---- semaphore allocations in lowering order --------------------------------------------------------
-
-
-
-def estimate(allocations: tuple[Allocation, ...] | list[Allocation], block_local: bool = True) -> int:
-    """What Mosaic GPU's resource estimator reserves for a kernel's get_global semaphores. Block-local ones (no
-    grid and no cluster axes): the MAX over equations (`Resources.or_`), a run_scoped counting its own
-    allocation plus its body. Global ones (a grid or a cluster): the SUM of the get_globals, each once."""
-    if not block_local:
-        return sum(a.size for a in flatten_allocations(allocations) if a.kind == "get_global" and not a.repeat)
-    best = 0
-    for allocation in allocations:
-        size = allocation.size + estimate(allocation.body) if allocation.kind == "run_scoped" else allocation.size
-        best = max(best, size)
-    return best
-
-
-def flatten_allocations(allocations):
-    for allocation in allocations:
-        yield allocation
-        yield from flatten_allocations(allocation.body)
-
-
-def first_overflow(allocations: tuple[Allocation, ...], block_local: bool = True) -> tuple[Allocation, int, int] | None:
-    """The reservation at which lowering (which adds get_global reservations up and never releases them)
-    exceeds the estimate: (allocation, semaphores reserved then, estimate), or None if none does. With a grid
-    or a cluster the get_globals have a pool of their own (run_scoped semaphores are block-local)."""
-    limit = estimate(allocations, block_local)
-    used = 0
-
-    def walk(items) -> tuple[Allocation, int, int] | None:
-        nonlocal used
-        for allocation in items:
-            if not block_local and allocation.kind != "get_global":
-                found = walk(allocation.body)
-                if found:
-                    return found
-                continue
-            used += allocation.size
-            if used > limit:
-                return allocation, used, limit
-            if allocation.kind == "run_scoped":
-                found = walk(allocation.body)
-                if found:
-                    return found
-                used -= allocation.size
-        return None
-
-    return walk(allocations)
 
 
 def budget_sites(project: "Project", model: "ModuleModel", wanted=None) -> list[tuple[ast.AST, KernelModel]]:

@@ -1,7 +1,8 @@
 """Kernel entry points, whether each runs in interpret mode, and the code each one reaches.
 
 An entry point is where a Python function becomes a Pallas kernel: `pl.pallas_call(body, ...)`,
-`plgpu.kernel(body, ...)` and its decorator forms, `pl.kernel(..., mesh=...)`, `pl.core_map(mesh)`.
+`plgpu.kernel(body, ...)` and its decorator forms, `pl.kernel(..., mesh=...)`, `pl.core_map(mesh)`, and a call
+of a launch wrapper that hands its arguments on to one of these (`launch_wrappers.py`: `self.pallas_call(body, ...)`).
 The code it reaches is its body plus every user function the body refers to, transitively:
 helpers, `pl.run_scoped`/`pl.when`/`lax.fori_loop` bodies, `functools.partial` targets, and
 helpers in other modules of the workspace.
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from . import reads
 from .evaluate import KERNEL_FACTORIES
+from .launch_wrappers import forwarded_call
 from .model import FunctionNode, child_nodes
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
@@ -62,6 +64,12 @@ class EntryPoint:
     @property
     def body(self) -> Func | None:
         return unwrap_function(self.kernel.body)
+
+
+def _launch_wrapper(value: Value) -> bool:
+    """A function that hands its arguments on to a call (`launch_wrappers.forwarded_call`): a call of it may
+    build a kernel."""
+    return isinstance(value, Func) and forwarded_call(value.node) is not None
 
 
 def unwrap_function(value: Value | None) -> Func | None:
@@ -140,7 +148,8 @@ class KernelIndex:
         model, evaluator = self.model, self.evaluator
         for call in model.calls:
             func = evaluator.value(model, call.func)
-            if not (isinstance(func, (KernelCall, Partial)) or (isinstance(func, Api) and func.name in KERNEL_FACTORIES)):
+            if not (isinstance(func, (KernelCall, Partial)) or (isinstance(func, Api) and func.name in KERNEL_FACTORIES)
+                    or _launch_wrapper(func)):
                 continue
             value = evaluator.value(model, call)
             if isinstance(value, KernelCall) and value.body is not None and id(value.node) not in seen:
@@ -161,6 +170,11 @@ class KernelIndex:
             nodes = {k.arg: k.value for k in getattr(decorator, "keywords", []) if k.arg}
             kwargs = tuple((k, v, nodes.get(k)) for k, v in value.kwargs)
             return KernelCall(value.func.name, self.model, decorator, body, kwargs)
+        if isinstance(value, Partial) and _launch_wrapper(value.func) and isinstance(decorator, ast.Call):
+            # `@functools.partial(self.kernel, out_type=...)` of a launch wrapper: built at the decorator
+            kernel = self.evaluator.call(self.model, value, [body], {}, decorator, None, complete=True)
+            if isinstance(kernel, KernelCall) and kernel.node is decorator:
+                return kernel
         return None
 
     def _mark_interpret_keywords(self) -> None:

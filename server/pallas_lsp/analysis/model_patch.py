@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import warnings
 
+from . import big_literals
 from .model import CHILDREN, ModuleModel, Scope, ScopeNode, _Builder, _link_parents
 from .reads import BROAD
 from .source import ParsedSource
@@ -161,7 +162,7 @@ def _parse_run(old: list[ast.stmt], lines: list[str], depth: int, delta: int) ->
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(code)
+            tree = big_literals.parse(code)  # as the whole text is parsed (`ModuleModel`)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     new = tree.body if indent == 0 else tree.body[0].body
@@ -253,6 +254,9 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
         scopes.pop(node, None)
         model._body_id_sets.pop(node, None)
     model._body_id_sets.pop(owner, None)
+    for node in (owner, scope):  # what is kept on a node its statements' edit changes
+        node.__dict__.pop("_pallas_members", None)  # a class body's members (`classes.class_members`)
+        node.__dict__.pop("_forwarded_call", None)  # a launch wrapper's call (`launch_wrappers.forwarded_call`)
     own = scopes[scope]
     old_bound = set()
     for name, bindings in list(own.bindings.items()):

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import reads
 from .allocations import Allocations
+from .arithmetic import product
 from .evaluate import NOT_STATIC, as_memtype
 from .kernels import EntryPoint, unwrap_function
 from .mosaic_gpu_limits import MosaicGpuLimits
-from .values import Api, Func, Mapping, MemType, Partial, Seq, Value
+from .values import Api, Func, Mapping, MemType, Partial, Seq, Value, int_text
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -116,10 +116,10 @@ class SharedMemory:
         """`SMEM 196,608 / 232,448 B`, with `≥` where part is not known, and TMEM where used."""
         bound = "≥ " if self.unknown else ""
         limit = f"{self.max_smem_bytes:,}" if self.max_smem_bytes is not None else "?"
-        text = f"SMEM {bound}{self.smem_bytes:,} / {limit} B"
+        text = f"SMEM {bound}{int_text(self.smem_bytes, grouped=True)} / {limit} B"
         if self.tmem_requested_cols:
             tmem_limit = self.tmem_max_cols if self.tmem_max_cols is not None else "?"
-            text += f" · TMEM {bound}{self.tmem_cols} / {tmem_limit} cols"
+            text += f" · TMEM {bound}{int_text(self.tmem_cols)} / {tmem_limit} cols"
         return text
 
 
@@ -289,17 +289,21 @@ class _ScratchWalk:
     def _allocation(self, memtype: MemType, origin: str) -> Resources:
         unknown = (f"`{memtype.source}` ({origin}: shape or dtype not known statically)",)
         details = dict(memtype.details)
+        # Its elements; None past 2**1024 (`arithmetic.product`): too many to count, then counted as nothing.
+        count = product(memtype.shape) if memtype.shape is not None else None
+        if memtype.shape is not None and count is None and memtype.space in ("smem", "tmem"):
+            return Resources(unknown=(f"`{memtype.source}` ({origin}: too many elements to count)",))
         if memtype.dtype in ("barrier", "cluster_barrier"):
-            if memtype.shape is None or NOT_STATIC in details.values():
+            if count is None or NOT_STATIC in details.values():
                 return Resources(unknown=unknown)
             key = (memtype.dtype, details.get("num_arrivals", 1), details.get("orders_tensor_core", False),
-                   details.get("collective_axes"), details.get("leader_tracked", False), math.prod(memtype.shape))
+                   details.get("collective_axes"), details.get("leader_tracked", False), count)
             return Resources(barriers=Counter([key]))
         if memtype.space == "smem":
             bits = _BITS.get(memtype.dtype or "")
-            if memtype.shape is None or bits is None or memtype.constructor == "plgpu.RefUnion":
+            if count is None or bits is None or memtype.constructor == "plgpu.RefUnion":
                 return Resources(unknown=unknown)
-            return Resources.make(self.alignment, smem=math.prod(memtype.shape) * bits // 8)
+            return Resources.make(self.alignment, smem=count * bits // 8)
         if memtype.space == "tmem":
             cols = _tmem_columns(memtype, details)
             if cols is None:
@@ -323,7 +327,7 @@ def _tmem_columns(memtype: MemType, details: dict) -> int | None:
     if details.get("collective") and memtype.shape[-2] != TMEM_ROWS:
         return None
     per_column = TMEM_ROWS * (32 // bits if packed else 1)
-    return math.prod(memtype.shape) // per_column
+    return product(memtype.shape) // per_column  # `_allocation` refused a shape too big to count
 
 
 def _short(model: "ModuleModel", node: ast.AST | None) -> str:

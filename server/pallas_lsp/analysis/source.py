@@ -20,8 +20,9 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import big_literals
 from .findings import Span
-from ..source_text import LINE_BREAK, Refusal, cookie_refusal, split_lines
+from ..source_text import LINE_BREAK, Refusal, cookie_refusal, split_lines, tokens
 
 MAX_RECOVERY_STEPS = 200
 
@@ -142,7 +143,7 @@ def recover(lines: list[str], known_to_parse: Callable[[list[str]], bool] | None
         try:
             with warnings.catch_warnings():  # "invalid escape sequence" and friends: not ours to print
                 warnings.simplefilter("ignore")
-                tree = ast.parse("\n".join(work) + "\n")
+                tree = big_literals.parse("\n".join(work) + "\n")
             return tree, errors, work if errors else None
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             lineno = getattr(exc, "lineno", None)
@@ -252,32 +253,33 @@ def _too_deep_statement(work: list[str]) -> tuple[int, int] | None:
     A RecursionError from the parser carries no line. The tokenizer is not recursive, so it splits
     the text into logical lines; only those with many operators or brackets are tried alone.
     """
+    found, start, weight = None, None, 0
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(work) + "\n").readline))
+        for token in tokens("\n".join(work) + "\n"):  # one at a time: TokenInfos hold a copy of their line each
+            if found is not None:
+                continue  # the text must still tokenize to the end, or none is reported
+            if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT) and start is None:
+                continue
+            if start is None:
+                start, weight = token.start[0] - 1, 0
+            if token.type == tokenize.OP or keyword.iskeyword(token.string):  # `not not ... x` nests too
+                weight += 1
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                end = token.start[0] - 1
+                if weight > 100:
+                    statement = textwrap.dedent("\n".join(work[start:end + 1])).rstrip()
+                    if statement.endswith(":"):
+                        statement += " pass"
+                    try:
+                        ast.parse(statement)
+                    except (RecursionError, MemoryError):
+                        found = start, min(end, len(work) - 1)
+                    except (SyntaxError, ValueError):
+                        pass
+                start = None
     except (tokenize.TokenError, SyntaxError, ValueError):
         return None
-    start, weight = None, 0
-    for token in tokens:
-        if token.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT) and start is None:
-            continue
-        if start is None:
-            start, weight = token.start[0] - 1, 0
-        if token.type == tokenize.OP or keyword.iskeyword(token.string):  # `not not ... x` nests too
-            weight += 1
-        if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-            end = token.start[0] - 1
-            if weight > 100:
-                statement = textwrap.dedent("\n".join(work[start:end + 1])).rstrip()
-                if statement.endswith(":"):
-                    statement += " pass"
-                try:
-                    ast.parse(statement)
-                except (RecursionError, MemoryError):
-                    return start, min(end, len(work) - 1)
-                except (SyntaxError, ValueError):
-                    pass
-            start = None
-    return None
+    return found
 
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -294,3 +296,42 @@ def noqa_codes(line: str) -> set[str] | None:
     if not codes:
         return set()
     return {code.upper() for code in re.split(r"[\s,]+", codes) if code}
+
+
+# `# pallas-lsp: noqa` or `# pallas-lsp: noqa: PAL001, PAL002` on a line of its own: the whole file, as
+# `# ruff: noqa` is for ruff. A comment that trails code is a line's own noqa, never the file's.
+_FILE_NOQA = re.compile(r"^[ \t]*#[ \t]*pallas-lsp[ \t]*:[ \t]*noqa(?P<rest>[^\r\n]*)$", re.M | re.I)
+_FILE_NOQA_CODES = re.compile(r"[ \t]*(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[ \t]*,?[ \t]*[A-Z]+[0-9]*)*)[ \t]*,?)?[ \t]*",
+                              re.I)
+
+
+def file_noqa_codes(text: str) -> set[str] | None:
+    """Codes or prefixes a file silences as a whole: None without a file-level noqa comment, an
+    empty set for a bare one (every rule). A line inside a string is no comment: checked with the
+    tokenizer, only when the text has such a line at all."""
+    hits = [match for match in _FILE_NOQA.finditer(text) if _FILE_NOQA_CODES.fullmatch(match["rest"])]
+    if not hits:
+        return None
+    comments = _comment_lines(text)
+    codes: set[str] = set()
+    found = False
+    for match in hits:
+        line = len(LINE_BREAK.findall(text, 0, match.start())) + 1
+        if comments is not None and line not in comments:
+            continue
+        listed = _FILE_NOQA_CODES.fullmatch(match["rest"])["codes"]
+        if not listed:
+            return set()
+        found = True
+        codes.update(code.upper() for code in re.split(r"[\s,]+", listed) if code)
+    return codes if found else None
+
+
+def _comment_lines(text: str) -> set[int] | None:
+    """1-based lines where a comment starts (None when the text does not tokenize: then every
+    comment-looking line counts)."""
+    try:
+        return {token.start[0] for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type == tokenize.COMMENT}
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None

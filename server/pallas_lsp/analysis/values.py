@@ -6,6 +6,7 @@ Anything not known statically is `UNKNOWN`; rules report only on values that are
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,7 @@ class MemType(Value):
         """`Ref<smem>{float32[128]}`, or None when shape or dtype are not statically known."""
         if self.shape is None or self.dtype is None:
             return None
-        return f"Ref<{self.space}>{{{self.dtype}[{','.join(map(str, self.shape))}]}}"
+        return f"Ref<{self.space}>{{{self.dtype}[{shape_text(self.shape, ',')}]}}"
 
     @property
     def is_gpu_global_semaphore(self) -> bool:
@@ -166,6 +167,15 @@ class Instance(Value):
     kwargs: tuple[tuple[str, Value], ...] = ()
 
 
+@dataclass(frozen=True)
+class Super(Value):
+    """`super()` in a method of `cls`: attributes come from its bases, bound to `receiver` (the method's `self`,
+    an Instance, or `cls`, a ClassValue)."""
+
+    cls: ClassValue
+    receiver: Value
+
+
 @dataclass(frozen=True, eq=False)
 class KernelCall(Value):
     """The result of calling a kernel factory: `pl.pallas_call(...)`, `plgpu.kernel(...)`, and so on.
@@ -232,3 +242,25 @@ class Spec(Value):
 
     def get(self, name: str) -> Value | None:
         return next((value for key, value in self.fields if key == name), None)
+
+
+_EXACT_BITS = 128  # up to 2**128 (39 digits): written in full
+
+
+def int_text(number: int, grouped: bool = False) -> str:
+    """`str(number)` (`f"{number:,}"` grouped) for a message, never raising: past 2**128 (where Python's
+    int-to-str limit, 4,300 digits by default, may be far beyond: `str` raises) it is written `≈1.23e+5000`."""
+    if number.bit_length() <= _EXACT_BITS:
+        return f"{number:,}" if grouped else str(number)
+    magnitude = math.log10(abs(number))  # any int: it is not converted to a float
+    exponent = math.floor(magnitude)
+    return f"≈{'-' if number < 0 else ''}{10 ** (magnitude - exponent):.3g}e+{exponent}"
+
+
+def shape_text(shape: tuple[int, ...], separator: str | None = None) -> str:
+    """A shape as Python writes the tuple (`(2,)`, `(2, 3)`), or with `separator` its dims alone
+    (`2,3` for JAX's `float32[2,3]`); each dim through `int_text`."""
+    dims = [int_text(d) for d in shape]
+    if separator is not None:
+        return separator.join(dims)
+    return f"({dims[0]},)" if len(dims) == 1 else f"({', '.join(dims)})"

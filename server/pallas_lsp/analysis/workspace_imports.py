@@ -37,7 +37,7 @@ import os
 import sys
 from dataclasses import dataclass
 
-from . import disk_cache, reads
+from . import big_literals, disk_cache, reads
 from .model import Binding
 from ..source_text import read_source
 
@@ -100,7 +100,7 @@ def module_exports(text: str) -> Exports | None:
     takes as true) is reachable too, its `else:` unreachable (the other way round for `if not
     TYPE_CHECKING:`). Any other flow leaves the name to jedi."""
     try:
-        tree = ast.parse(text)
+        tree = big_literals.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     bound: dict[str, list] = {}  # name -> [(entry, reachable), ...] in the order of the text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import os
 from dataclasses import replace
 
 from ..analysis.findings import Finding, Fix
@@ -38,6 +39,8 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
         rewrites = _get_global_rewrites(project, model, call, finding, refusals)
     elif finding.code in FINDING_FIXES:
         rewrites = _finding_rewrites(project, model, finding, refusals)
+    if rewrites:
+        rewrites = _outside_elided(project, model, rewrites, refusals)
     if verify and rewrites:
         from .companion import COMPANION_CODES, completed
         from .verify import Baseline, added_code, check_fix
@@ -72,6 +75,26 @@ def fixes_and_reason(project, finding: Finding, text: str | None = None,
         return fixes, None
     reason = "; ".join(dict.fromkeys(refusals)) or NO_FIX_REASONS.get(finding.code, NO_FIX_REASON)
     return fixes, reason
+
+
+def _outside_elided(project, model, rewrites: list[Fix], refusals: list[str]) -> list[Fix]:
+    """The rewrites that leave the inside of every big data literal alone (`edits.into_elided`)."""
+    from .edits import into_elided
+
+    kept = []
+    for fix in rewrites:
+        paths = {os.path.abspath(e.path) for e in fix.edits}
+        try:
+            into = any(into_elided(model.text if path == model.path else project.text(path),
+                                   [e for e in fix.edits if os.path.abspath(e.path) == path]) for path in paths)
+        except (OSError, ValueError):
+            into = True
+        if into:
+            log.info("%s not offered: it would edit a data literal of more than 4,096 values", fix.title)
+            refusals.append(f"{_fix_name(fix.title)} it would edit inside a data literal of more than 4,096 values")
+        else:
+            kept.append(fix)
+    return kept
 
 
 def _made_whole(project, baseline, finding: Finding, fix: Fix, code: str, codes: tuple) -> Fix | None:

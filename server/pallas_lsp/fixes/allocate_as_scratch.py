@@ -27,6 +27,7 @@ from .kernel_edits import (
     FixBuilder,
     add_parameter,
     check_parameters,
+    edit_sequence_argument,
     edit_sequence_keyword,
     give_to_siblings,
     remove_get_global,
@@ -34,7 +35,9 @@ from .kernel_edits import (
     take_name,
     thread_through_helper,
 )
+from .grid_spec import grid_spec_call, scratch_argument, written_in
 from .pass_as_input import tuple_code
+from .type_in_scope import depends_on_a_variable, type_at_launches
 from .sites import grid_rank, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
@@ -62,31 +65,32 @@ def _only_interpret_true(project, entry) -> bool:
         site_interpreter(project, entry, site) == "hlo" for site in entry.interpret)
 
 
-def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, spell: bool = False,
+def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, entries, spell: bool = False,
                   launch_model=None) -> str:
-    """The scratch type's code at the launch: the argument as written, if every name in it means
-    the same at module level; else spelled from its value (`self.TILE` -> `plgpu.SMEM((128,), jnp.float32)`),
-    always so where the launch (`launch_model`) is in another module than the get_global."""
+    """The scratch type's code at the launch: the argument with each name carried there (kept where the launch
+    sees the same one, `self` as the launch's instance, a partial's parameter as its argument: see
+    `type_in_scope`); else spelled from its value (`plgpu.SMEM((128,), jnp.float32)`), always so where the launch
+    (`launch_model`) is in another module than the get_global, and never where the value may differ between
+    runs (a parameter, a config): spelled, it would hold for one configuration only."""
     launch_model = launch_model or model
     spell = spell or launch_model is not model
     argument = call.args[0] if call.args else None
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
-    module_scope = model.scopes[model.tree].bindings
-    local = None
-    for node in ast.walk(argument):
-        if isinstance(node, ast.Name):
-            binding = model.lookup(node.id, model.scope_of(argument), argument.lineno)
-            if binding is None or node.id not in module_scope or binding not in module_scope[node.id]:
-                local = node.id
-    if local is None and not spell:
-        return ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    if not spell:
+        carried = type_at_launches(builder.project, model, argument, entries)
+        if carried is not None:
+            return carried
+    varying = depends_on_a_variable(builder.project, model, argument)
+    if varying is not None:
+        raise CannotFix(f"the buffer's type depends on {varying}, which the launch cannot write, and spelled from "
+                        "the value it has here it would hold for one configuration only")
     spelled = spelled_type(builder, launch_model, value)
     if spelled is not None:
         return spelled
     if launch_model is not model:
         raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
-    raise CannotFix(f"{local} is local to the kernel")
+    raise CannotFix(f"{model.segment(argument, 40)} cannot be written at the launch")
 
 
 def spelled_type(builder: FixBuilder, model, value: MemType) -> str | None:
@@ -247,10 +251,11 @@ def fix(project, model, call, value, code: str):
     for node in to_interpret_true:
         replace_expression(builder, launch_model, node, "True")
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
-        lambda: _movable_type(model, call, value, builder, launch_model=launch_model))
+        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
         unsafe = TPU_VMEM_AS_SMEM
-        type_code = lambda: _movable_type(model, call, as_smem(value), builder, spell=True, launch_model=launch_model)
+        type_code = lambda: _movable_type(model, call, as_smem(value), builder, entries, spell=True,
+                                          launch_model=launch_model)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else ""
@@ -271,9 +276,16 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     `give_to_siblings`)."""
     keyword_name = keyword_name or SCRATCH_KEYWORDS[entries[0].api].keyword
     forms = set()
+    # A launch with a grid spec takes scratch in it only: (its call, its scratch as written) by launch.
+    in_grid_spec = {}
     for entry in entries:
-        found = entry.kernel.kwarg(keyword_name)
-        node = found[1] if found else None
+        spec = grid_spec_call(builder.project, entry) if keyword_name == "scratch_shapes" else None
+        if spec is not None:
+            in_grid_spec[id(entry)] = spec, scratch_argument(builder.project, entry.model, spec)
+            node = in_grid_spec[id(entry)][1]
+        else:
+            found = entry.kernel.kwarg(keyword_name)
+            node = found[1] if found else None
         as_dict = isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                                                  and node.func.id == "dict")
         forms.add(as_dict)
@@ -290,6 +302,14 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         thread_through_helper(builder, where, name)
     remove_get_global(builder, model, use, name)
     for entry in entries:
-        edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
-                              dict_key=name if as_dict else None, add_if_missing=True)
-    return note
+        if id(entry) in in_grid_spec:
+            spec, written = in_grid_spec[id(entry)]
+            if not written_in(entry.model, spec, entry, code):
+                raise CannotFix("the grid spec is built in a function where the scratch type's names mean "
+                                "something else")
+            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, code, first=False,
+                                   dict_key=name if as_dict else None, add_if_missing=True)
+        else:
+            edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
+                                  dict_key=name if as_dict else None, add_if_missing=True)
+    return note + (" in the grid spec" if in_grid_spec else "")

@@ -71,9 +71,7 @@ class CstFile:
         self.chunks: dict[tuple[int, int], _Chunk] = {}
         self.owner: dict[cst.CSTNode, _Chunk] = {}
         self.line_length = line_length(self.path)
-        as_lf = _BARE_CR.sub("\n", self.text)  # tokenize, too, reads a bare `\r` as no line end
-        self.style = style_of(as_lf)
-        self.indent = indent_unit(as_lf)
+        self.style, self.indent = layout_of(model)
         self.cr_lines = newline_of(self.lines) == "\r"
         self.removed: list[tuple[int, int]] = []  # top-level statements removed whole, lines first..last
 
@@ -205,6 +203,14 @@ def ranges_of(model) -> list[tuple[int, int]]:
     if "fix-ranges" not in model.eval_cache:
         model.eval_cache["fix-ranges"] = statement_ranges(model.tree)
     return model.eval_cache["fix-ranges"]
+
+
+def layout_of(model) -> tuple[str, str]:
+    """The file's call style and indent unit, computed once per text (every fix of it shares them)."""
+    if "fix-layout" not in model.eval_cache:
+        as_lf = _BARE_CR.sub("\n", model.text)  # tokenize, too, reads a bare `\r` as no line end
+        model.eval_cache["fix-layout"] = (style_of(as_lf, ranges_of(model)), indent_unit(as_lf))
+    return model.eval_cache["fix-layout"]
 
 
 def chunk_range(ranges: list[tuple[int, int]], line: int) -> tuple[int, int] | None:

@@ -7,10 +7,10 @@ are left out.
 
 from __future__ import annotations
 
-import ast
 import difflib
 from collections.abc import Iterable
 
+from ..analysis import big_literals
 from ..analysis.findings import Span, TextEdit
 from ..source_text import LINE_BREAK, split_lines_keepends
 
@@ -99,9 +99,25 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     return text
 
 
+def into_elided(text: str, edits: Iterable[TextEdit]) -> bool:
+    """Does an edit of `text` change the inside of a big data literal (`big_literals`)? The trees a fix is
+    built from do not hold it: an edit placed by them there would write into numbers it never saw."""
+    regions = big_literals.regions(text)
+    if not regions:
+        return False
+    starts = _line_starts(text)
+    for edit in edits:
+        start = offset(starts, text, edit.span.line, edit.span.column)
+        end = offset(starts, text, edit.span.end_line, edit.span.end_column)
+        for region in regions:
+            if start < region.end and end > region.start + 1 or start == end and region.start < start < region.end:
+                return True
+    return False
+
+
 def parses(text: str) -> bool:
     try:
-        ast.parse(text)
+        big_literals.parse(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return True

@@ -10,6 +10,7 @@ import ast
 
 import libcst as cst
 
+from ..analysis import big_literals
 from ..analysis.findings import Fix
 from .cst_locate import CannotFix, CstFile, expression
 from .imports import Imports
@@ -50,7 +51,7 @@ class FixBuilder:
 
         file, imports = self.files[model.path]
         try:
-            after = ast.parse(apply_edits(model.text, file.edits()))
+            after = big_literals.parse(apply_edits(model.text, file.edits()))
         except (SyntaxError, ValueError):
             return
         before_uses, after_uses = _loaded_names(model.tree), _loaded_names(after)
@@ -450,15 +451,25 @@ def _wrap_decorated(builder: FixBuilder, model, decorated: ast.FunctionDef, oper
 def edit_sequence_keyword(builder: FixBuilder, entry, keyword: str, element: str, first: bool,
                           dict_key: str | None = None, add_if_missing: bool = False) -> str:
     """Put `element` first or last in the launch's `keyword=` list, tuple or dict (or a variable there)."""
-    model = entry.model
-    file, _ = builder.file(model)
     found = entry.kernel.kwarg(keyword)
-    if found is None:
+    if found is not None and found[1] is None:
+        raise CannotFix(f"{keyword} is not written at the launch")
+    return edit_sequence_argument(builder, entry.model, entry.node, keyword, found[1] if found else None, element,
+                                  first, dict_key, add_if_missing)
+
+
+def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: str, node: ast.AST | None,
+                           element: str, first: bool, dict_key: str | None = None,
+                           add_if_missing: bool = False) -> str:
+    """Put `element` first or last in `node`, the sequence or dict `call` passes as `keyword` (None: it passes
+    none, and `keyword=[element]` is added where `add_if_missing`)."""
+    file, _ = builder.file(model)
+    if node is None:
         if not add_if_missing:
             return "absent"
-        launch = file.find_ast(model, entry.node, cst.Call)
+        launch = file.find_ast(model, call, cst.Call)
         if launch is None:
-            raise CannotFix("the kernel launch was not found")
+            raise CannotFix("the call was not found")
         value = f"{{{dict_key!r}: {element}}}" if dict_key else f"[{element}]"
 
         def add_keyword(updated: cst.Call) -> cst.Call:
@@ -469,9 +480,6 @@ def edit_sequence_keyword(builder: FixBuilder, entry, keyword: str, element: str
 
         file.rewrite(launch, add_keyword)
         return "added"
-    node = found[1]
-    if node is None:
-        raise CannotFix(f"{keyword} is not written at the launch")
     target = file.find_ast(model, node, cst.BaseExpression)
     if target is None:
         raise CannotFix(f"{keyword} was not found")

@@ -4,17 +4,19 @@ file's own style, at the project's line length (`[tool.ruff] line-length`, else 
 Two styles, whichever the file already uses more: black's hanging indent (`call(` at the end of
 the line, the arguments indented one level below, the closing bracket back at the line's indent)
 or arguments aligned with the opening bracket (JAX's own style). Only lines the fix changed are
-touched; a line that cannot be broken stays as it is (a long line beats no fix).
+touched; a line that cannot be broken stays as it is (a long line beats no fix), and so does a
+line over LONGEST_TOKENIZED characters.
 """
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import reprlib
 import tokenize
 from functools import lru_cache
+
+from ..source_text import Token, tokens
 
 log = logging.getLogger(__name__)
 
@@ -59,35 +61,51 @@ def line_length(path: str) -> int:
     return _line_length_in(os.path.dirname(os.path.abspath(path)))
 
 
-def _tokens(text: str) -> list[tokenize.TokenInfo] | None:
-    try:
-        return list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return None
+# Lines longer than this are never tokenized: on Python 3.12.0 to 3.12.3 a line of n tokens costs n
+# copies of itself (source_text.Token), its length squared in time.
+LONGEST_TOKENIZED = 1000
 
 
-def style_of(text: str) -> str:
-    """"hanging" (black) or "aligned": how the file breaks its calls already (hanging if it never does)."""
-    tokens = _tokens(text)
-    if not tokens:
-        return "hanging"
-    lines = text.splitlines()
+def style_of(text: str, statements: list[tuple[int, int]] | None = None) -> str:
+    """"hanging" (black) or "aligned": how the file breaks its calls already (hanging if it never does).
+
+    With `statements` (0-based first and last lines of the top-level statements), a file with a
+    line over LONGEST_TOKENIZED is read statement by statement, without those holding such lines."""
+    lines = text.split("\n")
+    pieces = [text]
+    if statements is not None and any(len(line) > LONGEST_TOKENIZED for line in lines):
+        pieces = ["\n".join(lines[first:last + 1]) + "\n" for first, last in statements
+                  if all(len(line) <= LONGEST_TOKENIZED for line in lines[first:last + 1])]
     hanging = aligned = 0
-    stack: list[tokenize.TokenInfo] = []
-    for index, token in enumerate(tokens):
+    for piece in pieces:
+        try:
+            votes = _votes(piece, lines if piece is text else piece.split("\n"))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return "hanging"
+        hanging, aligned = hanging + votes[0], aligned + votes[1]
+    return "aligned" if aligned > hanging else "hanging"
+
+
+def _votes(text: str, lines: list[str]) -> tuple[int, int]:
+    """(hanging, aligned): brackets that end their line, brackets whose next line starts under their inside."""
+    hanging = aligned = 0
+    stack: list[Token] = []
+    waiting: tuple[Token, Token] | None = None  # an opener and the line break after it, for the next token
+    for token in tokens(text):
+        if waiting is not None:
+            opener, newline = waiting
+            waiting = None
+            if opener.end == (newline.start[0], len(lines[newline.start[0] - 1].rstrip())):
+                hanging += 1
+            elif token.start[1] == opener.end[1]:
+                aligned += 1
         if token.type == tokenize.OP and token.string in _OPEN:
             stack.append(token)
         elif token.type == tokenize.OP and token.string in _CLOSE and stack:
             stack.pop()
-        elif token.type == tokenize.NL and stack:
-            opener = stack[-1]
-            following = tokens[index + 1] if index + 1 < len(tokens) else None
-            if opener.end[0] == token.start[0] and following is not None:
-                if opener.end == (token.start[0], len(lines[token.start[0] - 1].rstrip())):
-                    hanging += 1
-                elif following.start[1] == opener.end[1]:
-                    aligned += 1
-    return "aligned" if aligned > hanging else "hanging"
+        elif token.type == tokenize.NL and stack and stack[-1].end[0] == token.start[0]:
+            waiting = (stack[-1], token)
+    return hanging, aligned
 
 
 def indent_unit(text: str) -> str:
@@ -99,11 +117,14 @@ def indent_unit(text: str) -> str:
 def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[str] | None:
     """The line broken at its own top-level commas if it continues a bracket opened above (each
     piece at the line's indent), else inside its first bracket with commas; None if it cannot be."""
-    tokens = _tokens(line if line.endswith("\n") else line + "\n")
-    if tokens is None:
+    if len(line) > LONGEST_TOKENIZED:
+        return None
+    try:
+        line_tokens = list(tokens(line if line.endswith("\n") else line + "\n"))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
     stack, pairs, outer_commas, continues = [], [], [], False
-    for token in tokens:
+    for token in line_tokens:
         if token.type == tokenize.OP and token.string in _OPEN:
             stack.append((token, []))
         elif token.type == tokenize.OP and token.string == ",":

@@ -8,6 +8,8 @@ operand first: JAX zero-initialises global buffers, so the kernel sees the value
 
 from __future__ import annotations
 
+import ast
+
 from ..analysis.values import MemType, ShapeDtype
 from .kernel_edits import (
     CannotFix,
@@ -21,7 +23,8 @@ from .kernel_edits import (
     take_name,
     thread_through_helper,
 )
-from .sites import bound_positional, grid_rank, locate
+from .sites import bound_positional, decorated_function, grid_rank, locate
+from .type_in_scope import array_at_launch, depends_on_a_variable
 
 PALLAS_CALL = {"pl.pallas_call"}
 KERNELS = {"plgpu.kernel", "pl.kernel"}
@@ -44,12 +47,16 @@ def tuple_code(items) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
-def zeros_code(imports, shape, dtype: str) -> str:
+def zeros_code(imports, shape, dtype: str, written: tuple[str, str] | None = None) -> str:
+    """`jnp.zeros(shape, dtype)`, spelled from the values, or with the (shape, dtype) code `written`."""
     jnp = imports.name("jax.numpy")
+    if written is not None:
+        return f"{jnp}.zeros({written[0]}, {written[1]})"
     return f"{jnp}.zeros({tuple_code(shape)}, {jnp}.{'bool_' if dtype == 'bool' else dtype})"
 
 
-def block_spec_code(imports, entry, shape, space: str | None) -> str:
+def block_spec_code(imports, entry, shape, space: str | None, written: str | None = None) -> str:
+    """A whole-array `pl.BlockSpec` of `shape` (or of the shape code `written`, of the same rank)."""
     pl = imports.name("jax.experimental.pallas")
     rank, _ = grid_rank(entry)
     indices = tuple_code([0] * len(shape))
@@ -62,18 +69,31 @@ def block_spec_code(imports, entry, shape, space: str | None) -> str:
         memory = f", memory_space={imports.name('jax.experimental.pallas.mosaic_gpu')}.GMEM"
     elif space == "any":
         memory = f", memory_space={pl}.ANY"
-    return f"{pl}.BlockSpec({tuple_code(shape)}, {index_map}{memory})"
+    return f"{pl}.BlockSpec({written or tuple_code(shape)}, {index_map}{memory})"
+
+
+def _written_rank(argument) -> tuple[int, ...] | None:
+    """A shape of the rank the argument's written shape has (`plgpu.GMEM((cfg.rows, 128), ...)`: 2), zeros."""
+    if isinstance(argument, ast.Call) and argument.args and isinstance(argument.args[0], ast.Tuple):
+        return (0,) * len(argument.args[0].elts)
+    return None
 
 
 def move_to_launch(project, model, call, value, apis: set[str], title: str):
     """Shared by the input and operand fixes: the buffer becomes the kernel's first operand (through
     the helper that asked for it, when a helper did)."""
+    # A type built per configuration (a parameter, a config's property): carried to each launch, never the
+    # one value the analysis sees (see type_in_scope), which may also be several (shape unknown).
+    varying = depends_on_a_variable(project, model, call.args[0]) if call.args else None
     array = movable_array(value)
     if array is None:
         if isinstance(value, (MemType, ShapeDtype)) and getattr(value, "space", "gmem") in _GLOBAL_SPACES | {None}:
             if getattr(value, "dtype", None) not in _NOT_ARRAYS:
-                raise CannotFix("the buffer's shape or dtype is not known before the kernel runs")
-        return None
+                if varying is None:
+                    raise CannotFix("the buffer's shape or dtype is not known before the kernel runs")
+                array = (_written_rank(call.args[0]), None, getattr(value, "space", None))
+        if array is None:
+            return None
     shape, dtype, space = array
     located = locate(project, model, call)
     if located is None:
@@ -96,10 +116,18 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
             if entry.kernel.kwarg("grid_spec") is not None:
                 raise CannotFix("in_specs live in grid_spec")
             _, imports = builder.file(entry.model)
+            written = None
+            if varying is not None:
+                written = array_at_launch(project, model, call.args[0], entry) if not decorated_function(entry) else None
+                if written is None:
+                    raise CannotFix(f"the array's type depends on {varying}, which the launch cannot write, and "
+                                    "spelled from the value it has here it would hold for one configuration only")
             if entry.api in PALLAS_CALL and entry.kernel.kwarg("in_specs") is not None:  # absent: whole buffers
-                edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(imports, entry, shape, space),
-                                      first=True)
-            how = pass_first_operand(builder, entry, zeros_code(imports, shape, dtype))
+                if shape is None:
+                    raise CannotFix("the array's rank, which its block's index map needs, is not known")
+                edit_sequence_keyword(builder, entry, "in_specs", block_spec_code(
+                    imports, entry, shape, space, written and written[0]), first=True)
+            how = pass_first_operand(builder, entry, zeros_code(imports, shape, dtype, written))
             if how.startswith("wrapper:"):
                 wrapped = f" (the kernel is renamed {how.split(':', 1)[1]}; {body.name} passes it the new operand first)"
     if where.helper is not None:

@@ -20,7 +20,7 @@ import re
 
 import libcst as cst
 
-from ..analysis.kernel_model import _loads
+from ..analysis.result_uses import _loads
 from .kernel_edits import CannotFix, FixBuilder
 
 

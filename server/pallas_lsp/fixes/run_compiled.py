@@ -7,7 +7,9 @@ wrapper that passes its `**kwargs` on), a `with plgpu.force_gpu_interpret_mode()
 `pltpu.force_tpu_interpret_mode()` around the launch (its body moves out of it), and a
 `plgpu.set_gpu_interpret_mode()` / `pltpu.set_tpu_interpret_mode()` call. Always unsafe: the kernel
 then runs on a GPU only, and a context manager or global switch also compiles the other kernels it
-made interpreted. Offered only where the compiled kernel has no finding of its own (verification).
+made interpreted. Offered only where the compiled kernel has no finding of its own (verification), and
+where nothing in the workspace runs it on a CPU (see `cpu_runs`: a switch some runs set, a test, a program
+that picks the CPU), since compiled it does not run there.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import libcst as cst
 from ..analysis.kernel_model import MOSAIC_GPU_SCRATCH_REFUSAL
 from ..analysis.kernels import FORCE_INTERPRET, SET_INTERPRET, KernelIndex, reachable_functions
 from ..analysis.values import Api, Seq
+from .cpu_runs import cpu_run
 from .kernel_edits import CannotFix, FixBuilder, remove_statement, without_comment
 
 TITLE = "Run the kernel compiled"
@@ -30,6 +33,9 @@ def fix(project, model, call: ast.Call, value, code: str):
     sites = _interpret_sites(project, model, call)
     if not sites:
         return None
+    on_a_cpu = cpu_run(project, sites, [model])
+    if on_a_cpu is not None:
+        raise CannotFix(on_a_cpu)
     builder = FixBuilder(project)
     removed, switches = [], False
     for site in sites:

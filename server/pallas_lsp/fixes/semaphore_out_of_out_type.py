@@ -8,8 +8,9 @@
 
 An output is one buffer every block of the grid sees, zero-initialised is what a kernel that only
 signals and waits on it can rely on: a global semaphore is exactly that, and the body keeps its
-name for it. Unsafe: the kernel returns one output fewer (callers unpacking two results need
-changing; they never ran, JAX rejects the semaphore). Only where the semaphore is the last output
+name for it. Unsafe: the kernel returns one output fewer. Not offered where a caller found in the module
+or its importers would notice (unpacks the results, hands them on, reads the semaphore: see `result_uses`).
+Only where the semaphore is the last output
 of a literal `out_type` tuple or list, there is no scratch (so it was the body's last parameter),
 and the body is a plain function launched only here
 (keyword-only parameters, which a `functools.partial` may bind, stay).
@@ -30,6 +31,7 @@ from ..analysis.kernel_args import partial_bindings
 from ..analysis.kernel_model import MOSAIC_GPU
 from ..analysis.values import MemType
 from .kernel_edits import CannotFix, FixBuilder
+from .result_uses import dropping_breaks_a_caller
 from .sites import launches
 
 _MOSAIC_GPU_LAUNCHES = ("plgpu.kernel", "pl.kernel")
@@ -94,6 +96,9 @@ def fix(project, model, finding):
     if not partial_bindings(entry.kernel.body)[1] <= {a.arg for a in args.kwonlyargs}:
         raise CannotFix(f"a functools.partial binds one of {function.name}'s positional parameters by name")
     name = args.args[position].arg
+    broken = dropping_breaks_a_caller(project, entry, len(out_type.elts) - 1, len(out_type.elts))
+    if broken is not None:
+        raise CannotFix(broken)
     builder = FixBuilder(project)
     file, imports = builder.file(model)
     definition = file.function(function)

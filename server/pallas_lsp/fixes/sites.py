@@ -124,12 +124,18 @@ def bound_before(body) -> int:
 
 def grid_rank(entry: EntryPoint) -> tuple[int | None, int | None]:
     """(rank, number of blocks) of the launch grid; (0, 1) without one; None where unknown."""
-    from ..analysis.values import Const, Seq
+    from ..analysis.values import Const, Seq, Spec
 
     found = entry.kernel.kwarg("grid")
     if found is None:
-        return 0, 1
-    value = found[0]
+        spec = entry.kernel.kwarg("grid_spec")  # `grid_spec=pl.GridSpec(grid=...)` carries it instead
+        if spec is None:
+            return 0, 1
+        value = spec[0].get("grid") if isinstance(spec[0], Spec) else None
+        if value is None:
+            return (0, 1) if isinstance(spec[0], Spec) else (None, None)
+    else:
+        value = found[0]
     if isinstance(value, Const) and type(value.value) is int:
         return 1, value.value
     if isinstance(value, Seq):

@@ -12,6 +12,7 @@ import os
 import re
 from collections import Counter
 
+from ..analysis import big_literals
 from ..engine import analyze
 from ..analysis.findings import Finding, Fix
 from .edits import apply_edits
@@ -103,7 +104,7 @@ class Baseline:
 
     def missing(self, path: str) -> Counter:
         if path not in self._missing:
-            self._missing[path] = unimported_names(ast.parse(self.text(path)))
+            self._missing[path] = unimported_names(big_literals.parse(self.text(path)))
         return self._missing[path]
 
 
@@ -166,14 +167,16 @@ def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | 
     for path in paths:
         edits = [e for e in fix.edits if os.path.abspath(e.path) == path]
         new_texts[path] = apply_edits(baseline.text(path), edits) if edits else baseline.text(path)
-    trees = {}
-    for path, text in new_texts.items():
+    unimported: dict[str, Counter] = {}
+    for path, text in new_texts.items():  # the trees are not kept: the analysis below makes its own
         try:
-            trees[path] = ast.parse(text)
+            tree = big_literals.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return f"{os.path.basename(path)} would not parse"
-    for path, tree in trees.items():
-        added = unimported_names(tree) - baseline.missing(path)
+        unimported[path] = unimported_names(tree)
+    tree = None
+    for path, names in unimported.items():
+        added = names - baseline.missing(path)
         if added:
             return f"it uses {', '.join(sorted(added))} without importing it"
     befores = {path: baseline.findings(path) for path in paths}  # before the overlays change

@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from ..analysis import Finding
 from ..source_text import split_lines
-from .convert import SOURCE, code_point_column, text_hash, uri_to_path
+from .convert import SOURCES, code_point_column, text_hash, uri_to_path
 from .edits import edit_bases, workspace_edit
 from .fix_all import FIX_ALL_COMMAND, FIX_ALL_KIND, FIX_ALL_TITLE, fix_all_action
 from .session import Session
@@ -96,7 +96,7 @@ async def _quick_fixes(ls: Session, uri: str, diagnostics) -> tuple[list[types.C
     asked = []
     for diagnostic in diagnostics:
         data = diagnostic.data
-        if diagnostic.source != SOURCE or not isinstance(data, dict) or data.get("textHash") != current:
+        if diagnostic.source not in SOURCES or not isinstance(data, dict) or data.get("textHash") != current:
             continue  # not ours, or for text the editor no longer has (fresh diagnostics are on their way)
         finding = _diagnostic_finding(document.uri if notebook is not None else path, lines, diagnostic)
         if notebook is not None and finding is not None:
@@ -143,7 +143,7 @@ def rule_actions(ls: Session, uri: str, diagnostics, fixable: bool) -> list[type
     in the quick-fix menu; the fix-all edit is built only when picked."""
     document = ls.open_document(uri)
     current = text_hash(split_lines(document.source)) if document is not None else None
-    ours = [d for d in diagnostics if d.source == SOURCE and not (
+    ours = [d for d in diagnostics if d.source in SOURCES and not (
         isinstance(d.data, dict) and d.data.get("textHash") not in (None, current))]  # not of older text
     actions, documented = [], set()
     for diagnostic in ours:

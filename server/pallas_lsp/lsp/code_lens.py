@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from ..source_text import split_lines
 from .convert import line_range
+from . import entry_points
 from .session import Session
 from .trace_command import TRACE_ASKING_TITLE, TRACE_COMMAND
 
@@ -36,7 +37,7 @@ async def code_lens(ls: Session, params: types.CodeLensParams) -> list[types.Cod
             return None
         (first, count), document, version = where, notebook, notebook.version
     entries = await ls.on_analysis_thread(document, "code lens", entry_functions, failed=[])
-    traced = ls.traced_kernels.get(document.uri, ())
+    traced = entry_points.traced_kernels(ls, document.uri)
     budgets = await ls.on_analysis_thread(
         document, "budget lens", lambda project, path, text: budget_lenses(project, path, text, traced), failed=[])
     if not ls.is_current(document, version):

@@ -17,6 +17,7 @@ from ..source_text import LINE_BREAK, read_source, split_lines_keepends
 from ..rules import RULES_BY_CODE, doc_url
 
 SOURCE = "pallas-lsp"
+SOURCES = (SOURCE, "jax")  # the rules', and JAX's own verdicts on launches entry points reached (PAL100)
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
              "info": types.DiagnosticSeverity.Information}
 
@@ -71,7 +72,7 @@ def to_diagnostic(finding: Finding, lines: list[str], lines_of=None, docs_url: s
         severity=_SEVERITY[finding.severity],
         code=finding.code,
         code_description=types.CodeDescription(href=url) if url else None,
-        source=SOURCE,
+        source=finding.source if finding.source in SOURCES else SOURCE,
         related_information=related or None,
         data={"textHash": lines_hash or text_hash(lines)},  # code actions: which text the finding was reported for
     )

@@ -10,7 +10,7 @@ from lsprotocol import types
 from .convert import code_point_column, uri_to_path, utf16_column
 from .notebooks import OpenNotebook
 from .session import Session
-from .trace_command import traced_refs_of
+from . import entry_points
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,8 @@ async def hover(ls: Session, params: types.HoverParams) -> types.Hover | None:
         if where is None:
             return None
         document, (line, column) = notebook, where
-    traced = ls.traced_kernels.get(document.uri, ())
-    traced_refs = traced_refs_of(ls, uri_to_path(document.uri))
+    traced = entry_points.traced_kernels(ls, document.uri)
+    traced_refs = entry_points.traced_refs(ls, uri_to_path(document.uri))
     cells = document.notebook if isinstance(document, OpenNotebook) else None
     markdown = await ls.on_analysis_thread(document, "hover", lambda project, path, text: hover_text(
         project, path, text, line, column, traced, traced_refs, findings=lambda: ls.findings(path, text, cells)))
@@ -60,7 +60,7 @@ async def inlay_hint(ls: Session, params: types.InlayHintParams) -> list[types.I
         if where is None:
             return None
         (first, count), document, version = where, notebook, notebook.version
-    traced_refs = traced_refs_of(ls, uri_to_path(document.uri))
+    traced_refs = entry_points.traced_refs(ls, uri_to_path(document.uri))
     hints = await ls.on_analysis_thread(document, "inlay hints", lambda project, path, text: inlay_hints(
         project, path, text, first + params.range.start.line, first + params.range.end.line, traced_refs), failed=[])
     if not ls.is_current(document, version):

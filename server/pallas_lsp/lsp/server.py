@@ -27,8 +27,8 @@ with quick_lsp_imports():  # most of the start: see libraries.py
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
 
-from . import (code_actions, code_lens, diagnostics, fix_all, hover, initialize, notebook_sync, text_sync,
-               trace_command, workspace)
+from . import (code_actions, code_lens, diagnostics, entry_points, fix_all, hover, initialize, notebook_sync,
+               text_sync, trace_command, workspace)
 from .convert import SOURCE
 from .memory import give_big_blocks_back_when_freed
 from .notebooks import NOTEBOOK_SYNC
@@ -74,11 +74,14 @@ server.command(code_actions.OPEN_RULE_DOCS_COMMAND)(code_actions.open_rule_docs)
 server.command(fix_all.FIX_ALL_COMMAND)(fix_all.fix_all_command)
 server.command(trace_command.TRACE_COMMAND)(trace_command.trace_command)
 trace_command.keep_work_done_tokens(server)
+server.with_verdicts = entry_points.with_jax
 
 
 def main(argv: list[str] | None = None) -> int:
     """`pallas-lsp serve`: stdio, or `--tcp` (tcp.py: token, loopback only, one client)."""
+    from ..source_text import quiet_compile_warnings
     from .tcp import serve_command
 
+    quiet_compile_warnings()  # CPython's SyntaxWarnings about users' files never reach stderr
     give_big_blocks_back_when_freed()
     return serve_command(server, argv)

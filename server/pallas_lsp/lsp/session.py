@@ -40,8 +40,9 @@ def _warnings_of_reading(session: "Session"):
     """What reading the settings files warned about (a pyproject.toml that is no regular file, or too
     big, read as the defaults) is shown to the user, not only logged: their settings do not apply."""
     said: list[str] = []
+    reader = threading.get_ident()  # what this thread warns while it reads them, not what others log meanwhile
     collect = logging.Handler(logging.WARNING)
-    collect.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    collect.emit = lambda record: record.thread == reader and said.append(record.getMessage())  # type: ignore[method-assign]
     logger = logging.getLogger("pallas_lsp")
     logger.addHandler(collect)
     try:
@@ -85,6 +86,11 @@ class Session(Diagnostics):
         # Open notebooks: the diagnostics of each cell, computed once per notebook text (every cell's
         # pull asks for them): uri -> ((version, module text), future of {cell uri: diagnostics}).
         self.notebook_results: dict[str, tuple[tuple, asyncio.Future]] = {}
+        # JAX in the loop (entry_points.py): each folder's newest run of its entry points, the run on
+        # its way, and how the server lays JAX's verdicts over a file's findings (wired by server.py)
+        self.entry_runs: dict = {}
+        self.entry_tasks: dict[str, asyncio.Task] = {}
+        self.with_verdicts = None
         # A pull client that has pulled a notebook cell gets cells' diagnostics by pull only (as
         # files); until then they are pushed (VS Code's client pulls for no cell: its tabs hold the
         # notebook, not its cells). Cells pushed a non-empty list, to clear when pulls take over.

@@ -12,6 +12,7 @@ from ..checked_values import Number, shown, web_address
 from ..config import Settings as FileSettings
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
+TRACE_ENTRY_POINTS = ("off", "onSave")  # `traceEntryPoints`: run the project's own entry points after a save
 PLATFORMS = ("gpu", "tpu")
 
 
@@ -32,6 +33,9 @@ class Settings:
     inlay_hints: bool = True  # `inlayHints`: kernel parameter types after each parameter
     show_trace_results: bool = True  # `showTraceResults`: a message with each trace's outcome
     docs_url: str | None = None  # `docsUrl`: where rule pages are linked (default: the packaged pages)
+    # `traceEntryPoints`: "onSave" runs the project's tests and __main__ blocks (repository code: the
+    # user's consent, as trusting the workspace) after a save, JAX lowering each kernel they launch
+    trace_entry_points: str = "off"
 
     @classmethod
     def from_options(cls, options, base: "Settings | None" = None, problems: list[str] | None = None) -> "Settings":
@@ -110,6 +114,14 @@ def _log_level(settings: Settings, value, subject: str, problems: list[str]) -> 
         problems.append(f"{subject} is not one of {', '.join(map(shown, LOG_LEVELS))}: using {shown(settings.log_level)}")
 
 
+def _trace_entry_points(settings: Settings, value, subject: str, problems: list[str]) -> None:
+    if value in TRACE_ENTRY_POINTS:
+        settings.trace_entry_points = value
+    else:
+        problems.append(f"{subject} is not one of {', '.join(map(shown, TRACE_ENTRY_POINTS))}: "
+                        f"using {shown(settings.trace_entry_points)}")
+
+
 def _docs_url(settings: Settings, value, subject: str, problems: list[str]) -> None:
     why = web_address(value.strip()) if isinstance(value, str) and value.strip() else None
     if isinstance(value, str) and why is None:
@@ -126,6 +138,7 @@ _READERS = {
     "debounceMs": _number("debounce_ms", DEBOUNCE), "logLevel": _log_level,
     "showTraceResults": _flag("show_trace_results"), "inlayHints": _flag("inlay_hints"),
     "docsUrl": _docs_url, "traceTimeout": _number("trace_timeout", TRACE_TIMEOUT),
+    "traceEntryPoints": _trace_entry_points,
 }
 # Also sent by clients, read elsewhere or not at all: `token` (serve --tcp), `tracePlatform` (the
 # VS Code extension's, which it passes with each trace itself).

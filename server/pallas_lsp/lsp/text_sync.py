@@ -7,6 +7,7 @@ import logging
 from lsprotocol import types
 
 from .convert import uri_to_path
+from . import entry_points
 from .session import Session
 from .trace_command import drop_trace_diagnostics
 
@@ -30,6 +31,7 @@ def did_save(ls: Session, params: types.DidSaveTextDocumentParams) -> None:
         return
     # A saved kernel body or helper can change what other open files report.
     ls.files_changed([uri_to_path(params.text_document.uri)])
+    entry_points.after_save(ls, params.text_document.uri)  # JAX in the loop, where the user asked for it
 
 
 def did_close(ls: Session, params: types.DidCloseTextDocumentParams) -> None:

@@ -121,6 +121,16 @@ def trace_result_diagnostics(ls: Session, result: dict, traced_path: str, defini
             for path, diagnostics in by_path.items()}
 
 
+def _example_args(result: dict, function: str) -> str:
+    """Arguments to suggest: the traced file's own shapes, one per parameter (trace/targets.py)."""
+    from ..trace.targets import example_args
+
+    try:
+        return example_args(read_source(result.get("path") or ""), function)
+    except (OSError, ValueError):
+        return "f32[128,128]"
+
+
 def trace_result_message(result: dict, function: str, definition: int | None) -> types.ShowMessageParams:
     """The trace's outcome for an editor that has no report view of its own (Neovim, Emacs)."""
     from ..trace.report import kernel_summary
@@ -139,7 +149,7 @@ def trace_result_message(result: dict, function: str, definition: int | None) ->
             f"pallas-trace: {function}: JAX {result.get('jax')} {what} it for {platform}" + (f": {kernels}" if kernels else "")
             + why))
     if error.get("type") == "ArgsNotFound":
-        example = result.get("suggested_args") or "f32[128,128], i32[8]"
+        example = result.get("suggested_args") or _example_args(result, function)
         where = f" above line {definition + 1}" if definition is not None else ""
         return types.ShowMessageParams(type=types.MessageType.Warning, message=(
             f"pallas-trace: {function}: the arguments to trace it with are not known. Write "
@@ -297,7 +307,17 @@ async def _trace_plan(ls: Session, uri: str, disk, where, options: dict, choice:
     from ..trace.intent import plan_trace, unanalysed_plan
 
     def plan(project, path, text):
-        return plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
+        found = plan_trace(project, path, text, where, options.get("platform"), "the platform option", choice)
+        if found.infer_args is not None and not options.get("args"):
+            # The arguments a call gives, as hovers read them: asked here, on the analysis thread (jedi
+            # is not thread-safe), not by the trace on its own thread.
+            try:
+                inferred = found.infer_args()
+            except Exception:  # noqa: BLE001 - the trace then asks for them, as without inference
+                log.debug("argument inference failed", exc_info=True)
+                inferred = None
+            found.infer_args = lambda: inferred
+        return found
 
     document = disk if isinstance(disk, OpenNotebook) else SimpleNamespace(uri=uri, source=disk)
     found = await ls.on_analysis_thread(document, "trace target", plan)
@@ -341,7 +361,7 @@ def _notebook_to_trace(ls: Session, arguments) -> tuple[OpenNotebook | None, str
 
 async def trace_command(ls: Session, *arguments):
     """Arguments: a document URI; a function name or an LSP position inside its definition; optionally
-    `{"args": "f32[128]", "platform": "cuda"|"host", "compile": bool}`. Returns the trace result (JSON)."""
+    `{"args": "f32[128]", "platform": "cuda"|"tpu"|"host", "compile": bool}`. Returns the trace result (JSON)."""
     from ..analysis.notebooks import is_notebook
     from ..trace import failure, trace_target
     from ..trace.worker import TraceError, choose_interpreter, interpreter_executable
@@ -430,7 +450,8 @@ async def trace_command(ls: Session, *arguments):
         settings = dict(args=options.get("args"), platform=platform, compile=options.get("compile"),
                         timeout=_trace_timeout(ls, folder), on_worker=remember)
         if notebook is None:
-            return trace_target(trace_pool(), python, folder.root, path, function, source=disk, **settings)
+            return trace_target(trace_pool(), python, folder.root, path, function, source=disk,
+                                infer_args=plan.infer_args, **settings)
         traced = trace_notebook_target(partial(trace_target, trace_pool(), python, folder.root), path,
                                        notebook.notebook, function, plan.target.line, **settings)
         if traced is None:

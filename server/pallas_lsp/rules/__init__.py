@@ -22,13 +22,15 @@ from . import (
     pal012_shared_memory_over_budget,
     pal013_signal_wait_semaphore_type,
     pal014_signal_wait_not_ref,
+    pal100_jax_error,
 )
 
 RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global_interpret,
          pal003_get_global_no_lowering, pal004_several_get_global_without_grid, pal005_semaphore_index,
          pal006_global_semaphore_as_barrier, pal007_run_scoped_global_semaphore, pal008_semaphore_kernel_boundary,
          pal009_non_decrementing_wait, pal010_dma_semaphore_not_ref, pal011_barrier_semaphore_id_collision,
-         pal012_shared_memory_over_budget, pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref)
+         pal012_shared_memory_over_budget, pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref,
+         pal100_jax_error)
 RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
 
 # An installed package carries the pages (setup.py copies docs/rules there); a checkout has docs/rules.
@@ -38,6 +40,18 @@ DOCS_DIR = _PACKAGED_DOCS if _PACKAGED_DOCS.is_dir() else Path(__file__).resolve
 
 def doc_path(rule) -> Path:
     return DOCS_DIR / f"{rule.CODE}-{rule.NAME}.md"
+
+
+def find_rule(name: str):
+    """The rule a user names: its code (`PAL001`, `pal001`) or its name (`get-global-not-semaphore`)."""
+    wanted = name.strip()
+    return RULES_BY_CODE.get(wanted.upper()) or next((rule for rule in RULES if rule.NAME == wanted.lower()), None)
+
+
+def rule_page(rule) -> str:
+    """The rule's page, as `pallas-lsp rule` prints it (the page its diagnostics link to)."""
+    text = doc_path(rule).read_text(encoding="utf-8")
+    return text if text.endswith("\n") else text + "\n"
 
 
 def doc_url(rule, base: str | None = None) -> str | None:

@@ -145,33 +145,34 @@ def check(ctx):
     lowered = _lowered_backends(ctx)
     launched_by = _kernels_of(ctx)
     for call in get_global_calls(ctx.project, ctx.model):
-        wrong = signature_error(call)
-        if wrong:
-            error, what_to_do = wrong
-            yield ctx.finding(rule, call, (f'JAX: "TypeError: {error}"; {what_to_do}. get_global takes one argument, '
-                                           "the semaphore type (plgpu.SemaphoreType.REGULAR). Scope comes from the "
-                                           "kernel: a global semaphore spans its grid and cluster."),
-                              facts={"get_global": call, "model": ctx.model, "signature": error})
-            continue
-        argument = get_global_argument(call)
-        if argument is None:
-            continue
-        value = evaluator.value(ctx.model, argument)
-        backends = lowered.get(id(call))
-        func = ctx.model.enclosing_function(call)
-        if backends is None and func is not None and not any(use.live for use in uses_of(ctx.project, ctx.model, call)) \
-                and id(func) in host_functions(ctx.project, ctx.model):
-            backends = set()  # run outside any kernel, its result feeding nothing: jit drops it as dead code
-        options = value.options if isinstance(value, OneOf) else (value,)
-        kernels = launched_by.get(id(call), ())
-        for option in options:
-            message = problem(option, kernels)
-            if message and backends is not None and not isinstance(option, ShapeDtype):
-                if not backends:
-                    continue  # dropped as dead code by every pallas_call reaching it
-                if is_semaphore_kind(option) and backends <= GET_GLOBAL_NOT_LOWERED.keys():
-                    continue  # a semaphore where get_global has no lowering at all: PAL003
-                message = _message(option, message, backends, kernels)
-            if message:
-                yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
-                break
+        with ctx.isolated(rule, call):
+            wrong = signature_error(call)
+            if wrong:
+                error, what_to_do = wrong
+                yield ctx.finding(rule, call, (f'JAX: "TypeError: {error}"; {what_to_do}. get_global takes one argument, '
+                                               "the semaphore type (plgpu.SemaphoreType.REGULAR). Scope comes from the "
+                                               "kernel: a global semaphore spans its grid and cluster."),
+                                  facts={"get_global": call, "model": ctx.model, "signature": error})
+                continue
+            argument = get_global_argument(call)
+            if argument is None:
+                continue
+            value = evaluator.value(ctx.model, argument)
+            backends = lowered.get(id(call))
+            func = ctx.model.enclosing_function(call)
+            if backends is None and func is not None and not any(use.live for use in uses_of(ctx.project, ctx.model, call)) \
+                    and id(func) in host_functions(ctx.project, ctx.model):
+                backends = set()  # run outside any kernel, its result feeding nothing: jit drops it as dead code
+            options = value.options if isinstance(value, OneOf) else (value,)
+            kernels = launched_by.get(id(call), ())
+            for option in options:
+                message = problem(option, kernels)
+                if message and backends is not None and not isinstance(option, ShapeDtype):
+                    if not backends:
+                        continue  # dropped as dead code by every pallas_call reaching it
+                    if is_semaphore_kind(option) and backends <= GET_GLOBAL_NOT_LOWERED.keys():
+                        continue  # a semaphore where get_global has no lowering at all: PAL003
+                    message = _message(option, message, backends, kernels)
+                if message:
+                    yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
+                    break

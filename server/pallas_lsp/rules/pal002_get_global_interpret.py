@@ -58,31 +58,32 @@ def check(ctx):
     # Certain interpret mode first (an error); then what only may run interpreted (a warning).
     for certain in (True, False):
         for entry in entries:
-            sites = entry.interpret if certain else entry.maybe_interpret
-            if not sites:
-                continue
-            reachable = reachable_functions(project, entry.body)
-            functions = {id(f.node) for f in reachable if f.model is model}
-            earlier = _earlier_failure(ctx, entry, reachable) if certain else None
-            for call_id, call in targets.items():
-                if call_id in reported or id(model.enclosing_function(call)) not in functions:
+            with ctx.isolated(rule, entry.node, entry.model):
+                sites = entry.interpret if certain else entry.maybe_interpret
+                if not sites:
                     continue
-                kernel = kernels.get(id(entry))
-                if kernel is not None and kernel.drops(uses_of(project, model, call)):
-                    continue  # dropped as dead code before it is interpreted (a pallas_call, a cluster on the GPU one)
-                reported.add(call_id)
-                verb = "runs" if certain else "may run"
-                related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
-                           for site in sites]
-                related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                message = message_of(kernel, certain)
-                if earlier is not None:
-                    message += f". {earlier[1]}"
-                    related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))
-                yield ctx.finding(rule, call, message, tuple(related),
-                                      facts={"get_global": call, "model": model, "entry": entry,
-                                             "interpret": list(sites), "certain": certain},
-                                      severity=None if certain else "warning")
+                reachable = reachable_functions(project, entry.body)
+                functions = {id(f.node) for f in reachable if f.model is model}
+                earlier = _earlier_failure(ctx, entry, reachable) if certain else None
+                for call_id, call in targets.items():
+                    if call_id in reported or id(model.enclosing_function(call)) not in functions:
+                        continue
+                    kernel = kernels.get(id(entry))
+                    if kernel is not None and kernel.drops(uses_of(project, model, call)):
+                        continue  # dropped as dead code before it is interpreted (a pallas_call, a cluster on the GPU one)
+                    reported.add(call_id)
+                    verb = "runs" if certain else "may run"
+                    related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
+                               for site in sites]
+                    related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
+                    message = message_of(kernel, certain)
+                    if earlier is not None:
+                        message += f". {earlier[1]}"
+                        related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))
+                    yield ctx.finding(rule, call, message, tuple(related),
+                                          facts={"get_global": call, "model": model, "entry": entry,
+                                                 "interpret": list(sites), "certain": certain},
+                                          severity=None if certain else "warning")
 
 
 @dataclass(frozen=True)

@@ -60,12 +60,13 @@ def check(ctx):
     rule = sys.modules[__name__]
     reported: set[int] = set()
     for kernel, site in ctx.kernels_reaching():
-        if kernel.backend not in GET_GLOBAL_NOT_LOWERED or id(site.call) in reported or not kernel.reached(site):
-            continue
-        options = site.what.options if isinstance(site.what, OneOf) else (site.what,)
-        if any(problem(o) and not is_semaphore_kind(o) for o in options):
-            continue  # not a semaphore at all: PAL001, with this backend's words
-        reported.add(id(site.call))
-        yield ctx.finding(rule, site.call, message(kernel), (ctx.entry_related(kernel),),
-                          facts={"kernel": kernel, "get_global": site.call, "model": site.model,
-                                 "backend": kernel.backend, "entry": kernel.entry})
+        with ctx.isolated(rule, site.call, site.model):
+            if kernel.backend not in GET_GLOBAL_NOT_LOWERED or id(site.call) in reported or not kernel.reached(site):
+                continue
+            options = site.what.options if isinstance(site.what, OneOf) else (site.what,)
+            if any(problem(o) and not is_semaphore_kind(o) for o in options):
+                continue  # not a semaphore at all: PAL001, with this backend's words
+            reported.add(id(site.call))
+            yield ctx.finding(rule, site.call, message(kernel), (ctx.entry_related(kernel),),
+                              facts={"kernel": kernel, "get_global": site.call, "model": site.model,
+                                     "backend": kernel.backend, "entry": kernel.entry})

@@ -14,7 +14,7 @@ import sys
 from ..analysis.evaluate import as_memtype
 from ..analysis.kernel_model import uses_of
 from ..analysis.kernels import get_global_argument, get_global_calls
-from ..analysis.values import MemType
+from ..analysis.values import MemType, shape_text
 
 CODE = "PAL005"
 NAME = "semaphore-index"
@@ -29,17 +29,17 @@ def problem(shape: tuple[int, ...], kind: str, indices: int) -> str | None:
     if indices < len(shape):
         rest = shape[indices:]
         verb = "signal" if kind in _DMA else kind
-        quoted = f"ValueError: Cannot {verb} on a non-()-shaped semaphore: {rest!r}"
+        quoted = f"ValueError: Cannot {verb} on a non-()-shaped semaphore: {shape_text(rest)}"
         index = ", ".join("ijklmn"[n % 6] for n in range(len(rest)))
         acts = (f"a copy's {_DMA[kind]} semaphore is a single semaphore" if kind in _DMA
                 else "signal and wait act on a single semaphore")
         return (f'JAX: "{quoted}"; index it down to one semaphore: .at[{index}]. The semaphore has shape '
-                f"{shape!r} and {indices} of its {len(shape)} dimension{'s' if len(shape) > 1 else ''} "
+                f"{shape_text(shape)} and {indices} of its {len(shape)} dimension{'s' if len(shape) > 1 else ''} "
                 f"{'are' if indices != 1 else 'is'} indexed; {acts}.")
     if indices > len(shape):
-        quoted = f"ValueError: `indices` must not be longer than `shape`: ..., shape={shape!r}"
+        quoted = f"ValueError: `indices` must not be longer than `shape`: ..., shape={shape_text(shape)}"
         return (f'JAX: "{quoted}"; use {len(shape)} index{"es" if len(shape) != 1 else ""}. '
-                f"The semaphore has shape {shape!r} but {indices} indices are applied.")
+                f"The semaphore has shape {shape_text(shape)} but {indices} indices are applied.")
     return None
 
 
@@ -79,16 +79,17 @@ def _report(ctx, kernel, shape, uses, kinds, reported, source, facts):
     """A finding for each use of a `shape`d semaphore (from `source`: model, node, words) not indexed down to one."""
     model, node, words = source
     for use in uses:
-        if use.indices is None or use.model is not ctx.model or id(use.node) in reported:
-            continue
-        if use.kind not in kinds and not (use.indices > len(shape) and use.kind not in _DMA):
-            continue  # `.at[]` with too many indices fails on any use (semaphore_read, a copy's); a short index only on kinds
-        message = problem(shape, use.kind, use.indices)
-        if message:
-            reported.add(id(use.node))
-            related = (ctx.related(model, node, f"the semaphore, shape {shape!r}, {words}"),)
-            # Too many indices fail at the `.at[]` itself (a copy's semaphore, before the copy starts).
-            at = use.at if use.indices > len(shape) and use.at is not None else use.node
-            yield ctx.finding(sys.modules[__name__], at, message, related,
-                              facts={"kernel": kernel, "model": model, "use": use, "shape": shape,
-                                     "entry": kernel.entry if kernel is not None else None, **facts})
+        with ctx.isolated(sys.modules[__name__], use.node, use.model):
+            if use.indices is None or use.model is not ctx.model or id(use.node) in reported:
+                continue
+            if use.kind not in kinds and not (use.indices > len(shape) and use.kind not in _DMA):
+                continue  # `.at[]` with too many indices fails on any use (semaphore_read, a copy's); a short index only on kinds
+            message = problem(shape, use.kind, use.indices)
+            if message:
+                reported.add(id(use.node))
+                related = (ctx.related(model, node, f"the semaphore, shape {shape_text(shape)}, {words}"),)
+                # Too many indices fail at the `.at[]` itself (a copy's semaphore, before the copy starts).
+                at = use.at if use.indices > len(shape) and use.at is not None else use.node
+                yield ctx.finding(sys.modules[__name__], at, message, related,
+                                  facts={"kernel": kernel, "model": model, "use": use, "shape": shape,
+                                         "entry": kernel.entry if kernel is not None else None, **facts})

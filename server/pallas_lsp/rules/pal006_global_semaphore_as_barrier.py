@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from ..analysis.values import shape_text
 from .pal005_semaphore_index import traced_get_globals
 
 CODE = "PAL006"
@@ -25,21 +26,22 @@ def check(ctx):
     reached = {id(call) for _, _, call, _, _ in sites}
     sites += [(None, ctx.model, call, memtype, uses) for call, memtype, uses in traced_get_globals(ctx, reached)]
     for kernel, model, call, memtype, uses in sites:
-        if memtype is None or memtype.space == "smem":
-            continue  # whatever get_global is given, barrier_wait takes only an SMEM ref
-        for use in uses:
-            if use.kind != "barrier" or use.model is not ctx.model or id(use.node) in reported:
-                continue
-            reported.add(id(use.node))
-            shape = memtype.shape[use.indices or 0:] if memtype.shape is not None else None
-            dtype = memtype.dtype or "..."
-            picture = (f"Ref<{memtype.space}>{{{dtype}[{','.join(map(str, shape))}]}}" if shape is not None
-                       else f"Ref<{memtype.space}>{{{dtype}[...]}}")
-            where = kernel.scratch_advice() if kernel is not None else "in scratch_types or with pl.run_scoped"
-            message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM plgpu.Barrier. '
-                       f"Allocate it {where}. A global semaphore is for pl.semaphore_signal and "
-                       "pl.semaphore_wait; barriers order copies and arrivals within a block.")
-            related = (ctx.related(model, call, "the global semaphore comes from here"),)
-            yield ctx.finding(rule, use.node, message, related,
-                              facts={"kernel": kernel, "get_global": call, "model": model, "use": use,
-                                     "entry": kernel.entry if kernel is not None else None})
+        with ctx.isolated(rule, call, model):
+            if memtype is None or memtype.space == "smem":
+                continue  # whatever get_global is given, barrier_wait takes only an SMEM ref
+            for use in uses:
+                if use.kind != "barrier" or use.model is not ctx.model or id(use.node) in reported:
+                    continue
+                reported.add(id(use.node))
+                shape = memtype.shape[use.indices or 0:] if memtype.shape is not None else None
+                dtype = memtype.dtype or "..."
+                picture = (f"Ref<{memtype.space}>{{{dtype}[{shape_text(shape, ',')}]}}" if shape is not None
+                           else f"Ref<{memtype.space}>{{{dtype}[...]}}")
+                where = kernel.scratch_advice() if kernel is not None else "in scratch_types or with pl.run_scoped"
+                message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM plgpu.Barrier. '
+                           f"Allocate it {where}. A global semaphore is for pl.semaphore_signal and "
+                           "pl.semaphore_wait; barriers order copies and arrivals within a block.")
+                related = (ctx.related(model, call, "the global semaphore comes from here"),)
+                yield ctx.finding(rule, use.node, message, related,
+                                  facts={"kernel": kernel, "get_global": call, "model": model, "use": use,
+                                         "entry": kernel.entry if kernel is not None else None})

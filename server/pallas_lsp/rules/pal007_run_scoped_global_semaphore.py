@@ -26,26 +26,27 @@ def check(ctx):
         return  # no run_scoped of a semaphore type here: no kernel model needed
     reported: set[int] = set()
     for kernel in ctx.kernels():
-        if kernel.backend != MOSAIC_GPU or kernel.thread_axes is None:
-            continue
-        for site in kernel.run_scoped:
-            if site.model is not ctx.model or site.collective_axes is None or id(site.call) in reported:
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            if kernel.backend != MOSAIC_GPU or kernel.thread_axes is None:
                 continue
-            if site.collective_axes == kernel.thread_axes or (not site.collective_axes and not kernel.thread_axes):
-                continue
-            known = set((kernel.grid_axes or ()) + (kernel.cluster_axes or ()))
-            if not site.collective_axes and kernel.thread_axes:
-                # With warpgroups the estimator takes only the thread axis as block-local (_is_block_local_scope).
-                thread = kernel.thread_axes[0]
-                message = (f'JAX: "{QUOTE}"; add collective_axes="{thread}". In a kernel with warpgroups '
-                           f"(thread axis {thread!r}) a run_scoped semaphore is shared by them: it needs collective_axes={thread!r}.")
-            elif set(site.collective_axes) & known:  # only a grid or cluster axis is certain to be refused
-                axes = ", ".join(repr(a) for a in site.collective_axes)
-                message = (f'JAX: "{QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR). collective_axes=({axes}) '
-                           "spans blocks of the grid or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
-            else:
-                continue
-            reported.add(id(site.call))
-            yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
-                              facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,
-                                     "collective_axes": site.collective_axes, "entry": kernel.entry})
+            for site in kernel.run_scoped:
+                if site.model is not ctx.model or site.collective_axes is None or id(site.call) in reported:
+                    continue
+                if site.collective_axes == kernel.thread_axes or (not site.collective_axes and not kernel.thread_axes):
+                    continue
+                known = set((kernel.grid_axes or ()) + (kernel.cluster_axes or ()))
+                if not site.collective_axes and kernel.thread_axes:
+                    # With warpgroups the estimator takes only the thread axis as block-local (_is_block_local_scope).
+                    thread = kernel.thread_axes[0]
+                    message = (f'JAX: "{QUOTE}"; add collective_axes="{thread}". In a kernel with warpgroups '
+                               f"(thread axis {thread!r}) a run_scoped semaphore is shared by them: it needs collective_axes={thread!r}.")
+                elif set(site.collective_axes) & known:  # only a grid or cluster axis is certain to be refused
+                    axes = ", ".join(repr(a) for a in site.collective_axes)
+                    message = (f'JAX: "{QUOTE}"; use pl.get_global(plgpu.SemaphoreType.REGULAR). collective_axes=({axes}) '
+                               "spans blocks of the grid or cluster; run_scoped allocates per block (or per thread group with the thread axis).")
+                else:
+                    continue
+                reported.add(id(site.call))
+                yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
+                                  facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,
+                                         "collective_axes": site.collective_axes, "entry": kernel.entry})

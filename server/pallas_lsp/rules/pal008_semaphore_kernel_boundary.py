@@ -16,6 +16,7 @@ import sys
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
 from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, forwards_to_launch, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
+from ..analysis.kernel_args import launch_field
 from ..analysis.kernels import get_global_calls
 from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
 
@@ -65,30 +66,31 @@ def check(ctx):
     if "emaphore" not in ctx.model.text:
         return  # no semaphore type is named here, so none is in an out_type
     for kernel in kernel_models(ctx.project, ctx.model):
-        found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
-        if found is None or found[1] is None or found[1] not in ctx.model.parents:
-            continue
-        # The launch checks its outputs when it is built, interpreted or not.
-        backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
-        tpu_outputs = _tpu_semaphore_outputs(ctx, kernel, found)
-        if tpu_outputs is not None:
-            # A pallas_call returning a TPU semaphore is TPU code, whatever platform a bare one is lowered for.
-            backend = TPU_TC
-            leaf = next(iter(tpu_outputs), None)
-        else:
-            leaf = _semaphore_leaf(ctx, found[1], ("gmem",))
-        tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
-        if leaf is None:
-            continue
-        if kernel.api == "plgpu.kernel":
-            message = _plgpu_kernel_message(kernel)
-        elif backend in _ARRAY_OUTPUTS_ONLY or tpu:
-            message = _array_outputs_message(ctx, kernel, leaf, backend)
-        else:
-            continue  # TPU meshes and SparseCore: not run
-        if message is not None:
-            yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
-                              facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            found = kernel.entry.kernel.kwarg("out_type") or kernel.entry.kernel.kwarg("out_shape")
+            if found is None or found[1] is None or found[1] not in ctx.model.parents:
+                continue
+            # The launch checks its outputs when it is built, interpreted or not.
+            backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
+            tpu_outputs = _tpu_semaphore_outputs(ctx, kernel, found)
+            if tpu_outputs is not None:
+                # A pallas_call returning a TPU semaphore is TPU code, whatever platform a bare one is lowered for.
+                backend = TPU_TC
+                leaf = next(iter(tpu_outputs), None)
+            else:
+                leaf = _semaphore_leaf(ctx, found[1], ("gmem",))
+            tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
+            if leaf is None:
+                continue
+            if kernel.api == "plgpu.kernel":
+                message = _plgpu_kernel_message(kernel)
+            elif backend in _ARRAY_OUTPUTS_ONLY or tpu:
+                message = _array_outputs_message(ctx, kernel, leaf, backend)
+            else:
+                continue  # TPU meshes and SparseCore: not run
+            if message is not None:
+                yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
+                                  facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
 
 
 def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
@@ -103,10 +105,11 @@ def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
     items = [out_value] if single else list(out_value.items)
     nodes = [out_node] if single else (list(out_node.elts) if isinstance(out_node, (ast.Tuple, ast.List))
                                        and len(out_node.elts) == len(items) else [out_node] * len(items))
-    specs = kernel.entry.kernel.kwarg("out_specs")
-    spec_value = ctx.project.evaluator.value(kernel.entry.model, specs[1]) if specs and specs[1] is not None else (
-        specs[0] if specs else None)
-    spec_items = [spec_value] if single else (list(spec_value.items) if isinstance(spec_value, Seq) else None)
+    spec_value = launch_field(ctx.project, kernel.entry, "out_specs")  # in a grid_spec=pl.GridSpec(...) too
+    if spec_value is None:
+        spec_items = []  # none: every output is a block in the default memory space
+    else:
+        spec_items = [spec_value] if single else list(spec_value.items) if isinstance(spec_value, Seq) else None
     refused, any_semaphore = [], False
     for i, item in enumerate(items):
         memtype = as_memtype(item)
@@ -114,11 +117,11 @@ def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
             continue
         any_semaphore = True
         spec = spec_items[i] if spec_items is not None and i < len(spec_items) else None
-        space = spec.get("memory_space") if isinstance(spec, Spec) else None
+        if spec_items is None or spec is not None and not isinstance(spec, Spec):
+            continue  # out_specs not known statically
+        space = spec.get("memory_space") if spec is not None else None
         if isinstance(space, Api) and space.name == "pltpu.SEMAPHORE":
             continue
-        if spec_items is None and specs:
-            continue  # out_specs not known statically
         leaf = _semaphore_leaf(ctx, nodes[i], ("semaphore_mem",))
         if leaf is not None:
             refused.append(leaf)
@@ -139,13 +142,13 @@ def _plgpu_kernel_message(kernel) -> str:
 def _array_outputs_message(ctx, kernel, leaf, backend: str) -> str | None:
     """pl.kernel (plgpu.Mesh) and a GPU or TPU pallas_call take only array types as outputs (jax 0.12 and
     0.11.1, run): a bare GPU SemaphoreType fails as an out_shape type, a shaped one on its dtype; on a TPU
-    a bare TPU one fails as a block of rank 0, a shaped one on its dtype."""
+    a bare TPU one (or one of shape ()) fails as a block of rank 0, a shaped one on its dtype."""
     value = ctx.project.evaluator.value(ctx.model, leaf)
     memtype = as_memtype(value)
     if not isinstance(memtype, MemType):
         return None  # a ShapeDtypeStruct of pl.semaphore fails otherwise there (not encoded)
     on_tpu = backend == TPU_TC
-    if isinstance(value, Api) and on_tpu and memtype.space == "semaphore_mem":
+    if (isinstance(value, Api) or memtype.shape == ()) and on_tpu and memtype.space == "semaphore_mem":
         quote = "The Pallas TPU lowering currently supports only blocks of rank >= 1"  # a block of shape ()
     elif isinstance(value, Api):
         quote = OLD_RETURN_QUOTE
@@ -179,21 +182,22 @@ def _semaphore_array_operands(ctx, rule):
         return  # jax 0.11.x has no plgpu.alloc_semaphore: such code fails earlier (AttributeError)
     evaluate = ctx.project.evaluator.value
     for launch in kernel_launches(ctx.project, ctx.model):
-        if launch.api != "plgpu.kernel":
-            continue
-        for operand in launch.call.args:
-            if isinstance(operand, ast.Starred):
-                break
-            value = evaluate(ctx.model, operand)
-            if not isinstance(value, SemaphoreArray):
+        with ctx.isolated(rule, launch.call):
+            if launch.api != "plgpu.kernel":
                 continue
-            message = (f'JAX: "{OPERAND_QUOTE}"; pass the alloc_semaphore ref itself, not a value read from it. '
-                       f"`{value.source}` is an array made from the ref `{value.ref.source}`; plgpu.kernel takes "
-                       "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one "
-                       "semaphore in the kernel body with `.at[i]`.")
-            built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
-            yield ctx.finding(rule, operand, message, (built,),
-                              facts={"operand": operand, "launch": launch.call, "value": value})
+            for operand in launch.call.args:
+                if isinstance(operand, ast.Starred):
+                    break
+                value = evaluate(ctx.model, operand)
+                if not isinstance(value, SemaphoreArray):
+                    continue
+                message = (f'JAX: "{OPERAND_QUOTE}"; pass the alloc_semaphore ref itself, not a value read from it. '
+                           f"`{value.source}` is an array made from the ref `{value.ref.source}`; plgpu.kernel takes "
+                           "semaphores only as refs (pl.kernel takes either). Pass the whole ref and pick one "
+                           "semaphore in the kernel body with `.at[i]`.")
+                built = ctx.related(launch.kernel.model, launch.kernel.node, "the plgpu.kernel launched here")
+                yield ctx.finding(rule, operand, message, (built,),
+                                  facts={"operand": operand, "launch": launch.call, "value": value})
 
 
 def _imports_from_allocating_module(ctx) -> bool:
@@ -227,37 +231,38 @@ def _outside_kernels(ctx, rule):
         return
     run_by = host_functions(ctx.project, ctx.model)
     for call in calls:
-        func = ctx.model.enclosing_function(call)
-        if func is None or id(func) not in run_by or id(call) in reached:
-            continue
-        uses = [use for use in uses_of(ctx.project, ctx.model, call) if use.live]
-        live = {use.kind for use in uses}
-        launch = launch_operand(ctx.project, ctx.model, call)
-        if launch is not None and not any(use.model is ctx.model and use.node is not launch
-                                          and ctx.model.enclosing_function(use.node) is func for use in uses):
-            # Only passed into a launch (what its body does with it aside): the launch takes the ref
-            # whatever its body does with it, and fails on its IR type (checked with jax 0.12).
-            live = {"operand"}
-        if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
-                        and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
-            live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
-        if not live:
-            continue  # jit drops an unused get_global
-        host = run_by[id(func)]
-        if host.function is not func and "returned" in live:
-            live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
-        if host.jitted:
-            how = ("This function is jitted directly, not run as a Pallas kernel" if host.function is func
-                   else "This code runs in a jitted function, not in a Pallas kernel")
-            words = "jitted here, outside any kernel"
-        else:
-            how = ("This code runs outside the kernel it launches (jitted; run eagerly, JAX says "
-                   f'"{EAGER_QUOTE}")')
-            words = "the kernel is launched here: this code runs outside it"
-        message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
-                   f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
-        yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
-                          facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
+        with ctx.isolated(rule, call):
+            func = ctx.model.enclosing_function(call)
+            if func is None or id(func) not in run_by or id(call) in reached:
+                continue
+            uses = [use for use in uses_of(ctx.project, ctx.model, call) if use.live]
+            live = {use.kind for use in uses}
+            launch = launch_operand(ctx.project, ctx.model, call)
+            if launch is not None and not any(use.model is ctx.model and use.node is not launch
+                                              and ctx.model.enclosing_function(use.node) is func for use in uses):
+                # Only passed into a launch (what its body does with it aside): the launch takes the ref
+                # whatever its body does with it, and fails on its IR type (checked with jax 0.12).
+                live = {"operand"}
+            if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
+                            and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
+                live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
+            if not live:
+                continue  # jit drops an unused get_global
+            host = run_by[id(func)]
+            if host.function is not func and "returned" in live:
+                live = (live - {"returned"}) | {"other"}  # a helper hands the ref on: what its caller does decides
+            if host.jitted:
+                how = ("This function is jitted directly, not run as a Pallas kernel" if host.function is func
+                       else "This code runs in a jitted function, not in a Pallas kernel")
+                words = "jitted here, outside any kernel"
+            else:
+                how = ("This code runs outside the kernel it launches (jitted; run eagerly, JAX says "
+                       f'"{EAGER_QUOTE}")')
+                words = "the kernel is launched here: this code runs outside it"
+            message = (f'JAX: "{_outside_quote(live)}"; call get_global inside a kernel body (plgpu.kernel). '
+                       f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
+            yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
+                              facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
 
 
 def _outside_quote(live_uses: set[str]) -> str:

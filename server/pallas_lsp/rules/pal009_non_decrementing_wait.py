@@ -46,19 +46,20 @@ def check(ctx):
                 runs.setdefault(id(op.call), []).append(kernel)
     reported: set[int] = set()
     for kernel in kernels:
-        if kernel.interpreter == "tpu":
-            message, severity = ERROR, "error"
-        elif kernel.backend in _TPU and not kernel.certain_interpret:
-            message, severity = SILENT, "warning"
-        else:
-            continue
-        for op in kernel.semaphore_ops:
-            node = _decrement_node(op.call) if op.kind == "wait" and op.model is ctx.model else None
-            if node is None or id(op.call) in reported:
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            if kernel.interpreter == "tpu":
+                message, severity = ERROR, "error"
+            elif kernel.backend in _TPU and not kernel.certain_interpret:
+                message, severity = SILENT, "warning"
+            else:
                 continue
-            value = ctx.project.evaluator.value(op.model, node)
-            if not (isinstance(value, Const) and not value.value):
-                continue  # decrement=True, or not known statically
-            reported.add(id(op.call))
-            yield ctx.finding(rule, op.call, message, (ctx.entry_related(kernel),), severity=severity,
-                              facts={"kernel": kernel, "kernels": tuple(runs[id(op.call)]), "wait": op.call, "model": op.model, "entry": kernel.entry})
+            for op in kernel.semaphore_ops:
+                node = _decrement_node(op.call) if op.kind == "wait" and op.model is ctx.model else None
+                if node is None or id(op.call) in reported:
+                    continue
+                value = ctx.project.evaluator.value(op.model, node)
+                if not (isinstance(value, Const) and not value.value):
+                    continue  # decrement=True, or not known statically
+                reported.add(id(op.call))
+                yield ctx.finding(rule, op.call, message, (ctx.entry_related(kernel),), severity=severity,
+                                  facts={"kernel": kernel, "kernels": tuple(runs[id(op.call)]), "wait": op.call, "model": op.model, "entry": kernel.entry})

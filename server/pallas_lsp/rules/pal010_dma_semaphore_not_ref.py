@@ -60,20 +60,21 @@ def check(ctx):
         return
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
-        for copy in kernel.dma_copies:
-            if copy.model is not ctx.model:
-                continue
-            # JAX checks the receive (destination) semaphore first, then the send (source) one.
-            for role, node, not_ref in sorted(copy.semaphores, key=lambda s: s[0] != "dma_dst"):
-                if not_ref is None:
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            for copy in kernel.dma_copies:
+                if copy.model is not ctx.model:
                     continue
-                # A copy only waited on (started by another kernel) has its receive semaphore checked at the wait.
-                waited = not copy.starts and role == "dma_dst"
-                for start in copy.starts or (copy.waits[:1] if waited else ()):
-                    if id(start) in reported:
+                # JAX checks the receive (destination) semaphore first, then the send (source) one.
+                for role, node, not_ref in sorted(copy.semaphores, key=lambda s: s[0] != "dma_dst"):
+                    if not_ref is None:
                         continue
-                    reported.add(id(start))
-                    related = (ctx.related(copy.model, node, f"the {_SIDE[role][1]} semaphore argument"),)
-                    yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref, waited), related,
-                                      facts={"kernel": kernel, "copy": copy.call, "model": copy.model,
-                                             "entry": kernel.entry, "semaphore": node, "not_ref": not_ref})
+                    # A copy only waited on (started by another kernel) has its receive semaphore checked at the wait.
+                    waited = not copy.starts and role == "dma_dst"
+                    for start in copy.starts or (copy.waits[:1] if waited else ()):
+                        if id(start) in reported:
+                            continue
+                        reported.add(id(start))
+                        related = (ctx.related(copy.model, node, f"the {_SIDE[role][1]} semaphore argument"),)
+                        yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref, waited), related,
+                                          facts={"kernel": kernel, "copy": copy.call, "model": copy.model,
+                                                 "entry": kernel.entry, "semaphore": node, "not_ref": not_ref})

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from ..analysis.values import int_text
+
 CODE = "PAL011"
 NAME = "barrier-semaphore-id-collision"
 SEVERITY = "error"
@@ -26,21 +28,22 @@ def check(ctx):
     if "get_barrier_semaphore" not in ctx.model.text:
         return
     for kernel in ctx.kernels_here_and_in_importers():
-        cid, count = kernel.collective_id, kernel.start_semaphores
-        if kernel.interpreter != "tpu" or cid is None or count is None:
-            continue
-        if not FIRST_INTERNAL_ID <= cid < FIRST_INTERNAL_ID + count:
-            continue
-        if not any(op.kind in ("signal", "wait") for op in kernel.semaphore_ops):
-            continue  # nothing touches a semaphore: no clash is seen
-        last = FIRST_INTERNAL_ID + count - 1
-        ids = f"id {FIRST_INTERNAL_ID}" if count == 1 else f"ids {FIRST_INTERNAL_ID}-{last}"
-        message = (f'JAX: "ValueError: Semaphore {cid} occurs as both fixed-id and internal."; use a collective_id '
-                   f"below {FIRST_INTERNAL_ID}. The TPU interpreter gives this kernel's {count} semaphore"
-                   f"{'s' if count != 1 else ''} the {ids}, and get_barrier_semaphore() is the semaphore "
-                   f"with id collective_id={cid}; JAX reports it as JaxRuntimeError: INTERNAL: CpuCallback error.")
-        for op in kernel.semaphore_ops:
-            if op.kind == "barrier_semaphore" and op.model is ctx.model:
-                yield ctx.finding(rule, op.call, message, (ctx.entry_related(kernel),),
-                                  facts={"kernel": kernel, "barrier": op.call, "model": op.model,
-                                         "entry": kernel.entry})
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            cid, count = kernel.collective_id, kernel.start_semaphores
+            if kernel.interpreter != "tpu" or cid is None or count is None:
+                continue
+            if not FIRST_INTERNAL_ID <= cid < FIRST_INTERNAL_ID + count:
+                continue
+            if not any(op.kind in ("signal", "wait") for op in kernel.semaphore_ops):
+                continue  # nothing touches a semaphore: no clash is seen
+            last = FIRST_INTERNAL_ID + count - 1
+            ids = f"id {FIRST_INTERNAL_ID}" if count == 1 else f"ids {FIRST_INTERNAL_ID}-{int_text(last)}"
+            message = (f'JAX: "ValueError: Semaphore {int_text(cid)} occurs as both fixed-id and internal."; use a collective_id '
+                       f"below {FIRST_INTERNAL_ID}. The TPU interpreter gives this kernel's {int_text(count)} semaphore"
+                       f"{'s' if count != 1 else ''} the {ids}, and get_barrier_semaphore() is the semaphore "
+                       f"with id collective_id={int_text(cid)}; JAX reports it as JaxRuntimeError: INTERNAL: CpuCallback error.")
+            for op in kernel.semaphore_ops:
+                if op.kind == "barrier_semaphore" and op.model is ctx.model:
+                    yield ctx.finding(rule, op.call, message, (ctx.entry_related(kernel),),
+                                      facts={"kernel": kernel, "barrier": op.call, "model": op.model,
+                                             "entry": kernel.entry})

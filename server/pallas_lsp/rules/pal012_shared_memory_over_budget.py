@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from ..analysis.values import int_text
+
 CODE = "PAL012"
 NAME = "shared-memory-over-budget"
 SEVERITY = "error"
@@ -36,23 +38,24 @@ def check(ctx):
 
     over = lambda kernel: kernel.shared_memory.exceeds or kernel.shared_memory.tmem_exceeds  # noqa: E731
     for site, kernel in budget_sites(ctx.project, ctx.model, over):
-        budget = kernel.shared_memory
-        message = smem_message(budget) if budget.exceeds else tmem_message(budget)
-        related = () if site is kernel.entry.node else (ctx.entry_related(kernel),)
-        yield ctx.finding(rule, site, message, related,
-                          facts={"kernel": kernel, "entry": kernel.entry, "shared_memory": budget})
+        with ctx.isolated(rule, site):
+            budget = kernel.shared_memory
+            message = smem_message(budget) if budget.exceeds else tmem_message(budget)
+            related = () if site is kernel.entry.node else (ctx.entry_related(kernel),)
+            yield ctx.finding(rule, site, message, related,
+                              facts={"kernel": kernel, "entry": kernel.entry, "shared_memory": budget})
 
 
 def smem_message(budget) -> str:
     over = budget.smem_bytes - budget.max_smem_bytes
     if budget.complete:
-        quoted = f"{QUOTE}: smem_bytes={budget.smem_bytes} > max_smem_bytes={budget.max_smem_bytes}"
-        head = f'JAX: "{quoted}"; use {over:,} B less.'
+        quoted = f"{QUOTE}: smem_bytes={int_text(budget.smem_bytes)} > max_smem_bytes={budget.max_smem_bytes}"
+        head = f'JAX: "{quoted}"; use {int_text(over, grouped=True)} B less.'
     else:
         quoted = f"{QUOTE}: smem_bytes=... > max_smem_bytes={budget.max_smem_bytes}"
-        head = f'JAX: "{quoted}"; use {over:,}+ B less.'
+        head = f'JAX: "{quoted}"; use {int_text(over, grouped=True)}+ B less.'
     parts = f"{budget.barriers} barrier{'s' if budget.barriers != 1 else ''}" if budget.barriers else "no barriers"
-    rest = (f" The kernel's scratch needs {'at least ' if not budget.complete else ''}{budget.smem_bytes:,} bytes of "
+    rest = (f" The kernel's scratch needs {'at least ' if not budget.complete else ''}{int_text(budget.smem_bytes, grouped=True)} bytes of "
             f"shared memory (each buffer rounded up to a multiple of {budget.alignment:,} bytes, {parts} included), and "
             f"Hopper and Blackwell GPUs give a block {budget.max_smem_bytes:,} (`max_smem_bytes` in "
             f"{budget.limit_source}). Use fewer pipeline stages (max_concurrent_steps), smaller blocks, "
@@ -63,7 +66,7 @@ def smem_message(budget) -> str:
 
 
 def tmem_message(budget) -> str:
-    quoted = f"After rounding up, got {budget.tmem_cols} columns, {TMEM_QUOTE} {budget.tmem_max_cols}"
+    quoted = f"After rounding up, got {int_text(budget.tmem_cols)} columns, {TMEM_QUOTE} {budget.tmem_max_cols}"
     return (f'JAX: "{quoted}"; allocate fewer TMEM columns. The kernel\'s TMEM scratch asks for '
-            f"{'at least ' if not budget.complete else ''}{budget.tmem_requested_cols} columns, which JAX rounds "
-            f"up to a power of two ({budget.tmem_cols}); a block has {budget.tmem_max_cols}.")
+            f"{'at least ' if not budget.complete else ''}{int_text(budget.tmem_requested_cols)} columns, which JAX rounds "
+            f"up to a power of two ({int_text(budget.tmem_cols)}); a block has {budget.tmem_max_cols}.")

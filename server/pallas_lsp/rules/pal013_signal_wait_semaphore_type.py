@@ -51,18 +51,19 @@ def check(ctx):
                   for sem in kernel.semaphores]
     reported: set[int] = set()
     for kernel, model, node, dtype, shape, uses, words, facts in found:
-        if shape is None or dtype is None or dtype in ALLOWED:
-            continue
-        failing = [(use,) for use in uses if use.kind in ("signal", "wait") and use.indices == len(shape)]
-        for (use,) in first_in_trace(failing):  # tracing stops at the first one
-            if use.model is not ctx.model or id(use.node) in reported:
+        with ctx.isolated(rule, node, model):
+            if shape is None or dtype is None or dtype in ALLOWED:
                 continue
-            reported.add(id(use.node))
-            on_gpu = "get_global" in facts or _gpu_kernel(kernel)  # get_global is Mosaic GPU's
-            related = (ctx.related(model, node, f"the semaphore, a {dtype}, {words}"),)
-            yield ctx.finding(rule, use.node, message(use.kind, dtype, on_gpu), related,
-                              facts={"kernel": kernel, "model": model, "use": use, "dtype": dtype,
-                                     "entry": kernel.entry if kernel is not None else None, **facts})
+            failing = [(use,) for use in uses if use.kind in ("signal", "wait") and use.indices == len(shape)]
+            for (use,) in first_in_trace(failing):  # tracing stops at the first one
+                if use.model is not ctx.model or id(use.node) in reported:
+                    continue
+                reported.add(id(use.node))
+                on_gpu = "get_global" in facts or _gpu_kernel(kernel)  # get_global is Mosaic GPU's
+                related = (ctx.related(model, node, f"the semaphore, a {dtype}, {words}"),)
+                yield ctx.finding(rule, use.node, message(use.kind, dtype, on_gpu), related,
+                                  facts={"kernel": kernel, "model": model, "use": use, "dtype": dtype,
+                                         "entry": kernel.entry if kernel is not None else None, **facts})
 
 
 def first_in_trace(failing: list[tuple]) -> list[tuple]:

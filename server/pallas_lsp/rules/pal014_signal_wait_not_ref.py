@@ -46,19 +46,20 @@ def check(ctx):
         return
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
-        failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None]
-        for (op,) in first_in_trace(failing):  # tracing stops at the first one
-            if op.model is not ctx.model or id(op.call) in reported:
-                continue
-            reported.add(id(op.call))
-            argument = op.call.args[0] if op.call.args else op.not_ref[1]
-            related = (ctx.entry_related(kernel),)
-            dtype = _read_from(kernel, op.not_ref_model, op.not_ref[1])
-            value = ctx.project.evaluator.value(op.not_ref_model, op.not_ref[1]) if op.not_ref[0] == "number" else None
-            yield ctx.finding(rule, op.call, message(op, argument, dtype, getattr(value, "value", None)), related,
-                              facts={"kernel": kernel, "op": op.call, "model": op.model, "entry": kernel.entry,
-                                     "semaphore": argument, "not_ref": op.not_ref,
-                                     "not_ref_model": op.not_ref_model})
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None]
+            for (op,) in first_in_trace(failing):  # tracing stops at the first one
+                if op.model is not ctx.model or id(op.call) in reported:
+                    continue
+                reported.add(id(op.call))
+                argument = op.call.args[0] if op.call.args else op.not_ref[1]
+                related = (ctx.entry_related(kernel),)
+                dtype = _read_from(kernel, op.not_ref_model, op.not_ref[1])
+                value = ctx.project.evaluator.value(op.not_ref_model, op.not_ref[1]) if op.not_ref[0] == "number" else None
+                yield ctx.finding(rule, op.call, message(op, argument, dtype, getattr(value, "value", None)), related,
+                                  facts={"kernel": kernel, "op": op.call, "model": op.model, "entry": kernel.entry,
+                                         "semaphore": argument, "not_ref": op.not_ref,
+                                         "not_ref_model": op.not_ref_model})
 
 
 

@@ -14,7 +14,7 @@ from ..source_text import read_source
 from .targets import ArgSpecError, ArgsNotFound, TargetNotFound, resolve_args, suggest_args
 from .worker import DEFAULT_TIMEOUT, TraceError, WorkerPool
 
-PLATFORMS = ("cuda", "host")
+PLATFORMS = ("cuda", "tpu", "host")
 
 
 def failure(path: str, function: str, platform: str, kind: str, message: str, stage: str, **extra) -> dict:
@@ -29,9 +29,11 @@ def failure(path: str, function: str, platform: str, kind: str, message: str, st
 def trace_target(pool: WorkerPool, python: str, root: str | None, path: str, function: str, *,
                  args: str | None = None, platform: str = "cuda", compile: bool | None = None,
                  timeout: float = DEFAULT_TIMEOUT, source: str | None = None, on_worker=None,
-                 extra_roots: list[str] = ()) -> dict:
+                 extra_roots: list[str] = (), infer_args=None) -> dict:
     """Trace `path::function`; always returns a result dict (see docs/trace.md), never raises for
-    problems of the traced code or its arguments. `extra_roots`: folders on `sys.path` after `root`."""
+    problems of the traced code or its arguments. `extra_roots`: folders on `sys.path` after `root`.
+    `infer_args()`: arguments from the analysis (`TracePlan.infer_args`), asked where the comment,
+    the annotations and the file's own calls give none."""
     path = os.path.realpath(path)
     if platform not in PLATFORMS:
         return failure(path, function, platform, "UsageError",
@@ -39,7 +41,12 @@ def trace_target(pool: WorkerPool, python: str, root: str | None, path: str, fun
     try:
         if source is None:
             source = read_source(path)  # as Python will import it (BOM, coding cookie)
-        found = resolve_args(source, function, args)
+        try:
+            found = resolve_args(source, function, args)
+        except ArgsNotFound:
+            found = infer_args() if infer_args is not None else None
+            if found is None:
+                raise
     except (ArgSpecError, ArgsNotFound, TargetNotFound, OSError, SyntaxError, UnicodeDecodeError) as exc:
         kind = {ArgsNotFound: "ArgsNotFound", TargetNotFound: "TargetNotFound"}.get(type(exc), "UsageError")
         extra = {"suggested_args": suggest_args(source, function)} if isinstance(exc, ArgsNotFound) and source else {}

@@ -208,39 +208,58 @@ def _write_all(fd: int, data: bytes) -> None:
         data = data[os.write(fd, data):]
 
 
-def run_contained(work, private_fds=()) -> dict:
+def run_contained(work, private_fds=(), seconds: float | None = None, output_limit: int | None = None) -> dict:
     """Run `work()` (it returns a JSON-able dict) in a fresh fork of this process and end everything it
     started. Returns {"result", "pid", "killed"}, or {"crashed": exit code as subprocess gives it (None
-    when unknown), "pid", "killed"}."""
+    when unknown), "pid", "killed"}; plus "emitted": what it sent with `emit` as it went (kept however
+    it ended).
+
+    `seconds`: past it the process is killed ("timed_out"). `output_limit`: its stdout and stderr are
+    captured instead of shared; past that many bytes it is killed ("output_exceeded"); the last
+    `OUTPUT_TAIL` bytes come back as "output" with "output_bytes" counted."""
     me = os.getpid()
     read_end, write_end = os.pipe()
+    output = _Output(output_limit) if output_limit is not None else None
+    deadline = None if seconds is None else time.monotonic() + seconds
     launcher = os.fork()
     if launcher == 0:
         os.close(read_end)
         for fd in private_fds:
             os.close(fd)
+        if output is not None:
+            output.become_writer()
         _launch(work, write_end)
     os.close(write_end)
+    if output is not None:
+        output.become_reader()
     received = b""
     launcher_done = False
     trace_status = None
     messages: dict = {}
+    ended_because = None
     try:
         while True:
-            received += _read_available(read_end, 0.05)
+            received += _read_available(read_end, 0.05, output)
             for pid, status in _reap_children():
                 launcher_done = launcher_done or pid == launcher
                 if pid == messages.get("P"):  # adopted after its keeper was killed
                     trace_status = status
             messages = _contained_messages(received)
             trace = messages.get("P")
+            if ended_because is None:
+                if output is not None and output.exceeded:
+                    ended_because = "output_exceeded"
+                elif deadline is not None and time.monotonic() > deadline:
+                    ended_because = "timed_out"
+                if ended_because is not None:
+                    _kill(trace if trace is not None and "S" not in messages else None, me)
             if "S" in messages and not launcher_done:  # the keeper's last word: the launcher ends next
                 _wait_for(launcher)
                 launcher_done = True
             if launcher_done and (trace is None or "R" in messages or "S" in messages
                                   or trace_status is not None or not _alive(trace)):
                 break
-        received += _read_available(read_end, 0)
+        received += _read_available(read_end, 0, output)
     finally:
         os.close(read_end)
     trace = messages.get("P")
@@ -252,12 +271,75 @@ def run_contained(work, private_fds=()) -> dict:
     _reap_children()
     messages = _contained_messages(received)
     status, killed_inside = messages.get("S", (trace_status, 0))
-    outcome = {"pid": messages.get("P"), "killed": killed + killed_inside}
+    outcome = {"pid": messages.get("P"), "killed": killed + killed_inside, "emitted": messages.get("L", [])}
     if "R" in messages:
         outcome["result"] = messages["R"]
     else:
         outcome["crashed"] = None if status is None else os.waitstatus_to_exitcode(status)
+    if ended_because is not None:
+        outcome[ended_because] = True
+    if output is not None:
+        outcome.update(output.close())
     return outcome
+
+
+def _kill(trace: int | None, me: int) -> None:
+    """End a contained run early: its process (its keeper then ends the namespace), or, before it
+    said who it is, everything below this worker."""
+    import signal
+
+    if trace is None:
+        kill_descendants(me)
+        return
+    try:
+        os.kill(trace, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+OUTPUT_TAIL = 16 * 1024
+
+
+class _Output:
+    """A contained run's stdout and stderr, through a pipe of its own: counted, its tail kept."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.read_fd, self.write_fd = os.pipe()
+        self.tail = b""
+        self.size = 0
+
+    def become_writer(self) -> None:
+        os.close(self.read_fd)
+        os.dup2(self.write_fd, 1)
+        os.dup2(self.write_fd, 2)
+        os.close(self.write_fd)
+
+    def become_reader(self) -> None:
+        os.close(self.write_fd)
+        os.set_blocking(self.read_fd, False)
+
+    @property
+    def exceeded(self) -> bool:
+        return self.size > self.limit
+
+    def drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.read_fd, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            if not chunk:
+                return
+            self.size += len(chunk)
+            self.tail = (self.tail + chunk)[-OUTPUT_TAIL:]
+
+    def close(self) -> dict:
+        self.drain()
+        os.close(self.read_fd)
+        return {"output": self.tail.decode("utf-8", "replace"), "output_bytes": self.size}
 
 
 def _wait_for(pid: int) -> None:
@@ -271,39 +353,57 @@ def _wait_for(pid: int) -> None:
             return
 
 
-def _read_available(fd: int, timeout: float) -> bytes:
+def _read_available(fd: int, timeout: float, output: "_Output | None" = None) -> bytes:
+    """What the private pipe holds now (waiting up to `timeout` for something), the output drained."""
     import select
 
+    watched = [fd] if output is None else [fd, output.read_fd]
     data = b""
-    while select.select([fd], [], [], timeout)[0]:
+    while True:
+        ready = select.select(watched, [], [], timeout)[0]
+        if output is not None and output.read_fd in ready:
+            output.drain()
+        if fd not in ready:
+            return data
         chunk = os.read(fd, 1 << 20)
         if not chunk:
-            break
+            return data
         data += chunk
         timeout = 0
-    return data
 
 
 def _contained_messages(received: bytes) -> dict:
     """The lines of the private pipe: "P pid" (the trace started), "R json" (its result), "S status killed"
-    (the keeper saw it end); the first of each counts."""
+    (the keeper saw it end), the first of each counting; "L json" (`emit`), every one, in order."""
     messages: dict = {}
     for line in received.split(b"\n")[:-1]:
         kind, _, rest = line.partition(b" ")
         kind = kind.decode("ascii", "replace")
-        if kind in messages:
+        if kind in messages and kind != "L":
             continue
         try:
             if kind == "P":
                 messages["P"] = int(rest)
             elif kind == "R":
                 messages["R"] = json.loads(rest)
+            elif kind == "L":
+                messages.setdefault("L", []).append(json.loads(rest))
             elif kind == "S":
                 status, killed = rest.split()
                 messages["S"] = (None if status == b"None" else int(status), int(killed))
         except ValueError:
             continue
     return messages
+
+
+_emit_to: tuple[int, int] | None = None  # (the private pipe, the process that may write to it)
+
+
+def emit(record: dict) -> None:
+    """Send `record` to the worker now, from the contained process (not from a fork of it): what was
+    sent stays sent if the process dies, hangs or is killed later."""
+    if _emit_to is not None and os.getpid() == _emit_to[1]:
+        _write_all(_emit_to[0], ("L " + json.dumps(record, default=str) + "\n").encode())
 
 
 def _launch(work, write_end: int) -> None:
@@ -367,9 +467,11 @@ def _run_trace_process(work, write_end: int) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     me = os.getpid()
     code = 0
+    global _emit_to
     try:
         _write_all(write_end, f"P {outer_pid()}\n".encode())
         _close_host_proc()
+        _emit_to = (write_end, me)
         result = work()
         if os.getpid() == me:  # a fork made by user code that came back here never answers
             _write_all(write_end, ("R " + json.dumps(result, default=str) + "\n").encode())

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..analysis.kernel_model import kernel_launches
+from ..analysis.kernel_model import SC_SCALAR, SC_VECTOR, TPU_TC, kernel_launches, kernel_models
 from ..analysis.kernels import FORCE_INTERPRET, SET_INTERPRET, EntryPoint, KernelIndex, reachable_functions
 from ..analysis.model import FunctionNode
 from ..analysis.values import Api, KernelCall
-from .targets import definition_line, function_at
+from .call_args import inferred_call_args
+from .targets import TargetArgs, definition_line, function_at
 
 # How a module-level name runs a kernel, in the order a body's launches are looked for.
 IS_KERNEL = "kernel"  # `k = plgpu.kernel(body, ...)`, a decorated body: calling it launches
@@ -24,6 +26,7 @@ LAUNCHES = "launch"  # its code calls a kernel: `pl.pallas_call(body, ...)(x)`, 
 WRAPS = "wrapper"  # it calls a module-level function of this module that launches one
 BUILDS = "builds"  # it builds a kernel without launching it (a factory)
 _RUNNING = (IS_KERNEL, LAUNCHES, WRAPS)
+TPU_BACKENDS = (TPU_TC, SC_VECTOR, SC_SCALAR)
 
 
 @dataclass(eq=False)
@@ -295,7 +298,8 @@ def _interpret_site(project, target: LaunchTarget, entry: EntryPoint):
 
 def platform_for(project, target: LaunchTarget) -> Platform:
     """`host` when every kernel the target runs is interpreted (JAX then runs it on the CPU, and a
-    `cuda` lowering only fails with a platform mismatch); `cuda` otherwise."""
+    `cuda` lowering only fails with a platform mismatch); `tpu` when every one is a TPU kernel;
+    `cuda` otherwise."""
     if not target.kernels:
         return Platform("cuda", "cuda: the default (the analysis sees no kernel it runs, interpreted or not)")
     sites = [(_interpret_site(project, target, e), e) for e in target.kernels]
@@ -309,11 +313,23 @@ def platform_for(project, target: LaunchTarget) -> Platform:
     if interpreted:
         return Platform("cuda", "cuda: some of its kernels run in interpret mode and some compiled; lowered for "
                                 "the GPU, where the interpreted ones cannot lower (platform host runs those)")
+    tpu = _tpu_reason(project, target)
+    if tpu is not None:
+        return Platform("tpu", f"tpu: the kernel is a TPU one ({tpu}), cross-lowered where there is no TPU")
     maybe = [s for e in target.kernels for s in e.maybe_interpret]
     if maybe:
         return Platform("cuda", f"cuda: whether it runs interpreted is decided when it runs ({maybe[0].reason}); "
                                 "lowered for the GPU (platform host traces it interpreted)")
     return Platform("cuda", "cuda: the kernel is compiled for a GPU (cross-lowered where there is none)")
+
+
+def _tpu_reason(project, target: LaunchTarget) -> str | None:
+    """Why every kernel the target runs lowers for a TPU (the kernel model's backend), or None."""
+    models = {id(m.entry.node): m for e in target.kernels for m in kernel_models(project, e.model)}
+    found = [models.get(id(e.node)) for e in target.kernels]
+    if found and all(m is not None and m.backend in TPU_BACKENDS for m in found):
+        return found[0].backend_reason
+    return None
 
 
 @dataclass
@@ -323,6 +339,7 @@ class TracePlan:
     intent: Intent
     target: LaunchTarget | None = None
     platform: Platform | None = None
+    infer_args: Callable[[], TargetArgs | None] | None = None  # arguments from a call, as hovers read it
 
     @property
     def function(self) -> str | None:
@@ -367,6 +384,7 @@ def plan_trace(project, path: str, text: str, where: str | int, platform: str | 
     if len(targets) != 1 or intent.problem:
         return plan
     plan.target = targets[0]
+    plan.infer_args = lambda: inferred_call_args(project, path, text, plan.target.name)
     plan.platform = (Platform(platform, f"{platform}: asked for ({asked_by})") if platform
                      else platform_for(project, plan.target))
     return plan

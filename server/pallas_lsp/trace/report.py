@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 
 from ..quoting import quoted_name, visible
@@ -61,6 +62,26 @@ def _where(location: dict, cwd: str) -> str:
     return f"{path}:{location.get('line', '?')}"
 
 
+def _at_body(kernel: dict, bodies: dict) -> dict:
+    """The kernel's location at its body's first line (`def`, or its first decorator), as the report's
+    other lines name a body: JAX's location is the first line of the body's code."""
+    location = kernel["location"]
+    path, line, name = location.get("path"), location.get("line"), kernel.get("name")
+    if location.get("cell") is not None or not isinstance(path, str) or not isinstance(line, int):
+        return location
+    if path not in bodies:
+        try:
+            bodies[path] = [node for node in ast.walk(ast.parse(read_source(path)))
+                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            bodies[path] = []
+    around = [node for node in bodies[path] if node.name == name and node.lineno <= line <= (node.end_lineno or line)]
+    if not around:
+        return location
+    body = max(around, key=lambda node: node.lineno)  # the innermost
+    return {**location, "line": min([body.lineno, *(d.lineno for d in body.decorator_list)])}
+
+
 def _seconds(value) -> str:
     return f"{value:.3f}s" if isinstance(value, (int, float)) else "?"
 
@@ -85,9 +106,15 @@ def format_text(result: dict, cwd: str | None = None) -> str:
         target = f"{quoted_name(os.path.relpath(result['path'], cwd))}::{result['function']}"
     except (KeyError, ValueError, TypeError):
         pass
-    args = ", ".join(result.get("args") or []) or "no arguments"
     source = result.get("args_source")
-    lines.append(f"trace {target}({args})" + (f"  [arguments from {source}]" if source else ""))
+    if result.get("args"):
+        called = f"({', '.join(result['args'])})"
+    elif source:  # found, and none: it takes no arguments
+        called, source = "()", None
+    else:
+        missing = (result.get("error") or {}).get("type") == "ArgsNotFound"
+        called = " (arguments not found)" if missing else " (no arguments)"
+    lines.append(f"trace {target}{called}" + (f"  [arguments from {source}]" if source else ""))
     if result.get("traced_because"):
         lines.append(result["traced_because"])
     if result.get("platform_reason"):
@@ -110,8 +137,9 @@ def format_text(result: dict, cwd: str | None = None) -> str:
         start = (f"worker start {_seconds(worker.get('start_seconds'))} (jax import "
                  f"{_seconds(worker.get('jax_import_seconds'))}), " if worker.get("cold") else "warm worker, ")
         lines.append(f"timings: {start}{', '.join(stages)}; wall {_seconds(timings.get('wall'))}")
+    bodies: dict = {}
     for kernel in result.get("kernels") or []:
-        where = f" ({_where(kernel['location'], cwd)})" if kernel.get("location") else ""
+        where = f" ({_where(_at_body(kernel, bodies), cwd)})" if kernel.get("location") else ""
         lines.append(f"kernel {kernel.get('name')}{where}: {kernel_summary(kernel)}")
     error = result.get("error")
     if result.get("ok"):

@@ -13,7 +13,10 @@ What a trace does with JAX is tracing.py.
         "roots": [...], "compile": null|true|false}
     -> {"id": 1, "result": {...}, "killed_leftover_processes", "trace_pid"}   (docs/trace.md)
     -> {"id": 1, "crashed": exit code or null, ...}        (the trace's process died)
-    <- {"id": 2, "op": "exit"}
+    <- {"id": 2, "op": "entries", "entries": [{"id", "kind", "path", "function", "kwargs", "args", "unittest"}],
+        "roots", "bare_platform", "entry_timeout", "output_limit"}
+    -> {"id": 2, "result": {"entries": [{"id", "outcome", "message", "launch_records": [...], ...}]}}
+    <- {"id": 3, "op": "exit"}
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ def _load(name: str):
 
 containment = _load("containment")
 tracing = _load("tracing")
+launches = _load("launches")
 
 
 class Protocol:
@@ -111,6 +115,10 @@ def main(argv: list[str]) -> int:
             else:
                 response["crashed"] = outcome["crashed"]
             protocol.send(response)
+        elif request.get("op") == "entries":
+            worker.traces += 1
+            entries = [_entry(worker, request, entry, memory_mb, private) for entry in request.get("entries") or []]
+            protocol.send({"id": request.get("id"), "result": {"entries": entries}})
         else:
             protocol.send({"id": request.get("id"), "error": f"unknown op {request.get('op')!r}"})
 
@@ -119,6 +127,18 @@ def _trace(worker, request: dict, memory_mb: int) -> dict:
     """One trace, in the fresh process `run_contained` made for it: its address space capped once jax's
     backend started, before any user code runs."""
     return worker.trace(request, containment.outer_pid(), lambda: containment.limit_memory(memory_mb))
+
+
+def _entry(worker, request: dict, entry: dict, memory_mb: int, private) -> dict:
+    """One entry point, in a contained process of its own: its time and output limited, what it
+    reached sent as it went (launches.py)."""
+    seconds = float(request.get("entry_timeout") or 60)
+    output_limit = int(request.get("output_limit") or 4 << 20)
+    outcome = containment.run_contained(
+        lambda: launches.run_entry(tracing, containment, worker, request, entry,
+                                   lambda: containment.limit_memory(memory_mb)),
+        private, seconds=seconds + max(launches.GRACE_SECONDS, seconds / 4), output_limit=output_limit)
+    return launches.entry_result(entry, outcome, seconds, output_limit)
 
 
 def _exit_words(code: int | None) -> str:

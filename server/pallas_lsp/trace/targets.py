@@ -9,9 +9,11 @@ static shapes. When none gives them, `ArgsNotFound` says exactly what is missing
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass
 
+from ..analysis.arithmetic import fits, fold
 from ..dtypes import LONG_NAMES, DTYPES, short_dtype
 from ..source_text import split_lines
 
@@ -128,6 +130,40 @@ def find_definition(tree: ast.Module, function: str) -> ast.stmt | None:
     return found
 
 
+def _bound_names(tree: ast.Module) -> list[str]:
+    """The names module-level `def`s and assignments bind, in the order of the file."""
+    names: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.append(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            names.extend(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names.append(stmt.target.id)
+    return list(dict.fromkeys(names))
+
+
+def unknown_name(source: str, function: str) -> str | None:
+    """Why `PATH::function` names nothing the file has (a typo: a usage error, never a trace that
+    JAX failed), with the name meant when one is close; None when the file binds it (or a dotted
+    path is asked for, which only the traced module can answer)."""
+    if "." in function:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    if find_definition(tree, function) is not None:
+        return None
+    names = _bound_names(tree)
+    close = difflib.get_close_matches(function, names, 1)
+    functions = [stmt.name for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    listed = ", ".join(functions[:12]) + (", ..." if len(functions) > 12 else "")
+    return (f"no module-level function or assignment named {function!r}"
+            + (f" (did you mean {close[0]}?)" if close else "")
+            + (f"; its functions: {listed}" if functions else ""))
+
+
 def definition_line(stmt: ast.stmt) -> int:
     """0-based line of the statement's first decorator or keyword line."""
     decorators = getattr(stmt, "decorator_list", None) or []
@@ -154,7 +190,8 @@ def resolve_args(source: str, function: str, explicit: str | None = None) -> Tar
             return TargetArgs(parse_args(text), f"comment on line {line + 1}")
         except ArgSpecError as exc:
             raise ArgSpecError(f"line {line + 1}: {exc}") from None
-    reasons.append(f"no '# pallas-lsp: trace(f32[128,128], ...)' comment directly above line {definition_line(stmt) + 1}")
+    reasons.append(f"no '# pallas-lsp: trace({example_args(source, function)})' comment directly above line "
+                   f"{definition_line(stmt) + 1}")
 
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         params = _required_params(stmt)
@@ -191,6 +228,20 @@ def suggest_args(source: str, function: str) -> str | None:
         if wanted and len(specs) >= wanted:
             specs = specs[:wanted]
     return ", ".join(map(str, specs)) or None
+
+
+def example_args(source: str, function: str) -> str:
+    """Arguments to show in advice: the file's own shapes (`suggest_args`), else one placeholder
+    array per parameter the function takes."""
+    suggested = suggest_args(source, function)
+    if suggested:
+        return suggested
+    try:
+        stmt = find_definition(ast.parse(source), function)
+    except (SyntaxError, ValueError):
+        stmt = None
+    count = len(_required_params(stmt)) if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) else 1
+    return ", ".join(["f32[128,128]"] * max(count, 1))
 
 
 def _directive_above(lines: list[str], line: int) -> tuple[str, int] | None:
@@ -288,17 +339,18 @@ class _Static:
         return local.get(name, self.module_values.get(name))
 
     def integer(self, node: ast.expr, local, depth=0) -> int | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return node.value
+        """An int the expression folds to, within the analysis' bounds (`10 ** 10 ** 10` is None, never computed)."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value if fits(node.value) else None
         if isinstance(node, ast.Name):
             value = self.lookup(node.id, local, depth)
             return None if value is None else self.integer(value, local, depth + 1)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Pow)):
             left, right = self.integer(node.left, local, depth + 1), self.integer(node.right, local, depth + 1)
-            if left is None or right is None or (isinstance(node.op, ast.FloorDiv) and right == 0):
+            if left is None or right is None:
                 return None
-            return {ast.Add: left + right, ast.Sub: left - right, ast.Mult: left * right,
-                    ast.FloorDiv: left // right if right else 0, ast.Pow: left ** right}[type(node.op)]
+            result = fold(node.op, left, right)  # None for 1 // 0 or a result over the bounds
+            return result if type(result) is int else None
         return None
 
     def shape(self, node: ast.expr, local, depth=0) -> tuple[int, ...] | None:

@@ -20,7 +20,7 @@ import traceback
 _HERE = os.path.dirname(os.path.realpath(__file__))
 # The trace process's own files (runner.py and the modules it loads): never the user's, even when
 # the user's workspace is this repository.
-OWN_FILES = frozenset(os.path.join(_HERE, name) for name in ("runner.py", "tracing.py", "containment.py"))
+OWN_FILES = frozenset(os.path.join(_HERE, name) for name in ("runner.py", "tracing.py", "containment.py", "launches.py"))
 
 GET_GLOBAL_NOT_SEMAPHORE = "get_global only supports semaphores"
 INTERPRET_ERRORS = ("No ir_type_handler for aval type", "get_global discharge is not supported")
@@ -392,10 +392,48 @@ def _resolve(module, function: str):
     return value
 
 
+# ---- lowering for a platform ----------------------------------------------------------------------
+
+def lowering_platform(platform: str) -> str:
+    """What `lowering_platforms` takes for a trace platform (`host` is the CPU)."""
+    return "cpu" if platform == "host" else platform
+
+
+class Lowering:
+    """`jax.jit(fn).trace(*args).lower(...)` for a platform, as a trace and a launch reached by an
+    entry point both do it. A bare GPU `pallas_call` (Triton) asks the device for its compute
+    capability; with none attached, JAX's own way to cross-lower is an abstract device, so the
+    lowering is tried again under one. `traced` is kept whatever happens: the error walker reads it."""
+
+    def __init__(self, fn, args, platform: str, gpu: bool = False, stage=lambda name: None) -> None:
+        self.fn, self.args, self.platform, self.gpu, self.stage = fn, args, platform, gpu, stage
+        self.traced = None
+        self.abstract_device: str | None = None
+
+    def run(self):
+        import jax
+
+        target = (lowering_platform(self.platform),)
+        self.stage("trace")
+        self.traced = jax.jit(self.fn).trace(*self.args)
+        self.stage("lower")
+        try:
+            return self.traced.lower(lowering_platforms=target)
+        except RuntimeError as exc:
+            if self.platform != "cuda" or self.gpu or not str(exc).startswith(NO_GPU_DEVICE):
+                raise
+        self.abstract_device = ABSTRACT_GPU[0]
+        self.stage("trace")
+        with _abstract_gpu_mesh():
+            self.traced = jax.jit(self.fn).trace(*self.args)
+            self.stage("lower")
+            return self.traced.lower(lowering_platforms=target)
+
+
 # ---- one trace ----------------------------------------------------------------------------------
 
 PREIMPORTED = ("jax.numpy", "jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu",
-               "jax.experimental.pallas.triton")
+               "jax.experimental.pallas.triton", "jax.experimental.pallas.tpu")
 
 
 class Worker:
@@ -463,7 +501,6 @@ class Worker:
         path = os.path.realpath(request["path"])
         function = request["function"]
         platform = request.get("platform") or "cuda"
-        lowering_platform = "cpu" if platform == "host" else platform
         roots = [r for r in request.get("roots") or [] if r] or [os.path.dirname(path)]
         user = UserFiles([*roots, os.path.dirname(path)])
         want_compile = request.get("compile")
@@ -472,7 +509,7 @@ class Worker:
 
         result: dict = {
             "ok": False, "stage": "import", "path": path, "function": function, "platform": platform,
-            "lowering_platform": lowering_platform, "args": [], "error": None, "kernels": [],
+            "lowering_platform": lowering_platform(platform), "args": [], "error": None, "kernels": [],
             "compiled": False,
             "compile_skipped": None if compile_it else (
                 "not requested" if want_compile is False else
@@ -501,22 +538,13 @@ class Worker:
             args = [jax.ShapeDtypeStruct(tuple(a["shape"]), jax.numpy.dtype(a["dtype"]))
                     for a in request.get("args") or []]
             result["args"] = [f"{a.dtype}{list(a.shape)}".replace(" ", "") for a in args]
-            stage("trace")
-            traced = jax.jit(fn).trace(*args)
-            stage("lower")
+            lowering = Lowering(fn, args, platform, self.gpu, stage)
             try:
-                lowered = traced.lower(lowering_platforms=(lowering_platform,))
-            except RuntimeError as exc:
-                if platform != "cuda" or self.gpu or not str(exc).startswith(NO_GPU_DEVICE):
-                    raise
-                # Triton (a bare GPU pallas_call) asks the device for its compute capability;
-                # with none here, JAX's own way to cross-lower is an abstract device.
-                result["abstract_device"] = ABSTRACT_GPU[0]
-                stage("trace")
-                with _abstract_gpu_mesh():
-                    traced = jax.jit(fn).trace(*args)
-                    stage("lower")
-                    lowered = traced.lower(lowering_platforms=(lowering_platform,))
+                lowered = lowering.run()
+            finally:
+                traced = lowering.traced
+            if lowering.abstract_device:
+                result["abstract_device"] = lowering.abstract_device
             if compile_it:
                 stage("compile")
                 lowered.compile()
@@ -525,7 +553,7 @@ class Worker:
             result["ok"] = True
         except BaseException as exc:  # noqa: BLE001 - sys.exit and KeyboardInterrupt in user code too
             timings[result["stage"]] = round(time.perf_counter() - stage_start, 6)
-            result["error"] = self._error(exc, result["stage"], traced, user)
+            result["error"] = describe_error(exc, result["stage"], traced, user)
         finally:
             result["kernels"] = list(self.capture.kernels)
             try:  # what each kernel body's refs are, as JAX traced them (hovers show them until an edit)
@@ -536,35 +564,37 @@ class Worker:
         timings["total"] = round(time.perf_counter() - started, 6)
         return result
 
-    def _error(self, exc: BaseException, stage: str, traced, user: UserFiles) -> dict:
-        if isinstance(exc, SystemExit):
-            message = f"the traced code called sys.exit({exc.code!r})"
-        else:
-            message = _first_line(exc)
-        error = {"type": type(exc).__name__, "message": message[:MAX_MESSAGE], "stage": stage,
-                 "locations": [], "traceback": "".join(traceback.format_exception(exc))[-MAX_MESSAGE:]}
-        locations: list[dict] = []
-        if traced is not None and stage in ("lower", "compile"):
-            try:
-                if message.startswith(GET_GLOBAL_NOT_SEMAPHORE):
-                    locations = _get_global_locations(traced.jaxpr, only_non_semaphores=True)
-                elif any(m in message for m in INTERPRET_ERRORS) or message.startswith(NO_LOWERING_RULE):
-                    locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
-                elif message.startswith(COLLECTIVE_RUN_SCOPED):
-                    locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, lambda eqn: "run_scoped")
-                elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
-                    locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, lambda eqn: "get_global")
-                elif message.startswith(OVER_BUDGET):
-                    locations = _eqn_locations(traced.jaxpr, _is_kernel_launch, lambda eqn: "kernel launch")
-            except Exception as walk_error:  # noqa: BLE001
-                error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
-        if not locations:
-            locations = _traceback_locations(exc, user)
-        seen = set()
-        for loc in locations:
-            key = (loc["path"], loc["line"])
-            if key not in seen:
-                seen.add(key)
-                error["locations"].append(loc)
-        return error
 
+def describe_error(exc: BaseException, stage: str, traced, user: UserFiles) -> dict:
+    """JAX's exception as a trace reports it: type, first line, stage, and the user's lines it is about
+    (read off the traced jaxpr where the traceback names none of theirs)."""
+    if isinstance(exc, SystemExit):
+        message = f"the traced code called sys.exit({exc.code!r})"
+    else:
+        message = _first_line(exc)
+    error = {"type": type(exc).__name__, "message": message[:MAX_MESSAGE], "stage": stage,
+             "locations": [], "traceback": "".join(traceback.format_exception(exc))[-MAX_MESSAGE:]}
+    locations: list[dict] = []
+    if traced is not None and stage in ("lower", "compile"):
+        try:
+            if message.startswith(GET_GLOBAL_NOT_SEMAPHORE):
+                locations = _get_global_locations(traced.jaxpr, only_non_semaphores=True)
+            elif any(m in message for m in INTERPRET_ERRORS) or message.startswith(NO_LOWERING_RULE):
+                locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
+            elif message.startswith(COLLECTIVE_RUN_SCOPED):
+                locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, lambda eqn: "run_scoped")
+            elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
+                locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, lambda eqn: "get_global")
+            elif message.startswith(OVER_BUDGET):
+                locations = _eqn_locations(traced.jaxpr, _is_kernel_launch, lambda eqn: "kernel launch")
+        except Exception as walk_error:  # noqa: BLE001
+            error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
+    if not locations:
+        locations = _traceback_locations(exc, user)
+    seen = set()
+    for loc in locations:
+        key = (loc["path"], loc["line"])
+        if key not in seen:
+            seen.add(key)
+            error["locations"].append(loc)
+    return error

@@ -355,16 +355,22 @@ class WorkerPool:
 
         `on_worker(worker)` is called once the worker is known, so a caller can cancel it.
         """
+        return self.request(python, root, dict(request, op="trace"), timeout, on_worker)
+
+    def request(self, python: str, root: str | None, request: dict, timeout: float = DEFAULT_TIMEOUT,
+                on_worker=None) -> dict:
+        """Run one request of the runner's protocol (`op`: "trace", "entries") on the warm worker of
+        (python, root), one at a time; its result, with the interpreter's and the worker's details."""
         key = (python, root)
         with self._guard:
             lock = self._locks.setdefault(key, threading.Lock())
         deadline = time.monotonic() + timeout
         try:
-            return self._trace_locked(key, lock, python, root, request, deadline, on_worker)
+            return self._request_locked(key, lock, python, root, request, deadline, on_worker)
         finally:
             self._used(key)
 
-    def _trace_locked(self, key, lock, python, root, request, deadline, on_worker) -> dict:
+    def _request_locked(self, key, lock, python, root, request, deadline, on_worker) -> dict:
         with lock:
             worker = self._workers.get(key)
             restart_reason = None
@@ -384,7 +390,7 @@ class WorkerPool:
             try:
                 if cold:
                     worker.start(deadline)
-                answer = worker.request(dict(request, op="trace"), deadline)
+                answer = worker.request(request, deadline)
             except TraceError as exc:
                 self._workers.pop(key, None)
                 worker.kill()
@@ -409,7 +415,8 @@ class WorkerPool:
                                     start_seconds=round(worker.start_seconds, 4) if cold else 0.0,
                                     jax_import_seconds=hello.get("import_seconds") if cold else 0.0,
                                     killed_leftover_processes=strays)
-            result["timings"]["wall"] = round(time.perf_counter() - started, 6)
+            result.setdefault("jax", hello.get("jax"))
+            result.setdefault("timings", {})["wall"] = round(time.perf_counter() - started, 6)
             result["output"] = worker.output()
             return result
 

@@ -18,7 +18,8 @@ class Scaler:
 
     def build(self):
         return functools.partial(
-            plgpu.kernel(self.body, out_type=X), jnp.zeros((128,), jnp.float32)
+            plgpu.kernel(self.body, out_type=X),
+            jnp.zeros(self.table_type.shape, self.table_type.dtype),
         )
 
 

@@ -16,9 +16,7 @@ class Stager:
         o_ref[...] = tile[...]
 
     def __call__(self, x):
-        return plgpu.kernel(
-            self.body, out_type=X, scratch_types=[plgpu.SMEM((128,), jnp.float32)]
-        )(x)
+        return plgpu.kernel(self.body, out_type=X, scratch_types=[self.TILE])(x)
 
 
 def target():

@@ -14,7 +14,7 @@ a kernel with a grid JAX 0.12 stops even earlier, at `lax.axis_index`
 (`NameError: Found an unbound axis name: block`), which is why this gridded kernel uses
 `plgpu.InterpretGPUParams()`.
 
-Fix: test this kernel compiled, on a GPU: good_semaphore.py is the same kernel without
+Fix: test this kernel compiled, on a GPU: good_semaphore_ordering.py is the same kernel without
 `interpret=`. A semaphore that only synchronises work within one block can be scratch
 instead (`scratch_types=[plgpu.SemaphoreType.REGULAR]`), which `interpret=True` supports
 (under `plgpu.InterpretGPUParams()` JAX 0.12 cannot run a scratch semaphore either:

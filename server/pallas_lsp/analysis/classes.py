@@ -1,0 +1,76 @@
+"""What a class's source says about its instances' attributes, read from its syntax: dataclass fields and
+`self.<attr> = value` assignments (the evaluator computes their values)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from . import reads
+
+if TYPE_CHECKING:
+    from .values import ClassValue
+
+
+def _terminal_name(expr: ast.AST) -> str | None:
+    return expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else None
+
+
+def class_members(cls: ast.ClassDef) -> dict[str, ast.AST]:
+    """What the class body writes by name: its methods, `x = value` and `x: T = value` (the last one written
+    wins, as when the class body runs). Kept on the node (until an edit of its body: `model_patch`)."""
+    found = getattr(cls, "_pallas_members", None)
+    if found is None:
+        found = {}
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found[stmt.name] = stmt
+            elif isinstance(stmt, ast.Assign):
+                found.update((t.id, stmt) for t in stmt.targets if isinstance(t, ast.Name))
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                found[stmt.target.id] = stmt
+        cls._pallas_members = found
+    return found
+
+
+def dataclass_fields(cls: ast.ClassDef) -> list[ast.AnnAssign] | None:
+    """The fields of a `@dataclass` class in the order they are written (not `ClassVar`s); None for another class."""
+    if not any(_terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
+        return None
+    return [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+            and not (_terminal_name(s.annotation.value if isinstance(s.annotation, ast.Subscript)
+                                    else s.annotation) == "ClassVar")]
+
+
+def field_default(field: ast.AnnAssign) -> ast.expr | None:
+    """A field's default: `= value`, or `field(default=value)`; None where it has none."""
+    default = field.value
+    if isinstance(default, ast.Call) and _terminal_name(default.func) == "field":
+        default = next((k.value for k in default.keywords if k.arg == "default"), None)
+    return default
+
+
+def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.expr]]:
+    """`self.<attr> = value` in the class's methods, `__init__` first: attr -> (method, self's name, value);
+    computed once per class."""
+    key = ("self-assignments", id(cls.node))
+    found = cls.model.eval_cache.get(key)
+    if found is not None:
+        return found
+    reads.note(("deep", id(cls.node)))  # every method's body, nested functions too
+    found = {}
+    methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    methods.sort(key=lambda m: m.name != "__init__")
+    for method in methods:
+        positional = [*method.args.posonlyargs, *method.args.args]
+        if not positional:
+            continue
+        self_name = positional[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                            and target.value.id == self_name):
+                        found.setdefault(target.attr, (method, self_name, node.value))
+    cls.model.eval_cache.keep(key, found)
+    return found

@@ -1,0 +1,107 @@
+"""Scratch of a `pallas_call` whose specs live in a grid spec (`grid_spec=pltpu.PrefetchScalarGridSpec(...)`,
+`pl.GridSpec(...)`): JAX takes the scratch there and nowhere else (jax 0.12, next to a grid spec:
+"If `grid_spec` is specified, then `scratch_shapes` must be `()`"), so a fix that allocates scratch adds it
+to the grid spec's own `scratch_shapes`, where the grid spec is built: at the launch, or in one assignment
+of a variable that only this launch reads (else the new scratch would reach other launches: refused).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ..analysis.values import Api, Func
+from .cst_locate import CannotFix
+
+# Grid spec constructors and the position of `scratch_shapes` among their positional parameters.
+GRID_SPECS = {"pl.GridSpec": 3, "pltpu.PrefetchScalarGridSpec": 4}
+
+
+def grid_spec_call(project, entry) -> ast.Call | None:
+    """The call that builds the launch's grid spec (in `entry.model`); None when the launch has none.
+    CannotFix where the grid spec is built where a fix cannot safely add to it."""
+    found = entry.kernel.kwarg("grid_spec")
+    if found is None:
+        return None
+    node, model = found[1], entry.model
+    if node is None:
+        raise CannotFix("the grid spec is not written at the launch, and JAX takes its scratch only there")
+    call = _built_once(project, model, node) if isinstance(node, ast.Name) else node
+    if isinstance(call, ast.Call) and constructor(project, model, call) not in GRID_SPECS:
+        call = _returned_by_helper(project, model, call) or call
+    if not (isinstance(call, ast.Call) and constructor(project, model, call) in GRID_SPECS):
+        raise CannotFix(f"the launch's grid spec comes from {model.segment(call, 40)}, not from a pl.GridSpec or "
+                        "pltpu.PrefetchScalarGridSpec call at the launch, in a variable only it reads or returned by "
+                        "a function only it calls, and JAX takes its scratch only in that call")
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        raise CannotFix("the grid spec's arguments are unpacked (`*args`, `**kwargs`), so where its scratch "
+                        "goes is not known")
+    return call
+
+
+def scratch_argument(project, model, call: ast.Call) -> ast.AST | None:
+    """The grid spec call's `scratch_shapes` as written (positional or keyword); None where it passes none."""
+    position = GRID_SPECS[constructor(project, model, call)]
+    if len(call.args) > position:
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == "scratch_shapes"), None)
+
+
+def constructor(project, model, call: ast.Call) -> str | None:
+    """The API a call calls (`pltpu.PrefetchScalarGridSpec`), not the value it returns: a helper that returns a
+    grid spec is no place to add to."""
+    func = project.evaluator.value(model, call.func)
+    return func.name if isinstance(func, Api) else None
+
+
+def _returned_by_helper(project, model, call: ast.Call) -> ast.Call | None:
+    """The grid spec call a function of this module returns (`grid_spec=self._grid_spec()`), its one `return`,
+    where this launch is the function's only caller. CannotFix where others call it too."""
+    func = project.evaluator.value(model, call.func)
+    if not (isinstance(func, Func) and func.model is model and isinstance(func.node, ast.FunctionDef)):
+        return None
+    returns = [n for n in ast.walk(func.node) if isinstance(n, ast.Return) and model.enclosing_function(n) is func.node]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    value = returns[0].value
+    if isinstance(value, ast.Name):
+        value = _built_once(project, model, value)
+    if not (isinstance(value, ast.Call) and constructor(project, model, value) in GRID_SPECS):
+        return None
+    if [site for _, site, *_ in project.evaluator.call_sites_with_nodes(model, func.node)] != [call]:
+        raise CannotFix(f"{func.node.name} builds the grid spec of other launches too, which the new scratch would "
+                        "reach")
+    return value
+
+
+def written_in(model, spec: ast.Call, entry, code: str) -> bool:
+    """`code`, written for the launch, means the same where the grid spec is built: the same function, or a helper
+    where each of its names is a module-level (or builtin) one."""
+    where = model.enclosing_function(spec)
+    if where is model.enclosing_function(entry.node):
+        return True
+    for name in (n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Name)):
+        binding = model.lookup(name.id, where, spec.lineno)
+        if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
+            return False
+        if binding is None and name.id not in dir(builtins):
+            return False
+    return True
+
+
+def _built_once(project, model, name: ast.Name) -> ast.AST:
+    """The value a grid spec variable is assigned once, in the launch's module, and read by this launch only."""
+    binding = model.lookup(name.id, model.scope_of(name), name.lineno)
+    where = f"{name.id} is built"
+    if binding is None or binding.kind != "assign" or binding.value is None:
+        raise CannotFix(f"the grid spec {name.id} is not built in this module, and JAX takes its scratch only in it")
+    scope = model.scope_of(binding.node)
+    if len(model.scopes[scope].bindings.get(name.id, [])) != 1:
+        raise CannotFix(f"the grid spec {where} more than once, so which one the launch gets is not known")
+    reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name.id
+             and isinstance(n.ctx, ast.Load) and model.lookup(n.id, model.scope_of(n), n.lineno) is binding]
+    shared = reads != [name] or (isinstance(scope, ast.Module)
+                                 and any(name.id in other.text for other in project.importers(model)))
+    if shared:
+        raise CannotFix(f"the grid spec {name.id} is used by other code too, which the new scratch would reach")
+    return binding.value

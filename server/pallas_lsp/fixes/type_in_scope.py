@@ -1,0 +1,201 @@
+"""The buffer type a fix moves to a launch, written with what the launch already holds.
+
+A `get_global(self.cfg.tile)`, `get_global(smem((cfg.block_m, cfg.block_n)))` or `get_global(tile_type(cfg))`
+builds its type for whichever configuration the kernel is built with; spelled from the value the analysis
+sees (`plgpu.SMEM((128, 128), jnp.bfloat16)`) it would hold for the default configuration only, and break
+the others. So each name of the argument is carried to the launch: kept where the launch sees the same
+binding (a module name, a closure variable of the function that launches a nested body), replaced by what
+the launch binds it to where it is the body's parameter (the instance of a bound method, `self._body`; a
+`functools.partial`'s argument), and a local variable of the body by the expression it was assigned.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from ..analysis.values import Api, Func, Partial
+
+_MAX_DEPTH = 3  # local variables followed to what they were assigned, one inside another
+
+
+def type_at_launches(project, model, argument: ast.AST, entries) -> str | None:
+    """The argument's code as every launch can write it (one text for all), or None where some name of it has
+    no counterpart at a launch."""
+    codes = {_at_launch(project, model, argument, entry, 0) for entry in entries}
+    if len(codes) != 1:
+        return None
+    return codes.pop()
+
+
+def depends_on_a_variable(project, model, node: ast.AST, depth: int = 0) -> str | None:
+    """The first name in `node` whose value may differ between runs (a parameter some call passes, a loop or
+    `with` target, a local assigned from one): spelled from the value the analysis sees, the type would hold for
+    one of them only. None where every name is a module-level or builtin one, a local assigned from those, or a
+    parameter no call passes (its default)."""
+    for name in (n for n in ast.walk(node) if isinstance(n, ast.Name)):
+        binding = model.lookup(name.id, model.scope_of(name), name.lineno)
+        if binding is None or any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
+            continue
+        value = binding.value if binding.kind == "assign" else _default(project, model, binding.node)
+        if value is not None and depth < _MAX_DEPTH and depends_on_a_variable(project, model, value, depth + 1) is None:
+            continue
+        return name.id
+    return None
+
+
+def _default(project, model, parameter: ast.AST) -> ast.AST | None:
+    """The default of a parameter that keeps it: one of a lambda (`lambda kind=T: pl.get_global(kind)`, which the
+    fixes take only where it is called once with no argument), or of a function no call in the workspace passes
+    it to (a kernel body JAX calls with its refs only, a helper called as `get_sem()`)."""
+    arguments = model.parents.get(parameter)
+    function = model.parents.get(arguments)
+    if not (isinstance(parameter, ast.arg) and isinstance(arguments, ast.arguments)
+            and isinstance(function, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef))):
+        return None
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if any(parameter is arg for arg in positional):
+        index = next(i for i, arg in enumerate(positional) if arg is parameter)
+        default_at = index - (len(positional) - len(arguments.defaults))
+        default = arguments.defaults[default_at] if default_at >= 0 else None
+    elif any(parameter is arg for arg in arguments.kwonlyargs):
+        index = None
+        default = arguments.kw_defaults[next(i for i, arg in enumerate(arguments.kwonlyargs) if arg is parameter)]
+    else:
+        return None
+    if default is None or isinstance(function, ast.Lambda):
+        return default
+    method = model.enclosing_class(function) is not None and bool(positional) and positional[0].arg == "self"
+    for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function):
+        offset = 1 if method and isinstance(call.func, ast.Attribute) else 0
+        passed = (any(k.arg in (None, parameter.arg) for k in call.keywords)
+                  or any(isinstance(a, ast.Starred) for a in call.args)
+                  or (index is not None and len(call.args) + offset > index))
+        if passed:
+            return None
+    return default
+
+
+def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | None:
+    if entry.model is not model:
+        return None  # another module's names would need importing: spelled from the value there
+    replacements: dict[int, tuple[ast.Name, str]] = {}
+    launch_scope = model.scope_of(entry.node)
+    for node in ast.walk(expression):
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
+            return None  # names bound inside the expression
+        if not isinstance(node, ast.Name):
+            continue
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if binding is None:
+            if node.id in dir(builtins) and model.lookup(node.id, launch_scope, entry.node.lineno) is None:
+                continue
+            return None
+        if model.lookup(node.id, launch_scope, entry.node.lineno) is binding:
+            continue
+        code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
+        if code is None and binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
+            code = _at_launch(project, model, binding.value, entry, depth + 1)
+        if code is None:
+            return None
+        replacements[id(node)] = (node, code)
+    return _substituted(model, expression, list(replacements.values()))
+
+
+def _substituted(model, expression: ast.AST, replacements: list[tuple[ast.Name, str]]) -> str:
+    """The source of `expression` with each name of `replacements` replaced by its code (bracketed unless it is
+    an atom), the rest as written."""
+    source = model.source
+
+    def at(line: int, byte_col: int) -> tuple[int, int]:  # ast's 1-based line and UTF-8 column: (row, char)
+        return line - expression.lineno, source.char_column(line - 1, byte_col)
+
+    rows = list(source.lines[expression.lineno - 1:expression.end_lineno])
+    first = source.char_column(expression.lineno - 1, expression.col_offset)
+    rows[-1] = rows[-1][:source.char_column(expression.end_lineno - 1, expression.end_col_offset)]
+    for name, code in sorted(replacements, key=lambda pair: (pair[0].lineno, pair[0].col_offset), reverse=True):
+        atom = isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute, ast.Call, ast.Subscript,
+                                                               ast.Constant))
+        row, start = at(name.lineno, name.col_offset)
+        _, stop = at(name.end_lineno, name.end_col_offset)
+        rows[row] = rows[row][:start] + (code if atom else f"({code})") + rows[row][stop:]
+    rows[0] = rows[0][first:]
+    return "\n".join(rows)
+
+
+def _bound_at_launch(project, model, binding, entry) -> str | None:
+    """What the launch binds the body's parameter `binding` to: the instance of a bound method launched as
+    `<instance>.<method>`, or an argument of the `functools.partial` the launch wraps the body in."""
+    parameter = binding.node
+    body = entry.body.node if entry.body is not None else None
+    if not isinstance(parameter, ast.arg) or body is None or not isinstance(body, ast.FunctionDef):
+        return None
+    if not any(parameter is arg for arg in (*body.args.posonlyargs, *body.args.args, *body.args.kwonlyargs)):
+        return None
+    launched = _launched_body(project, model, entry)
+    if launched is None:
+        return None
+    positional = [*body.args.posonlyargs, *body.args.args]
+    bound: list[ast.AST] = []
+    keywords: dict[str, ast.AST] = {}
+    node = launched
+    while isinstance(node, ast.Call) and _is_partial(project, model, node) and node.args:
+        bound[:0] = node.args[1:]  # an outer partial's arguments come after an inner one's
+        keywords = {k.arg: k.value for k in node.keywords if k.arg} | keywords
+        node = node.args[0]
+    value = entry.kernel.body
+    while isinstance(value, Partial):
+        value = value.func
+    if isinstance(value, Func) and value.self_value is not None:
+        if not isinstance(node, ast.Attribute):
+            return None
+        bound.insert(0, node.value)  # `self._body`: the instance is the method's first parameter
+    if parameter.arg in keywords:
+        return ast.get_source_segment(model.text, keywords[parameter.arg])
+    index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+    if index is not None and index < len(bound) and not isinstance(bound[index], ast.Starred):
+        return ast.get_source_segment(model.text, bound[index])
+    return None
+
+
+def _launched_body(project, model, entry) -> ast.AST | None:
+    """The body as the launch writes it (`self._body`, `functools.partial(_body, cfg=cfg)`), following a name
+    assigned once in the launch's own function."""
+    if not (isinstance(entry.node, ast.Call) and entry.node.args and entry.kernel.node is entry.node):
+        return None
+    node = entry.node.args[0]
+    if isinstance(node, ast.Name):
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        scope = model.scope_of(entry.node)
+        if (binding is None or binding.kind != "assign" or binding.value is None
+                or model.scope_of(binding.node) is not scope or len(model.scopes[scope].bindings.get(node.id, [])) != 1):
+            return None
+        node = binding.value
+    return node
+
+
+def _is_partial(project, model, call: ast.Call) -> bool:
+    func = project.evaluator.value(model, call.func)
+    return isinstance(func, Api) and func.name == "functools.partial"
+
+
+# Global array types whose first two arguments are the shape and the dtype.
+_ARRAY_TYPES = ("plgpu.GMEM", "pl.ANY", "pltpu.ANY", "pltpu.HBM", "jax.ShapeDtypeStruct")
+
+
+def array_at_launch(project, model, argument: ast.AST, entry) -> tuple[str, str] | None:
+    """(shape, dtype) code of the global array `argument` asks for, as `entry`'s launch writes it: the
+    constructor's own arguments carried there (`plgpu.GMEM((cfg.rows, 128), cfg.dtype)`), else the carried type's
+    `.shape` and `.dtype` (`self.cfg.residual.shape`). None where a name has no counterpart at the launch."""
+    if isinstance(argument, ast.Call) and not any(isinstance(a, ast.Starred) for a in argument.args):
+        func = project.evaluator.value(model, argument.func)
+        given = dict(zip(("shape", "dtype"), argument.args)) | {k.arg: k.value for k in argument.keywords if k.arg}
+        if isinstance(func, Api) and func.name in _ARRAY_TYPES and "shape" in given and "dtype" in given:
+            shape, dtype = (_at_launch(project, model, given[key], entry, 0) for key in ("shape", "dtype"))
+            return (shape, dtype) if shape is not None and dtype is not None else None
+    whole = _at_launch(project, model, argument, entry, 0)
+    if whole is None:
+        return None
+    if not isinstance(ast.parse(whole, mode="eval").body, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        whole = f"({whole})"
+    return f"{whole}.shape", f"{whole}.dtype"

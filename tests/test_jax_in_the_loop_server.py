@@ -1,0 +1,91 @@
+"""JAX in the loop in the editor (`traceEntryPoints: "onSave"`): after a save, the project's own
+`__main__` block runs in the contained trace process, JAX lowers each kernel it launches, and the
+diagnostics show what JAX said. The real server over stdio, real JAX (`.venvs/jax`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import jax_python
+from lsp_wire import WireServer
+
+pytestmark = pytest.mark.jax
+
+# A kernel JAX rejects where no rule looks: the body adds arrays of shapes that do not broadcast.
+MISMATCH = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + jnp.ones((3,), jnp.float32)
+
+
+    def add(x):
+        return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128,), jnp.float32))(x)
+
+
+    if __name__ == "__main__":
+        add(jnp.ones((128,), jnp.float32))
+    """)
+# A kernel a rule reports and JAX rejects too: one finding, confirmed.
+GLOBAL_BUFFER = MISMATCH.replace("o_ref[...] = x_ref[...] + jnp.ones((3,), jnp.float32)",
+                                 "buf = pl.get_global(plgpu.SMEM((128,), jnp.float32))\n    o_ref[...] = x_ref[...] + buf[...]")
+
+
+def _server(tmp_path, text: str, **options) -> tuple[WireServer, str]:
+    path = tmp_path / "k.py"
+    path.write_text(text)
+    server = WireServer(cwd=tmp_path)
+    server.initialize(str(tmp_path), python=jax_python(), **options)
+    server.open(path.as_uri(), text)
+    return server, path.as_uri()
+
+
+def _save(server: WireServer, uri: str) -> None:
+    server.send({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"textDocument": {"uri": uri}}})
+
+
+def _published_with(server: WireServer, uri: str, predicate) -> list[dict]:
+    found = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == uri and predicate(m["params"]["diagnostics"]), timeout=240)
+    assert found is not None, server.stderr.decode()[-3000:]
+    return found["params"]["diagnostics"]
+
+
+def test_after_a_save_jaxs_error_is_a_diagnostic_on_the_line_it_blames(tmp_path):
+    server, uri = _server(tmp_path, MISMATCH, traceEntryPoints="onSave")
+    try:
+        assert server.published(uri) == []  # no rule knows this one
+        _save(server, uri)
+        diagnostics = _published_with(server, uri, lambda ds: any(d["code"] == "PAL100" for d in ds))
+        (jax_error,) = [d for d in diagnostics if d["code"] == "PAL100"]
+        assert jax_error["range"]["start"]["line"] == 7  # the addition in the body
+        assert jax_error["message"].startswith(("TypeError", "ValueError"))
+        assert any("__main__" in r["message"] for r in jax_error.get("relatedInformation") or [])
+        assert jax_error["source"] == "jax"
+    finally:
+        server.kill()
+
+
+def test_a_rules_finding_that_jax_confirms_is_one_diagnostic(tmp_path):
+    server, uri = _server(tmp_path, GLOBAL_BUFFER, traceEntryPoints="onSave")
+    try:
+        assert [d["code"] for d in server.published(uri)] == ["PAL001"]
+        _save(server, uri)
+        diagnostics = _published_with(server, uri, lambda ds: any("confirmed by JAX" in d["message"] for d in ds))
+        assert [d["code"] for d in diagnostics] == ["PAL001"]
+        hover = server.request(5, "textDocument/hover", {"textDocument": {"uri": uri},
+                                                         "position": {"line": 6, "character": 10}})
+        assert "x_ref: Ref<gmem>{float32[128]}" in hover["result"]["contents"]["value"]
+        assert "traced by JAX" in hover["result"]["contents"]["value"]  # JAX's own type, until the file changes
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": GLOBAL_BUFFER + "\n"}]}})
+        assert [d["message"].endswith("(confirmed by JAX)") for d in server.published(uri, 2)] == [False]
+    finally:
+        server.kill()
+

@@ -1,0 +1,607 @@
+"""JAX in the loop: the project's own entry points (tests, __main__ blocks, annotated functions) run for
+real by `check --trace` / `types --trace` / `run_entry_points`, every Pallas launch they reach traced
+and lowered by real JAX 0.12 (cross-lowered on the CPU for cuda and tpu), never run."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, at, jax_python
+from pallas_lsp.trace.entry_points import discover, run_entry_points
+from pallas_lsp.trace.worker import WorkerPool
+
+pytestmark = pytest.mark.jax
+
+HEADER = textwrap.dedent("""\
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    X = jax.ShapeDtypeStruct((128,), jnp.float32)
+
+""")
+
+
+def source(text: str) -> str:
+    """A module: the imports and X, then `text`."""
+    return HEADER + textwrap.dedent(text)
+
+
+KERNELS = source("""
+    @functools.partial(plgpu.kernel, out_type=X)
+    def smem_global(x_ref, o_ref):
+        buffer = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+        o_ref[...] = x_ref[...] + buffer[...]
+
+
+    @functools.partial(plgpu.kernel, out_type=X)
+    def add_one(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    @functools.partial(plgpu.kernel, out_type=X)
+    def wrong_shape(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + jnp.ones((64,), jnp.float32)
+
+
+    def test_wrong_shape():
+        wrong_shape(jnp.ones((128,), jnp.float32))
+
+
+    if __name__ == "__main__":
+        x = jnp.ones((128,), jnp.float32)
+        add_one(x)
+        smem_global(x)
+""")
+
+
+def cli(*args, cwd, env=None):
+    return subprocess.run([sys.executable, "-m", "pallas_lsp", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300, env=env)
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+def line_of(source: str, snippet: str) -> int:
+    return int(at(source, snippet).split(":")[0])
+
+
+@pytest.fixture(scope="module")
+def pool():
+    pool = WorkerPool()
+    yield pool
+    pool.shutdown()
+
+
+def run(pool, folder: Path, **options):
+    return run_entry_points(pool, jax_python(), str(folder), [str(folder)], **options)
+
+
+def by_id(entry_run) -> dict:
+    return {result.entry.id: result for result in entry_run.results}
+
+
+def test_check_trace_confirms_the_rule_jax_agrees_with_and_reports_what_only_jax_says(tmp_path):
+    write(tmp_path, "kernels.py", KERNELS)
+    run_ = cli("check", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert run_.returncode == 1, run_.stderr
+    found = json.loads(run_.stdout)
+    get_global = line_of(KERNELS, "pl.get_global(plgpu.SMEM")
+    broadcast = line_of(KERNELS, "o_ref[...] = x_ref[...] + jnp.ones((64,)")
+    assert [(f["code"], f["line"], f["source"], f.get("confirmed", False)) for f in found] == [
+        ("PAL001", get_global, "pallas-lsp", True), ("PAL100", broadcast, "jax", False)]
+    assert found[0]["message"].endswith("(confirmed by JAX)")
+    assert found[1]["message"] == "TypeError: add got incompatible shapes for broadcasting: (128,), (64,)."
+    assert found[1]["related"] == [
+        {"path": "kernels.py", "line": line_of(KERNELS, "    wrong_shape(jnp.ones"), "column": 5,
+         "message": "the launch JAX rejected (plgpu.kernel, lowered for cuda)"},
+        {"path": "kernels.py", "line": line_of(KERNELS, "def test_wrong_shape"), "column": 1,
+         "message": "reached from the entry point kernels.py::test_wrong_shape"}]
+    assert "--trace: 2 entry points (2 rejected); 3 launches reached, 2 rejected by JAX" in run_.stderr
+    # Without the flag nothing runs: the rule's finding alone, not confirmed.
+    static = json.loads(cli("check", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path).stdout)
+    assert [(f["code"], f["source"], "confirmed" in f) for f in static] == [("PAL001", "pallas-lsp", False)]
+
+
+def test_a_rule_error_on_a_launch_jax_lowered_is_left_out_and_said_with_v(tmp_path):
+    text = write(tmp_path, "kernels.py", source("""
+        WHAT = plgpu.SMEM((128,), jnp.float32)
+        globals()["WHAT"] = plgpu.SemaphoreType.REGULAR  # what the rules cannot follow
+
+
+        @functools.partial(plgpu.kernel, out_type=X)
+        def add_one(x_ref, o_ref):
+            sem = pl.get_global(WHAT)
+            pl.semaphore_signal(sem)
+            pl.semaphore_wait(sem)
+            o_ref[...] = x_ref[...] + 1.0
+
+
+        def test_add_one():
+            add_one(jnp.ones((128,), jnp.float32))
+    """)).read_text()
+    static = cli("check", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert [line.split(" ")[1] for line in static.stdout.splitlines()[:-1]] == ["PAL001", "PAL005", "PAL005"]
+    traced = cli("check", "--trace", "-v", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert (traced.returncode, traced.stdout) == (0, "All checks passed! (1 file checked)\n"), traced.stderr
+    line = line_of(text, "sem = pl.get_global(WHAT)")
+    assert (f"kernels.py:{line}: PAL001 left out: JAX lowered the launch of add_one (kernels.py:{line - 2}) "
+            "for cuda (float32[128])") in traced.stderr
+
+
+def test_a_factory_kernel_keeps_the_rule_finding_about_a_call_no_entry_point_makes(tmp_path):
+    """JAX lowering the kernel one call of a factory builds says nothing of what another call builds."""
+    write(tmp_path, "kernels.py", source("""
+        def make(kind):
+            def body(x_ref, o_ref):
+                sem = pl.get_global(kind)
+                pl.semaphore_signal(sem)
+                pl.semaphore_wait(sem)
+                o_ref[...] = x_ref[...] + 1.0
+            return plgpu.kernel(body, out_type=X)
+
+
+        def never_called():
+            return make(plgpu.SMEM((128,), jnp.float32))
+
+
+        def test_good():
+            make(plgpu.SemaphoreType.REGULAR)(jnp.ones((128,), jnp.float32))
+    """))
+    traced = cli("check", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert [(f["code"], f["source"]) for f in json.loads(traced.stdout)] == [("PAL001", "pallas-lsp")], traced.stderr
+
+
+# ---- the API the server calls: run_entry_points ---------------------------------------------------
+
+SCALE = textwrap.dedent("""\
+    import jax
+    from jax.experimental import pallas as pl
+
+
+    def _double(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 2.0
+
+
+    def scale(x):
+        return pl.pallas_call(_double, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+""")
+TESTS = textwrap.dedent("""\
+    import unittest
+
+    import jax.numpy as jnp
+    import pytest
+
+    from scale import scale
+
+
+    @pytest.mark.parametrize("n", [128, 256])
+    def test_sizes(n):
+        assert scale(jnp.ones((n,), jnp.float32)).shape == (n,)
+
+
+    @pytest.mark.parametrize("rows,cols", [(8, 128), (16, 128)])
+    def test_blocks(rows, cols):
+        scale(jnp.ones((rows, cols), jnp.float32))
+
+
+    def test_needs_a_fixture(tmp_path):
+        scale(jnp.ones((8,), jnp.float32))
+
+
+    def test_skips_itself():
+        pytest.skip("no GPU here")
+
+
+    def test_optional_dependency():
+        import a_package_this_environment_does_not_have  # noqa: F401
+
+
+    class TestScale:
+        def test_method(self):
+            scale(jnp.ones((64,), jnp.float32))
+
+
+    class ScaleCase(unittest.TestCase):
+        def setUp(self):
+            self.x = jnp.ones((32,), jnp.float32)
+
+        def test_case(self):
+            self.assertEqual(scale(self.x).shape, (32,))
+
+        @unittest.skip("not today")
+        def test_skipped(self):
+            scale(self.x)
+""")
+
+
+@pytest.fixture(scope="module")
+def pytest_for_the_project(tmp_path_factory):
+    """The analysed project's tests import pytest; .venvs/jax has none: this dev environment's pytest,
+    linked into a folder on PYTHONPATH (which the trace worker inherits)."""
+    import _pytest
+    import pytest as real
+
+    folder = tmp_path_factory.mktemp("pytest-for-the-project")
+    site = Path(real.__file__).parent.parent
+    for name in ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py"):
+        if (site / name).exists():
+            (folder / name).symlink_to(site / name)
+    assert Path(_pytest.__file__).parent.parent == site
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(folder), before]))
+    pool = WorkerPool()
+    yield pool
+    pool.shutdown()
+    if before is None:
+        os.environ.pop("PYTHONPATH")
+    else:
+        os.environ["PYTHONPATH"] = before
+
+
+def test_tests_unittest_cases_and_each_literal_parametrize_case_run_and_what_cannot_run_is_skipped(
+        tmp_path, pytest_for_the_project):
+    write(tmp_path, "scale.py", SCALE)
+    write(tmp_path, "test_scale.py", TESTS)
+    found = run(pytest_for_the_project, tmp_path)
+    assert found.problems == []
+    outcomes = {result.entry.id: (result.outcome, result.message, [l["args"] for l in result.launches])
+                for result in found.results}
+    assert outcomes == {
+        "test_scale.py::test_sizes[128]": ("ok", None, [["float32[128]"]]),
+        "test_scale.py::test_sizes[256]": ("ok", None, [["float32[256]"]]),
+        "test_scale.py::test_blocks[8-128]": ("ok", None, [["float32[8,128]"]]),
+        "test_scale.py::test_blocks[16-128]": ("ok", None, [["float32[16,128]"]]),
+        "test_scale.py::test_needs_a_fixture": ("skipped", "needs the fixture tmp_path", []),
+        "test_scale.py::test_skips_itself": ("skipped", "skipped: no GPU here", []),
+        "test_scale.py::test_optional_dependency": ("skipped", "needs a_package_this_environment_does_not_have", []),
+        "test_scale.py::TestScale::test_method": ("ok", None, [["float32[64]"]]),
+        "test_scale.py::ScaleCase::test_case": ("ok", None, [["float32[32]"]]),
+        "test_scale.py::ScaleCase::test_skipped": ("skipped", "marked skip", []),
+    }
+    launch = by_id(found)["test_scale.py::test_sizes[128]"].launches[0]
+    # A bare pallas_call is Triton on a GPU: cross-lowered under an abstract one, as `trace` does.
+    assert (launch["api"], launch["platform"], launch["verdict"], launch["abstract_device"]) == (
+        "pl.pallas_call", "cuda", "ok", "NVIDIA H200")
+    assert launch["body"] == {"path": str((tmp_path / "scale.py").resolve()), "line": 5, "function": "_double"}
+    assert launch["launch"]["line"] == 10  # the first frame of the project's own files: the call in scale()
+    assert [r["aval"] for r in launch["kernel_refs"]] == ["Ref<default>{float32[128]}"] * 2
+
+
+WRAPPED = source("""
+    @functools.partial(plgpu.kernel, out_type=X)
+    def add_one(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    @jax.custom_vjp
+    def differentiable(x):
+        return add_one(x)
+
+
+    def _forward(x):
+        return add_one(x), None
+
+
+    def _backward(_, g):
+        return (g,)
+
+
+    differentiable.defvjp(_forward, _backward)
+
+
+    def test_vmap():
+        assert jax.vmap(add_one)(jnp.ones((4, 128), jnp.float32)).shape == (4, 128)
+
+
+    def test_custom_vjp():
+        assert jax.grad(lambda x: differentiable(x).sum())(jnp.ones((128,), jnp.float32)).shape == (128,)
+
+
+    def test_jit():
+        assert jax.jit(lambda x: add_one(x.reshape(128)) * 2)(jnp.ones((2, 64), jnp.float32)).shape == (128,)
+""")
+
+
+def test_launches_under_vmap_custom_vjp_and_jit_are_lowered_with_their_abstract_arguments(tmp_path, pool):
+    write(tmp_path, "kernels.py", WRAPPED)
+    found = run(pool, tmp_path)
+    assert {r.entry.id: r.outcome for r in found.results} == {
+        "kernels.py::test_vmap": "ok", "kernels.py::test_custom_vjp": "ok", "kernels.py::test_jit": "ok"}
+    for result in found.results:
+        (launch,) = result.launches
+        assert (launch["args"], launch["verdict"], launch["platform"]) == (["float32[128]"], "ok", "cuda"), result.entry.id
+        assert launch["kernels"][0]["name"] == "add_one"  # JAX's resource estimate of it
+    assert [k["name"] for k in found.kernels()] == ["add_one"] * 3
+
+
+MISBEHAVING = source("""
+    import os
+    import signal
+    import sys
+
+
+    @functools.partial(plgpu.kernel, out_type=X)
+    def add_one(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    def launch():
+        return add_one(jnp.ones((128,), jnp.float32))
+
+
+    def test_exits():
+        launch()
+        sys.exit(3)
+
+
+    def test_checks_the_zeros():
+        assert (launch() == 2.0).all()
+
+
+    def test_hangs():
+        launch()
+        while True:
+            pass
+
+
+    def test_hangs_deaf_to_the_alarm():
+        launch()
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        while True:
+            pass
+
+
+    def test_ends_the_interpreter():
+        launch()
+        os._exit(7)
+
+
+    def test_prints_too_much():
+        launch()
+        while True:
+            print("x" * 1000)
+
+
+    def test_forks():
+        if os.fork() == 0:
+            launch()
+
+
+    def test_still_runs_after_all_that():
+        launch()
+""")
+
+
+def test_an_entry_that_exits_raises_hangs_crashes_floods_or_forks_ends_alone_with_what_it_reached(tmp_path, pool):
+    write(tmp_path, "kernels.py", MISBEHAVING)
+    found = run(pool, tmp_path, entry_timeout=3, output_limit=200_000)
+    assert found.problems == []
+    outcomes = {r.entry.id.split("::")[1]: (r.outcome, r.message, len(r.launches)) for r in found.results}
+    assert outcomes == {
+        "test_exits": ("exit", "called sys.exit(3): ended", 1),
+        "test_checks_the_zeros": ("after_launches", "", 1),
+        "test_hangs": ("timeout", "did not finish within 3 s: ended", 1),
+        "test_hangs_deaf_to_the_alarm": ("timeout", "did not finish within 3 s: ended", 1),
+        "test_ends_the_interpreter": ("crashed", "ended the Python interpreter (exit status 7)", 1),
+        "test_prints_too_much": ("output", "printed more than 200,000 bytes: ended", 1),
+        "test_forks": ("forked", "forked a process (os.fork): an entry point runs in one process; ended", 0),
+        "test_still_runs_after_all_that": ("ok", None, 1),
+    }
+    after = next(r for r in found.results if r.outcome == "after_launches")
+    assert (after.type, after.location["line"]) == ("AssertionError", line_of(MISBEHAVING, "assert (launch() == 2.0)"))
+    flood = next(r for r in found.results if r.outcome == "output")
+    assert set(flood.output) == {"x", "\n"} and len(flood.output) == 16 * 1024  # its last 16 KiB
+    # No finding from any of it: JAX rejected nothing.
+    from pallas_lsp.trace.jax_findings import jax_findings
+    assert jax_findings(found) == []
+
+
+RESHAPED = source("""
+    @functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((8, 16), jnp.float32))
+    def double(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 2.0
+
+
+    def run(x):
+        return double(x.reshape(8, 16))
+
+
+    def test_run():
+        run(jnp.ones((128,), jnp.float32))
+""")
+
+
+def test_types_trace_gives_jax_s_own_types_where_the_source_cannot(tmp_path):
+    write(tmp_path, "kernels.py", RESHAPED)
+    line = line_of(RESHAPED, "def double(x_ref, o_ref)")
+    inferred = cli("types", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert inferred.returncode == 0, inferred.stderr
+    assert [(r["parameter"], r["type"], r["source"]) for r in json.loads(inferred.stdout)] == [
+        ("x_ref", "Ref<gmem>{?[?]}", "inferred"), ("o_ref", "Ref<gmem>{float32[8,16]}", "inferred")]
+    traced = cli("types", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert traced.returncode == 0, traced.stderr
+    assert json.loads(traced.stdout) == [
+        {"path": "kernels.py", "line": line, "column": 12, "function": "double", "parameter": "x_ref",
+         "type": "Ref<gmem>{float32[8,16]}", "source": "traced"},
+        {"path": "kernels.py", "line": line, "column": 19, "function": "double", "parameter": "o_ref",
+         "type": "Ref<gmem>{float32[8,16]}", "source": "traced"}]
+
+
+TPU = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    def add(x):
+        return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                              in_specs=[pl.BlockSpec(memory_space=pltpu.VMEM)],
+                              out_specs=pl.BlockSpec(memory_space=pltpu.VMEM),
+                              compiler_params=pltpu.CompilerParams())(x)
+
+
+    if __name__ == "__main__":
+        add(jnp.ones((8, 128), jnp.float32))
+""")
+
+
+def test_a_tpu_kernel_is_lowered_for_tpu(tmp_path, pool):
+    write(tmp_path, "tpu_kernel.py", TPU)
+    (result,) = run(pool, tmp_path).results
+    (launch,) = result.launches
+    assert (result.entry.id, result.outcome) == ("tpu_kernel.py::__main__", "ok")
+    assert (launch["platform"], launch["verdict"], launch["platform_reason"]) == (
+        "tpu", "ok", "its compiler_params are TPU ones")
+    assert [r["aval"] for r in launch["kernel_refs"]] == ["Ref<vmem>{float32[8,128]}"] * 2
+    for flags in (["--platform", "tpu"], []):  # asked for, or as the kernel model reads the kernel
+        traced = cli("trace", "tpu_kernel.py::add", *flags, "--args", "f32[8,128]", "--format", "json",
+                     "--python", jax_python(), cwd=tmp_path)
+        result = json.loads(traced.stdout)
+        assert (traced.returncode, result["ok"], result["lowering_platform"], result["compile_skipped"]) == (
+            0, True, "tpu", "no local tpu device"), traced.stdout
+    assert result["platform_reason"] == ("tpu: the kernel is a TPU one (pl.pallas_call with pltpu.CompilerParams), "
+                                         "cross-lowered where there is no TPU")
+
+
+def test_discovery_reads_the_source_only():
+    text = textwrap.dedent("""\
+        import pytest
+
+        @pytest.mark.parametrize("n", [1, N])
+        def test_names(n): ...
+
+        @pytest.mark.skip(reason="later")
+        def test_later(): ...
+
+        class Helper:
+            def test_not_collected(self): ...
+
+        class TestWithInit:
+            def __init__(self): ...
+            def test_x(self): ...
+
+        # pallas-lsp: trace(f32[8])
+        def annotated(x): ...
+
+        if __name__ == "__main__":
+            raise SystemExit("never imported here")
+    """)
+    entries = discover("/nowhere/test_k.py", text)
+    assert [(e.id, e.kind, e.line, e.skip) for e in entries] == [
+        ("test_k.py::test_names", "test", 2, "parametrize values that are no literals (pytest.param, names, calls)"),
+        ("test_k.py::test_later", "test", 5, "marked skip"),
+        ("test_k.py::annotated", "annotated", 16, None),
+        ("test_k.py::__main__", "main", 18, None)]
+    assert [str(a) for a in entries[2].args] == ["f32[8]"]
+
+
+def test_trace_reads_a_call_s_arguments_as_hovers_do(tmp_path):
+    write(tmp_path, "k.py", source("""
+        @functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((128, 256), jnp.float32))
+        def add_one(x_ref, o_ref):
+            o_ref[...] = x_ref[...] + 1.0
+
+
+        def run(x):
+            return add_one(x)
+
+
+        if __name__ == "__main__":
+            x = jnp.ones((128, 256))
+            run(x)
+    """))
+    traced = cli("trace", "k.py::run", "--format", "json", "--python", jax_python(), cwd=tmp_path)
+    result = json.loads(traced.stdout)
+    assert (traced.returncode, result["ok"], result["args"]) == (0, True, ["f32[128,256]"]), traced.stdout
+    assert result["args_source"] == "call on line 22, as the analysis reads it"
+
+
+def test_the_rule_page_example_is_what_check_trace_prints(tmp_path):
+    import re
+
+    page = (REPO / "docs" / "rules" / "PAL100-jax-error.md").read_text()
+    example = re.search(r"```python\n(.*?)```", page, re.S).group(1)
+    shown = re.search(r"\$ pallas-lsp check --trace example.py\n(.*?)\n```", page, re.S).group(1).splitlines()
+    write(tmp_path, "example.py", example)
+    run_ = cli("check", "--trace", "--python", jax_python(), "example.py", cwd=tmp_path)
+    assert run_.stdout.splitlines() == shown[1:], run_.stderr
+    assert run_.stderr.startswith(shown[0].rsplit(";", 1)[0] + ";")  # the seconds differ
+
+
+INTERPRETED_AND_EXPECTED = source("""
+    import unittest
+
+
+    @functools.partial(plgpu.kernel, out_type=X, interpret=True)
+    def interpreted(x_ref, o_ref):
+        sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+        pl.semaphore_signal(sem)
+        pl.semaphore_wait(sem)
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    def _add_one(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1.0
+
+
+    def interpreted_call(x):
+        return pl.pallas_call(_add_one, out_shape=X, interpret=True)(x)
+
+
+    @functools.partial(plgpu.kernel, out_type=X)
+    def wrong_shape(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + jnp.ones((64,), jnp.float32)
+
+
+    class KernelTest(unittest.TestCase):
+        def test_jax_refuses_the_shapes(self):
+            with self.assertRaises(TypeError):
+                wrong_shape(jnp.ones((128,), jnp.float32))
+            interpreted_call(jnp.ones((128,), jnp.float32))
+
+        def test_interpreted(self):
+            interpreted(jnp.ones((128,), jnp.float32))
+""")
+
+
+def test_interpreted_launches_lower_on_the_host_and_an_error_a_test_expects_is_no_finding(tmp_path, pool):
+    write(tmp_path, "kernels.py", INTERPRETED_AND_EXPECTED)
+    found = run(pool, tmp_path)
+    results = by_id(found)
+    expected = results["kernels.py::KernelTest::test_jax_refuses_the_shapes"]
+    assert expected.outcome == "ok"  # assertRaises got JAX's TypeError, and the test went on
+    assert [(l["api"], l["platform"], l["verdict"], l.get("expected", False)) for l in expected.launches] == [
+        ("plgpu.kernel", "cuda", "rejected", True), ("pl.pallas_call", "host", "ok", False)]
+    interpreted = results["kernels.py::KernelTest::test_interpreted"]
+    (launch,) = interpreted.launches
+    assert (interpreted.outcome, launch["platform"], launch["error"]["type"]) == ("rejected", "host", "TypeError")
+    json_run = cli("check", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    # The interpreter's get_global: PAL002, which JAX confirms on the host; nothing for the expected TypeError.
+    assert [(f["code"], f["line"], f.get("confirmed")) for f in json.loads(json_run.stdout)] == [
+        ("PAL002", line_of(INTERPRETED_AND_EXPECTED, "sem = pl.get_global(plgpu.SemaphoreType.REGULAR)"), True)]
+
+
+def test_check_trace_with_an_interpreter_without_jax_is_an_error_not_a_pass(tmp_path):
+    write(tmp_path, "kernels.py", KERNELS)
+    run_ = cli("check", "--trace", "--python", sys.executable, "kernels.py", cwd=tmp_path)
+    assert (run_.returncode, run_.stdout) == (2, "")
+    assert run_.stderr == (f"pallas-lsp: error: --trace: {sys.executable} has no jax: entry points need the project's "
+                           "interpreter, the one with jax (--python)\n")
