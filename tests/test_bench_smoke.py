@@ -174,7 +174,7 @@ def test_big_workspace_compares_the_kernel_file_in_the_tree_and_alone(tmp_path):
 
 
 def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
-    examples = str(REPO / "examples")
+    examples = str(REPO / "examples" / "kernels")
     result = run_bench("check_scale.py", "--runs", "1", "--mixed", examples, "--pallas", examples)
     for corpus in result["corpora"].values():
         assert corpus["files"] == len(EXAMPLE_FILES) and corpus["findings"] == EXAMPLE_FINDINGS
@@ -184,7 +184,7 @@ def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
 
 
 def test_check_scale_first_runs_against_another_checkout(tmp_path):
-    examples = str(REPO / "examples")
+    examples = str(REPO / "examples" / "kernels")
     result = run_bench("check_scale.py", "--runs", "1", "--corpus", "mixed", "--mixed", examples,
                        "--empty-cache", "--source", str(REPO))
     corpus = result["corpora"]["mixed"]

@@ -605,3 +605,26 @@ def test_check_trace_with_an_interpreter_without_jax_is_an_error_not_a_pass(tmp_
     assert (run_.returncode, run_.stdout) == (2, "")
     assert run_.stderr == (f"pallas-lsp: error: --trace: {sys.executable} has no jax: entry points need the project's "
                            "interpreter, the one with jax (--python)\n")
+
+
+
+def _accelerator(python: str) -> str:
+    probe = subprocess.run([python, "-c", "import jax; print(jax.default_backend())"], capture_output=True,
+                           text=True, timeout=300)
+    return (probe.stdout.strip().splitlines() or ["cpu"])[-1]
+
+
+def test_where_a_gpu_or_tpu_is_attached_every_launch_jax_lowers_for_it_is_also_compiled(tmp_path):
+    """On the recorded H200 and TPU runs (docs/jax-in-the-loop.md), what JAX lowered for the attached
+    platform is compiled too (the example's three Mosaic GPU launches JAX accepts, or its TPU launch); a
+    launch JAX rejects is not. Skipped where only a CPU is attached (CI)."""
+    compiled = {"gpu": 3, "cuda": 3, "tpu": 1}.get(_accelerator(jax_python()))
+    if compiled is None:
+        pytest.skip("no GPU or TPU attached to the jax environment")
+    folder = REPO / "examples" / "in_the_loop"
+    run_ = cli("check", "--trace", "--python", jax_python(), str(folder), cwd=tmp_path)
+    assert run_.returncode == 1, run_.stderr
+    assert f"6 launches reached, 2 rejected by JAX, {compiled} compiled" in run_.stderr
+    off = cli("check", "--trace", "--python", jax_python(), str(folder), cwd=tmp_path,
+              env={**os.environ, "PALLAS_LSP_TRACE_COMPILE": "0"})
+    assert "6 launches reached, 2 rejected by JAX;" in off.stderr

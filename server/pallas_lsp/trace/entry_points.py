@@ -110,10 +110,11 @@ class EntryRun:
         """One line: what ran, what it reached, what JAX rejected."""
         launches = self.launches()
         rejected = sum(1 for _, launch in launches if launch.get("verdict") == "rejected")
+        compiled = sum(1 for _, launch in launches if launch.get("compiled"))
         counts = ", ".join(f"{n} {outcome.replace('_', ' ')}" for outcome, n in sorted(self.counts().items()))
         return (f"{len(self.results)} entry point{'s' if len(self.results) != 1 else ''} ({counts or 'none'}); "
-                f"{len(launches)} launch{'es' if len(launches) != 1 else ''} reached, {rejected} rejected by JAX; "
-                f"{self.seconds:.2f} s")
+                f"{len(launches)} launch{'es' if len(launches) != 1 else ''} reached, {rejected} rejected by JAX"
+                + (f", {compiled} compiled" if compiled else "") + f"; {self.seconds:.2f} s")
 
 
 # ---- discovery ---------------------------------------------------------------------------------------

@@ -293,8 +293,12 @@ class Interceptor:
             started = time.perf_counter()
             self._thread.inside = True
             try:
-                lowering.run()
+                lowered = lowering.run()
                 out_info = lowering.traced.out_info
+                if self.worker.compiles(platform):
+                    stage["name"] = "compile"
+                    lowered.compile()
+                    record["compiled"] = True
             except Exception as exc:  # noqa: BLE001 - JAX's verdict; a timeout (BaseException) goes through
                 failure = exc
                 unverified = _environment_failure(exc, platform, self.worker.gpu)
