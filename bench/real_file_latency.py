@@ -23,7 +23,8 @@ system of the process and of every process under it, orphans included (jedi's in
 a check that exits without waiting for it): this process becomes their subreaper.
 
     .venvs/dev/bin/python bench/real_file_latency.py [--edits 40] [--warmup 4] [--only maxtext ...] [--file-events] [--json OUT]
-    .venvs/dev/bin/python bench/real_file_latency.py --check [--runs 3] [--json OUT]
+    .venvs/dev/bin/python bench/real_file_latency.py ... --together: also the four files open in one server, its RSS
+    .venvs/dev/bin/python bench/real_file_latency.py --check [--runs 3] [--jax-git-dir GIT_DIR] [--json OUT]
     (both: [--source CHECKOUT] runs another checkout's server/; [--before CHECKOUT] measures that one too,
     interleaved file by file, and prints before → after; [--python JAX_PYTHON])
 """
@@ -67,7 +68,7 @@ FILES = {
     "ejkernel": ("ejkernel/kernels/_pallas/tpu/blocksparse_attention/_kernel.py", "flash_attention_kernel", 0),
 }
 
-CHECK_TREES = ("maxtext", "tpu-inference", "tokamax")
+CHECK_TREES = ("maxtext", "tpu-inference", "tokamax")  # and "jax" with --jax-git-dir
 
 PARSE_ALL = ("import ast, sys, time\nstarted = time.process_time()\n"
              "for path in sys.argv[1:]:\n    ast.parse(open(path, 'rb').read())\n"
@@ -162,6 +163,23 @@ def _measure(name, root, relative, function, path, text, line, column, cache_dir
             "file_events": file_events, "warm_cache": warm_cache, "server_rss_mib": memory["VmRSS"], "server_vmhwm_mib": memory["VmHWM"]}
 
 
+def open_together(names: list[str], cache: Path, python: str, source: str | None) -> dict:
+    """One server, each package a workspace folder, every file opened at once: its memory when all
+    are analysed (what a user with these files open holds)."""
+    roots = [unpacked(name, cache) for name in names]
+    with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
+        with LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
+            client.initialize(str(roots[0]), python=python, debounce_ms=0, folders=[str(r) for r in roots])
+            started = time.perf_counter()
+            uris = [client.open(root / FILES[name][0])[0] for name, root in zip(names, roots)]
+            for uri in uris:
+                client.wait_published(uri, 1, timeout=600)
+            analysed = time.perf_counter() - started
+            memory = proc_status(client.pid)
+    return {"files": names, "all_analysed_ms": analysed * 1000, "server_rss_mib": memory["VmRSS"],
+            "server_vmhwm_mib": memory["VmHWM"]}
+
+
 # ---- check: CPU seconds of a process tree ------------------------------------------------------
 
 def become_subreaper() -> bool:
@@ -193,15 +211,25 @@ def run_tree(command: list[str], env: dict, timeout: float = 3600) -> tuple[floa
         return wall, cpu, process.returncode, out.read()
 
 
+def tree_paths(name: str, cache: Path, jax_git_dir: str | None) -> list[Path]:
+    """What `check` is given for tree `name`: an unpacked wheel, or jax's tests/pallas and
+    jax/experimental/pallas exported from a git dir (with jax/_src/pallas beside them, as in a checkout)."""
+    if name != "jax":
+        return [unpacked(name, cache)]
+    from real_code import JAX_CHECKED, export_jax
+    _, root = export_jax(jax_git_dir, cache)
+    return [root / part for part in JAX_CHECKED]
+
+
 def check_trees(names: list[str], cache: Path, runs: int, python: str, source: str | None,
-                jobs: list[str]) -> dict:
+                jobs: list[str], jax_git_dir: str | None = None) -> dict:
     if not become_subreaper():
         print("warning: not a subreaper: orphaned processes' CPU is not counted", file=sys.stderr)
     command, env = pallas_command("check", source)
     results = {}
     for name in names:
-        root = unpacked(name, cache)
-        files = sorted(str(p) for p in root.rglob("*.py"))
+        paths = tree_paths(name, cache, jax_git_dir)
+        files = sorted(str(p) for root in paths for p in root.rglob("*.py"))
         lines = sum(len(Path(f).read_bytes().splitlines()) for f in files)
         series: dict = {f"jobs_{j}": {"wall": [], "cpu": []} for j in jobs}
         parse = {"wall": [], "cpu": [], "inner": []}
@@ -210,10 +238,10 @@ def check_trees(names: list[str], cache: Path, runs: int, python: str, source: s
             for j in jobs:
                 with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
                     extra = [] if j == "default" else ["--jobs", j]
-                    wall, cpu, code, out = run_tree([*command, "--format", "json", "--python", python, *extra, str(root)],
-                                                    {**env, "PALLAS_LSP_CACHE_DIR": cache_dir})
+                    wall, cpu, code, out = run_tree([*command, "--format", "json", "--python", python, *extra,
+                                                     *map(str, paths)], {**env, "PALLAS_LSP_CACHE_DIR": cache_dir})
                 if code not in (0, 1):
-                    raise SystemExit(f"pallas-lsp check failed ({code}) on {root}")
+                    raise SystemExit(f"pallas-lsp check failed ({code}) on {paths}")
                 series[f"jobs_{j}"]["wall"].append(wall)
                 series[f"jobs_{j}"]["cpu"].append(cpu)
                 outputs[j] = out
@@ -278,16 +306,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", default=JAX_PYTHON, help="the analysed project's interpreter")
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
     parser.add_argument("--before", help="also measure another checkout (`before`), interleaved: a comparison table")
+    parser.add_argument("--jax-git-dir", help="--check: also jax's tests/pallas and jax/experimental/pallas at this "
+                        "git dir's HEAD (tree `jax`)")
+    parser.add_argument("--together", action="store_true",
+                        help="also open the files in one server (a workspace folder each): its RSS after all")
     parser.add_argument("--json", help="also write the result here")
     args = parser.parse_args(argv)
     cache = Path(args.cache).expanduser()
     sources = ([("before", args.before)] if args.before else []) + [("after" if args.before else "this", args.source)]
     if args.check:
-        names = args.only or list(CHECK_TREES)
+        names = args.only or [*CHECK_TREES, *(["jax"] if args.jax_git_dir else [])]
         runs = {label: {} for label, _ in sources}
         for name in names:  # interleaved: each tree with each checkout before the next tree
             for label, source in sources:
-                runs[label].update(check_trees([name], cache, args.runs, args.python, source, args.jobs))
+                runs[label].update(check_trees([name], cache, args.runs, args.python, source, args.jobs,
+                                               args.jax_git_dir))
         emit({"benchmark": "real_file_check", "machine": machine(), **{f"trees_{label}": found for label, found in runs.items()}},
              args.json)
         for label, found in runs.items():
@@ -299,10 +332,16 @@ def main(argv: list[str] | None = None) -> int:
         for label, source in sources:
             results[label].append(measure_file(name, cache, args.edits // 2, args.warmup // 2, args.python, source,
                                                args.file_events, args.warm_cache))
-    emit({"benchmark": "real_file_latency", "machine": machine(), **{f"files_{label}": found for label, found in results.items()}},
-         args.json)
+    together = {label: open_together(names, cache, args.python, source) for label, source in sources} \
+        if args.together else {}
+    emit({"benchmark": "real_file_latency", "machine": machine(), **{f"files_{label}": found for label, found in results.items()},
+          **{f"together_{label}": found for label, found in together.items()}}, args.json)
     for label, found in results.items():
         print(f"{label}:\n{table(found)}")
+        if label in together:
+            t = together[label]
+            print(f"{label}: {len(names)} files open in one server: RSS {t['server_rss_mib']:.0f} MiB "
+                  f"(peak {t['server_vmhwm_mib']:.0f}), all analysed in {t['all_analysed_ms']:.0f} ms")
     if args.before:
         print(comparison(results["before"], results["after"]))
     return 0
