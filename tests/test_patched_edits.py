@@ -420,3 +420,57 @@ def test_edits_of_a_class_body_and_of_a_launch_wrapper_are_patched_with_their_fi
         assert got == analyze(fresh, path, text), new
         seen.add(tuple(sorted({f.code for f in got})))
     assert len(seen) == 3, seen  # each edit changed the findings
+
+
+SPECS_HELPER = make_big_file.HEADER + """
+
+def block_specs():
+    specs = [pl.BlockSpec((8,), lambda i: (i,))]
+    return specs
+
+
+def launch(x):
+    def kernel(x_ref, o_ref):
+        scaled = x_ref[...] * 2
+        o_ref[...] = scaled
+
+    out = jax.ShapeDtypeStruct((8,), jnp.float32)
+    return pl.pallas_call(kernel, in_specs=block_specs(), out_shape=out, grid=(1,))(x)
+"""
+
+
+def test_a_keystroke_keeps_what_a_list_in_a_variable_was_found_to_be(tmp_path, monkeypatch):
+    """A list bound to a name is its literal only where nothing changes it in place (`specs.append`):
+    that question reads the whole scope, and an edit of a statement that changes nothing in place
+    (a keystroke in a kernel body) keeps the answers that asked it."""
+    path = str(tmp_path / "specs.py")
+    (tmp_path / "specs.py").write_text(SPECS_HELPER)
+    project = Project(root=str(tmp_path), python=jax_python())
+    asked = []
+    evaluate_ = evaluate.Evaluator._eval
+
+    def counted(self, model, expr, frame):
+        if getattr(expr, "id", None) == "specs":
+            asked.append(expr)
+        return evaluate_(self, model, expr, frame)
+
+    monkeypatch.setattr(evaluate.Evaluator, "_eval", counted)
+    project.set_text(path, SPECS_HELPER)
+    analyze_incremental(project, path, SPECS_HELPER, min_lines=0)
+    assert asked
+    for typed in ["ascaled", "scaled"]:
+        text = SPECS_HELPER.replace("        scaled = x_ref", f"        {typed} = x_ref")
+        asked.clear()
+        project.set_text(path, text)
+        assert project.patched_model(path, text)
+        got = analyze_incremental(project, path, text, min_lines=0)
+        assert not asked, typed
+        fresh = Project(root=str(tmp_path), python=jax_python())
+        fresh.set_text(path, text)
+        assert got == analyze(fresh, path, text)
+    text = SPECS_HELPER.replace("    return specs", "    specs.append(specs[0])\n    return specs")
+    project.set_text(path, text)  # a line added that changes the list in place: it is asked again
+    got = analyze_incremental(project, path, text, min_lines=0)
+    fresh = Project(root=str(tmp_path), python=jax_python())
+    fresh.set_text(path, text)
+    assert got == analyze(fresh, path, text)

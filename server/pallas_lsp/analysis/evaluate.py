@@ -24,7 +24,7 @@ from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
 from .model import ModuleModel, child_nodes
 from .names import canonical
-from .reaching import mutated_names, popped_keys, reaching_bindings
+from .reaching import mutates, popped_keys, reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -294,7 +294,7 @@ class Evaluator:
             inner = frame if frame is not None and frame.func is owner else None
             value = self.value(model, binding.value, inner)
             if isinstance(value, (Seq, Mapping)) and not isinstance(binding.value, ast.Tuple) \
-                    and _bound_names(binding.node) & mutated_names(model, owner):
+                    and mutates(model, owner, _bound_names(binding.node)):
                 return UNKNOWN  # `specs = []` and then `specs.append(...)`: a list, no longer the one it was made as
             return value
         if binding.kind == "unpack":

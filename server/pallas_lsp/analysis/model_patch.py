@@ -9,8 +9,8 @@ columns: the same nodes a whole parse gives) and put in place of the old ones; e
 stays the same object, with its parents, scopes, bindings and calls. The answers read from what
 the edit changed are then forgotten (`reads`): the values of the expressions of the edited
 statements' function (`("own", scope)`), the look-ups of the names they bind there
-(`("bind", scope, name)`), the searches of calls by the names they call (`("calls", name)`), what
-walked the function whole (`("deep", scope)`), and every answer about the module as a whole
+(`("bind", scope, name)`), the searches of calls by the names they call (`("calls", name)`), whether
+the names they change in place are changed in place (`("mutates", name)`), what walked the function whole (`("deep", scope)`), and every answer about the module as a whole
 (`reads.BROAD`); the others stay true.
 
 Only an edit that keeps every line where it was (typing inside a line) is taken so; an edit that
@@ -26,6 +26,7 @@ import warnings
 
 from . import big_literals
 from .model import CHILDREN, ModuleModel, Scope, ScopeNode, _Builder, _link_parents
+from .reaching import changed_in_place
 from .reads import BROAD
 from .source import ParsedSource
 from ..source_text import split_lines
@@ -314,6 +315,10 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
     keys += [("calls", id(model), name) for name in called]
     if called:
         keys.append(("calls", id(model), "*"))
+    changed = changed_in_place(old_nodes) | changed_in_place(n for s in new for n in ast.walk(s))
+    keys += [("mutates", id(model), name) for name in changed]  # `reaching.mutates`
+    if changed:
+        keys.append(("mutates", id(model), "*"))
     return keys
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from . import reads
+
 if TYPE_CHECKING:
     from .model import Binding, ModuleModel
 
@@ -52,32 +54,53 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "
 def mutated_names(model: "ModuleModel", scope: ast.AST) -> frozenset[str]:
     """Names changed in place somewhere in `scope` (nested functions too, which may close over them):
     `specs.append(...)`, `specs[i] = ...`, `del specs[i]`. A list bound to such a name is not the literal it
-    was made from (`specs = []` and then a loop of appends is no empty list). Kept with the module text."""
+    was made from (`specs = []` and then a loop of appends is no empty list). Kept with the module text until
+    an edit changes what some statement changes in place (`model_patch`); an answer that uses it says which
+    names it asked about (`mutates`), so that an edit of the scope's other statements keeps that answer."""
     key = ("mutated-names", id(scope))
-    found = model.eval_cache.get(key)
+    found = dict.get(model.eval_cache, key)
     if found is None:
-        names = set()
-        for node in ast.walk(scope):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
-                    and isinstance(node.func.value, ast.Name):
-                names.add(node.func.value.id)
-            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
-                    and isinstance(node.value, ast.Name):
-                names.add(node.value.id)
-        found = model.eval_cache[key] = frozenset(names)
+        found = frozenset(changed_in_place(ast.walk(scope)))
+        model.eval_cache.keep(key, found, reads.standalone(("mutates", id(model), "*")))
     return found
+
+
+def changed_in_place(nodes) -> set[str]:
+    """The names `nodes` change in place (`x.append(...)`, `x[i] = ...`, `del x[i]`)."""
+    names = set()
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
+                and isinstance(node.func.value, ast.Name):
+            names.add(node.func.value.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name):
+            names.add(node.value.id)
+    return names
+
+
+def mutates(model: "ModuleModel", scope: ast.AST, names: set[str]) -> bool:
+    """Is one of `names` changed in place in `scope` (`mutated_names`)? The answer in progress reads those names'
+    changes only."""
+    for name in names:
+        reads.note(("mutates", id(model), name))
+    return not names.isdisjoint(mutated_names(model, scope))
 
 
 def popped_keys(model: "ModuleModel", scope: ast.AST, name: str) -> frozenset[str] | None:
     """The keys `name.pop("key", ...)` takes out of the dict `name` in `scope`, where that is all that
     changes it (a wrapper's `kwargs.pop("compiler_params", default)` before it hands `**kwargs` on); None
     where it is changed in another way too."""
-    if name not in mutated_names(model, scope):
+    if not mutates(model, scope, {name}):
         return frozenset()
     key = ("popped-keys", id(scope), name)
-    if key not in model.eval_cache:
-        model.eval_cache[key] = _popped_keys(scope, name)
-    return model.eval_cache[key]
+    found = dict.get(model.eval_cache, key, _MISSING)
+    if found is _MISSING:
+        found = _popped_keys(scope, name)
+        model.eval_cache.keep(key, found, reads.standalone(("mutates", id(model), name)))
+    return found
+
+
+_MISSING = object()
 
 
 def _popped_keys(scope: ast.AST, name: str) -> frozenset[str] | None:

@@ -120,6 +120,16 @@ def frame():
         end()
 
 
+def standalone(*read) -> _Node:
+    """The node of an answer that read `read` and that no computation reads from: those using it say what
+    they asked of it themselves (`note`), so that its being found again forgets none of them."""
+    node = _Node(read)
+    node.open = False
+    if _tracking[0]:
+        _file(node)
+    return node
+
+
 def current() -> set | None:
     """The direct reads of the computation in progress (`note` adds to it); None when not tracking."""
     return _stack[-1].direct if _tracking[0] else None
