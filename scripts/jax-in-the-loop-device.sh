@@ -20,7 +20,6 @@ LIBS=${TMPDIR:-/tmp}/pallas-lsp-device-libs
 export PYTHONPATH=$PWD/server:$LIBS${PYTHONPATH:+:$PYTHONPATH} PALLAS_LSP_JAX_PYTHON=$PY PALLAS_LSP_CACHE_DIR=$(mktemp -d)
 nvidia-smi -L 2>/dev/null || true
 "$PY" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__, jax.devices())'
-git log -1 --format='commit %h' 2>/dev/null || true
 echo
 say() { echo "\$ pallas-lsp $*"; "$PY" -m pallas_lsp "$@"; echo "[exit status $?]"; echo; }
 say check --trace -v --python "$PY" "$FOLDER"
