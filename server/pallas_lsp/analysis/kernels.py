@@ -111,6 +111,10 @@ _PLATFORM_QUERIES = {"default_backend", "devices", "local_devices", "get_backend
                      "device_under_test", "is_device_tpu", "is_device_tpu_at_least", "is_device_cuda"}
 
 
+# A device's own answer, on whatever it was reached through (`mesh.devices.flat[0].platform != "tpu"`).
+_DEVICE_ATTRIBUTES = {"platform", "device_kind"}
+
+
 def _asks_run_time(name: str) -> bool:
     parts = name.split(".")
     if parts[:2] in (["os", "environ"], ["os", "getenv"]):
@@ -120,9 +124,11 @@ def _asks_run_time(name: str) -> bool:
 
 def _decided_at_run_time(evaluator, model: "ModuleModel", node: ast.AST, depth: int = 0) -> bool:
     """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)`, or a query of the platform (`jax.default_backend()`,
-    `jax.devices()`) somewhere in the expression, or in what a name in it was assigned (`INTERPRET =
+    `jax.devices()`, a device's `.platform`) somewhere in the expression, or in what a name in it was assigned (`INTERPRET =
     os.environ.get(...) == "1"`, `ON_TPU = jax.default_backend() == "tpu"` and then `interpret=not ON_TPU`)."""
     for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and child.attr in _DEVICE_ATTRIBUTES:
+            return True
         if isinstance(child, (ast.Attribute, ast.Name)):
             value = evaluator.value(model, child)
             if isinstance(value, Api) and _asks_run_time(value.name):
