@@ -89,3 +89,57 @@ def test_a_rules_finding_that_jax_confirms_is_one_diagnostic(tmp_path):
     finally:
         server.kill()
 
+
+
+# The scratch fix of GLOBAL_BUFFER leaves a broadcast error no rule sees: JAX rejects the fixed code.
+STILL_BROKEN = GLOBAL_BUFFER.replace("o_ref[...] = x_ref[...] + buf[...]",
+                                     "o_ref[...] = x_ref[...] + buf[...] + jnp.ones((3,), jnp.float32)")
+
+
+def _quick_fixes(server: WireServer, uri: str, diagnostic: dict, msg_id: int) -> list[dict]:
+    answer = server.request(msg_id, "textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": diagnostic["range"],
+        "context": {"diagnostics": [diagnostic], "only": ["quickfix"]}}, )
+    return answer["result"] or []
+
+
+def test_a_fix_jax_accepts_is_offered_as_verified_by_jax(tmp_path):
+    server, uri = _server(tmp_path, GLOBAL_BUFFER, traceEntryPoints="onSave")
+    try:
+        (static,) = server.published(uri)
+        titles = [a["title"] for a in _quick_fixes(server, uri, static, 5)]
+        assert "pallas-lsp (PAL001): Allocate buf as scratch (scratch_types)" in titles  # before a run: the rules'
+        _save(server, uri)
+        (confirmed,) = _published_with(server, uri, lambda ds: any("confirmed by JAX" in d["message"] for d in ds))
+        actions = _quick_fixes(server, uri, confirmed, 6)
+        scratch = [a for a in actions if "Allocate buf as scratch" in a["title"]]
+        assert [a["title"] for a in scratch] == [
+            "pallas-lsp (PAL001): Allocate buf as scratch (scratch_types) (verified by JAX)"]
+        assert scratch[0]["edit"]  # the edit JAX lowered, as offered
+    finally:
+        server.kill()
+
+
+def test_a_fix_jax_rejects_is_not_offered_and_greyed_out_with_jaxs_reason(tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(STILL_BROKEN)
+    server = WireServer(cwd=tmp_path)
+    try:
+        server.request(0, "initialize", {
+            "processId": None, "rootUri": None, "workspaceFolders": [{"uri": tmp_path.as_uri(), "name": "ws"}],
+            "capabilities": {"textDocument": {"codeAction": {"disabledSupport": True}}},
+            "initializationOptions": {"debounceMs": 0, "python": jax_python(), "traceEntryPoints": "onSave"}})
+        server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        uri = path.as_uri()
+        server.open(uri, STILL_BROKEN)
+        (static,) = server.published(uri)
+        assert static["code"] == "PAL001"
+        _save(server, uri)
+        diagnostics = _published_with(server, uri, lambda ds: any("confirmed by JAX" in d["message"] for d in ds))
+        confirmed = next(d for d in diagnostics if d["code"] == "PAL001")
+        scratch = [a for a in _quick_fixes(server, uri, confirmed, 6) if "Allocate buf as scratch" in a["title"]]
+        assert [a.get("edit") for a in scratch] == [None]  # not offered: shown greyed out, with JAX's error
+        assert scratch[0]["disabled"]["reason"].startswith("JAX rejects the fixed code: TypeError: add got incompatible shapes")
+        assert "verified by JAX" not in scratch[0]["title"]
+    finally:
+        server.kill()

@@ -605,3 +605,37 @@ def test_check_trace_with_an_interpreter_without_jax_is_an_error_not_a_pass(tmp_
     assert (run_.returncode, run_.stdout) == (2, "")
     assert run_.stderr == (f"pallas-lsp: error: --trace: {sys.executable} has no jax: entry points need the project's "
                            "interpreter, the one with jax (--python)\n")
+
+
+def test_check_trace_fix_applies_only_the_fixes_jax_accepts(tmp_path):
+    """The scratch fix of a `pl.get_global` buffer: JAX lowers the fixed kernel in one file; in the other a
+    broadcast error no rule sees remains, JAX rejects the fixed code, and the file is left as it was."""
+    launch = source("""
+        def body(x_ref, o_ref):
+            buf = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+            o_ref[...] = x_ref[...] + buf[...]
+
+
+        def add(x):
+            return plgpu.kernel(body, out_type=X)(x)
+
+
+        if __name__ == "__main__":
+            add(jnp.ones((128,), jnp.float32))
+    """)
+    still_broken = launch.replace("+ buf[...]", "+ buf[...] + jnp.ones((3,), jnp.float32)")
+    write(tmp_path, "fixed.py", launch)
+    write(tmp_path, "still_broken.py", still_broken)
+    result = cli("check", "--trace", "--fix", "-v", "--python", jax_python(), ".", cwd=tmp_path)
+    assert "scratch_types=[plgpu.SMEM((128,), jnp.float32)]" in (tmp_path / "fixed.py").read_text(), result.stderr
+    assert (tmp_path / "still_broken.py").read_text() == still_broken
+    line = line_of(still_broken, "buf = pl.get_global")
+    assert (f"still_broken.py:{line}: 'pallas-lsp (PAL001): Allocate buf as scratch (scratch_types)' not applied: "
+            "JAX rejects the fixed code: TypeError: add got incompatible shapes for broadcasting: (128,), (3,).") \
+        in result.stderr
+    assert f"fixed.py:{line_of(launch, 'buf = pl.get_global')}: 'pallas-lsp (PAL001): Allocate buf as scratch " \
+           "(scratch_types)' verified by JAX" in result.stderr
+    # Without --trace the rules' fix is applied to both: their view cannot see the broadcast.
+    write(tmp_path, "still_broken.py", still_broken)
+    cli("check", "--fix", "--python", jax_python(), "still_broken.py", cwd=tmp_path)
+    assert (tmp_path / "still_broken.py").read_text() != still_broken

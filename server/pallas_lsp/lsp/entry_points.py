@@ -129,17 +129,54 @@ def _unchanged(done: FolderRun) -> bool:
     return all(_disk_digest(path) == ran for path, ran in done.digests.items())
 
 
-async def _run_after_save(ls: Session, folder) -> None:
+def _python(folder) -> str | None:
     from ..trace.worker import TraceError, choose_interpreter, interpreter_executable
 
+    try:
+        return interpreter_executable(choose_interpreter(folder.settings.python))
+    except TraceError as exc:
+        log.info("entry points not run for %s: %s", folder.root, exc)
+        return None
+
+
+def _bare_platform(folder) -> str:
+    return "tpu" if folder.settings.platform == "tpu" else "cuda"
+
+
+async def fix_verdicts(ls: Session, path: str, text: str, finding: Finding, fixes) -> list:
+    """JAX's verdict on each of a finding's fixes (trace/fix_verdicts.py), where the user runs entry
+    points on save and one reached a launch in the files the fix edits: the entry points run again on
+    the fixed text, on the runs' thread (never the analysis thread). None for a fix nothing reached."""
+    folder = ls.folder_for(path)
+    done = current_run(ls, path, text) if folder.settings.trace_entry_points == "onSave" else None
+    python = _python(folder) if done is not None else None
+    if python is None or not any(fix.kind == "rewrite" for fix in fixes):
+        return [None for _ in fixes]
+    from ..source_text import read_source
+    from ..trace.fix_verdicts import judge_fix
+
+    def text_of(other: str) -> str:
+        document = ls.open_document_at(other)
+        return document.source if document is not None else read_source(other)
+
+    def judge():
+        return [judge_fix(trace_pool(), python, done.run, finding, fix, text_of,
+                          bare_platform=_bare_platform(folder)) for fix in fixes]
+
+    try:
+        return await asyncio.get_running_loop().run_in_executor(_runs, judge)
+    except Exception:  # noqa: BLE001 - the fixes are offered as the rules verified them
+        log.exception("verifying fixes with JAX failed")
+        return [None for _ in fixes]
+
+
+async def _run_after_save(ls: Session, folder) -> None:
     try:
         await asyncio.sleep(SAVE_DEBOUNCE_SECONDS)
     except asyncio.CancelledError:
         return
-    try:
-        python = interpreter_executable(choose_interpreter(folder.settings.python))
-    except TraceError as exc:
-        log.info("entry points not run for %s: %s", folder.root, exc)
+    python = _python(folder)
+    if python is None:
         return
     cancelled = threading.Event()
     workers = []
@@ -161,7 +198,7 @@ async def _run_after_save(ls: Session, folder) -> None:
         from ..trace.jax_findings import jax_findings
 
         done = run_entry_points(trace_pool(), python, folder.root, [folder.root], timeout=RUN_TIMEOUT_SECONDS,
-                                bare_platform="tpu" if folder.settings.platform == "tpu" else "cuda",
+                                bare_platform=_bare_platform(folder),
                                 cancelled=cancelled.is_set, on_worker=remember)
         read = {os.path.realpath(r.entry.path) for r in done.results}
         for _, record in done.launches():

@@ -317,13 +317,14 @@ def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str],
                      timeout: float | None = None, entry_timeout: float = DEFAULT_ENTRY_TIMEOUT,
                      output_limit: int = DEFAULT_OUTPUT_LIMIT, bare_platform: str = "cuda", relevant=None,
                      entries: list[EntryPoint] | None = None, on_result=None, cancelled=lambda: False,
-                     on_worker=None) -> EntryRun:
+                     on_worker=None, texts: dict[str, str] | None = None) -> EntryRun:
     """Run the entry points under `paths` (or the given `entries`) of the project at `root` with JAX in
     the loop, under `python`; one file's entries after another, one at a time, each in a contained
     process (`entry_timeout` each, `output_limit` bytes of output). `timeout`: for the whole run (None:
     as long as the entries' limits add up to). `on_result(result)` is called as each file's entries
     end; `cancelled()` is asked between files, and `on_worker(worker)` is handed the worker of each
-    file's run (`worker.cancel()` stops it at once). Blocks; call it from a worker thread. Never raises
+    file's run (`worker.cancel()` stops it at once). `texts` (path -> text) stand in for those files
+    on disk (a fix judged before it is written). Blocks; call it from a worker thread. Never raises
     for what the entries do: problems are in `EntryRun.problems`."""
     started = time.monotonic()
     run = EntryRun(root=os.path.realpath(root))
@@ -345,7 +346,8 @@ def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str],
             continue
         budget = len(file_entries) * (entry_timeout + grace) + START_SECONDS
         request = {"op": "entries", "entries": [e.request() for e in file_entries], "roots": [run.root],
-                   "bare_platform": bare_platform, "entry_timeout": entry_timeout, "output_limit": output_limit}
+                   "bare_platform": bare_platform, "entry_timeout": entry_timeout, "output_limit": output_limit,
+                   "texts": {os.path.realpath(p): t for p, t in (texts or {}).items()}}
         try:
             answer = pool.request(python, root, request, timeout=budget if left is None else min(budget, left),
                                   on_worker=on_worker)
