@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from conftest import jax_python
+from jax_loop_kernels import CONTRADICTED
 from lsp_wire import WireServer
 
 pytestmark = pytest.mark.jax
@@ -141,5 +142,28 @@ def test_a_fix_jax_rejects_is_not_offered_and_greyed_out_with_jaxs_reason(tmp_pa
         assert [a.get("edit") for a in scratch] == [None]  # not offered: shown greyed out, with JAX's error
         assert scratch[0]["disabled"]["reason"].startswith("JAX rejects the fixed code: TypeError: add got incompatible shapes")
         assert "verified by JAX" not in scratch[0]["title"]
+    finally:
+        server.kill()
+
+
+
+
+def test_a_rule_error_jax_contradicts_is_not_shown_and_the_hover_says_why(tmp_path):
+    server, uri = _server(tmp_path, CONTRADICTED, traceEntryPoints="onSave")
+    try:
+        assert "PAL001" in [d["code"] for d in server.published(uri)]
+        _save(server, uri)
+        _published_with(server, uri, lambda ds: all(d["severity"] != 1 for d in ds))  # no error left
+        hover = server.request(5, "textDocument/hover", {"textDocument": {"uri": uri},
+                                                         "position": {"line": 13, "character": 4}})
+        text = hover["result"]["contents"]["value"]
+        assert ("PAL001 (get-global-not-semaphore) is not shown: JAX traced and lowered the launch of add_one "
+                "(k.py:12) for cuda (float32[128]) without error, from the entry point k.py::test_add_one") in text, text
+        server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": CONTRADICTED + "\n"}]}})
+        assert "PAL001" in [d["code"] for d in server.published(uri, 2)]  # edited: the rules' view again
+        hover = server.request(6, "textDocument/hover", {"textDocument": {"uri": uri},
+                                                         "position": {"line": 13, "character": 4}})
+        assert "is not shown" not in ((hover.get("result") or {}).get("contents") or {}).get("value", "")
     finally:
         server.kill()

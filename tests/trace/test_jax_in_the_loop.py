@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, at, jax_python
+from jax_loop_kernels import CONTRADICTED
 from pallas_lsp.trace.entry_points import discover, run_entry_points
 from pallas_lsp.trace.worker import WorkerPool
 
@@ -116,22 +117,7 @@ def test_check_trace_confirms_the_rule_jax_agrees_with_and_reports_what_only_jax
 
 
 def test_a_rule_error_on_a_launch_jax_lowered_is_left_out_and_said_with_v(tmp_path):
-    text = write(tmp_path, "kernels.py", source("""
-        WHAT = plgpu.SMEM((128,), jnp.float32)
-        globals()["WHAT"] = plgpu.SemaphoreType.REGULAR  # what the rules cannot follow
-
-
-        @functools.partial(plgpu.kernel, out_type=X)
-        def add_one(x_ref, o_ref):
-            sem = pl.get_global(WHAT)
-            pl.semaphore_signal(sem)
-            pl.semaphore_wait(sem)
-            o_ref[...] = x_ref[...] + 1.0
-
-
-        def test_add_one():
-            add_one(jnp.ones((128,), jnp.float32))
-    """)).read_text()
+    text = write(tmp_path, "kernels.py", CONTRADICTED).read_text()
     static = cli("check", "--python", jax_python(), "kernels.py", cwd=tmp_path)
     assert [line.split(" ")[1] for line in static.stdout.splitlines()[:-1]] == ["PAL001", "PAL005", "PAL005"]
     traced = cli("check", "--trace", "-v", "--python", jax_python(), "kernels.py", cwd=tmp_path)

@@ -40,6 +40,8 @@ class FolderRun:
     run: object  # trace.entry_points.EntryRun
     digests: dict[str, str]
     jax: list[Finding] = field(default_factory=list)
+    # path -> (digest of the text, {0-based line: why a rule's error there is not shown}), as `with_jax` left it
+    left_out: dict[str, tuple[str, dict[int, list[str]]]] = field(default_factory=dict)
 
 
 def digest(text: str) -> str:
@@ -79,8 +81,21 @@ def with_jax(ls: Session, path: str, text: str, findings: list[Finding]) -> list
 
     key = os.path.realpath(path)
     own = [f for f in done.jax if os.path.realpath(f.path) == key]
-    merged, _ = merge(findings, done.run, jax=own)
+    left_out: list = []
+    merged, _ = merge(findings, done.run, jax=own, left_out=left_out)
+    done.left_out[key] = (digest(text), {})
+    for finding, why in left_out:
+        done.left_out[key][1].setdefault(finding.span.line, []).append(f"{finding.code} ({finding.name}) is not shown: {why}.")
     return [f for f in merged if os.path.realpath(f.path) == key or f in findings]
+
+
+def contradicted(ls: Session, path: str, text: str, line: int) -> list[str]:
+    """Why a rule's error on `line` (0-based) is not shown: JAX lowered its launch without error."""
+    done = current_run(ls, path, text)
+    if done is None:
+        return []
+    ran, lines = done.left_out.get(os.path.realpath(path), (None, {}))
+    return lines.get(line, []) if ran == digest(text) else []
 
 
 def traced_refs(ls: Session, path: str) -> dict[tuple[int, str], list[str]]:

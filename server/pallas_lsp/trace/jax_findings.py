@@ -147,9 +147,10 @@ def _related(result, record: dict, sources: _Sources) -> tuple[Related, ...]:
 
 
 def merge(static: list[Finding], run: EntryRun, jax: list[Finding] | None = None,
-          sources: _Sources | None = None) -> tuple[list[Finding], list[str]]:
+          sources: _Sources | None = None, left_out: list | None = None) -> tuple[list[Finding], list[str]]:
     """The rules' findings and JAX's as one list, and a note for each finding left out or confirmed.
-    `jax`: JAX's findings to add (default `jax_findings(run)`; pass [] where PAL100 is not selected)."""
+    `jax`: JAX's findings to add (default `jax_findings(run)`; pass [] where PAL100 is not selected);
+    `left_out` gets (finding, why) for each rule's error JAX contradicts (the hover says why)."""
     sources = sources or _Sources()
     jax = jax_findings(run, sources) if jax is None else jax
     rejected: dict[tuple[str, int], dict] = {}
@@ -175,8 +176,13 @@ def merge(static: list[Finding], run: EntryRun, jax: list[Finding] | None = None
                          f"{_body_name(record)} ({(record.get('error') or {}).get('type')})")
         elif key in accepted and key not in doubtful and finding.severity == "error":
             record = accepted[key]
+            why = (f"JAX traced and lowered the launch of {_body_name(record)} for {record.get('platform')} "
+                   f"({', '.join(record.get('args') or [])}) without error, from the entry point {record.get('entry')}")
             notes.append(f"{_at(finding)}: {finding.code} left out: JAX lowered the launch of {_body_name(record)} "
-                         f"for {record.get('platform')} ({', '.join(record.get('args') or [])})")
+                         f"for {record.get('platform')} ({', '.join(record.get('args') or [])}), "
+                         f"from the entry point {record.get('entry')}")
+            if left_out is not None:
+                left_out.append((finding, why))
             continue
         merged.append(finding)
     for finding in jax:
