@@ -38,13 +38,26 @@ GLOBAL_BUFFER = MISMATCH.replace("o_ref[...] = x_ref[...] + jnp.ones((3,), jnp.f
                                  "buf = pl.get_global(plgpu.SMEM((128,), jnp.float32))\n    o_ref[...] = x_ref[...] + buf[...]")
 
 
-def _server(tmp_path, text: str, **options) -> tuple[WireServer, str]:
+def _server(tmp_path, text: str, capabilities: dict | None = None, **options) -> tuple[WireServer, str]:
     path = tmp_path / "k.py"
     path.write_text(text)
     server = WireServer(cwd=tmp_path)
-    server.initialize(str(tmp_path), python=jax_python(), **options)
+    server.request(0, "initialize", {
+        "processId": None, "rootUri": None, "workspaceFolders": [{"uri": tmp_path.as_uri(), "name": "ws"}],
+        "capabilities": capabilities or {},
+        "initializationOptions": {"debounceMs": 0, "python": jax_python(), **options}})
+    server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
     server.open(path.as_uri(), text)
     return server, path.as_uri()
+
+
+def _run_ended(server: WireServer) -> None:
+    """Wait for the end of the run's `$/progress` (the client answers the server's request to create it)."""
+    create = server.wait_for(lambda m: m.get("method") == "window/workDoneProgress/create", timeout=240)
+    server.send({"jsonrpc": "2.0", "id": create["id"], "result": None})
+    token = create["params"]["token"]
+    assert server.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["token"] == token
+                           and m["params"]["value"].get("kind") == "end", timeout=240)
 
 
 def _save(server: WireServer, uri: str) -> None:
@@ -122,17 +135,9 @@ def test_a_fix_jax_accepts_is_offered_as_verified_by_jax(tmp_path):
 
 
 def test_a_fix_jax_rejects_is_not_offered_and_greyed_out_with_jaxs_reason(tmp_path):
-    path = tmp_path / "k.py"
-    path.write_text(STILL_BROKEN)
-    server = WireServer(cwd=tmp_path)
+    server, uri = _server(tmp_path, STILL_BROKEN, {"textDocument": {"codeAction": {"disabledSupport": True}}},
+                          traceEntryPoints="onSave")
     try:
-        server.request(0, "initialize", {
-            "processId": None, "rootUri": None, "workspaceFolders": [{"uri": tmp_path.as_uri(), "name": "ws"}],
-            "capabilities": {"textDocument": {"codeAction": {"disabledSupport": True}}},
-            "initializationOptions": {"debounceMs": 0, "python": jax_python(), "traceEntryPoints": "onSave"}})
-        server.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        uri = path.as_uri()
-        server.open(uri, STILL_BROKEN)
         (static,) = server.published(uri)
         assert static["code"] == "PAL001"
         _save(server, uri)
@@ -144,8 +149,6 @@ def test_a_fix_jax_rejects_is_not_offered_and_greyed_out_with_jaxs_reason(tmp_pa
         assert "verified by JAX" not in scratch[0]["title"]
     finally:
         server.kill()
-
-
 
 
 def test_a_rule_error_jax_contradicts_is_not_shown_and_the_hover_says_why(tmp_path):
@@ -165,5 +168,52 @@ def test_a_rule_error_jax_contradicts_is_not_shown_and_the_hover_says_why(tmp_pa
         hover = server.request(6, "textDocument/hover", {"textDocument": {"uri": uri},
                                                          "position": {"line": 13, "character": 4}})
         assert "is not shown" not in ((hover.get("result") or {}).get("contents") or {}).get("value", "")
+    finally:
+        server.kill()
+
+
+# Sizes the source does not give (a tuning table read at run time): JAX's figures after a save.
+RUNTIME_SIZES = textwrap.dedent("""\
+    import json
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    SIZE = json.loads('{"block": 256}')["block"]
+
+
+    def body(x_ref, o_ref, tmp_ref):
+        tmp_ref[...] = x_ref[...]
+        o_ref[...] = tmp_ref[...] + 1.0
+
+
+    def add(x):
+        return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                            scratch_types=[plgpu.SMEM(x.shape, x.dtype)])(x)
+
+
+    def test_add():
+        add(jnp.ones((SIZE,), jnp.float32))
+    """)
+
+
+def test_after_a_run_inlay_hints_show_jaxs_types_and_the_lens_jaxs_shared_memory(tmp_path):
+    server, uri = _server(tmp_path, RUNTIME_SIZES, {"window": {"workDoneProgress": True}},
+                          traceEntryPoints="onSave", inlayHints=True)
+    try:
+        server.published(uri)
+        span = {"start": {"line": 0, "character": 0}, "end": {"line": 22, "character": 0}}
+        before = server.request(5, "textDocument/inlayHint", {"textDocument": {"uri": uri}, "range": span})["result"] or []
+        assert not any("(traced)" in str(h["label"]) for h in before)
+        lenses = server.request(6, "textDocument/codeLens", {"textDocument": {"uri": uri}})["result"] or []
+        assert "SMEM ≥ 0 / 232,448 B" in [lens["command"]["title"] for lens in lenses]  # the source does not say
+        _save(server, uri)
+        _run_ended(server)
+        hints = server.request(7, "textDocument/inlayHint", {"textDocument": {"uri": uri}, "range": span})["result"]
+        labels = [str(h["label"]) for h in hints]
+        assert labels == [": f32[256] gmem (traced)", ": f32[256] gmem (traced)", ": f32[256] smem (traced)"]
+        lenses = server.request(300, "textDocument/codeLens", {"textDocument": {"uri": uri}})["result"] or []
+        assert "SMEM 1,024 / 232,448 B (traced)" in [lens["command"]["title"] for lens in lenses]  # JAX's figure
     finally:
         server.kill()
