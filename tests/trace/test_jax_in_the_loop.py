@@ -625,3 +625,74 @@ def test_check_trace_fix_applies_only_the_fixes_jax_accepts(tmp_path):
     write(tmp_path, "still_broken.py", still_broken)
     cli("check", "--fix", "--python", jax_python(), "still_broken.py", cwd=tmp_path)
     assert (tmp_path / "still_broken.py").read_text() != still_broken
+
+
+ABSL_TESTS = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from absl.testing import absltest, parameterized
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + jnp.ones((128,), jnp.float32)
+
+
+    def add(x):
+        return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+    class AddTest(parameterized.TestCase):
+
+        @parameterized.parameters(128, 64)
+        def test_sizes(self, n):
+            add(jnp.ones((n,), jnp.float32))
+
+        @parameterized.named_parameters(("small", 128), dict(testcase_name="odd", n=64))
+        def test_named(self, n):
+            add(jnp.ones((n,), jnp.float32))
+
+        @parameterized.product(n=[128], dtype=[jnp.float32, jnp.bfloat16])
+        def test_grid(self, n, dtype):
+            add(jnp.ones((n,), dtype))
+
+        @parameterized.parameters(*CASES)
+        def test_from_a_name(self, n):
+            add(jnp.ones((n,), jnp.float32))
+
+
+    if __name__ == "__main__":
+        absltest.main()
+    """)
+
+
+def test_absl_parameterized_tests_are_entry_points_named_as_absl_names_them():
+    entries = discover("/nowhere/test_absl_k.py", ABSL_TESTS)
+    assert [(e.id, e.function, e.skip) for e in entries] == [
+        ("test_absl_k.py::AddTest::test_sizes0", "AddTest.test_sizes0", None),
+        ("test_absl_k.py::AddTest::test_sizes1", "AddTest.test_sizes1", None),
+        ("test_absl_k.py::AddTest::test_named_small", "AddTest.test_named_small", None),
+        ("test_absl_k.py::AddTest::test_named_odd", "AddTest.test_named_odd", None),
+        ("test_absl_k.py::AddTest::test_grid0", "AddTest.test_grid0", None),
+        ("test_absl_k.py::AddTest::test_grid1", "AddTest.test_grid1", None),
+        ("test_absl_k.py::AddTest::test_from_a_name", "AddTest.test_from_a_name",
+         "absl parameters that are no literal list of cases"),
+        ("test_absl_k.py::__main__", None, "runs the file's tests, which run as entry points of their own")]
+
+
+def test_absl_parameterized_cases_run_each_by_the_name_absl_gives_it(tmp_path, pool):
+    has_absl = subprocess.run([jax_python(), "-c", "import absl.testing.parameterized"], capture_output=True)
+    if has_absl.returncode != 0:
+        pytest.skip("the jax environment has no absl-py")
+    write(tmp_path, "test_absl_k.py", ABSL_TESTS.replace("*CASES", "(128,)"))
+    outcomes = {result.entry.id: (result.outcome, [launch["args"] for launch in result.launches])
+                for result in run(pool, tmp_path).results}
+    assert outcomes == {
+        "test_absl_k.py::AddTest::test_sizes0": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::AddTest::test_sizes1": ("rejected", [["float32[64]"]]),
+        "test_absl_k.py::AddTest::test_named_small": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::AddTest::test_named_odd": ("rejected", [["float32[64]"]]),
+        "test_absl_k.py::AddTest::test_grid0": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::AddTest::test_grid1": ("rejected", [["bfloat16[128]"]]),
+        "test_absl_k.py::AddTest::test_from_a_name0": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::__main__": ("skipped", [])}
