@@ -696,3 +696,50 @@ def test_absl_parameterized_cases_run_each_by_the_name_absl_gives_it(tmp_path, p
         "test_absl_k.py::AddTest::test_grid1": ("rejected", [["bfloat16[128]"]]),
         "test_absl_k.py::AddTest::test_from_a_name0": ("ok", [["float32[128]"]]),
         "test_absl_k.py::__main__": ("skipped", [])}
+
+
+def test_a_launch_under_vmap_is_lowered_batched_as_jax_builds_it(tmp_path):
+    """Under jax.vmap JAX adds a grid axis to the kernel: two global semaphores need it. One example's
+    kernel (no grid) is what JAX rejects; the batched one is what runs, and JAX lowers it."""
+    write(tmp_path, "kernels.py", source("""
+        def body(x_ref, o_ref):
+            first = pl.get_global(plgpu.SemaphoreType.REGULAR)
+            pl.semaphore_signal(first)
+            second = pl.get_global(plgpu.SemaphoreType.REGULAR)
+            pl.semaphore_signal(second)
+            o_ref[...] = x_ref[...] + 1.0
+
+
+        kernel = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg")
+
+
+        if __name__ == "__main__":
+            jax.vmap(kernel)(jnp.ones((2, 128), jnp.float32))
+    """))
+    result = cli("check", "--trace", "-v", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "All checks passed! (1 file checked)\n"), result.stdout + result.stderr
+    assert "1 launch reached, 0 rejected by JAX" in result.stderr
+
+
+def test_jax_rejecting_the_code_around_the_kernels_is_a_pal100_on_the_users_line(tmp_path):
+    """No launch is reached: JAX rejects the jitted function that calls get_global outside any kernel."""
+    text = write(tmp_path, "kernels.py", source("""
+        def notify():
+            sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+            pl.semaphore_signal(sem)
+
+
+        def step(x):
+            notify()
+            return x * 2
+
+
+        if __name__ == "__main__":
+            jax.jit(step)(jnp.ones((128,), jnp.float32))
+    """)).read_text()
+    result = cli("check", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    found = [f for f in json.loads(result.stdout) if f["source"] == "jax"]
+    assert [(f["code"], f["line"]) for f in found] == [("PAL100", line_of(text, "jax.jit(step)(jnp.ones"))], result.stderr
+    assert found[0]["message"].startswith("ValueError: Cannot lower jaxpr with effects")
+    assert found[0]["related"][0]["message"] == "raised by JAX, before any kernel launch, in the entry point kernels.py::__main__"
+    assert "1 jax error" in result.stderr

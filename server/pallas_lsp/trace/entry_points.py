@@ -57,7 +57,8 @@ class EntryResult:
 
     `outcome`: "ok", "rejected" (JAX rejected a launch: the entry ended there), "after_launches" (it
     raised after its launches, e.g. an assert on the zeros the launches returned), "skipped" (a skip,
-    a fixture, an optional dependency or device that is not here), "error" (it raised before any
+    a fixture, an optional dependency or device that is not here), "jax_error" (JAX raised, before any
+    launch, in the code around the kernels: a PAL100 on the user's line), "error" (it raised before any
     launch), "timeout", "exit" (sys.exit), "crashed", "output" (printed too much), "forked",
     "untraceable", "not_run" (the worker could not run it)."""
 

@@ -107,7 +107,7 @@ def _verdict(before: EntryRun, after: EntryRun, finding: Finding, entries: list[
             elif record.get("verdict") == "ok":
                 ok = True
         if not result.launches and result.entry.id in reached_before and result.outcome in (
-                "error", "crashed", "exit", "timeout", "untraceable", "output", "forked"):
+                "error", "jax_error", "crashed", "exit", "timeout", "untraceable", "output", "forked"):
             what = f"{result.type}: {result.message}" if result.type else result.message or result.outcome
             return FixVerdict("rejected", f"{result.entry.id} no longer reaches its launches ({what})", ids)
     if ok:

@@ -23,7 +23,8 @@ import time
 
 GRACE_SECONDS = 2.0  # past an entry's time limit, the hard kill waits this long (or a quarter more) for the soft one
 SKIP_EXCEPTIONS = ("Skipped", "SkipTest", "XFailed")  # pytest.skip / importorskip, unittest's, pytest.xfail
-NEEDS_DEVICE = ("Unknown backend", "No supported GPU devices", "failed to initialize", "No visible", "TPU")
+NEEDS_DEVICE = ("Unknown backend", "No supported GPU devices", "failed to initialize", "No visible", "TPU",
+                "Only interpret mode is supported on CPU backend")
 # Launch APIs: (module, attribute, name in reports). Re-exports (jax.experimental.pallas...) hold the
 # same function objects and are found by identity.
 APIS = (("jax._src.pallas.pallas_call", "pallas_call", "pl.pallas_call"),
@@ -252,10 +253,12 @@ class Interceptor:
             raise UntraceableLaunch(f"{launch._info.api} at {_where(site)} is given a ref, not an array: "
                                     "it cannot be traced on its own")
         static = tuple(repr(leaves[i])[:200] for i in range(len(leaves)) if i not in set(dynamic))
-        key = (id(launch), platform, tuple(map(str, abstract)), static, str(tree), _where(site))
+        batched = _batched(jax, [leaves[i] for i in dynamic])
+        key = (id(launch), platform, tuple(map(str, abstract)), static, str(tree), _where(site), str(batched))
         seen = self._seen.get(key)
         if seen is None:
-            record, out_info, error = self._lower(launch, leaves, tree, dynamic, abstract, platform, reason, site)
+            record, out_info, error = self._lower(launch, leaves, tree, dynamic, abstract, platform, reason, site,
+                                                  batched)
             if record["verdict"] == "rejected" and _expected_by_the_caller(sys._getframe(1), self.user):
                 record["expected"] = True  # a test of JAX's error (pytest.raises, assertRaises): it gets it
             self.records.append(record)
@@ -271,8 +274,11 @@ class Interceptor:
             raise UntraceableLaunch(f"{launch._info.api} at {_where(site)}: {record.get('unverified_because')}")
         return jax.tree_util.tree_map(lambda s: jax.numpy.zeros(s.shape, s.dtype), out_info)
 
-    def _lower(self, launch: Launch, leaves, tree, dynamic, abstract, platform, reason, site):
+    def _lower(self, launch: Launch, leaves, tree, dynamic, abstract, platform, reason, site, batched=None):
+        """JAX's verdict on the launch; under `jax.vmap` (`batched`: each argument's batch axis, and the
+        batched arguments), on the batched launch JAX builds there, as the user's code lowers it."""
         tracing, info = self.tracing, launch._info
+        jax = self.jax
 
         def run(*values):
             full = list(leaves)
@@ -282,11 +288,17 @@ class Interceptor:
             return launch._fn(*call_args, **call_kwargs)
 
         stage = {"name": "trace"}
-        lowering = tracing.Lowering(run, abstract, platform, self.worker.gpu,
+        lowered_fn, lowered_args = run, abstract
+        if batched is not None:
+            axes, full = batched
+            lowered_fn, lowered_args = jax.vmap(run, in_axes=tuple(axes)), full
+        lowering = tracing.Lowering(lowered_fn, lowered_args, platform, self.worker.gpu,
                                     lambda name: stage.__setitem__("name", name))
         record = {"api": info.api, "body": info.body, "built": info.built, "launch": site,
                   "platform": platform, "platform_reason": reason,
                   "args": [_short(a) for a in abstract], "verdict": "ok", "error": None}
+        if batched is not None:
+            record["vmapped"] = [_short(a) for a in lowered_args]
         out_info = failure = None
         with self._lowering:
             self.worker.capture.kernels = []
@@ -295,6 +307,8 @@ class Interceptor:
             try:
                 lowering.run()
                 out_info = lowering.traced.out_info
+                if batched is not None:  # the zeros go back into the vmap: one example's
+                    out_info = jax.tree_util.tree_map(lambda s: jax.ShapeDtypeStruct(s.shape[1:], s.dtype), out_info)
             except Exception as exc:  # noqa: BLE001 - JAX's verdict; a timeout (BaseException) goes through
                 failure = exc
                 unverified = _environment_failure(exc, platform, self.worker.gpu)
@@ -305,6 +319,10 @@ class Interceptor:
             finally:
                 self._thread.inside = False
             record["kernels"] = list(self.worker.capture.kernels)
+            if batched is not None and info.body:  # JAX names the batched kernel `batched_body`: it is this body
+                function = info.body.get("function") or ""
+                record["kernels"] = [dict(k, name=function.rpartition(".")[2] or k.get("name"),
+                                          location=k.get("location") or dict(info.body)) for k in record["kernels"]]
         record["seconds"] = round(time.perf_counter() - started, 6)
         record["abstract_device"] = lowering.abstract_device
         try:
@@ -384,6 +402,31 @@ def _abstract(jax, value):
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
+def _batched(jax, values: list):
+    """Under one `jax.vmap`: each argument's batch axis (None where it is not batched) and its batched
+    abstract value; None when no argument is a batch tracer, or when they are of nested vmaps (then one
+    example is lowered, as without a vmap)."""
+    try:
+        from jax._src.interpreters.batching import BatchTracer
+    except Exception:  # noqa: BLE001 - another jax's layout: one example is lowered
+        return None
+    tracers = [v for v in values if isinstance(v, BatchTracer)]
+    if not tracers or len({id(t._trace) for t in tracers}) != 1 or any(
+            isinstance(t.val, BatchTracer) for t in tracers):
+        return None
+    axes, full = [], []
+    for value in values:
+        if isinstance(value, BatchTracer) and isinstance(value.batch_dim, int):  # else not mapped
+            axes.append(value.batch_dim)
+            full.append(_abstract(jax, value.val))
+        else:
+            axes.append(None)
+            full.append(_abstract(jax, value))
+    if any(a is None for a in full) or all(a is None for a in axes):
+        return None
+    return axes, full
+
+
 def _short(spec) -> str:
     return f"{spec.dtype}{list(spec.shape)}".replace(" ", "")
 
@@ -454,7 +497,31 @@ def _classified(tracing, exc: BaseException, user, launched: bool) -> dict:
         return {**found, "outcome": "skipped", "message": f"needs {exc.name or message}"}
     if isinstance(exc, FileNotFoundError) or (isinstance(exc, RuntimeError) and any(m in message for m in NEEDS_DEVICE)):
         return {**found, "outcome": "skipped", "message": f"needs what is not here: {message}"}
+    if _raised_by_jax(exc) and found["location"] is not None and not any(m in message for m in NEEDS_DEVICE):
+        return {**found, "outcome": "jax_error"}  # JAX rejected the user's own code around the kernels
     return {**found, "outcome": "error"}
+
+
+def _raised_by_jax(exc: BaseException) -> bool:
+    """The exception came from inside jax (its innermost frame is jax's or jaxlib's): JAX's verdict on
+    the code that ran, as running it by hand would show it."""
+    seen, chain, e = set(), [], exc
+    while e is not None and id(e) not in seen:  # jax filters its frames out; the cause keeps them
+        seen.add(id(e))
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    for e in chain:
+        if type(e).__module__.split(".")[0] in ("jax", "jaxlib") or type(e).__name__ == "UnfilteredStackTrace":
+            return True
+        if any("JAX has removed its internal frames" in str(note) for note in getattr(e, "__notes__", None) or ()):
+            return True  # jax's own traceback filter took them out: it was raised inside jax
+        tb, last = e.__traceback__, None
+        while tb is not None:
+            last, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+        parts = os.path.normpath(last or "").split(os.sep)
+        if "jax" in parts[:-1] or "jaxlib" in parts[:-1]:
+            return True
+    return False
 
 
 def _run(tracing, entry: dict, path: str, roots: list[str]) -> None:
