@@ -743,3 +743,22 @@ def test_jax_rejecting_the_code_around_the_kernels_is_a_pal100_on_the_users_line
     assert found[0]["message"].startswith("ValueError: Cannot lower jaxpr with effects")
     assert found[0]["related"][0]["message"] == "raised by JAX, before any kernel launch, in the entry point kernels.py::__main__"
     assert "1 jax error" in result.stderr
+
+
+def test_a_core_map_on_its_own_is_a_launch_lowered_for_its_mesh(tmp_path, pool):
+    """`pl.core_map` in a `pl.run_state`, outside `pl.kernel`: the run_state is the launch, lowered
+    for the mesh's platform (Mosaic GPU) instead of run (on this CPU it could not run)."""
+    too_big = (REPO / "tests/fixtures/agreement/bad_smem_core_map_run_scoped.py").read_text() + textwrap.dedent("""
+
+        def test_it():
+            jax.jit(run)(jnp.ones((128,), jnp.float32))
+    """)
+    write(tmp_path, "test_too_big.py", too_big)
+    write(tmp_path, "test_fits.py", too_big.replace("plgpu.SMEM((60000,)", "plgpu.SMEM((1024,)"))
+    found = run(pool, tmp_path)
+    outcomes = {r.entry.id: (r.outcome, [(l["api"], l["platform"], l["verdict"]) for l in r.launches])
+                for r in found.results}
+    assert outcomes == {"test_fits.py::test_it": ("ok", [("pl.core_map", "cuda", "ok")]),
+                        "test_too_big.py::test_it": ("rejected", [("pl.core_map", "cuda", "rejected")])}
+    (rejected,) = by_id(found)["test_too_big.py::test_it"].launches
+    assert "exceeds available shared memory" in rejected["error"]["message"]

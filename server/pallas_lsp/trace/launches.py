@@ -4,7 +4,8 @@ instead of run.
 Standard library and jax only: the trace runner (runner.py) loads this file by path under the ANALYSED
 project's interpreter, and runs each entry point (a test, a `__main__` block, an annotated function) in
 a contained process of its own (containment.py). Before the user's code is imported, the launch APIs
-(`pl.pallas_call`, `plgpu.kernel`, `pl.kernel`) are replaced wherever a module holds them: the kernel
+(`pl.pallas_call`, `plgpu.kernel`, `pl.kernel`; `pl.core_map` through the `pl.run_state` around it) are
+replaced wherever a module holds them: the kernel
 they build is handed back wrapped, and a call of it, with arrays or with tracers (under `jax.jit`,
 `jax.vmap`, `jax.custom_vjp`), traces and lowers the ORIGINAL launch for the platform it targets,
 sends what JAX said (`containment.emit`: kept if the entry dies later) and returns zeros of its output
@@ -29,7 +30,10 @@ NEEDS_DEVICE = ("Unknown backend", "No supported GPU devices", "failed to initia
 # same function objects and are found by identity.
 APIS = (("jax._src.pallas.pallas_call", "pallas_call", "pl.pallas_call"),
         ("jax._src.pallas.mosaic_gpu.core", "kernel", "plgpu.kernel"),
-        ("jax._src.pallas.helpers", "kernel", "pl.kernel"))
+        ("jax._src.pallas.helpers", "kernel", "pl.kernel"),
+        # `pl.core_map` on its own: the `pl.run_state` around it is the launch (`_run_state`)
+        ("jax._src.pallas.core", "core_map", "pl.core_map"),
+        ("jax._src.state.discharge", "run_state", "pl.run_state"))
 
 
 class LaunchRejected(BaseException):
@@ -198,7 +202,8 @@ class Interceptor:
             original = getattr(module, attribute, None)
             if original is None:
                 continue
-            patched = self._constructor(api, original)
+            patched = {"pl.core_map": self._core_map, "pl.run_state": self._run_state}.get(
+                api, lambda original: self._constructor(api, original))(original)
             for holder in list(sys.modules.values()):
                 try:
                     names = [k for k, v in vars(holder).items() if v is original]
@@ -210,6 +215,11 @@ class Interceptor:
                         replaced += 1
                     except (AttributeError, TypeError):  # a module that refuses: its launches run unseen
                         pass
+                deprecated = getattr(holder, "_deprecations", None)  # a deprecated alias (`pl.core_map`)
+                for name, value in list(deprecated.items()) if isinstance(deprecated, dict) else ():
+                    if isinstance(value, tuple) and len(value) == 2 and value[1] is original:
+                        deprecated[name] = (value[0], patched)
+                        replaced += 1
         return replaced
 
     def _constructor(self, api: str, original):
@@ -231,6 +241,53 @@ class Interceptor:
                                                          interceptor.bare_platform))
 
         return construct
+
+    def _core_map(self, original):
+        """`pl.core_map(mesh, ...)` as given: while a `pl.run_state` is being probed, what it maps
+        (the mesh, the body) is noted, and that run_state is a launch."""
+        interceptor = self
+
+        @functools.wraps(original)
+        def core_map(mesh, **kwargs):
+            decorate = original(mesh, **kwargs)
+
+            def wrapped(body):
+                probing = getattr(interceptor._thread, "core_maps", None)
+                if probing is not None and not interceptor.inside:
+                    probing.append((body, dict(kwargs, mesh=mesh)))
+                return decorate(body)
+            return wrapped
+
+        return core_map
+
+    def _run_state(self, original):
+        """`pl.run_state(f)`: where `f` maps a `pl.core_map` (found by tracing it once, abstractly),
+        calling it is a launch of that core_map: lowered for its mesh's platform, zeros returned."""
+        interceptor = self
+
+        @functools.wraps(original)
+        def run_state(f, *args, **kwargs):
+            stateful = original(f, *args, **kwargs)
+            if interceptor.inside:
+                return stateful
+
+            def call(init):
+                jax = interceptor.jax
+                interceptor._thread.core_maps = found = []
+                try:
+                    jax.make_jaxpr(stateful)(jax.tree_util.tree_map(lambda v: _abstract(jax, v) or v, init))
+                except Exception:  # noqa: BLE001 - not traceable alone: it runs as the user's code does
+                    found.clear()
+                finally:
+                    interceptor._thread.core_maps = None
+                if not found:
+                    return stateful(init)
+                body, given = found[0]
+                info = LaunchInfo("pl.core_map", (body,), given, interceptor.user_location(), interceptor.bare_platform)
+                return interceptor.launch(Launch(interceptor, stateful, info), (init,), {})
+            return call
+
+        return run_state
 
     def user_location(self) -> dict | None:
         """The innermost frame of the user's code on the stack now."""
