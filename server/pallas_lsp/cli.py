@@ -537,8 +537,13 @@ def _notebooks(project, findings) -> dict:
 
 def _print_unfixable(project, findings, unsafe: bool) -> None:
     """What --fix/--diff could not do, as ruff says it: findings left without an automatic fix."""
-    from .fixes.fix_all import without_fix
+    from dataclasses import replace
 
+    from .fixes.fix_all import without_fix
+    from .trace.jax_findings import CONFIRMED
+
+    # A finding JAX confirmed is the rule's own: its fixes are looked up by the rule's message.
+    findings = [replace(f, message=f.message.removesuffix(CONFIRMED)) if f.confirmed else f for f in findings]
     none, unsafe_only = without_fix(project, findings, unsafe)
     if none:
         _say("", f"{none} finding{'s have' if none != 1 else ' has'} no automatic fix")

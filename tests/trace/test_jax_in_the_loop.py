@@ -621,6 +621,7 @@ def test_check_trace_fix_applies_only_the_fixes_jax_accepts(tmp_path):
         in result.stderr
     assert f"fixed.py:{line_of(launch, 'buf = pl.get_global')}: 'pallas-lsp (PAL001): Allocate buf as scratch " \
            "(scratch_types)' verified by JAX" in result.stderr
+    assert "its finding would remain" not in result.stderr  # the finding left, JAX-confirmed, is the rule's own
     # Without --trace the rules' fix is applied to both: their view cannot see the broadcast.
     write(tmp_path, "still_broken.py", still_broken)
     cli("check", "--fix", "--python", jax_python(), "still_broken.py", cwd=tmp_path)

@@ -5,8 +5,7 @@ Standard library and jax only: the trace runner (runner.py) loads this file by p
 project's interpreter, and runs each entry point (a test, a `__main__` block, an annotated function) in
 a contained process of its own (containment.py). Before the user's code is imported, the launch APIs
 (`pl.pallas_call`, `plgpu.kernel`, `pl.kernel`; `pl.core_map` through the `pl.run_state` around it) are
-replaced wherever a module holds them: the kernel
-they build is handed back wrapped, and a call of it, with arrays or with tracers (under `jax.jit`,
+replaced wherever a module holds them: the kernel they build is handed back wrapped, and a call of it, with arrays or with tracers (under `jax.jit`,
 `jax.vmap`, `jax.custom_vjp`), traces and lowers the ORIGINAL launch for the platform it targets,
 sends what JAX said (`containment.emit`: kept if the entry dies later) and returns zeros of its output
 types, so the entry goes on. No kernel is ever executed. A launch JAX rejected ends its entry.
