@@ -121,20 +121,21 @@ class LspClient:
 
     # ---- LSP ----------------------------------------------------------------------------------
 
-    def initialize(self, root: str, python: str = JAX_PYTHON, debounce_ms: int = 0, file_events: bool = False,
-                   folders: list[str] | None = None) -> dict:
+    def initialize(self, root: str, python: str = JAX_PYTHON, debounce_ms: int = 0, options: dict | None = None,
+                   capabilities: dict | None = None, file_events: bool = False, folders: list[str] | None = None) -> dict:
         """Initialize without pull-diagnostics support, so the server pushes (publishDiagnostics);
-        `file_events`: the client offers to watch files (as VS Code does), so the server trusts events;
-        `folders`: the workspace folders (default: `root` alone)."""
-        capabilities: dict = {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
+        `options`: more initializationOptions, `capabilities`: more client capabilities; `file_events`: the
+        client offers to watch files (as VS Code does), so the server trusts events; `folders`: the workspace
+        folders (default: `root` alone)."""
+        offered: dict = {"textDocument": {"publishDiagnostics": {"versionSupport": True}}}
         if file_events:
-            capabilities["workspace"] = {"didChangeWatchedFiles": {"dynamicRegistration": True}}
+            offered["workspace"] = {"didChangeWatchedFiles": {"dynamicRegistration": True}}
         result = self.request("initialize", {
             "processId": os.getpid(),
             "rootUri": Path(root).as_uri(),
             "workspaceFolders": [{"uri": Path(f).as_uri(), "name": Path(f).name} for f in folders or [root]],
-            "capabilities": capabilities,
-            "initializationOptions": {"python": python, "debounceMs": debounce_ms},
+            "capabilities": {**offered, **(capabilities or {})},
+            "initializationOptions": {"python": python, "debounceMs": debounce_ms, **(options or {})},
         })
         self.notify("initialized", {})
         return result

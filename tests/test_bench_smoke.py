@@ -228,3 +228,17 @@ def test_jax_in_the_loop_reports_check_and_run_entry_points_times():
     assert result["launches"] == 4
     for stats in [*result["check_seconds"].values(), *result["run_entry_points_seconds"].values()]:
         assert stats["median"] > 0 and stats["n"] >= 1
+
+
+def test_jax_in_the_loop_times_the_editors_save_to_jax_results_and_keystrokes_during_a_run():
+    result = run_bench("jax_in_the_loop.py", "--only", "lsp", "--rounds", "1", "--keystrokes", "2")
+    server = result["server"]
+    assert_stats(server["save_to_jax_results_seconds"], 1)  # the diagnostics held JAX's PAL100
+    assert_stats(server["keystroke_ms"]["keystroke_idle"], 2)
+
+
+def test_check_trace_realistic_scores_verdicts_false_alarms_and_lines():
+    result = run_bench("check_trace_realistic.py", "--only", "good_regular", "bad_from_import", "config_dataclass_ok",
+                       "config_dataclass_bad_shape")
+    assert (result["files"], result["verdict_obtained"], result["false_alarms"]) == (4, 4, 0), result["misses"]
+    assert (result["rejected_with_a_line"], result["right_line"]) == (2, 2), result["misses"]

@@ -95,5 +95,9 @@ def test_check_trace_on_the_in_the_loop_example_confirms_pal001_and_reports_jax_
     widened = next(n for n, line in enumerate(kernels, 1) if "jnp.ones((x.shape[0] // 2,)" in line)
     found = [(m[1], int(m[2]), m[3]) for line in _block(".venvs/dev/bin/pallas-lsp check --trace")
              if (m := re.match(r"examples/in_the_loop/([^:]+):(\d+):\d+: (PAL\d{3}) ", line))]
-    assert found == [("kernels.py", staged, "PAL001"), ("kernels.py", widened, "PAL100")]
-    assert "(confirmed by JAX)" in _block(".venvs/dev/bin/pallas-lsp check --trace")[0]
+    tpu = (REPO / "examples" / "in_the_loop" / "tpu" / "tpu_kernels.py").read_text().splitlines()
+    counted = next(n for n, line in enumerate(tpu, 1) if "pl.get_global(pltpu" in line)
+    assert found == [("kernels.py", staged, "PAL001"), ("kernels.py", widened, "PAL100"),
+                     ("tpu/tpu_kernels.py", counted, "PAL003")]
+    shown = _block(".venvs/dev/bin/pallas-lsp check --trace")
+    assert "(confirmed by JAX)" in shown[0] and "(confirmed by JAX)" in shown[2]

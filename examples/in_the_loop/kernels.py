@@ -1,6 +1,6 @@
 """Mosaic GPU kernels that a test file reaches: `pallas-lsp check --trace examples/in_the_loop` runs
-`test_kernels.py`, and JAX lowers every launch its tests reach, for the platform it targets (and
-compiles it where that GPU or TPU is attached). `add_one`, `scaled_rows` and `doubled_on_tpu` are correct; `staged` hands `pl.get_global` a shared-memory
+`test_kernels.py`, and JAX lowers every launch its tests reach (and compiles it where a GPU is
+attached). `add_one` and `scaled_rows` are correct; `staged` hands `pl.get_global` a shared-memory
 buffer, which JAX rejects (PAL001, confirmed by JAX); `widened` adds arrays of two shapes, which no
 rule knows and JAX reports (PAL100)."""
 
@@ -10,7 +10,6 @@ import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
-from jax.experimental.pallas import tpu as pltpu
 
 
 def add_one(x):
@@ -48,10 +47,3 @@ def widened(x):
 
     return body(x)
 
-
-def doubled_on_tpu(x):
-    def body(x_ref, o_ref):
-        o_ref[...] = x_ref[...] * 2.0
-
-    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          compiler_params=pltpu.CompilerParams())(x)
