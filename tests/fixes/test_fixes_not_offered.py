@@ -44,6 +44,20 @@ def step(x):
 
   return plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))(x)
 """,
+    # Hoisted out of the warp-level function, `flag` would clash with the kernel's own `flag`.
+    "a warp-level get_global whose name the kernel code uses too": """
+def body(x_ref, o_ref):
+  flag = x_ref[...]
+
+  @pl.core_map(plgpu.WarpMesh(axis_name="warp"))
+  def _per_warp():
+    flag = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(flag)
+
+  o_ref[...] = flag
+
+fn = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))
+""",
     # A TPU VMEM buffer in a pallas_call of a module that imports Mosaic GPU: a GPU (Triton) kernel, no VMEM.
     "a TPU VMEM buffer in a pallas_call of a Mosaic GPU module": """
 from jax.experimental.pallas import tpu as pltpu

@@ -253,12 +253,13 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         run_scoped_allocation,
         triton_to_mosaic_gpu,
         use_global_semaphore,
+        warp_hoist,
     )
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
     for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
-                    drop_collective_axes, outside_kernel):
+                    drop_collective_axes, outside_kernel, warp_hoist):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)
