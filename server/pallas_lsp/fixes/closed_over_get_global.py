@@ -56,11 +56,11 @@ def fix(project, model, finding):
                                                                                        call.lineno) for load in loads):
         return None  # a read of another binding of the name
     bodies = {id(f): f for f in (_outermost_below(model, load, host) for load in loads)}
+    if any(f is None or not isinstance(f, ast.FunctionDef) for f in bodies.values()):
+        return None  # read where it is made (signalled outside the kernel): get_global_into_kernel says why not
     if len(bodies) != 1:
         raise CannotFix(f"{name} is read in several functions: which kernel it belongs in is not known")
     body = next(iter(bodies.values()))
-    if not isinstance(body, ast.FunctionDef):
-        raise CannotFix(f"{name} is used outside the kernel: which kernel it belongs in is not known")
     entries = launches(project, model, body)
     if not entries or any(entry.api not in _MOSAIC_GPU for entry in entries):
         raise CannotFix(f"{body.name} is not the body of a Mosaic GPU kernel, which alone has global semaphores")
