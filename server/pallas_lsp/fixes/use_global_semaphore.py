@@ -154,4 +154,4 @@ def _at_call_site(project, model, argument, code: str):
     file.rewrite(target, lambda updated: cst.parse_expression(f"{plgpu}.SemaphoreType.REGULAR"))
     shown = ast.unparse(argument)
     return builder.fix(f"pallas-lsp ({code}): Use a global semaphore (plgpu.SemaphoreType.REGULAR) in this "
-                       f"get_global, in place of {shown} (left as it is for its other uses)", "safe", preferred=True)
+                       f"get_global, in place of {shown}, which stays as it is", "safe", preferred=True)
