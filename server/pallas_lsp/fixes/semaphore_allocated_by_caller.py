@@ -97,6 +97,8 @@ def fix(project, model, finding):
     plgpu = imports.name("jax.experimental.pallas.mosaic_gpu")
     shape = f"({tuple_code(memtype.shape)})" if memtype.shape else "()"
     allocate = cst.parse_statement(f"{name} = {plgpu}.alloc_semaphore{shape}\n")
+    kept_targets = ", ".join(t.id for t in targets[:-1])
+    shift = len(ast.get_source_segment(model.text, statement.targets[0])) - len(kept_targets)
 
     def change_body(updated: cst.FunctionDef) -> cst.FunctionDef:
         params = list(updated.params.params)
@@ -121,6 +123,7 @@ def fix(project, model, finding):
             arguments[-1] = arguments[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         call = call.with_changes(args=[*arguments, cst.Arg(cst.Name(name))])
         new = assign.with_changes(targets=[assign.targets[0].with_changes(target=target)], value=call)
+        new = new.visit(_Dedent(shift, statement.col_offset))  # lines aligned to a bracket follow it
         return cst.FlattenSentinel([allocate.with_changes(leading_lines=updated.leading_lines),
                                     updated.with_changes(body=[new], leading_lines=[])])
 
@@ -129,3 +132,18 @@ def fix(project, model, finding):
     file.rewrite(line, change_line)
     return builder.fix(f"pallas-lsp ({finding.code}): Allocate {name} with plgpu.alloc_semaphore before the launch "
                        f"and pass it in, not as an output of {function.name}", "safe", preferred=True)
+
+
+class _Dedent(cst.CSTTransformer):
+    """Continuation lines aligned to a bracket of the statement move left by `shift` columns with it (those
+    at most one indent deeper than the statement, a hanging indent, stay)."""
+
+    def __init__(self, shift: int, column: int):
+        super().__init__()
+        self.shift, self.column = shift, column
+
+    def leave_ParenthesizedWhitespace(self, original, updated):
+        value = updated.last_line.value
+        if self.shift > 0 and len(value) - self.shift > self.column + 4 and value[:self.shift].isspace():
+            return updated.with_changes(last_line=cst.SimpleWhitespace(value[self.shift:]))
+        return updated

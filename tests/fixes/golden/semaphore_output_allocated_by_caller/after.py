@@ -28,7 +28,7 @@ def pipeline(x):
     # the producer signals once per block
     flags = plgpu.alloc_semaphore()
     y = plgpu.kernel(_produce, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                            grid=(BLOCKS,), grid_names=("blocks",))(x, flags)
+                     grid=(BLOCKS,), grid_names=("blocks",))(x, flags)
     return plgpu.kernel(_consume, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
                         grid=(BLOCKS,), grid_names=("blocks",))(y, flags)
 
