@@ -119,8 +119,8 @@ def _by_kind(cases: list[dict]) -> dict:
             row = rows.setdefault(key, Counter())
             row[case["outcome"]] += 1
             row["rejected"] += case["outcome"] not in ("clean", "clean_changed")
-    return {k: {o: v[o] for o in OUTCOMES} for k, v in sorted(rows.items(), key=lambda kv: (kv[0] == "all", kv[0] == "clean",
-                                                                                          kv[0] == "meaning-preserving", kv[0]))}
+    order = sorted(rows, key=lambda k: (k == "all", k == "clean", k == "meaning-preserving", k))
+    return {k: {o: rows[k][o] for o in OUTCOMES} for k in order}
 
 
 def table(by_kind: dict) -> str:

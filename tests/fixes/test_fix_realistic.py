@@ -20,8 +20,8 @@ sys.path.insert(0, str(REPO / "bench"))
 pytestmark = [pytest.mark.jax, pytest.mark.slow]
 
 REALISTIC = REPO / "tests" / "fixes" / "realistic"
-# 20 of 29 (the first 29) before the method-bound barrier, the call-site REGULAR of a shared registry, a TPU VMEM buffer into
-# a grid spec, get_global moved into the body from a jitted host / module level / warp code and the
+# 20 of the first 29 before the method-bound barrier, the call-site REGULAR of a shared registry, a TPU VMEM
+# buffer into a grid spec, get_global moved into the body from a jitted host / module level / warp code and the
 # alloc_semaphore rewrite of a semaphore output, and PAL002 for interpret= decided by the platform; the one left
 # is a finding the analysis does not make (a helper returning a TPU or a GPU type by an argument).
 PRESERVING_FIXED_AT_LEAST = 31

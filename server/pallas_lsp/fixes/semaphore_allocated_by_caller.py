@@ -77,7 +77,8 @@ def fix(project, model, finding):
         return None  # not only handed to other kernels: semaphore_out_of_out_type's cases, or none
     body = entry.body
     function = body.node if body is not None and getattr(body, "model", None) is model else None
-    if not isinstance(function, ast.FunctionDef) or [e.node for e in launches(project, model, function)] != [entry.node]:
+    if not isinstance(function, ast.FunctionDef) or [
+            e.node for e in launches(project, model, function)] != [entry.node]:
         raise CannotFix("the body is not a plain function launched only here")
     if _scratch_count(entry) != 0 or any(k.arg is None for k in entry.node.keywords):
         raise CannotFix("with scratch, the semaphore's parameter is not the body's last")

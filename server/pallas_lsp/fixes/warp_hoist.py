@@ -80,8 +80,8 @@ def fix(project, model, call, value, code: str):
             lines = [cst.SimpleStatementLine([cst.Pass()])]
         blank = [line for line in updated.leading_lines if line.comment is None]
         comments = [line for line in updated.leading_lines if line.comment is not None]
-        moved = updated.with_changes(body=updated.body.with_changes(body=lines),
-                                     leading_lines=[cst.EmptyLine(indent=False), *comments])  # comments stay with the def
+        moved = updated.with_changes(body=updated.body.with_changes(body=lines),  # comments stay with the def
+                                     leading_lines=[cst.EmptyLine(indent=False), *comments])
         return cst.FlattenSentinel([allocate.with_changes(leading_lines=blank), moved])
 
     file.rewrite(definition, hoist)
