@@ -105,19 +105,13 @@ def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast
     return NO
 
 
-# The platform the program runs on, known at run time only (`INTERPRET = jax.default_backend() == "cpu"`).
-_PLATFORM_APIS = {"jax.default_backend", "jax.devices", "jax.local_devices"}
-
-
 def _reads_environment(evaluator, model: "ModuleModel", node: ast.AST, depth: int = 0) -> bool:
-    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)` or the platform (`jax.default_backend()`)
-    somewhere in the expression, or in what a name in it was assigned (`INTERPRET = os.environ.get(...) == "1"`
-    and then `interpret=INTERPRET`)."""
+    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)` somewhere in the expression, or in what a
+    name in it was assigned (`INTERPRET = os.environ.get(...) == "1"` and then `interpret=INTERPRET`)."""
     for child in ast.walk(node):
         if isinstance(child, (ast.Attribute, ast.Name)):
             value = evaluator.value(model, child)
-            if isinstance(value, Api) and (value.name.split(".")[:2] in (["os", "environ"], ["os", "getenv"])
-                                           or value.name in _PLATFORM_APIS):
+            if isinstance(value, Api) and value.name.split(".")[:2] in (["os", "environ"], ["os", "getenv"]):
                 return True
         if isinstance(child, ast.Name) and depth < 3:
             binding = model.lookup(child.id, model.scope_of(child), child.lineno)
