@@ -121,14 +121,16 @@ class LspClient:
 
     # ---- LSP ----------------------------------------------------------------------------------
 
-    def initialize(self, root: str, python: str = JAX_PYTHON, debounce_ms: int = 0) -> dict:
-        """Initialize without pull-diagnostics support, so the server pushes (publishDiagnostics)."""
+    def initialize(self, root: str, python: str = JAX_PYTHON, debounce_ms: int = 0, options: dict | None = None,
+                   capabilities: dict | None = None) -> dict:
+        """Initialize without pull-diagnostics support, so the server pushes (publishDiagnostics);
+        `options`: more initializationOptions, `capabilities`: more client capabilities."""
         result = self.request("initialize", {
             "processId": os.getpid(),
             "rootUri": Path(root).as_uri(),
             "workspaceFolders": [{"uri": Path(root).as_uri(), "name": Path(root).name}],
-            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-            "initializationOptions": {"python": python, "debounceMs": debounce_ms},
+            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}, **(capabilities or {})},
+            "initializationOptions": {"python": python, "debounceMs": debounce_ms, **(options or {})},
         })
         self.notify("initialized", {})
         return result

@@ -53,6 +53,7 @@ JAX_FAILURES = (
     ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
     ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
+    ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
 )
 
 

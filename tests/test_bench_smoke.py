@@ -174,7 +174,7 @@ def test_big_workspace_compares_the_kernel_file_in_the_tree_and_alone(tmp_path):
 
 
 def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
-    examples = str(REPO / "examples")
+    examples = str(REPO / "examples" / "kernels")
     result = run_bench("check_scale.py", "--runs", "1", "--mixed", examples, "--pallas", examples)
     for corpus in result["corpora"].values():
         assert corpus["files"] == len(EXAMPLE_FILES) and corpus["findings"] == EXAMPLE_FINDINGS
@@ -184,7 +184,7 @@ def test_check_scale_reports_one_process_every_core_and_ast_parse(tmp_path):
 
 
 def test_check_scale_first_runs_against_another_checkout(tmp_path):
-    examples = str(REPO / "examples")
+    examples = str(REPO / "examples" / "kernels")
     result = run_bench("check_scale.py", "--runs", "1", "--corpus", "mixed", "--mixed", examples,
                        "--empty-cache", "--source", str(REPO))
     corpus = result["corpora"]["mixed"]
@@ -228,3 +228,17 @@ def test_jax_in_the_loop_reports_check_and_run_entry_points_times():
     assert result["launches"] == 4
     for stats in [*result["check_seconds"].values(), *result["run_entry_points_seconds"].values()]:
         assert stats["median"] > 0 and stats["n"] >= 1
+
+
+def test_jax_in_the_loop_times_the_editors_save_to_jax_results_and_keystrokes_during_a_run():
+    result = run_bench("jax_in_the_loop.py", "--only", "lsp", "--rounds", "1", "--keystrokes", "2")
+    server = result["server"]
+    assert_stats(server["save_to_jax_results_seconds"], 1)  # the diagnostics held JAX's PAL100
+    assert_stats(server["keystroke_ms"]["keystroke_idle"], 2)
+
+
+def test_check_trace_realistic_scores_verdicts_false_alarms_and_lines():
+    result = run_bench("check_trace_realistic.py", "--only", "good_regular", "bad_from_import", "config_dataclass_ok",
+                       "config_dataclass_bad_shape")
+    assert (result["files"], result["verdict_obtained"], result["false_alarms"]) == (4, 4, 0), result["misses"]
+    assert (result["rejected_with_a_line"], result["right_line"]) == (2, 2), result["misses"]

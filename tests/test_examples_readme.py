@@ -38,7 +38,7 @@ def run(command: str) -> str:
 def test_examples_readme_shows_what_the_commands_print():
     text = README.read_text()
     blocks = list(BLOCK.finditer(text))
-    assert len(blocks) == 2, "expected the pallas-lsp block and the JAX block"
+    assert len(blocks) == 3, "expected the pallas-lsp block, the JAX block and the check --trace block"
     fresh = BLOCK.sub(lambda m: f"```text\n$ {m['command']}\n{run(m['command'])}```", text)
     if os.environ.get("PALLAS_LSP_REFRESH_DOCS"):
         README.write_text(fresh)
@@ -58,7 +58,7 @@ EXAMPLES = sorted(path.name for path in (REPO / "examples" / "kernels").glob("*.
 @pytest.mark.timeout(900)
 def test_each_example_gets_exactly_its_rules_finding_and_every_rule_has_one():
     found: dict[str, list[tuple[str, int]]] = {name: [] for name in EXAMPLES}
-    for line in _block(".venvs/dev/bin/pallas-lsp check"):
+    for line in _block(".venvs/dev/bin/pallas-lsp check --python"):
         match = re.match(r"examples/kernels/([^:]+):(\d+):\d+: (PAL\d{3}) ", line)
         if match:
             found[match[1]].append((match[3], int(match[2])))
@@ -73,7 +73,7 @@ def test_each_example_gets_exactly_its_rules_finding_and_every_rule_has_one():
 
 @pytest.mark.timeout(900)
 def test_jax_fails_where_pallas_lsp_reports_and_accepts_the_rest():
-    reported = sorted((m[1], int(m[2])) for line in _block(".venvs/dev/bin/pallas-lsp check")
+    reported = sorted((m[1], int(m[2])) for line in _block(".venvs/dev/bin/pallas-lsp check --python")
                       if (m := re.match(r"examples/kernels/([^:]+):(\d+):\d+: PAL", line)))
     blamed, accepted = [], []
     for line in _block(".venvs/jax/bin/python tests/jax_truth.py"):
@@ -86,3 +86,18 @@ def test_jax_fails_where_pallas_lsp_reports_and_accepts_the_rest():
             blamed.append((failed[1], int(failed[2])))
     assert sorted(blamed) == reported
     assert sorted(accepted) == [name for name in EXAMPLES if name.startswith("good_")]
+
+
+@pytest.mark.timeout(900)
+def test_check_trace_on_the_in_the_loop_example_confirms_pal001_and_reports_jax_s_shape_error():
+    kernels = (REPO / "examples" / "in_the_loop" / "kernels.py").read_text().splitlines()
+    staged = next(n for n, line in enumerate(kernels, 1) if "pl.get_global(plgpu.SMEM" in line)
+    widened = next(n for n, line in enumerate(kernels, 1) if "jnp.ones((x.shape[0] // 2,)" in line)
+    found = [(m[1], int(m[2]), m[3]) for line in _block(".venvs/dev/bin/pallas-lsp check --trace")
+             if (m := re.match(r"examples/in_the_loop/([^:]+):(\d+):\d+: (PAL\d{3}) ", line))]
+    tpu = (REPO / "examples" / "in_the_loop" / "tpu" / "tpu_kernels.py").read_text().splitlines()
+    counted = next(n for n, line in enumerate(tpu, 1) if "pl.get_global(pltpu" in line)
+    assert found == [("kernels.py", staged, "PAL001"), ("kernels.py", widened, "PAL100"),
+                     ("tpu/tpu_kernels.py", counted, "PAL003")]
+    shown = _block(".venvs/dev/bin/pallas-lsp check --trace")
+    assert "(confirmed by JAX)" in shown[0] and "(confirmed by JAX)" in shown[2]

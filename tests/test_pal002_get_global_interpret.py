@@ -264,6 +264,23 @@ def test_interpret_from_the_environment_is_a_warning(ws):
     assert [(f.code, f.severity) for f in ws.findings(source=source)] == [("PAL002", "warning")]
 
 
+@pytest.mark.parametrize("switch", [
+    "interpret=jax.default_backend() == 'cpu'",
+    "interpret=jax.devices()[0].platform == 'cpu'",
+    "interpret=not ON_GPU",  # ON_GPU = jax.default_backend() == 'gpu'
+    "interpret=jtu.test_device_matches(['cpu'])",
+    "interpret=MESH.devices.flat[0].platform != 'gpu'",  # a device reached through a mesh (maxtext's moe.py)
+])
+def test_interpret_decided_by_the_platform_is_a_warning(ws, switch):
+    """Interpreted on the CPU, where JAX fails (agreement fixtures bad_interpret_default_backend*.py), compiled on
+    a GPU: a warning, as for the environment."""
+    source = HEADER + "from jax._src import test_util as jtu\n" + BODY + (
+        f"ON_GPU = jax.default_backend() == 'gpu'\nMESH = jax.make_mesh((1,), ('x',))\nk = plgpu.kernel(body, out_type=(), {switch})\n")
+    (finding,) = ws.findings(source=source)
+    assert (finding.code, finding.severity, finding.message) == ("PAL002", "warning", MAYBE)
+    assert finding.related[0].message == f"the kernel may run in interpret mode because of {switch}"
+
+
 def test_both_branches_interpreted_is_certain(ws):
     source = HEADER + BODY + ("def make(flag):\n    return plgpu.kernel(body, out_type=(), "
                               "interpret=True if flag else plgpu.InterpretGPUParams())\n")

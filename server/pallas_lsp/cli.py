@@ -285,7 +285,17 @@ def run_check(args) -> int:
         from .fixes.fix_all import fix_files, unified_diff
 
         chosen: list = []
-        changed, _ = fix_files(project, files, codes, unsafe=args.unsafe_fixes, chosen=chosen)
+        judge = None
+        if args.trace and args.fix:  # a fix on a kernel an entry point reaches is applied only if JAX accepts it
+            judge = _JaxJudge(args, project, settings, root, files)
+            if judge.run is None:
+                return EXIT_ERROR
+        try:
+            changed, _ = fix_files(project, files, codes, unsafe=args.unsafe_fixes, chosen=chosen,
+                                   accept=judge.accepts if judge is not None else None)
+        finally:
+            if judge is not None:
+                judge.pool.shutdown()
         if args.diff:
             sys.stdout.flush()
             sys.stdout.buffer.write(unified_diff(changed))  # bytes: each file's own encoding
@@ -417,9 +427,42 @@ def run_types(args) -> int:
     return EXIT_CLEAN
 
 
-def _run_entries(args, project, settings, root: str, files: list[str]):
+class _JaxJudge:
+    """`check --trace --fix`: the entry points run before the fixes; a fix of a kernel one of them
+    reached is applied only if JAX lowers that entry's launches in the fixed code (trace/fix_verdicts.py)."""
+
+    def __init__(self, args, project, settings, root: str, files: list[str]) -> None:
+        from .trace.worker import WorkerPool
+
+        self.args, self.project, self.settings = args, project, settings
+        self.pool = WorkerPool(memory_limit_mb=args.memory_limit)
+        self.run = _run_entries(args, project, settings, root, files, self.pool)
+        if self.run is None:
+            self.pool.shutdown()
+
+    def accepts(self, finding, fix, texts: dict[str, str]) -> bool:
+        from .output import shown_path
+        from .trace.fix_verdicts import judge_fix
+        from .trace.worker import choose_interpreter, interpreter_executable
+
+        others = {p: t for p, t in self.project.overlay.items() if p.endswith(".py")}
+        verdict = judge_fix(self.pool, interpreter_executable(choose_interpreter(self.args.python or self.settings.python)),
+                            self.run, finding, fix, fixed=texts, others=others, entry_timeout=self.args.entry_timeout,
+                            bare_platform="tpu" if self.settings.platform == "tpu" else "cuda")
+        where = f"{shown_path(finding.path)}:{finding.span.line + 1}"
+        if verdict is not None and verdict.verdict == "rejected":
+            _warn(f"--trace: {where}: {fix.title!r} not applied: JAX rejects the fixed code: {verdict.reason}")
+            return False
+        if verdict is not None:
+            logging.getLogger(__name__).info("%s: %r %s", where, fix.title, "verified by JAX" if verdict.verdict ==
+                                             "accepted" else f"not verified by JAX ({verdict.reason})")
+        return True
+
+
+def _run_entries(args, project, settings, root: str, files: list[str], pool=None):
     """`--trace`: the entry points under the checked paths run with JAX in the loop (the flag is the
-    user's consent to run their code); None (and said why) when they cannot run at all."""
+    user's consent to run their code); None (and said why) when they cannot run at all. `pool`: the
+    caller's, left running."""
     from .trace.entry_points import fatal, run_entry_points
     from .trace.worker import TraceError, WorkerPool, choose_interpreter, interpreter_executable
 
@@ -428,14 +471,16 @@ def _run_entries(args, project, settings, root: str, files: list[str]):
     except TraceError as exc:
         _error(exc)
         return None
-    pool = WorkerPool(memory_limit_mb=args.memory_limit)
+    own = pool is None
+    pool = pool or WorkerPool(memory_limit_mb=args.memory_limit)
     try:
         run = run_entry_points(pool, python, root, [f for f in files if f.endswith(".py")],
                                entry_timeout=args.entry_timeout,
                                bare_platform="tpu" if settings.platform == "tpu" else "cuda",
                                relevant=lambda path, text: project.can_matter(path, text))
     finally:
-        pool.shutdown()
+        if own:
+            pool.shutdown()
     if any(fatal(problem) for problem in run.problems):  # asked for, and nothing could run: no silent pass
         _error(f"--trace: {next(problem for problem in run.problems if fatal(problem))}")
         return None
@@ -492,8 +537,13 @@ def _notebooks(project, findings) -> dict:
 
 def _print_unfixable(project, findings, unsafe: bool) -> None:
     """What --fix/--diff could not do, as ruff says it: findings left without an automatic fix."""
-    from .fixes.fix_all import without_fix
+    from dataclasses import replace
 
+    from .fixes.fix_all import without_fix
+    from .trace.jax_findings import CONFIRMED
+
+    # A finding JAX confirmed is the rule's own: its fixes are looked up by the rule's message.
+    findings = [replace(f, message=f.message.removesuffix(CONFIRMED)) if f.confirmed else f for f in findings]
     none, unsafe_only = without_fix(project, findings, unsafe)
     if none:
         _say("", f"{none} finding{'s have' if none != 1 else ' has'} no automatic fix")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, at, jax_python
+from jax_loop_kernels import CONTRADICTED
 from pallas_lsp.trace.entry_points import discover, run_entry_points
 from pallas_lsp.trace.worker import WorkerPool
 
@@ -116,22 +117,7 @@ def test_check_trace_confirms_the_rule_jax_agrees_with_and_reports_what_only_jax
 
 
 def test_a_rule_error_on_a_launch_jax_lowered_is_left_out_and_said_with_v(tmp_path):
-    text = write(tmp_path, "kernels.py", source("""
-        WHAT = plgpu.SMEM((128,), jnp.float32)
-        globals()["WHAT"] = plgpu.SemaphoreType.REGULAR  # what the rules cannot follow
-
-
-        @functools.partial(plgpu.kernel, out_type=X)
-        def add_one(x_ref, o_ref):
-            sem = pl.get_global(WHAT)
-            pl.semaphore_signal(sem)
-            pl.semaphore_wait(sem)
-            o_ref[...] = x_ref[...] + 1.0
-
-
-        def test_add_one():
-            add_one(jnp.ones((128,), jnp.float32))
-    """)).read_text()
+    text = write(tmp_path, "kernels.py", CONTRADICTED).read_text()
     static = cli("check", "--python", jax_python(), "kernels.py", cwd=tmp_path)
     assert [line.split(" ")[1] for line in static.stdout.splitlines()[:-1]] == ["PAL001", "PAL005", "PAL005"]
     traced = cli("check", "--trace", "-v", "--python", jax_python(), "kernels.py", cwd=tmp_path)
@@ -605,3 +591,201 @@ def test_check_trace_with_an_interpreter_without_jax_is_an_error_not_a_pass(tmp_
     assert (run_.returncode, run_.stdout) == (2, "")
     assert run_.stderr == (f"pallas-lsp: error: --trace: {sys.executable} has no jax: entry points need the project's "
                            "interpreter, the one with jax (--python)\n")
+
+
+def test_check_trace_fix_applies_only_the_fixes_jax_accepts(tmp_path):
+    """The scratch fix of a `pl.get_global` buffer: JAX lowers the fixed kernel in one file; in the other a
+    broadcast error no rule sees remains, JAX rejects the fixed code, and the file is left as it was."""
+    launch = source("""
+        def body(x_ref, o_ref):
+            buf = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+            o_ref[...] = x_ref[...] + buf[...]
+
+
+        def add(x):
+            return plgpu.kernel(body, out_type=X)(x)
+
+
+        if __name__ == "__main__":
+            add(jnp.ones((128,), jnp.float32))
+    """)
+    still_broken = launch.replace("+ buf[...]", "+ buf[...] + jnp.ones((3,), jnp.float32)")
+    write(tmp_path, "fixed.py", launch)
+    write(tmp_path, "still_broken.py", still_broken)
+    result = cli("check", "--trace", "--fix", "-v", "--python", jax_python(), ".", cwd=tmp_path)
+    assert "scratch_types=[plgpu.SMEM((128,), jnp.float32)]" in (tmp_path / "fixed.py").read_text(), result.stderr
+    assert (tmp_path / "still_broken.py").read_text() == still_broken
+    line = line_of(still_broken, "buf = pl.get_global")
+    assert (f"still_broken.py:{line}: 'pallas-lsp (PAL001): Allocate buf as scratch (scratch_types)' not applied: "
+            "JAX rejects the fixed code: TypeError: add got incompatible shapes for broadcasting: (128,), (3,).") \
+        in result.stderr
+    assert f"fixed.py:{line_of(launch, 'buf = pl.get_global')}: 'pallas-lsp (PAL001): Allocate buf as scratch " \
+           "(scratch_types)' verified by JAX" in result.stderr
+    assert "its finding would remain" not in result.stderr  # the finding left, JAX-confirmed, is the rule's own
+    # Without --trace the rules' fix is applied to both: their view cannot see the broadcast.
+    write(tmp_path, "still_broken.py", still_broken)
+    cli("check", "--fix", "--python", jax_python(), "still_broken.py", cwd=tmp_path)
+    assert (tmp_path / "still_broken.py").read_text() != still_broken
+
+
+ABSL_TESTS = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from absl.testing import absltest, parameterized
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    def body(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + jnp.ones((128,), jnp.float32)
+
+
+    def add(x):
+        return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+    class AddTest(parameterized.TestCase):
+
+        @parameterized.parameters(128, 64)
+        def test_sizes(self, n):
+            add(jnp.ones((n,), jnp.float32))
+
+        @parameterized.named_parameters(("small", 128), dict(testcase_name="odd", n=64))
+        def test_named(self, n):
+            add(jnp.ones((n,), jnp.float32))
+
+        @parameterized.product(n=[128], dtype=[jnp.float32, jnp.bfloat16])
+        def test_grid(self, n, dtype):
+            add(jnp.ones((n,), dtype))
+
+        @parameterized.parameters(*CASES)
+        def test_from_a_name(self, n):
+            add(jnp.ones((n,), jnp.float32))
+
+
+    if __name__ == "__main__":
+        absltest.main()
+    """)
+
+
+def test_absl_parameterized_tests_are_entry_points_named_as_absl_names_them():
+    entries = discover("/nowhere/test_absl_k.py", ABSL_TESTS)
+    assert [(e.id, e.function, e.skip) for e in entries] == [
+        ("test_absl_k.py::AddTest::test_sizes0", "AddTest.test_sizes0", None),
+        ("test_absl_k.py::AddTest::test_sizes1", "AddTest.test_sizes1", None),
+        ("test_absl_k.py::AddTest::test_named_small", "AddTest.test_named_small", None),
+        ("test_absl_k.py::AddTest::test_named_odd", "AddTest.test_named_odd", None),
+        ("test_absl_k.py::AddTest::test_grid0", "AddTest.test_grid0", None),
+        ("test_absl_k.py::AddTest::test_grid1", "AddTest.test_grid1", None),
+        ("test_absl_k.py::AddTest::test_from_a_name", "AddTest.test_from_a_name",
+         "absl parameters that are no literal list of cases"),
+        ("test_absl_k.py::__main__", None, "runs the file's tests, which run as entry points of their own")]
+
+
+def test_absl_parameterized_cases_run_each_by_the_name_absl_gives_it(tmp_path, pool):
+    has_absl = subprocess.run([jax_python(), "-c", "import absl.testing.parameterized"], capture_output=True)
+    if has_absl.returncode != 0:
+        pytest.skip("the jax environment has no absl-py")
+    write(tmp_path, "test_absl_k.py", ABSL_TESTS.replace("*CASES", "(128,)"))
+    outcomes = {result.entry.id: (result.outcome, [launch["args"] for launch in result.launches])
+                for result in run(pool, tmp_path).results}
+    assert outcomes == {
+        "test_absl_k.py::AddTest::test_sizes0": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::AddTest::test_sizes1": ("rejected", [["float32[64]"]]),
+        "test_absl_k.py::AddTest::test_named_small": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::AddTest::test_named_odd": ("rejected", [["float32[64]"]]),
+        "test_absl_k.py::AddTest::test_grid0": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::AddTest::test_grid1": ("rejected", [["bfloat16[128]"]]),
+        "test_absl_k.py::AddTest::test_from_a_name0": ("ok", [["float32[128]"]]),
+        "test_absl_k.py::__main__": ("skipped", [])}
+
+
+def test_a_launch_under_vmap_is_lowered_batched_as_jax_builds_it(tmp_path):
+    """Under jax.vmap JAX adds a grid axis to the kernel: two global semaphores need it. One example's
+    kernel (no grid) is what JAX rejects; the batched one is what runs, and JAX lowers it."""
+    write(tmp_path, "kernels.py", source("""
+        def body(x_ref, o_ref):
+            first = pl.get_global(plgpu.SemaphoreType.REGULAR)
+            pl.semaphore_signal(first)
+            second = pl.get_global(plgpu.SemaphoreType.REGULAR)
+            pl.semaphore_signal(second)
+            o_ref[...] = x_ref[...] + 1.0
+
+
+        kernel = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg")
+
+
+        if __name__ == "__main__":
+            jax.vmap(kernel)(jnp.ones((2, 128), jnp.float32))
+    """))
+    result = cli("check", "--trace", "-v", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, "All checks passed! (1 file checked)\n"), result.stdout + result.stderr
+    assert "1 launch reached, 0 rejected by JAX" in result.stderr
+
+
+def test_jax_rejecting_the_code_around_the_kernels_is_a_pal100_on_the_users_line(tmp_path):
+    """No launch is reached: JAX rejects the jitted function that calls get_global outside any kernel."""
+    text = write(tmp_path, "kernels.py", source("""
+        def notify():
+            sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+            pl.semaphore_signal(sem)
+
+
+        def step(x):
+            notify()
+            return x * 2
+
+
+        if __name__ == "__main__":
+            jax.jit(step)(jnp.ones((128,), jnp.float32))
+    """)).read_text()
+    result = cli("check", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
+    found = [f for f in json.loads(result.stdout) if f["source"] == "jax"]
+    assert [(f["code"], f["line"]) for f in found] == [("PAL100", line_of(text, "jax.jit(step)(jnp.ones"))], result.stderr
+    assert found[0]["message"].startswith("ValueError: Cannot lower jaxpr with effects")
+    assert found[0]["related"][0]["message"] == "raised by JAX, before any kernel launch, in the entry point kernels.py::__main__"
+    assert "1 jax error" in result.stderr
+
+
+def test_a_core_map_on_its_own_is_a_launch_lowered_for_its_mesh(tmp_path, pool):
+    """`pl.core_map` in a `pl.run_state`, outside `pl.kernel`: the run_state is the launch, lowered
+    for the mesh's platform (Mosaic GPU) instead of run (on this CPU it could not run)."""
+    too_big = (REPO / "tests/fixtures/agreement/bad_smem_core_map_run_scoped.py").read_text() + textwrap.dedent("""
+
+        def test_it():
+            jax.jit(run)(jnp.ones((128,), jnp.float32))
+    """)
+    write(tmp_path, "test_too_big.py", too_big)
+    write(tmp_path, "test_fits.py", too_big.replace("plgpu.SMEM((60000,)", "plgpu.SMEM((1024,)"))
+    found = run(pool, tmp_path)
+    outcomes = {r.entry.id: (r.outcome, [(l["api"], l["platform"], l["verdict"]) for l in r.launches])
+                for r in found.results}
+    assert outcomes == {"test_fits.py::test_it": ("ok", [("pl.core_map", "cuda", "ok")]),
+                        "test_too_big.py::test_it": ("rejected", [("pl.core_map", "cuda", "rejected")])}
+    (rejected,) = by_id(found)["test_too_big.py::test_it"].launches
+    assert "exceeds available shared memory" in rejected["error"]["message"]
+
+
+def _accelerator(python: str) -> str:
+    probe = subprocess.run([python, "-c", "import jax; print(jax.default_backend())"], capture_output=True,
+                           text=True, timeout=300)
+    return (probe.stdout.strip().splitlines() or ["cpu"])[-1]
+
+
+def test_where_a_gpu_or_tpu_is_attached_every_launch_jax_lowers_for_it_is_also_compiled(tmp_path):
+    """On the recorded H200 and TPU runs (docs/jax-in-the-loop.md), what JAX lowered for the attached
+    platform is compiled too (on a GPU the example's three Mosaic GPU launches JAX accepts, on a TPU its
+    two TPU ones); a launch JAX rejects is not, nor one lowered for another platform. Skipped where only
+    a CPU is attached (CI)."""
+    backend = _accelerator(jax_python())
+    if backend not in ("gpu", "cuda", "tpu"):
+        pytest.skip("no GPU or TPU attached to the jax environment")
+    # A TPU machine's jax may not import Mosaic GPU: there the TPU folder alone.
+    folder, counts = ((REPO / "examples" / "in_the_loop" / "tpu", "3 launches reached, 1 rejected by JAX")
+                      if backend == "tpu" else (REPO / "examples" / "in_the_loop", "8 launches reached, 3 rejected by JAX"))
+    compiled = 2 if backend == "tpu" else 3
+    run_ = cli("check", "--trace", "--python", jax_python(), str(folder), cwd=tmp_path)
+    assert run_.returncode == 1, run_.stderr
+    assert f"{counts}, {compiled} compiled;" in run_.stderr
+    off = cli("check", "--trace", "--python", jax_python(), str(folder), cwd=tmp_path,
+              env={**os.environ, "PALLAS_LSP_TRACE_COMPILE": "0"})
+    assert f"{counts};" in off.stderr

@@ -88,7 +88,7 @@ def _interpret_reason(value: Value) -> bool:
 
 def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast.AST | None) -> str:
     """Whether an `interpret=` value turns interpret mode on: YES (for at least one launch, certainly),
-    MAYBE (a conditional or the environment decides at run time), NO (off, or nothing says it is on)."""
+    MAYBE (a conditional, the environment or the platform decides at run time), NO (off, or nothing says it is on)."""
     if _interpret_reason(value):
         return YES
     if isinstance(value, OneOf):
@@ -100,23 +100,43 @@ def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast
         levels = {interpret_certainty(evaluator, model, evaluator.value(model, branch), branch)
                   for branch in (node.body, node.orelse)}
         return YES if levels == {YES} else MAYBE if levels & {YES, MAYBE} else NO
-    if node is not None and _reads_environment(evaluator, model, node):
+    if node is not None and _decided_at_run_time(evaluator, model, node):
         return MAYBE
     return NO
 
 
-def _reads_environment(evaluator, model: "ModuleModel", node: ast.AST, depth: int = 0) -> bool:
-    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)` somewhere in the expression, or in what a
-    name in it was assigned (`INTERPRET = os.environ.get(...) == "1"` and then `interpret=INTERPRET`)."""
+# What asks the machine it runs on: its backend or devices (`jax.default_backend() == "cpu"`,
+# `jax.devices()[0].platform`, jax's test utilities' `jtu.test_device_matches(["cpu"])`).
+_PLATFORM_QUERIES = {"default_backend", "devices", "local_devices", "get_backend", "test_device_matches",
+                     "device_under_test", "is_device_tpu", "is_device_tpu_at_least", "is_device_cuda"}
+
+
+# A device's own answer, on whatever it was reached through (`mesh.devices.flat[0].platform != "tpu"`).
+_DEVICE_ATTRIBUTES = {"platform", "device_kind"}
+
+
+def _asks_run_time(name: str) -> bool:
+    parts = name.split(".")
+    if parts[:2] in (["os", "environ"], ["os", "getenv"]):
+        return True
+    return parts[0] == "jax" and parts[-1] in _PLATFORM_QUERIES
+
+
+def _decided_at_run_time(evaluator, model: "ModuleModel", node: ast.AST, depth: int = 0) -> bool:
+    """`os.environ[...]`, `os.environ.get(...)`, `os.getenv(...)`, or a query of the platform (`jax.default_backend()`,
+    `jax.devices()`, a device's `.platform`) somewhere in the expression, or in what a name in it was assigned (`INTERPRET =
+    os.environ.get(...) == "1"`, `ON_TPU = jax.default_backend() == "tpu"` and then `interpret=not ON_TPU`)."""
     for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and child.attr in _DEVICE_ATTRIBUTES:
+            return True
         if isinstance(child, (ast.Attribute, ast.Name)):
             value = evaluator.value(model, child)
-            if isinstance(value, Api) and value.name.split(".")[:2] in (["os", "environ"], ["os", "getenv"]):
+            if isinstance(value, Api) and _asks_run_time(value.name):
                 return True
         if isinstance(child, ast.Name) and depth < 3:
             binding = model.lookup(child.id, model.scope_of(child), child.lineno)
             if (binding is not None and binding.kind == "assign" and binding.value is not None
-                    and _reads_environment(evaluator, model, binding.value, depth + 1)):
+                    and _decided_at_run_time(evaluator, model, binding.value, depth + 1)):
                 return True
     return False
 

@@ -50,8 +50,10 @@ def choose(project, text: str, findings, unsafe: bool, skipped: set) -> tuple[ob
 
 
 def fix_all(project, path: str, text: str | None = None, codes: set[str] | None = None,
-            unsafe: bool = False) -> FixAllResult:
-    """New texts for `path` (and any file its fixes reach), leaving `project` overlays as it found them."""
+            unsafe: bool = False, accept=None) -> FixAllResult:
+    """New texts for `path` (and any file its fixes reach), leaving `project` overlays as it found them.
+    `accept(finding, fix, texts)`, where given, has the last word on each fix (`texts`: every file it
+    and the fixes before it changed, as they would be): JAX's, with `check --trace --fix`."""
     result = FixAllResult()
     original = {path: text if text is not None else project.text(path)}
     current = dict(original)
@@ -84,6 +86,9 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
                     updated[edit_path] = apply_edits(before, edits)
             if len(updated) < len({e.path for e in fix.edits}) or not all(parses(t) for t in updated.values()):
                 continue
+            if accept is not None and not accept(finding, fix, {**{p: t for p, t in current.items() if t != original[p]},
+                                                                **updated}):
+                continue
             notebooks.update(fixed_notebooks)
             project.notebooks.update(fixed_notebooks)  # the next fixes are built (and offered) on them
             for edit_path, new_text in updated.items():
@@ -110,9 +115,11 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
 
 
 def fix_files(project, files: list[str], codes: set[str] | None = None, unsafe: bool = False,
-              applied: list | None = None, chosen: list | None = None) -> tuple[dict[str, tuple[str, str]], int]:
+              applied: list | None = None, chosen: list | None = None,
+              accept=None) -> tuple[dict[str, tuple[str, str]], int]:
     """Fix-all over many files, each seeing the others' fixes: ({path: (old, new)}, fixes applied).
-    `applied` gets the fixes, `chosen` (finding, fix) pairs: which files must be written together.
+    `applied` gets the fixes, `chosen` (finding, fix) pairs: which files must be written together;
+    `accept`: as fix_all's.
 
     New texts are left in `project` as unsaved overlays; the caller writes them or prints a diff.
     `old` is the text the fixes were computed from (not the file as it is now: it may have been
@@ -128,7 +135,7 @@ def fix_files(project, files: list[str], codes: set[str] | None = None, unsafe: 
             text = project.text(path)
         except OSError:
             continue  # unreadable or too large: the check that follows says so
-        result = fix_all(project, path, text, codes, unsafe)
+        result = fix_all(project, path, text, codes, unsafe, accept)
         count += len(result.applied)
         if applied is not None:  # the fixes themselves, for who wants to know which were unsafe
             applied.extend(result.applied)

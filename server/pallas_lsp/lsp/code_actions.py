@@ -20,6 +20,7 @@ from .convert import SOURCES, code_point_column, text_hash, uri_to_path
 from .edits import edit_bases, workspace_edit
 from .fix_all import FIX_ALL_COMMAND, FIX_ALL_KIND, FIX_ALL_TITLE, fix_all_action
 from .session import Session
+from . import entry_points
 
 log = logging.getLogger(__name__)
 _FIXES_KEPT = 64
@@ -39,11 +40,13 @@ def _finding_data(finding: Finding) -> dict:
 def _finding_from(path: str, data: dict) -> Finding | None:
     from ..analysis.findings import Span
     from ..rules import RULES_BY_CODE
+    from ..trace.jax_findings import CONFIRMED
 
     try:
         rule = RULES_BY_CODE[str(data["code"])]
+        message = str(data["message"])  # a rule's finding JAX confirmed is the rule's finding, and has its fixes
         return Finding(path, Span(*(int(n) for n in data["span"])), rule.CODE, rule.NAME, rule.SEVERITY,
-                       str(data["message"]))
+                       message.removesuffix(CONFIRMED))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -113,15 +116,31 @@ async def _quick_fixes(ls: Session, uri: str, diagnostics) -> tuple[list[types.C
         _fixes_and_reason(project, finding, text, fixes_key) for _, finding in asked], failed=[((), None, {}) for _ in asked])
     if not ls.is_current(analysed, version):
         return [], False
+    verdicts = [[None] * len(fixes) for fixes, _, _ in results]
+    if notebook is None:  # where an entry point reached the kernel, JAX judges each fix (entry_points.py)
+        verdicts = [await entry_points.fix_verdicts(ls, path, text, finding, fixes)
+                    for (_, finding), (fixes, _, _) in zip(asked, results)]
+        if not ls.is_current(analysed, version):
+            return [], False
     actions = []
     safe = any(f.kind == "rewrite" and f.safe for fixes, _, _ in results for f in fixes)
-    for (diagnostic, finding), (fixes, no_fix_reason, bases) in zip(asked, results):
+    for (diagnostic, finding), (fixes, no_fix_reason, bases), judged in zip(asked, results, verdicts):
         if no_fix_reason is not None and ls.shows_disabled_actions:  # greyed out, with the reason
             actions.append(types.CodeAction(title=f"pallas-lsp ({finding.code}): No automatic fix",
                                             kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                                             disabled=types.CodeActionDisabled(reason=no_fix_reason)))
-        for fix in fixes:
-            action = types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+        for fix, verdict in zip(fixes, judged):
+            title = fix.title
+            if verdict is not None and verdict.verdict == "rejected":  # never offered; greyed out with JAX's reason
+                if ls.shows_disabled_actions:
+                    actions.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                                    disabled=types.CodeActionDisabled(reason=f"JAX rejects the fixed code: {verdict.reason}")))
+                continue
+            if verdict is not None and verdict.verdict == "accepted":
+                from ..trace.fix_verdicts import VERIFIED
+
+                title += VERIFIED
+            action = types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                                       is_preferred=fix.preferred or None)
             if ls.resolves_edits:
                 action.data = {"uri": uri, "textHash": current, "finding": _finding_data(finding), "title": fix.title}

@@ -40,6 +40,8 @@ class FolderRun:
     run: object  # trace.entry_points.EntryRun
     digests: dict[str, str]
     jax: list[Finding] = field(default_factory=list)
+    # path -> (digest of the text, {0-based line: why a rule's error there is not shown}), as `with_jax` left it
+    left_out: dict[str, tuple[str, dict[int, list[str]]]] = field(default_factory=dict)
 
 
 def digest(text: str) -> str:
@@ -79,8 +81,21 @@ def with_jax(ls: Session, path: str, text: str, findings: list[Finding]) -> list
 
     key = os.path.realpath(path)
     own = [f for f in done.jax if os.path.realpath(f.path) == key]
-    merged, _ = merge(findings, done.run, jax=own)
+    left_out: list = []
+    merged, _ = merge(findings, done.run, jax=own, left_out=left_out)
+    done.left_out[key] = (digest(text), {})
+    for finding, why in left_out:
+        done.left_out[key][1].setdefault(finding.span.line, []).append(f"{finding.code} ({finding.name}) is not shown: {why}.")
     return [f for f in merged if os.path.realpath(f.path) == key or f in findings]
+
+
+def contradicted(ls: Session, path: str, text: str, line: int) -> list[str]:
+    """Why a rule's error on `line` (0-based) is not shown: JAX lowered its launch without error."""
+    done = current_run(ls, path, text)
+    if done is None:
+        return []
+    ran, lines = done.left_out.get(os.path.realpath(path), (None, {}))
+    return lines.get(line, []) if ran == digest(text) else []
 
 
 def traced_refs(ls: Session, path: str) -> dict[tuple[int, str], list[str]]:
@@ -129,17 +144,54 @@ def _unchanged(done: FolderRun) -> bool:
     return all(_disk_digest(path) == ran for path, ran in done.digests.items())
 
 
-async def _run_after_save(ls: Session, folder) -> None:
+def _python(folder) -> str | None:
     from ..trace.worker import TraceError, choose_interpreter, interpreter_executable
 
+    try:
+        return interpreter_executable(choose_interpreter(folder.settings.python))
+    except TraceError as exc:
+        log.info("entry points not run for %s: %s", folder.root, exc)
+        return None
+
+
+def _bare_platform(folder) -> str:
+    return "tpu" if folder.settings.platform == "tpu" else "cuda"
+
+
+async def fix_verdicts(ls: Session, path: str, text: str, finding: Finding, fixes) -> list:
+    """JAX's verdict on each of a finding's fixes (trace/fix_verdicts.py), where the user runs entry
+    points on save and one reached a launch in the files the fix edits: the entry points run again on
+    the fixed text, on the runs' thread (never the analysis thread). None for a fix nothing reached."""
+    folder = ls.folder_for(path)
+    done = current_run(ls, path, text) if folder.settings.trace_entry_points == "onSave" else None
+    python = _python(folder) if done is not None else None
+    if python is None or not any(fix.kind == "rewrite" for fix in fixes):
+        return [None for _ in fixes]
+    from ..source_text import read_source
+    from ..trace.fix_verdicts import judge_fix
+
+    def text_of(other: str) -> str:
+        document = ls.open_document_at(other)
+        return document.source if document is not None else read_source(other)
+
+    def judge():
+        return [judge_fix(trace_pool(), python, done.run, finding, fix, text_of,
+                          bare_platform=_bare_platform(folder)) for fix in fixes]
+
+    try:
+        return await asyncio.get_running_loop().run_in_executor(_runs, judge)
+    except Exception:  # noqa: BLE001 - the fixes are offered as the rules verified them
+        log.exception("verifying fixes with JAX failed")
+        return [None for _ in fixes]
+
+
+async def _run_after_save(ls: Session, folder) -> None:
     try:
         await asyncio.sleep(SAVE_DEBOUNCE_SECONDS)
     except asyncio.CancelledError:
         return
-    try:
-        python = interpreter_executable(choose_interpreter(folder.settings.python))
-    except TraceError as exc:
-        log.info("entry points not run for %s: %s", folder.root, exc)
+    python = _python(folder)
+    if python is None:
         return
     cancelled = threading.Event()
     workers = []
@@ -161,7 +213,7 @@ async def _run_after_save(ls: Session, folder) -> None:
         from ..trace.jax_findings import jax_findings
 
         done = run_entry_points(trace_pool(), python, folder.root, [folder.root], timeout=RUN_TIMEOUT_SECONDS,
-                                bare_platform="tpu" if folder.settings.platform == "tpu" else "cuda",
+                                bare_platform=_bare_platform(folder),
                                 cancelled=cancelled.is_set, on_worker=remember)
         read = {os.path.realpath(r.entry.path) for r in done.results}
         for _, record in done.launches():

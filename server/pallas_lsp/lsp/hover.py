@@ -37,6 +37,10 @@ async def hover(ls: Session, params: types.HoverParams) -> types.Hover | None:
     cells = document.notebook if isinstance(document, OpenNotebook) else None
     markdown = await ls.on_analysis_thread(document, "hover", lambda project, path, text: hover_text(
         project, path, text, line, column, traced, traced_refs, findings=lambda: ls.findings(path, text, cells)))
+    if notebook is None:  # a rule's error JAX contradicts is not shown: said here (entry_points.py)
+        why = entry_points.contradicted(ls, uri_to_path(document.uri), document.source, line)
+        if why:
+            markdown = "\n\n".join([*(["**JAX:** " + text for text in why]), *([markdown] if markdown else [])])
     if markdown is None:
         return None
     if notebook is not None:  # lines it names are the cells' lines

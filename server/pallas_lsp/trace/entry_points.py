@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import itertools
 import logging
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -56,7 +57,8 @@ class EntryResult:
 
     `outcome`: "ok", "rejected" (JAX rejected a launch: the entry ended there), "after_launches" (it
     raised after its launches, e.g. an assert on the zeros the launches returned), "skipped" (a skip,
-    a fixture, an optional dependency or device that is not here), "error" (it raised before any
+    a fixture, an optional dependency or device that is not here), "jax_error" (JAX raised, before any
+    launch, in the code around the kernels: a PAL100 on the user's line), "error" (it raised before any
     launch), "timeout", "exit" (sys.exit), "crashed", "output" (printed too much), "forked",
     "untraceable", "not_run" (the worker could not run it)."""
 
@@ -110,10 +112,11 @@ class EntryRun:
         """One line: what ran, what it reached, what JAX rejected."""
         launches = self.launches()
         rejected = sum(1 for _, launch in launches if launch.get("verdict") == "rejected")
+        compiled = sum(1 for _, launch in launches if launch.get("compiled"))
         counts = ", ".join(f"{n} {outcome.replace('_', ' ')}" for outcome, n in sorted(self.counts().items()))
         return (f"{len(self.results)} entry point{'s' if len(self.results) != 1 else ''} ({counts or 'none'}); "
-                f"{len(launches)} launch{'es' if len(launches) != 1 else ''} reached, {rejected} rejected by JAX; "
-                f"{self.seconds:.2f} s")
+                f"{len(launches)} launch{'es' if len(launches) != 1 else ''} reached, {rejected} rejected by JAX"
+                + (f", {compiled} compiled" if compiled else "") + f"; {self.seconds:.2f} s")
 
 
 # ---- discovery ---------------------------------------------------------------------------------------
@@ -147,7 +150,8 @@ def discover(path: str, text: str, shown: str | None = None) -> list[EntryPoint]
                 if method.name.startswith("test"):
                     found.extend(_test_entries(shown, path, method, stmt, unittest_class))
         elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
-            found.append(EntryPoint(f"{shown}::__main__", "main", path, None, stmt.lineno - 1))
+            found.append(EntryPoint(f"{shown}::__main__", "main", path, None, stmt.lineno - 1,
+                                    skip=_runs_the_tests(stmt) if found else None))
     tested = {e.function for e in found}
     for stmt in tree.body:
         name = _bound_name(stmt)
@@ -161,6 +165,15 @@ def discover(path: str, text: str, shown: str | None = None) -> list[EntryPoint]
             line = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))]) - 1
             found.append(EntryPoint(f"{shown}::{name}", "annotated", path, name, line, args=args.specs))
     return sorted(found, key=lambda e: e.line)
+
+
+def _runs_the_tests(guard: ast.If) -> str | None:
+    """A `__main__` block that only hands the file's tests to a runner (`absltest.main()`,
+    `unittest.main()`, `pytest.main([...])`): those tests run as entry points of their own."""
+    calls = [s.value for s in guard.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)]
+    if calls and len(calls) == len(guard.body) and all(_last_name(c.func) == "main" for c in calls):
+        return "runs the file's tests, which run as entry points of their own"
+    return None
 
 
 def _bound_name(stmt: ast.stmt) -> str | None:
@@ -197,6 +210,13 @@ def _test_entries(shown: str, path: str, func: ast.FunctionDef, cls: ast.ClassDe
     if cls is not None and params and params[0] in ("self", "cls"):
         params = params[1:]
     skip = _skip_mark(func) or (_skip_mark(cls) if cls is not None else None)
+    generated = _absl_cases(func) if cls is not None and unittest_class else None
+    if generated is not None:  # absl's parameterized: the methods its TestCase makes, each run by its name
+        names, why = generated
+        if skip is not None or why is not None:
+            return [EntryPoint(node_id, **base, skip=skip or why)]
+        return [EntryPoint(f"{shown}::{cls.name}::{method}", **dict(base, function=f"{cls.name}.{method}"))
+                for method in names[:MAX_CASES]]
     cases, why = _parametrize_cases(func)
     if skip is None and why is not None:
         skip = why
@@ -211,6 +231,65 @@ def _test_entries(shown: str, path: str, func: ast.FunctionDef, cls: ast.ClassDe
         label = "-".join(text if len(text) <= 20 else text[:17] + "..." for _, text in case)
         entries.append(EntryPoint(f"{node_id}[{label}]", **base, kwargs=case))
     return entries
+
+
+ABSL_DECORATORS = ("parameters", "named_parameters", "product")
+
+
+def _absl_cases(func: ast.FunctionDef) -> tuple[list[str], str | None] | None:
+    """The names absl's `parameterized.TestCase` gives the methods it makes of a test decorated with
+    `parameterized.parameters(...)`, `named_parameters(...)` or `product(...)` (`test_add0`, `test_add1`;
+    `test_add_small`), or why they cannot be read (cases that are no literal list); None for another test.
+    The values are evaluated by Python when the module is imported: only their number and names are read."""
+    found = [d for d in func.decorator_list if isinstance(d, ast.Call) and _last_name(d.func) in ABSL_DECORATORS
+             and "parameterized" in ast.unparse(d.func).split(".")[:-1] + [_imported_from(d.func)]]
+    if not found:
+        return None
+    if len(found) > 1:
+        return [], "several absl parameterized decorators"
+    decorator = found[0]
+    kind = _last_name(decorator.func)
+    if kind == "product":
+        counts = [len(v.elts) for v in (k.value for k in decorator.keywords) if isinstance(v, (ast.List, ast.Tuple))]
+        counts += [len(a.elts) for a in decorator.args if isinstance(a, (ast.List, ast.Tuple))]
+        if len(counts) != len(decorator.keywords) + len(decorator.args) or any(k.arg is None for k in decorator.keywords):
+            return [], "absl product values that are no literal lists"
+        return [f"{func.name}{index}" for index in range(math.prod(counts))], None
+    cases = decorator.args
+    if len(cases) == 1 and isinstance(cases[0], (ast.List, ast.GeneratorExp, ast.ListComp)):
+        cases = cases[0].elts if isinstance(cases[0], ast.List) else None
+    if cases is None or any(isinstance(c, ast.Starred) for c in cases) or decorator.keywords:
+        return [], f"absl {kind} that are no literal list of cases"
+    if kind == "parameters":
+        return [f"{func.name}{index}" for index in range(len(cases))], None
+    names = []
+    for case in cases:
+        name = _case_name(case)
+        if name is None:
+            return [], "absl named_parameters whose names are no literal strings"
+        joiner = "_" if func.name.startswith("test_") and name and not name.startswith("_") else ""
+        names.append(f"{func.name}{joiner}{name}")
+    return names, None
+
+
+def _case_name(case: ast.expr) -> str | None:
+    """A named case's name: the first item of a tuple, or `testcase_name` of a dict."""
+    if isinstance(case, (ast.Tuple, ast.List)) and case.elts:
+        first = case.elts[0]
+    elif isinstance(case, ast.Dict):
+        first = next((v for k, v in zip(case.keys, case.values)
+                      if isinstance(k, ast.Constant) and k.value == "testcase_name"), None)
+    elif isinstance(case, ast.Call) and _last_name(case.func) == "dict":
+        first = next((k.value for k in case.keywords if k.arg == "testcase_name"), None)
+    else:
+        first = None
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+
+
+def _imported_from(node: ast.expr) -> str:
+    """`parameters(...)` imported bare (`from absl.testing.parameterized import parameters`) reads as
+    parameterized's too: the decorator's own name is what matters here."""
+    return "parameterized" if isinstance(node, ast.Name) else ""
 
 
 def _skip_mark(node: ast.AST) -> str | None:
@@ -317,13 +396,14 @@ def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str],
                      timeout: float | None = None, entry_timeout: float = DEFAULT_ENTRY_TIMEOUT,
                      output_limit: int = DEFAULT_OUTPUT_LIMIT, bare_platform: str = "cuda", relevant=None,
                      entries: list[EntryPoint] | None = None, on_result=None, cancelled=lambda: False,
-                     on_worker=None) -> EntryRun:
+                     on_worker=None, texts: dict[str, str] | None = None) -> EntryRun:
     """Run the entry points under `paths` (or the given `entries`) of the project at `root` with JAX in
     the loop, under `python`; one file's entries after another, one at a time, each in a contained
     process (`entry_timeout` each, `output_limit` bytes of output). `timeout`: for the whole run (None:
     as long as the entries' limits add up to). `on_result(result)` is called as each file's entries
     end; `cancelled()` is asked between files, and `on_worker(worker)` is handed the worker of each
-    file's run (`worker.cancel()` stops it at once). Blocks; call it from a worker thread. Never raises
+    file's run (`worker.cancel()` stops it at once). `texts` (path -> text) stand in for those files
+    on disk (a fix judged before it is written). Blocks; call it from a worker thread. Never raises
     for what the entries do: problems are in `EntryRun.problems`."""
     started = time.monotonic()
     run = EntryRun(root=os.path.realpath(root))
@@ -345,7 +425,8 @@ def run_entry_points(pool: WorkerPool, python: str, root: str, paths: list[str],
             continue
         budget = len(file_entries) * (entry_timeout + grace) + START_SECONDS
         request = {"op": "entries", "entries": [e.request() for e in file_entries], "roots": [run.root],
-                   "bare_platform": bare_platform, "entry_timeout": entry_timeout, "output_limit": output_limit}
+                   "bare_platform": bare_platform, "entry_timeout": entry_timeout, "output_limit": output_limit,
+                   "texts": {os.path.realpath(p): t for p, t in (texts or {}).items()}}
         try:
             answer = pool.request(python, root, request, timeout=budget if left is None else min(budget, left),
                                   on_worker=on_worker)

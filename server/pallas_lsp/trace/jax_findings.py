@@ -123,6 +123,18 @@ def jax_findings(run: EntryRun, sources: _Sources | None = None) -> list[Finding
                 continue
             found[key] = Finding(path, span, pal100_jax_error.CODE, pal100_jax_error.NAME, pal100_jax_error.SEVERITY,
                                  message, related, source="jax")
+    for result in run.results:  # JAX raised in the entry's own code, before any launch
+        where = result.location
+        if result.outcome != "jax_error" or not where or not where.get("path"):
+            continue
+        path = os.path.realpath(where["path"])
+        message = f"{result.type}: {result.message}"
+        span = sources.span({"path": path, "line": where["line"]})
+        related = (_entry_related(result.entry, sources,
+                                  f"raised by JAX, before any kernel launch, in the entry point {result.entry.id}"),)
+        found.setdefault((path, span.line, message), Finding(
+            path, span, pal100_jax_error.CODE, pal100_jax_error.NAME, pal100_jax_error.SEVERITY, message, related,
+            source="jax"))
     kept = []
     for finding in found.values():
         lines = sources.lines(finding.path) or []
@@ -138,18 +150,22 @@ def _related(result, record: dict, sources: _Sources) -> tuple[Related, ...]:
     if launch and launch.get("path"):
         related.append(Related(launch["path"], sources.span({"path": launch["path"], "line": launch["line"]}),
                                f"the launch JAX rejected ({record.get('api')}, lowered for {record.get('platform')})"))
-    entry = result.entry
-    lines = sources.lines(entry.path) or []
-    text = lines[entry.line] if entry.line < len(lines) else ""
-    related.append(Related(entry.path, Span(entry.line, len(text) - len(text.lstrip()), entry.line, len(text)),
-                           f"reached from the entry point {entry.id}"))
+    related.append(_entry_related(result.entry, sources, f"reached from the entry point {result.entry.id}"))
     return tuple(related)
 
 
+def _entry_related(entry, sources: _Sources, message: str) -> Related:
+    """The entry point's line (its def or `if __name__`), as a related location."""
+    lines = sources.lines(entry.path) or []
+    text = lines[entry.line] if entry.line < len(lines) else ""
+    return Related(entry.path, Span(entry.line, len(text) - len(text.lstrip()), entry.line, len(text)), message)
+
+
 def merge(static: list[Finding], run: EntryRun, jax: list[Finding] | None = None,
-          sources: _Sources | None = None) -> tuple[list[Finding], list[str]]:
+          sources: _Sources | None = None, left_out: list | None = None) -> tuple[list[Finding], list[str]]:
     """The rules' findings and JAX's as one list, and a note for each finding left out or confirmed.
-    `jax`: JAX's findings to add (default `jax_findings(run)`; pass [] where PAL100 is not selected)."""
+    `jax`: JAX's findings to add (default `jax_findings(run)`; pass [] where PAL100 is not selected);
+    `left_out` gets (finding, why) for each rule's error JAX contradicts (the hover says why)."""
     sources = sources or _Sources()
     jax = jax_findings(run, sources) if jax is None else jax
     rejected: dict[tuple[str, int], dict] = {}
@@ -164,19 +180,31 @@ def merge(static: list[Finding], run: EntryRun, jax: list[Finding] | None = None
             accepted.update({key: record for key in lines})
         else:
             doubtful.update(lines)
+    for result in run.results:  # JAX raised in the entry's own code: a rule's finding there is confirmed
+        where = result.location or {}
+        if result.outcome == "jax_error" and where.get("path"):
+            path = os.path.realpath(where["path"])
+            pseudo = {"body": {"function": where.get("function"), "path": path, "line": where.get("line")},
+                      "error": {"type": result.type}}
+            rejected.update({(path, n): pseudo for n in sources.statement_lines(path, int(where["line"]))})
     merged, notes, confirmed_lines = [], [], {}
     for finding in static:
         key = (os.path.realpath(finding.path), finding.span.line + 1)
         if key in rejected:
             record = rejected[key]
-            finding = replace(finding, message=finding.message + CONFIRMED, confirmed=True)
+            finding = replace(finding, message=finding.message + CONFIRMED, confirmed=True, severity="error")
             confirmed_lines.setdefault(key, []).append(finding)
             notes.append(f"{_at(finding)}: {finding.code} confirmed: JAX rejected the launch of "
                          f"{_body_name(record)} ({(record.get('error') or {}).get('type')})")
         elif key in accepted and key not in doubtful and finding.severity == "error":
             record = accepted[key]
+            why = (f"JAX traced and lowered the launch of {_body_name(record)} for {record.get('platform')} "
+                   f"({', '.join(record.get('args') or [])}) without error, from the entry point {record.get('entry')}")
             notes.append(f"{_at(finding)}: {finding.code} left out: JAX lowered the launch of {_body_name(record)} "
-                         f"for {record.get('platform')} ({', '.join(record.get('args') or [])})")
+                         f"for {record.get('platform')} ({', '.join(record.get('args') or [])}), "
+                         f"from the entry point {record.get('entry')}")
+            if left_out is not None:
+                left_out.append((finding, why))
             continue
         merged.append(finding)
     for finding in jax:

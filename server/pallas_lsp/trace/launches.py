@@ -4,8 +4,8 @@ instead of run.
 Standard library and jax only: the trace runner (runner.py) loads this file by path under the ANALYSED
 project's interpreter, and runs each entry point (a test, a `__main__` block, an annotated function) in
 a contained process of its own (containment.py). Before the user's code is imported, the launch APIs
-(`pl.pallas_call`, `plgpu.kernel`, `pl.kernel`) are replaced wherever a module holds them: the kernel
-they build is handed back wrapped, and a call of it, with arrays or with tracers (under `jax.jit`,
+(`pl.pallas_call`, `plgpu.kernel`, `pl.kernel`; `pl.core_map` through the `pl.run_state` around it) are
+replaced wherever a module holds them: the kernel they build is handed back wrapped, and a call of it, with arrays or with tracers (under `jax.jit`,
 `jax.vmap`, `jax.custom_vjp`), traces and lowers the ORIGINAL launch for the platform it targets,
 sends what JAX said (`containment.emit`: kept if the entry dies later) and returns zeros of its output
 types, so the entry goes on. No kernel is ever executed. A launch JAX rejected ends its entry.
@@ -23,12 +23,16 @@ import time
 
 GRACE_SECONDS = 2.0  # past an entry's time limit, the hard kill waits this long (or a quarter more) for the soft one
 SKIP_EXCEPTIONS = ("Skipped", "SkipTest", "XFailed")  # pytest.skip / importorskip, unittest's, pytest.xfail
-NEEDS_DEVICE = ("Unknown backend", "No supported GPU devices", "failed to initialize", "No visible", "TPU")
+NEEDS_DEVICE = ("Unknown backend", "No supported GPU devices", "failed to initialize", "No visible", "TPU",
+                "Only interpret mode is supported on CPU backend")
 # Launch APIs: (module, attribute, name in reports). Re-exports (jax.experimental.pallas...) hold the
 # same function objects and are found by identity.
 APIS = (("jax._src.pallas.pallas_call", "pallas_call", "pl.pallas_call"),
         ("jax._src.pallas.mosaic_gpu.core", "kernel", "plgpu.kernel"),
-        ("jax._src.pallas.helpers", "kernel", "pl.kernel"))
+        ("jax._src.pallas.helpers", "kernel", "pl.kernel"),
+        # `pl.core_map` on its own: the `pl.run_state` around it is the launch (`_run_state`)
+        ("jax._src.pallas.core", "core_map", "pl.core_map"),
+        ("jax._src.state.discharge", "run_state", "pl.run_state"))
 
 
 class LaunchRejected(BaseException):
@@ -197,7 +201,8 @@ class Interceptor:
             original = getattr(module, attribute, None)
             if original is None:
                 continue
-            patched = self._constructor(api, original)
+            patched = {"pl.core_map": self._core_map, "pl.run_state": self._run_state}.get(
+                api, lambda original: self._constructor(api, original))(original)
             for holder in list(sys.modules.values()):
                 try:
                     names = [k for k, v in vars(holder).items() if v is original]
@@ -209,6 +214,11 @@ class Interceptor:
                         replaced += 1
                     except (AttributeError, TypeError):  # a module that refuses: its launches run unseen
                         pass
+                deprecated = getattr(holder, "_deprecations", None)  # a deprecated alias (`pl.core_map`)
+                for name, value in list(deprecated.items()) if isinstance(deprecated, dict) else ():
+                    if isinstance(value, tuple) and len(value) == 2 and value[1] is original:
+                        deprecated[name] = (value[0], patched)
+                        replaced += 1
         return replaced
 
     def _constructor(self, api: str, original):
@@ -231,6 +241,53 @@ class Interceptor:
 
         return construct
 
+    def _core_map(self, original):
+        """`pl.core_map(mesh, ...)` as given: while a `pl.run_state` is being probed, what it maps
+        (the mesh, the body) is noted, and that run_state is a launch."""
+        interceptor = self
+
+        @functools.wraps(original)
+        def core_map(mesh, **kwargs):
+            decorate = original(mesh, **kwargs)
+
+            def wrapped(body):
+                probing = getattr(interceptor._thread, "core_maps", None)
+                if probing is not None and not interceptor.inside:
+                    probing.append((body, dict(kwargs, mesh=mesh)))
+                return decorate(body)
+            return wrapped
+
+        return core_map
+
+    def _run_state(self, original):
+        """`pl.run_state(f)`: where `f` maps a `pl.core_map` (found by tracing it once, abstractly),
+        calling it is a launch of that core_map: lowered for its mesh's platform, zeros returned."""
+        interceptor = self
+
+        @functools.wraps(original)
+        def run_state(f, *args, **kwargs):
+            stateful = original(f, *args, **kwargs)
+            if interceptor.inside:
+                return stateful
+
+            def call(init):
+                jax = interceptor.jax
+                interceptor._thread.core_maps = found = []
+                try:
+                    jax.make_jaxpr(stateful)(jax.tree_util.tree_map(lambda v: _abstract(jax, v) or v, init))
+                except Exception:  # noqa: BLE001 - not traceable alone: it runs as the user's code does
+                    found.clear()
+                finally:
+                    interceptor._thread.core_maps = None
+                if not found:
+                    return stateful(init)
+                body, given = found[0]
+                info = LaunchInfo("pl.core_map", (body,), given, interceptor.user_location(), interceptor.bare_platform)
+                return interceptor.launch(Launch(interceptor, stateful, info), (init,), {})
+            return call
+
+        return run_state
+
     def user_location(self) -> dict | None:
         """The innermost frame of the user's code on the stack now."""
         frame = sys._getframe(1)
@@ -252,10 +309,12 @@ class Interceptor:
             raise UntraceableLaunch(f"{launch._info.api} at {_where(site)} is given a ref, not an array: "
                                     "it cannot be traced on its own")
         static = tuple(repr(leaves[i])[:200] for i in range(len(leaves)) if i not in set(dynamic))
-        key = (id(launch), platform, tuple(map(str, abstract)), static, str(tree), _where(site))
+        batched = _batched(jax, [leaves[i] for i in dynamic])
+        key = (id(launch), platform, tuple(map(str, abstract)), static, str(tree), _where(site), str(batched))
         seen = self._seen.get(key)
         if seen is None:
-            record, out_info, error = self._lower(launch, leaves, tree, dynamic, abstract, platform, reason, site)
+            record, out_info, error = self._lower(launch, leaves, tree, dynamic, abstract, platform, reason, site,
+                                                  batched)
             if record["verdict"] == "rejected" and _expected_by_the_caller(sys._getframe(1), self.user):
                 record["expected"] = True  # a test of JAX's error (pytest.raises, assertRaises): it gets it
             self.records.append(record)
@@ -271,8 +330,11 @@ class Interceptor:
             raise UntraceableLaunch(f"{launch._info.api} at {_where(site)}: {record.get('unverified_because')}")
         return jax.tree_util.tree_map(lambda s: jax.numpy.zeros(s.shape, s.dtype), out_info)
 
-    def _lower(self, launch: Launch, leaves, tree, dynamic, abstract, platform, reason, site):
+    def _lower(self, launch: Launch, leaves, tree, dynamic, abstract, platform, reason, site, batched=None):
+        """JAX's verdict on the launch; under `jax.vmap` (`batched`: each argument's batch axis, and the
+        batched arguments), on the batched launch JAX builds there, as the user's code lowers it."""
         tracing, info = self.tracing, launch._info
+        jax = self.jax
 
         def run(*values):
             full = list(leaves)
@@ -282,19 +344,31 @@ class Interceptor:
             return launch._fn(*call_args, **call_kwargs)
 
         stage = {"name": "trace"}
-        lowering = tracing.Lowering(run, abstract, platform, self.worker.gpu,
+        lowered_fn, lowered_args = run, abstract
+        if batched is not None:
+            axes, full = batched
+            lowered_fn, lowered_args = jax.vmap(run, in_axes=tuple(axes)), full
+        lowering = tracing.Lowering(lowered_fn, lowered_args, platform, self.worker.gpu,
                                     lambda name: stage.__setitem__("name", name))
         record = {"api": info.api, "body": info.body, "built": info.built, "launch": site,
                   "platform": platform, "platform_reason": reason,
                   "args": [_short(a) for a in abstract], "verdict": "ok", "error": None}
+        if batched is not None:
+            record["vmapped"] = [_short(a) for a in lowered_args]
         out_info = failure = None
         with self._lowering:
             self.worker.capture.kernels = []
             started = time.perf_counter()
             self._thread.inside = True
             try:
-                lowering.run()
+                lowered = lowering.run()
                 out_info = lowering.traced.out_info
+                if self.worker.compiles(platform):
+                    stage["name"] = "compile"
+                    lowered.compile()
+                    record["compiled"] = True
+                if batched is not None:  # the zeros go back into the vmap: one example's
+                    out_info = jax.tree_util.tree_map(lambda s: jax.ShapeDtypeStruct(s.shape[1:], s.dtype), out_info)
             except Exception as exc:  # noqa: BLE001 - JAX's verdict; a timeout (BaseException) goes through
                 failure = exc
                 unverified = _environment_failure(exc, platform, self.worker.gpu)
@@ -305,6 +379,10 @@ class Interceptor:
             finally:
                 self._thread.inside = False
             record["kernels"] = list(self.worker.capture.kernels)
+            if batched is not None and info.body:  # JAX names the batched kernel `batched_body`: it is this body
+                function = info.body.get("function") or ""
+                record["kernels"] = [dict(k, name=function.rpartition(".")[2] or k.get("name"),
+                                          location=k.get("location") or dict(info.body)) for k in record["kernels"]]
         record["seconds"] = round(time.perf_counter() - started, 6)
         record["abstract_device"] = lowering.abstract_device
         try:
@@ -337,8 +415,11 @@ def _in_raises_block(path: str, line: int) -> bool:
     if path not in _RAISES_BLOCKS:
         blocks = []
         try:
-            with open(path, encoding="utf-8") as file:
-                tree = ast.parse(file.read())
+            if os.path.realpath(path) in _TEXTS:
+                tree = ast.parse(_TEXTS[os.path.realpath(path)])
+            else:
+                with open(path, encoding="utf-8") as file:
+                    tree = ast.parse(file.read())
         except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
             tree = None
         for node in ast.walk(tree) if tree is not None else ():
@@ -381,6 +462,31 @@ def _abstract(jax, value):
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
+def _batched(jax, values: list):
+    """Under one `jax.vmap`: each argument's batch axis (None where it is not batched) and its batched
+    abstract value; None when no argument is a batch tracer, or when they are of nested vmaps (then one
+    example is lowered, as without a vmap)."""
+    try:
+        from jax._src.interpreters.batching import BatchTracer
+    except Exception:  # noqa: BLE001 - another jax's layout: one example is lowered
+        return None
+    tracers = [v for v in values if isinstance(v, BatchTracer)]
+    if not tracers or len({id(t._trace) for t in tracers}) != 1 or any(
+            isinstance(t.val, BatchTracer) for t in tracers):
+        return None
+    axes, full = [], []
+    for value in values:
+        if isinstance(value, BatchTracer) and isinstance(value.batch_dim, int):  # else not mapped
+            axes.append(value.batch_dim)
+            full.append(_abstract(jax, value.val))
+        else:
+            axes.append(None)
+            full.append(_abstract(jax, value))
+    if any(a is None for a in full) or all(a is None for a in axes):
+        return None
+    return axes, full
+
+
 def _short(spec) -> str:
     return f"{spec.dtype}{list(spec.shape)}".replace(" ", "")
 
@@ -408,6 +514,7 @@ def run_entry(tracing, containment, worker, request: dict, entry: dict, limit_me
     user = tracing.UserFiles([*roots, os.path.dirname(path)])
     interceptor = Interceptor(tracing, worker, user, request.get("bare_platform") or "cuda", containment.emit)
     interceptor.install()
+    use_texts(request.get("texts") or {})
     _forbid_fork()
     seconds = float(request.get("entry_timeout") or 60)
     _alarm(seconds)
@@ -450,7 +557,31 @@ def _classified(tracing, exc: BaseException, user, launched: bool) -> dict:
         return {**found, "outcome": "skipped", "message": f"needs {exc.name or message}"}
     if isinstance(exc, FileNotFoundError) or (isinstance(exc, RuntimeError) and any(m in message for m in NEEDS_DEVICE)):
         return {**found, "outcome": "skipped", "message": f"needs what is not here: {message}"}
+    if _raised_by_jax(exc) and found["location"] is not None and not any(m in message for m in NEEDS_DEVICE):
+        return {**found, "outcome": "jax_error"}  # JAX rejected the user's own code around the kernels
     return {**found, "outcome": "error"}
+
+
+def _raised_by_jax(exc: BaseException) -> bool:
+    """The exception came from inside jax (its innermost frame is jax's or jaxlib's): JAX's verdict on
+    the code that ran, as running it by hand would show it."""
+    seen, chain, e = set(), [], exc
+    while e is not None and id(e) not in seen:  # jax filters its frames out; the cause keeps them
+        seen.add(id(e))
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    for e in chain:
+        if type(e).__module__.split(".")[0] in ("jax", "jaxlib") or type(e).__name__ == "UnfilteredStackTrace":
+            return True
+        if any("JAX has removed its internal frames" in str(note) for note in getattr(e, "__notes__", None) or ()):
+            return True  # jax's own traceback filter took them out: it was raised inside jax
+        tb, last = e.__traceback__, None
+        while tb is not None:
+            last, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+        parts = os.path.normpath(last or "").split(os.sep)
+        if "jax" in parts[:-1] or "jaxlib" in parts[:-1]:
+            return True
+    return False
 
 
 def _run(tracing, entry: dict, path: str, roots: list[str]) -> None:
@@ -460,7 +591,10 @@ def _run(tracing, entry: dict, path: str, roots: list[str]) -> None:
 
         sys.argv = [path]
         sys.path.insert(0, os.path.dirname(path))
-        runpy.run_path(path, run_name="__main__")
+        if path in _TEXTS:
+            _run_text_as_main(path, _TEXTS[path])
+        else:
+            runpy.run_path(path, run_name="__main__")
         return
     module = tracing._import_user_module(path, roots)
     kwargs = {name: ast.literal_eval(text) for name, text in (entry.get("kwargs") or {}).items()}
@@ -491,6 +625,52 @@ def _run(tracing, entry: dict, path: str, roots: list[str]) -> None:
         finally:
             if hasattr(instance, "teardown_method"):
                 instance.teardown_method(method)
+
+
+_TEXTS: dict[str, str] = {}  # real path -> the text that stands in for the file (use_texts)
+
+
+def use_texts(texts: dict[str, str]) -> None:
+    """Code judged before it is written (a fix, applied in memory): these files' texts stand in for what
+    is on disk wherever Python reads their source: imports (no cached bytecode of the file on disk is
+    used, none is written), tracebacks' lines, and a `__main__` block, which runs its text."""
+    if not texts:
+        return
+    import linecache
+    from importlib import machinery
+
+    _TEXTS.update({os.path.realpath(path): text for path, text in texts.items()})
+    loader = machinery.SourceFileLoader
+    get_data, path_stats = loader.get_data, loader.path_stats
+
+    def data(self, path):
+        text = _TEXTS.get(os.path.realpath(path))
+        return get_data(self, path) if text is None else text.encode("utf-8")
+
+    def stats(self, path):
+        if os.path.realpath(path) in _TEXTS:
+            raise OSError("judged from its text in memory: no bytecode cache")
+        return path_stats(self, path)
+
+    loader.get_data, loader.path_stats = data, stats
+    for path, text in _TEXTS.items():
+        lines = text.splitlines(keepends=True)
+        linecache.cache[path] = (len(text), None, lines, path)  # mtime None: never checked against the disk
+
+
+def _run_text_as_main(path: str, text: str) -> None:
+    """`runpy.run_path(path, run_name="__main__")` on a text in memory."""
+    import types
+
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
+    try:
+        exec(compile(text, path, "exec"), module.__dict__)  # noqa: S102 - the user's code, with consent
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _run_unittest(cls, name: str, kwargs: dict) -> None:

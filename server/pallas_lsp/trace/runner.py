@@ -14,7 +14,7 @@ What a trace does with JAX is tracing.py.
     -> {"id": 1, "result": {...}, "killed_leftover_processes", "trace_pid"}   (docs/trace.md)
     -> {"id": 1, "crashed": exit code or null, ...}        (the trace's process died)
     <- {"id": 2, "op": "entries", "entries": [{"id", "kind", "path", "function", "kwargs", "args", "unittest"}],
-        "roots", "bare_platform", "entry_timeout", "output_limit"}
+        "roots", "bare_platform", "entry_timeout", "output_limit", "texts": {path: text}}   (texts: judged in memory)
     -> {"id": 2, "result": {"entries": [{"id", "outcome", "message", "launch_records": [...], ...}]}}
     <- {"id": 3, "op": "exit"}
 """

@@ -453,7 +453,15 @@ class Worker:
         self.capture = ResourceCapture()
         self.capture.install()
         self.gpu = False
+        self.backend: str | None = None
         self.traces = 0
+
+    def compiles(self, platform: str) -> bool:
+        """Whether a launch lowered for `platform` is also compiled: only where its device is attached
+        (a GPU for cuda, a TPU for tpu), as `trace` does; `PALLAS_LSP_TRACE_COMPILE=0` turns it off."""
+        if os.environ.get("PALLAS_LSP_TRACE_COMPILE", "1") == "0":
+            return False
+        return (platform == "cuda" and self.gpu) or (platform == "tpu" and self.backend == "tpu")
 
     def probe(self) -> dict:
         """What the backend offers (run in a fresh process, like a trace)."""
@@ -475,6 +483,7 @@ class Worker:
         except Exception:  # noqa: BLE001
             jaxlib_version = None
         self.gpu = bool(probe.get("gpu"))
+        self.backend = probe.get("backend")
         return {"op": "hello", "pid": os.getpid(), "python": sys.version.split()[0],
                 "executable": sys.executable, "jax": self.jax.__version__, "jaxlib": jaxlib_version,
                 "backend": probe.get("backend"), "devices": probe.get("devices"), "gpu": self.gpu,
