@@ -8,10 +8,27 @@
 #                                   # bench/fix_rate_generated.py --json FIX.json run fixed (its --out folder's
 #                                   # after/), one folder gpu-run/generated-<FIX>/ each (families reuse names)
 #   bash gpu-run/run_generated.sh   # on the GPU machine: compiled or interpreted there, one summary per folder
+# Both modes also take the realistic corpus's fixed kernels and clean ones (tests/fixes/realistic/, judged by
+# bench/fix_rate.py --judge here: gpu-run/realistic/, its list gpu-run/realistic-targets.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+prepare_realistic() {
+  PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py tests/fixes/realistic --judge \
+    --keep gpu-run/realistic --json gpu-run/realistic.json > /dev/null 2> gpu-run/realistic-table.md
+  python3 - <<'PY'
+import json
+cases = json.load(open("gpu-run/realistic.json"))["judged"]["cases"]
+run = [c["case"] for c in cases if c["outcome"] in ("fixed", "clean")]
+open("gpu-run/realistic-targets.txt", "w").write("".join(f"realistic/{case}\n" for case in run))
+print(f"gpu-run/realistic/ ready: {len(run)} realistic kernels (fixed or clean) of {len(cases)}")
+PY
+}
+
 if [ "${1:-}" = generated ]; then
   rm -rf gpu-run && mkdir -p gpu-run/kernel_generator
+  prepare_realistic
+  cp tests/fixes/jax_lower.py gpu-run/
   shift
   python3 - "$@" <<'PY'
 import glob, json, os, shutil, sys
@@ -47,11 +64,24 @@ for r in rows:
         print(" ", r["path"], r["mode"], r["exc_type"], (r["message"] or "")[:160])
 PY
 done
+# The realistic corpus's fixed and clean kernels, compiled and run (one process each: its cases share names).
+cd "$(dirname "$0")"
+while read -r f; do timeout 120 python3 jax_lower.py --execute "$f"; done < realistic-targets.txt \
+  > "${OUT:-/tmp}/realistic.jsonl" 2> "${OUT:-/tmp}/realistic.err"
+python3 - "${OUT:-/tmp}/realistic.jsonl" <<'PY'
+import json, sys
+rows = {k: v for line in open(sys.argv[1]) if line.strip() for k, v in json.loads(line).items()}
+print(f"realistic: {sum(v['ok'] for v in rows.values())} ok of {len(rows)} run")
+for path, v in rows.items():
+    if not v["ok"]:
+        print(" ", path, (v["error"] or "")[:160])
+PY
 RUN
   exit 0
 fi
 [ "${1:-}" = prepare ] || { echo "usage: $0 prepare | $0 generated FIX.json" >&2; exit 2; }
 rm -rf gpu-run && mkdir -p gpu-run/golden gpu-run/fix_all
+prepare_realistic
 PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py --no-lower --keep gpu-run/corpus > /dev/null
 PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py tests/fixtures/agreement --unchecked --no-lower \
   --keep gpu-run/agreement > /dev/null
@@ -71,7 +101,7 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false  # several processes share the one GP
 python3 -c "import jax; print('jax', jax.__version__, jax.devices())" | tee "$OUT/env.txt"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/env.txt"
 { ls golden/*/after.py golden/*/after/*.py 2>/dev/null | xargs grep -l "def target"; echo fix_all/after.py
-  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt; } > "$OUT/files.txt"
+  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt realistic-targets.txt; } > "$OUT/files.txt"
 wc -l < "$OUT/files.txt"
 xargs -P "${JOBS:-14}" -I{} sh -c 'timeout 120 python3 jax_lower.py --execute --unchecked "{}" > "$RES/$(echo {} | tr / _).json" 2> "$RES/$(echo {} | tr / _).err"' < "$OUT/files.txt"
 python3 - "$RES" "$OUT" <<'PY' | tee "$OUT/summary.txt"

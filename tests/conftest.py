@@ -19,7 +19,7 @@ os.environ.setdefault("PALLAS_LSP_CACHE_DIR", tempfile.mkdtemp(prefix="pallas-ls
 FIXTURES = REPO / "tests" / "fixtures"
 # Fixture folders and golden cases may hold a project's own tests (test_*.py a kernel's module ships
 # with, run on the CPU under jax): data the analysis reads, not tests.
-collect_ignore_glob = ["fixtures/**/test_*.py", "fixes/golden/*/*/test_*.py"]
+collect_ignore_glob = ["fixtures/**/test_*.py", "fixes/golden/*/*/test_*.py", "fixes/realistic/*/test_*.py"]
 
 
 def jax_python() -> str:

@@ -15,6 +15,60 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # A module-level get_global two kernel bodies read: which one it belongs in is not known (moving it into
+    # one would leave the other reading nothing).
+    "a module-level get_global read by two kernel bodies": """
+DONE = pl.get_global(plgpu.SemaphoreType.REGULAR)
+
+def first(x_ref, o_ref):
+  pl.semaphore_signal(DONE)
+  o_ref[...] = x_ref[...]
+
+def second(x_ref, o_ref):
+  pl.semaphore_wait(DONE)
+  o_ref[...] = x_ref[...]
+
+f = plgpu.kernel(first, out_type=X, grid=(2,), grid_names=("b",))
+g = plgpu.kernel(second, out_type=X, grid=(2,), grid_names=("b",))
+""",
+    # A get_global of a jitted host function that the host also signals: it is used outside the kernel.
+    "a host function's get_global the host signals too": """
+@jax.jit
+def step(x):
+  ready = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  pl.semaphore_signal(ready)
+
+  def body(x_ref, o_ref):
+    pl.semaphore_wait(ready)
+    o_ref[...] = x_ref[...]
+
+  return plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))(x)
+""",
+    # Hoisted out of the warp-level function, `flag` would clash with the kernel's own `flag`.
+    "a warp-level get_global whose name the kernel code uses too": """
+def body(x_ref, o_ref):
+  flag = x_ref[...]
+
+  @pl.core_map(plgpu.WarpMesh(axis_name="warp"))
+  def _per_warp():
+    flag = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(flag)
+
+  o_ref[...] = flag
+
+fn = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))
+""",
+    # A TPU VMEM buffer in a pallas_call of a module that imports Mosaic GPU: a GPU (Triton) kernel, no VMEM.
+    "a TPU VMEM buffer in a pallas_call of a Mosaic GPU module": """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(x_ref, o_ref):
+  stage = pl.get_global(pltpu.VMEM((128,), jnp.float32))
+  stage[...] = x_ref[...]
+  o_ref[...] = stage[...]
+
+fn = pl.pallas_call(body, out_shape=X)
+""",
     # The rest of a loop body moves into a nested function, where `break` has no loop.
     "a compiled pl.kernel's buffer in a loop body that breaks": """
 def body(x_ref, o_ref):

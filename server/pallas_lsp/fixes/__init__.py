@@ -159,7 +159,8 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
 FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore",),
                  "PAL006": ("barrier_as_scratch",), "PAL007": ("run_scoped_to_get_global",),
-                 "PAL008": ("semaphore_out_of_out_type", "semaphore_out_spec", "pass_semaphore_ref", "get_global_into_kernel"),
+                 "PAL008": ("semaphore_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
+                            "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global"),
                  "PAL009": ("signal_back",), "PAL010": ("semaphore_view",),
                  "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",)}
 
@@ -252,12 +253,13 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         run_scoped_allocation,
         triton_to_mosaic_gpu,
         use_global_semaphore,
+        warp_hoist,
     )
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
     for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
-                    drop_collective_axes, outside_kernel):
+                    drop_collective_axes, outside_kernel, warp_hoist):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)

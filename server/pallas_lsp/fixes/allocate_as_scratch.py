@@ -187,8 +187,12 @@ def fix(project, model, call, value, code: str):
         return None
     if not SCRATCH_KEYWORDS[entries[0].api].mosaic_gpu_lowers and not all(_only_interpret_true(project, e) for e in entries):
         raise CannotFix(f"a compiled {entries[0].api} takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
+    vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
     if tpu_vmem and entries[0].api == "pl.pallas_call":
-        return None  # a TPU kernel's VMEM is scratch as written; a Triton one has no such memory
+        if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
+                e.interpret or e.maybe_interpret for e in entries):
+            return None  # a GPU (Triton) or interpreted kernel has no such memory
+        tpu_vmem, vmem_kept = False, True
     as_regular = False  # a TPU type or BARRIER, only signalled, in a GPU kernel interpret=True runs
     if code == "PAL001" and value.constructor in SIGNALLED_TYPES and entries[0].api != "pl.pallas_call":
         if not (all(_only_interpret_true(project, e) for e in entries) and result_only_signalled(model, call)):
@@ -258,7 +262,8 @@ def fix(project, model, call, value, code: str):
                                           launch_model=launch_model)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
-    kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else ""
+    kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else \
+        " VMEM" if vmem_kept else ""
     if to_interpret_true:
         through += ", run with interpret=True"
     title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "

@@ -323,12 +323,17 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     helper = plan.helper
     check_parameters(helper)
     required = len(helper.args.args) - len(helper.args.defaults)
+    # A method called as self.name(...) / obj.name(...) gets its first parameter bound by the call.
+    bound = int(isinstance(plan.use.model.parents.get(helper), ast.ClassDef) and not any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in helper.decorator_list))
     for _, call in plan.calls:
-        if len(call.args) < required:
+        if bound and not isinstance(call.func, ast.Attribute):
+            raise CannotFix(f"{helper.name} is called other than as a bound method")
+        if len(call.args) + bound < required:
             raise CannotFix(f"a call of {helper.name} passes a parameter without a default by keyword")
     add_parameter(builder, plan.use.model, helper, name, None)
     for model, call in plan.calls:
-        pass_argument(builder, model, call, name, required)
+        pass_argument(builder, model, call, name, required - bound)
 
 
 def give_to_siblings(builder: FixBuilder, plan, name: str, index: int | None, keyword: bool = False) -> str:

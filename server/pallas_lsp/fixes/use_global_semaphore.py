@@ -108,14 +108,14 @@ def fix(project, model, call, value, code: str):
     found = semaphore_type_written(project, model, argument)
     if found is None:
         written = _returned_type(project, model, argument)  # `self.sem_type()`: the fix belongs there
-        if written is None:
-            raise CannotFix("the semaphore type is not written where only this get_global reads it: "
-                            "changing it would change its other uses")
-        found = model, written
-    type_model, written = found
+        if written is not None:
+            found = model, written
     if not value.constructor.startswith("plgpu.") and any(
             entry.api == "pl.pallas_call" for entry in launches(project, model, function)):
         return None  # a TPU semaphore in a pallas_call: a TPU kernel (allocate_as_scratch keeps it TPU)
+    if found is None:
+        return _at_call_site(project, model, argument, code)
+    type_model, written = found
     builder = FixBuilder(project)
     file, imports = builder.file(type_model)
     target = file.find_ast(type_model, written, cst.Attribute)
@@ -128,3 +128,30 @@ def fix(project, model, call, value, code: str):
         file.rewrite(target, lambda updated: cst.parse_expression(f"{plgpu}.SemaphoreType.REGULAR"))
     return builder.fix(f"pallas-lsp ({code}): Use a global semaphore (plgpu.SemaphoreType.REGULAR)", "safe",
                        preferred=True)
+
+
+def _read_only(node: ast.expr) -> bool:
+    """A name, attribute chain or constant-key subscript of one: reading it twice or not at all is the same."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _at_call_site(project, model, argument, code: str):
+    """The type comes from a registry others read too (`self.sync.READY`, `KINDS["flag"]` of a shared
+    dict): this get_global asks for REGULAR itself and the registry stays as its other users need it."""
+    if argument is None or not _read_only(argument):
+        raise CannotFix("the semaphore type is not written where only this get_global reads it: "
+                        "changing it would change its other uses")
+    builder = FixBuilder(project)
+    file, imports = builder.file(model)
+    target = file.find_ast(model, argument, cst.BaseExpression)
+    if target is None:
+        return None
+    plgpu = imports.name("jax.experimental.pallas.mosaic_gpu")
+    file.rewrite(target, lambda updated: cst.parse_expression(f"{plgpu}.SemaphoreType.REGULAR"))
+    shown = ast.unparse(argument)
+    return builder.fix(f"pallas-lsp ({code}): Use a global semaphore (plgpu.SemaphoreType.REGULAR) in this "
+                       f"get_global, in place of {shown}, which stays as it is", "safe", preferred=True)

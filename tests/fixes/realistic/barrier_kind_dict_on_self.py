@@ -1,0 +1,26 @@
+"""A loader keeping its semaphore kinds in a dict on self; the TMA copy completes on the 'done' one, positionally."""
+# fix-rate: kind=barrier_scratch meaning=preserving
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+class Loader:
+    def __init__(self, width=128):
+        self.width = width
+        self.kinds = {"done": plgpu.SemaphoreType.REGULAR}
+
+    def _body(self, x_gmem, o_gmem, tile):
+        done = pl.get_global(self.kinds["done"])
+        plgpu.copy_gmem_to_smem(x_gmem, tile, done)
+        plgpu.barrier_wait(done)
+        o_gmem[...] = tile[...] * 3.0
+
+    def __call__(self, x):
+        return plgpu.kernel(self._body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                            scratch_types=[plgpu.SMEM((self.width,), jnp.float32)])(x)
+
+
+def target():
+    return Loader(), (jax.ShapeDtypeStruct((128,), jnp.float32),), "cuda"
