@@ -28,7 +28,7 @@ def rows():
 def test_jax_traced_every_file_and_every_kind_of_launch(rows):
     files = {row["file"] for row in rows}
     assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
-    assert len(rows) == 79
+    assert len(rows) == 82
 
 
 def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
@@ -118,3 +118,20 @@ def test_kernels_jax_ships_called_from_a_script_get_no_wrong_type(tmp_path):
         ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
     acc = next(r for r in rows if r["param"] == "acc_ref")
     assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{?[128,128]}")
+
+
+def test_types_trace_gives_jaxs_types_of_a_kernel_over_a_tpu_mesh(tmp_path):
+    """`pl.kernel` over a TPU TensorCore mesh: JAX passes the body its refs directly (its scratch among
+    them; a `pl.run_scoped` in the body is the body's own), unlike `plgpu.kernel`'s wrapper."""
+    import json
+    import shutil
+    import subprocess
+
+    shutil.copy(CORPUS / "tpu_kernel_mesh.py", tmp_path)
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "types", "--trace", "--format", "json", "--python",
+                          jax_python(), str(tmp_path / "tpu_kernel_mesh.py")], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(REPO / "server")}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = {r["parameter"]: (r["type"], r["source"]) for r in json.loads(run.stdout)}
+    assert rows == {"x_hbm": ("Ref<any>{float32[128,256]}", "traced"), "o_hbm": ("Ref<any>{float32[128,256]}", "traced"),
+                    "staging": ("Ref<vmem>{float32[128,256]}", "traced")}

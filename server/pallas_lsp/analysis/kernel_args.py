@@ -196,7 +196,7 @@ def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None, positio
     scratch_positional = None if scratch is None else [s for s in scratch if not s.keyword]
     if inputs is None and outputs is not None and scratch_positional is not None and entry.api != "pl.pallas_call":
         count = positional - len(outputs) - len(scratch_positional)
-        space = "gmem" if entry.api == "plgpu.kernel" else None
+        space = operand_space(project, entry)
         inputs = [_Slot("input", _input_origin(entry, i), space) for i in range(max(count, 0))]
     slots: list[_Slot | None] = []
     if inputs is not None:
@@ -343,7 +343,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
             semaphore = as_memtype(described) if pallas_call else described
             shape, dtype = array_type(semaphore if isinstance(semaphore, MemType)
                                   and semaphore.space == "semaphore_mem" else described)
-            space = "gmem" if not pallas_call else None
+            space = operand_space(project, entry) if not pallas_call else None
             if pallas_call:
                 if out_specs is None:
                     spec = _NO_SPEC
@@ -396,8 +396,21 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         inputs = list(prefetch_slots)
         for i, value in enumerate(operands, start=prefetch.value):
             shape, dtype = array_type(value)
-            inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
+            inputs.append(_Slot("input", f"operand {i}", operand_space(project, entry), shape, dtype))
     return inputs, outputs, scratch
+
+
+def operand_space(project: "Project", entry: EntryPoint) -> str | None:
+    """The memory space of the operands and outputs of a kernel launched without BlockSpecs: `gmem` on
+    Mosaic GPU (`plgpu.kernel`, a `plgpu.Mesh`), `any` on a TPU TensorCore mesh; None where the mesh
+    is not known statically."""
+    from .kernel_model import MOSAIC_GPU, TPU_TC, compiled_backend
+
+    if entry.api == "plgpu.kernel":
+        return "gmem"
+    if entry.api != "pl.kernel":
+        return None
+    return {MOSAIC_GPU: "gmem", TPU_TC: "any"}.get(compiled_backend(project, entry))
 
 
 # No BlockSpec for an operand (no `in_specs`/`out_specs`): the whole array, in the default memory space.
