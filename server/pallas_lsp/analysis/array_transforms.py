@@ -1,26 +1,34 @@
 """Operands transformed before a launch, as abstract arrays: `jnp.expand_dims(sx, axis=(-1, -2))`,
-`jnp.reshape(x, (8, -1))`, `jnp.transpose(x)` of an array of known shape keep its dtype and take the
-shape JAX gives them; anything else (an axis that is not a literal, a shape that does not fit) is
-unknown, never a guess."""
+`jnp.reshape(x, (8, -1))` / `x.reshape(8, -1)`, `jnp.transpose(x)` / `x.T` of an array of known shape
+keep its dtype and take the shape JAX gives them; `x.astype(jnp.bfloat16)` / `jnp.astype` keep its
+shape. Anything else (an axis that is not a literal, a shape that does not fit) is unknown, never a
+guess."""
 
 from __future__ import annotations
 
 from .arithmetic import product
-from .arrays import shape_of
+from .arrays import dtype_name, shape_of
 from .values import UNKNOWN, Array, Const, Seq, ShapeDtype, Value
 
-TRANSFORMS = {"jnp.expand_dims", "jnp.reshape", "jnp.transpose"}
+TRANSFORMS = {"jnp.expand_dims", "jnp.reshape", "jnp.transpose", "jnp.astype", "jax.Array.reshape",
+              "jax.Array.transpose"}
 
 
 def transformed(name: str, args: list[Value], kwargs: dict[str, Value], source: str) -> Value:
     array = args[0] if args else kwargs.get("a")
     if not isinstance(array, (Array, ShapeDtype)) or array.shape is None:
         return UNKNOWN
+    if name.startswith("jax.Array.") and len(args) > 2:  # `x.reshape(8, -1)`: the dims one by one
+        args = [array, Seq(tuple(args[1:]))]
     second = args[1] if len(args) > 1 else kwargs.get({"jnp.expand_dims": "axis", "jnp.reshape": "shape",
-                                                         "jnp.transpose": "axes"}[name])
+                                                         "jax.Array.reshape": "shape", "jnp.astype": "dtype",
+                                                         "jnp.transpose": "axes", "jax.Array.transpose": "axes"}[name])
+    if name == "jnp.astype":
+        dtype = dtype_name(second) if second is not None else None
+        return UNKNOWN if dtype is None else Array(array.shape, dtype, source)
     if name == "jnp.expand_dims":
         shape = _expand_dims(array.shape, second)
-    elif name == "jnp.reshape":
+    elif name.endswith("reshape"):
         shape = _reshape(array.shape, second)
     else:
         shape = _transpose(array.shape, second)
