@@ -1,7 +1,7 @@
 """Ask JAX what each kernel parameter of a file is, as the file's own call sites launch it.
 
 Usage:
-    .venvs/jax/bin/python tests/jax_kernel_types.py FILE.py [FILE.py ...]
+    .venvs/jax/bin/python tests/jax_kernel_types.py [--abstract-tpu KIND] FILE.py [FILE.py ...]
 
 Imports only the standard library and jax. Each file is run as `__main__`, and then each of its
 `test_*` functions (taking no arguments) is called, all inside `jax.make_jaxpr`, so that a launch
@@ -14,7 +14,12 @@ tracing.py), the same reading a trace's hovers show.
 
 Prints ONE JSON object: {"types": {body_path: {body_line: {param: [str(aval), ...]}}},
 "errors": {file: "ExcType: message"}}: the avals JAX gave each parameter (distinct, in the order
-seen), keyed by the path and first line (`def`, or its first decorator) of the body.
+seen), keyed by the path and first line (`def`, or its first decorator) of the body. A test function
+that raises is reported (`FILE::test_name`) and the file's other tests still run.
+
+`--abstract-tpu KIND` (`"TPU v6 lite"`): everything runs under an abstract mesh of that TPU device, JAX's
+own way to build TPU kernels on a machine without one (library code asks `pltpu.get_tpu_info()` or
+builds a TensorCore mesh before it launches).
 """
 
 from __future__ import annotations
@@ -64,7 +69,23 @@ def _hook(recorder: Recorder) -> None:
         primitive.bind = bind
 
 
-def _run(path: str) -> None:
+def _abstract_tpu(kind: str | None):
+    if kind is None:
+        return contextlib.nullcontext()
+    import jax
+    from jax.sharding import AbstractDevice, AbstractMesh
+
+    mesh = AbstractMesh((1,), ("_device",), abstract_device=AbstractDevice(device_kind=kind, num_cores=1, platform="tpu"))
+    return jax.sharding.use_abstract_mesh(mesh)
+
+
+def _where(error: Exception, path: str) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    mine = [f for f in frames if os.path.abspath(f.filename).startswith(os.path.dirname(os.path.abspath(path)))]
+    return f" ({os.path.basename(mine[-1].filename)}:{mine[-1].lineno})" if mine else ""
+
+
+def _run(path: str, errors: dict) -> None:
     import jax
 
     folder = os.path.dirname(os.path.abspath(path))
@@ -83,22 +104,25 @@ def _run(path: str) -> None:
     jax.make_jaxpr(main_traced)()
     for name, value in list(namespace.items()):
         if name.startswith("test_") and callable(value):
-            jax.make_jaxpr(value)()
+            try:
+                jax.make_jaxpr(value)()
+            except Exception as error:  # reported, the file's other tests still run
+                errors[f"{path}::{name}"] = f"{type(error).__name__}: {error}{_where(error, path)}"
 
 
 def main(argv: list[str]) -> int:
     recorder = Recorder()
     _hook(recorder)
     errors = {}
+    tpu = None
+    if argv[:1] == ["--abstract-tpu"]:
+        tpu, argv = argv[1], argv[2:]
     for path in argv:
         try:
-            with contextlib.redirect_stdout(sys.stderr):  # the file's own prints
-                _run(path)
+            with contextlib.redirect_stdout(sys.stderr), _abstract_tpu(tpu):  # the file's own prints
+                _run(path, errors)
         except Exception as error:  # reported, the other files still run
-            frames = traceback.extract_tb(error.__traceback__)
-            mine = [f for f in frames if os.path.abspath(f.filename).startswith(os.path.dirname(os.path.abspath(path)))]
-            at = f" ({os.path.basename(mine[-1].filename)}:{mine[-1].lineno})" if mine else ""
-            errors[path] = f"{type(error).__name__}: {error}{at}"
+            errors[path] = f"{type(error).__name__}: {error}{_where(error, path)}"
     json.dump({"types": recorder.types, "errors": errors}, sys.stdout, indent=1, sort_keys=True)
     return 0
 

@@ -28,7 +28,7 @@ def rows():
 def test_jax_traced_every_file_and_every_kind_of_launch(rows):
     files = {row["file"] for row in rows}
     assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
-    assert len(rows) == 79
+    assert len(rows) == 90
 
 
 def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
@@ -118,3 +118,99 @@ def test_kernels_jax_ships_called_from_a_script_get_no_wrong_type(tmp_path):
         ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
     acc = next(r for r in rows if r["param"] == "acc_ref")
     assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{?[128,128]}")
+
+
+def test_types_trace_gives_jaxs_types_of_a_kernel_over_a_tpu_mesh(tmp_path):
+    """`pl.kernel` over a TPU TensorCore mesh: JAX passes the body its refs directly (its scratch among
+    them; a `pl.run_scoped` in the body is the body's own), unlike `plgpu.kernel`'s wrapper."""
+    import json
+    import shutil
+    import subprocess
+
+    shutil.copy(CORPUS / "tpu_kernel_mesh.py", tmp_path)
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "types", "--trace", "--format", "json", "--python",
+                          jax_python(), str(tmp_path / "tpu_kernel_mesh.py")], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(REPO / "server")}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    rows = {r["parameter"]: (r["type"], r["source"]) for r in json.loads(run.stdout)}
+    assert rows == {"x_hbm": ("Ref<any>{float32[128,256]}", "traced"), "o_hbm": ("Ref<any>{float32[128,256]}", "traced"),
+                    "staging": ("Ref<vmem>{float32[128,256]}", "traced")}
+
+
+VARARGS_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+
+def add_kernel(*refs):
+  x_ref, y_ref, o_ref = refs
+  o_ref[...] = x_ref[...] + y_ref[...]
+
+
+def add(x, y):
+  return pl.pallas_call(add_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x, y)
+
+
+if __name__ == "__main__":
+  add(jnp.ones((8, 128), jnp.float32), jnp.ones((8, 128), jnp.float32))
+'''
+
+
+def test_types_trace_gives_each_ref_of_a_body_taking_star_refs(tmp_path):
+    """A body taking `*refs` (flywheel-tpu's flash attention, jax's own TPU flash attention): JAX names its
+    refs `refs[0]`, `refs[1]`, ...; `types --trace` gives each, as JAX traced it."""
+    import json
+    import subprocess
+
+    from kernel_types import jax_types
+
+    path = tmp_path / "star_refs.py"
+    path.write_text(VARARGS_KERNEL)
+    truth = jax_types([str(path)], jax_python())["types"][str(path)]["6"]
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "types", "--trace", "--format", "json", "--python",
+                          jax_python(), str(path)], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(REPO / "server")}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    traced = {r["parameter"]: [r["type"]] for r in json.loads(run.stdout) if r["source"] == "traced"}
+    assert traced == truth == {f"refs[{i}]": ["Ref<default>{float32[8,128]}"] for i in range(3)}
+
+
+HBM_OPERAND = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+from jax.sharding import AbstractDevice, AbstractMesh
+
+
+def copy_kernel(x_hbm, y_any, o_hbm):
+  pltpu.sync_copy(x_hbm, o_hbm)
+
+
+def copy(x):
+  pinned = pltpu.with_memory_space_constraint(x, memory_space=pltpu.HBM)
+  mesh = pltpu.create_tensorcore_mesh("core")
+  return pl.kernel(copy_kernel, out_type=jax.ShapeDtypeStruct((8, 128), jnp.float32), mesh=mesh)(
+      pinned, jnp.zeros((8, 128), jnp.float32))
+
+
+def test_pinned():
+  x = jnp.ones((8, 128), jnp.float32)
+  with jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("_device",), abstract_device=AbstractDevice(
+      device_kind="TPU v6 lite", num_cores=1, platform="tpu"))):
+    copy(x)
+'''
+
+
+def test_an_operand_pinned_to_a_memory_space_keeps_it_unknown_never_any(tmp_path):
+    """tokamax's loss kernel pins its operands to HBM (`pltpu.with_memory_space_constraint`) before a
+    `pl.kernel` over a TPU mesh: JAX gives the body `Ref<hbm>`, not the mesh's default `any`."""
+    path = tmp_path / "pinned.py"
+    path.write_text(HBM_OPERAND)
+    rows = {r["param"]: r for r in compare([str(path)], jax_python(), root=tmp_path)}
+    assert {name: r["jax"] for name, r in rows.items()} == {
+        "x_hbm": ["Ref<hbm>{float32[8,128]}"], "y_any": ["Ref<any>{float32[8,128]}"], "o_hbm": ["Ref<any>{float32[8,128]}"]}
+    assert [name for name, r in rows.items() if r["wrong"]] == []
+    assert rows["y_any"]["exact"] and rows["o_hbm"]["exact"]
+    assert rows["x_hbm"]["head"].startswith("Ref<?>")

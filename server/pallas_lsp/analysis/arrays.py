@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from .arithmetic import product
-from .values import UNKNOWN, Api, Array, Const, Seq, ShapeDtype, Value
+from .values import UNKNOWN, Api, Array, Const, Partial, Seq, ShapeDtype, Value
 
 _DTYPES = {
     "float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -21,6 +21,8 @@ ARRAYS = {
     "jax.random.truncated_normal": (3, 4, "float32"), "jax.random.randint": (1, 4, "int32"),
     "jax.random.bits": (1, 2, "uint32"),
 }
+# An array's methods that transform it (analysis/array_transforms.py): `x.reshape(8, -1)`, `x.astype(dt)`.
+ARRAY_METHODS = {"reshape": "jax.Array.reshape", "astype": "jnp.astype", "transpose": "jax.Array.transpose"}
 LIKE_ARRAYS = {"jnp.zeros_like", "jnp.ones_like", "jnp.empty_like", "jnp.full_like"}
 
 
@@ -50,6 +52,10 @@ def array_attribute(array: Array | ShapeDtype, attr: str) -> Value:
         return Api(f"jnp.{array.dtype}")
     if attr == "ndim" and array.shape is not None:
         return Const(len(array.shape))
+    if isinstance(array, Array) and attr in ARRAY_METHODS:  # `x.reshape(...)`: jnp's, given `x` first
+        return Partial(Api(ARRAY_METHODS[attr]), (array,), ())
+    if isinstance(array, Array) and attr == "T" and array.shape is not None:
+        return Array(tuple(reversed(array.shape)), array.dtype, f"{array.source}.T")
     if attr == "size" and array.shape is not None:
         size = product(array.shape)  # bounded: a shape too big to count is unknown
         return UNKNOWN if size is None else Const(size)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import reads
 from .arithmetic import binop, bounded, constant, fits
+from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .call_arguments import CallArguments
 from .classes import class_members, dataclass_fields, field_default, self_assignments
@@ -24,7 +25,7 @@ from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
 from .model import ModuleModel, child_nodes
 from .names import canonical
-from .reaching import mutates, popped_keys, reaching_bindings
+from .reaching import mutates, outside_own_statement, popped_keys, reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -275,6 +276,9 @@ class Evaluator:
         binding = model.lookup(node.id, scope, node.lineno)
         if binding is None:
             return self.project.resolver.unbound_name(model, node)
+        binding = outside_own_statement(model, binding, node, scope)
+        if binding is None:
+            return UNKNOWN
         reaching = reaching_bindings(model, binding, node, scope)
         if len(reaching) > 1:  # `acc = f32` then `if ...: acc = i32`: either may reach the use
             return _one_of(self.binding_value(model, b, frame) for b in reaching)
@@ -669,6 +673,8 @@ class Evaluator:
             return SemaphoreArray(args[0], _source(model, node, name))
         if name in ARRAYS:
             return array_value(name, args, kwargs, _source(model, node, name))
+        if name in TRANSFORMS:
+            return transformed(name, args, kwargs, _source(model, node, name))
         if name in LIKE_ARRAYS and args and isinstance(args[0], (Array, ShapeDtype)):
             dtype = dtype_name(kwargs["dtype"]) if "dtype" in kwargs else args[0].dtype
             return Array(args[0].shape, dtype, _source(model, node, name))

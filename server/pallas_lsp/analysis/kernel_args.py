@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..dtypes import short_dtype
 from .arithmetic import MAX_ITEMS
+from .call_of import callee
 from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
@@ -196,7 +197,7 @@ def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None, positio
     scratch_positional = None if scratch is None else [s for s in scratch if not s.keyword]
     if inputs is None and outputs is not None and scratch_positional is not None and entry.api != "pl.pallas_call":
         count = positional - len(outputs) - len(scratch_positional)
-        space = "gmem" if entry.api == "plgpu.kernel" else None
+        space = operand_space(project, entry) if entry.api == "plgpu.kernel" else None  # operands not known
         inputs = [_Slot("input", _input_origin(entry, i), space) for i in range(max(count, 0))]
     slots: list[_Slot | None] = []
     if inputs is not None:
@@ -343,7 +344,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
             semaphore = as_memtype(described) if pallas_call else described
             shape, dtype = array_type(semaphore if isinstance(semaphore, MemType)
                                   and semaphore.space == "semaphore_mem" else described)
-            space = "gmem" if not pallas_call else None
+            space = operand_space(project, entry) if not pallas_call else None
             if pallas_call:
                 if out_specs is None:
                     spec = _NO_SPEC
@@ -396,8 +397,27 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         inputs = list(prefetch_slots)
         for i, value in enumerate(operands, start=prefetch.value):
             shape, dtype = array_type(value)
-            inputs.append(_Slot("input", f"operand {i}", "gmem" if entry.api == "plgpu.kernel" else None, shape, dtype))
+            space = operand_space(project, entry) if isinstance(value, Array) or entry.api == "plgpu.kernel" else None
+            inputs.append(_Slot("input", f"operand {i}", space, shape, dtype))
     return inputs, outputs, scratch
+
+
+def operand_space(project: "Project", entry: EntryPoint) -> str | None:
+    """The memory space of the outputs of a kernel launched without BlockSpecs, and of its operands made
+    by array constructors: `gmem` on Mosaic GPU (`plgpu.kernel`, a `plgpu.Mesh`), `any` on a TPU
+    TensorCore mesh; None where the mesh is not known statically. (An operand of a TPU mesh kernel may
+    carry a memory space of its own, `pltpu.with_memory_space_constraint(x, pltpu.HBM)`: JAX keeps it.)"""
+    if entry.api == "plgpu.kernel":
+        return "gmem"
+    if entry.api != "pl.kernel" or entry.interpret:
+        return None
+    found = entry.kernel.kwarg("mesh")
+    name = callee(project, entry.model, found[1])[0] if found and found[1] is not None else None
+    return _MESH_SPACES.get(name)
+
+
+# The memory space JAX gives a mesh kernel's outputs (and operands without one): `str(aval)`'s name.
+_MESH_SPACES = {"plgpu.Mesh": "gmem", "pltpu.create_tensorcore_mesh": "any", "pltpu.TensorCoreMesh": "any"}
 
 
 # No BlockSpec for an operand (no `in_specs`/`out_specs`): the whole array, in the default memory space.

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable
 from . import reads
 from .allocations import Allocation, Allocations
 from .arithmetic import product
+from .call_of import call_of as _call_of, callee as _callee  # noqa: F401
 from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
 # Launches, a get_global result's uses and reservations are their own modules; rules and fixes also
@@ -620,26 +621,6 @@ def _run_scoped_semaphore(project: "Project", model: "ModuleModel", call: ast.Ca
     axes_node = next((k.value for k in call.keywords if k.arg == "collective_axes"), None)
     axes = () if axes_node is None else _names(project.evaluator.value(model, axes_node))
     return RunScopedSite(model, call, axes)
-
-
-def _call_of(model: "ModuleModel", node: ast.AST | None, depth: int = 0) -> tuple["ModuleModel", ast.Call] | None:
-    """The call an expression stands for, through simple `name = call(...)` bindings."""
-    if isinstance(node, ast.Call):
-        return model, node
-    if isinstance(node, ast.Name) and depth < 4:
-        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
-        if binding is not None and binding.kind == "assign" and binding.value is not None:
-            return _call_of(model, binding.value, depth + 1)
-    return None
-
-
-def _callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> tuple[str | None, ast.Call | None, "ModuleModel"]:
-    found = _call_of(model, node)
-    if found is None:
-        return None, None, model
-    model, call = found
-    value = project.evaluator.value(model, call.func)
-    return (value.name if isinstance(value, Api) else None), call, model
 
 
 def _kwarg_node(kernel: KernelCall, name: str) -> ast.AST | None:

@@ -14,6 +14,22 @@ _BRANCHING = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandl
 _BRANCHES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+def outside_own_statement(model: "ModuleModel", binding: "Binding", use: ast.AST, scope: ast.AST) -> "Binding | None":
+    """The binding a use in the right-hand side of its own assignment sees (`s = jnp.expand_dims(s, 1)`:
+    the `s` bound before that statement, a parameter here); `binding` for any other use; None where
+    nothing before binds it."""
+    if binding.kind not in ("assign", "unpack") or binding.value is None:
+        return binding
+    node = use
+    while node is not None and node is not binding.node:
+        node = model.parents.get(node)
+    if node is None:
+        return binding
+    bindings = model.scopes[scope].bindings.get(use.id, ()) if scope in model.scopes else ()
+    index = next((i for i, b in enumerate(bindings) if b is binding), None)
+    return bindings[index - 1] if index else None
+
+
 def reaching_bindings(model: "ModuleModel", binding: "Binding", use: ast.AST, scope: ast.AST) -> list["Binding"]:
     """The bindings of the use's scope that may reach it: the latest one before it and, while that one
     sits in a branch or loop the use is not inside of, the ones before it too."""

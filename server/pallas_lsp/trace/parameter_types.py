@@ -32,20 +32,29 @@ def parameter_types(project, files: list[str], run: EntryRun | None = None) -> l
         for node in ast.walk(model.tree):
             if not isinstance(node, ast.arg):
                 continue
-            avals = from_jax.get((body_first_line(model, node), node.arg)) if _in_function(model, node) else None
+            leaves = _traced_leaves(from_jax, body_first_line(model, node), node.arg) if _in_function(model, node) else {}
             params = inferred.get(id(node), [])
-            if not avals and not params:
+            if not leaves and not params:
                 continue
             span = model.source.span(node)
             function = model.parents[model.parents[node]]
             row = {"path": path, "line": span.line + 1, "column": span.column + 1,
                    "function": getattr(function, "name", "<lambda>"), "parameter": node.arg}
-            if avals:
-                rows.extend(dict(row, type=aval, source="traced") for aval in avals)
+            if leaves:
+                rows.extend(dict(row, parameter=name, type=aval, source="traced")
+                            for name, avals in leaves.items() for aval in avals)
             else:
                 rows.extend(dict(row, type=picture, source="inferred")
                             for picture in dict.fromkeys(p.picture for p in params))
     return sorted(rows, key=lambda r: (r["path"], r["line"], r["column"]))
+
+
+def _traced_leaves(from_jax: dict, line: int, name: str) -> dict[str, list[str]]:
+    """JAX's types of a parameter: itself, or each ref it holds where it takes several (`*refs`, a
+    tuple of refs), as JAX names them (`refs[0]`, `refs[1]`, ...), in JAX's order."""
+    if (line, name) in from_jax:
+        return {name: from_jax[line, name]}
+    return {leaf: avals for (at, leaf), avals in from_jax.items() if at == line and leaf.startswith(name + "[")}
 
 
 def _in_function(model, node: ast.arg) -> bool:

@@ -176,6 +176,13 @@ def kernel_ref_types(primitive: str, params) -> list[dict]:
     elif primitive == "mpmd_map":
         for jaxpr in params["jaxprs"]:
             jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
+            own = _function_source(jaxpr.debug_info)
+            if own is not None and not _in_jax(own[0]):
+                # The body itself (`pl.kernel` over a TPU mesh: its scratch among its own refs), not
+                # `plgpu.kernel`'s wrapper, which allocates the scratch in a nested run_scoped.
+                found.extend({"path": own[0], "line": own[1], "name": name, "aval": str(var.aval)}
+                             for name, var in zip(jaxpr.debug_info.arg_names or (), jaxpr.invars))
+                continue
             scoped = next((e for e in jaxpr.eqns if e.primitive.name == "run_scoped"), None)
             inner = scoped.params["jaxpr"] if scoped is not None else None
             where = _function_source(inner.debug_info) if inner is not None else None
@@ -202,6 +209,12 @@ def _traced_ref_types(jaxpr) -> list[dict]:
             if ref not in found:
                 found.append(ref)
     return found
+
+
+def _in_jax(path: str) -> bool:
+    """Whether `path` is one of jax's own modules (a wrapper of its own around a kernel body)."""
+    import jax
+    return path.startswith(os.path.realpath(os.path.dirname(jax.__file__)) + os.sep)
 
 
 def _function_source(debug_info) -> tuple[str, int] | None:

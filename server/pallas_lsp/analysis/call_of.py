@@ -1,0 +1,34 @@
+"""The call an expression stands for (`mesh = pltpu.create_tensorcore_mesh(...)`, then `mesh=mesh`), and
+the API it calls: what the kernel model reads a launch's backend from, and the kernel parameters
+their memory space."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .values import Api
+
+if TYPE_CHECKING:
+    from .model import ModuleModel
+    from .project import Project
+
+
+def call_of(model: "ModuleModel", node: ast.AST | None, depth: int = 0) -> tuple["ModuleModel", ast.Call] | None:
+    """The call an expression stands for, through simple `name = call(...)` bindings."""
+    if isinstance(node, ast.Call):
+        return model, node
+    if isinstance(node, ast.Name) and depth < 4:
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if binding is not None and binding.kind == "assign" and binding.value is not None:
+            return call_of(model, binding.value, depth + 1)
+    return None
+
+
+def callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> tuple[str | None, ast.Call | None, "ModuleModel"]:
+    found = call_of(model, node)
+    if found is None:
+        return None, None, model
+    model, call = found
+    value = project.evaluator.value(model, call.func)
+    return (value.name if isinstance(value, Api) else None), call, model
