@@ -125,6 +125,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     if entry.api == "pl.core_map":
         return []
     bound_positional, bound_keywords = partial_bindings(entry.kernel.body)
+    bound_positional += _bound_receiver(entry.kernel.body)
     spec = body.node.args
     positional = [*spec.posonlyargs, *spec.args][bound_positional:]
     positional = [p for p in positional if p.arg not in bound_keywords]
@@ -270,6 +271,16 @@ def partial_bindings(value: Value | None) -> tuple[int, set[str]]:
         keywords.update(k for k, _ in value.kwargs)
         value = value.func
     return positional, keywords
+
+
+def _bound_receiver(value: Value | None) -> int:
+    """1 when the body is a method reached through an instance (`pl.pallas_call(self.kernel, ...)`): JAX's
+    refs start at its second parameter, `self` being bound already; else 0."""
+    while isinstance(value, Partial):
+        value = value.func
+    if not isinstance(value, Func) or value.self_value is None or isinstance(value.node, ast.Lambda):
+        return 0
+    return 0 if any(terminal_name(d) == "staticmethod" for d in value.node.decorator_list) else 1
 
 
 def _input_origin(entry: EntryPoint, index: int) -> str:

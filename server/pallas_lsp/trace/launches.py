@@ -59,11 +59,9 @@ def _backend_of(value, depth: int = 0) -> str | None:
     specs, through lists, tuples and dicts) belongs to a backend's module; None when it says nothing."""
     if depth > 4 or value is None:
         return None
-    module = type(value).__module__ or ""
-    if ".pallas.mosaic_gpu" in module or ".pallas.triton" in module:
-        return "cuda"
-    if ".pallas.mosaic" in module:
-        return "tpu"
+    found = _backend_of_module(type(value).__module__ or "")
+    if found:
+        return found
     if isinstance(value, dict):
         value = list(value.values())
     if isinstance(value, (list, tuple)):
@@ -74,6 +72,35 @@ def _backend_of(value, depth: int = 0) -> str | None:
         return None
     space = getattr(value, "memory_space", None)
     return _backend_of(space, depth + 1) if space is not None and space is not value else None
+
+
+def _backend_of_body(body) -> str | None:
+    """`tpu` or `cuda` when the kernel function (and the functions nested in it) names the Pallas modules
+    of that backend only (`pltpu.VMEM`, `pltpu.make_async_copy`): a `pallas_call` whose arguments say
+    nothing of its backend runs where its body's primitives do. None when it names both or neither."""
+    body = _unwrapped(body)
+    body = getattr(body, "__func__", body)
+    code, scope = getattr(body, "__code__", None), getattr(body, "__globals__", None)
+    if code is None or not isinstance(scope, dict):
+        return None
+    found, codes = set(), [code]
+    while codes:
+        current = codes.pop()
+        codes.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+        for name in current.co_names:
+            module = getattr(scope.get(name), "__name__", None) if name in scope else None
+            if isinstance(module, str) and ".pallas" in module:
+                found.add(_backend_of_module(module))
+    found.discard(None)
+    return found.pop() if len(found) == 1 else None
+
+
+def _backend_of_module(module: str) -> str | None:
+    if ".pallas.mosaic_gpu" in module or ".pallas.triton" in module:
+        return "cuda"
+    if module.endswith(".pallas.tpu") or ".pallas.mosaic" in module or ".pallas.tpu." in module:
+        return "tpu"
+    return None
 
 
 def _interpreted(interpret) -> bool:
@@ -106,6 +133,10 @@ class LaunchInfo:
             backend = "Mosaic GPU" if found == "cuda" else "TPU"
             self.platform = found
             self.reason = f"its mesh is a {backend} one" if key == "mesh" else f"its {key} are {backend} ones"
+        elif _backend_of_body(body):
+            self.platform = _backend_of_body(body)
+            backend = "Mosaic GPU" if self.platform == "cuda" else "TPU"
+            self.reason = f"its body uses {backend} primitives and nothing of another backend"
         else:
             self.platform = bare_platform
             self.reason = f"a bare {api} is lowered for {bare_platform} (the project's platform)"
@@ -125,8 +156,8 @@ class LaunchInfo:
         return self.platform, self.reason
 
 
-def _body_location(body) -> dict | None:
-    """The kernel function's own code: through functools.partial and wrappers."""
+def _unwrapped(body):
+    """The kernel function itself: through functools.partial and wrappers."""
     for _ in range(20):
         if isinstance(body, functools.partial):
             body = body.func
@@ -134,6 +165,12 @@ def _body_location(body) -> dict | None:
             body = body.__wrapped__
         else:
             break
+    return body
+
+
+def _body_location(body) -> dict | None:
+    """The kernel function's own code: through functools.partial and wrappers."""
+    body = _unwrapped(body)
     code = getattr(body, "__code__", None)
     if code is None:
         return None

@@ -127,7 +127,7 @@ def format_text(result: dict, cwd: str | None = None) -> str:
         lines.append(f"jax {result['jax']} (jaxlib {result.get('jaxlib') or '?'}), Python {result.get('python') or '?'}; "
                      f"{'lowered' if result.get('ok') else 'lowering'} for "
                      f"{result.get('lowering_platform', result.get('platform'))}"
-                     + (f" (as an abstract {result['abstract_device']}: no GPU here)" if result.get("abstract_device") else "")
+                     + (f" (as an abstract {result['abstract_device']}: no {'TPU' if 'TPU' in result['abstract_device'] else 'GPU'} here)" if result.get("abstract_device") else "")
                      + compiled)
     timings = result.get("timings") or {}
     worker = result.get("worker") or {}

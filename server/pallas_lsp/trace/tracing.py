@@ -33,6 +33,8 @@ EFFECTS_OUTSIDE_KERNEL = "Cannot lower jaxpr with effects"
 # A kernel refused as a whole (its shared memory, its TMEM columns): JAX names no line; its launch is it.
 OVER_BUDGET = ("Mosaic GPU kernel exceeds available shared memory", "After rounding up, got")
 ABSTRACT_GPU = ("NVIDIA H200", 132)  # what Triton cross-lowers for when no GPU is attached
+ABSTRACT_TPU = ("TPU v5 lite", 1)  # what a TPU kernel that asks for the chip (emit_pipeline, a core mesh) traces for
+NO_TPU_DEVICE = "Unsupported TPU device kind"
 MAX_MESSAGE = 4000
 
 
@@ -135,12 +137,13 @@ def _kernel_location(jaxpr, name: str) -> dict | None:
     return best or first
 
 
-def _abstract_gpu_mesh():
+def _abstract_mesh(platform: str):
+    """JAX's own way to trace and lower for a device that is not attached: an abstract one."""
     import jax
     from jax.sharding import AbstractDevice, AbstractMesh
-    kind, cores = ABSTRACT_GPU
+    kind, cores = ABSTRACT_GPU if platform == "cuda" else ABSTRACT_TPU
     mesh = AbstractMesh((1,), ("_device",), abstract_device=AbstractDevice(
-        device_kind=kind, num_cores=cores, platform="gpu"))
+        device_kind=kind, num_cores=cores, platform="gpu" if platform == "cuda" else "tpu"))
     return jax.sharding.use_abstract_mesh(mesh)
 
 
@@ -427,20 +430,27 @@ class Lowering:
         import jax
 
         target = (lowering_platform(self.platform),)
-        self.stage("trace")
-        self.traced = jax.jit(self.fn).trace(*self.args)
-        self.stage("lower")
         try:
-            return self.traced.lower(lowering_platforms=target)
-        except RuntimeError as exc:
-            if self.platform != "cuda" or self.gpu or not str(exc).startswith(NO_GPU_DEVICE):
-                raise
-        self.abstract_device = ABSTRACT_GPU[0]
-        self.stage("trace")
-        with _abstract_gpu_mesh():
+            self.stage("trace")
             self.traced = jax.jit(self.fn).trace(*self.args)
             self.stage("lower")
             return self.traced.lower(lowering_platforms=target)
+        except (RuntimeError, ValueError) as exc:
+            if not self._needs_abstract_device(exc):
+                raise
+        self.abstract_device = (ABSTRACT_GPU if self.platform == "cuda" else ABSTRACT_TPU)[0]
+        self.stage("trace")
+        with _abstract_mesh(self.platform):
+            self.traced = jax.jit(self.fn).trace(*self.args)
+            self.stage("lower")
+            return self.traced.lower(lowering_platforms=target)
+
+    def _needs_abstract_device(self, exc: BaseException) -> bool:
+        """A bare GPU `pallas_call` with no GPU attached, or a TPU kernel that asks which TPU it runs on
+        (`emit_pipeline`, a TensorCore mesh) with no TPU attached: JAX asked for the device, not the kernel."""
+        if self.platform == "cuda":
+            return isinstance(exc, RuntimeError) and not self.gpu and str(exc).startswith(NO_GPU_DEVICE)
+        return self.platform == "tpu" and isinstance(exc, ValueError) and str(exc).startswith(NO_TPU_DEVICE)
 
 
 # ---- one trace ----------------------------------------------------------------------------------

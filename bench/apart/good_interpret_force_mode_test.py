@@ -1,0 +1,26 @@
+"""Unit test style: force the GPU interpreter around a plain kernel."""
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def _kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * x_ref[...]
+
+
+def square(x):
+  with plgpu.force_gpu_interpret_mode():
+    return plgpu.kernel(_kernel, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+
+def target():
+  return square, (jnp.ones((32,), jnp.float32),), "interpret"
+
+
+def test_square():
+  x = jnp.full((32,), 3.0, jnp.float32)
+  assert jnp.allclose(jax.jit(square)(x), 9.0)
+
+
+if __name__ == "__main__":
+  test_square()
