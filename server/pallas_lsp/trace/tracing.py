@@ -33,6 +33,8 @@ EFFECTS_OUTSIDE_KERNEL = "Cannot lower jaxpr with effects"
 # A kernel refused as a whole (its shared memory, its TMEM columns): JAX names no line; its launch is it.
 OVER_BUDGET = ("Mosaic GPU kernel exceeds available shared memory", "After rounding up, got")
 ABSTRACT_GPU = ("NVIDIA H200", 132)  # what Triton cross-lowers for when no GPU is attached
+NO_TPU_DEVICE = "Unsupported TPU device kind"  # a TPU lowering that asks the device (VMEM limits, the chip)
+ABSTRACT_TPU = ("TPU v5 lite", 1)  # what a TPU launch cross-lowers for when no TPU is attached (as tests/jax_truth.py)
 MAX_MESSAGE = 4000
 
 
@@ -135,12 +137,12 @@ def _kernel_location(jaxpr, name: str) -> dict | None:
     return best or first
 
 
-def _abstract_gpu_mesh():
+def _abstract_mesh(device=ABSTRACT_GPU, platform="gpu"):
     import jax
     from jax.sharding import AbstractDevice, AbstractMesh
-    kind, cores = ABSTRACT_GPU
+    kind, cores = device
     mesh = AbstractMesh((1,), ("_device",), abstract_device=AbstractDevice(
-        device_kind=kind, num_cores=cores, platform="gpu"))
+        device_kind=kind, num_cores=cores, platform=platform))
     return jax.sharding.use_abstract_mesh(mesh)
 
 
@@ -402,8 +404,8 @@ def lowering_platform(platform: str) -> str:
 class Lowering:
     """`jax.jit(fn).trace(*args).lower(...)` for a platform, as a trace and a launch reached by an
     entry point both do it. A bare GPU `pallas_call` (Triton) asks the device for its compute
-    capability; with none attached, JAX's own way to cross-lower is an abstract device, so the
-    lowering is tried again under one. `traced` is kept whatever happens: the error walker reads it."""
+    capability, a TPU kernel its chip (`Unsupported TPU device kind: cpu`); with none attached, JAX's own
+    way to cross-lower is an abstract device, so the lowering is tried again under one. `traced` is kept whatever happens: the error walker reads it."""
 
     def __init__(self, fn, args, platform: str, gpu: bool = False, stage=lambda name: None) -> None:
         self.fn, self.args, self.platform, self.gpu, self.stage = fn, args, platform, gpu, stage
@@ -422,9 +424,14 @@ class Lowering:
         except RuntimeError as exc:
             if self.platform != "cuda" or self.gpu or not str(exc).startswith(NO_GPU_DEVICE):
                 raise
-        self.abstract_device = ABSTRACT_GPU[0]
+            device, platform = ABSTRACT_GPU, "gpu"
+        except ValueError as exc:
+            if self.platform != "tpu" or not str(exc).startswith(NO_TPU_DEVICE):
+                raise
+            device, platform = ABSTRACT_TPU, "tpu"
+        self.abstract_device = device[0]
         self.stage("trace")
-        with _abstract_gpu_mesh():
+        with _abstract_mesh(device, platform):
             self.traced = jax.jit(self.fn).trace(*self.args)
             self.stage("lower")
             return self.traced.lower(lowering_platforms=target)
