@@ -52,6 +52,7 @@ JAX_FAILURES = (
     ("ValueError", "Mosaic GPU kernel exceeds available shared memory", "PAL012"),
     ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
+    ("ValueError", "dma_wait requires a DMA semaphore", "PAL013"),  # a TPU copy's .wait() on a REGULAR semaphore
     ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
 )
 

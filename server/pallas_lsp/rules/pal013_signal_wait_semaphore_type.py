@@ -4,6 +4,10 @@ Both check the ref while tracing (`check_sem_avals` in jax/_src/pallas/primitive
 (PAL005), its dtype must be a REGULAR or BARRIER semaphore (or the interpreter's int16). A TPU DMA
 semaphore fails on every backend, TPU included: `ValueError: Must signal semaphores of the following types:
 {...}. Got dma_sem.` A DMA semaphore is signalled by its copy and waited on through the copy descriptor.
+
+The other way round: a TPU copy may be given a REGULAR semaphore to signal, but its descriptor's `.wait()` takes
+only a DMA one (dma_wait's abstract evaluation, jax/_src/pallas/mosaic/primitives.py): `ValueError: dma_wait
+requires a DMA semaphore, but got a regular semaphore. Use pl.semaphore_wait() instead.`
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ from __future__ import annotations
 import sys
 
 from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU
+from ..analysis.result_uses import copy_waits
 from .pal005_semaphore_index import traced_get_globals
 
 CODE = "PAL013"
 NAME = "signal-wait-semaphore-type"
 SEVERITY = "error"
-SUMMARY = "pl.semaphore_signal / pl.semaphore_wait on a TPU DMA semaphore (or another ref that is no REGULAR or BARRIER semaphore)."
+SUMMARY = ("pl.semaphore_signal / pl.semaphore_wait on a TPU DMA semaphore (or another ref that is no REGULAR or "
+           "BARRIER semaphore), or a TPU copy's .wait() on a REGULAR one.")
 
 ALLOWED = ("semaphore", "barrier_semaphore")
 
@@ -36,6 +42,13 @@ def message(kind: str, dtype: str, on_gpu: bool) -> str:
             "anything.")
 
 
+def copy_wait_message(dtype: str) -> str:
+    kind = "a barrier semaphore" if dtype == "barrier_semaphore" else "a REGULAR semaphore"
+    return ('JAX: "dma_wait requires a DMA semaphore, but got a regular semaphore"; wait with pl.semaphore_wait. '
+            f"The copy's receive semaphore is {kind}: the copy signals it, but the descriptor's .wait() takes only a "
+            "pltpu.SemaphoreType.DMA; wait on this one with pl.semaphore_wait(sem, value), or make it a DMA semaphore.")
+
+
 def check(ctx):
     rule = sys.modules[__name__]
     if not ctx.model.mentions("emaphore"):
@@ -52,7 +65,10 @@ def check(ctx):
     reported: set[int] = set()
     for kernel, model, node, dtype, shape, uses, words, facts in found:
         with ctx.isolated(rule, node, model):
-            if shape is None or dtype is None or dtype in ALLOWED:
+            if shape is None or dtype is None:
+                continue
+            if dtype in ALLOWED:
+                yield from _copy_waits(ctx, rule, kernel, model, node, dtype, shape, uses, words, reported)
                 continue
             failing = [(use,) for use in uses if use.kind in ("signal", "wait") and use.indices == len(shape)]
             for (use,) in first_in_trace(failing):  # tracing stops at the first one
@@ -64,6 +80,21 @@ def check(ctx):
                 yield ctx.finding(rule, use.node, message(use.kind, dtype, on_gpu), related,
                                   facts={"kernel": kernel, "model": model, "use": use, "dtype": dtype,
                                          "entry": kernel.entry if kernel is not None else None, **facts})
+
+
+def _copy_waits(ctx, rule, kernel, model, node, dtype, shape, uses, words, reported):
+    """A REGULAR or BARRIER semaphore a TPU copy signals, whose descriptor is waited on (`.wait()`)."""
+    waits = [(use, wait) for use in uses if use.kind == "dma_dst" and use.indices == len(shape)
+             for wait in copy_waits(use)]
+    for use, wait in first_in_trace(waits):
+        if use.model is not ctx.model or id(wait) in reported:
+            continue
+        reported.add(id(wait))
+        related = (ctx.related(model, node, f"the semaphore, a {dtype}, {words}"),
+                   ctx.related(use.model, use.node, "the copy it is given to"))
+        yield ctx.finding(rule, wait, copy_wait_message(dtype), related,
+                          facts={"kernel": kernel, "model": model, "use": use, "dtype": dtype,
+                                 "entry": kernel.entry if kernel is not None else None, "semaphore": node})
 
 
 def first_in_trace(failing: list[tuple]) -> list[tuple]:
