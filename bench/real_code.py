@@ -51,6 +51,9 @@ EXPECTED: dict[tuple[str, str, int, str], str] = {
     ("jax@cec06d116c", "tests/pallas/tpu_pallas_test.py", 1418, "PAL005"):
         "test_cannot_dma_with_nonscalar_semaphore_ref asserts JAX's ValueError 'Cannot signal'; jax 0.12 lowering "
         "its kernel for a TPU raises 'Cannot signal on a non-()-shaped semaphore: (1,)' there",
+    ("jax@cec06d116c", "tests/pallas/tpu_pallas_test.py", 1609, "PAL013"):
+        "test_dma_wait_with_regular_semaphore_raises asserts JAX's ValueError naming semaphore_wait; jax 0.12 tracing "
+        "its kernel raises 'dma_wait requires a DMA semaphore, but got a regular semaphore' on that .wait()",
 }
 
 
