@@ -467,6 +467,41 @@ def test_a_tpu_kernel_is_lowered_for_tpu(tmp_path, pool):
                                          "cross-lowered where there is no TPU")
 
 
+TPU_DMA = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def kernel(x_hbm_ref, y_ref):
+        def body(x_ref, sem):
+            pltpu.async_copy(x_hbm_ref, x_ref, sem).wait()
+            y_ref[...] = x_ref[...]
+        pl.run_scoped(body, pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA)
+
+
+    def test_copy():
+        pl.pallas_call(kernel, in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                       out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                       compiler_params=pltpu.CompilerParams())(jnp.zeros((8, 128), jnp.float32))
+""")
+
+
+def test_a_tpu_kernel_whose_lowering_asks_the_chip_is_lowered_for_an_abstract_tpu(tmp_path, pool):
+    """VMEM scratch in run_scoped makes the TPU lowering ask the device's kind; on a machine without a TPU, JAX says
+    `Unsupported TPU device kind: cpu` (no fault of the kernel: a false PAL100 on correct code). The lowering is tried
+    again under an abstract TPU v5 lite, as for a bare GPU pallas_call under an abstract H200 (jax tests'
+    tpu_pallas_test.py copies like this one)."""
+    write(tmp_path, "test_tpu_copy.py", TPU_DMA)
+    (result,) = run(pool, tmp_path).results
+    (launch,) = result.launches
+    assert (result.outcome, launch["platform"], launch["verdict"], launch["error"]) == ("ok", "tpu", "ok", None)
+    assert launch["abstract_device"] == "TPU v5 lite"
+    checked = cli("check", "--trace", "--python", jax_python(), "test_tpu_copy.py", cwd=tmp_path)
+    assert (checked.returncode, checked.stdout.strip()) == (0, "All checks passed! (1 file checked)"), checked.stderr
+
+
 def test_discovery_reads_the_source_only():
     text = textwrap.dedent("""\
         import pytest

@@ -25,7 +25,7 @@ from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
 from .model import ModuleModel, child_nodes
 from .names import canonical
-from .reaching import mutates, outside_own_statement, popped_keys, reaching_bindings
+from .reaching import declared_instead, mutates, outside_own_statement, popped_keys, reaching_bindings
 from .values import (
     UNKNOWN,
     Api,
@@ -280,9 +280,14 @@ class Evaluator:
         if binding is None:
             return UNKNOWN
         reaching = reaching_bindings(model, binding, node, scope)
-        if len(reaching) > 1:  # `acc = f32` then `if ...: acc = i32`: either may reach the use
-            return _one_of(self.binding_value(model, b, frame) for b in reaching)
-        return self.binding_value(model, binding, frame)
+        # `acc = f32` then `if ...: acc = i32`: either may reach the use
+        value = _one_of(self.binding_value(model, b, frame) for b in reaching)
+        if value is UNKNOWN:  # what runs is unknown: an `if TYPE_CHECKING:` may declare what it is
+            declared = [d for b in reaching for d in declared_instead(model, node.id, b)]
+            runs = [b for b in reaching if b not in declared]
+            if declared and all(self.binding_value(model, b, frame) is UNKNOWN for b in runs):
+                return _one_of(self.binding_value(model, b, frame) for b in declared)
+        return value
 
     def binding_value(self, model: "ModuleModel", binding: "Binding", frame: Frame | None) -> Value:
         if binding.kind == "param":

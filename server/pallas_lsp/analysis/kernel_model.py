@@ -400,6 +400,9 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
                 scoped.append(found)
             # Any semaphore type (a TPU one too): signal and wait check every ref they are given.
             semaphores.extend(_run_scoped_semaphores(project, func.model, call))
+        for decorator in getattr(func.node, "decorator_list", ()):  # @functools.partial(pl.run_scoped, sem=...)
+            if _run_scoped_partial(project, func.model, decorator):
+                semaphores.extend(_run_scoped_semaphores(project, func.model, decorator, func))
         for call in _calls_in(project, func, "pl.get_global"):
             argument = get_global_argument(call)
             what = project.evaluator.value(func.model, argument) if argument is not None else None
@@ -568,9 +571,20 @@ def _parameter_semaphores(project: "Project", entry: EntryPoint) -> list[Semapho
             if param.dtype in SEMAPHORE_DTYPES and param.shape is not None]
 
 
-def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.Call) -> list[SemaphoreSite]:
-    """The semaphore parameters of a `pl.run_scoped(body, *types, **types)` body, with their uses."""
-    body = unwrap_function(project.evaluator.value(model, call.args[0])) if call.args else None
+def _run_scoped_partial(project: "Project", model: "ModuleModel", decorator: ast.expr) -> bool:
+    """`functools.partial(pl.run_scoped, *types, **types)`: the def it decorates runs at once with that scratch."""
+    if not (isinstance(decorator, ast.Call) and decorator.args):
+        return False
+    partial, first = project.evaluator.value(model, decorator.func), project.evaluator.value(model, decorator.args[0])
+    return (isinstance(partial, Api) and partial.name == "functools.partial" and isinstance(first, Api)
+            and first.name == "pl.run_scoped")
+
+
+def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.Call, body=None) -> list[SemaphoreSite]:
+    """The semaphore parameters of a `pl.run_scoped(body, *types, **types)` body (or of the `body` def decorated
+    with `call`, a `functools.partial(pl.run_scoped, *types, **types)`), with their uses."""
+    if body is None:
+        body = unwrap_function(project.evaluator.value(model, call.args[0])) if call.args else None
     if body is None or isinstance(body.node, ast.Lambda) or any(isinstance(a, ast.Starred) for a in call.args):
         return []
     spec = body.node.args

@@ -62,6 +62,28 @@ def _dominates(model: "ModuleModel", statement: ast.AST, use_ancestors: set[int]
     return True
 
 
+def declared_instead(model: "ModuleModel", name: str, binding: "Binding") -> list["Binding"]:
+    """Where `binding` is in the branch of an `if TYPE_CHECKING:` that runs, the bindings of `name` its other branch
+    declares (`if TYPE_CHECKING: plgpu = _plgpu` / `else: plgpu = types.ModuleType(...)` and
+    `plgpu.__dict__.update(_plgpu.__dict__)`, as JAX's own Mosaic GPU tests write it); empty otherwise. The evaluator
+    takes the declaration only where what runs is unknown to it."""
+    from .workspace_imports import _type_checking_test
+
+    node, statement = binding.node, None
+    while node is not None:
+        parent = model.parents.get(node)
+        if isinstance(parent, ast.If) and _type_checking_test(parent) is not None:
+            statement = parent
+            break
+        node = parent
+    if statement is None or (node in statement.body) == _type_checking_test(statement):
+        return []  # not in an `if TYPE_CHECKING:`, or in its declaring branch
+    declaring = statement.body if _type_checking_test(statement) else statement.orelse
+    scope = model.scopes.get(model.scope_of(binding.node))
+    inside = {id(n) for part in declaring for n in ast.walk(part)}
+    return [b for b in (scope.bindings.get(name, ()) if scope else ()) if id(b.node) in inside]
+
+
 # Methods that change a list, dict or set in place.
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort",
                        "reverse", "popitem", "add", "discard", "__setitem__", "__delitem__"})

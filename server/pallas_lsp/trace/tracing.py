@@ -418,8 +418,8 @@ def lowering_platform(platform: str) -> str:
 class Lowering:
     """`jax.jit(fn).trace(*args).lower(...)` for a platform, as a trace and a launch reached by an
     entry point both do it. A bare GPU `pallas_call` (Triton) asks the device for its compute
-    capability; with none attached, JAX's own way to cross-lower is an abstract device, so the
-    lowering is tried again under one. `traced` is kept whatever happens: the error walker reads it."""
+    capability, a TPU kernel its chip (`Unsupported TPU device kind: cpu`); with none attached, JAX's own
+    way to cross-lower is an abstract device, so the lowering is tried again under one. `traced` is kept whatever happens: the error walker reads it."""
 
     def __init__(self, fn, args, platform: str, gpu: bool = False, stage=lambda name: None) -> None:
         self.fn, self.args, self.platform, self.gpu, self.stage = fn, args, platform, gpu, stage
