@@ -818,7 +818,7 @@ def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
 _CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
-                         *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS,
+                         *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
                          *TRANSPARENT_WRAPPERS, *_SPECS})
 
 
