@@ -103,6 +103,8 @@ class Project:
         self.overlay: dict[str, str] = {}
         self._models: OrderedDict[str, ModuleModel] = OrderedDict()  # least recently used first
         self.model_text_budget = MODEL_TEXT_BUDGET
+        # A keystroke's text is patched into the file's model; fix-all's rounds are parsed whole (`fix_all`).
+        self.patch_edits = True
         # When each file's text (or, under "*", every model) last changed, as a running count: a file's
         # incremental analysis reuses findings only while nothing else changed (`unchanged_since`).
         self._change_count = 0
@@ -388,7 +390,7 @@ class Project:
         """Bring the file's model to its new `text` in place, forgetting only what the edit can
         change (`model_patch`); False when it cannot (the model is then of the old text)."""
         model = self._models.get(path)
-        if model is None or path in self._stand_ins or len(text) > self.model_text_budget:
+        if model is None or path in self._stand_ins or len(text) > self.model_text_budget or not self.patch_edits:
             return False
         behind = model.text != self.overlay.get(path, model.text)  # edits since were not patched into it
         keys = patch_model(model, text)

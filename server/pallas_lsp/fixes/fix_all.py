@@ -61,6 +61,9 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     touched: dict[str, str | None] = {}  # other files given new text -> their overlay before
     notebooks: dict = {}  # notebook path -> its notebook as the fixes so far left it
     editor_notebooks = dict(project.notebooks)  # put back after: the fixes' notebooks stand in meanwhile
+    # A fix rewrites signatures and launches across a class: each round's text is parsed whole, as a
+    # patched model kept answers about the last round's (a second scratch fix in a kernel class was lost).
+    patching, project.patch_edits = project.patch_edits, False
     try:
         for _ in range(MAX_ROUNDS):
             findings = analyze(project, path, current[path], codes=codes)
@@ -108,6 +111,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
             project.set_text(other, overlay)
         project.notebooks.clear()
         project.notebooks.update(editor_notebooks)
+        project.patch_edits = patching
     result.texts = {p: t for p, t in current.items() if t != original.get(p)}
     result.originals = {p: original[p] for p in result.texts}
     result.notebooks = {p: notebooks[p] for p in result.texts if p in notebooks}
