@@ -396,13 +396,13 @@ def test_an_entry_that_exits_raises_hangs_crashes_floods_or_forks_ends_alone_wit
 
 
 RESHAPED = source("""
-    @functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((8, 16), jnp.float32))
+    @functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((8, 32), jnp.float32))
     def double(x_ref, o_ref):
         o_ref[...] = x_ref[...] * 2.0
 
 
     def run(x):
-        return double(x.reshape(8, 16))
+        return double(jnp.tile(x, 2).reshape(8, 32))
 
 
     def test_run():
@@ -416,14 +416,14 @@ def test_types_trace_gives_jax_s_own_types_where_the_source_cannot(tmp_path):
     inferred = cli("types", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
     assert inferred.returncode == 0, inferred.stderr
     assert [(r["parameter"], r["type"], r["source"]) for r in json.loads(inferred.stdout)] == [
-        ("x_ref", "Ref<gmem>{?[?]}", "inferred"), ("o_ref", "Ref<gmem>{float32[8,16]}", "inferred")]
+        ("x_ref", "Ref<gmem>{?[?]}", "inferred"), ("o_ref", "Ref<gmem>{float32[8,32]}", "inferred")]
     traced = cli("types", "--trace", "--format", "json", "--python", jax_python(), "kernels.py", cwd=tmp_path)
     assert traced.returncode == 0, traced.stderr
     assert json.loads(traced.stdout) == [
         {"path": "kernels.py", "line": line, "column": 12, "function": "double", "parameter": "x_ref",
-         "type": "Ref<gmem>{float32[8,16]}", "source": "traced"},
+         "type": "Ref<gmem>{float32[8,32]}", "source": "traced"},
         {"path": "kernels.py", "line": line, "column": 19, "function": "double", "parameter": "o_ref",
-         "type": "Ref<gmem>{float32[8,16]}", "source": "traced"}]
+         "type": "Ref<gmem>{float32[8,32]}", "source": "traced"}]
 
 
 TPU = textwrap.dedent("""\
