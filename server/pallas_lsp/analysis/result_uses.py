@@ -254,21 +254,6 @@ def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | N
     return roles.get(index)
 
 
-def copy_waits(use: Use) -> list[ast.Call]:
-    """The `.wait()` / `.wait_recv()` calls of the copy a "dma_dst" use starts (`use.node`: the starting copy call,
-    or the `.start()` of a descriptor, chained or through the one name it is assigned to)."""
-    model, call = use.model, use.node
-    descriptor = call
-    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "start":
-        descriptor = call.func.value
-        if isinstance(descriptor, ast.Name):
-            binding = model.lookup(descriptor.id, model.scope_of(descriptor), descriptor.lineno)
-            descriptor = binding.value if binding is not None and binding.kind == "assign" else None
-    if not isinstance(descriptor, ast.Call):
-        return []
-    return _starts(model, descriptor, ("wait", "wait_recv"))
-
-
 def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...] = ("start",)) -> list[ast.Call]:
     """The `.start()` calls (or other `methods`) of a copy descriptor: chained on it, or on the one name it is
     assigned to. JAX checks the semaphores there (dma_start's abstract evaluation)."""
