@@ -1,5 +1,5 @@
 """A debugging entry point that forces the GPU interpreter around a kernel with a pair of semaphores."""
-# fix-rate: kind=scratch meaning=preserving
+# fix-rate: kind=scratch_interpret_true meaning=preserving
 
 import jax
 import jax.numpy as jnp

@@ -9,7 +9,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 single_arrival = functools.partial(plgpu.Barrier, num_arrivals=1)
-N = 512
+N = 256
 
 
 @functools.partial(
