@@ -677,11 +677,52 @@ def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) ->
             return UNKNOWN_BACKEND, "pl.pallas_call with compiler params not known statically"
     if getattr(project, "platform", "gpu") == "tpu":
         return TPU_TC, "pl.pallas_call lowered for a TPU (setting platform = \"tpu\")"
+    tpu_only = _tpu_only_api(project, entry)
+    if tpu_only is not None:
+        return TPU_TC, f"pl.pallas_call of a kernel that uses {tpu_only} lowers for a TPU"
     version = jax_version(project)
     if version is not None and version < PALLAS_CALL_MOSAIC_GPU_UNTIL:
         return MOSAIC_GPU, (f"pl.pallas_call lowered for a GPU uses Mosaic GPU in jax {format_version(version)} "
                             "(setting platform = \"gpu\")")
     return TRITON, "pl.pallas_call lowered for a GPU uses Triton (setting platform = \"gpu\")"
+
+
+# Operations only one platform lowers, and what a kernel body does with them.
+_TPU_OPERATIONS = ("pltpu.make_async_copy", "pltpu.make_async_remote_copy", "pltpu.async_copy", "pltpu.sync_copy",
+                   "pltpu.get_barrier_semaphore")
+_GPU_OPERATIONS = ("plgpu.barrier_arrive", "plgpu.barrier_wait", "plgpu.copy_gmem_to_smem", "plgpu.copy_smem_to_gmem",
+                   "plgpu.commit_smem", "plgpu.wait_smem_to_gmem", "plgpu.wgmma", "plgpu.tcgen05_mma")
+# A semaphore type of either module says nothing of the platform (pltpu.SemaphoreType.REGULAR is written in GPU
+# kernels too, PAL001 says what to use there); a DMA semaphore is TPU's own.
+_EITHER_PLATFORM = ("pltpu.SemaphoreType.REGULAR", "pltpu.SemaphoreType.BARRIER")
+
+
+def _tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
+    """A TPU-only API a bare `pl.pallas_call` is written with, where the project platform is not set to TPU:
+    a `pltpu` grid spec (`pltpu.PrefetchScalarGridSpec`), a `pltpu` memory type or DMA semaphore given to
+    `pl.get_global` (`pltpu.VMEM` from a helper shared with a GPU path), a TPU copy. None when there is none,
+    or when the kernel also uses a `plgpu` type or operation (not one platform)."""
+    key = ("tpu-only-api", id(entry.node))
+    cache = entry.model.eval_cache
+    if key not in cache:
+        cache[key] = _find_tpu_only_api(project, entry)
+    return cache[key]
+
+
+def _find_tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
+    grid_spec = _kwarg_node(entry.kernel, "grid_spec")
+    found: set[str] = set()
+    if grid_spec is not None:
+        found.add(_callee(project, entry.model, grid_spec)[0] or "")
+    for func in reachable_functions(project, entry.body) if entry.body is not None else ():
+        for call in _calls_in(project, func, "pl.get_global"):
+            argument = get_global_argument(call)
+            what = as_memtype(project.evaluator.value(func.model, argument)) if argument is not None else None
+            name = what.constructor if isinstance(what, MemType) else what.name if isinstance(what, Api) else ""
+            found.add(name or "")
+        found.update(api for api in (*_TPU_OPERATIONS, *_GPU_OPERATIONS) if _calls_in(project, func, api))
+    tpu = sorted(name for name in found if name.startswith("pltpu.") and name not in _EITHER_PLATFORM)
+    return tpu[0] if tpu and not any(name.startswith("plgpu.") for name in found) else None
 
 
 def _names(value: Value) -> tuple[str, ...] | None:

@@ -130,6 +130,8 @@ def _decided_at_run_time(evaluator, model: "ModuleModel", node: ast.AST, depth: 
     for child in ast.walk(node):
         if isinstance(child, ast.Attribute) and child.attr in _DEVICE_ATTRIBUTES:
             return True
+        if isinstance(child, ast.Attribute) and child.attr in command_line_options(model):
+            return True  # `interpret=args.interpret` of `parser.add_argument("--interpret", ...)`
         if isinstance(child, (ast.Attribute, ast.Name)):
             value = evaluator.value(model, child)
             if isinstance(value, Api) and _asks_run_time(value.name):
@@ -140,6 +142,31 @@ def _decided_at_run_time(evaluator, model: "ModuleModel", node: ast.AST, depth: 
                     and _decided_at_run_time(evaluator, model, binding.value, depth + 1)):
                 return True
     return False
+
+
+_OPTION_DEFINITIONS = ("DEFINE_bool", "DEFINE_boolean", "DEFINE_string", "DEFINE_integer", "DEFINE_enum")
+
+
+def command_line_options(model: "ModuleModel") -> frozenset[str]:
+    """The attribute names the module's command-line options are read by: `parser.add_argument("--interpret")`
+    (or `dest="interpret"`) is `args.interpret`, absl's `flags.DEFINE_bool("interpret", ...)` `FLAGS.interpret`."""
+    found = model.eval_cache.get("command-line-options")
+    if found is not None:
+        return found
+    names: set[str] = set()
+    if model.mentions("add_argument") or model.mentions("DEFINE_"):
+        for call in model.calls:
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            strings = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            dest = [k.value.value for k in call.keywords if k.arg == "dest" and isinstance(k.value, ast.Constant)]
+            if name == "add_argument" and dest:
+                names.add(str(dest[0]))
+            elif name == "add_argument":
+                names.update(o[2:].replace("-", "_") for o in strings[:2] if o.startswith("--"))
+            elif name in _OPTION_DEFINITIONS and strings:
+                names.add(strings[0])
+    found = model.eval_cache["command-line-options"] = frozenset(names)
+    return found
 
 
 class KernelIndex:

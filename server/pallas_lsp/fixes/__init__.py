@@ -269,6 +269,8 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         fixes.append(mosaic)
     compiled = _built(run_compiled.__name__, lambda: run_compiled.fix(project, model, call, value, finding.code),
                       refusals)
-    if compiled is not None:  # after the safe fixes, before the unsafe ones: compiled, the kernel means the same
+    if compiled is not None and run_compiled.debugging_switch(project, model, call):
+        fixes.append(compiled)  # a switch that runs the kernel on the CPU: a fix that keeps it there comes first
+    elif compiled is not None:  # after the safe fixes, before the unsafe ones: compiled, the kernel means the same
         fixes.insert(max((n + 1 for n, f in enumerate(fixes) if f.safe), default=0), compiled)
     return fixes

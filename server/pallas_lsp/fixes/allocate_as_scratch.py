@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+import libcst as cst
+
 from ..analysis.kernel_model import (
     MOSAIC_GPU_SCRATCH_REFUSAL,
     SCRATCH_KEYWORDS,
@@ -26,6 +28,7 @@ from .kernel_edits import (
     CannotFix,
     FixBuilder,
     add_parameter,
+    call_with_keyword,
     check_parameters,
     edit_sequence_argument,
     edit_sequence_keyword,
@@ -154,20 +157,69 @@ def _names_mosaic_gpu(model) -> bool:
 
 
 def _own_gpu_interpreters(project, entries, launch_model, refusal: str, keep: tuple[str, ...]) -> list[ast.AST]:
-    """The `interpret=plgpu.InterpretGPUParams(...)` values that make these launches run under the GPU
-    interpreter, where each is the launch's own keyword, which can become interpret=True (unsafe: another
-    interpreter). Any other way of asking for an interpreter not in `keep` (a wrapper, force_gpu_interpret_mode)
-    serves other kernels too: refused with `refusal`."""
+    """What makes these launches run under the GPU interpreter, where it serves this launch alone and can become
+    interpret=True (unsafe: another interpreter): the launch's own `interpret=plgpu.InterpretGPUParams(...)`
+    value, or a `with plgpu.force_gpu_interpret_mode():` around the launch's own call (a debugging entry
+    point: it keeps running on the CPU, under `interpret=True`). Any other way of asking for an interpreter not
+    in `keep` (a wrapper, a context around other kernels too) is refused with `refusal`."""
     nodes = []
     for entry in entries:
         for site in [*entry.interpret, *entry.maybe_interpret]:
             if site_interpreter(project, entry, site) in keep:
                 continue
             keyword = entry.kernel.kwarg("interpret")
-            if not (keyword and keyword[1] is site.node and site.node is not entry.node and site.model is launch_model):
+            if keyword and keyword[1] is site.node and site.node is not entry.node and site.model is launch_model:
+                nodes.append(site.node)
+            elif _forced_around_launch(project, entry, site, launch_model) is not None:
+                nodes.append(entry)
+            else:
                 raise CannotFix(refusal)
-            nodes.append(site.node)
     return nodes
+
+
+def _forced_around_launch(project, entry, site, launch_model) -> ast.With | None:
+    """The `with plgpu.force_gpu_interpret_mode():` (default parameters, its only item) that `site` is, where the
+    launch's own call is in its body and no other launch is interpreted by it: then the launch can say
+    `interpret=True` itself, and the `with` go."""
+    from ..analysis.kernels import KernelIndex
+
+    node, model = site.node, site.model
+    item = model.parents.get(node)
+    statement = model.parents.get(item)
+    if not (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(item, ast.withitem)
+            and isinstance(statement, ast.With) and len(statement.items) == 1 and item.optional_vars is None
+            and model is launch_model and entry.model is model and isinstance(entry.node, ast.Call)
+            and entry.node is entry.kernel.node and not entry.kernel.kwarg("interpret")):
+        return None
+    callee = project.evaluator.value(model, node.func)
+    if getattr(callee, "name", None) != "plgpu.force_gpu_interpret_mode":
+        return None
+    inside, parent = False, model.parents.get(entry.node)
+    while parent is not None and not inside:
+        inside, parent = parent is statement, model.parents.get(parent)
+    others = [e for e in KernelIndex.of(project, model).entries if e is not entry
+              and any(s.node is node for s in [*e.interpret, *e.maybe_interpret])]
+    return statement if inside and not others else None
+
+
+def _interpret_true(builder: FixBuilder, project, launch_model, target) -> None:
+    """`interpret=True` for one GPU interpreter `_own_gpu_interpreters` found: the launch's keyword replaced, or
+    the `with plgpu.force_gpu_interpret_mode():` around the launch unwrapped and the keyword added."""
+    from .run_compiled import unwrap_with
+
+    if isinstance(target, ast.AST):
+        replace_expression(builder, launch_model, target, "True")
+        return
+    entry = target
+    site = next(s for s in [*entry.interpret, *entry.maybe_interpret]
+                if _forced_around_launch(project, entry, s, launch_model) is not None)
+    statement = _forced_around_launch(project, entry, site, launch_model)
+    unwrap_with(builder, launch_model, statement, statement.items[0])
+    file, _ = builder.file(launch_model)
+    launch = file.find_ast(launch_model, entry.node, cst.Call)
+    if launch is None:
+        raise CannotFix("the launch was not found")
+    file.rewrite(launch, lambda updated: call_with_keyword(updated, "interpret", "True"))
 
 
 def fix(project, model, call, value, code: str):
@@ -249,11 +301,13 @@ def fix(project, model, call, value, code: str):
             if launch_blocks(entry) != 1:
                 unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
     if to_interpret_true:
+        instead = " and ".join(dict.fromkeys("plgpu.force_gpu_interpret_mode()" if not isinstance(t, ast.AST)
+                                             else "plgpu.InterpretGPUParams" for t in to_interpret_true))
         unsafe = ("the GPU interpreter runs no semaphore: interpret=True runs it instead of "
-                  "plgpu.InterpretGPUParams" + (f", and {unsafe}" if unsafe else ""))
+                  + instead + (f", and {unsafe}" if unsafe else ""))
     builder = FixBuilder(project)
-    for node in to_interpret_true:
-        replace_expression(builder, launch_model, node, "True")
+    for target in to_interpret_true:
+        _interpret_true(builder, project, launch_model, target)
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
         lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead

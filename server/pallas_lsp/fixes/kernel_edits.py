@@ -493,7 +493,7 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
             file.rewrite(target, lambda updated: _dict_with(updated, dict_key, element))
             return "literal"
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
-            file.rewrite(target, lambda updated: _call_with_keyword(updated, dict_key, element))
+            file.rewrite(target, lambda updated: call_with_keyword(updated, dict_key, element))
             return "literal"
         file.rewrite(target, lambda updated: expression(f"{{**{_code(updated)}, {dict_key!r}: {element}}}"))
         return "variable"
@@ -576,7 +576,7 @@ def _dict_with(mapping: cst.Dict, key: str, code: str) -> cst.Dict:
     return mapping.with_changes(elements=appended(list(mapping.elements), new))
 
 
-def _call_with_keyword(call: cst.Call, key: str, code: str) -> cst.Call:
+def call_with_keyword(call: cst.Call, key: str, code: str) -> cst.Call:
     new = cst.Arg(expression(code), keyword=cst.Name(key),
                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                         whitespace_after=cst.SimpleWhitespace("")))

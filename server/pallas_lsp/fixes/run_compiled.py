@@ -48,6 +48,16 @@ def fix(project, model, call: ast.Call, value, code: str):
                        f"(unsafe: {unsafe})", "unsafe")
 
 
+def debugging_switch(project, model, call: ast.Call) -> bool:
+    """Is the kernel interpreted by a `force_*_interpret_mode()` context or a `set_*_interpret_mode()` call: a
+    switch whose only use is to run kernels on the CPU (a debugging entry point)? Then a fix that keeps it running
+    there is offered before this one."""
+    try:
+        return any(not _is_keyword_site(site) for site in _interpret_sites(project, model, call))
+    except CannotFix:
+        return False
+
+
 def _interpret_sites(project, model, call: ast.Call) -> list:
     """What makes each launch running the get_global interpreted, certainly or maybe (as PAL002 finds them)."""
     from ..rules.pal002_get_global_interpret import _importers
@@ -98,7 +108,7 @@ def _remove(builder: FixBuilder, project, site) -> str:
     api = _api(project, model, node)
     parent = model.parents.get(node)
     if api in FORCE_INTERPRET and isinstance(parent, ast.withitem):
-        _unwrap_with(builder, model, model.parents.get(parent), parent)
+        unwrap_with(builder, model, model.parents.get(parent), parent)
         return f"with {model.segment(node, 50)}"
     if api in SET_INTERPRET and isinstance(parent, ast.Expr):
         remove_statement(builder, model, parent)
@@ -161,7 +171,7 @@ def _with_line(comma, comment: cst.Comment, indented_like):
     return comma.with_changes(whitespace_after=after.with_changes(empty_lines=[*after.empty_lines, line]))
 
 
-def _unwrap_with(builder: FixBuilder, model, statement: ast.With, item: ast.withitem) -> None:
+def unwrap_with(builder: FixBuilder, model, statement: ast.With, item: ast.withitem) -> None:
     """`with force_*_interpret_mode(): BODY` becomes BODY (the statement's comments kept); one item of
     several just goes."""
     if not isinstance(statement, ast.With):

@@ -131,7 +131,9 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
     if not isinstance(parameter, ast.arg) or body is None or not isinstance(body, ast.FunctionDef):
         return None
     if not any(parameter is arg for arg in (*body.args.posonlyargs, *body.args.args, *body.args.kwonlyargs)):
-        return None
+        if not _same_instance(project, model, parameter, body):
+            return None
+        parameter = [*body.args.posonlyargs, *body.args.args][0]  # a helper method's `self` is the body's
     launched = _launched_body(project, model, entry)
     if launched is None:
         return None
@@ -156,6 +158,31 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
     if index is not None and index < len(bound) and not isinstance(bound[index], ast.Starred):
         return ast.get_source_segment(model.text, bound[index])
     return None
+
+
+def _same_instance(project, model, parameter: ast.arg, body: ast.FunctionDef) -> bool:
+    """Is `parameter` the instance (first parameter) of a method of the body's own class that every call reaches
+    through the instance of a method of that class (`self.ready_barrier()` in `self.body`): then it is the
+    instance the body method is bound to."""
+    arguments = model.parents.get(parameter)
+    function = model.parents.get(arguments)
+    owner = model.enclosing_class(body)
+    if not (isinstance(function, ast.FunctionDef) and owner is not None and model.enclosing_class(function) is owner
+            and [*function.args.posonlyargs, *function.args.args][:1] == [parameter]
+            and [*body.args.posonlyargs, *body.args.args] and not function.decorator_list):
+        return False
+    calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)]
+    for call in calls:
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(receiver, ast.Name):
+            return False
+        binding = model.lookup(receiver.id, model.scope_of(receiver), receiver.lineno)
+        caller = model.parents.get(model.parents.get(binding.node)) if binding is not None else None
+        if not (binding is not None and binding.kind == "param" and isinstance(caller, ast.FunctionDef)
+                and model.enclosing_class(caller) is owner
+                and [*caller.args.posonlyargs, *caller.args.args][:1] == [binding.node]):
+            return False
+    return bool(calls)
 
 
 def _launched_body(project, model, entry) -> ast.AST | None:

@@ -11,7 +11,8 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, host_functions, uses_of
+from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, SC_SCALAR, SC_VECTOR, TPU_TC, host_functions,
+                                     uses_of)
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
 
@@ -23,6 +24,9 @@ SUMMARY = "pl.get_global only supports Mosaic GPU plgpu.SemaphoreType.REGULAR se
 # What to do: a short first sentence (the Problems panel shows about 120 characters), then the details.
 _USE_REGULAR = "use plgpu.SemaphoreType.REGULAR", "That is the one type get_global allocates: a global semaphore"
 _TAIL = "; get_global only allocates plgpu.SemaphoreType.REGULAR semaphores"
+# On a TPU no backend allocates anything with get_global: scratch is the answer, not a GPU semaphore.
+_TPU_TAIL = "; on a TPU get_global allocates nothing: scratch buffers and semaphores go in scratch_shapes"
+_TPU_BACKENDS = (TPU_TC, SC_VECTOR, SC_SCALAR)
 _INPUT_OF = {"pl.pallas_call": "a BlockSpec in in_specs of pallas_call", "plgpu.kernel": "an operand of plgpu.kernel",
              "pl.kernel": "an operand of pl.kernel", "pl.core_map": "a ref the core_map body closes over"}
 
@@ -43,14 +47,21 @@ def _as_scratch(kernels) -> str:
             + (f" ({' and '.join(none)} on Mosaic GPU lowers no scratch)" if none else ""))
 
 
+def on_tpu(kernels) -> bool:
+    """Do TPU launches (compiled, or run by the TPU interpreter) alone reach the call?"""
+    return bool(kernels) and all(k.interpreter == "tpu" or (k.compiled_backend if k.interpreter else k.backend)
+                                 in _TPU_BACKENDS for k in kernels)
+
+
 def advice(value: MemType, kernels=()) -> tuple[str, str]:
     """(what to do, in a few words; the details) for a memory type get_global rejects, naming the scratch
     or input parameter of the launches (`kernels`: the kernel models reaching the call) that apply."""
+    tail = _TPU_TAIL if on_tpu(kernels) else _TAIL
     if value.dtype in ("semaphore", "barrier_semaphore", "dma_sem"):
         return _USE_REGULAR
     if value.space in ("gmem", "any", "hbm"):
-        return "pass the array as a kernel input", _as_input(kernels) + _TAIL
-    return "allocate it as scratch", _as_scratch(kernels) + _TAIL
+        return "pass the array as a kernel input", _as_input(kernels) + tail
+    return "allocate it as scratch", _as_scratch(kernels) + tail
 
 
 def problem(value: Value, kernels=()) -> str | None:
@@ -172,6 +183,8 @@ def check(ctx):
                         continue  # dropped as dead code by every pallas_call reaching it
                     if is_semaphore_kind(option) and backends <= GET_GLOBAL_NOT_LOWERED.keys():
                         continue  # a semaphore where get_global has no lowering at all: PAL003
+                    if is_semaphore_kind(option) and on_tpu(kernels):
+                        continue  # a TPU semaphore in a kernel the TPU interpreter runs: PAL002 (scratch_shapes)
                     message = _message(option, message, backends, kernels)
                 if message:
                     yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
