@@ -56,23 +56,16 @@ def fix(project, model, finding):
                                                                                        call.lineno) for load in loads):
         return None  # a read of another binding of the name
     bodies = {id(f): f for f in (_outermost_below(model, load, host) for load in loads)}
+    if len(loads) == 1 and len(bodies) == 1 and isinstance(next(iter(bodies.values())), ast.Lambda):
+        return _into_lambda(project, model, finding, statement, loads[0], next(iter(bodies.values())), host)
     if any(f is None or not isinstance(f, ast.FunctionDef) for f in bodies.values()):
         return None  # read where it is made (signalled outside the kernel): get_global_into_kernel says why not
     if len(bodies) != 1:
         raise CannotFix(f"{name} is read in several functions: which kernel it belongs in is not known")
     body = next(iter(bodies.values()))
-    entries = launches(project, model, body)
-    if not entries or any(entry.api not in _MOSAIC_GPU for entry in entries):
-        raise CannotFix(f"{body.name} is not the body of a Mosaic GPU kernel, which alone has global semaphores")
+    _check_body(project, model, call, name, body, body.name)
     if host is None and any(name in other.text for other in project.importers(model)):
         raise CannotFix(f"a module importing this one may name {name}")
-    for node in ast.walk(call):
-        if isinstance(node, ast.Name) and model.lookup(node.id, model.scope_of(call), call.lineno) is not \
-                model.lookup(node.id, body, body.lineno):
-            raise CannotFix(f"{node.id} means something else in {body.name}")
-    if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-           or isinstance(n, ast.arg) and n.arg == name for n in ast.walk(body)):
-        raise CannotFix(f"{body.name} binds {name} itself")
     builder = FixBuilder(project)
     file, _ = builder.file(model)
     definition = file.function(body)
@@ -97,3 +90,37 @@ def fix(project, model, finding):
     where = host.name if host is not None else "at module level"
     return builder.fix(f"pallas-lsp ({finding.code}): Ask for {name} in {body.name}, not "
                        f"{'in ' if host is not None else ''}{where}", "safe", preferred=True)
+
+
+def _check_body(project, model, call: ast.Call, name: str, body: ast.AST, label: str) -> None:
+    """CannotFix unless `body` is the body of Mosaic GPU launches only, where the type's names mean what they mean
+    at the get_global and `name` is not bound."""
+    entries = launches(project, model, body)
+    if not entries or any(entry.api not in _MOSAIC_GPU for entry in entries):
+        raise CannotFix(f"{label} is not the body of a Mosaic GPU kernel, which alone has global semaphores")
+    for node in ast.walk(call):
+        if isinstance(node, ast.Name) and model.lookup(node.id, model.scope_of(call), call.lineno) is not \
+                model.lookup(node.id, body, body.lineno):
+            raise CannotFix(f"{node.id} means something else in {label}")
+    if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+           or isinstance(n, ast.arg) and n.arg == name for n in ast.walk(body)):
+        raise CannotFix(f"{label} binds {name} itself")
+
+
+def _into_lambda(project, model, finding, statement: ast.Assign, load: ast.Name, body: ast.Lambda, host):
+    """A lambda body (`lambda *refs: _axpy(done, *refs)`) reading the name once: the get_global is asked for there,
+    in place of the name (a lambda has no statement to hold it)."""
+    name, call = load.id, statement.value
+    if host is None:
+        raise CannotFix(f"the lambda reading {name} is at module level")
+    _check_body(project, model, call, name, body, "the lambda")
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    target = file.find_ast(model, load, cst.Name)
+    if target is None:
+        raise CannotFix(f"{name} was not found in the lambda")
+    code = model.segment(call, 10_000)
+    file.rewrite(target, lambda updated: cst.parse_expression(code))
+    remove_statement(builder, model, statement, keep_comment=False)
+    return builder.fix(f"pallas-lsp ({finding.code}): Ask for {name} in the kernel's lambda, not in {host.name}",
+                       "safe", preferred=True)

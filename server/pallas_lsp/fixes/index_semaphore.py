@@ -79,13 +79,35 @@ def _axis_variables(project, model, use_call: ast.Call) -> dict[str, set[str]]:
     return found
 
 
-def _index_for(size: int, sizes: dict[str, int], variables: dict[str, set[str]]) -> tuple[str, bool] | None:
-    """(index code, safe) for a missing dimension of `size`; None where no choice is clearly meant."""
+def _loop_variables(project, model, use_call: ast.Call) -> dict[int, set[str]]:
+    """{length: variables of the Python loops `for v in range(length)` around `use_call` in its function}."""
+    found: dict[int, set[str]] = {}
+    function = model.enclosing_function(use_call)
+    node = model.parents.get(use_call)
+    while node is not None and node is not function:
+        if (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call)
+                and not node.iter.keywords and 1 <= len(node.iter.args) <= 2):
+            func = node.iter.func
+            builtin_range = (isinstance(func, ast.Name) and func.id == "range"
+                             and model.lookup("range", model.scope_of(func), func.lineno) is None)
+            bounds = [project.evaluator.value(model, a) for a in node.iter.args]
+            start = bounds[0].value if len(bounds) == 2 and isinstance(bounds[0], Const) else 0
+            if (builtin_range and isinstance(bounds[-1], Const)
+                    and type(bounds[-1].value) is int and start == 0):
+                found.setdefault(bounds[-1].value, set()).add(node.target.id)
+        node = model.parents.get(node)
+    return found
+
+
+def _index_for(size: int, sizes: dict[str, int], variables: dict[str, set[str]],
+               loops: dict[int, set[str]] | None = None) -> tuple[str, bool] | None:
+    """(index code, safe) for a missing dimension of `size`; None where no choice is clearly meant: the one
+    variable the kernel holds for a grid axis of that length, or for a loop over as many slots."""
     if size == 1:
         return "0", True
     axes = [axis for axis, length in sizes.items() if length == size]
-    held = {name for axis in axes for name in variables.get(axis, ())}
-    if len(axes) == 1 and len(held) == 1:
+    held = {name for axis in axes for name in variables.get(axis, ())} | (loops or {}).get(size, set())
+    if len(held) == 1 and (len(axes) <= 1):
         return next(iter(held)), False
     return None
 
@@ -96,8 +118,10 @@ def fix(project, model, finding):
     source = facts.get("get_global") or facts.get("semaphore")
     if use is None or shape is None or kernel is None or use.indices is None or use.indices >= len(shape):
         return None  # too many indices: which one to drop is not known
+    if use.kind == "dma_dst":
+        return _sole_copy_semaphore(project, model, finding, use, shape, kernel, source)
     if use.kind not in ("signal", "wait"):
-        return None  # a copy's semaphore: its argument is on the descriptor, not at the .start() reported
+        return None  # a copy's send semaphore: which one the receiving side waits on is not known here
     if use.model is not model or facts.get("model") is not model or not isinstance(use.node, ast.Call):
         return None
     argument = _semaphore_argument(use.node)
@@ -105,7 +129,8 @@ def fix(project, model, finding):
         raise CannotFix("the semaphore reaches the signal or wait through a helper's parameter")
     sizes = axis_sizes(project, kernel.entry)
     variables = _axis_variables(project, model, use.node)
-    chosen = [_index_for(size, sizes, variables) for size in shape[use.indices:]]
+    loops = _loop_variables(project, model, use.node)
+    chosen = [_index_for(size, sizes, variables, loops) for size in shape[use.indices:]]
     if any(choice is None for choice in chosen):
         raise CannotFix("no index is clearly meant for a dimension of the semaphore")
     indices = [code for code, _ in chosen]
@@ -135,8 +160,42 @@ def fix(project, model, finding):
         return cst.Subscript(value=cst.Attribute(value=base, attr=cst.Name("at")), slice=elements(indices))
 
     file.rewrite(target, indexed)
+    return _indexed_fix(builder, finding, use, indices, safe)
+
+
+def _at_index(builder: FixBuilder, model, argument: ast.expr, indices: list[str]) -> None:
+    """`argument` (a name or attribute) becomes `argument.at[indices]`."""
+    file, _ = builder.file(model)
+    target = file.find_ast(model, argument, cst.BaseExpression)
+    if target is None or not isinstance(target, (cst.Name, cst.Attribute)):
+        raise CannotFix("the semaphore argument was not found")
+    file.rewrite(target, lambda updated: expression(f"{cst.Module([]).code_for_node(updated)}.at[{', '.join(indices)}]"))
+
+
+def _sole_copy_semaphore(project, model, finding, use, shape, kernel, source):
+    """A TPU copy given a whole semaphore array that nothing else in the body names (`make_async_copy(src, dst,
+    sems)` of a `DMA((2,))`): any one of its semaphores is the copy's, the others are never used, so the first
+    keeps what the kernel does (`sems.at[0]`, safe)."""
+    copy = next((c for c in kernel.dma_copies if any(start is use.node for start in c.starts)), None)
+    argument = next((node for role, node, not_ref in copy.semaphores if role == "dma_dst" and not_ref is None),
+                    None) if copy is not None else None
+    if argument is None or copy.model is not model or not isinstance(argument, ast.Name) or use.indices != 0:
+        return None
+    if not _comes_from(model, argument, source):
+        raise CannotFix("the semaphore reaches the copy through a helper's parameter")
+    function = model.enclosing_function(argument)
+    named = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == argument.id]
+    if named != [argument]:
+        raise CannotFix(f"{argument.id} is named elsewhere in the body: which semaphore the copy is meant to use "
+                        "is not known")
+    builder = FixBuilder(project)
+    _at_index(builder, model, argument, ["0"] * len(shape))
+    return _indexed_fix(builder, finding, use, ["0"] * len(shape), True)
+
+
+def _indexed_fix(builder: FixBuilder, finding, use, indices: list[str], safe: bool):
     what = ", ".join(indices)
-    verb = "Signal" if use.kind == "signal" else "Wait on"
+    verb = {"signal": "Signal", "wait": "Wait on"}.get(use.kind, "Give the copy")
     return builder.fix(f"pallas-lsp ({finding.code}): {verb} one semaphore: .at[{what}]",
                        "safe" if safe else "unsafe", preferred=safe)
 

@@ -21,19 +21,19 @@ import ast
 
 import libcst as cst
 
+from ..analysis.call_of import callee
 from ..analysis.values import Api
 from .kernel_edits import CannotFix, FixBuilder, statement_with_comment
 
 
 def _warp_level(project, model, function: ast.AST) -> bool:
-    """`function` is decorated with `pl.core_map(plgpu.WarpMesh(...))`."""
+    """`function` is decorated with `pl.core_map(plgpu.WarpMesh(...))` (the mesh written there, or a name for it)."""
     for decorator in getattr(function, "decorator_list", ()):
-        if not (isinstance(decorator, ast.Call) and decorator.args and isinstance(decorator.args[0], ast.Call)):
+        if not (isinstance(decorator, ast.Call) and decorator.args):
             continue
         called = project.evaluator.value(model, decorator.func)
-        mesh = project.evaluator.value(model, decorator.args[0].func)
-        if isinstance(called, Api) and called.name == "pl.core_map" and isinstance(mesh, Api) \
-                and mesh.name.endswith("WarpMesh"):
+        mesh, _, _ = callee(project, model, decorator.args[0])
+        if isinstance(called, Api) and called.name == "pl.core_map" and (mesh or "").endswith("WarpMesh"):
             return True
     return False
 

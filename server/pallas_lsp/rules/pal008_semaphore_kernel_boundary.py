@@ -17,7 +17,7 @@ from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
 from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, forwards_to_launch, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
 from ..analysis.kernel_args import launch_field
-from ..analysis.kernels import get_global_calls
+from ..analysis.kernels import KernelIndex, get_global_calls
 from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
 
 CODE = "PAL008"
@@ -246,6 +246,8 @@ def _outside_kernels(ctx, rule):
             if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
                             and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
                 live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
+            if live and _closed_over_by_bodies(ctx, func, uses):
+                live = {"operand"}  # a kernel body closes over the ref: it fails on its IR type (jax 0.12)
             if not live:
                 continue  # jit drops an unused get_global
             host = run_by[id(func)]
@@ -263,6 +265,21 @@ def _outside_kernels(ctx, rule):
                        f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
             yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
                               facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
+
+
+def _closed_over_by_bodies(ctx, func: ast.AST, uses) -> bool:
+    """Is every use in a kernel body defined in `func` (a nested def or lambda that a launch runs), which closes
+    over the ref made outside it? (checked with jax 0.12: 'No ir_type_handler for aval type', signalled or not)"""
+    bodies = {id(e.body.node) for e in KernelIndex.of(ctx.project, ctx.model).entries if e.body is not None}
+    for use in uses:
+        if use.model is not ctx.model:
+            return False
+        function = ctx.model.enclosing_function(use.node)
+        while function is not None and ctx.model.enclosing_function(function) is not func:
+            function = ctx.model.enclosing_function(function)
+        if function is None or id(function) not in bodies:
+            return False
+    return bool(uses)
 
 
 def _outside_quote(live_uses: set[str]) -> str:
