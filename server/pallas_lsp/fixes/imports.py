@@ -28,6 +28,7 @@ class Imports:
 
     def __init__(self, model):
         self.tree = model.tree
+        self.first_party = _first_party(model)
         self.local: dict[str, str] = {}  # dotted module or object -> local name
         self.added: list[str] = []
         self.anchor_line: int | None = None  # 0-based last line of the leading imports (and docstring)
@@ -74,23 +75,23 @@ class Imports:
                    and (s.end_lineno or s.lineno) - 1 <= (self.anchor_line if self.anchor_line is not None else -1)]
         if not leading or any(isinstance(s, ast.ImportFrom) and (s.level or s.module == "__future__") for s in leading):
             return None
-        keys = [_sort_key(s) for s in leading]
+        keys = [_sort_key(s, self.first_party) for s in leading]
         if keys != sorted(keys):
             return None
         sections = [key[0] for key in keys]
         for before, after in zip(leading, leading[1:]):  # sections apart, by one blank line each
             gap = after.lineno - (before.end_lineno or before.lineno) - 1
-            same = _sort_key(before)[0] == _sort_key(after)[0]
+            same = _sort_key(before, self.first_party)[0] == _sort_key(after, self.first_party)[0]
             if gap != (0 if same else 1):
                 return None
         places = []
         for text in self.added:
-            key = _sort_key(ast.parse(text).body[0])
+            key = _sort_key(ast.parse(text).body[0], self.first_party)
             later = [s for s, k in zip(leading, keys) if k > key]
-            if later and _sort_key(later[0])[0] == key[0]:
+            if later and _sort_key(later[0], self.first_party)[0] == key[0]:
                 places.append((later[0].lineno - 1, text, ""))  # before the first that sorts after it
             elif key[0] in sections:  # the last of its section
-                last = [s for s in leading if _sort_key(s)[0] == key[0]][-1]
+                last = [s for s in leading if _sort_key(s, self.first_party)[0] == key[0]][-1]
                 places.append(((last.end_lineno or last.lineno), text, ""))
             elif later:  # a section of its own, before the next one
                 places.append((later[0].lineno - 1, text, "blank after"))
@@ -105,6 +106,11 @@ class Imports:
             return {self.anchor_line} if self.added and self.anchor_line is not None else set()
         return {line for line, _, _ in places} | {line - 1 for line, _, _ in places}
 
+    def inserted_before(self) -> set[int]:
+        """0-based lines the added imports are inserted just before (where isort puts them)."""
+        places = self._sorted_places() if self.added else None
+        return {line for line, _, _ in places} if places is not None else set()
+
     def edits(self, path: str, lines: list[str]) -> list[TextEdit]:
         """The added import lines, in the file's line-ending style: where isort would put them in a
         file sorted its way, else together after the leading imports."""
@@ -114,7 +120,10 @@ class Imports:
         places = self._sorted_places()
         if places is not None and all(line < len(lines) for line, _, _ in places):
             grouped: dict[int, str] = {}
-            for line, text, blank in sorted(places, key=lambda p: (p[0], _sort_key(ast.parse(p[1]).body[0]))):
+            def order(place):
+                return place[0], _sort_key(ast.parse(place[1]).body[0], self.first_party)
+
+            for line, text, blank in sorted(places, key=order):
                 block = (newline if blank == "blank before" else "") + text + newline + (
                     newline if blank == "blank after" else "")
                 grouped[line] = grouped.get(line, "") + block
@@ -132,7 +141,21 @@ class Imports:
         return [TextEdit(path, Span(self.anchor_line, end, self.anchor_line, end), newline + block.rstrip("\r\n"))]
 
 
-def _sort_key(statement) -> tuple:
+def _first_party(model) -> frozenset[str]:
+    """Top-level module names the file's own folder holds (`helpers/`, `specs.py`): isort's first-party section,
+    after the third-party one."""
+    import os
+
+    folder = os.path.dirname(getattr(model, "path", "") or "")
+    try:
+        names = os.listdir(folder) if folder else []
+    except OSError:
+        return frozenset()
+    return frozenset(name[:-3] if name.endswith(".py") else name for name in names
+                     if name.endswith(".py") or os.path.isfile(os.path.join(folder, name, "__init__.py")))
+
+
+def _sort_key(statement, first_party: frozenset[str] = frozenset()) -> tuple:
     """isort's (and ruff's) order of one import statement: section, `from` after plain, module, name."""
     import sys
 
@@ -141,5 +164,5 @@ def _sort_key(statement) -> tuple:
     else:
         module, name, is_from = statement.module or "", statement.names[0].name, 1
     top = module.split(".")[0]
-    section = 0 if top in sys.stdlib_module_names else 1
+    section = 0 if top in sys.stdlib_module_names else 2 if top in first_party else 1
     return section, is_from, module.lower(), name.lower()

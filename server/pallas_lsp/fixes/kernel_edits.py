@@ -62,8 +62,10 @@ class FixBuilder:
             alias = statement.names[0]
             local = alias.asname or alias.name.split(".")[0]
             line = model.source.lines[statement.lineno - 1] if statement.lineno - 1 < len(model.source.lines) else ""
+            # An import added just before it (sorted there) does not touch it: it can still go.
+            touched = imports.touched_lines() - (imports.inserted_before() & {statement.lineno - 1})
             if (alias.name == "*" or local in exported or "noqa" in line or local not in before_uses
-                    or local in after_uses or {statement.lineno - 1, statement.end_lineno - 1} & imports.touched_lines()):
+                    or local in after_uses or {statement.lineno - 1, statement.end_lineno - 1} & touched):
                 continue
             remove_statement(self, model, statement)
 

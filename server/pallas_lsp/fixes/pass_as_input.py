@@ -117,6 +117,11 @@ def move_to_launch(project, model, call, value, apis: set[str], title: str):
                 raise CannotFix("in_specs live in grid_spec")
             _, imports = builder.file(entry.model)
             written = None
+            if varying is None and call.args and isinstance(call.args[0], (ast.Name, ast.Attribute)) \
+                    and not decorated_function(entry):
+                # A type held by a name (`specs.PARTIAL_SPEC`, `self.workspace_type`): its `.shape` and `.dtype`
+                # where the launch sees it, not the values copied as literals.
+                written = array_at_launch(project, model, call.args[0], entry)
             if varying is not None:
                 written = array_at_launch(project, model, call.args[0], entry) if not decorated_function(entry) else None
                 if written is None:
