@@ -18,6 +18,7 @@ import libcst as cst
 from ..analysis.kernel_model import (
     MOSAIC_GPU_SCRATCH_REFUSAL,
     SCRATCH_KEYWORDS,
+    TPU_TC,
     TRITON,
     compiled_backend,
     site_interpreter,
@@ -241,7 +242,8 @@ def fix(project, model, call, value, code: str):
         raise CannotFix(f"a compiled {entries[0].api} takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
     vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
     if tpu_vmem and entries[0].api == "pl.pallas_call":
-        if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
+        on_tpu = all(compiled_backend(project, e) == TPU_TC for e in entries)  # its TPU APIs say so
+        if (not on_tpu and (_names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries))) or any(
                 e.interpret or e.maybe_interpret for e in entries):
             return None  # a GPU (Triton) or interpreted kernel has no such memory
         tpu_vmem, vmem_kept = False, True

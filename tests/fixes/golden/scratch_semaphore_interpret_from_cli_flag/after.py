@@ -1,0 +1,40 @@
+"""A command-line flag (--interpret) decides whether the kernel is interpreted: the runs that pass it want the
+CPU, so the semaphore becomes scratch (which both runs take) rather than the kernel compiled."""
+import argparse
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+LENGTH = 16
+
+
+def body(x_ref, o_ref, ticket_ref):
+  pl.semaphore_signal(ticket_ref)
+  o_ref[...] = x_ref[...] * 10.0
+  pl.semaphore_wait(ticket_ref)
+
+
+def parse(argv):
+  parser = argparse.ArgumentParser()
+  parser.add_argument("--interpret", action="store_true")
+  return parser.parse_args(argv)
+
+
+def build(flags):
+  out = jax.ShapeDtypeStruct((LENGTH,), jnp.float32)
+  return plgpu.kernel(
+    body,
+    out_type=out,
+    interpret=flags.interpret,
+    scratch_types=[plgpu.SemaphoreType.REGULAR],
+  )
+
+
+def target():
+  return build(parse(["--interpret"])), (jnp.ones((LENGTH,), jnp.float32),), "interpret"
+
+
+def expected():
+  return jnp.full((LENGTH,), 10.0, jnp.float32)
