@@ -94,7 +94,8 @@ def body(x_ref, o_ref):
 fn = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("x",)))
 """,
     # jax 0.12: the GPU interpreter has no TPU semaphore scratch ('KeyError: SEMAPHORE'; interpret=True runs it,
-    # which the launch's own interpret= keyword can become, not force_gpu_interpret_mode).
+    # which the launch's own interpret= keyword can become, or a force_gpu_interpret_mode around that launch alone:
+    # not one that also interprets another kernel).
     "TPU semaphore in a pallas_call the GPU interpreter runs": """
 from jax.experimental.pallas import tpu as pltpu
 
@@ -103,9 +104,13 @@ def body(x_ref, o_ref):
   pl.semaphore_signal(sem)
   o_ref[...] = x_ref[...] + 1.0
 
+def double(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0
+
 def run(x):
   with plgpu.force_gpu_interpret_mode():
-    return pl.pallas_call(body, out_shape=X)(x)
+    y = pl.pallas_call(double, out_shape=X)(x)
+    return pl.pallas_call(body, out_shape=X)(y)
 """,
     # A barrier in the function a body hands to pl.run_scoped, in a pallas_call interpreted or not as the
     # environment says: interpret=True's interpreter runs no barrier (jax 0.12: 'No state discharge rule
@@ -715,8 +720,9 @@ def test_no_tpu_semaphore_scratch_under_the_gpu_interpreter(ws):
     """A TPU semaphore's get_global in a pl.pallas_call run by the GPU interpreter: as scratch there, jax 0.12
     fails with 'KeyError: SEMAPHORE' (no semaphore error). Where that interpreter is asked for other than by
     the launch's own interpret= keyword (which can become interpret=True: golden
-    scratch_tpu_semaphore_gpu_interpreter_unsafe), here force_gpu_interpret_mode, which serves every kernel
-    in its block, the scratch fix is not offered; the action says why."""
+    scratch_tpu_semaphore_gpu_interpreter_unsafe) or a force_gpu_interpret_mode around that launch alone (golden
+    scratch_semaphore_force_gpu_interpret_mode_to_interpret_true), here one that serves another kernel of its
+    block too, the scratch fix is not offered; the action says why."""
     from pallas_lsp.fixes import fixes_and_reason
 
     findings = ws.findings("kernel.py", HEADER + '''from jax.experimental.pallas import tpu as pltpu
@@ -728,9 +734,14 @@ def body(x_ref, o_ref):
   o_ref[...] = x_ref[...] + 1.0
 
 
+def double(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0
+
+
 def run(x):
   with plgpu.force_gpu_interpret_mode():  # a pallas_call reads it when built
-    return pl.pallas_call(body, out_shape=X)(x)
+    y = pl.pallas_call(double, out_shape=X)(x)
+    return pl.pallas_call(body, out_shape=X)(y)
 ''')
     reasons = {f.code: fixes_and_reason(ws.project, f)[1] for f in findings}
     assert not any("scratch" in fix.title for f in findings for fix in ws.fixes(f))

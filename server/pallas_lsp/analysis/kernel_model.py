@@ -701,7 +701,8 @@ def _tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
     """A TPU-only API a bare `pl.pallas_call` is written with, where the project platform is not set to TPU:
     a `pltpu` grid spec (`pltpu.PrefetchScalarGridSpec`), a `pltpu` memory type or DMA semaphore given to
     `pl.get_global` (`pltpu.VMEM` from a helper shared with a GPU path), a TPU copy. None when there is none,
-    or when the kernel also uses a `plgpu` type or operation (not one platform)."""
+    or when the kernel also uses a `plgpu` type or operation, or its launch's module imports Mosaic GPU (written
+    for a GPU: the TPU API is the mistake)."""
     key = ("tpu-only-api", id(entry.node))
     cache = entry.model.eval_cache
     if key not in cache:
@@ -709,7 +710,15 @@ def _tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
     return cache[key]
 
 
+def _imports_mosaic_gpu(model: "ModuleModel") -> bool:
+    return any(isinstance(node, (ast.Import, ast.ImportFrom)) and (
+        "mosaic_gpu" in (getattr(node, "module", None) or "") or any("mosaic_gpu" in a.name for a in node.names))
+        for node in model.tree.body)
+
+
 def _find_tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
+    if _imports_mosaic_gpu(entry.model):
+        return None
     grid_spec = _kwarg_node(entry.kernel, "grid_spec")
     found: set[str] = set()
     if grid_spec is not None:

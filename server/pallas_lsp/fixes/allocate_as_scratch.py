@@ -18,7 +18,6 @@ import libcst as cst
 from ..analysis.kernel_model import (
     MOSAIC_GPU_SCRATCH_REFUSAL,
     SCRATCH_KEYWORDS,
-    TPU_TC,
     TRITON,
     compiled_backend,
     site_interpreter,
@@ -195,6 +194,8 @@ def _forced_around_launch(project, entry, site, launch_model) -> ast.With | None
     callee = project.evaluator.value(model, node.func)
     if getattr(callee, "name", None) != "plgpu.force_gpu_interpret_mode":
         return None
+    if len(statement.body) != 1:
+        return None  # other statements may run other kernels the context interprets too
     inside, parent = False, model.parents.get(entry.node)
     while parent is not None and not inside:
         inside, parent = parent is statement, model.parents.get(parent)
@@ -242,8 +243,7 @@ def fix(project, model, call, value, code: str):
         raise CannotFix(f"a compiled {entries[0].api} takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
     vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
     if tpu_vmem and entries[0].api == "pl.pallas_call":
-        on_tpu = all(compiled_backend(project, e) == TPU_TC for e in entries)  # its TPU APIs say so
-        if (not on_tpu and (_names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries))) or any(
+        if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
                 e.interpret or e.maybe_interpret for e in entries):
             return None  # a GPU (Triton) or interpreted kernel has no such memory
         tpu_vmem, vmem_kept = False, True

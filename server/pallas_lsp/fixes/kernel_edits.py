@@ -56,6 +56,8 @@ class FixBuilder:
             return
         before_uses, after_uses = _loaded_names(model.tree), _loaded_names(after)
         exported = _exported_names(model.tree)
+        if any("import *" in other.text for other in self.project.importers(model)):
+            return  # star-imported: its imports are names of the modules that import it so
         for statement in model.tree.body:
             if not isinstance(statement, (ast.Import, ast.ImportFrom)) or len(statement.names) != 1:
                 continue

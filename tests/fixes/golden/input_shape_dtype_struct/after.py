@@ -18,12 +18,12 @@ def target():
       out_shape=jax.ShapeDtypeStruct((4, 64), jnp.int32),
       grid=(2,),
       in_specs=[
-          pl.BlockSpec((2, 64), lambda i: (0, 0)),
+          pl.BlockSpec(TABLE.shape, lambda i: (0, 0)),
           pl.BlockSpec((2, 64), lambda i: (i, 0)),
       ],
       out_specs=pl.BlockSpec((2, 64), lambda i: (i, 0)),
       interpret=True,
-  ), jnp.zeros((2, 64), jnp.int32))
+  ), jnp.zeros(TABLE.shape, TABLE.dtype))
   return fn, (jnp.full((4, 64), 3, jnp.int32),), "interpret"
 
 

@@ -1,9 +1,10 @@
 """Launches a body defined in another module."""
+import functools
+
 import jax
 from jax.experimental import pallas as pl
 
 import bodies
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jax.numpy.float32)
 

@@ -1,10 +1,11 @@
 """The body calls a helper of another module, which reads a global array."""
+import functools
+
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 from helpers import add_bias
-import functools
 
 X = jax.ShapeDtypeStruct((128,), jnp.float32)
 
