@@ -23,8 +23,9 @@ from .call_arguments import CallArguments
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
-from .model import ModuleModel, child_nodes
+from .model import ModuleModel
 from .names import canonical
+from .returns import COMPARISONS as _COMPARISONS, reachable_returns
 from .reaching import declared_instead, mutates, outside_own_statement, popped_keys, reaching_bindings
 from .values import (
     UNKNOWN,
@@ -629,32 +630,12 @@ class Evaluator:
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)
         results: list[Value] = []
-        for node in self._reachable_returns(func.model, func.node.body, frame)[0]:
+        for node in reachable_returns(self.value, func.model, func.node.body, frame)[0]:
             results.append(self.value(func.model, node.value, frame) if node.value is not None else Const(None))
         if not results:
             return Const(None)
         first = results[0]
         return first if all(r == first for r in results) else UNKNOWN
-
-    def _reachable_returns(self, model: "ModuleModel", body: list[ast.stmt], frame: Frame) -> tuple[list, bool]:
-        """The `return`s of a function body these arguments can reach, and whether the body always returns:
-        an `if` whose test is static under the frame (`if platform == "tpu": return VMEM` in a helper shared
-        by a TPU and a GPU path) keeps only the branch taken; every other statement keeps all its returns."""
-        found: list[ast.Return] = []
-        for statement in body:
-            if isinstance(statement, ast.Return):
-                return [*found, statement], True
-            if isinstance(statement, ast.If):
-                test = self.value(model, statement.test, frame)
-                branches = ([statement.body if test.value else statement.orelse] if isinstance(test, Const)
-                            else [statement.body, statement.orelse])
-                ends = [self._reachable_returns(model, branch, frame) for branch in branches]
-                found += [node for returns, _ in ends for node in returns]
-                if all(always for _, always in ends):
-                    return found, True
-                continue
-            found += list(_returns_in([statement]))
-        return found, False
 
     def _api_call(self, model: "ModuleModel", name: str, args: list[Value], kwargs: dict[str, Value],
                   node: ast.AST) -> Value:
@@ -853,10 +834,6 @@ def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:
     return model.segment(node) if isinstance(node, ast.expr) else name
 
 
-# Comparisons of two constants (`platform == "tpu"`) evaluated as Python does.
-_COMPARISONS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
-
-
 @functools.lru_cache(maxsize=8192)
 def _api_attribute(name: str, attr: str) -> Api:
     """`jnp.maximum` of `jnp`: one value per spelling, shared (values are immutable), since every kernel's
@@ -893,23 +870,6 @@ def _default_of(func_node: ast.AST, param: str) -> ast.expr | None:
     pairs = [*zip(positional[len(positional) - len(spec.defaults):], spec.defaults),
              *zip(spec.kwonlyargs, spec.kw_defaults)]
     return next((default for arg, default in pairs if arg.arg == param and default is not None), None)
-
-
-def _own_returns(func: ast.AST):
-    """`return` statements of this function, not of functions nested in it."""
-    yield from _returns_in(func.body)
-
-
-def _returns_in(statements):
-    """`return` statements in these statements, not in functions nested in them."""
-    stack = list(statements)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(child_nodes(node))  # no token node is a return or holds one
 
 
 def _pallas_call_results(kernel: KernelCall) -> Value:
