@@ -62,6 +62,7 @@ fn = pl.pallas_call(body, grid_spec=spec, out_shape=jax.ShapeDtypeStruct((8, 128
 """)
     assert finding.code == "PAL003"
     assert finding.message.startswith(f'JAX: "{TPU_LOWERING}"')
+    assert "a pltpu.SemaphoreType.DMA in scratch_shapes" in finding.message  # the kind it asked for
 
 
 def test_a_helper_branching_on_the_platform_gives_each_path_its_own_type(ws):

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 
 from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
-from ..analysis.values import OneOf
+from ..analysis.evaluate import as_memtype
+from ..analysis.values import MemType, OneOf
 from .pal001_get_global_not_semaphore import is_semaphore_kind, problem
 
 CODE = "PAL003"
@@ -37,23 +38,27 @@ _QUOTED = {
 }
 DETAIL = {
     TRITON: "only Mosaic GPU allocates global semaphores; a pallas_call never lowers through it from jax 0.11.2 on",
-    TPU_TC: "a pltpu.SemaphoreType.REGULAR in {scratch} is shared by the grid iterations on a core",
-    SC_VECTOR: "a pltpu.SemaphoreType.REGULAR in {scratch} is shared by the iterations on a subcore",
-    SC_SCALAR: "a pltpu.SemaphoreType.REGULAR in {scratch} is shared by the iterations on a subcore",
+    TPU_TC: "a {kind} in {scratch} is shared by the grid iterations on a core",
+    SC_VECTOR: "a {kind} in {scratch} is shared by the iterations on a subcore",
+    SC_SCALAR: "a {kind} in {scratch} is shared by the iterations on a subcore",
     MOSAIC_GPU_WARP: "the semaphore ref it returns in the kernel body can be used inside the warp-level code",
 }
 _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vector subcore",
           SC_SCALAR: "SparseCore scalar subcore", MOSAIC_GPU_WARP: "Mosaic GPU warp-level"}
 
 
-def message(kernel) -> str:
-    """JAX's words (once) and what to do, then why; the scratch keyword this launch takes."""
+def message(kernel, what=None) -> str:
+    """JAX's words (once) and what to do, then why; the scratch keyword this launch takes, and the TPU semaphore
+    kind asked for (a DMA one stays DMA in scratch)."""
     backend = kernel.backend
     quoted = _QUOTED.get(backend, GET_GLOBAL_NOT_LOWERED[backend])
     scratch = kernel.scratch_parameter or "scratch"
+    memtype = as_memtype(what) if what is not None else None
+    kind = ("pltpu.SemaphoreType.DMA" if isinstance(memtype, MemType) and memtype.dtype == "dma_sem"
+            else "pltpu.SemaphoreType.REGULAR")
     return (f'JAX: "{quoted}"; {ADVICE[backend].format(scratch=scratch)}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
-            f"({DETAIL[backend].format(scratch=scratch)}).")
+            f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
 
 
 def check(ctx):
@@ -67,6 +72,6 @@ def check(ctx):
             if any(problem(o) and not is_semaphore_kind(o) for o in options):
                 continue  # not a semaphore at all: PAL001, with this backend's words
             reported.add(id(site.call))
-            yield ctx.finding(rule, site.call, message(kernel), (ctx.entry_related(kernel),),
+            yield ctx.finding(rule, site.call, message(kernel, site.what), (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "get_global": site.call, "model": site.model,
                                      "backend": kernel.backend, "entry": kernel.entry})
