@@ -70,6 +70,8 @@ def declared_instead(model: "ModuleModel", name: str, binding: "Binding") -> lis
     takes the declaration only where what runs is unknown to it."""
     from .workspace_imports import _type_checking_test
 
+    if getattr(model, "source", None) is not None and not model.mentions("TYPE_CHECKING"):
+        return []  # asked of every binding whose value is unknown: most modules have no such `if`
     node, statement = binding.node, None
     while node is not None:
         parent = model.parents.get(node)
