@@ -101,3 +101,19 @@ def test_the_importers_own_analysis_afterwards_follows_every_call_site(workspace
     _found(project, workspace / "helpers.py")
     assert _found(project, workspace / "launcher.py") == expected
     assert _modelled(project) == ["fourth.py", "helpers.py", "launcher.py", "third.py"]
+
+
+def test_a_module_without_functions_searches_no_importer(tmp_path):
+    """A package's `__init__.py` that only re-exports (no def, no lambda) holds no code a kernel runs: its
+    importers are not modelled for it (jax's `pallas/__init__.py`, imported by every test, cost a third of a
+    check of them); the helper's own analysis still finds the kernel that importer launches."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.helpers import body  # signals a semaphore\n")
+    (package / "helpers.py").write_text(HELPERS)
+    (tmp_path / "launcher.py").write_text(LAUNCHER.replace("import helpers", "from pkg import helpers"))
+    project = Project(str(tmp_path), python=jax_python())
+    assert _found(project, package / "__init__.py") == []
+    assert "launcher.py" not in _modelled(project)
+    assert _found(project, package / "helpers.py") == [
+        ("PAL005", at(HELPERS, "pl.semaphore_signal(sems)"), _signal((2,), "signal"))]

@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from . import reads
+from .model import walk_nodes
 
 if TYPE_CHECKING:
     from .values import ClassValue
@@ -66,7 +67,7 @@ def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.exp
         if not positional:
             continue
         self_name = positional[0].arg
-        for node in ast.walk(method):
+        for node in walk_nodes(method):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)

@@ -364,8 +364,7 @@ class ImportIndex:
         found, naming = [], 0
         folders: dict = {}  # folder -> (its package, its import roots): most importers share a few folders
         resolved: dict = {}  # (roots, absolute name) -> the file it names
-        for other, facts in candidates.items():
-            named = [name for name in facts.imports if name.rsplit(".", 1)[-1] == last]
+        for other, named in self._imports_named(candidates, last):
             naming += bool(named) and other != path
             if other != path and any(self._names_module(other, name, path, folders, resolved) for name in named):
                 found.append(other)
@@ -375,6 +374,23 @@ class ImportIndex:
                   "are modelled), %.1f ms", module_name, len(found), naming, last,
                   (time.perf_counter() - started) * 1000)
         return found
+
+    def _imports_named(self, candidates: dict[str, FileFacts], last: str):
+        """(file, its imports whose last name is `last`) of the `candidates`. Of every workspace file
+        (a check): from a map made once, kept with the answers, by last name (a check asks this of
+        each module it models; going over every file's imports each time was a tenth of a check of
+        600 files)."""
+        if candidates is not self._everything:
+            for other, facts in candidates.items():
+                yield other, [name for name in facts.imports if name.rsplit(".", 1)[-1] == last]
+            return
+        by_last = self._answers.get("imports-by-last")
+        if by_last is None:
+            by_last = self._answers["imports-by-last"] = {}
+            for other, facts in candidates.items():
+                for name in facts.imports:
+                    by_last.setdefault(name.rsplit(".", 1)[-1], {}).setdefault(other, []).append(name)
+        yield from by_last.get(last, {}).items()
 
     def _names_module(self, importer: str, name: str, path: str, folders: dict, resolved: dict) -> bool:
         """True when `name`, imported by `importer`, is the module at `path`: the name is resolved

@@ -112,6 +112,19 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return CHILDREN[node.__class__](node)
 
 
+def walk_nodes(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.walk(node))` less the token nodes, in the same order: `child_nodes` for each node, no
+    generators (a check walks every method of every class it evaluates an attribute of)."""
+    found = [node]
+    children = CHILDREN
+    index = 0
+    while index < len(found):
+        current = found[index]
+        found += children[current.__class__](current)
+        index += 1
+    return found
+
+
 _TOKEN_NODES = frozenset(cls for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
                          for cls in base.__subclasses__())
 ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

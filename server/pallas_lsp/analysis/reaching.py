@@ -6,6 +6,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from . import reads
+from .model import walk_nodes
 
 if TYPE_CHECKING:
     from .model import Binding, ModuleModel
@@ -69,6 +70,8 @@ def declared_instead(model: "ModuleModel", name: str, binding: "Binding") -> lis
     takes the declaration only where what runs is unknown to it."""
     from .workspace_imports import _type_checking_test
 
+    if getattr(model, "source", None) is not None and not model.mentions("TYPE_CHECKING"):
+        return []  # asked of every binding whose value is unknown: most modules have no such `if`
     node, statement = binding.node, None
     while node is not None:
         parent = model.parents.get(node)
@@ -80,7 +83,7 @@ def declared_instead(model: "ModuleModel", name: str, binding: "Binding") -> lis
         return []  # not in an `if TYPE_CHECKING:`, or in its declaring branch
     declaring = statement.body if _type_checking_test(statement) else statement.orelse
     scope = model.scopes.get(model.scope_of(binding.node))
-    inside = {id(n) for part in declaring for n in ast.walk(part)}
+    inside = {id(n) for part in declaring for n in walk_nodes(part)}
     return [b for b in (scope.bindings.get(name, ()) if scope else ()) if id(b.node) in inside]
 
 
@@ -98,7 +101,7 @@ def mutated_names(model: "ModuleModel", scope: ast.AST) -> frozenset[str]:
     key = ("mutated-names", id(scope))
     found = dict.get(model.eval_cache, key)
     if found is None:
-        found = frozenset(changed_in_place(ast.walk(scope)))
+        found = frozenset(changed_in_place(walk_nodes(scope)))
         model.eval_cache.keep(key, found, reads.standalone(("mutates", id(model), "*")))
     return found
 

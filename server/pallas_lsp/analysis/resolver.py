@@ -39,6 +39,11 @@ def _trim_parser_cache(keep: int = PARSER_TREES_KEPT, in_use: frozenset = frozen
     answer the fallback's, and not the same one in the next process, which asked jedi afresh); its
     tree stays in memory with that state anyway."""
     parso_cache = sys.modules.get("parso.cache")  # nothing to trim before jedi was first used
+    if parso_cache is not None:
+        # parso's own collection goes over every tree it keeps each time it keeps one more, once there
+        # are 600, and drops those unused for ten minutes, live ones too: this trim is the only one
+        # (a tenth of a first check's CPU on jax's Pallas tests went to parso's scans).
+        parso_cache._CACHED_SIZE_TRIGGER = sys.maxsize
     caches = getattr(parso_cache, "parser_cache", None)
     if not isinstance(caches, dict) or sum(len(c) for c in caches.values()) <= 2 * keep:
         return
