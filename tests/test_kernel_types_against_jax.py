@@ -111,13 +111,14 @@ def test_kernels_jax_ships_called_from_a_script_get_no_wrong_type(tmp_path):
     rows = compare([str(tmp_path / "drive.py")], jax_python(), root=tmp_path)
     assert len(rows) == 16
     assert [f"{r['file']}:{r['param']}: {r['head']}" for r in rows if r["wrong"]] == []
-    # Where a dtype is chosen in a branch (`acc_dtype = jnp.float32; if ...: acc_dtype = jnp.int32`),
-    # `?`, not the last assignment; vmapped launches (softmax's input, the norms) stay unknown.
+    # A dtype chosen in a branch (`acc_dtype = jnp.float32; if x.dtype in [jnp.int8, ...]: acc_dtype = jnp.int32`,
+    # `if out_dtype is None: out_dtype = x.dtype`) follows the call site's arrays; vmapped launches (softmax's
+    # input, the norms) stay unknown.
     assert sorted((r["file"], r["param"]) for r in rows if r["exact"]) == [
-        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"), ("matmul.py", "x_tile_ref"),
-        ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
+        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"), ("matmul.py", "acc_ref"),
+        ("matmul.py", "o_tile_ref"), ("matmul.py", "x_tile_ref"), ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
     acc = next(r for r in rows if r["param"] == "acc_ref")
-    assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{?[128,128]}")
+    assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{float32[128,128]}")
 
 
 def test_types_trace_gives_jaxs_types_of_a_kernel_over_a_tpu_mesh(tmp_path):

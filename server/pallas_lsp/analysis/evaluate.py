@@ -1,9 +1,8 @@
 """Static evaluation of expressions to abstract values.
 
-Names are followed through the module's bindings; imports are resolved by jedi against the
-analysed environment (falling back to the import statement itself when jedi cannot answer);
-calls into user helpers evaluate their `return`s with the arguments bound; parameters take the
-values their call sites (including `functools.partial`) pass. Nothing is executed.
+Names are followed through the module's bindings; imports are resolved by jedi against the analysed environment
+(falling back to the import statement itself when jedi cannot answer); calls into user helpers evaluate their
+`return`s with the arguments bound; parameters take the values their call sites (`functools.partial` too) pass.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .call_arguments import CallArguments
+from .comparisons import compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
@@ -255,6 +255,8 @@ class Evaluator:
             return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
+        if isinstance(expr, ast.Compare):
+            return compare(expr, lambda part: self.value(model, part, frame)) or UNKNOWN
         return UNKNOWN
 
     def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
@@ -280,6 +282,7 @@ class Evaluator:
         if binding is None:
             return UNKNOWN
         reaching = reaching_bindings(model, binding, node, scope)
+        reaching = taken_bindings(self, model, reaching, node, scope, frame)  # `if out_dtype is None: out_dtype = x.dtype`
         # `acc = f32` then `if ...: acc = i32`: either may reach the use
         value = _one_of(self.binding_value(model, b, frame) for b in reaching)
         if value is UNKNOWN:  # what runs is unknown: an `if TYPE_CHECKING:` may declare what it is
@@ -754,6 +757,11 @@ class Evaluator:
 
     def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
                        cls: ast.ClassDef | None):
+        # A function of jax's own (its Pallas ops, in the installed wheel) is an `Api` where a workspace
+        # module calls it: that name is this function's.
+        in_jax = home.module_name is not None and home.module_name.startswith("jax.") and cls is None
+        own_api = canonical(f"{home.module_name}.{name}") if in_jax else None
+
         def is_it(value: Value) -> bool:
             return isinstance(value, Func) and value.node is func_node and value.model is home
 
@@ -763,6 +771,8 @@ class Evaluator:
                 value = self.value(model, call.func)
                 if is_it(value):
                     yield call, value, CallArguments.of(self, model, call)
+                elif own_api is not None and isinstance(value, Api) and value.name == own_api:
+                    yield call, Func(home, func_node), CallArguments.of(self, model, call)
             elif target == "partial" and call.args and terminal_name(call.args[0]) == name:
                 value = self.value(model, call)
                 if isinstance(value, Partial) and is_it(value.func):

@@ -130,8 +130,12 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     positional = [*spec.posonlyargs, *spec.args][bound_positional:]
     positional = [p for p in positional if p.arg not in bound_keywords]
     keyword_only = {p.arg: p for p in spec.kwonlyargs if p.arg not in bound_keywords}
+    every = [*spec.posonlyargs, *spec.args]
+    defaulted = {id(p) for p in every[len(every) - len(spec.defaults):]}
+    # `o_ref, mean_ref=None, rstd_ref=None` or `*refs`: how many refs JAX passes is not the signature's count
+    count = None if spec.vararg is not None or any(id(p) in defaulted for p in positional) else len(positional)
     params = []
-    for arg, slot in _placed(project, entry, positional, keyword_only):
+    for arg, slot in _placed(project, entry, positional, keyword_only, count):
         dims = slot.shape
         shape = dims if dims is not None and None not in dims else None
         params.append(KernelParam(arg.arg, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
@@ -139,11 +143,13 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     return params
 
 
-def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg]):
-    """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree."""
+def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg],
+            count: int | None):
+    """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree;
+    `count`: how many refs the body takes positionally, None where its signature does not fix it."""
     per_frame = []
     for frame, where in _launch_frames(project, entry):
-        slots = _arrange(project, entry, frame, len(positional))
+        slots = _arrange(project, entry, frame, count)
         if slots is not None:
             per_frame.append((slots, where))
     if not per_frame:
@@ -151,7 +157,7 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
     shapes = {tuple((s is None, s.keyword if s else None) for s in slots) for slots, _ in per_frame}
     if len(shapes) > 1:  # call sites disagree on what the parameters are: trust none
         per_frame = [(slots, where) for slots, where in per_frame if where is None] or per_frame[:1]
-        slots = _arrange(project, entry, None, len(positional)) or []
+        slots = _arrange(project, entry, None, count) or []
     else:
         slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
                  for i in range(len(per_frame[0][0]))]
@@ -190,12 +196,16 @@ def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | No
     return _Slot(first.role, first.origin, space, shape, dtype, first.keyword, tuple(seen))
 
 
-def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None, positional: int) -> list["_Slot | None"] | None:
+def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None,
+             positional: int | None) -> list["_Slot | None"] | None:
     """Slots in parameter order for one launch frame: inputs, outputs, positional scratch, then keyword
-    scratch; None entries where the role is known but not the count before it."""
+    scratch; None entries where the role is known but not the count before it (nothing placed by counting
+    from the end where `positional`, the body's count of positional refs, is None)."""
     inputs, outputs, scratch = _slots(project, entry, frame)
     by_keyword = [s for s in scratch or [] if s.keyword]
     scratch_positional = None if scratch is None else [s for s in scratch if not s.keyword]
+    if positional is None and inputs is None:
+        return by_keyword
     if inputs is None and outputs is not None and scratch_positional is not None and entry.api != "pl.pallas_call":
         count = positional - len(outputs) - len(scratch_positional)
         space = operand_space(project, entry) if entry.api == "plgpu.kernel" else None  # operands not known
