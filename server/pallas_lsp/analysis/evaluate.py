@@ -18,7 +18,7 @@ from . import reads
 from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
-from .call_arguments import CallArguments
+from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .comparisons import compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
@@ -98,7 +98,6 @@ _SPECS = {
 }
 # Wrappers whose result calls the function they wrap with the same arguments (for call sites:
 # `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
-TRANSPARENT_WRAPPERS = {"jax.jit", "jax.named_call", "jax.checkpoint", "jax.remat"}
 
 
 @dataclass
@@ -745,59 +744,7 @@ class Evaluator:
 
     def _argument_sites(self, model: "ModuleModel", func_node: ast.AST):
         """`call_sites_with_nodes` with each call's arguments left to evaluate (`CallArguments`)."""
-        name = getattr(func_node, "name", None)
-        if name is None:
-            return
-        cls = model.enclosing_class(func_node) if name == "__call__" else None
-        mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
-        importers = [] if self.in_own_module_only else self.project.importers_mentioning(model, mentioned)
-        for where in [model, *importers]:
-            for call, func, arguments in self._call_sites_in(where, func_node, name, model, cls):
-                yield where, call, func, arguments
-
-    def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
-                       cls: ast.ClassDef | None):
-        # A function of jax's own (its Pallas ops, in the installed wheel) is an `Api` where a workspace
-        # module calls it: that name is this function's.
-        in_jax = home.module_name is not None and home.module_name.startswith("jax.") and cls is None
-        own_api = canonical(f"{home.module_name}.{name}") if in_jax else None
-
-        def is_it(value: Value) -> bool:
-            return isinstance(value, Func) and value.node is func_node and value.model is home
-
-        for call in model.calls_or_partials_of(name):
-            target = terminal_name(call.func)
-            if target == name:
-                value = self.value(model, call.func)
-                if is_it(value):
-                    yield call, value, CallArguments.of(self, model, call)
-                elif own_api is not None and isinstance(value, Api) and value.name == own_api:
-                    yield call, Func(home, func_node), CallArguments.of(self, model, call)
-            elif target == "partial" and call.args and terminal_name(call.args[0]) == name:
-                value = self.value(model, call)
-                if isinstance(value, Partial) and is_it(value.func):
-                    yield call, value.func, CallArguments(self, model, [], [], (list(value.args), dict(value.kwargs)))
-        for call in model.calls_named("eval_shape", *(w.rsplit(".", 1)[1] for w in TRANSPARENT_WRAPPERS)):
-            if not call.args or terminal_name(call.args[0]) != name:
-                continue
-            wrapper = self.value(model, call.func)
-            value = self.value(model, call.args[0])
-            if not (isinstance(wrapper, Api) and is_it(value)):
-                continue
-            if wrapper.name == "jax.eval_shape":
-                yield call, value, CallArguments.of(self, model, call, skip=1)
-            elif wrapper.name in TRANSPARENT_WRAPPERS:
-                outer = _wrapped_call(model, call)
-                if outer is not None:
-                    yield outer, value, CallArguments.of(self, model, outer)
-        if cls is not None:  # `__call__`'s class: its instances' calls
-            reads.note(("calls", id(model), "*"))
-            for call in model.calls:
-                if not isinstance(call.func, (ast.Name, ast.Attribute)):
-                    continue
-                value = self.value(model, call.func)
-                if isinstance(value, Instance) and value.cls.node is cls:
-                    yield call, Func(home, func_node, value), CallArguments.of(self, model, call)
+        return argument_sites(self, model, func_node)
 
 
 def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:
@@ -811,18 +758,6 @@ def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:
 def _bound_names(statement: ast.AST) -> set[str]:
     targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
     return {t.id for t in targets if isinstance(t, ast.Name)}
-
-
-def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
-    """The call of what `wrap` (`jax.jit(f)`) made: `jax.jit(f)(x)` or `jax.jit(f).trace(x)` / `.lower(x)`."""
-    parent = model.parents.get(wrap)
-    if isinstance(parent, ast.Call) and parent.func is wrap:
-        return parent
-    if isinstance(parent, ast.Attribute) and parent.attr in ("trace", "lower"):
-        outer = model.parents.get(parent)
-        if isinstance(outer, ast.Call) and outer.func is parent:
-            return outer
-    return None
 
 
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).

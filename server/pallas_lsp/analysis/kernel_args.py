@@ -19,6 +19,7 @@ from .call_of import callee
 from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
 from .kernels import EntryPoint, KernelIndex
+from .vmapped import unbatched, vmapped_kernel
 from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, OneOf, Partial, SemaphoreRef, Seq,
                      ShapeDtype, Spec, Value)
 
@@ -505,9 +506,32 @@ def _launch_operands(project: "Project", entry: EntryPoint, frame: Frame | None 
         args = _positional(call)
         if args is not None:
             found.append(args)
+    if not found and model.mentions("vmap"):
+        return _vmapped_operands(project, entry, frame)
     if found and all(len(f) == len(found[0]) for f in found):
         values = [[evaluator.value(model, a, frame) for a in args] for args in found]
-        return [v if all(other[i] == v for other in values) else UNKNOWN for i, v in enumerate(values[0])]
+        return _agreed(values)
+    return None
+
+
+def _agreed(values: list[list[Value]]) -> list[Value]:
+    """Each operand where every launch passes the same, else unknown."""
+    return [v if all(other[i] == v for other in values) else UNKNOWN for i, v in enumerate(values[0])]
+
+
+def _vmapped_operands(project: "Project", entry: EntryPoint, frame: Frame | None) -> list[Value] | None:
+    """The operands of launches through `jax.vmap` (`vmapped.py`), as the body sees them: every such call
+    of the kernel in its module, where they agree on how many."""
+    model = entry.model
+    found = []
+    for call in model.calls:
+        if not isinstance(call.func, ast.Name) or _positional(call) is None:
+            continue
+        launched = vmapped_kernel(project, model, call, frame)
+        if launched is not None and launched[0].node is entry.kernel.node:
+            found.append(unbatched([project.evaluator.value(model, a, frame) for a in call.args], launched[1]))
+    if found and all(len(f) == len(found[0]) for f in found):
+        return _agreed(found)
     return None
 
 
