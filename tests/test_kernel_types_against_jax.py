@@ -28,7 +28,7 @@ def rows():
 def test_jax_traced_every_file_and_every_kind_of_launch(rows):
     files = {row["file"] for row in rows}
     assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
-    assert len(rows) == 90
+    assert len(rows) == 102
 
 
 def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
@@ -112,11 +112,14 @@ def test_kernels_jax_ships_called_from_a_script_get_no_wrong_type(tmp_path):
     assert len(rows) == 16
     assert [f"{r['file']}:{r['param']}: {r['head']}" for r in rows if r["wrong"]] == []
     # A dtype chosen in a branch (`acc_dtype = jnp.float32; if x.dtype in [jnp.int8, ...]: acc_dtype = jnp.int32`,
-    # `if out_dtype is None: out_dtype = x.dtype`) follows the call site's arrays; vmapped launches (softmax's
-    # input, the norms) stay unknown.
+    # `if out_dtype is None: out_dtype = x.dtype`) follows the call site's arrays; the norms' launches under
+    # `jax.vmap(jax.vmap(method, in_axes=(0, None, None)), ...)` take the mapped axes off; softmax's input, vmapped
+    # in a loop (`for _ in range(len(x.shape) - 1): f = jax.vmap(f)`), stays unknown.
     assert sorted((r["file"], r["param"]) for r in rows if r["exact"]) == [
-        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"), ("matmul.py", "acc_ref"),
-        ("matmul.py", "o_tile_ref"), ("matmul.py", "x_tile_ref"), ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
+        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"),
+        *(("layer_norm.py", p) for p in ("bias_ref", "o_ref", "weight_ref", "x_ref")),
+        ("matmul.py", "acc_ref"), ("matmul.py", "o_tile_ref"), ("matmul.py", "x_tile_ref"), ("matmul.py", "y_tile_ref"),
+        *(("rms_norm.py", p) for p in ("bias_ref", "o_ref", "weight_ref", "x_ref")), ("softmax.py", "probs_ref")]
     acc = next(r for r in rows if r["param"] == "acc_ref")
     assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{float32[128,128]}")
 

@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from .model import ModuleModel
 
 TRANSPARENT_WRAPPERS = {"jax.jit", "jax.named_call", "jax.checkpoint", "jax.remat"}
+# What calls the function it wraps with the wrapper's own arguments, as they are (their shapes and dtypes): the
+# transparent wrappers, and a derivative's (`jax.grad(loss)(x)` calls `loss(x)`), whose result is not the function's.
+_CALLING_WITH_ITS_ARGUMENTS = TRANSPARENT_WRAPPERS | {"jax.grad", "jax.value_and_grad"}
 _MAX_FORWARDS = 2  # `defvjp` rules of `defvjp` rules ...: how deep the forward rule's call sites are followed
 
 
@@ -63,7 +66,7 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
             value = value_of(model, call)
             if isinstance(value, Partial) and is_it(value.func):
                 yield call, value.func, CallArguments(evaluator, model, [], [], (list(value.args), dict(value.kwargs)))
-    for call in model.calls_named("eval_shape", *(w.rsplit(".", 1)[1] for w in TRANSPARENT_WRAPPERS)):
+    for call in model.calls_named("eval_shape", *(w.rsplit(".", 1)[1] for w in _CALLING_WITH_ITS_ARGUMENTS)):
         if not call.args or _terminal_name(call.args[0]) != name:
             continue
         wrapper = value_of(model, call.func)
@@ -72,7 +75,7 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
             continue
         if wrapper.name == "jax.eval_shape":
             yield call, value, CallArguments.of(evaluator, model, call, skip=1)
-        elif wrapper.name in TRANSPARENT_WRAPPERS:
+        elif wrapper.name in _CALLING_WITH_ITS_ARGUMENTS:
             outer = wrapped_call(model, call)
             if outer is not None:
                 yield outer, value, CallArguments.of(evaluator, model, outer)

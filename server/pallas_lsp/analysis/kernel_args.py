@@ -398,7 +398,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
             scratch = None
 
     # Inputs.
-    inputs = None
+    inputs, in_specs = None, None
     if pallas_call:
         in_specs = field("in_specs")
         specs = in_specs[1].items if in_specs and isinstance(in_specs[1], Seq) else None
@@ -419,6 +419,8 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         inputs = list(prefetch_slots)
         for i, value in enumerate(operands, start=prefetch.value):
             shape, dtype = array_type(value)
+            if in_specs:  # BlockSpecs not known statically: the block's dtype is the operand's, its shape is not
+                shape = None
             space = operand_space(project, entry) if isinstance(value, Array) or entry.api == "plgpu.kernel" else None
             inputs.append(_Slot("input", f"operand {i}", space, shape, dtype))
     return inputs, outputs, scratch
