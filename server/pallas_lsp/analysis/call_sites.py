@@ -7,6 +7,7 @@ the installed wheel), wherever a workspace module calls the `Api` of that name."
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING
 
 from . import reads
@@ -38,6 +39,8 @@ def argument_sites(evaluator, model: "ModuleModel", func_node: ast.AST, depth: i
     cls = model.enclosing_class(func_node) if name == "__call__" else None
     mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
     importers = [] if evaluator.in_own_module_only else evaluator.project.importers_mentioning(model, mentioned)
+    if not evaluator.in_own_module_only and cls is None and _in_jax(model):
+        importers = list(dict.fromkeys([*importers, *_package_importers(evaluator.project, model, name)]))
     for where in [model, *importers]:
         for call, func, arguments in _call_sites_in(evaluator, where, func_node, name, model, cls):
             yield where, call, func, arguments
@@ -45,11 +48,23 @@ def argument_sites(evaluator, model: "ModuleModel", func_node: ast.AST, depth: i
         yield from _forward_rule_sites(evaluator, model, func_node, name, depth)
 
 
+def _in_jax(model: "ModuleModel") -> bool:
+    return model.module_name is not None and model.module_name.startswith("jax.")
+
+
+def _package_importers(project, model: "ModuleModel", name: str) -> list:
+    """The workspace modules importing `name` from the package of a module of jax's own, where the package
+    re-exports it (`from jax.experimental.pallas.ops.tpu.paged_attention import paged_attention`)."""
+    init = os.path.join(os.path.dirname(model.path), "__init__.py")
+    if init == model.path or not os.path.isfile(init) or project.is_workspace_file(model.path):
+        return []
+    return project.importers_mentioning(project.model(init), name)
+
+
 def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
                    cls: ast.ClassDef | None):
     value_of = evaluator.value
-    in_jax = home.module_name is not None and home.module_name.startswith("jax.") and cls is None
-    own_api = canonical(f"{home.module_name}.{name}") if in_jax else None
+    own_api = canonical(f"{home.module_name}.{name}") if _in_jax(home) and cls is None else None
 
     def is_it(value: Value) -> bool:
         return isinstance(value, Func) and value.node is func_node and value.model is home

@@ -9,12 +9,14 @@ import operator
 from typing import TYPE_CHECKING, Callable
 
 from .arrays import dtype_name
-from .values import (Api, Array, Const, Func, Mapping, MemType, Partial, Seq, ShapeDtype, Spec, Value)
+from .values import (UNKNOWN, Api, Array, ClassValue, Const, Func, Mapping, MemType, Partial, Seq, ShapeDtype, Spec,
+                     Value)
 
 if TYPE_CHECKING:
     from .model import ModuleModel
 
 _MISSING = object()
+_PALLAS = ("pl", "pltpu", "plgpu", "pltriton")
 _ORDER = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 # Values that are never None (what `is None` asks of them).
 _NOT_NONE = (Array, ShapeDtype, Seq, Func, Partial, Mapping, MemType, Spec)
@@ -79,6 +81,36 @@ def compare(node: ast.Compare, value_of: Callable[[ast.expr], Value]) -> Value |
             return Const(False)
         left = right
     return Const(True)
+
+
+def bool_op(node: ast.BoolOp, value_of: Callable[[ast.expr], Value]) -> Value:
+    """`a and b` / `a or b` as Python gives it, where the truth of each operand it looks at is known."""
+    value = UNKNOWN
+    for part in node.values:
+        value = value_of(part)
+        known = truth(value)
+        if known is None:
+            return UNKNOWN
+        if known != isinstance(node.op, ast.And):
+            return value
+    return value
+
+
+def is_instance(value: Value, classinfo: Value) -> Value:
+    """`isinstance(x, C)` where it is known: an array is a `jax.Array` and never an instance of a class of
+    Python code or of Pallas (`quantization_utils.QuantizedTensor`); None is neither."""
+    options = classinfo.items if isinstance(classinfo, Seq) else (classinfo,)
+    if not isinstance(value, Array) and value != Const(None) or not options:
+        return UNKNOWN
+    found = []
+    for option in options:
+        if isinstance(option, ClassValue) or isinstance(option, Api) and option.name.split(".")[0] in _PALLAS:
+            found.append(False)  # a class of Python code, or of Pallas' (`BlockSpec`, ops' `QuantizedTensor`)
+        elif isinstance(option, Api) and option.name in ("jax.Array", "jnp.ndarray"):
+            found.append(isinstance(value, Array))
+        else:
+            return UNKNOWN
+    return Const(any(found))
 
 
 def truth(value: Value) -> bool | None:

@@ -19,7 +19,7 @@ from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
-from .comparisons import compare, taken_bindings
+from .comparisons import bool_op, compare, is_instance, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
@@ -256,6 +256,8 @@ class Evaluator:
             return self.value(model, expr.value, frame)
         if isinstance(expr, ast.Compare):
             return compare(expr, lambda part: self.value(model, part, frame)) or UNKNOWN
+        if isinstance(expr, ast.BoolOp):
+            return bool_op(expr, lambda part: self.value(model, part, frame))
         return UNKNOWN
 
     def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
@@ -512,6 +514,9 @@ class Evaluator:
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
                 and model.lookup("super", model.scope_of(node), node.lineno) is None:
             return self._super(model, node, frame)
+        if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2 \
+                and model.lookup("isinstance", model.scope_of(node), node.lineno) is None:
+            return is_instance(*(self.value(model, a, frame) for a in node.args))
         func = self.value(model, node.func, frame)
         if func is UNKNOWN or (func.__class__ is Api and func.name not in _CALLS_READ):
             # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its

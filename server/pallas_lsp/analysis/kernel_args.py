@@ -18,7 +18,7 @@ from .arithmetic import MAX_ITEMS
 from .call_of import callee
 from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
-from .kernels import EntryPoint, KernelIndex
+from .kernels import EntryPoint, KernelIndex, unwrap_function
 from .vmapped import unbatched, vmapped_kernel
 from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, OneOf, Partial, SemaphoreRef, Seq,
                      ShapeDtype, Spec, Value)
@@ -108,19 +108,36 @@ def parameters_of_module(project: "Project", model: "ModuleModel") -> dict[int, 
     result: dict[int, list[KernelParam]] = {}
     entries = [e for source in [model, *launchers] for e in KernelIndex.of(project, source).entries]
     for entry in entries:
-        try:
-            params = kernel_parameters(project, entry)
-        except RecursionError:
-            continue
-        for param in params:
-            if param.entry.body is not None and param.entry.body.model is model:
+        for body, chosen_by in _bodies(entry):
+            if body.model is not model:
+                continue
+            try:
+                params = kernel_parameters(project, entry, body, chosen_by)
+            except RecursionError:
+                continue
+            for param in params:
                 result.setdefault(id(param.node), []).append(param)
     model.eval_cache["kernel-params"] = (launchers, result)
     return result
 
 
-def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam]:
-    body = entry.body
+def _bodies(entry: EntryPoint) -> list[tuple[Func, ast.expr | None]]:
+    """(body, None) for the entry's one body; where the body is chosen in a branch (`kernel = a if c else b`,
+    then `pl.pallas_call(functools.partial(kernel, ...))`), (option, the body's expression) for each option:
+    a launch frame gives an option its types only where that expression is that option there."""
+    if entry.body is not None:
+        return [(entry.body, None)]
+    value, node = entry.kernel.body, entry.kernel.node
+    while isinstance(value, Partial):
+        value = value.func
+    if not (isinstance(value, OneOf) and isinstance(node, ast.Call) and node.args):
+        return []
+    return [(option, node.args[0]) for option in value.options if isinstance(option, Func)]
+
+
+def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None = None,
+                      chosen_by: ast.expr | None = None) -> list[KernelParam]:
+    body = body or entry.body
     if body is None or not isinstance(body.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
     if entry.api == "pl.core_map":
@@ -136,7 +153,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     # `o_ref, mean_ref=None, rstd_ref=None` or `*refs`: how many refs JAX passes is not the signature's count
     count = None if spec.vararg is not None or any(id(p) in defaulted for p in positional) else len(positional)
     params = []
-    for arg, slot in _placed(project, entry, positional, keyword_only, count):
+    for arg, slot in _placed(project, entry, positional, keyword_only, count, (body, chosen_by) if chosen_by else None):
         dims = slot.shape
         shape = dims if dims is not None and None not in dims else None
         params.append(KernelParam(arg.arg, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
@@ -145,17 +162,23 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
 
 
 def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg],
-            count: int | None):
+            count: int | None, chosen: tuple[Func, ast.expr] | None = None):
     """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree;
-    `count`: how many refs the body takes positionally, None where its signature does not fix it."""
+    `count`: how many refs the body takes positionally, None where its signature does not fix it; `chosen`:
+    (body, expression) where the body is one of several, the frames where the expression is that body."""
     per_frame = []
     for frame, where in _launch_frames(project, entry):
+        if chosen is not None and (frame is None or getattr(unwrap_function(
+                project.evaluator.value(entry.model, chosen[1], frame)), "node", None) is not chosen[0].node):
+            continue
         slots = _arrange(project, entry, frame, count)
         if slots is not None:
             per_frame.append((slots, where))
     if not per_frame:
         return []
     shapes = {tuple((s is None, s.keyword if s else None) for s in slots) for slots, _ in per_frame}
+    if len(shapes) > 1 and chosen is not None:  # no frame-less picture to fall back on: which body is not known
+        return []
     if len(shapes) > 1:  # call sites disagree on what the parameters are: trust none
         per_frame = [(slots, where) for slots, where in per_frame if where is None] or per_frame[:1]
         slots = _arrange(project, entry, None, count) or []
