@@ -113,6 +113,28 @@ def is_instance(value: Value, classinfo: Value) -> Value:
     return Const(any(found))
 
 
+def _extreme(pick):
+    def known(args: list[Value]) -> Value:
+        """`min(a, b, ...)` / `max(...)` of known numbers (`block = min(block_rows, rows)`)."""
+        items = args[0].items if len(args) == 1 and isinstance(args[0], Seq) else args
+        numbers = [i.value for i in items if isinstance(i, Const) and type(i.value) in (int, float)]
+        return Const(pick(numbers)) if numbers and len(numbers) == len(items) else UNKNOWN
+    return known
+
+
+def _len(args: list[Value]) -> Value:
+    if len(args) == 1 and isinstance(args[0], Seq):
+        return Const(len(args[0].items))
+    if len(args) == 1 and isinstance(args[0], (Array, ShapeDtype)) and args[0].shape:
+        return Const(args[0].shape[0])
+    return UNKNOWN
+
+
+# Builtins evaluated where their arguments are known (a name the module binds itself is not one of them).
+BUILTINS = {"isinstance": lambda args: is_instance(*args) if len(args) == 2 else UNKNOWN,
+            "min": _extreme(min), "max": _extreme(max), "len": _len}
+
+
 def truth(value: Value) -> bool | None:
     """Whether a known value is true where an `if` tests it (a Const's truth); None where not known."""
     if isinstance(value, Const) and (value.value is None or type(value.value) in (int, float, str, bool)):

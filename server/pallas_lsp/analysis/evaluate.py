@@ -19,7 +19,8 @@ from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
-from .comparisons import bool_op, compare, is_instance, taken_bindings
+from .grown_lists import grown_list
+from .comparisons import BUILTINS, bool_op, compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
@@ -285,7 +286,8 @@ class Evaluator:
         reaching = reaching_bindings(model, binding, node, scope)
         reaching = taken_bindings(self, model, reaching, node, scope, frame)  # `if out_dtype is None: out_dtype = x.dtype`
         # `acc = f32` then `if ...: acc = i32`: either may reach the use
-        value = _one_of(self.binding_value(model, b, frame) for b in reaching)
+        value = _one_of(_first(grown_list(self, model, b, node, scope, frame), self.binding_value, model, b, frame)
+                        for b in reaching)
         if value is UNKNOWN:  # what runs is unknown: an `if TYPE_CHECKING:` may declare what it is
             declared = [d for b in reaching for d in declared_instead(model, node.id, b)]
             runs = [b for b in reaching if b not in declared]
@@ -514,9 +516,10 @@ class Evaluator:
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
                 and model.lookup("super", model.scope_of(node), node.lineno) is None:
             return self._super(model, node, frame)
-        if isinstance(node.func, ast.Name) and node.func.id == "isinstance" and len(node.args) == 2 \
-                and model.lookup("isinstance", model.scope_of(node), node.lineno) is None:
-            return is_instance(*(self.value(model, a, frame) for a in node.args))
+        if isinstance(node.func, ast.Name) and node.func.id in BUILTINS and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and model.lookup(node.func.id, model.scope_of(node), node.lineno) is None:
+            return BUILTINS[node.func.id]([self.value(model, a, frame) for a in node.args])
         func = self.value(model, node.func, frame)
         if func is UNKNOWN or (func.__class__ is Api and func.name not in _CALLS_READ):
             # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its
@@ -783,6 +786,10 @@ def _api_attribute(name: str, attr: str) -> Api:
     """`jnp.maximum` of `jnp`: one value per spelling, shared (values are immutable), since every kernel's
     `jnp.` / `pl.` attribute asks the same prefix walk of `canonical` again."""
     return Api(canonical(f"{name}.{attr}"))
+
+
+def _first(found: Value | None, otherwise, *args) -> Value:
+    return found if found is not None else otherwise(*args)
 
 
 def _one_of(values) -> Value:

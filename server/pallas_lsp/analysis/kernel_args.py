@@ -201,9 +201,16 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
 def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | None":
     """One slot for the frames' slots: theirs where all agree; `?` where they differ, with what each call
     site gives in `seen` (never one of them picked)."""
-    first = slots[0]
-    if first is None or any(s is None for s in slots):
+    if any(s is None for s in slots):
         return None
+    known = [(s, w) for s, w in zip(slots, wheres) if not any(_less_known(s, other) for other in slots)]
+    unknown = [w for s, w in zip(slots, wheres) if any(_less_known(s, other) for other in slots)]
+    if known and unknown:  # a call site passing arrays not known statically: the others' types, it noted apart
+        merged = _merge([s for s, _ in known], [w for _, w in known])
+        seen = merged.seen or ((merged.picture, ", ".join(w or "" for _, w in known)),)
+        return _Slot(merged.role, merged.origin, merged.space, merged.shape, merged.dtype, merged.keyword,
+                     (*seen, ("not known statically", ", ".join(w or "" for w in unknown))))
+    first = slots[0]
     if all(s == first for s in slots):
         return first
     space = first.space if all(s.space == first.space for s in slots) else None
@@ -218,6 +225,16 @@ def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | No
         if item not in seen:
             seen.append(item)
     return _Slot(first.role, first.origin, space, shape, dtype, first.keyword, tuple(seen))
+
+
+def _less_known(slot: "_Slot", other: "_Slot") -> bool:
+    """`slot` says less than `other` and nothing else: each of its parts unknown or the same."""
+    if slot == other or slot.space not in (None, other.space) or slot.dtype not in (None, other.dtype):
+        return False
+    if slot.shape is None:
+        return True
+    return other.shape is not None and len(other.shape) == len(slot.shape) and all(
+        mine in (None, theirs) for mine, theirs in zip(slot.shape, other.shape))
 
 
 def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None,
