@@ -28,7 +28,7 @@ def rows():
 def test_jax_traced_every_file_and_every_kind_of_launch(rows):
     files = {row["file"] for row in rows}
     assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
-    assert len(rows) == 102
+    assert len(rows) == 105
 
 
 def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
@@ -163,7 +163,7 @@ if __name__ == "__main__":
 
 def test_types_trace_gives_each_ref_of_a_body_taking_star_refs(tmp_path):
     """A body taking `*refs` (flywheel-tpu's flash attention, jax's own TPU flash attention): JAX names its
-    refs `refs[0]`, `refs[1]`, ...; `types --trace` gives each, as JAX traced it."""
+    refs `refs[0]`, `refs[1]`, ...; `types --trace` gives each, as JAX traced it, and `types` as inferred."""
     import json
     import subprocess
 
@@ -178,6 +178,12 @@ def test_types_trace_gives_each_ref_of_a_body_taking_star_refs(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     traced = {r["parameter"]: [r["type"]] for r in json.loads(run.stdout) if r["source"] == "traced"}
     assert traced == truth == {f"refs[{i}]": ["Ref<default>{float32[8,128]}"] for i in range(3)}
+    # Statically too: the operands, then the output, each a ref of `*refs` as JAX names it.
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "types", "--format", "json", "--python", jax_python(),
+                          str(path)], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "server")}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert {r["parameter"]: [r["type"]] for r in json.loads(run.stdout) if r["source"] == "inferred"} == truth
 
 
 HBM_OPERAND = '''\

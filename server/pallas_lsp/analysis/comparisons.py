@@ -135,6 +135,22 @@ BUILTINS = {"isinstance": lambda args: is_instance(*args) if len(args) == 2 else
             "min": _extreme(min), "max": _extreme(max), "len": _len}
 
 
+def _integers(compute, count: int):
+    def known(args: list[Value]) -> Value:
+        if len(args) != count or not all(isinstance(a, Const) and type(a.value) is int for a in args):
+            return UNKNOWN
+        found = compute(*(a.value for a in args))
+        return UNKNOWN if found is None else Const(found)
+    return known
+
+
+# Pallas' integer helpers, as jax 0.12 computes them (`pl.next_power_of_2(64)`, `pl.cdiv(1000, 128)`).
+INTEGER_HELPERS = {
+    "pl.next_power_of_2": _integers(lambda x: None if x < 0 else 1 if x == 0 else 2 ** (x - 1).bit_length(), 1),
+    "pl.cdiv": _integers(lambda a, b: -(-a // b) if b else None, 2),
+}
+
+
 def truth(value: Value) -> bool | None:
     """Whether a known value is true where an `if` tests it (a Const's truth); None where not known."""
     if isinstance(value, Const) and (value.value is None or type(value.value) in (int, float, str, bool)):

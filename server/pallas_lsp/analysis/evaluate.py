@@ -20,7 +20,7 @@ from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .grown_lists import grown_list
-from .comparisons import BUILTINS, bool_op, compare, taken_bindings
+from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
@@ -647,6 +647,8 @@ class Evaluator:
             if not args:
                 return UNKNOWN
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()), node)
+        if name in INTEGER_HELPERS:
+            return INTEGER_HELPERS[name](args) if not kwargs else UNKNOWN
         if name in KERNEL_FACTORIES:
             body_kw = _BODY_ARG[name]
             if body_kw is None:  # pl.core_map(mesh) only ever returns a decorator
@@ -772,7 +774,7 @@ def _bound_names(statement: ast.AST) -> set[str]:
 _CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
                          *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
-                         *TRANSPARENT_WRAPPERS, *_SPECS})
+                         *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS})
 
 
 def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:

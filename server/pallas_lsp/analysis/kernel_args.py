@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from .model import ModuleModel
     from .project import Project
 
+# What `seen` says of call sites passing arrays not known statically (their types are left out of the merge).
+NOT_KNOWN = "not known statically"
 # JAX's names of the memory spaces (`str(aval)`: `Ref<vmem>{...}`).
 _SPACE_OF = {"plgpu.GMEM": "gmem", "plgpu.SMEM": "smem", "plgpu.TMEM": "tmem", "pl.ANY": "any",
              "pltpu.VMEM": "vmem", "pltpu.SMEM": "smem", "pltpu.HBM": "hbm", "pltpu.ANY": "any",
@@ -153,16 +155,17 @@ def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None =
     # `o_ref, mean_ref=None, rstd_ref=None` or `*refs`: how many refs JAX passes is not the signature's count
     count = None if spec.vararg is not None or any(id(p) in defaulted for p in positional) else len(positional)
     params = []
-    for arg, slot in _placed(project, entry, positional, keyword_only, count, (body, chosen_by) if chosen_by else None):
+    for arg, slot, name in _placed(project, entry, positional, keyword_only, count,
+                                   (body, chosen_by) if chosen_by else None, spec.vararg):
         dims = slot.shape
         shape = dims if dims is not None and None not in dims else None
-        params.append(KernelParam(arg.arg, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
+        params.append(KernelParam(name, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
                                   dims if shape is None else None, slot.seen))
     return params
 
 
 def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg],
-            count: int | None, chosen: tuple[Func, ast.expr] | None = None):
+            count: int | None, chosen: tuple[Func, ast.expr] | None = None, vararg: ast.arg | None = None):
     """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree;
     `count`: how many refs the body takes positionally, None where its signature does not fix it; `chosen`:
     (body, expression) where the body is one of several, the frames where the expression is that body."""
@@ -179,9 +182,12 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
     shapes = {tuple((s is None, s.keyword if s else None) for s in slots) for slots, _ in per_frame}
     if len(shapes) > 1 and chosen is not None:  # no frame-less picture to fall back on: which body is not known
         return []
-    if len(shapes) > 1:  # call sites disagree on what the parameters are: trust none
-        per_frame = [(slots, where) for slots, where in per_frame if where is None] or per_frame[:1]
+    if len(shapes) > 1:  # call sites disagree on what the parameters are: only the leading ones all agree on
         slots = _arrange(project, entry, None, count) or []
+        agreed = _agreed_prefix([frame_slots for frame_slots, _ in per_frame])
+        if agreed and len(agreed) >= sum(1 for s in slots if s is not None and not s.keyword):
+            slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
+                     for i in range(len(agreed))]
     else:
         slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
                  for i in range(len(per_frame[0][0]))]
@@ -189,12 +195,16 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
     positional_slots = [s for s in slots if s is None or not s.keyword]
     for arg, slot in zip(positional, positional_slots):
         if slot is not None:
-            pairs.append((arg, slot))
+            pairs.append((arg, slot, arg.arg))
+    rest = positional_slots[len(positional):]
+    if vararg is not None and rest and None not in rest and per_frame and all(
+            len(frame_slots) == len(slots) for frame_slots, _ in per_frame):  # `*refs`: JAX's `refs[0]`, `refs[1]`, ...
+        pairs.extend((vararg, slot, f"{vararg.arg}[{i}]") for i, slot in enumerate(rest))
     for slot in slots:
         if slot is not None and slot.keyword:
             arg = keyword_only.get(slot.keyword) or next((p for p in positional if p.arg == slot.keyword), None)
             if arg is not None:
-                pairs.append((arg, slot))
+                pairs.append((arg, slot, arg.arg))
     return pairs
 
 
@@ -207,9 +217,8 @@ def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | No
     unknown = [w for s, w in zip(slots, wheres) if any(_less_known(s, other) for other in slots)]
     if known and unknown:  # a call site passing arrays not known statically: the others' types, it noted apart
         merged = _merge([s for s, _ in known], [w for _, w in known])
-        seen = merged.seen or ((merged.picture, ", ".join(w or "" for _, w in known)),)
         return _Slot(merged.role, merged.origin, merged.space, merged.shape, merged.dtype, merged.keyword,
-                     (*seen, ("not known statically", ", ".join(w or "" for w in unknown))))
+                     (*merged.seen, (NOT_KNOWN, ", ".join(w or "" for w in unknown))))
     first = slots[0]
     if all(s == first for s in slots):
         return first
@@ -225,6 +234,18 @@ def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | No
         if item not in seen:
             seen.append(item)
     return _Slot(first.role, first.origin, space, shape, dtype, first.keyword, tuple(seen))
+
+
+def _agreed_prefix(frames: list[list["_Slot | None"]]) -> list:
+    """The leading positional slots every frame has with the same role and origin (`out_shape[0]` where one
+    call site asks for residual outputs after it and another does not)."""
+    agreed = []
+    for i in range(min(len(slots) for slots in frames)):
+        kinds = {(s.role, s.origin) if s is not None and not s.keyword else None for s in (f[i] for f in frames)}
+        if len(kinds) != 1 or None in kinds:
+            break
+        agreed.append(i)
+    return agreed
 
 
 def _less_known(slot: "_Slot", other: "_Slot") -> bool:
