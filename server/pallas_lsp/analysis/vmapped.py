@@ -11,9 +11,10 @@ from .reaching import outside_own_statement, reaching_bindings
 from .values import UNKNOWN, Api, Array, Const, KernelCall, Seq, ShapeDtype, Value
 
 if TYPE_CHECKING:
-    from .evaluate import Frame
     from .model import ModuleModel
-    from .project import Project
+
+# `Project` and `Frame` in annotations are names only: evaluate.py imports this module through call_sites.py
+# (tests/test_architecture.py: no circle of modules but the one known).
 
 _MAX_LAYERS = 8
 
