@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from . import reads
 from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
-from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
+from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .grown_lists import grown_list
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
@@ -647,6 +647,8 @@ class Evaluator:
             if not args:
                 return UNKNOWN
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()), node)
+        if name in FROM_DATA:
+            return array_from_data(args, kwargs, _source(model, node, name))
         if name in INTEGER_HELPERS:
             return INTEGER_HELPERS[name](args) if not kwargs else UNKNOWN
         if name in KERNEL_FACTORIES:
@@ -774,7 +776,7 @@ def _bound_names(statement: ast.AST) -> set[str]:
 _CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
                          *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
-                         *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS})
+                         *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS, *FROM_DATA})
 
 
 def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:

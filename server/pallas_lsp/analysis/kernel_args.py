@@ -114,7 +114,7 @@ def parameters_of_module(project: "Project", model: "ModuleModel") -> dict[int, 
             if body.model is not model:
                 continue
             try:
-                params = kernel_parameters(project, entry, body, chosen_by)
+                params = kernel_parameters(project, entry, body, chosen_by, leaves=True)
             except RecursionError:
                 continue
             for param in params:
@@ -138,7 +138,9 @@ def _bodies(entry: EntryPoint) -> list[tuple[Func, ast.expr | None]]:
 
 
 def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None = None,
-                      chosen_by: ast.expr | None = None) -> list[KernelParam]:
+                      chosen_by: ast.expr | None = None, leaves: bool = False) -> list[KernelParam]:
+    """The body's parameters as JAX passes them; with `leaves`, each ref a `*refs` takes too (`refs[0]`, ...:
+    for the types and hovers, never for the rules, which read `refs` itself as a sequence)."""
     body = body or entry.body
     if body is None or not isinstance(body.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
@@ -156,7 +158,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None =
     count = None if spec.vararg is not None or any(id(p) in defaulted for p in positional) else len(positional)
     params = []
     for arg, slot, name in _placed(project, entry, positional, keyword_only, count,
-                                   (body, chosen_by) if chosen_by else None, spec.vararg):
+                                   (body, chosen_by) if chosen_by else None, spec.vararg if leaves else None):
         dims = slot.shape
         shape = dims if dims is not None and None not in dims else None
         params.append(KernelParam(name, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
@@ -197,8 +199,7 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
         if slot is not None:
             pairs.append((arg, slot, arg.arg))
     rest = positional_slots[len(positional):]
-    if vararg is not None and rest and None not in rest and per_frame and all(
-            len(frame_slots) == len(slots) for frame_slots, _ in per_frame):  # `*refs`: JAX's `refs[0]`, `refs[1]`, ...
+    if vararg is not None and rest and None not in rest:  # `*refs`: JAX's `refs[0]`, `refs[1]`, ...
         pairs.extend((vararg, slot, f"{vararg.arg}[{i}]") for i, slot in enumerate(rest))
     for slot in slots:
         if slot is not None and slot.keyword:
