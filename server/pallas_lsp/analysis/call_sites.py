@@ -61,6 +61,36 @@ def _package_importers(project, model: "ModuleModel", name: str) -> list:
     return project.importers_mentioning(project.model(init), name)
 
 
+# What a jax op's module may bind an op to, called with the op's own arguments (without a derivative asked).
+_WRAPPERS = {"jax.custom_vjp", "jax.custom_jvp", *TRANSPARENT_WRAPPERS}
+
+
+def _wraps(evaluator, home: "ModuleModel", func_node: ast.AST, api: str, own_api: str) -> bool:
+    """Whether the jax op `api` names (`pl.ops.tpu.megablox.ops.gmm`) is bound in its module to this function
+    wrapped (`gmm = jax.custom_vjp(backend.gmm, ...)`): that module of the same wheel modelled, read only."""
+    if not api.startswith("pl.ops.") or "." not in api:
+        return False
+    module, attr = api.rsplit(".", 1)
+    dotted = "jax.experimental.pallas." + module[len("pl."):]
+    root = home.path[: -len(home.module_name.replace(".", os.sep) + ".py")].rstrip(os.sep)
+    path = evaluator.project.find_module(dotted, [root]) if home.path.endswith(".py") else None
+    if path is None or os.path.abspath(path) == home.path:
+        return False
+    other = evaluator.project.model(path)
+    binding = other.module_binding(attr)
+    value = binding.value if binding is not None and binding.kind == "assign" else None
+    if not (isinstance(value, ast.Call) and value.args):
+        return False
+    wrapper, wrapped = evaluator.value(other, value.func), evaluator.value(other, value.args[0])
+    # `from ...megablox import gmm as backend` in the package's own module, `backend.gmm`: jedi may name that
+    # module through the package's re-export (`...megablox.ops.gmm.gmm`); its last two parts are this module's
+    tail = "." + own_api.rsplit(".", 2)[-2] + "." + own_api.rsplit(".", 1)[-1]
+    return isinstance(wrapper, Api) and wrapper.name in _WRAPPERS and (
+        isinstance(wrapped, Func) and wrapped.node is func_node
+        or isinstance(wrapped, Api) and (wrapped.name == own_api or wrapped.name.endswith(tail)
+                                         and wrapped.name.startswith(module + ".")))
+
+
 def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
                    cls: ast.ClassDef | None):
     value_of = evaluator.value
@@ -75,7 +105,8 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
             value = value_of(model, call.func)
             if is_it(value):
                 yield call, value, CallArguments.of(evaluator, model, call)
-            elif own_api is not None and isinstance(value, Api) and value.name == own_api:
+            elif own_api is not None and isinstance(value, Api) and (
+                    value.name == own_api or _wraps(evaluator, home, func_node, value.name, own_api)):
                 yield call, Func(home, func_node), CallArguments.of(evaluator, model, call)
         elif target == "partial" and call.args and _terminal_name(call.args[0]) == name:
             value = value_of(model, call)

@@ -130,9 +130,18 @@ def _len(args: list[Value]) -> Value:
     return UNKNOWN
 
 
+def _callable(args: list[Value]) -> Value:
+    """`callable(tiling)`: a tuple, number or array is not; a function or partial is."""
+    if len(args) != 1:
+        return UNKNOWN
+    if isinstance(args[0], (Seq, Const, Array, ShapeDtype)):
+        return Const(False)
+    return Const(True) if isinstance(args[0], (Func, Partial)) else UNKNOWN
+
+
 # Builtins evaluated where their arguments are known (a name the module binds itself is not one of them).
 BUILTINS = {"isinstance": lambda args: is_instance(*args) if len(args) == 2 else UNKNOWN,
-            "min": _extreme(min), "max": _extreme(max), "len": _len}
+            "min": _extreme(min), "max": _extreme(max), "len": _len, "callable": _callable}
 
 
 def _integers(compute, count: int):

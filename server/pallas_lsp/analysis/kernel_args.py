@@ -188,7 +188,7 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
         slots = _arrange(project, entry, None, count) or []
         agreed = _agreed_prefix([frame_slots for frame_slots, _ in per_frame])
         if agreed and len(agreed) >= sum(1 for s in slots if s is not None and not s.keyword):
-            slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
+            slots = [_merge([f[i] for f, _ in per_frame if len(f) > i], [w for f, w in per_frame if len(f) > i])
                      for i in range(len(agreed))]
     else:
         slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
@@ -239,10 +239,11 @@ def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | No
 
 def _agreed_prefix(frames: list[list["_Slot | None"]]) -> list:
     """The leading positional slots every frame has with the same role and origin (`out_shape[0]` where one
-    call site asks for residual outputs after it and another does not)."""
+    call site asks for residual outputs after it and another does not); past the end of a frame whose scratch
+    is not known, those the frames going on agree on (that frame knows less there, as `_less_known`)."""
     agreed = []
-    for i in range(min(len(slots) for slots in frames)):
-        kinds = {(s.role, s.origin) if s is not None and not s.keyword else None for s in (f[i] for f in frames)}
+    for i in range(max(len(slots) for slots in frames)):
+        kinds = {(s.role, s.origin) if s is not None and not s.keyword else None for s in (f[i] for f in frames if len(f) > i)}
         if len(kinds) != 1 or None in kinds:
             break
         agreed.append(i)
