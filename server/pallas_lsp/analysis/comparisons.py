@@ -196,6 +196,18 @@ def branch_verdict(model: "ModuleModel", statement: ast.AST, use: ast.AST, scope
     return verdict
 
 
+def settled(evaluator, model: "ModuleModel", frame) -> Callable[[ast.expr], bool | None]:
+    """Whether an `if` test is true in a call's frame; each test evaluated once a frame (a frame is made for
+    one question: its parameters do not change while it lives)."""
+    memo = frame.__dict__.setdefault("settled_tests", {})
+
+    def test_truth(test: ast.expr) -> bool | None:
+        if id(test) not in memo:
+            memo[id(test)] = truth(evaluator.value(model, test, frame))
+        return memo[id(test)]
+    return test_truth
+
+
 def taken_bindings(evaluator, model: "ModuleModel", reaching: list, use: ast.AST, scope: ast.AST, frame) -> list:
     """The reaching bindings (latest first) of a use in a call's frame, less those in a branch its known test
     does not take, up to the first that surely runs (the same list where the frame is not the use's function)."""
@@ -203,7 +215,7 @@ def taken_bindings(evaluator, model: "ModuleModel", reaching: list, use: ast.AST
         return reaching
     kept = []
     for binding in reaching:
-        verdict = branch_verdict(model, binding.node, use, scope, lambda test: truth(evaluator.value(model, test, frame)))
+        verdict = branch_verdict(model, binding.node, use, scope, settled(evaluator, model, frame))
         if verdict == "never":
             continue
         kept.append(binding)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from .comparisons import branch_verdict, truth
+from .comparisons import branch_verdict, settled, truth
+from .reaching import mutates
 from .values import UNKNOWN, Seq, Value
 
 if TYPE_CHECKING:
@@ -26,10 +27,10 @@ def grown_list(evaluator, model: "ModuleModel", binding: "Binding", use: ast.AST
         return None
     name = targets[0].id
     owner = model.scope_of(binding.node)
-    if owner is not scope or len(model.scopes[owner].bindings.get(name, ())) != 1:
-        return None
+    if owner is not scope or not mutates(model, owner, {name}) or len(model.scopes[owner].bindings.get(name, ())) != 1:
+        return None  # most lists: never changed in place (the scope's changed names are kept, `mutated_names`)
     inner = frame if frame is not None and frame.func is owner else None
-    changes = _changes(model, owner, name)
+    changes = _changes(model, owner, name)  # walked for the few lists changed in place only
     if changes is None:
         return UNKNOWN
     if not changes:
@@ -41,7 +42,8 @@ def grown_list(evaluator, model: "ModuleModel", binding: "Binding", use: ast.AST
     for statement, method, argument in changes:
         if statement.lineno <= binding.lineno or statement.lineno >= use.lineno:
             continue  # before the list is made, or after the use
-        verdict = branch_verdict(model, statement, use, owner, lambda test: truth(evaluator.value(model, test, inner)))
+        verdict = branch_verdict(model, statement, use, owner, settled(evaluator, model, inner) if inner is not None
+                                 else lambda test: truth(evaluator.value(model, test)))
         if verdict == "never":
             continue
         if verdict != "always":
