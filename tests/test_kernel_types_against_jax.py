@@ -28,7 +28,7 @@ def rows():
 def test_jax_traced_every_file_and_every_kind_of_launch(rows):
     files = {row["file"] for row in rows}
     assert files == {p.name for p in CORPUS.glob("*.py")} - {"kt_lib_main.py"}  # it only launches kt_lib_kernels
-    assert len(rows) == 90
+    assert len(rows) == 108
 
 
 def test_every_parameter_gets_jaxs_exact_type_and_none_a_wrong_one(rows):
@@ -111,13 +111,17 @@ def test_kernels_jax_ships_called_from_a_script_get_no_wrong_type(tmp_path):
     rows = compare([str(tmp_path / "drive.py")], jax_python(), root=tmp_path)
     assert len(rows) == 16
     assert [f"{r['file']}:{r['param']}: {r['head']}" for r in rows if r["wrong"]] == []
-    # Where a dtype is chosen in a branch (`acc_dtype = jnp.float32; if ...: acc_dtype = jnp.int32`),
-    # `?`, not the last assignment; vmapped launches (softmax's input, the norms) stay unknown.
+    # A dtype chosen in a branch (`acc_dtype = jnp.float32; if x.dtype in [jnp.int8, ...]: acc_dtype = jnp.int32`,
+    # `if out_dtype is None: out_dtype = x.dtype`) follows the call site's arrays; the norms' launches under
+    # `jax.vmap(jax.vmap(method, in_axes=(0, None, None)), ...)` take the mapped axes off; softmax's input, vmapped
+    # in a loop (`for _ in range(len(x.shape) - 1): f = jax.vmap(f)`), stays unknown.
     assert sorted((r["file"], r["param"]) for r in rows if r["exact"]) == [
-        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"), ("matmul.py", "x_tile_ref"),
-        ("matmul.py", "y_tile_ref"), ("softmax.py", "probs_ref")]
+        ("example_kernel.py", "x_ref"), ("example_kernel.py", "y_ref"),
+        *(("layer_norm.py", p) for p in ("bias_ref", "o_ref", "weight_ref", "x_ref")),
+        ("matmul.py", "acc_ref"), ("matmul.py", "o_tile_ref"), ("matmul.py", "x_tile_ref"), ("matmul.py", "y_tile_ref"),
+        *(("rms_norm.py", p) for p in ("bias_ref", "o_ref", "weight_ref", "x_ref")), ("softmax.py", "probs_ref")]
     acc = next(r for r in rows if r["param"] == "acc_ref")
-    assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{?[128,128]}")
+    assert (acc["jax"], acc["head"]) == (["Ref<vmem>{float32[128,128]}"], "Ref<vmem>{float32[128,128]}")
 
 
 def test_types_trace_gives_jaxs_types_of_a_kernel_over_a_tpu_mesh(tmp_path):
@@ -159,7 +163,7 @@ if __name__ == "__main__":
 
 def test_types_trace_gives_each_ref_of_a_body_taking_star_refs(tmp_path):
     """A body taking `*refs` (flywheel-tpu's flash attention, jax's own TPU flash attention): JAX names its
-    refs `refs[0]`, `refs[1]`, ...; `types --trace` gives each, as JAX traced it."""
+    refs `refs[0]`, `refs[1]`, ...; `types --trace` gives each, as JAX traced it, and `types` as inferred."""
     import json
     import subprocess
 
@@ -174,6 +178,12 @@ def test_types_trace_gives_each_ref_of_a_body_taking_star_refs(tmp_path):
     assert run.returncode == 0, run.stderr[-3000:]
     traced = {r["parameter"]: [r["type"]] for r in json.loads(run.stdout) if r["source"] == "traced"}
     assert traced == truth == {f"refs[{i}]": ["Ref<default>{float32[8,128]}"] for i in range(3)}
+    # Statically too: the operands, then the output, each a ref of `*refs` as JAX names it.
+    run = subprocess.run([sys.executable, "-m", "pallas_lsp", "types", "--format", "json", "--python", jax_python(),
+                          str(path)], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(REPO / "server")}, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert {r["parameter"]: [r["type"]] for r in json.loads(run.stdout) if r["source"] == "inferred"} == truth
 
 
 HBM_OPERAND = '''\

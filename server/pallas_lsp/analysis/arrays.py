@@ -85,3 +85,41 @@ def array_value(name: str, args: list[Value], kwargs: dict[str, Value], source: 
     else:
         dtype = default
     return Array(shape, dtype, source)
+
+
+# Arrays made from Python data: `jnp.array([40, 64], jnp.int32)`.
+FROM_DATA = {"jnp.array", "jnp.asarray"}
+
+
+def array_from_data(args: list[Value], kwargs: dict[str, Value], source: str) -> Value:
+    """The array `jnp.array(data, dtype)` makes of a literal (nested lists or tuples of numbers): its shape, and
+    its dtype given or, without x64, jax's for the numbers (int32, float32, bool)."""
+    if not args or set(kwargs) - {"dtype"}:
+        return UNKNOWN
+    shape, leaves = _data_shape(args[0])
+    if shape is None:
+        return UNKNOWN
+    given = args[1] if len(args) > 1 else kwargs.get("dtype")
+    if given is not None and given != Const(None):
+        dtype = dtype_name(given)
+    elif leaves and all(type(v) is bool for v in leaves):
+        dtype = "bool"
+    elif leaves and all(type(v) in (int, bool) for v in leaves):
+        dtype = "int32"
+    elif leaves and all(type(v) in (int, float, bool) for v in leaves):
+        dtype = "float32"
+    else:
+        dtype = None
+    return Array(shape, dtype, source)
+
+
+def _data_shape(value: Value) -> tuple[tuple[int, ...] | None, list]:
+    if isinstance(value, Const) and type(value.value) in (int, float, bool):
+        return (), [value.value]
+    if not isinstance(value, Seq) or not value.items:
+        return None, []
+    inner = [_data_shape(item) for item in value.items]
+    shapes = {shape for shape, _ in inner}
+    if len(shapes) != 1 or None in shapes:
+        return None, []
+    return (len(value.items), *inner[0][0]), [leaf for _, leaves in inner for leaf in leaves]

@@ -1,9 +1,8 @@
 """Static evaluation of expressions to abstract values.
 
-Names are followed through the module's bindings; imports are resolved by jedi against the
-analysed environment (falling back to the import statement itself when jedi cannot answer);
-calls into user helpers evaluate their `return`s with the arguments bound; parameters take the
-values their call sites (including `functools.partial`) pass. Nothing is executed.
+Names are followed through the module's bindings; imports are resolved by jedi against the analysed environment
+(falling back to the import statement itself when jedi cannot answer); calls into user helpers evaluate their
+`return`s with the arguments bound; parameters take the values their call sites (`functools.partial` too) pass.
 """
 
 from __future__ import annotations
@@ -18,8 +17,10 @@ from typing import TYPE_CHECKING
 from . import reads
 from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
-from .arrays import ARRAYS, LIKE_ARRAYS, array_attribute, array_value, dtype_name, shape_of
-from .call_arguments import CallArguments
+from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
+from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
+from .grown_lists import grown_list
+from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
 from .launch_wrappers import forwarded_call, rehome
 from .library_classes import pallas_class
@@ -99,7 +100,6 @@ _SPECS = {
 }
 # Wrappers whose result calls the function they wrap with the same arguments (for call sites:
 # `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
-TRANSPARENT_WRAPPERS = {"jax.jit", "jax.named_call", "jax.checkpoint", "jax.remat"}
 
 
 @dataclass
@@ -261,6 +261,10 @@ class Evaluator:
             return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
+        if isinstance(expr, ast.Compare):
+            return compare(expr, lambda part: self.value(model, part, frame)) or UNKNOWN
+        if isinstance(expr, ast.BoolOp):
+            return bool_op(expr, lambda part: self.value(model, part, frame))
         return UNKNOWN
 
     def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
@@ -286,8 +290,10 @@ class Evaluator:
         if binding is None:
             return UNKNOWN
         reaching = reaching_bindings(model, binding, node, scope)
+        reaching = taken_bindings(self, model, reaching, node, scope, frame)  # `if out_dtype is None: out_dtype = x.dtype`
         # `acc = f32` then `if ...: acc = i32`: either may reach the use
-        value = _one_of(self.binding_value(model, b, frame) for b in reaching)
+        value = _one_of(_first(grown_list(self, model, b, node, scope, frame), self.binding_value, model, b, frame)
+                        for b in reaching)
         if value is UNKNOWN:  # what runs is unknown: an `if TYPE_CHECKING:` may declare what it is
             declared = [d for b in reaching for d in declared_instead(model, node.id, b)]
             runs = [b for b in reaching if b not in declared]
@@ -516,6 +522,10 @@ class Evaluator:
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
                 and model.lookup("super", model.scope_of(node), node.lineno) is None:
             return self._super(model, node, frame)
+        if isinstance(node.func, ast.Name) and node.func.id in BUILTINS and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and model.lookup(node.func.id, model.scope_of(node), node.lineno) is None:
+            return BUILTINS[node.func.id]([self.value(model, a, frame) for a in node.args])
         func = self.value(model, node.func, frame)
         if func is UNKNOWN or (func.__class__ is Api and func.name not in _CALLS_READ):
             # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its
@@ -643,6 +653,10 @@ class Evaluator:
             if not args:
                 return UNKNOWN
             return Partial(args[0], tuple(args[1:]), tuple(kwargs.items()), node)
+        if name in FROM_DATA:
+            return array_from_data(args, kwargs, _source(model, node, name))
+        if name in INTEGER_HELPERS:
+            return INTEGER_HELPERS[name](args) if not kwargs else UNKNOWN
         if name in KERNEL_FACTORIES:
             body_kw = _BODY_ARG[name]
             if body_kw is None:  # pl.core_map(mesh) only ever returns a decorator
@@ -748,52 +762,7 @@ class Evaluator:
 
     def _argument_sites(self, model: "ModuleModel", func_node: ast.AST):
         """`call_sites_with_nodes` with each call's arguments left to evaluate (`CallArguments`)."""
-        name = getattr(func_node, "name", None)
-        if name is None:
-            return
-        cls = model.enclosing_class(func_node) if name == "__call__" else None
-        mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
-        importers = [] if self.in_own_module_only else self.project.importers_mentioning(model, mentioned)
-        for where in [model, *importers]:
-            for call, func, arguments in self._call_sites_in(where, func_node, name, model, cls):
-                yield where, call, func, arguments
-
-    def _call_sites_in(self, model: "ModuleModel", func_node: ast.AST, name: str, home: "ModuleModel",
-                       cls: ast.ClassDef | None):
-        def is_it(value: Value) -> bool:
-            return isinstance(value, Func) and value.node is func_node and value.model is home
-
-        for call in model.calls_or_partials_of(name):
-            target = terminal_name(call.func)
-            if target == name:
-                value = self.value(model, call.func)
-                if is_it(value):
-                    yield call, value, CallArguments.of(self, model, call)
-            elif target == "partial" and call.args and terminal_name(call.args[0]) == name:
-                value = self.value(model, call)
-                if isinstance(value, Partial) and is_it(value.func):
-                    yield call, value.func, CallArguments(self, model, [], [], (list(value.args), dict(value.kwargs)))
-        for call in model.calls_named("eval_shape", *(w.rsplit(".", 1)[1] for w in TRANSPARENT_WRAPPERS)):
-            if not call.args or terminal_name(call.args[0]) != name:
-                continue
-            wrapper = self.value(model, call.func)
-            value = self.value(model, call.args[0])
-            if not (isinstance(wrapper, Api) and is_it(value)):
-                continue
-            if wrapper.name == "jax.eval_shape":
-                yield call, value, CallArguments.of(self, model, call, skip=1)
-            elif wrapper.name in TRANSPARENT_WRAPPERS:
-                outer = _wrapped_call(model, call)
-                if outer is not None:
-                    yield outer, value, CallArguments.of(self, model, outer)
-        if cls is not None:  # `__call__`'s class: its instances' calls
-            reads.note(("calls", id(model), "*"))
-            for call in model.calls:
-                if not isinstance(call.func, (ast.Name, ast.Attribute)):
-                    continue
-                value = self.value(model, call.func)
-                if isinstance(value, Instance) and value.cls.node is cls:
-                    yield call, Func(home, func_node, value), CallArguments.of(self, model, call)
+        return argument_sites(self, model, func_node)
 
 
 def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:
@@ -809,23 +778,11 @@ def _bound_names(statement: ast.AST) -> set[str]:
     return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
-def _wrapped_call(model: "ModuleModel", wrap: ast.Call) -> ast.Call | None:
-    """The call of what `wrap` (`jax.jit(f)`) made: `jax.jit(f)(x)` or `jax.jit(f).trace(x)` / `.lower(x)`."""
-    parent = model.parents.get(wrap)
-    if isinstance(parent, ast.Call) and parent.func is wrap:
-        return parent
-    if isinstance(parent, ast.Attribute) and parent.attr in ("trace", "lower"):
-        outer = model.parents.get(parent)
-        if isinstance(outer, ast.Call) and outer.func is parent:
-            return outer
-    return None
-
-
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
 _CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
                          *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
-                         *TRANSPARENT_WRAPPERS, *_SPECS})
+                         *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS, *FROM_DATA})
 
 
 def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:
@@ -839,6 +796,10 @@ def _api_attribute(name: str, attr: str) -> Api:
     """`jnp.maximum` of `jnp`: one value per spelling, shared (values are immutable), since every kernel's
     `jnp.` / `pl.` attribute asks the same prefix walk of `canonical` again."""
     return Api(canonical(f"{name}.{attr}"))
+
+
+def _first(found: Value | None, otherwise, *args) -> Value:
+    return found if found is not None else otherwise(*args)
 
 
 def _one_of(values) -> Value:

@@ -9,7 +9,7 @@ import re
 from ..dtypes import short_dtype
 from .markdown import code_block, code_span, markdown_text
 from .evaluate import as_memtype
-from .kernel_args import KernelParam, body_first_line, param_at, parameter_at, parameters_of_module
+from .kernel_args import NOT_KNOWN, KernelParam, body_first_line, param_at, parameter_at, parameters_of_module
 from .kernels import get_global_argument, get_global_calls
 from .project import Project
 from .values import Api, MemType, OneOf, ShapeDtype, Value
@@ -190,10 +190,15 @@ def describe_params(params: list[KernelParam]) -> str:
     pictures = {p.picture for p in params}
     head = code_block(f"{first.name}: {first.picture}") if len(pictures) == 1 else f"**{first.name}**"
     parts = [head]
-    seen = [item for p in params for item in p.seen]
-    if seen:
+    seen = [item for p in params for item in p.seen if item[0] != NOT_KNOWN]
+    unknown = [where for p in params for picture, where in p.seen if picture == NOT_KNOWN]
+    if len({picture for picture, _ in seen}) > 1:
         parts.append("seen at the call sites: " + ", ".join(f"{code_span(picture)} ({markdown_text(where)})" for picture, where in seen))
-    lines = [f"- {p.describe()}" + ("" if len(pictures) == 1 else f": {code_span(p.picture)}") for p in params]
+    if unknown:
+        parts.append("besides the call sites passing arrays not known statically: " + markdown_text(", ".join(unknown)))
+    named = len({p.name for p in params}) > 1  # `*refs`: each ref JAX passes it (`refs[0]`, ...)
+    lines = [f"- {code_span(p.name) + ': ' if named else ''}{p.describe()}"
+             + ("" if len(pictures) == 1 else f": {code_span(p.picture)}") for p in params]
     parts.append("\n".join(lines))
     return "\n\n".join(parts)
 

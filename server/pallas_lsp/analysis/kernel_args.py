@@ -18,7 +18,8 @@ from .arithmetic import MAX_ITEMS
 from .call_of import callee
 from .markdown import code_span
 from .evaluate import Frame, as_memtype, terminal_name
-from .kernels import EntryPoint, KernelIndex
+from .kernels import EntryPoint, KernelIndex, unwrap_function
+from .vmapped import unbatched, vmapped_kernel
 from .values import (UNKNOWN, Api, Array, Const, Func, KernelCall, Mapping, MemType, OneOf, Partial, SemaphoreRef, Seq,
                      ShapeDtype, Spec, Value)
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from .model import ModuleModel
     from .project import Project
 
+# What `seen` says of call sites passing arrays not known statically (their types are left out of the merge).
+NOT_KNOWN = "not known statically"
 # JAX's names of the memory spaces (`str(aval)`: `Ref<vmem>{...}`).
 _SPACE_OF = {"plgpu.GMEM": "gmem", "plgpu.SMEM": "smem", "plgpu.TMEM": "tmem", "pl.ANY": "any",
              "pltpu.VMEM": "vmem", "pltpu.SMEM": "smem", "pltpu.HBM": "hbm", "pltpu.ANY": "any",
@@ -107,19 +110,38 @@ def parameters_of_module(project: "Project", model: "ModuleModel") -> dict[int, 
     result: dict[int, list[KernelParam]] = {}
     entries = [e for source in [model, *launchers] for e in KernelIndex.of(project, source).entries]
     for entry in entries:
-        try:
-            params = kernel_parameters(project, entry)
-        except RecursionError:
-            continue
-        for param in params:
-            if param.entry.body is not None and param.entry.body.model is model:
+        for body, chosen_by in _bodies(entry):
+            if body.model is not model:
+                continue
+            try:
+                params = kernel_parameters(project, entry, body, chosen_by, leaves=True)
+            except RecursionError:
+                continue
+            for param in params:
                 result.setdefault(id(param.node), []).append(param)
     model.eval_cache["kernel-params"] = (launchers, result)
     return result
 
 
-def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam]:
-    body = entry.body
+def _bodies(entry: EntryPoint) -> list[tuple[Func, ast.expr | None]]:
+    """(body, None) for the entry's one body; where the body is chosen in a branch (`kernel = a if c else b`,
+    then `pl.pallas_call(functools.partial(kernel, ...))`), (option, the body's expression) for each option:
+    a launch frame gives an option its types only where that expression is that option there."""
+    if entry.body is not None:
+        return [(entry.body, None)]
+    value, node = entry.kernel.body, entry.kernel.node
+    while isinstance(value, Partial):
+        value = value.func
+    if not (isinstance(value, OneOf) and isinstance(node, ast.Call) and node.args):
+        return []
+    return [(option, node.args[0]) for option in value.options if isinstance(option, Func)]
+
+
+def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None = None,
+                      chosen_by: ast.expr | None = None, leaves: bool = False) -> list[KernelParam]:
+    """The body's parameters as JAX passes them; with `leaves`, each ref a `*refs` takes too (`refs[0]`, ...:
+    for the types and hovers, never for the rules, which read `refs` itself as a sequence)."""
+    body = body or entry.body
     if body is None or not isinstance(body.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
     if entry.api == "pl.core_map":
@@ -130,28 +152,44 @@ def kernel_parameters(project: "Project", entry: EntryPoint) -> list[KernelParam
     positional = [*spec.posonlyargs, *spec.args][bound_positional:]
     positional = [p for p in positional if p.arg not in bound_keywords]
     keyword_only = {p.arg: p for p in spec.kwonlyargs if p.arg not in bound_keywords}
+    every = [*spec.posonlyargs, *spec.args]
+    defaulted = {id(p) for p in every[len(every) - len(spec.defaults):]}
+    # `o_ref, mean_ref=None, rstd_ref=None` or `*refs`: how many refs JAX passes is not the signature's count
+    count = None if spec.vararg is not None or any(id(p) in defaulted for p in positional) else len(positional)
     params = []
-    for arg, slot in _placed(project, entry, positional, keyword_only):
+    for arg, slot, name in _placed(project, entry, positional, keyword_only, count,
+                                   (body, chosen_by) if chosen_by else None, spec.vararg if leaves else None):
         dims = slot.shape
         shape = dims if dims is not None and None not in dims else None
-        params.append(KernelParam(arg.arg, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
+        params.append(KernelParam(name, arg, slot.role, slot.origin, slot.space, shape, slot.dtype, entry,
                                   dims if shape is None else None, slot.seen))
     return params
 
 
-def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg]):
-    """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree."""
+def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], keyword_only: dict[str, ast.arg],
+            count: int | None, chosen: tuple[Func, ast.expr] | None = None, vararg: ast.arg | None = None):
+    """(parameter, slot) pairs: the slots of every launch frame, merged where their call sites disagree;
+    `count`: how many refs the body takes positionally, None where its signature does not fix it; `chosen`:
+    (body, expression) where the body is one of several, the frames where the expression is that body."""
     per_frame = []
     for frame, where in _launch_frames(project, entry):
-        slots = _arrange(project, entry, frame, len(positional))
+        if chosen is not None and (frame is None or getattr(unwrap_function(
+                project.evaluator.value(entry.model, chosen[1], frame)), "node", None) is not chosen[0].node):
+            continue
+        slots = _arrange(project, entry, frame, count)
         if slots is not None:
             per_frame.append((slots, where))
     if not per_frame:
         return []
     shapes = {tuple((s is None, s.keyword if s else None) for s in slots) for slots, _ in per_frame}
-    if len(shapes) > 1:  # call sites disagree on what the parameters are: trust none
-        per_frame = [(slots, where) for slots, where in per_frame if where is None] or per_frame[:1]
-        slots = _arrange(project, entry, None, len(positional)) or []
+    if len(shapes) > 1 and chosen is not None:  # no frame-less picture to fall back on: which body is not known
+        return []
+    if len(shapes) > 1:  # call sites disagree on what the parameters are: only the leading ones all agree on
+        slots = _arrange(project, entry, None, count) or []
+        agreed = _agreed_prefix([frame_slots for frame_slots, _ in per_frame])
+        if agreed and len(agreed) >= sum(1 for s in slots if s is not None and not s.keyword):
+            slots = [_merge([f[i] for f, _ in per_frame if len(f) > i], [w for f, w in per_frame if len(f) > i])
+                     for i in range(len(agreed))]
     else:
         slots = [_merge([frame_slots[i] for frame_slots, _ in per_frame], [w for _, w in per_frame])
                  for i in range(len(per_frame[0][0]))]
@@ -159,21 +197,30 @@ def _placed(project: "Project", entry: EntryPoint, positional: list[ast.arg], ke
     positional_slots = [s for s in slots if s is None or not s.keyword]
     for arg, slot in zip(positional, positional_slots):
         if slot is not None:
-            pairs.append((arg, slot))
+            pairs.append((arg, slot, arg.arg))
+    rest = positional_slots[len(positional):]
+    if vararg is not None and rest and None not in rest:  # `*refs`: JAX's `refs[0]`, `refs[1]`, ...
+        pairs.extend((vararg, slot, f"{vararg.arg}[{i}]") for i, slot in enumerate(rest))
     for slot in slots:
         if slot is not None and slot.keyword:
             arg = keyword_only.get(slot.keyword) or next((p for p in positional if p.arg == slot.keyword), None)
             if arg is not None:
-                pairs.append((arg, slot))
+                pairs.append((arg, slot, arg.arg))
     return pairs
 
 
 def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | None":
     """One slot for the frames' slots: theirs where all agree; `?` where they differ, with what each call
     site gives in `seen` (never one of them picked)."""
-    first = slots[0]
-    if first is None or any(s is None for s in slots):
+    if any(s is None for s in slots):
         return None
+    known = [(s, w) for s, w in zip(slots, wheres) if not any(_less_known(s, other) for other in slots)]
+    unknown = [w for s, w in zip(slots, wheres) if any(_less_known(s, other) for other in slots)]
+    if known and unknown:  # a call site passing arrays not known statically: the others' types, it noted apart
+        merged = _merge([s for s, _ in known], [w for _, w in known])
+        return _Slot(merged.role, merged.origin, merged.space, merged.shape, merged.dtype, merged.keyword,
+                     (*merged.seen, (NOT_KNOWN, ", ".join(w or "" for w in unknown))))
+    first = slots[0]
     if all(s == first for s in slots):
         return first
     space = first.space if all(s.space == first.space for s in slots) else None
@@ -190,12 +237,39 @@ def _merge(slots: list["_Slot | None"], wheres: list[str | None]) -> "_Slot | No
     return _Slot(first.role, first.origin, space, shape, dtype, first.keyword, tuple(seen))
 
 
-def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None, positional: int) -> list["_Slot | None"] | None:
+def _agreed_prefix(frames: list[list["_Slot | None"]]) -> list:
+    """The leading positional slots every frame has with the same role and origin (`out_shape[0]` where one
+    call site asks for residual outputs after it and another does not); past the end of a frame whose scratch
+    is not known, those the frames going on agree on (that frame knows less there, as `_less_known`)."""
+    agreed = []
+    for i in range(max(len(slots) for slots in frames)):
+        kinds = {(s.role, s.origin) if s is not None and not s.keyword else None for s in (f[i] for f in frames if len(f) > i)}
+        if len(kinds) != 1 or None in kinds:
+            break
+        agreed.append(i)
+    return agreed
+
+
+def _less_known(slot: "_Slot", other: "_Slot") -> bool:
+    """`slot` says less than `other` and nothing else: each of its parts unknown or the same."""
+    if slot == other or slot.space not in (None, other.space) or slot.dtype not in (None, other.dtype):
+        return False
+    if slot.shape is None:
+        return True
+    return other.shape is not None and len(other.shape) == len(slot.shape) and all(
+        mine in (None, theirs) for mine, theirs in zip(slot.shape, other.shape))
+
+
+def _arrange(project: "Project", entry: EntryPoint, frame: Frame | None,
+             positional: int | None) -> list["_Slot | None"] | None:
     """Slots in parameter order for one launch frame: inputs, outputs, positional scratch, then keyword
-    scratch; None entries where the role is known but not the count before it."""
+    scratch; None entries where the role is known but not the count before it (nothing placed by counting
+    from the end where `positional`, the body's count of positional refs, is None)."""
     inputs, outputs, scratch = _slots(project, entry, frame)
     by_keyword = [s for s in scratch or [] if s.keyword]
     scratch_positional = None if scratch is None else [s for s in scratch if not s.keyword]
+    if positional is None and inputs is None:
+        return by_keyword
     if inputs is None and outputs is not None and scratch_positional is not None and entry.api != "pl.pallas_call":
         count = positional - len(outputs) - len(scratch_positional)
         space = operand_space(project, entry) if entry.api == "plgpu.kernel" else None  # operands not known
@@ -387,7 +461,7 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
             scratch = None
 
     # Inputs.
-    inputs = None
+    inputs, in_specs = None, None
     if pallas_call:
         in_specs = field("in_specs")
         specs = in_specs[1].items if in_specs and isinstance(in_specs[1], Seq) else None
@@ -408,6 +482,8 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
         inputs = list(prefetch_slots)
         for i, value in enumerate(operands, start=prefetch.value):
             shape, dtype = array_type(value)
+            if in_specs:  # BlockSpecs not known statically: the block's dtype is the operand's, its shape is not
+                shape = None
             space = operand_space(project, entry) if isinstance(value, Array) or entry.api == "plgpu.kernel" else None
             inputs.append(_Slot("input", f"operand {i}", space, shape, dtype))
     return inputs, outputs, scratch
@@ -495,9 +571,32 @@ def _launch_operands(project: "Project", entry: EntryPoint, frame: Frame | None 
         args = _positional(call)
         if args is not None:
             found.append(args)
+    if not found and model.mentions("vmap"):
+        return _vmapped_operands(project, entry, frame)
     if found and all(len(f) == len(found[0]) for f in found):
         values = [[evaluator.value(model, a, frame) for a in args] for args in found]
-        return [v if all(other[i] == v for other in values) else UNKNOWN for i, v in enumerate(values[0])]
+        return _agreed(values)
+    return None
+
+
+def _agreed(values: list[list[Value]]) -> list[Value]:
+    """Each operand where every launch passes the same, else unknown."""
+    return [v if all(other[i] == v for other in values) else UNKNOWN for i, v in enumerate(values[0])]
+
+
+def _vmapped_operands(project: "Project", entry: EntryPoint, frame: Frame | None) -> list[Value] | None:
+    """The operands of launches through `jax.vmap` (`vmapped.py`), as the body sees them: every such call
+    of the kernel in its module, where they agree on how many."""
+    model = entry.model
+    found = []
+    for call in model.calls:
+        if not isinstance(call.func, ast.Name) or _positional(call) is None:
+            continue
+        launched = vmapped_kernel(project, model, call, frame)
+        if launched is not None and launched[0].node is entry.kernel.node:
+            found.append(unbatched([project.evaluator.value(model, a, frame) for a in call.args], launched[1]))
+    if found and all(len(f) == len(found[0]) for f in found):
+        return _agreed(found)
     return None
 
 

@@ -28,7 +28,26 @@ def outside_own_statement(model: "ModuleModel", binding: "Binding", use: ast.AST
         return binding
     bindings = model.scopes[scope].bindings.get(use.id, ()) if scope in model.scopes else ()
     index = next((i for i, b in enumerate(bindings) if b is binding), None)
-    return bindings[index - 1] if index else None
+    # the latest before it that can run before it: not one in the other arm of an `if` (`if c: s = (*s, l)`
+    # `else: s = (*s, None)`: the second `s` is the one bound before that `if`)
+    return next((b for b in reversed(bindings[:index or 0]) if not _other_arm(model, b.node, binding.node)), None)
+
+
+def _other_arm(model: "ModuleModel", node: ast.AST, other: ast.AST) -> bool:
+    """Whether `node` and `other` sit in different arms of one `if` (never both run)."""
+    path, child = {}, other
+    while child is not None:
+        parent = model.parents.get(child)
+        if isinstance(parent, ast.If):
+            path[id(parent)] = child in parent.body
+        child = parent
+    child = node
+    while child is not None:
+        parent = model.parents.get(child)
+        if isinstance(parent, ast.If) and id(parent) in path:
+            return path[id(parent)] != (child in parent.body)
+        child = parent
+    return False
 
 
 def reaching_bindings(model: "ModuleModel", binding: "Binding", use: ast.AST, scope: ast.AST) -> list["Binding"]:

@@ -44,8 +44,8 @@ def parameter_types(project, files: list[str], run: EntryRun | None = None) -> l
                 rows.extend(dict(row, parameter=name, type=aval, source="traced")
                             for name, avals in leaves.items() for aval in avals)
             else:
-                rows.extend(dict(row, type=picture, source="inferred")
-                            for picture in dict.fromkeys(p.picture for p in params))
+                rows.extend(dict(row, parameter=name, type=picture, source="inferred")
+                            for name, picture in dict.fromkeys((p.name, p.picture) for p in params))
     return sorted(rows, key=lambda r: (r["path"], r["line"], r["column"]))
 
 
