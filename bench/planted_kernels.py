@@ -15,6 +15,13 @@ _FAKE_DEVICE = ("import types\n"
                 "DEVICE = types.SimpleNamespace(get_default_device=lambda: types.SimpleNamespace(core_count=132))\n")
 _SDS = "import functools, jax, jax.numpy as jnp\nS = jax.ShapeDtypeStruct\n"
 
+_PROJ_AND_SAVE_STATE = _SDS + """
+from tokamax._src.ops.proj_and_save_state import pallas_mosaic_tpu_kernel as m
+fn = functools.partial(m.proj_and_save_state, compress_ratio=4)
+args = (S((16, 512), jnp.bfloat16), S((512, 1024), jnp.bfloat16), S((4, 512), jnp.float32), S((16,), jnp.int32),
+        S((16,), jnp.int32), S((8, 16, 4, 128), jnp.uint8))
+"""
+
 GPU_PLANTS = [
     {"name": "tokamax gated_linear_unit sm80: epilogue SMEM tile from get_global", "kind": "scratch",
      "package": "tokamax-0.0.17", "file": "tokamax/_src/ops/gated_linear_unit/pallas_mosaic_gpu_kernel_sm80.py",
@@ -157,7 +164,10 @@ args = (S((64, 8, 128), jnp.bfloat16), S((128, 16, 4, 128), jnp.bfloat16), S((4,
                   "      out,\n  ):\n    acc_scratch = pl.get_global(pltpu.VMEM((tm, tn), jnp.float32))\n"
                   "    group_offsets, group_ids, m_tile_ids = group_metadata\n")],
      "driver": _SDS + """
-from maxtext.kernels.megablox import backend as m
+import importlib.util  # the module alone: the package's __init__ imports aqt, which is not installed here
+spec = importlib.util.spec_from_file_location("megablox_backend", "maxtext/kernels/megablox/backend.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
 fn = functools.partial(m.gmm, tiling=(128, 128, 128))
 args = (S((512, 256), jnp.bfloat16), S((4, 256, 256), jnp.bfloat16), S((4,), jnp.int32))
 """},
@@ -181,12 +191,13 @@ args = (S((256, 256), jnp.float32), S((256, 256), jnp.float32))
                  ("  cache = csa_cache_layout.as_u8_slabs(cache)\n",
                   "  cache = csa_cache_layout.as_u8_slabs(cache)\n"
                   "  write_counts_ref = pl.get_global(pltpu.SMEM((2,), jnp.int32))\n")],
-     "driver": _SDS + """
-from tokamax._src.ops.proj_and_save_state import pallas_mosaic_tpu_kernel as m
-fn = functools.partial(m.proj_and_save_state, compress_ratio=4)
-args = (S((16, 512), jnp.bfloat16), S((512, 1024), jnp.bfloat16), S((4, 512), jnp.float32), S((16,), jnp.int32),
-        S((16,), jnp.int32), S((8, 16, 4, 128), jnp.uint8))
-"""},
+     "driver": _PROJ_AND_SAVE_STATE},
+    {"name": "tokamax proj_and_save_state: shaped semaphore passed whole to the write-back copy (no .at[i])",
+     "kind": "index", "package": "tokamax-0.0.17",
+     "file": "tokamax/_src/ops/proj_and_save_state/pallas_mosaic_tpu_kernel.py", "platform": "tpu",
+     "replace": [("      pltpu.make_async_copy(src, dest, sem_ref.at[buf_idx_val]).start()\n",
+                  "      pltpu.make_async_copy(src, dest, sem_ref).start()\n")],
+     "driver": _PROJ_AND_SAVE_STATE},
 ]
 
 PLANTS = GPU_PLANTS + TPU_PLANTS

@@ -122,6 +122,16 @@ def bound_before(body) -> int:
     return count
 
 
+def keyword_bound(body) -> set[str]:
+    """The parameters a kernel's body value binds by keyword (`functools.partial(kernel, config=config)`): the
+    refs JAX passes by position must come before them."""
+    names, value = set(), body
+    while isinstance(value, Partial):
+        names.update(name for name, _ in value.kwargs)
+        value = value.func
+    return names
+
+
 def grid_rank(entry: EntryPoint) -> tuple[int | None, int | None]:
     """(rank, number of blocks) of the launch grid; (0, 1) without one; None where unknown."""
     from ..analysis.values import Const, Seq, Spec
