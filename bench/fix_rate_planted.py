@@ -14,6 +14,7 @@ also compared with the package's own (the bug undone exactly).
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shutil
@@ -22,49 +23,28 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from planted_kernels import PLANTS  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("PALLAS_LSP_BENCH_CACHE", Path.home() / ".cache" / "pallas-lsp-bench"))
 JAX_PYTHON = str(REPO / ".venvs" / "jax" / "bin" / "python")
 
-# A CPU has no core_count: the kernels size their grid by the GPU's, so the driver gives them an H100's.
-_FAKE_DEVICE = ("import types\n"
-                "DEVICE = types.SimpleNamespace(get_default_device=lambda: types.SimpleNamespace(core_count=132))\n")
-
-PLANTS = [
-    {"name": "tokamax gated_linear_unit sm80: epilogue SMEM tile from get_global", "kind": "scratch",
-     "package": "tokamax-0.0.17", "file": "tokamax/_src/ops/gated_linear_unit/pallas_mosaic_gpu_kernel_sm80.py",
-     "replace": [("      scratch_types=(mgpu_lib.tiled_swizzled_smem((tile_m, tile_n), dtype),),\n", ""),
-                 ("  def kernel(x_gmem, weights_gmem, out_gmem, out_smem):\n",
-                  "  def kernel(x_gmem, weights_gmem, out_gmem):\n"
-                  "    out_smem = pl.get_global(mgpu_lib.tiled_swizzled_smem((tile_m, tile_n), dtype))\n")],
-     "driver": _FAKE_DEVICE + """
-import functools, jax, jax.numpy as jnp
-import tokamax._src.ops.gated_linear_unit.pallas_mosaic_gpu_kernel_sm80 as m
-from tokamax._src.ops.gated_linear_unit import pallas_mosaic_gpu_common as common
-m.backend = DEVICE
-fn = functools.partial(m.gated_linear_unit, activation=jax.nn.silu,
-                       config=common.Config(tile_m=64, tile_n=64, tile_k=64, num_stages=2))
-args = (jax.ShapeDtypeStruct((128, 128), jnp.float16), jax.ShapeDtypeStruct((128, 2, 128), jnp.float16))
-"""},
-    {"name": "tokamax ragged_dot sm80: output SMEM tile from get_global", "kind": "scratch",
-     "package": "tokamax-0.0.17", "file": "tokamax/_src/ops/ragged_dot/pallas_mosaic_gpu_kernel_sm80.py",
-     "replace": [("      scratch_types=[\n          plgpu.SMEM((block_m, block_n), out_dtype),\n      ],\n", ""),
-                 ("      out_gmem,\n      out_smem,\n  ):\n",
-                  "      out_gmem,\n  ):\n    out_smem = pl.get_global(plgpu.SMEM((block_m, block_n), out_dtype))\n")],
-     "driver": """
-import functools, jax, jax.numpy as jnp
-import tokamax._src.ops.ragged_dot.pallas_mosaic_gpu_kernel_sm80 as m
-from tokamax._src.ops.ragged_dot import pallas_mosaic_gpu_common as common
-fn = functools.partial(m.ragged_dot_kernel, out_dtype=jnp.float16,
-                       config=common.Config(block_m=64, block_n=128, block_k=64, num_stages=2, split_k=1))
-args = (jax.ShapeDtypeStruct((256, 128), jnp.float16), jax.ShapeDtypeStruct((4, 128, 128), jnp.float16),
-        jax.ShapeDtypeStruct((4,), jnp.int32))
-"""},
-]
-
+# TPU kernels that ask for the chip (its VMEM size, a core count) are traced for an abstract TPU v5 lite.
 _LOWER = """
+import contextlib
+from jax.sharding import AbstractDevice, AbstractMesh
+if PLATFORM == "tpu":
+    device = jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("_d",), abstract_device=AbstractDevice(
+        device_kind="TPU v5 lite", num_cores=1, platform="tpu")))
+elif ABSTRACT_GPU:
+    device = jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("_d",), abstract_device=AbstractDevice(
+        device_kind="NVIDIA H100 80GB HBM3", num_cores=132, platform="gpu")))
+else:
+    device = contextlib.nullcontext()
 try:
-    jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",))
+    with device:
+        jax.jit(fn).trace(*args).lower(lowering_platforms=(PLATFORM,))
     print(json.dumps({"ok": True, "error": None}))
 except Exception as exc:
     first = str(exc).splitlines()[0] if str(exc) else ""
@@ -72,79 +52,128 @@ except Exception as exc:
 """
 
 
-def _verdict(root: Path, driver: str, python: str, cache: Path) -> dict:
-    path = [str(root), *(str(p) for p in sorted(cache.glob("site-real-types*")))]
+def _verdict(root: Path, plant: dict, python: str, cache: Path) -> dict:
+    runtime = [*sorted(cache.glob("site-real-types*")), *sorted(cache.glob("real-library-types/runtime")),
+               *sorted(cache.glob("real-library-types/workspace"))]
+    path = [str(root), *(str(p) for p in runtime)]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "JAX_PLATFORMS": "cpu"}
-    run = subprocess.run([python, "-c", "import json\n" + driver + _LOWER], capture_output=True, text=True,
-                         env=env, timeout=600, cwd=str(root))
+    program = (f"import json\nPLATFORM = {plant['platform']!r}\nABSTRACT_GPU = {bool(plant.get('abstract_gpu'))}\n" + plant["driver"] + _LOWER)
+    run = subprocess.run([python, "-c", program], capture_output=True, text=True, env=env, timeout=600, cwd=str(root))
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
     return json.loads(lines[-1]) if lines else {"ok": False, "error": f"driver failed: {run.stderr[-300:]}"}
 
 
-def measure(cache: Path = CACHE, python: str = JAX_PYTHON) -> list[dict]:
+def _site_packages(python: str) -> Path:
+    run = subprocess.run([python, "-c", "import jax, os; print(os.path.dirname(os.path.dirname(jax.__file__)))"],
+                         capture_output=True, text=True, check=True, env={**os.environ, "JAX_PLATFORMS": "cpu"})
+    return Path(run.stdout.strip())
+
+
+def _copy_package(plant: dict, cache: Path, python: str, work: Path) -> Path | None:
+    """The planted file's copy in `work` (None when the package is not there). jax's own ops: the file alone, at
+    the top of the path (imported by its name; what it imports comes from the installed jax)."""
+    if plant["package"] == "jax":
+        source = _site_packages(python) / plant["file"]
+        if not source.exists():
+            return None
+        shutil.copy(source, work / source.name)
+        return work / source.name
+    source = cache / plant["package"]
+    if not (source / plant["file"]).exists():
+        return None
+    package = plant["file"].split("/")[0]
+    shutil.copytree(source / package, work / package, ignore=shutil.ignore_patterns("__pycache__"))
+    return work / plant["file"]
+
+
+def _outcome(row: dict, changed: bool) -> str:
+    if not row["jax_original"]["ok"]:
+        return "not driven"  # the driver does not run the package's own kernel
+    if row["jax_planted"]["ok"]:
+        return "clean_changed" if changed else "not rejected"
+    if not changed:
+        return "unfixed"
+    if row["jax_fixed"]["ok"] and not row["left"]:
+        return "fixed"
+    if not row["jax_fixed"]["ok"] and row["jax_fixed"]["error"] != row["jax_planted"]["error"]:
+        return "fails_differently"
+    return "unfixed"
+
+
+def measure_plant(plant: dict, cache: Path = CACHE, python: str = JAX_PYTHON) -> dict:
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze
     from pallas_lsp.fixes.fix_all import fix_files
 
-    rows = []
-    for plant in PLANTS:
-        source = cache / plant["package"]
-        row = {"name": plant["name"], "kind": plant["kind"]}
-        rows.append(row)
-        if not (source / plant["file"]).exists():
+    row = {"name": plant["name"], "kind": plant["kind"], "package": plant["package"], "platform": plant["platform"]}
+    work = Path(tempfile.mkdtemp(prefix="planted-"))
+    try:
+        target = _copy_package(plant, cache, python, work)
+        if target is None:
             row["outcome"] = "no package"
-            continue
-        work = Path(tempfile.mkdtemp(prefix="planted-"))
-        try:
-            package = plant["file"].split("/")[0]
-            shutil.copytree(source / package, work / package, ignore=shutil.ignore_patterns("__pycache__"))
-            target = work / plant["file"]
-            row["jax_original"] = _verdict(work, plant["driver"], python, cache)
-            original = text = target.read_text()
-            for old, new in plant["replace"]:
-                if old not in text:
-                    raise ValueError(f"{plant['name']}: the text to plant into is not there: {old!r}")
-                text = text.replace(old, new, 1)
-            target.write_text(text)
-            row["jax_planted"] = _verdict(work, plant["driver"], python, cache)
-            project = Project(root=str(work), python=python)
-            row["findings"] = [f"{f.code} line {f.span.line + 1}" for f in analyze(project, str(target))]
-            changed, _ = fix_files(project, [str(target)], unsafe=True)
-            for path, (_, new_text) in changed.items():
-                Path(path).write_text(new_text)
-            fixed = target.read_text()
-            row["left"] = [f.code for f in analyze(Project(root=str(work), python=python), str(target))]
-            row["jax_fixed"] = _verdict(work, plant["driver"], python, cache) if changed else row["jax_planted"]
-            row["undone"] = fixed == original
-            if not row["jax_original"]["ok"]:
-                row["outcome"] = "not driven"  # the driver does not run the package's own kernel
-            elif row["jax_planted"]["ok"]:
-                row["outcome"] = "clean_changed" if changed else "not rejected"
-            elif not changed:
-                row["outcome"] = "unfixed"
-            elif row["jax_fixed"]["ok"] and not row["left"]:
-                row["outcome"] = "fixed"
-            elif not row["jax_fixed"]["ok"] and row["jax_fixed"]["error"] != row["jax_planted"]["error"]:
-                row["outcome"] = "fails_differently"
-            else:
-                row["outcome"] = "unfixed"
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    return rows
+            return row
+        row["jax_original"] = _verdict(work, plant, python, cache)
+        original = text = target.read_text()
+        for old, new in plant["replace"]:
+            if text.count(old) != 1:
+                raise ValueError(f"{plant['name']}: the text to plant into is not there once: {old!r}")
+            text = text.replace(old, new, 1)
+        target.write_text(text)
+        row["jax_planted"] = _verdict(work, plant, python, cache)
+        project = Project(root=str(work), python=python)
+        row["findings"] = [f"{f.code} line {f.span.line + 1}" for f in analyze(project, str(target))]
+        changed, _ = fix_files(project, [str(target)], unsafe=True)
+        for path, (_, new_text) in changed.items():
+            Path(path).write_text(new_text)
+        fixed = target.read_text()
+        row["left"] = [f.code for f in analyze(Project(root=str(work), python=python), str(target))]
+        row["jax_fixed"] = _verdict(work, plant, python, cache) if changed else row["jax_planted"]
+        row["undone"] = fixed == original
+        row["diff"] = "".join(difflib.unified_diff(original.splitlines(True), fixed.splitlines(True),
+                                                   "original", "fixed", n=1))
+        row["outcome"] = _outcome(row, bool(changed))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return row
+
+
+def _table(rows: list[dict]) -> str:
+    yes = {True: "yes", False: "no", None: "-"}
+    lines = ["| plant | package | kind | original lowers | planted rejected | fixed | text equals the package's |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        planted = row.get("jax_planted")
+        lines.append(f"| {row['name']} | {row['package']} ({row['platform']}) | {row['kind']} | "
+                     f"{yes[row.get('jax_original', {}).get('ok')]} | "
+                     f"{yes[None if planted is None else not planted['ok']]} | {row.get('outcome')} | "
+                     f"{yes[row.get('undone')]} |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", default=str(CACHE), help="bench/real_code.py's cache of the pinned packages")
     parser.add_argument("--python", default=JAX_PYTHON)
+    parser.add_argument("--only", help="the plants whose name contains this text")
+    parser.add_argument("--diff", action="store_true", help="print each fix's diff against the package's text")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
-    rows = measure(Path(args.cache), args.python)
-    for row in rows:
+    rows = []
+    for plant in PLANTS:
+        if args.only and args.only not in plant["name"]:
+            continue
+        row = measure_plant(plant, Path(args.cache), args.python)
+        rows.append(row)
         print(f"{row['outcome']:17s} {row['name']}" + ("" if row.get("outcome") != "fixed" else
-                                                       f" (bug undone exactly: {row['undone']})"))
+                                                       f" (bug undone exactly: {row['undone']})"), flush=True)
         if row.get("outcome") not in ("fixed", "no package"):
-            print("   ", json.dumps({k: row.get(k) for k in ("findings", "left", "jax_original", "jax_planted", "jax_fixed")}))
+            print("   ", json.dumps({k: row.get(k) for k in ("findings", "left", "jax_original", "jax_planted",
+                                                          "jax_fixed")}), flush=True)
+        if args.diff and row.get("diff"):
+            print(row["diff"], flush=True)
+    print(_table(rows))
+    counts = {o: sum(r.get("outcome") == o for r in rows) for o in sorted({r.get("outcome") for r in rows})}
+    print("outcomes:", counts, f"undone exactly: {sum(bool(r.get('undone')) for r in rows)}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0

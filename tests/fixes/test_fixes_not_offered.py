@@ -1007,7 +1007,7 @@ def target():
 def test_a_type_from_a_helper_parameter_a_call_passes_is_not_copied(ws):
     """`staged(x_ref, kind=plgpu.SMEM((64,), ...))`: the helper's `kind` is what each call passes, not its default,
     so no one value may be spelled at the launch (where no call passes it, the default is the type: generated
-    kernel g0_00031's `get_sem_0()` keeps its fix)."""
+    kernel g0_00031's `get_sem_0()` keeps its fix); pl.run_scoped in the helper allocates what each call passes."""
     from pallas_lsp.fixes import fixes_and_reason
 
     [finding] = ws.findings("kernel.py", HEADER + '''
@@ -1025,4 +1025,11 @@ def body(x_ref, o_ref):
 kernel = plgpu.kernel(body, out_type=X)
 ''')
     assert not any("scratch" in fix.title for fix in ws.fixes(finding))
-    assert "the buffer's type depends on kind" in fixes_and_reason(ws.project, finding)[1]
+    # What is offered allocates it in the helper, with what each call passes: pl.run_scoped(scoped, kind).
+    fixes, _ = fixes_and_reason(ws.project, finding)
+    [scoped] = [fix for fix in fixes if "run_scoped" in fix.title]
+    assert scoped.title.endswith("Allocate tile with pl.run_scoped for the rest of staged")
+    from pallas_lsp.fixes.edits import apply_edits
+
+    assert "return pl.run_scoped(scoped, kind)" in apply_edits((ws.root / "kernel.py").read_text(), scoped.edits)
+

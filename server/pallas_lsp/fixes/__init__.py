@@ -246,6 +246,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     from . import (
         allocate_as_scratch,
         drop_collective_axes,
+        enclosing_run_scoped,
         outside_kernel,
         pass_as_input,
         pass_as_operand,
@@ -258,7 +259,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
-    for builder in (pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
+    for builder in (enclosing_run_scoped, pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
                     drop_collective_axes, outside_kernel, warp_hoist):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:

@@ -41,7 +41,7 @@ from .kernel_edits import (
 from .grid_spec import grid_spec_call, scratch_argument, written_in
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, type_at_launches
-from .sites import grid_rank, locate
+from .sites import grid_rank, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
 _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites
@@ -229,7 +229,7 @@ def fix(project, model, call, value, code: str):
         return None
     regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
     tpu_semaphore = value.constructor.startswith("pltpu.SemaphoreType.")
-    tpu_vmem = code == "PAL001" and value.constructor == "pltpu.VMEM" and value.shape is not None and value.dtype
+    tpu_vmem = code == "PAL001" and value.constructor == "pltpu.VMEM"
     if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore or tpu_vmem
             or (code == "PAL001" and value.constructor in SIGNALLED_TYPES)):
         return None
@@ -244,9 +244,14 @@ def fix(project, model, call, value, code: str):
     vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
     if tpu_vmem and entries[0].api == "pl.pallas_call":
         if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
-                e.interpret or e.maybe_interpret for e in entries):
-            return None  # a GPU (Triton) or interpreted kernel has no such memory
+                site_interpreter(project, e, site) == "gpu" for e in entries for site in [*e.interpret,
+                                                                                        *e.maybe_interpret]):
+            # A GPU (Triton) kernel, or the GPU interpreter, has no such memory; interpret=True (an `interpret=`
+            # parameter that may be True: megablox's gmm) and the TPU interpreter run VMEM scratch (jax 0.12)
+            return None
         tpu_vmem, vmem_kept = False, True
+    if tpu_vmem and (value.shape is None or not value.dtype):
+        return None  # as the GPU's SMEM it is spelled from its shape and dtype
     as_regular = False  # a TPU type or BARRIER, only signalled, in a GPU kernel interpret=True runs
     if code == "PAL001" and value.constructor in SIGNALLED_TYPES and entries[0].api != "pl.pallas_call":
         if not (all(_only_interpret_true(project, e) for e in entries) and result_only_signalled(model, call)):
@@ -329,6 +334,14 @@ def fix(project, model, call, value, code: str):
     return builder.fix(title, "safe", preferred=True)
 
 
+def _before_keyword_bound(body: ast.FunctionDef, entries) -> int | None:
+    """The new scratch parameter's position: before the first parameter a launch's partial binds by keyword
+    (jax's hopper matmul `kernel(a_gmem, b_gmem, c_gmem, out_gmem, config)`, launched as
+    `functools.partial(kernel, config=config)`), where JAX's refs would otherwise fill it; None: last positional."""
+    bound = set().union(*(keyword_bound(e.kernel.body) for e in entries)) if entries else set()
+    return next((n for n, arg in enumerate(body.args.args) if arg.arg in bound), None)
+
+
 def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, fallback: str = "scratch_ref",
                     keyword_name: str | None = None) -> str:
     """The get_global's buffer becomes the bodies' new last (or keyword-only) parameter, allocated by
@@ -355,9 +368,9 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     as_dict = forms.pop()
     code = type_code()
     name = take_name(builder, where, fallback)
-    for body_model, body, _ in where.bodies:
+    for body_model, body, body_entries in where.bodies:
         check_parameters(body, keyword=as_dict)
-        add_parameter(builder, body_model, body, name, None, keyword=as_dict)
+        add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
     if where.helper is not None:
         thread_through_helper(builder, where, name)

@@ -1,5 +1,6 @@
 """Fix (PAL001): a block-local buffer (SMEM, TMEM, a barrier) asked of `pl.get_global` in a compiled
-`pl.kernel` is allocated with `pl.run_scoped` for the rest of the function instead.
+`pl.kernel` (or in a helper that compiled `plgpu.kernel` bodies call) is allocated with `pl.run_scoped` for the
+rest of the function instead.
 
     def body(x_ref, o_ref):                 def body(x_ref, o_ref):
         tmp = pl.get_global(plgpu.SMEM(...))    def scoped(tmp):
@@ -229,8 +230,11 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     if located is None:
         return None
     use, where, entries = located
-    if not entries or any(e.api != "pl.kernel" for e in entries):
-        return None  # plgpu.kernel and pallas_call take scratch (allocate_as_scratch)
+    # plgpu.kernel and pallas_call take scratch (allocate_as_scratch), except from a plgpu.kernel's helper: the
+    # type is written with the helper's own values (`acc.shape`), which its launch may not have.
+    in_helper = where is not None and where.helper is not None
+    if not entries or any(e.api != "pl.kernel" and not (in_helper and e.api == "plgpu.kernel") for e in entries):
+        return None
     if any(e.interpret or e.maybe_interpret for e in entries):
         return None  # interpreted: allocate_as_scratch gives it scratch_types
     axes = {_thread_axis(project, e) for e in entries}

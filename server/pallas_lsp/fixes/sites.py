@@ -122,6 +122,16 @@ def bound_before(body) -> int:
     return count
 
 
+def keyword_bound(body) -> set[str]:
+    """The parameters a kernel's body value binds by keyword (`functools.partial(kernel, config=config)`): the
+    refs JAX passes by position must come before them."""
+    names, value = set(), body
+    while isinstance(value, Partial):
+        names.update(name for name, _ in value.kwargs)
+        value = value.func
+    return names
+
+
 def grid_rank(entry: EntryPoint) -> tuple[int | None, int | None]:
     """(rank, number of blocks) of the launch grid; (0, 1) without one; None where unknown."""
     from ..analysis.values import Const, Seq, Spec
@@ -224,13 +234,24 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
         raise CannotFix(unlaunched)
     bodies: list = []
     for source, call in calls:
-        body = source.enclosing_function(call)
-        found = single_body_launches(project, source, body) if isinstance(body, ast.FunctionDef) else []
+        body, found = _launched_around(project, source, source.enclosing_function(call))
         if not found:
             raise CannotFix(f"{use.function.name} is called outside a kernel body")
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
     return Plan(use, bodies, helper=use.function, calls=calls)
+
+
+def _launched_around(project, model, function) -> tuple[ast.AST | None, list[EntryPoint]]:
+    """(the launched body, its launches) of a helper's call site: the function holding the call, or the launched
+    body it is nested in (a `plgpu.nd_loop` or `pl.when` function inside the body, which reaches the body's
+    parameters as closure variables)."""
+    while isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        found = single_body_launches(project, model, function)
+        if found:
+            return function, found
+        function = model.enclosing_function(function)
+    return None, []
 
 
 def locate(project, model, call: ast.Call) -> tuple[GlobalUse, Plan | None, list[EntryPoint]] | None:

@@ -79,12 +79,20 @@ def _default(project, model, parameter: ast.AST) -> ast.AST | None:
 def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | None:
     if entry.model is not model:
         return None  # another module's names would need importing: spelled from the value there
-    replacements: dict[int, tuple[ast.Name, str]] = {}
+    replacements: dict[int, tuple[ast.AST, str]] = {}
     launch_scope = model.scope_of(entry.node)
+    carried: set[int] = set()  # names inside a `ref.shape` replaced whole
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
             return None  # names bound inside the expression
-        if not isinstance(node, ast.Name):
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
+            binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
+            code = ref_block_shape(project, model, binding, entry) if binding is not None else None
+            if code is not None:
+                replacements[id(node)] = (node, code)
+                carried.add(id(node.value))
+            continue
+        if not isinstance(node, ast.Name) or id(node) in carried:
             continue
         binding = model.lookup(node.id, model.scope_of(node), node.lineno)
         if binding is None:
@@ -114,13 +122,60 @@ def _substituted(model, expression: ast.AST, replacements: list[tuple[ast.Name, 
     first = source.char_column(expression.lineno - 1, expression.col_offset)
     rows[-1] = rows[-1][:source.char_column(expression.end_lineno - 1, expression.end_col_offset)]
     for name, code in sorted(replacements, key=lambda pair: (pair[0].lineno, pair[0].col_offset), reverse=True):
-        atom = isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute, ast.Call, ast.Subscript,
-                                                               ast.Constant))
+        parsed = ast.parse(code, mode="eval").body
+        atom = isinstance(parsed, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)) or (
+            isinstance(parsed, ast.Tuple) and code.startswith("(") and code.endswith(")"))
         row, start = at(name.lineno, name.col_offset)
         _, stop = at(name.end_lineno, name.end_col_offset)
         rows[row] = rows[row][:start] + (code if atom else f"({code})") + rows[row][stop:]
     rows[0] = rows[0][first:]
     return "\n".join(rows)
+
+
+def ref_block_shape(project, model, binding, entry) -> str | None:
+    """`ref.shape` of a `pl.pallas_call` body's ref parameter as its launch writes it: the block shape of the
+    ref's `pl.BlockSpec((l, r), ...)` in in_specs/out_specs (after the grid spec's scalar prefetch refs), where
+    every dimension is kept (no `None`, squeezed, element or other block-dimension object). None otherwise."""
+    from .grid_spec import grid_spec_call
+    from .kernel_edits import CannotFix
+    from .sites import bound_before, keyword_bound
+
+    body = entry.body.node if entry.body is not None else None
+    if (binding.kind != "param" or entry.api != "pl.pallas_call" or not isinstance(body, ast.FunctionDef)
+            or body.args.posonlyargs):
+        return None
+    keyword = keyword_bound(entry.kernel.body)
+    refs = [arg for arg in body.args.args[bound_before(entry.kernel.body):] if arg.arg not in keyword]
+    index = next((n for n, arg in enumerate(refs) if arg is binding.node), None)
+    if index is None:
+        return None
+    try:
+        spec = grid_spec_call(project, entry)
+    except CannotFix:
+        return None
+    holder = spec if spec is not None else entry.node
+    if not isinstance(holder, ast.Call) or (spec is not None and spec.args):
+        return None
+    given = {k.arg: k.value for k in holder.keywords if k.arg}
+    prefetch = given.get("num_scalar_prefetch")
+    index -= prefetch.value if isinstance(prefetch, ast.Constant) and type(prefetch.value) is int else 0
+    if index < 0 or (prefetch is not None and not isinstance(prefetch, ast.Constant)):
+        return None
+    specs = []
+    for key in ("in_specs", "out_specs"):
+        written = given.get(key)
+        elements = written.elts if isinstance(written, (ast.List, ast.Tuple)) else [written] if written else []
+        specs.extend(elements)
+    block = specs[index] if index < len(specs) else None
+    if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
+        return None
+    constructor = project.evaluator.value(model, block.func)
+    if not (isinstance(constructor, Api) and constructor.name == "pl.BlockSpec"):
+        return None
+    if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute)) or
+           (isinstance(d, ast.Constant) and type(d.value) is not int) for d in block.args[0].elts):
+        return None
+    return ast.get_source_segment(model.text, block.args[0])
 
 
 def _bound_at_launch(project, model, binding, entry) -> str | None:
