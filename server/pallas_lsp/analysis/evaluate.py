@@ -731,7 +731,15 @@ class Evaluator:
         finally:
             read = reads.end()
         cache.keep(key, result, read)
+        # An edit of one call site finds it again first: what read it is forgotten only if it changed.
+        reads.found_again_by(read, functools.partial(self._param_again, model, func_node, param,
+                                                     self.in_own_module_only))
         return result
+
+    def _param_again(self, model: "ModuleModel", func_node: ast.AST, param: str, own_module_only: bool) -> None:
+        """`param_from_call_sites` found again into the memo it was kept in (`reads.settled`)."""
+        with self.own_module_call_sites() if own_module_only else contextlib.nullcontext():
+            self.param_from_call_sites(model, func_node, param)
 
     def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
         """(model, call, Func, args, kwargs) for each place that calls or partially applies it: in its

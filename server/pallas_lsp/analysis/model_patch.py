@@ -69,6 +69,24 @@ def patch(model: ModuleModel, text: str) -> list | None:
     return None
 
 
+def words_changed(old: str, new: str, words) -> list[str]:
+    """Those of `words` (none holding a line break) found in one of the texts and not in the other. Only
+    an occurrence on a changed line can come or go, so a word neither the old nor the new changed lines
+    hold is in both texts or in neither: the texts themselves are not searched."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    limit = min(len(old_lines), len(new_lines))
+    first = 0
+    while first < limit and old_lines[first] == new_lines[first]:
+        first += 1
+    tail = 0
+    while tail < limit - first and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    removed = "\n".join(old_lines[first:len(old_lines) - tail])
+    added = "\n".join(new_lines[first:len(new_lines) - tail])
+    return [word for word in words if "\n" in word or ((word in removed or word in added)
+                                                       and (word in old) != (word in new))]
+
+
 def _blank(line: str) -> bool:
     stripped = line.strip()
     return not stripped or stripped.startswith("#")
@@ -288,6 +306,7 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
         existing[at:at] = bindings
     new_bound = set(fresh.bindings)
 
+    functions_changed = spans["functions"][0] != spans["functions"][1] or bool(sink.functions)
     # The module's lists, in the order of a whole build: the run's part in the place of the old one.
     for name in ("calls", "functions", "withs"):
         at, stop = spans[name]
@@ -300,6 +319,8 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
     keys: list = [BROAD, "text", ("own", id(scope))]
     if isinstance(scope, ast.Module) or delta:
         keys.append("exports")
+    if functions_changed:  # a function defined in the edited statements: what looked at every one (`entry_kernels`)
+        keys.append(("functions", id(model)))
     if delta:  # what names lines below moves (a walk's message: "the Python `if` on line 12")
         keys.append(("lines", id(model)))
     keys += [("own", id(node)) for node in old_scopes]
