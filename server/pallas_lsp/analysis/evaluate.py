@@ -213,7 +213,14 @@ class Evaluator:
             read = reads.end() if kept else None
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)
+            if read is not None:  # an edit of what it read finds it again first (`reads.settled`)
+                reads.found_again_by(read, (self._value_again, model, expr, self.in_own_module_only))
         return result
+
+    def _value_again(self, model: "ModuleModel", expr: ast.AST, own_module_only: bool) -> None:
+        """`value` found again into the memo it was kept in (`reads.settled`)."""
+        with self.own_module_call_sites() if own_module_only else contextlib.nullcontext():
+            self.value(model, expr)
 
     # ---- expressions --------------------------------------------------------------------------
 
@@ -732,8 +739,7 @@ class Evaluator:
             read = reads.end()
         cache.keep(key, result, read)
         # An edit of one call site finds it again first: what read it is forgotten only if it changed.
-        reads.found_again_by(read, functools.partial(self._param_again, model, func_node, param,
-                                                     self.in_own_module_only))
+        reads.found_again_by(read, (self._param_again, model, func_node, param, self.in_own_module_only))
         return result
 
     def _param_again(self, model: "ModuleModel", func_node: ast.AST, param: str, own_module_only: bool) -> None:

@@ -48,7 +48,7 @@ class _Node:
         self.open = True
         self.last = None  # the dependent added last (a run of hits by one computation adds it once)
         self.limit = 16  # prune dead dependents past this many
-        self.again = None  # finds its one answer again (`kept(..., compare=True)`): see `settled`
+        self.again = None  # (function, *arguments) that finds its one answer again: see `settled`
 
     def read_by(self, node: "_Node") -> None:
         if node is not self.last:
@@ -132,12 +132,12 @@ def kept(memo: "Memo", key, compute, *read, again=None):
         node = end()
     memo.keep(key, value, node)
     if again is not None:
-        found_again_by(node, again)
+        found_again_by(node, (again,))
     return value
 
 
-def found_again_by(node: _Node, again) -> None:
-    """`node` keeps one answer, which `again()` finds again (and keeps): see `settled`."""
+def found_again_by(node: _Node, again: tuple) -> None:
+    """`node` keeps one answer, which `again[0](*again[1:])` finds again (and keeps): see `settled`."""
     if _tracking[0]:
         node.again = again
 
@@ -259,7 +259,7 @@ def _settle() -> None:
         changed = []
         for node, memo, key, old, dependents in batch:
             try:
-                node.again()
+                node.again[0](*node.again[1:])
             except Exception:  # left to the analysis that asks, as any answer forgotten
                 pass
             new_node = memo._nodes.get(key)
