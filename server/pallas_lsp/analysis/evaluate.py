@@ -214,13 +214,13 @@ class Evaluator:
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)
             if read is not None:  # an edit of what it read finds it again first (`reads.settled`)
-                reads.found_again_by(read, (self._value_again, model, expr, self.in_own_module_only))
+                reads.found_again_by(read, (self._again, self.in_own_module_only, self.value, model, expr))
         return result
 
-    def _value_again(self, model: "ModuleModel", expr: ast.AST, own_module_only: bool) -> None:
-        """`value` found again into the memo it was kept in (`reads.settled`)."""
+    def _again(self, own_module_only: bool, find, *question) -> None:
+        """An answer found again into the memo it was kept in (`reads.settled`)."""
         with self.own_module_call_sites() if own_module_only else contextlib.nullcontext():
-            self.value(model, expr)
+            find(*question)
 
     # ---- expressions --------------------------------------------------------------------------
 
@@ -739,13 +739,9 @@ class Evaluator:
             read = reads.end()
         cache.keep(key, result, read)
         # An edit of one call site finds it again first: what read it is forgotten only if it changed.
-        reads.found_again_by(read, (self._param_again, model, func_node, param, self.in_own_module_only))
+        reads.found_again_by(read, (self._again, self.in_own_module_only, self.param_from_call_sites, model, func_node,
+                                    param))
         return result
-
-    def _param_again(self, model: "ModuleModel", func_node: ast.AST, param: str, own_module_only: bool) -> None:
-        """`param_from_call_sites` found again into the memo it was kept in (`reads.settled`)."""
-        with self.own_module_call_sites() if own_module_only else contextlib.nullcontext():
-            self.param_from_call_sites(model, func_node, param)
 
     def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
         """(model, call, Func, args, kwargs) for each place that calls or partially applies it: in its

@@ -308,7 +308,8 @@ def _entry_model(project: "Project", entry: EntryPoint, warp_bodies: frozenset) 
 def _note_walked(entry: EntryPoint, functions: list) -> None:
     """Note, besides what was asked of the evaluator, the code a kernel's model may have walked without
     asking: every function the body reaches (an edit inside one, nested functions included, forgets
-    `("deep", id(function))`), the functions that launch and define it, and the modules' top-level code."""
+    `("deep", id(function))`), the own statements of the functions that launch and define it, and the
+    modules' top-level code."""
     for func in functions:
         reads.note(func.model.read_key)
         reads.note(("deep", id(func.node)))
@@ -316,8 +317,8 @@ def _note_walked(entry: EntryPoint, functions: list) -> None:
         reads.note(model.read_key)
         reads.note(("own", id(model.tree)))
         outer = model.enclosing_function(node)
-        if outer is not None:
-            reads.note(("deep", id(outer)))
+        if outer is not None:  # its own statements (the kernels nested beside this one are theirs)
+            reads.note(("own", id(outer)))
 
 
 def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[KernelModel, GetGlobalSite]]:
