@@ -250,17 +250,22 @@ class KernelIndex:
                 return func.name
         return None
 
+    def _switches(self) -> tuple[list, list]:
+        """The `with` items that force interpret mode, and the calls that set it: `(with, item)`s, calls."""
+        contexts = [(with_node, item) for with_node in self.model.withs for item in with_node.items
+                    if self._api_call_name(item.context_expr) in FORCE_INTERPRET]
+        return contexts, [call for call in self.model.calls if self._api_call_name(call) in SET_INTERPRET]
+
     def _mark_interpret_contexts(self) -> None:
         model = self.model
-        for with_node in model.withs:
-            for item in with_node.items:
-                if self._api_call_name(item.context_expr) in FORCE_INTERPRET:
-                    site = InterpretSite(model, item.context_expr, f"with {model.segment(item.context_expr, 60)}")
-                    for stmt in with_node.body:
-                        self._mark_invoked(stmt, site)
-        for call in model.calls:
-            if self._api_call_name(call) not in SET_INTERPRET:
-                continue
+        # Kept with what they read (a switch is a call: an edit of one forgets them), not with the index.
+        contexts, switches = model.eval_cache.get("interpret-switches") or reads.kept(
+            model.eval_cache, "interpret-switches", self._switches, model.read_key, ("calls", id(model), "*"))
+        for with_node, item in contexts:
+            site = InterpretSite(model, item.context_expr, f"with {model.segment(item.context_expr, 60)}")
+            for stmt in with_node.body:
+                self._mark_invoked(stmt, site)
+        for call in switches:
             args = [self.evaluator.value(model, a) for a in call.args] or [
                 self.evaluator.value(model, k.value) for k in call.keywords]
             if args and isinstance(args[0], Const) and not args[0].value:
