@@ -214,13 +214,8 @@ class Evaluator:
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)
             if read is not None:  # an edit of what it read finds it again first (`reads.settled`)
-                reads.found_again_by(read, (self._again, self.in_own_module_only, self.value, model, expr))
+                reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))
         return result
-
-    def _again(self, own_module_only: bool, find, *question) -> None:
-        """An answer found again into the memo it was kept in (`reads.settled`)."""
-        with self.own_module_call_sites() if own_module_only else contextlib.nullcontext():
-            find(*question)
 
     # ---- expressions --------------------------------------------------------------------------
 
@@ -737,10 +732,9 @@ class Evaluator:
             result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
         finally:
             read = reads.end()
-        cache.keep(key, result, read)
-        # An edit of one call site finds it again first: what read it is forgotten only if it changed.
-        reads.found_again_by(read, (self._again, self.in_own_module_only, self.param_from_call_sites, model, func_node,
-                                    param))
+        cache.keep(key, result, read)  # an edit of one call site finds it again first (`reads.settled`)
+        reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.param_from_call_sites, model,
+                                    func_node, param))
         return result
 
     def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
@@ -798,6 +792,12 @@ class Evaluator:
                 value = self.value(model, call.func)
                 if isinstance(value, Instance) and value.cls.node is cls:
                     yield call, Func(home, func_node, value), CallArguments.of(self, model, call)
+
+
+def _found_again(evaluator: Evaluator, own_module_only: bool, find, *question) -> None:
+    """An answer found again into its memo (`reads.settled`): plain functions, no bound method kept per answer."""
+    with evaluator.own_module_call_sites() if own_module_only else contextlib.nullcontext():
+        find(evaluator, *question)
 
 
 def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:
