@@ -212,9 +212,8 @@ class Evaluator:
             self._active.discard(key)
             read = reads.end() if kept else None
         if frame is None and self._steps <= STEP_BUDGET:
-            cache.keep(key, result, read)
-            if read is not None:  # an edit of what it read finds it again first (`reads.settled`)
-                reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))
+            cache.keep(key, result, read)  # an edit of what it read finds it again first (`reads.settled`)
+            reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))
         return result
 
     # ---- expressions --------------------------------------------------------------------------
@@ -733,8 +732,8 @@ class Evaluator:
         finally:
             read = reads.end()
         cache.keep(key, result, read)  # an edit of one call site finds it again first (`reads.settled`)
-        reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.param_from_call_sites, model,
-                                    func_node, param))
+        again = (_found_again, self, self.in_own_module_only, Evaluator.param_from_call_sites, model, func_node, param)
+        reads.found_again_by(read, again)
         return result
 
     def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
@@ -796,8 +795,9 @@ class Evaluator:
 
 def _found_again(evaluator: Evaluator, own_module_only: bool, find, *question) -> None:
     """An answer found again into its memo (`reads.settled`): plain functions, no bound method kept per answer."""
-    with evaluator.own_module_call_sites() if own_module_only else contextlib.nullcontext():
-        find(evaluator, *question)
+    if evaluator.project.holds(question[0]):  # not for a model dropped since
+        with evaluator.own_module_call_sites() if own_module_only else contextlib.nullcontext():
+            find(evaluator, *question)
 
 
 def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:

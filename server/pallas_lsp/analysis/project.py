@@ -434,6 +434,10 @@ class Project:
         model = self._models.get(os.path.abspath(path))
         return model if model is not None and model.text == text else None
 
+    def holds(self, model: ModuleModel) -> bool:
+        """Whether `model` is the model kept for its file (not one dropped or parsed again since)."""
+        return model.path is not None and self._models.get(model.path) is model
+
     def patched_model(self, path: str, text: str) -> bool:
         """Whether the file's model kept was brought to `text` by the last edit (`_patch`)."""
         model = self._models.get(os.path.abspath(path))

@@ -136,9 +136,9 @@ def kept(memo: "Memo", key, compute, *read, again=None):
     return value
 
 
-def found_again_by(node: _Node, again: tuple) -> None:
+def found_again_by(node: _Node | None, again: tuple) -> None:
     """`node` keeps one answer, which `again[0](*again[1:])` finds again (and keeps): see `settled`."""
-    if _tracking[0]:
+    if _tracking[0] and node is not None:
         node.again = again
 
 
