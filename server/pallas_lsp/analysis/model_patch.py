@@ -47,13 +47,7 @@ def patch(model: ModuleModel, text: str) -> list | None:
             or source.text.endswith("\n") != text.endswith("\n")):
         return None
     old_lines, new_lines = source.lines, split_lines(text)
-    limit = min(len(old_lines), len(new_lines))
-    first = 0
-    while first < limit and old_lines[first] == new_lines[first]:
-        first += 1
-    same_tail = 0
-    while same_tail < limit - first and old_lines[-1 - same_tail] == new_lines[-1 - same_tail]:
-        same_tail += 1
+    first, same_tail = _same_ends(old_lines, new_lines)
     old_last, new_last = len(old_lines) - 1 - same_tail, len(new_lines) - 1 - same_tail
     delta = len(new_lines) - len(old_lines)
     if old_last < first and new_last < first:
@@ -69,11 +63,8 @@ def patch(model: ModuleModel, text: str) -> list | None:
     return None
 
 
-def words_changed(old: str, new: str, words) -> list[str]:
-    """Those of `words` (none holding a line break) found in one of the texts and not in the other. Only
-    an occurrence on a changed line can come or go, so a word neither the old nor the new changed lines
-    hold is in both texts or in neither: the texts themselves are not searched."""
-    old_lines, new_lines = old.split("\n"), new.split("\n")
+def _same_ends(old_lines: list[str], new_lines: list[str]) -> tuple[int, int]:
+    """(lines the same at the start, lines the same at the end after those)."""
     limit = min(len(old_lines), len(new_lines))
     first = 0
     while first < limit and old_lines[first] == new_lines[first]:
@@ -81,6 +72,15 @@ def words_changed(old: str, new: str, words) -> list[str]:
     tail = 0
     while tail < limit - first and old_lines[-1 - tail] == new_lines[-1 - tail]:
         tail += 1
+    return first, tail
+
+
+def words_changed(old: str, new: str, words) -> list[str]:
+    """Those of `words` (none holding a line break) found in one of the texts and not in the other. Only
+    an occurrence on a changed line can come or go, so only a word the old or the new changed lines hold
+    is looked for in the texts."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    first, tail = _same_ends(old_lines, new_lines)
     removed = "\n".join(old_lines[first:len(old_lines) - tail])
     added = "\n".join(new_lines[first:len(new_lines) - tail])
     return [word for word in words if "\n" in word or ((word in removed or word in added)
