@@ -26,6 +26,7 @@ an edit forget more, never less.
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 
 INDEX = "<import index>"  # what the import index answers about the whole workspace (importers, can matter)
 # Read by every answer kept without saying what it read (`Memo.__setitem__`): kernel models, entry
@@ -121,18 +122,15 @@ def frame():
         end()
 
 
-def kept(memo: "Memo", key, compute, *read, again=None):
+def kept(memo: "Memo", key, compute, *read):
     """`compute()` as a computation of its own (having read `read`), its answer kept in `memo` under
-    `key` with what it read: forgotten by an edit of that only, not at every edit as `memo[key] = ...`.
-    `again`: what finds the answer again (and keeps it so) after an edit forgot it, for `settled`."""
+    `key` with what it read: forgotten by an edit of that only, not at every edit as `memo[key] = ...`."""
     begin(*read)
     try:
         value = compute()
     finally:
         node = end()
     memo.keep(key, value, node)
-    if again is not None:
-        found_again_by(node, (again,))
     return value
 
 
@@ -209,7 +207,7 @@ def _drop(queue: list) -> None:
             continue
         seen.add(id(node))
         dependents = node.dependents
-        if _settling and node.again is not None and not node.open and len(node.kept) == 1:
+        if _settling and _settling[-1] and node.again is not None and not node.open and len(node.kept) == 1:
             memo, key = node.kept[0]
             if memo._nodes.get(key) is node:  # compared with the answer found again (`settled`)
                 _pending.append((node, memo, key, dict.get(memo, key), dependents))
@@ -231,7 +229,7 @@ def _drop(queue: list) -> None:
 # answer of every function called from it (each kernel of a module calling one shared helper), though
 # the value the helper's parameter can take is almost always what it was.
 _settling: list = []
-_pending: list = []  # (node, memo, key, old answer, its dependents)
+_pending: deque = deque()  # (node, memo, key, old answer, its dependents)
 
 
 @contextlib.contextmanager
@@ -251,23 +249,30 @@ def settled():
 
 
 def _settle() -> None:
-    """Finding an answer again may read one that a later answer of the batch, found different, makes
+    """Finding an answer again may read one that an answer still aside, found different later, makes
     forgotten: it is then forgotten with it (it read it), and what it kept aside with it."""
-    while _pending:
-        batch = _pending[:]
-        _pending.clear()
-        changed = []
-        for node, memo, key, old, dependents in batch:
+    try:
+        while _pending:
+            node, memo, key, old, dependents = _pending[0]
             try:
                 node.again[0](*node.again[1:])
             except Exception:  # left to the analysis that asks, as any answer forgotten
                 pass
+            _pending.popleft()
             new_node = memo._nodes.get(key)
             if new_node is None or new_node.dead or not same(old, dict.get(memo, key, _MISSING)):
-                changed.extend(dependents)
+                _drop(dependents)  # may put more answers aside
             else:
                 new_node.dependents.extend(d for d in dependents if not d.dead)
-        _drop(changed)  # may put more answers aside: the next round
+    finally:  # interrupted: what is still aside is forgotten, as without the cut-off
+        if _pending:
+            _settling.append(False)
+            try:
+                leftover = [d for entry in _pending for d in entry[4]]
+                _pending.clear()
+                _drop(leftover)
+            finally:
+                _settling.pop()
 
 
 _PLAIN = (int, str, bytes, bool, type(None))
