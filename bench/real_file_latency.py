@@ -25,6 +25,7 @@ a check that exits without waiting for it): this process becomes their subreaper
     .venvs/dev/bin/python bench/real_file_latency.py [--edits 40] [--warmup 4] [--only maxtext ...] [--file-events] [--json OUT]
     .venvs/dev/bin/python bench/real_file_latency.py ... --together: also the four files open in one server, its RSS
     .venvs/dev/bin/python bench/real_file_latency.py --check [--runs 3] [--jax-git-dir GIT_DIR] [--json OUT]
+    .venvs/dev/bin/python bench/real_file_latency.py --in-process: the analysis's own CPU (first, keystrokes), no LSP
     (both: [--source CHECKOUT] runs another checkout's server/; [--before CHECKOUT] measures that one too,
     interleaved file by file, and prints before → after; [--python JAX_PYTHON])
 """
@@ -180,6 +181,48 @@ def open_together(names: list[str], cache: Path, python: str, source: str | None
             "server_vmhwm_mib": memory["VmHWM"]}
 
 
+# ---- in one process: the analysis's own CPU -------------------------------------------------------
+
+def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None) -> dict:
+    """`--in-process`: the file's first analysis and keystrokes (the same typing as `measure_file`) by
+    `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP: the
+    CPU seconds of the analysis itself (jedi's interpreter, another process, not counted)."""
+    _, env = pallas_command("serve", source)
+    done = subprocess.run([sys.executable, __file__, "--worker", name, "--edits", str(edits), "--warmup", str(warmup),
+                           "--cache", str(cache), "--python", python], env=env, check=True, capture_output=True)
+    return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+
+def worker(name: str, cache: Path, edits: int, warmup: int, python: str) -> dict:
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze_incremental, selected_codes
+
+    root = unpacked(name, cache)
+    relative, function, occurrence = FILES[name]
+    path = str(root / relative)
+    text = Path(path).read_text(encoding="utf-8")
+    line, column = typing_spot(text, function, occurrence)
+    lines = text.splitlines(keepends=True)
+    project, codes = Project(root=str(root), python=python), selected_codes(None, None)
+    started = time.process_time()
+    project.set_text(path, text)
+    analyze_incremental(project, path, text, codes=codes)
+    first = time.process_time() - started
+    samples = []
+    for step in range(2 * (warmup + edits)):
+        edited = text
+        if step % 2 == 0:  # a letter typed before the assigned name, then deleted again
+            typed = lines[line][:column] + "abcdefghijklmnopqrstuvwxyz"[(step // 2) % 26] + lines[line][column:]
+            edited = "".join([*lines[:line], typed, *lines[line + 1:]])
+        started = time.process_time()
+        project.set_text(path, edited)
+        analyze_incremental(project, path, edited, codes=codes)
+        if step >= 2 * warmup:
+            samples.append(time.process_time() - started)
+    return {"name": name, "file": relative, "first_analysis_cpu_ms": first * 1000,
+            "keystroke_cpu_ms": summary(samples)}
+
+
 # ---- check: CPU seconds of a process tree ------------------------------------------------------
 
 def become_subreaper() -> bool:
@@ -311,9 +354,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--together", action="store_true",
                         help="also open the files in one server (a workspace folder each): its RSS after all")
     parser.add_argument("--json", help="also write the result here")
+    parser.add_argument("--in-process", action="store_true",
+                        help="the analysis's own CPU in one process (set_text + analyze_incremental), no LSP")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cache = Path(args.cache).expanduser()
+    if args.worker:
+        print(json.dumps(worker(args.worker, cache, args.edits // 2, args.warmup // 2, args.python)))
+        return 0
     sources = ([("before", args.before)] if args.before else []) + [("after" if args.before else "this", args.source)]
+    if args.in_process:
+        found = {label: [] for label, _ in sources}
+        for name in [n for n in (args.only or FILES) if n in FILES]:
+            for label, source in sources:
+                found[label].append(in_process(name, cache, args.edits, args.warmup, args.python, source))
+        emit({"benchmark": "real_file_in_process", "machine": machine(), **{f"files_{k}": v for k, v in found.items()}},
+             args.json)
+        for label, rows in found.items():
+            for r in rows:
+                k = r["keystroke_cpu_ms"]
+                print(f"{label}: {r['name']}: first analysis {r['first_analysis_cpu_ms']:.0f} ms CPU, keystroke CPU "
+                      f"median {k['median']:.1f} ms, p95 {k['p95']:.1f} ms")
+        return 0
     if args.check:
         names = args.only or [*CHECK_TREES, *(["jax"] if args.jax_git_dir else [])]
         runs = {label: {} for label, _ in sources}

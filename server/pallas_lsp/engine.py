@@ -212,7 +212,7 @@ def _analyze_incremental(project: Project, path: str, text: str, codes: set[str]
     if project.patched_model(path, text):  # the edit was patched into the model kept (`Project.set_text`)
         previous = project.incremental.pop(path, None)
         findings, _ = _analyze(project, path, text, codes)
-        incremental.seed(project, path, text, codes, min_lines, findings)  # for an edit it cannot patch
+        incremental.seed(project, path, text, codes, min_lines, findings, previous)  # for an edit it cannot patch
         state = project.incremental.get(path)
         if state is not None and previous is not None:
             state.updates = previous.updates + 1  # one more edit taken without a whole analysis

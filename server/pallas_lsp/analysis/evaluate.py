@@ -213,7 +213,8 @@ class Evaluator:
             self._active.discard(key)
             read = reads.end() if kept else None
         if frame is None and self._steps <= STEP_BUDGET:
-            cache.keep(key, result, read)
+            cache.keep(key, result, read)  # an edit of what it read finds it again first (`reads.settled`)
+            reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))
         return result
 
     # ---- expressions --------------------------------------------------------------------------
@@ -750,7 +751,9 @@ class Evaluator:
             result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
         finally:
             read = reads.end()
-        cache.keep(key, result, read)
+        cache.keep(key, result, read)  # an edit of one call site finds it again first (`reads.settled`)
+        again = (_found_again, self, self.in_own_module_only, Evaluator.param_from_call_sites, model, func_node, param)
+        reads.found_again_by(read, again)
         return result
 
     def call_sites_with_nodes(self, model: "ModuleModel", func_node: ast.AST):
@@ -763,6 +766,13 @@ class Evaluator:
     def _argument_sites(self, model: "ModuleModel", func_node: ast.AST):
         """`call_sites_with_nodes` with each call's arguments left to evaluate (`CallArguments`)."""
         return argument_sites(self, model, func_node)
+
+
+def _found_again(evaluator: Evaluator, own_module_only: bool, find, *question) -> None:
+    """An answer found again into its memo (`reads.settled`): plain functions, no bound method kept per answer."""
+    if evaluator.project.holds(question[0]):  # not for a model dropped since
+        with evaluator.own_module_call_sites() if own_module_only else contextlib.nullcontext():
+            find(evaluator, *question)
 
 
 def _popped(model: "ModuleModel", spread: ast.expr) -> frozenset[str] | None:

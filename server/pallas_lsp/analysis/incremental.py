@@ -249,11 +249,12 @@ def update(project: Project, path: str, text: str, codes: set[str] | None, min_l
 
 
 def seed(project: Project, path: str, text: str, codes: set[str] | None, min_lines: int,
-         findings: list[Finding]) -> None:
-    """Keep a whole analysis's `findings` of `text`, and its model cut into chunks, for the next edit."""
+         findings: list[Finding], previous: DocumentState | None = None) -> None:
+    """Keep a whole analysis's `findings` of `text`, and its model cut into chunks, for the next edit
+    (the chunks of a `previous` state whose lines are the same taken over)."""
     path = os.path.abspath(path)
     if _eligible(project, path, text, min_lines):
-        state = _seed(project, path, text, frozenset(codes) if codes is not None else None, findings)
+        state = _seed(project, path, text, frozenset(codes) if codes is not None else None, findings, previous)
         if state is not None:
             project.incremental[path] = state
 
@@ -289,7 +290,8 @@ def _importer_names(project: Project, path: str) -> tuple[list[str], set[str]] |
     return importers, names
 
 
-def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]) -> DocumentState | None:
+def _seed(project: Project, path: str, text: str, codes, findings: list[Finding],
+          previous: DocumentState | None = None) -> DocumentState | None:
     """The state after a whole analysis, from its model (none when its recovery cut the text short)."""
     model = project._models.get(path)
     if model is None or model.text != text:
@@ -318,10 +320,24 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
     pieces = (_Lines(text).runs(sizes) if lines is None
               else ("\n".join(lines[cuts[k]:cuts[k + 1]]) for k in range(len(cuts) - 1)))
     shared: dict = {}
-    chunks = [Chunk.of(piece, sizes[k], imports[k], bound[k], shared) for k, piece in enumerate(pieces)]
+    # A keystroke patched into the model (`Project.set_text`) changes a chunk or two: the others are the last state's.
+    before = _chunks_by_text(previous) if lines is None else {}
+    chunks = []
+    for k, piece in enumerate(pieces):
+        found = before.get(piece)
+        same = found is not None and found.size == sizes[k] and found.imports_only == imports[k] \
+            and set(found.bound) == bound[k]
+        chunks.append(found if same else Chunk.of(piece, sizes[k], imports[k], bound[k], shared))
     if lines is None:
         return DocumentState(text, chunks, findings, codes, project.changes_besides(path))
     return DocumentState("\n".join(lines), chunks, findings, codes, project.changes_besides(path), shown_text=text)
+
+
+def _chunks_by_text(state: DocumentState | None) -> dict[str, Chunk]:
+    """The chunks of a state of a text that parsed, by their text."""
+    if state is None or state.shown_text is not None:
+        return {}
+    return dict(zip(_Lines(state.text).runs([chunk.size for chunk in state.chunks]), state.chunks))
 
 
 def _recovered_lines(errors: list, recovered: list[str] | None, parsed: list[str],

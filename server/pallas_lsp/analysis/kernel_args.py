@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import reads
 from ..dtypes import short_dtype
 from .arithmetic import MAX_ITEMS
 from .call_of import callee
@@ -604,17 +605,23 @@ def _launches_by_target(project: "Project", model: "ModuleModel") -> dict[int, l
     """Calls by name of a launch, by what they launch: the id of a `KernelCall`'s node, or of each
     decorator of a decorated function. Built once a module (every entry point asks)."""
     launches = model.eval_cache.get("launches-by-target")
-    if launches is None:
-        launches = model.eval_cache["launches-by-target"] = {}
-        for order, call in enumerate(model.calls):  # (order, call): the module's order, kept when merged
-            if not isinstance(call.func, (ast.Name, ast.Attribute)):
-                continue
-            value = project.evaluator.value(model, call.func)
-            if isinstance(value, KernelCall):
-                launches.setdefault(id(value.node), []).append((order, call))
-            elif isinstance(value, Func):
-                for decorator in getattr(value.node, "decorator_list", ()):
-                    launches.setdefault(id(decorator), []).append((order, call))
+    if launches is None:  # it reads every call (an edit of one forgets it) and their callees' values
+        launches = reads.kept(model.eval_cache, "launches-by-target", lambda: _by_target(project, model),
+                              model.read_key, ("calls", id(model), "*"))
+    return launches
+
+
+def _by_target(project: "Project", model: "ModuleModel") -> dict[int, list[tuple[int, ast.Call]]]:
+    launches: dict[int, list[tuple[int, ast.Call]]] = {}
+    for order, call in enumerate(model.calls):  # (order, call): the module's order, kept when merged
+        if not isinstance(call.func, (ast.Name, ast.Attribute)):
+            continue
+        value = project.evaluator.value(model, call.func)
+        if isinstance(value, KernelCall):
+            launches.setdefault(id(value.node), []).append((order, call))
+        elif isinstance(value, Func):
+            for decorator in getattr(value.node, "decorator_list", ()):
+                launches.setdefault(id(decorator), []).append((order, call))
     return launches
 
 

@@ -240,7 +240,7 @@ class KernelModel:
         memo, key = self.entry.model.eval_cache, ("shared-memory", id(self))
         found = memo.get(key)
         if found is None or found[0] is not self:
-            found = memo[key] = (self, self.budget_of())
+            found = reads.kept(memo, key, lambda: (self, self.budget_of()))
         return found[1]
 
     @property
@@ -281,10 +281,44 @@ def _kernel_models(project: "Project", model: "ModuleModel") -> list[KernelModel
     cached = model.eval_cache.get("kernel-models")
     if cached is None:
         index = KernelIndex.of(project, model)
-        warp_bodies = {id(e.body.node) for e in index.entries if e.body is not None and _backend(project, e)[0] == MOSAIC_GPU_WARP}
-        cached = [_build(project, entry, warp_bodies) for entry in index.entries if entry.body is not None]
+        warp_bodies = frozenset(id(e.body.node) for e in index.entries
+                                if e.body is not None and _backend(project, e)[0] == MOSAIC_GPU_WARP)
+        cached = [_entry_model(project, entry, warp_bodies) for entry in index.entries if entry.body is not None]
         model.eval_cache["kernel-models"] = cached
     return cached
+
+
+def _entry_model(project: "Project", entry: EntryPoint, warp_bodies: frozenset) -> KernelModel:
+    """One entry point's model, kept apart from the module's list with what it read: an edit inside one
+    kernel's body builds that kernel again and keeps the others' (the index, and so the list, is found
+    again in every analysis: `KernelIndex.of`). Kept only while the entry point is the same launch of
+    the same kernel value with the same interpret marks (another module's index may add marks)."""
+    if not reads.tracking():
+        return _build(project, entry, warp_bodies)
+    memo = entry.model.eval_cache
+    key = ("kernel-model", id(entry.node), warp_bodies)
+    marks = (entry.api, entry.kernel, tuple(entry.interpret), tuple(entry.maybe_interpret))
+    found = memo.get(key)
+    if found is not None and found[0][0] == marks[0] and found[0][1] is marks[1] and found[0][2:] == marks[2:]:
+        found[1].entry = entry  # the same launch: rules name this analysis's entry point
+        return found[1]
+    return reads.kept(memo, key, lambda: (marks, _build(project, entry, warp_bodies)))[1]
+
+
+def _note_walked(entry: EntryPoint, functions: list) -> None:
+    """Note, besides what was asked of the evaluator, the code a kernel's model may have walked without
+    asking: every function the body reaches (an edit inside one, nested functions included, forgets
+    `("deep", id(function))`), the own statements of the functions that launch and define it, and the
+    modules' top-level code."""
+    for func in functions:
+        reads.note(func.model.read_key)
+        reads.note(("deep", id(func.node)))
+    for model, node in ((entry.model, entry.node), (entry.body.model, entry.body.node)):
+        reads.note(model.read_key)
+        reads.note(("own", id(model.tree)))
+        outer = model.enclosing_function(node)
+        if outer is not None:  # its own statements (the kernels nested beside this one are theirs)
+            reads.note(("own", id(outer)))
 
 
 def models_reaching(project: "Project", model: "ModuleModel") -> list[tuple[KernelModel, GetGlobalSite]]:
@@ -418,9 +452,11 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
         if any(func.model.mentions("async") for func in functions) else []
     allocations = tuple(Allocations(project, exclude).function(body, ()))
     collective_id, start_semaphores = _collective(project, entry)
+    _note_walked(entry, functions)
     budget = None
     if backend == MOSAIC_GPU and entry.api in ESTIMATED_APIS:
         def budget():
+            _note_walked(entry, functions)
             return shared_memory(project, entry, mosaic_gpu_limits(project), exclude)
     return KernelModel(entry, backend, reason, grid, cluster, threads, sites, allocations, jax_version(project),
                        bool(entry.interpret), scoped, semaphore_ops=ops, semaphores=semaphores, dma_copies=copies,
@@ -434,11 +470,16 @@ def _calls_in(project: "Project", func, api: str) -> list[ast.Call]:
     every entry point's model asks, and a module of 1,000 kernels has as many functions to ask about."""
     key = ("calls-by-function", api)
     by_function = func.model.eval_cache.get(key)
-    if by_function is None:
-        by_function = func.model.eval_cache[key] = {}
-        for call in pallas_calls(project, func.model, api):
-            by_function.setdefault(func.model.enclosing_function(call), []).append(call)
+    if by_function is None:  # read from `pallas_calls` only (a call's function changes with its calls)
+        by_function = reads.kept(func.model.eval_cache, key, lambda: _by_function(project, func.model, api))
     return by_function.get(func.node, [])
+
+
+def _by_function(project: "Project", model: "ModuleModel", api: str) -> dict:
+    by_function: dict = {}
+    for call in pallas_calls(project, model, api):
+        by_function.setdefault(model.enclosing_function(call), []).append(call)
+    return by_function
 
 
 def _vmapped(project: "Project", entry: EntryPoint) -> bool:

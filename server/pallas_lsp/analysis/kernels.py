@@ -191,6 +191,10 @@ class KernelIndex:
         return index
 
     def _find_entries(self) -> None:
+        self.entries = [EntryPoint(api, self.model, node, kernel) for api, node, kernel in entry_kernels(self.project, self.model)]
+
+    def _entry_kernels(self) -> list[tuple[str, ast.AST, KernelCall]]:
+        found: list[tuple[str, ast.AST, KernelCall]] = []
         seen: set[int] = set()
         model, evaluator = self.model, self.evaluator
         for call in model.calls:
@@ -201,13 +205,14 @@ class KernelIndex:
             value = evaluator.value(model, call)
             if isinstance(value, KernelCall) and value.body is not None and id(value.node) not in seen:
                 seen.add(id(value.node))
-                self.entries.append(EntryPoint(value.api, model, call, value))
+                found.append((value.api, call, value))
         for func in model.functions:
             for decorator in reversed(getattr(func, "decorator_list", [])):
                 kernel = self._decorator_kernel(decorator, Func(model, func))
                 if kernel is not None and id(kernel.node) not in seen:
                     seen.add(id(kernel.node))
-                    self.entries.append(EntryPoint(kernel.api, model, decorator, kernel))
+                    found.append((kernel.api, decorator, kernel))
+        return found
 
     def _decorator_kernel(self, decorator: ast.expr, body: Func) -> KernelCall | None:
         value = self.evaluator.value(self.model, decorator)
@@ -272,17 +277,22 @@ class KernelIndex:
                 return func.name
         return None
 
+    def _switches(self) -> tuple[list, list]:
+        """The `with` items that force interpret mode, and the calls that set it: `(with, item)`s, calls."""
+        contexts = [(with_node, item) for with_node in self.model.withs for item in with_node.items
+                    if self._api_call_name(item.context_expr) in FORCE_INTERPRET]
+        return contexts, [call for call in self.model.calls if self._api_call_name(call) in SET_INTERPRET]
+
     def _mark_interpret_contexts(self) -> None:
         model = self.model
-        for with_node in model.withs:
-            for item in with_node.items:
-                if self._api_call_name(item.context_expr) in FORCE_INTERPRET:
-                    site = InterpretSite(model, item.context_expr, f"with {model.segment(item.context_expr, 60)}")
-                    for stmt in with_node.body:
-                        self._mark_invoked(stmt, site)
-        for call in model.calls:
-            if self._api_call_name(call) not in SET_INTERPRET:
-                continue
+        # Kept with what they read (a switch is a call: an edit of one forgets them), not with the index.
+        contexts, switches = model.eval_cache.get("interpret-switches") or reads.kept(
+            model.eval_cache, "interpret-switches", self._switches, model.read_key, ("calls", id(model), "*"))
+        for with_node, item in contexts:
+            site = InterpretSite(model, item.context_expr, f"with {model.segment(item.context_expr, 60)}")
+            for stmt in with_node.body:
+                self._mark_invoked(stmt, site)
+        for call in switches:
             args = [self.evaluator.value(model, a) for a in call.args] or [
                 self.evaluator.value(model, k.value) for k in call.keywords]
             if args and isinstance(args[0], Const) and not args[0].value:
@@ -349,6 +359,20 @@ def _enclosing_statement(model: "ModuleModel", node: ast.AST) -> ast.AST | None:
     return parent
 
 
+def entry_kernels(project: "Project", model: "ModuleModel") -> list[tuple[str, ast.AST, KernelCall]]:
+    """(api, node, kernel) of each entry point of `model`, in `KernelIndex.entries` order. Kept with what
+    it read (every call, every function: an edit adding or removing one forgets it), unlike the index,
+    found again in every analysis for its interpret marks: the same kernel values from edit to edit."""
+    memo = model.eval_cache
+    found = memo.get("kernel-entries")
+    if found is None:
+        index = KernelIndex.__new__(KernelIndex)
+        index.project, index.model, index.evaluator = project, model, project.evaluator
+        found = reads.kept(memo, "kernel-entries", index._entry_kernels, model.read_key, ("calls", id(model), "*"),
+                           ("functions", id(model)))
+    return found
+
+
 def _inside(model: "ModuleModel", node: ast.AST, container: ast.AST) -> bool:
     current = node
     while current is not None:
@@ -367,8 +391,8 @@ def reachable_functions(project: "Project", start: Func, limit: int = 500, exclu
     key = ("reachable", id(start.node), start.self_value, limit, frozenset(exclude))
     cache = start.model.eval_cache
     found = cache.get(key)
-    if found is None:
-        found = cache[key] = _reachable_functions(project, start, limit, exclude)
+    if found is None:  # it reads what the functions' callees read (`_callees`), nothing else
+        found = reads.kept(cache, key, lambda: _reachable_functions(project, start, limit, exclude))
     return list(found)
 
 
@@ -451,6 +475,10 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
     cached = model.eval_cache.get(key)
     if cached is not None:
         return cached
+    return reads.kept(model.eval_cache, key, lambda: _pallas_calls(project, model, api), model.read_key)
+
+
+def _pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast.Call]:
     result = []
     for call in model.calls_named_or_aliased(api.rsplit(".", 1)[-1]):
         value = project.evaluator.value(model, call.func)
@@ -458,7 +486,6 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
             # set for every call (an edit keeps the call's node, `model_patch`: not what an earlier text bound)
             call.bound_by_partials = partial_binding(model, value)
             result.append(call)
-    model.eval_cache[key] = result
     return result
 
 

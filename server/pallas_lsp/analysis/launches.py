@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import reads
-from .kernels import KernelIndex
+from .kernels import entry_kernels
 from .values import Func, KernelCall, Partial
 
 if TYPE_CHECKING:
@@ -29,15 +29,19 @@ class Launch:
 def kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
     """Calls in `model` that run a built kernel, wherever that kernel was built (cached with the module text)."""
     cached = model.eval_cache.get("kernel-launches")
-    if cached is None:
-        cached = []
-        with reads.frame():
-            for call in model.calls:
-                kernel = _launched_kernel(project, model, call.func)
-                if kernel is not None:
-                    cached.append(Launch(kernel.api, model, call, kernel))
-            model.eval_cache["kernel-launches"] = cached
+    if cached is None:  # it reads every call (an edit of one forgets it) and their callees' values
+        cached = reads.kept(model.eval_cache, "kernel-launches", lambda: _kernel_launches(project, model),
+                            model.read_key, ("calls", id(model), "*"))
     return cached
+
+
+def _kernel_launches(project: "Project", model: "ModuleModel") -> list[Launch]:
+    found = []
+    for call in model.calls:
+        kernel = _launched_kernel(project, model, call.func)
+        if kernel is not None:
+            found.append(Launch(kernel.api, model, call, kernel))
+    return found
 
 
 def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AST) -> KernelCall | None:
@@ -48,9 +52,9 @@ def _launched_kernel(project: "Project", model: "ModuleModel", func_node: ast.AS
         return value if value.body is not None else None  # without a body it is a decorator, not a kernel
     decorators = getattr(value.node, "decorator_list", None) if isinstance(value, Func) else None
     if decorators:
-        for entry in KernelIndex.of(project, value.model).entries:
-            if entry.node in decorators:
-                return entry.kernel
+        for _, node, kernel in entry_kernels(project, value.model):
+            if node in decorators:
+                return kernel
     return None
 
 

@@ -231,6 +231,9 @@ class ModuleModel:
     def mentions(self, word: str) -> bool:
         """Whether the text holds `word` anywhere: the cheap test before a search for what it names,
         asked once a module rather than once for each of its entry points."""
+        read = current()
+        if read is not None and self.owner is not None:  # forgotten at an edit that changes the answer (`Project._patch`)
+            read.add(self.owner.read_key(self.path, ("mentions", word)))
         found = self._mentions.get(word)
         if found is None:
             found = self._mentions[word] = word in self.source.text

@@ -47,13 +47,7 @@ def patch(model: ModuleModel, text: str) -> list | None:
             or source.text.endswith("\n") != text.endswith("\n")):
         return None
     old_lines, new_lines = source.lines, split_lines(text)
-    limit = min(len(old_lines), len(new_lines))
-    first = 0
-    while first < limit and old_lines[first] == new_lines[first]:
-        first += 1
-    same_tail = 0
-    while same_tail < limit - first and old_lines[-1 - same_tail] == new_lines[-1 - same_tail]:
-        same_tail += 1
+    first, same_tail = _same_ends(old_lines, new_lines)
     old_last, new_last = len(old_lines) - 1 - same_tail, len(new_lines) - 1 - same_tail
     delta = len(new_lines) - len(old_lines)
     if old_last < first and new_last < first:
@@ -67,6 +61,30 @@ def patch(model: ModuleModel, text: str) -> list | None:
         if new is not None:
             return _apply(model, text, new_lines, owner, body, i, j, new, delta)
     return None
+
+
+def _same_ends(old_lines: list[str], new_lines: list[str]) -> tuple[int, int]:
+    """(lines the same at the start, lines the same at the end after those)."""
+    limit = min(len(old_lines), len(new_lines))
+    first = 0
+    while first < limit and old_lines[first] == new_lines[first]:
+        first += 1
+    tail = 0
+    while tail < limit - first and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    return first, tail
+
+
+def words_changed(old: str, new: str, words) -> list[str]:
+    """Those of `words` (none holding a line break) found in one of the texts and not in the other. Only
+    an occurrence on a changed line can come or go, so only a word the old or the new changed lines hold
+    is looked for in the texts."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    first, tail = _same_ends(old_lines, new_lines)
+    removed = "\n".join(old_lines[first:len(old_lines) - tail])
+    added = "\n".join(new_lines[first:len(new_lines) - tail])
+    return [word for word in words if "\n" in word or ((word in removed or word in added)
+                                                       and (word in old) != (word in new))]
 
 
 def _blank(line: str) -> bool:
@@ -288,6 +306,7 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
         existing[at:at] = bindings
     new_bound = set(fresh.bindings)
 
+    functions_changed = spans["functions"][0] != spans["functions"][1] or bool(sink.functions)
     # The module's lists, in the order of a whole build: the run's part in the place of the old one.
     for name in ("calls", "functions", "withs"):
         at, stop = spans[name]
@@ -300,6 +319,8 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
     keys: list = [BROAD, "text", ("own", id(scope))]
     if isinstance(scope, ast.Module) or delta:
         keys.append("exports")
+    if functions_changed:  # a function defined in the edited statements: what looked at every one (`entry_kernels`)
+        keys.append(("functions", id(model)))
     if delta:  # what names lines below moves (a walk's message: "the Python `if` on line 12")
         keys.append(("lines", id(model)))
     keys += [("own", id(node)) for node in old_scopes]

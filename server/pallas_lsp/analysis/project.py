@@ -27,7 +27,7 @@ from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex
 from .model import ModuleModel
-from .model_patch import patch as patch_model
+from .model_patch import patch as patch_model, words_changed
 from .notebooks import Notebook, is_notebook, read_notebook_file
 from ..source_text import Refusal, read_decoded
 from .resolver import Resolver
@@ -111,6 +111,7 @@ class Project:
         self._changed_at: dict[str, int] = {}
         self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
         self._patched: dict[str, ModuleModel] = {}  # path -> its model, when its last edit was patched into it
+        self._words_asked: dict[str, set[str]] = {}  # path -> the words `mentions` was asked about its text
         self._pins: dict[str, set[str]] = {}  # path -> the models its analyses read (`pinning`)
         self._pinning: set[str] | None = None
         self._stand_ins: dict[str, ModuleModel] = {}
@@ -177,18 +178,19 @@ class Project:
     def set_text(self, path: str, text: str | None) -> None:
         """Use unsaved editor text for a file (None returns to the file on disk)."""
         path = os.path.abspath(path)
-        if self.overlay.get(path) != text:
-            self._changed(path)
-            if text is None or not self._patch(path, text):
-                self._patched.pop(path, None)
-                self._forget_evaluations_through(path)
-        if text is None:
-            self.overlay.pop(path, None)
-            self.incremental.pop(path, None)
-            self._pins.pop(path, None)
-        else:
-            self.overlay[path] = text
-        self.index.text_set(path)
+        with reads.settled():  # answers that come out the same keep what read them, once the text is set
+            if self.overlay.get(path) != text:
+                self._changed(path)
+                if text is None or not self._patch(path, text):
+                    self._patched.pop(path, None)
+                    self._forget_evaluations_through(path)
+            if text is None:
+                self.overlay.pop(path, None)
+                self.incremental.pop(path, None)
+                self._pins.pop(path, None)
+            else:
+                self.overlay[path] = text
+            self.index.text_set(path)
 
     def _changed(self, path: str) -> None:
         self._change_count += 1
@@ -303,6 +305,15 @@ class Project:
         reads.note(self.read_key(path, "text"))
         return self._text(path)
 
+    def mentions(self, path: str, word: str) -> bool:
+        """Whether the file's text holds `word`: an answer made from it is forgotten only at an edit
+        that changes it (`_patch`), not at every edit of the file as one from `text`."""
+        path = os.path.abspath(path)
+        reads.note(self.read_key(path))
+        reads.note(self.read_key(path, ("mentions", word)))
+        self._words_asked.setdefault(path, set()).add(word)
+        return word in self._text(path)
+
     def _text(self, path: str) -> str:
         if path in self.overlay:
             return self.overlay[path]
@@ -393,13 +404,15 @@ class Project:
         if model is None or path in self._stand_ins or len(text) > self.model_text_budget or not self.patch_edits:
             return False
         behind = model.text != self.overlay.get(path, model.text)  # edits since were not patched into it
+        old_text, asked = model.text, self._words_asked.get(path, set()) | set(model._mentions)
         keys = patch_model(model, text)
         if keys is None:
             return False
+        keys += [("mentions", word) for word in words_changed(old_text, text, asked)]
         if behind:  # what was read from it and from the texts since, all of it
             self._forget_evaluations_reading(path)
         for key in keys:
-            reads.forget(self.read_key(path, key) if key in ("text", "exports") else key)
+            reads.forget(self.read_key(path, key) if key in ("text", "exports") or key[0] == "mentions" else key)
         self._patched[path] = model
         return True
 
@@ -420,6 +433,10 @@ class Project:
         """The file's model kept, when it is of `text` (parsed whole or patched)."""
         model = self._models.get(os.path.abspath(path))
         return model if model is not None and model.text == text else None
+
+    def holds(self, model: ModuleModel) -> bool:
+        """Whether `model` is the model kept for its file (not one dropped or parsed again since)."""
+        return model.path is not None and self._models.get(model.path) is model
 
     def patched_model(self, path: str, text: str) -> bool:
         """Whether the file's model kept was brought to `text` by the last edit (`_patch`)."""
@@ -572,7 +589,7 @@ class Project:
                     memo.keep("importer-paths", every, reads.end())
             reads.begin()
             try:
-                paths = [path for path in every if name in self.text(path)]
+                paths = [path for path in every if self.mentions(path, name)]
             finally:
                 memo.keep(key, paths, reads.end())
         return [self.model(path) for path in paths]

@@ -26,6 +26,7 @@ an edit forget more, never less.
 from __future__ import annotations
 
 import contextlib
+from collections import deque
 
 INDEX = "<import index>"  # what the import index answers about the whole workspace (importers, can matter)
 # Read by every answer kept without saying what it read (`Memo.__setitem__`): kernel models, entry
@@ -38,7 +39,7 @@ _MISSING = object()
 class _Node:
     """A computation: what it read directly, the nodes that read from it, the answers it kept."""
 
-    __slots__ = ("direct", "dependents", "kept", "dead", "open", "last", "limit")
+    __slots__ = ("direct", "dependents", "kept", "dead", "open", "last", "limit", "again")
 
     def __init__(self, read=()):
         self.direct = set(read)
@@ -48,6 +49,7 @@ class _Node:
         self.open = True
         self.last = None  # the dependent added last (a run of hits by one computation adds it once)
         self.limit = 16  # prune dead dependents past this many
+        self.again = None  # (function, *arguments) that finds its one answer again: see `settled`
 
     def read_by(self, node: "_Node") -> None:
         if node is not self.last:
@@ -120,6 +122,24 @@ def frame():
         end()
 
 
+def kept(memo: "Memo", key, compute, *read):
+    """`compute()` as a computation of its own (having read `read`), its answer kept in `memo` under
+    `key` with what it read: forgotten by an edit of that only, not at every edit as `memo[key] = ...`."""
+    begin(*read)
+    try:
+        value = compute()
+    finally:
+        node = end()
+    memo.keep(key, value, node)
+    return value
+
+
+def found_again_by(node: _Node | None, again: tuple) -> None:
+    """`node` keeps one answer, which `again[0](*again[1:])` finds again (and keeps): see `settled`."""
+    if _tracking[0] and node is not None:
+        node.again = again
+
+
 def standalone(*read) -> _Node:
     """The node of an answer that read `read` and that no computation reads from: those using it say what
     they asked of it themselves (`note`), so that its being found again forgets none of them."""
@@ -176,21 +196,111 @@ def forget(key) -> None:
     """Drop every answer read from `key`, and from what was read from those, in every memo."""
     queue = _readers.pop(key, [])
     queue.extend(node for node in _stack if key in node.direct)
+    _drop(queue)
+
+
+def _drop(queue: list) -> None:
     seen: set[int] = set()
     while queue:
         node = queue.pop()
         if node.dead or id(node) in seen:
             continue
         seen.add(id(node))
+        dependents = node.dependents
+        if _settling and _settling[-1] and node.again is not None and not node.open and len(node.kept) == 1:
+            memo, key = node.kept[0]
+            if memo._nodes.get(key) is node:  # compared with the answer found again (`settled`)
+                _pending.append((node, memo, key, dict.get(memo, key), dependents))
+                dependents = ()
         for memo, kept in node.kept:
             if memo._nodes.get(kept) is node:
                 memo._drop(kept)
         node.kept = []
-        queue.extend(node.dependents)
+        queue.extend(dependents)
         node.dependents = []
         node.last = None
         if not node.open:  # a computation still running keeps its later answers
             node.dead = True
+
+
+# Early cut-off: while `settled` runs, an answer kept with `again` that an edit forgets is found again
+# before what read it is forgotten; when it comes out the same, they keep their answers. A parameter's
+# value from its call sites reads every call of the function, so an edit of one caller forgot every
+# answer of every function called from it (each kernel of a module calling one shared helper), though
+# the value the helper's parameter can take is almost always what it was.
+_settling: list = []
+_pending: deque = deque()  # (node, memo, key, old answer, its dependents)
+
+
+@contextlib.contextmanager
+def settled():
+    """Meanwhile, forgetting keeps aside the dependents of the answers kept with `again`; as it ends
+    (the texts and the project are those of after the edit) each such answer is found again, and
+    what read it is forgotten only when it differs; else it reads the answer found again."""
+    _settling.append(True)
+    try:
+        yield
+    finally:
+        try:
+            if len(_settling) == 1:
+                _settle()
+        finally:
+            _settling.pop()
+
+
+def _settle() -> None:
+    """Finding an answer again may read one that an answer still aside, found different later, makes
+    forgotten: it is then forgotten with it (it read it), and what it kept aside with it."""
+    try:
+        while _pending:
+            node, memo, key, old, dependents = _pending[0]
+            try:
+                node.again[0](*node.again[1:])
+            except Exception:  # left to the analysis that asks, as any answer forgotten
+                pass
+            _pending.popleft()
+            new_node = memo._nodes.get(key)
+            if new_node is None or new_node.dead or not same(old, dict.get(memo, key, _MISSING)):
+                _drop(dependents)  # may put more answers aside
+            else:
+                new_node.dependents.extend(d for d in dependents if not d.dead)
+    finally:  # interrupted: what is still aside is forgotten, as without the cut-off
+        if _pending:
+            _settling.append(False)
+            try:
+                leftover = [d for entry in _pending for d in entry[4]]
+                _pending.clear()
+                _drop(leftover)
+            finally:
+                _settling.pop()
+
+
+_PLAIN = (int, str, bytes, bool, type(None))
+
+
+def same(a, b, depth: int = 0) -> bool:
+    """Whether two answers are the same: identical syntax nodes and models, equal constants (a float's
+    sign too), and values (dataclasses, sequences) made of the same; never by a class's own `__eq__`,
+    which may leave fields out (`KernelCall`'s)."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b) or depth > 40:
+        return False
+    if kind in _PLAIN:
+        return a == b
+    if kind in (float, complex):
+        return repr(a) == repr(b)
+    if kind in (tuple, list):
+        return len(a) == len(b) and all(same(x, y, depth + 1) for x, y in zip(a, b))
+    if kind is dict:
+        return a.keys() == b.keys() and all(same(a[k], b[k], depth + 1) for k in a)
+    if kind is frozenset:
+        return all(type(x) in _PLAIN for x in a) and a == b
+    fields = getattr(kind, "__dataclass_fields__", None)
+    if fields is None or getattr(a, "__dict__", {}).keys() - fields.keys():
+        return False
+    return all(same(getattr(a, name), getattr(b, name), depth + 1) for name in fields)
 
 
 class Memo(dict):

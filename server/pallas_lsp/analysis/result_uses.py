@@ -9,6 +9,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import reads
 from .kernels import unwrap_function
 from .launches import kernel_launches
 from .model import child_nodes
@@ -187,20 +188,24 @@ def _loads(model: "ModuleModel", scope: ast.AST, name: str) -> list[ast.Name]:
     (every get_global's uses, and every helper parameter they pass through, ask again)."""
     key = ("name-loads", id(scope))
     by_name = model.eval_cache.get(key)
-    if by_name is None:
-        by_name = {}
-        stack = [scope]  # any order: sorted below
-        while stack:
-            node = stack.pop()
-            if node.__class__ is ast.Name:
-                if node.ctx.__class__ is ast.Load:
-                    by_name.setdefault(node.id, []).append(node)
-            else:
-                stack.extend(child_nodes(node))
-        for found in by_name.values():
-            found.sort(key=lambda n: (n.lineno, n.col_offset))
-        model.eval_cache[key] = by_name
+    if by_name is None:  # forgotten by an edit anywhere under the scope (`model_patch`: "deep")
+        by_name = reads.kept(model.eval_cache, key, lambda: _loads_by_name(scope), model.read_key, ("deep", id(scope)))
     return by_name.get(name, [])
+
+
+def _loads_by_name(scope: ast.AST) -> dict[str, list[ast.Name]]:
+    by_name: dict[str, list[ast.Name]] = {}
+    stack = [scope]  # any order: sorted below
+    while stack:
+        node = stack.pop()
+        if node.__class__ is ast.Name:
+            if node.ctx.__class__ is ast.Load:
+                by_name.setdefault(node.id, []).append(node)
+        else:
+            stack.extend(child_nodes(node))
+    for found in by_name.values():
+        found.sort(key=lambda n: (n.lineno, n.col_offset))
+    return by_name
 
 
 def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
