@@ -97,6 +97,15 @@ class EntryRun:
                     seen.append(ref["aval"])
         return found
 
+    def abstract_devices(self) -> dict[str, dict[tuple[int, str], str]]:
+        """The abstract device (`TPU v5 lite`) JAX's types of a kernel body parameter were traced for, where
+        no such device is here (keyed as `traced_refs`)."""
+        found: dict[str, dict[tuple[int, str], str]] = {}
+        for _, launch in self.launches():
+            for ref in launch.get("kernel_refs") or [] if launch.get("abstract_device") else []:
+                found.setdefault(ref["path"], {})[ref["line"], ref["name"]] = launch["abstract_device"]
+        return found
+
     def kernels(self) -> list[dict]:
         """JAX's resource estimate of every kernel lowered (a trace's `kernels` records: name, location,
         smem_bytes, launch_smem_bytes, barriers, tmem_cols, ...), for hovers and code lenses."""

@@ -240,22 +240,7 @@ class Interceptor:
                 continue
             patched = {"pl.core_map": self._core_map, "pl.run_state": self._run_state}.get(
                 api, lambda original: self._constructor(api, original))(original)
-            for holder in list(sys.modules.values()):
-                try:
-                    names = [k for k, v in vars(holder).items() if v is original]
-                except TypeError:
-                    continue
-                for name in names:
-                    try:
-                        setattr(holder, name, patched)
-                        replaced += 1
-                    except (AttributeError, TypeError):  # a module that refuses: its launches run unseen
-                        pass
-                deprecated = getattr(holder, "_deprecations", None)  # a deprecated alias (`pl.core_map`)
-                for name, value in list(deprecated.items()) if isinstance(deprecated, dict) else ():
-                    if isinstance(value, tuple) and len(value) == 2 and value[1] is original:
-                        deprecated[name] = (value[0], patched)
-                        replaced += 1
+            replaced += self.tracing.replace_everywhere(original, patched)
         return replaced
 
     def _constructor(self, api: str, original):
@@ -551,6 +536,7 @@ def run_entry(tracing, containment, worker, request: dict, entry: dict, limit_me
     user = tracing.UserFiles([*roots, os.path.dirname(path)])
     interceptor = Interceptor(tracing, worker, user, request.get("bare_platform") or "cuda", containment.emit)
     interceptor.install()
+    tracing.AbstractChip().install()  # no TPU here: the entry's own code asking which TPU gets the abstract one
     use_texts(request.get("texts") or {})
     _forbid_fork()
     seconds = float(request.get("entry_timeout") or 60)
