@@ -547,6 +547,37 @@ class Lowering:
         return self.platform == "tpu" and isinstance(exc, ValueError) and str(exc).startswith(NO_TPU_DEVICE)
 
 
+def call_arguments(jax, given: list[dict], fn):
+    """(the abstract arrays to trace with, what to trace): `fn` itself where every argument is a positional
+    array, else `fn` with the Python values (`{"static": 2.0}`, `{"static_dtype": "bfloat16"}`) and the
+    keywords bound as the call that gave them passes them."""
+    arrays, slots = [], []
+    for argument in given:
+        if "shape" in argument:
+            arrays.append(jax.ShapeDtypeStruct(tuple(argument["shape"]), jax.numpy.dtype(argument["dtype"])))
+            slots.append((argument.get("keyword"), True, None))
+        elif "static_dtype" in argument:
+            slots.append((argument.get("keyword"), False, getattr(jax.numpy, argument["static_dtype"])))
+        else:
+            slots.append((argument.get("keyword"), False, argument.get("static")))
+    if all(keyword is None and traced for keyword, traced, _ in slots):
+        return arrays, fn
+
+    def call(*traced_values):
+        values = iter(traced_values)
+        positional, keywords = [], {}
+        for keyword, traced, value in slots:
+            value = next(values) if traced else value
+            if keyword is None:
+                positional.append(value)
+            else:
+                keywords[keyword] = value
+        return fn(*positional, **keywords)
+
+    call.__name__ = getattr(fn, "__name__", "call")
+    return arrays, call
+
+
 # ---- one trace ----------------------------------------------------------------------------------
 
 PREIMPORTED = ("jax.numpy", "jax.experimental.pallas", "jax.experimental.pallas.mosaic_gpu",
@@ -662,8 +693,7 @@ class Worker:
             module = _import_user_module(path, roots)
             stage("resolve")
             fn = _resolve(module, function)
-            args = [jax.ShapeDtypeStruct(tuple(a["shape"]), jax.numpy.dtype(a["dtype"]))
-                    for a in request.get("args") or []]
+            args, fn = call_arguments(jax, request.get("args") or [], fn)
             result["args"] = [f"{a.dtype}{list(a.shape)}".replace(" ", "") for a in args]
             lowering = Lowering(fn, args, platform, self.gpu, stage)
             try:
