@@ -152,8 +152,8 @@ class AbstractChip:
     `ABSTRACT_TPU`. JAX answers `pltpu.get_tpu_info()`, `pltpu.create_tensorcore_mesh()` and
     `pltpu.is_tpu_device()` from an abstract mesh's device when one is in effect, else from the attached
     device (`Unsupported TPU device kind: cpu`); here, where the attached device would be asked and it is no
-    TPU, the abstract chip answers instead, so a traced entry's own host code that asks (block sizes from
-    the chip, a TensorCore mesh) reaches its launch. Installed only in a trace's own process, never where a
+    TPU, the abstract chip answers which TPU it is instead, so a traced entry's own host code that asks
+    (block sizes from the chip, a TensorCore mesh) reaches its launch; `is_tpu_device()` still says no. Installed only in a trace's own process, never where a
     TPU is attached; `answers` counts the questions it answered (the types then came from this chip)."""
 
     def __init__(self) -> None:
@@ -184,6 +184,13 @@ class AbstractChip:
             ask.__name__, ask.__doc__, ask.__wrapped__ = original.__name__, original.__doc__, original
             return ask
 
+        attached_kind = tpu_info.get_device_kind
+
+        def is_tpu_device():  # still the truth about the attached device: code choosing its backend keeps its path
+            return tpu_info.chip_version_from_device_kind(attached_kind()) is not None
+
+        if getattr(tpu_info, "is_tpu_device", None) is not None:
+            replace_everywhere(tpu_info.is_tpu_device, is_tpu_device)
         for module, name, value in ((tpu_info, "get_device_kind", self.kind),
                                     (tpu_info, "get_num_device_cores", self.cores),
                                     (tpu_core, "_get_default_num_cores", self.cores)):
