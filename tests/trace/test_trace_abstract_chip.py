@@ -15,7 +15,7 @@ from pallas_lsp.trace.worker import WorkerPool
 pytestmark = pytest.mark.jax
 
 FIXTURE = FIXTURES / "trace" / "tpu_chip_sized.py"
-TESTS = ("test_scaled", "test_copied", "test_copied_on_mesh")
+TESTS = ("test_scaled", "test_copied", "test_copied_on_mesh", "test_copied_from_hbm")
 
 
 def jax_avals() -> dict:
@@ -55,3 +55,4 @@ def test_entries_asking_the_chip_reach_their_launches_with_jaxs_types():
     truth = jax_avals()
     assert traced == truth
     assert traced[(11, "x_ref")] == ["Ref<default>{float32[32,128]}"]  # 4 x num_sublanes rows, num_lanes wide
+    assert "Ref<hbm>{float32[16,128]}" in traced[(24, "x_hbm")]  # the memory space the jitted code constrained

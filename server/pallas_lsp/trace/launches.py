@@ -332,7 +332,8 @@ class Interceptor:
                                     "it cannot be traced on its own")
         static = tuple(repr(leaves[i])[:200] for i in range(len(leaves)) if i not in set(dynamic))
         batched = _batched(jax, [leaves[i] for i in dynamic])
-        key = (id(launch), platform, tuple(map(str, abstract)), static, str(tree), _where(site), str(batched))
+        key = (id(launch), platform, tuple(f"{a}{getattr(a, '_memory_space', None)}" for a in abstract), static, str(tree),
+               _where(site), str(batched))
         seen = self._seen.get(key)
         if seen is None:
             record, out_info, error = self._lower(launch, leaves, tree, dynamic, abstract, platform, reason, site,
@@ -481,6 +482,12 @@ def _abstract(jax, value):
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     if shape is None or dtype is None or type(aval).__name__ != "ShapedArray":
         return None
+    space = getattr(aval, "memory_space", None)
+    if space is not None and getattr(space, "name", "Device") != "Device":
+        try:  # `pltpu.with_memory_space_constraint(x, memory_space=pltpu.HBM)` under jit: the kernel's ref is hbm
+            return jax.ShapeDtypeStruct(shape, dtype, _memory_space=space)
+        except TypeError:  # a jax whose ShapeDtypeStruct takes none: the default space
+            pass
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
