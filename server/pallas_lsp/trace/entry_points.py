@@ -372,10 +372,10 @@ def discover_paths(paths: list[str], relevant=None, root: str | None = None) -> 
         except (OSError, UnicodeDecodeError, ValueError):
             continue
     if relevant is None:
-        kernels = {os.path.splitext(os.path.basename(p))[0] for p, t in texts.items() if "pallas" in t}
+        kernels = {os.path.splitext(os.path.basename(p))[0] for p, t in texts.items() if "pallas" in t.lower()}
 
         def relevant(path, text):
-            return "pallas" in text or bool(_imported_names(text) & kernels)
+            return "pallas" in text.lower() or bool(_imported_names(text) & kernels)
     entries = []
     for path, text in texts.items():
         if relevant(path, text):
