@@ -1,6 +1,7 @@
 """Kernel parameter types on REAL library kernels, against JAX's own `str(aval)`.
 
     PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/real_library_types.py [--cache DIR] [--json OUT] [--verbose]
+        [--entry-timeout SECONDS]
 
 The corpus: the public kernel entry points of jax's own Pallas ops (in the jax wheel of the analysed
 environment), tokamax, qwix and flywheel-tpu (pinned below), each called with concrete arrays by a small
@@ -129,7 +130,8 @@ def grade(stated: list[str], avals: list[str]) -> str:
     return "exact" if stated and set(stated) == set(avals) else "partial"
 
 
-def compare(workspace: Path, runtime: Path, python: str, trace: bool = True) -> tuple[list[dict], dict]:
+def compare(workspace: Path, runtime: Path, python: str, trace: bool = True,
+            entry_timeout: float = 300) -> tuple[list[dict], dict]:
     from pallas_lsp.analysis import Project
     from pallas_lsp.trace.parameter_types import parameter_types
 
@@ -146,7 +148,7 @@ def compare(workspace: Path, runtime: Path, python: str, trace: bool = True) -> 
         pool = WorkerPool()
         try:
             run = run_entry_points(pool, python, str(workspace), sorted(map(str, (workspace / "drivers").glob("*.py"))),
-                                   entry_timeout=300, relevant=lambda path, text: True)
+                                   entry_timeout=entry_timeout, relevant=lambda path, text: True)
         finally:
             pool.shutdown()
         traced = parameter_types(project, bodies, run)
@@ -188,11 +190,14 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--python", default=JAX_PYTHON, help="the analysed environment (jax 0.12)")
     parser.add_argument("--no-trace", action="store_true", help="the static types only")
+    parser.add_argument("--entry-timeout", type=float, default=300,
+                        help="seconds each driver test may run with JAX in the loop (qwix's unrolled matmuls take minutes)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--verbose", action="store_true", help="every parameter that is not exact")
     args = parser.parse_args()
     workspace, runtime = prepare(args.cache, args.python)
-    results, summary = compare(workspace, runtime, args.python, trace=not args.no_trace)
+    results, summary = compare(workspace, runtime, args.python, trace=not args.no_trace,
+                               entry_timeout=args.entry_timeout)
     rows = table(results, not args.no_trace)
     kinds = ("static", "traced") if not args.no_trace else ("static",)
     print("| library | parameters | " + " | ".join(f"{k} exact | {k} partial | {k} wrong" for k in kinds) + " |")

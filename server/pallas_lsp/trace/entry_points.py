@@ -97,6 +97,15 @@ class EntryRun:
                     seen.append(ref["aval"])
         return found
 
+    def abstract_devices(self) -> dict[str, dict[tuple[int, str], str]]:
+        """The abstract device (`TPU v5 lite`) JAX's types of a kernel body parameter were traced for, where
+        no such device is here (keyed as `traced_refs`)."""
+        found: dict[str, dict[tuple[int, str], str]] = {}
+        for _, launch in self.launches():
+            for ref in launch.get("kernel_refs") or [] if launch.get("abstract_device") else []:
+                found.setdefault(ref["path"], {})[ref["line"], ref["name"]] = launch["abstract_device"]
+        return found
+
     def kernels(self) -> list[dict]:
         """JAX's resource estimate of every kernel lowered (a trace's `kernels` records: name, location,
         smem_bytes, launch_smem_bytes, barriers, tmem_cols, ...), for hovers and code lenses."""
@@ -135,7 +144,7 @@ def discover(path: str, text: str, shown: str | None = None) -> list[EntryPoint]
     except (SyntaxError, ValueError):
         return []
     found: list[EntryPoint] = []
-    tests_here = is_test_file(path) or "pallas" in text
+    tests_here = is_test_file(path) or "pallas" in text.lower()  # a module about Pallas kernels, as it says
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef) and stmt.name.startswith("test") and tests_here:
             found.extend(_test_entries(shown, path, stmt, None, False))
@@ -363,10 +372,10 @@ def discover_paths(paths: list[str], relevant=None, root: str | None = None) -> 
         except (OSError, UnicodeDecodeError, ValueError):
             continue
     if relevant is None:
-        kernels = {os.path.splitext(os.path.basename(p))[0] for p, t in texts.items() if "pallas" in t}
+        kernels = {os.path.splitext(os.path.basename(p))[0] for p, t in texts.items() if "pallas" in t.lower()}
 
         def relevant(path, text):
-            return "pallas" in text or bool(_imported_names(text) & kernels)
+            return "pallas" in text.lower() or bool(_imported_names(text) & kernels)
     entries = []
     for path, text in texts.items():
         if relevant(path, text):

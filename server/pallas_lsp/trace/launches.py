@@ -240,22 +240,7 @@ class Interceptor:
                 continue
             patched = {"pl.core_map": self._core_map, "pl.run_state": self._run_state}.get(
                 api, lambda original: self._constructor(api, original))(original)
-            for holder in list(sys.modules.values()):
-                try:
-                    names = [k for k, v in vars(holder).items() if v is original]
-                except TypeError:
-                    continue
-                for name in names:
-                    try:
-                        setattr(holder, name, patched)
-                        replaced += 1
-                    except (AttributeError, TypeError):  # a module that refuses: its launches run unseen
-                        pass
-                deprecated = getattr(holder, "_deprecations", None)  # a deprecated alias (`pl.core_map`)
-                for name, value in list(deprecated.items()) if isinstance(deprecated, dict) else ():
-                    if isinstance(value, tuple) and len(value) == 2 and value[1] is original:
-                        deprecated[name] = (value[0], patched)
-                        replaced += 1
+            replaced += self.tracing.replace_everywhere(original, patched)
         return replaced
 
     def _constructor(self, api: str, original):
@@ -347,7 +332,8 @@ class Interceptor:
                                     "it cannot be traced on its own")
         static = tuple(repr(leaves[i])[:200] for i in range(len(leaves)) if i not in set(dynamic))
         batched = _batched(jax, [leaves[i] for i in dynamic])
-        key = (id(launch), platform, tuple(map(str, abstract)), static, str(tree), _where(site), str(batched))
+        key = (id(launch), platform, tuple(f"{a}{getattr(a, '_memory_space', None)}" for a in abstract), static, str(tree),
+               _where(site), str(batched))
         seen = self._seen.get(key)
         if seen is None:
             record, out_info, error = self._lower(launch, leaves, tree, dynamic, abstract, platform, reason, site,
@@ -496,6 +482,12 @@ def _abstract(jax, value):
     shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
     if shape is None or dtype is None or type(aval).__name__ != "ShapedArray":
         return None
+    space = getattr(aval, "memory_space", None)
+    if space is not None and getattr(space, "name", "Device") != "Device":
+        try:  # `pltpu.with_memory_space_constraint(x, memory_space=pltpu.HBM)` under jit: the kernel's ref is hbm
+            return jax.ShapeDtypeStruct(shape, dtype, _memory_space=space)
+        except TypeError:  # a jax whose ShapeDtypeStruct takes none: the default space
+            pass
     return jax.ShapeDtypeStruct(shape, dtype)
 
 
@@ -551,6 +543,7 @@ def run_entry(tracing, containment, worker, request: dict, entry: dict, limit_me
     user = tracing.UserFiles([*roots, os.path.dirname(path)])
     interceptor = Interceptor(tracing, worker, user, request.get("bare_platform") or "cuda", containment.emit)
     interceptor.install()
+    tracing.AbstractChip().install()  # no TPU here: the entry's own code asking which TPU gets the abstract one
     use_texts(request.get("texts") or {})
     _forbid_fork()
     seconds = float(request.get("entry_timeout") or 60)

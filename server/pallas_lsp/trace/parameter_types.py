@@ -19,6 +19,7 @@ def parameter_types(project, files: list[str], run: EntryRun | None = None) -> l
     """One row per (parameter, type): {"path", "line", "column", "function", "parameter", "type", "source"},
     lines and columns 1-based (code points), "source" "traced" or "inferred"; in file order."""
     traced = run.traced_refs() if run is not None else {}
+    devices = run.abstract_devices() if run is not None else {}
     rows = []
     for path in files:
         try:
@@ -41,7 +42,10 @@ def parameter_types(project, files: list[str], run: EntryRun | None = None) -> l
             row = {"path": path, "line": span.line + 1, "column": span.column + 1,
                    "function": getattr(function, "name", "<lambda>"), "parameter": node.arg}
             if leaves:
-                rows.extend(dict(row, parameter=name, type=aval, source="traced")
+                device = devices.get(os.path.realpath(path), {})
+                line = body_first_line(model, node)
+                rows.extend(dict(row, parameter=name, type=aval, source="traced",
+                                 **({"abstract_device": device[line, name]} if (line, name) in device else {}))
                             for name, avals in leaves.items() for aval in avals)
             else:
                 rows.extend(dict(row, parameter=name, type=picture, source="inferred")
@@ -64,5 +68,6 @@ def _in_function(model, node: ast.arg) -> bool:
 
 def format_text(rows: list[dict], shown_path) -> str:
     lines = [f"{shown_path(r['path'])}:{r['line']}:{r['column']}: {r['function']}.{r['parameter']}: {r['type']}"
-             + ("  (traced)" if r["source"] == "traced" else "") for r in rows]
+             + (f"  (traced, for an abstract {r['abstract_device']}: none here)" if r.get("abstract_device")
+                else "  (traced)" if r["source"] == "traced" else "") for r in rows]
     return "\n".join(lines) + ("\n" if lines else "")

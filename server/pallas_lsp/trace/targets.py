@@ -44,19 +44,39 @@ class TargetNotFound(LookupError):
 
 @dataclass(frozen=True)
 class ArgSpec:
+    """An abstract array argument (traced); `keyword`: passed by that name."""
+
     dtype: str  # numpy name, e.g. "float32"
     shape: tuple[int, ...]
+    keyword: str | None = None
 
     def __str__(self) -> str:
-        return f"{short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
+        return (f"{self.keyword}=" if self.keyword else "") + f"{short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def to_json(self) -> dict:
-        return {"dtype": self.dtype, "shape": list(self.shape)}
+        return {"dtype": self.dtype, "shape": list(self.shape), **({"keyword": self.keyword} if self.keyword else {})}
+
+
+@dataclass(frozen=True)
+class StaticArg:
+    """A Python value a call passes as it is (`2.0`, `block=64`, `dtype=jnp.bfloat16`): bound, never traced,
+    as the call binds it. `dtype`: the value is `jnp.<dtype>`."""
+
+    value: int | float | str | bool | None
+    keyword: str | None = None
+    dtype: bool = False
+
+    def __str__(self) -> str:
+        return (f"{self.keyword}=" if self.keyword else "") + (f"jnp.{self.value}" if self.dtype else repr(self.value))
+
+    def to_json(self) -> dict:
+        return {("static_dtype" if self.dtype else "static"): self.value,
+                **({"keyword": self.keyword} if self.keyword else {})}
 
 
 @dataclass(frozen=True)
 class TargetArgs:
-    specs: tuple[ArgSpec, ...]
+    specs: tuple[ArgSpec | StaticArg, ...]
     source: str  # "--args", "comment on line N", "annotations", "call on line N"
 
     def __str__(self) -> str:

@@ -147,6 +147,104 @@ def _abstract_mesh(platform: str):
     return jax.sharding.use_abstract_mesh(mesh)
 
 
+class AbstractChip:
+    """The TPU that code asking which TPU it runs on is told about, where none is attached: the abstract
+    `ABSTRACT_TPU`. JAX answers `pltpu.get_tpu_info()`, `pltpu.create_tensorcore_mesh()` and
+    `pltpu.is_tpu_device()` from an abstract mesh's device when one is in effect, else from the attached
+    device (`Unsupported TPU device kind: cpu`); here, where the attached device would be asked and it is no
+    TPU, the abstract chip answers which TPU it is instead, so a traced entry's own host code that asks
+    (block sizes from the chip, a TensorCore mesh) reaches its launch; `is_tpu_device()` still says no. Installed only in a trace's own process, never where a
+    TPU is attached; `answers` counts the questions it answered (the types then came from this chip)."""
+
+    def __init__(self) -> None:
+        self.kind, self.cores = ABSTRACT_TPU
+        self.answers = 0
+
+    def install(self) -> bool:
+        import jax
+        try:
+            from jax._src import mesh as mesh_lib
+            from jax._src import tpu_info
+            from jax._src.pallas.mosaic import core as tpu_core
+        except Exception:  # noqa: BLE001 - a jax without them asks no chip this way
+            return False
+        try:
+            if jax.default_backend() == "tpu":
+                return False
+        except Exception:  # noqa: BLE001 - no backend at all: no TPU either
+            pass
+        chip = self
+
+        def answered(original, value):
+            def ask():
+                if mesh_lib.get_abstract_mesh().abstract_device is not None:
+                    return original()  # the code chose its own abstract device: JAX answers from it
+                chip.answers += 1
+                return value
+            ask.__name__, ask.__doc__, ask.__wrapped__ = original.__name__, original.__doc__, original
+            return ask
+
+        attached_kind = tpu_info.get_device_kind
+
+        def is_tpu_device():  # still the truth about the attached device: code choosing its backend keeps its path
+            return tpu_info.chip_version_from_device_kind(attached_kind()) is not None
+
+        if getattr(tpu_info, "is_tpu_device", None) is not None:
+            replace_everywhere(tpu_info.is_tpu_device, is_tpu_device)
+        for module, name, value in ((tpu_info, "get_device_kind", self.kind),
+                                    (tpu_info, "get_num_device_cores", self.cores),
+                                    (tpu_core, "_get_default_num_cores", self.cores)):
+            original = getattr(module, name, None)
+            if original is not None:
+                replacement = answered(original, value)
+                replace_everywhere(original, replacement)
+                for cls in vars(module).values():  # `pltpu.TensorCoreMesh(...)`: its num_cores' default
+                    _replace_default_factory(cls, original, replacement)
+        global CHIP
+        CHIP = self
+        return True
+
+
+CHIP: AbstractChip | None = None  # installed in this process (a trace's own): the abstract TPU answers
+
+
+def _replace_default_factory(cls, original, replacement) -> None:
+    """A dataclass field whose default is made by `original`: made by `replacement` (the generated
+    `__init__` keeps each factory in a closure cell named after its field)."""
+    fields = getattr(cls, "__dataclass_fields__", None) if isinstance(cls, type) else None
+    init = getattr(cls, "__init__", None)
+    cells = dict(zip(getattr(getattr(init, "__code__", None), "co_freevars", ()), getattr(init, "__closure__", None) or ()))
+    for name, spec in (fields or {}).items():
+        if getattr(spec, "default_factory", None) is original:
+            spec.default_factory = replacement
+            cell = cells.get(f"__dataclass_dflt_{name}__")
+            if cell is not None and cell.cell_contents is original:
+                cell.cell_contents = replacement
+
+
+def replace_everywhere(original, replacement) -> int:
+    """Every module attribute that is `original` (re-exports hold the same object) set to `replacement`,
+    deprecated aliases (`_deprecations`) too; how many were replaced."""
+    replaced = 0
+    for holder in list(sys.modules.values()):
+        try:
+            names = [k for k, v in vars(holder).items() if v is original]
+        except TypeError:
+            continue
+        for name in names:
+            try:
+                setattr(holder, name, replacement)
+                replaced += 1
+            except (AttributeError, TypeError):  # a module that refuses keeps the original
+                pass
+        deprecated = getattr(holder, "_deprecations", None)
+        for name, value in list(deprecated.items()) if isinstance(deprecated, dict) else ():
+            if isinstance(value, tuple) and len(value) == 2 and value[1] is original:
+                deprecated[name] = (value[0], replacement)
+                replaced += 1
+    return replaced
+
+
 # ---- jaxpr walking and locations ------------------------------------------------------------------
 
 KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
@@ -438,6 +536,9 @@ class Lowering:
         except (RuntimeError, ValueError) as exc:
             if not self._needs_abstract_device(exc):
                 raise
+        finally:
+            if self.platform == "tpu" and CHIP is not None and CHIP.answers:
+                self.abstract_device = CHIP.kind  # asked before or while it lowered: for that chip
         self.abstract_device = (ABSTRACT_GPU if self.platform == "cuda" else ABSTRACT_TPU)[0]
         self.stage("trace")
         with _abstract_mesh(self.platform):
@@ -451,6 +552,37 @@ class Lowering:
         if self.platform == "cuda":
             return isinstance(exc, RuntimeError) and not self.gpu and str(exc).startswith(NO_GPU_DEVICE)
         return self.platform == "tpu" and isinstance(exc, ValueError) and str(exc).startswith(NO_TPU_DEVICE)
+
+
+def call_arguments(jax, given: list[dict], fn):
+    """(the abstract arrays to trace with, what to trace): `fn` itself where every argument is a positional
+    array, else `fn` with the Python values (`{"static": 2.0}`, `{"static_dtype": "bfloat16"}`) and the
+    keywords bound as the call that gave them passes them."""
+    arrays, slots = [], []
+    for argument in given:
+        if "shape" in argument:
+            arrays.append(jax.ShapeDtypeStruct(tuple(argument["shape"]), jax.numpy.dtype(argument["dtype"])))
+            slots.append((argument.get("keyword"), True, None))
+        elif "static_dtype" in argument:
+            slots.append((argument.get("keyword"), False, getattr(jax.numpy, argument["static_dtype"])))
+        else:
+            slots.append((argument.get("keyword"), False, argument.get("static")))
+    if all(keyword is None and traced for keyword, traced, _ in slots):
+        return arrays, fn
+
+    def call(*traced_values):
+        values = iter(traced_values)
+        positional, keywords = [], {}
+        for keyword, traced, value in slots:
+            value = next(values) if traced else value
+            if keyword is None:
+                positional.append(value)
+            else:
+                keywords[keyword] = value
+        return fn(*positional, **keywords)
+
+    call.__name__ = getattr(fn, "__name__", "call")
+    return arrays, call
 
 
 # ---- one trace ----------------------------------------------------------------------------------
@@ -564,11 +696,11 @@ class Worker:
             stage_start = now
 
         try:
+            AbstractChip().install()  # no TPU here: the traced code asking which TPU gets the abstract one
             module = _import_user_module(path, roots)
             stage("resolve")
             fn = _resolve(module, function)
-            args = [jax.ShapeDtypeStruct(tuple(a["shape"]), jax.numpy.dtype(a["dtype"]))
-                    for a in request.get("args") or []]
+            args, fn = call_arguments(jax, request.get("args") or [], fn)
             result["args"] = [f"{a.dtype}{list(a.shape)}".replace(" ", "") for a in args]
             lowering = Lowering(fn, args, platform, self.gpu, stage)
             try:
