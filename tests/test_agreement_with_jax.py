@@ -54,6 +54,7 @@ JAX_FAILURES = (
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
     ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
     ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
+    ("TypeError", "Cannot select from Refs of different types", "PAL005"),  # pl.select_ref of unlike semaphore views
 )
 
 
@@ -62,6 +63,8 @@ def expected_code(truth: dict) -> str:
         return "PAL001"  # a backend without get_global, and no semaphore asked for anyway: the type is the bug
     if truth.get("mode") != "interpret" and "No ir_type_handler" in truth["message"]:
         return "PAL008"  # a global semaphore read in a jitted function, outside any kernel
+    if truth["exc_type"] == "NotImplementedError" and not truth["message"]:
+        return "PAL010"  # pl.select_ref of a value read out of a semaphore, for a TPU copy: JAX says no more
     for exc_type, words, code in JAX_FAILURES:
         if truth["exc_type"] == exc_type and words in truth["message"]:
             return code

@@ -502,7 +502,8 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
                     continue
                 arguments = [(roles[i], a) for i, a in enumerate(call.args) if i in roles]
                 arguments += [(roles[k.arg], k.value) for k in call.keywords if k.arg in roles]
-                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params, loaded))
+                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params, loaded,
+                                                           selects=True))
                                    for role, node in arguments)
                 starts = (call,) if api in _DMA_STARTING else tuple(_starts(func.model, call))
                 waits = () if starts else tuple(_starts(func.model, call, ("wait", "wait_recv", "wait_write")))
@@ -511,10 +512,11 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
 
 
 def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semaphore_params: set[int],
-               loaded: set[int] = frozenset(), depth: int = 0) -> tuple[str, ast.expr] | None:
+               loaded: set[int] = frozenset(), depth: int = 0, selects: bool = False) -> tuple[str, ast.expr] | None:
     """("number", expr) or ("loaded", expr) (`sems[0]`, `sems.at[1][...]` of a body's semaphore parameter,
     or a read, among `loaded` (ids), of a semaphore the body passed to a helper) where a copy's semaphore
-    argument is certainly no ref; None where it is one or is not known."""
+    argument is certainly no ref; None where it is one or is not known. With `selects` (a copy's argument, the
+    only one `pl.select_ref` may choose), a value among the refs of `pl.select_ref(i, sems[0], sems.at[1])`."""
     value = project.evaluator.value(model, node)
     if isinstance(value, Const) and type(value.value) in (int, float):
         return "number", node
@@ -529,13 +531,23 @@ def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semapho
             if binding is not None and binding.kind == "param" and id(binding.node) in semaphore_params:
                 return "loaded", node
         return None
+    if selects and isinstance(node, ast.Call) and depth < 4 and node.args \
+            and _api_name(project, model, node.func) == "pl.select_ref":  # a value among the refs it chooses from
+        return next((found for ref in node.args[1:] if not isinstance(ref, ast.Starred) and
+                     (found := _not_a_ref(project, model, ref, semaphore_params, loaded, depth + 1)) is not None
+                     and found[0] == "loaded"), None)
     if isinstance(node, ast.Name) and depth < 4:
         binding = model.lookup(node.id, model.scope_of(node), node.lineno)
         if binding is not None and binding.kind == "assign" and isinstance(binding.node, ast.Assign) \
                 and len(binding.node.targets) == 1 and isinstance(binding.node.targets[0], ast.Name) \
                 and binding.value is not None:
-            return _not_a_ref(project, model, binding.value, semaphore_params, loaded, depth + 1)
+            return _not_a_ref(project, model, binding.value, semaphore_params, loaded, depth + 1, selects)
     return None
+
+
+def _api_name(project: "Project", model: "ModuleModel", node: ast.expr) -> str | None:
+    value = project.evaluator.value(model, node)
+    return value.name if isinstance(value, Api) else None
 
 
 def _with_not_ref(project: "Project", op: SemaphoreOp, semaphore_params: set[int], loaded: set[int],

@@ -34,6 +34,7 @@ _DMA_SEMAPHORES = {
 
 
 _DMA_STARTING = {"pltpu.async_copy", "pltpu.async_remote_copy"}  # these start the copy themselves
+_SELECTABLE = {"dma_src", "dma_dst", "copy"}  # what a `pl.select_ref` of semaphores may be used for
 
 
 _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
@@ -51,7 +52,8 @@ _MAX_HELPER_DEPTH = 4
 @dataclass(frozen=True)
 class Use:
     """One place a get_global (or semaphore) result is used: `kind` is signal, wait, read, barrier, dma_src, dma_dst
-    (a started copy's semaphores), copy (a copy only waited on here), returned or other."""
+    (a started copy's semaphores), copy (a copy only waited on here), select (one of the refs `pl.select_ref`
+    chooses between; the chosen one's uses follow), returned or other."""
 
     kind: str
     model: "ModuleModel"
@@ -60,6 +62,8 @@ class Use:
     live: bool  # the use keeps the get_global alive through dead-code elimination
     # The last `.at[...]` subscript applied before this use (in `model`), where JAX checks the index count.
     at: ast.AST | None = field(default=None, compare=False)
+    # The `pl.select_ref(i, *refs)` the semaphore went through to this use, where JAX checks the refs agree.
+    selected_by: ast.Call | None = field(default=None, compare=False)
 
 
 def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: int | None = 0,
@@ -215,6 +219,13 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
         if func.name in BARRIER_OPS or keyword == "barrier" or (
                 keyword is None and at is not None and len(call.args) > at and call.args[at] is arg):
             return [Use("barrier", model, call, indices, True)]
+        if func.name == "pl.select_ref" and keyword is None and arg in call.args[1:]:
+            # One of the refs it chooses between (a "select" use where it is chosen): used as the chosen one is by
+            # a TPU copy, the only use JAX supports (a semaphore op given one fails for any refs, jax 0.12).
+            chosen = uses_of(project, model, call, indices, depth)
+            return [Use("select", model, call, indices, True),
+                    *(u if u.selected_by is not None else dataclasses.replace(u, selected_by=call)
+                      for u in chosen if u.kind in _SELECTABLE)]
         role = _dma_semaphore_role(func.name, call, arg, keyword)
         if role is not None:
             starts = [call] if func.name in _DMA_STARTING else _starts(model, call)

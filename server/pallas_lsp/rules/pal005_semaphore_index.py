@@ -9,6 +9,7 @@ dimension). JAX checks this while tracing: `ValueError: Cannot signal on a non-(
 
 from __future__ import annotations
 
+import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
@@ -58,9 +59,66 @@ def check(ctx):
     if "emaphore" not in ctx.model.text and "async" not in ctx.model.text:
         return  # a helper module that only copies (pltpu.make_async_copy(..., sem)) names no semaphore
     for kernel in ctx.kernels_here_and_in_importers():
+        unlike = yield from _unlike_selections(ctx, kernel, reported)
         for sem in kernel.semaphores:
-            yield from _report(ctx, kernel, sem.shape, sem.uses, ("signal", "wait", *_DMA), reported,
+            uses = [use for use in sem.uses if use.selected_by is None or id(use.selected_by) not in unlike]
+            yield from _report(ctx, kernel, sem.shape, uses, ("signal", "wait", *_DMA), reported,
                                (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})
+
+
+def _unlike_selections(ctx, kernel, reported):
+    """Findings for each `pl.select_ref(i, *refs)` of this module choosing between views of the kernel's semaphores
+    of different shapes (`sems` and `sems.at[1]`): JAX refuses the selection itself, `TypeError: Cannot select from
+    Refs of different types` where the chosen ref is used. Returns the ids of those calls (the chosen ref's
+    other checks are not reached)."""
+    chosen: dict[int, list] = {}
+    for sem in kernel.semaphores:
+        for use in sem.uses:
+            if use.kind == "select" and use.indices is not None and use.indices <= len(sem.shape):
+                chosen.setdefault(id(use.node), []).append((use, sem))
+    unlike = set()
+    for options in chosen.values():
+        use, _ = options[0]
+        refs = use.node.args[1:]
+        options = _in_order(options, refs)
+        shapes = [sem.shape[option.indices:] for option, sem in options]
+        if len(options) != len(refs) or any(isinstance(r, ast.Starred) for r in refs) or len(set(shapes)) < 2 \
+                or use.model is not ctx.model:
+            continue  # a ref that is no known semaphore, or alike ones: what the chosen one is used for decides
+        unlike.add(id(use.node))
+        # The selection is a lazy transform of the refs: JAX fails where the chosen ref is used (a copy's start).
+        at = next((u.node for _, sem in options for u in sem.uses if u.selected_by is use.node and u.kind != "select"
+                   and u.model is ctx.model), None)
+        if at is None or id(at) in reported:
+            continue
+        reported.add(id(at))
+        with ctx.isolated(sys.modules[__name__], use.node, use.model):
+            pictures = ", ".join(f"Ref<semaphore_mem>{{{sem.dtype}[{shape_text(shape, ',')}]}}"
+                                 for shape, (_, sem) in zip(shapes, options))
+            quoted = f"TypeError: Cannot select from Refs of different types: ({pictures})"
+            views = ", ".join(f"{ctx.model.segment(ref, 30)} has shape {shape_text(shape) if shape else '()'}"
+                              for ref, shape in zip(refs, shapes))
+            message = (f'JAX: "{quoted}"; index each to the same shape (one semaphore each: .at[i]). '
+                       f"pl.select_ref chooses between refs of one type: {views}.")
+            related = tuple(ctx.related(sem.model, sem.node, f"the semaphore, shape {shape_text(sem.shape)}, is "
+                                        f"{sem.origin}") for sem in {id(s.node): s for _, s in options}.values())
+            yield ctx.finding(sys.modules[__name__], at, message, related,
+                              facts={"kernel": kernel, "model": use.model, "select": use.node,
+                                     "entry": kernel.entry})
+    return unlike
+
+
+def _in_order(options, refs):
+    """The (use, semaphore) pairs in the order of the refs they are: a view's use names its `.at[]` (`at`)."""
+    left = list(options)
+    ordered = []
+    for ref in refs:
+        found = next((o for o in left if o[0].at is ref), None) or next((o for o in left if o[0].at not in refs), None)
+        if found is None:
+            return options
+        left.remove(found)
+        ordered.append(found)
+    return ordered
 
 
 def traced_get_globals(ctx, reached: set[int]):
