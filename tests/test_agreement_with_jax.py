@@ -53,6 +53,7 @@ JAX_FAILURES = (
     ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
     ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
+    ("ValueError", "Loads are only allowed on VMEM and SMEM references", "PAL014"),  # TPU semaphore_read of a value
     ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
     ("TypeError", "Cannot select from Refs of different types", "PAL005"),  # pl.select_ref of unlike semaphore views
 )

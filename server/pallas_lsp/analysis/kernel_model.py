@@ -148,6 +148,11 @@ class SemaphoreSite:
     dtype: str
     origin: str
     uses: list[Use]
+    space: str | None = None  # JAX's memory space: "semaphore_mem" for a TPU semaphore, "gmem" for a Mosaic GPU one
+
+    @property
+    def tpu(self) -> bool:
+        return self.space == "semaphore_mem"
 
 
 @dataclass(frozen=True)
@@ -412,8 +417,11 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     # A value read out of a semaphore and handed on (to a helper that signals it): the signal's argument is no ref.
     read_values = {id(value_use.node): (("loaded", use.node), use.model) for sem in semaphores for use in sem.uses
                    if use.kind == "ref_read" for value_use in uses_of(project, use.model, use.node)
-                   if value_use.kind in ("signal", "wait")}
-    ops = [_with_not_ref(project, op, {id(sem.node) for sem in semaphores}, loaded, read_values) for op in ops]
+                   if value_use.kind in ("signal", "wait", "read")}
+    # Mosaic TPU lowers a semaphore_read of a value as a load from semaphore memory, which it refuses.
+    checked = ("signal", "wait", "read") if reads_checked(backend, semaphores) else ("signal", "wait")
+    ops = [_with_not_ref(project, op, {id(sem.node) for sem in semaphores}, loaded, read_values, checked)
+           for op in ops]
     copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}, loaded) \
         if any(func.model.mentions("async") for func in functions) else []
     allocations = tuple(Allocations(project, exclude).function(body, ()))
@@ -545,16 +553,24 @@ def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semapho
     return None
 
 
+def reads_checked(backend: str, semaphores: list[SemaphoreSite]) -> bool:
+    """Does Mosaic TPU lower the kernel's `pl.semaphore_read`s (checking the ref's shape, loading a value read out of
+    one from semaphore memory): a TPU kernel, or one holding TPU semaphores, not certainly interpreted."""
+    return backend != INTERPRET and (backend == TPU_TC or any(sem.tpu for sem in semaphores))
+
+
 def _api_name(project: "Project", model: "ModuleModel", node: ast.expr) -> str | None:
     value = project.evaluator.value(model, node)
     return value.name if isinstance(value, Api) else None
 
 
 def _with_not_ref(project: "Project", op: SemaphoreOp, semaphore_params: set[int], loaded: set[int],
-                  read_values: dict[int, tuple[tuple[str, ast.expr], "ModuleModel"]]) -> SemaphoreOp:
-    """The op with what its semaphore argument is where that is certainly no ref (signal and wait only);
-    `read_values`: the ops (ids) a value read out of a semaphore reaches, with that read."""
-    if op.kind not in ("signal", "wait"):
+                  read_values: dict[int, tuple[tuple[str, ast.expr], "ModuleModel"]],
+                  checked: tuple[str, ...] = ("signal", "wait")) -> SemaphoreOp:
+    """The op with what its semaphore argument is where that is certainly no ref, for the `checked` kinds (signal
+    and wait; a read of a value too where Mosaic TPU lowers it); `read_values`: the ops (ids) a value read out of
+    a semaphore reaches, with that read."""
+    if op.kind not in checked:
         return op
     if id(op.call) in read_values:
         not_ref, model = read_values[id(op.call)]
@@ -565,6 +581,8 @@ def _with_not_ref(project: "Project", op: SemaphoreOp, semaphore_params: set[int
     if argument is None:
         return op
     found = _not_a_ref(project, op.model, argument, semaphore_params, loaded)
+    if found is not None and op.kind == "read" and found[0] != "loaded":
+        return op  # a number read: not what Mosaic TPU was seen to refuse
     return dataclasses.replace(op, not_ref=found, not_ref_model=op.model) if found is not None else op
 
 
@@ -578,7 +596,7 @@ def _parameter_semaphores(project: "Project", entry: EntryPoint) -> list[Semapho
 
     body = entry.body
     return [SemaphoreSite(body.model, param.node, param.shape, param.dtype, param.origin,
-                          parameter_uses(project, body, param.node))
+                          parameter_uses(project, body, param.node), param.space)
             for param in kernel_parameters(project, entry)
             if param.dtype in SEMAPHORE_DTYPES and param.shape is not None]
 
@@ -608,7 +626,7 @@ def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.C
         memtype = as_memtype(project.evaluator.value(model, type_node))
         if isinstance(memtype, MemType) and memtype.dtype in SEMAPHORE_DTYPES and memtype.shape is not None:
             found.append(SemaphoreSite(body.model, param, memtype.shape, memtype.dtype, "pl.run_scoped",
-                                       parameter_uses(project, body, param)))
+                                       parameter_uses(project, body, param), memtype.space))
     return found
 
 

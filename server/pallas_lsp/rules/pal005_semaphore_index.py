@@ -1,10 +1,13 @@
-"""PAL005 semaphore-index: a shaped semaphore signalled, waited on or given to a DMA without a full index.
+"""PAL005 semaphore-index: a shaped semaphore signalled, waited on, read (TPU) or given to a DMA without a full index.
 
 `pl.get_global(plgpu.SemaphoreType.REGULAR((n,)))`, a scratch or `pl.run_scoped` `SemaphoreType.X((n,))`,
 a `plgpu.alloc_semaphore((n,))` operand are arrays of semaphores; `pl.semaphore_signal`,
 `pl.semaphore_wait` and a TPU copy's send and receive semaphores take one, `sem.at[i]` (one index per
 dimension). JAX checks this while tracing: `ValueError: Cannot signal on a non-()-shaped semaphore: (2,)`
 (for a copy at its `.start()`), and for too many indices ``ValueError: `indices` must not be longer than `shape` ``.
+Mosaic TPU checks `pl.semaphore_read`'s as it lowers the kernel (`Cannot read on a non-()-shaped semaphore: (2, 3)`;
+Mosaic GPU reads a shaped one). `pl.select_ref(i, *sems)` for a TPU copy chooses between semaphores of one shape:
+`TypeError: Cannot select from Refs of different types` where the chosen one is used.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_model import uses_of
+from ..analysis.kernel_model import reads_checked, uses_of
 from ..analysis.kernels import get_global_argument, get_global_calls
 from ..analysis.values import MemType, shape_text
 
@@ -33,7 +36,8 @@ def problem(shape: tuple[int, ...], kind: str, indices: int) -> str | None:
         quoted = f"ValueError: Cannot {verb} on a non-()-shaped semaphore: {shape_text(rest)}"
         index = ", ".join("ijklmn"[n % 6] for n in range(len(rest)))
         acts = (f"a copy's {_DMA[kind]} semaphore is a single semaphore" if kind in _DMA
-                else "signal and wait act on a single semaphore")
+                else "pl.semaphore_read reads a single semaphore (Mosaic TPU checks it as it lowers the kernel)"
+                if kind == "read" else "signal and wait act on a single semaphore")
         return (f'JAX: "{quoted}"; index it down to one semaphore: .at[{index}]. The semaphore has shape '
                 f"{shape_text(shape)} and {indices} of its {len(shape)} dimension{'s' if len(shape) > 1 else ''} "
                 f"{'are' if indices != 1 else 'is'} indexed; {acts}.")
@@ -62,7 +66,9 @@ def check(ctx):
         unlike = yield from _unlike_selections(ctx, kernel, reported)
         for sem in kernel.semaphores:
             uses = [use for use in sem.uses if use.selected_by is None or id(use.selected_by) not in unlike]
-            yield from _report(ctx, kernel, sem.shape, uses, ("signal", "wait", *_DMA), reported,
+            # Mosaic TPU checks a read's shape too, as it lowers the kernel (Mosaic GPU reads a shaped one).
+            kinds = ("signal", "wait", *_DMA, "read") if reads_checked(kernel.backend, [sem]) else ("signal", "wait", *_DMA)
+            yield from _report(ctx, kernel, sem.shape, uses, kinds, reported,
                                (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})
 
 
