@@ -57,6 +57,8 @@ after every fixture.
 * the TPU interpreter's `Semaphore N occurs as both fixed-id and internal.` (raised in a host
   callback, reported as a `JaxRuntimeError` whose last line it is; that line is the `message`):
   the user frame of every `get_barrier_semaphore` equation, which makes the fixed-id semaphore;
+* Mosaic GPU's `Unsupported memory space: gmem` (a BARRIER semaphore from `pl.run_scoped`; JAX names no line): the
+  user frame of that run_scoped equation;
 * `Mosaic GPU kernel exceeds available shared memory` and TMEM's `After rounding up, got N columns,
   exceeding the limit of 512` (a kernel refused as a whole; JAX names no line): the user frame of the
   equation that launches the kernel (`kernel(x)` in the fixture's own function), or of the one around it
@@ -162,6 +164,20 @@ def _eqn_locations(fn, args, wanted, enclosing=False):
 
   walk(jaxpr, False, None)
   return out
+
+
+def _barrier_semaphore_run_scoped(eqn, inside):
+  """A run_scoped that asked for a Mosaic GPU BARRIER semaphore (GMEM, not a `semaphore` subtype): the estimator
+  refuses its memory space."""
+  if eqn.primitive.name != "run_scoped":
+    return False
+  import jax.numpy as jnp
+  from jax._src.pallas import core as pallas_core
+  jaxpr = eqn.params.get("jaxpr")
+  avals = [v.aval for v in getattr(jaxpr, "invars", ())]
+  return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+             and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.barrier_semaphore)
+             for a in avals)
 
 
 def _collective_run_scoped(eqn, inside):
@@ -365,6 +381,8 @@ def run_fixture(path: str, with_resources: bool = False, compiled: bool = False)
               fn, args, lambda eqn, inside: inside and _non_semaphore_get_global(eqn, inside)))
         elif stage == "run" and msg.startswith("Only thread-collective allocations"):
           locs = _eqn_locations(fn, args, _collective_run_scoped)
+        elif stage == "run" and msg.startswith("Unsupported memory space: gmem"):
+          locs = _eqn_locations(fn, args, _barrier_semaphore_run_scoped)
         elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
         elif stage == "run" and "occurs as both fixed-id and internal" in msg:

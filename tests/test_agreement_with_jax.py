@@ -36,6 +36,7 @@ JAX_FAILURES = (
     ("ValueError", "`indices` must not be longer than `shape`", "PAL005"),
     ("ValueError", "barrier must be a SMEM reference", "PAL006"),
     ("ValueError", "Only thread-collective allocations are supported in run_scoped", "PAL007"),
+    ("NotImplementedError", "Unsupported memory space: gmem", "PAL007"),  # a BARRIER semaphore from run_scoped
     ("ValueError", "Kernels cannot return semaphores", "PAL008"),
     ("ValueError", "Invalid out_shape type: <enum 'SemaphoreType'>", "PAL008"),
     ("TypeError", "as a data type", "PAL008"),

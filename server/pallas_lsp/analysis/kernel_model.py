@@ -149,6 +149,7 @@ class SemaphoreSite:
     origin: str
     uses: list[Use]
     space: str | None = None  # JAX's memory space: "semaphore_mem" for a TPU semaphore, "gmem" for a Mosaic GPU one
+    allocated_at: tuple["ModuleModel", ast.AST] | None = None  # a `pl.run_scoped` one's call (or decorator)
 
     @property
     def tpu(self) -> bool:
@@ -626,7 +627,7 @@ def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.C
         memtype = as_memtype(project.evaluator.value(model, type_node))
         if isinstance(memtype, MemType) and memtype.dtype in SEMAPHORE_DTYPES and memtype.shape is not None:
             found.append(SemaphoreSite(body.model, param, memtype.shape, memtype.dtype, "pl.run_scoped",
-                                       parameter_uses(project, body, param), memtype.space))
+                                       parameter_uses(project, body, param), memtype.space, (model, call)))
     return found
 
 
