@@ -79,4 +79,4 @@ def _barrier_semaphores(ctx, reported: set[int]):
                            "cannot place.")
                 yield ctx.finding(rule, call, message, (ctx.entry_related(kernel),),
                                   facts={"kernel": kernel, "run_scoped": call, "model": model, "entry": kernel.entry,
-                                         "semaphore": sem.node})
+                                         "semaphore": sem.node, "barrier": True})
