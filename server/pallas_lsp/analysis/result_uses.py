@@ -64,6 +64,9 @@ class Use:
     at: ast.AST | None = field(default=None, compare=False)
     # The `pl.select_ref(i, *refs)` the semaphore went through to this use, where JAX checks the refs agree.
     selected_by: ast.Call | None = field(default=None, compare=False)
+    # A copy only waited on here ("copy"): which of its semaphores this is, "dma_src" or "dma_dst".
+    role: str | None = field(default=None, compare=False)
+    descriptor: ast.Call | None = field(default=None, compare=False)  # a copy's semaphore: the copy's call
 
 
 def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: int | None = 0,
@@ -231,7 +234,8 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
             starts = [call] if func.name in _DMA_STARTING else _starts(model, call)
             # A descriptor only waited on here (the split async copy's second kernel): no start checks its
             # semaphores, but `.at[]` with too many indices still fails where it is applied.
-            return [Use(role, model, start, indices, True) for start in starts] or [Use("copy", model, call, indices, True)]
+            return [Use(role, model, start, indices, True, descriptor=call) for start in starts] or [
+                Use("copy", model, call, indices, True, role=role, descriptor=call)]
         return [Use("other", model, call, indices, True)]
     target = unwrap_function(func)
     if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
@@ -281,7 +285,7 @@ def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...]
         return [chained]
     parent = model.parents.get(descriptor)
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
-        return []
+        return [start for element in _list_elements(model, descriptor) if (start := start_of(element)) is not None]
     name = parent.targets[0].id
     scope = model.enclosing_function(parent) or model.tree
     starts = []
@@ -290,6 +294,39 @@ def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...]
         if binding is not None and binding.node is parent and (start := start_of(node)) is not None:
             starts.append(start)
     return starts
+
+
+def _list_elements(model: "ModuleModel", descriptor: ast.Call) -> list[ast.AST]:
+    """Where a copy descriptor kept in a list is read back: `copies[0]`, and the loop variable of `for c in
+    copies:`; the list one name holds, made by a display (`[copy_a, copy_b]`), a comprehension or `.append`."""
+    parent = model.parents.get(descriptor)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "append" \
+            and isinstance(parent.func.value, ast.Name) and parent.args == [descriptor]:
+        held = parent.func.value
+        binding = model.lookup(held.id, model.scope_of(held), held.lineno)
+    else:
+        container = parent if isinstance(parent, (ast.List, ast.Tuple)) and descriptor in parent.elts or \
+            isinstance(parent, ast.ListComp) and parent.elt is descriptor else None
+        assign = model.parents.get(container) if container is not None else None
+        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)):
+            return []
+        held = assign.targets[0]
+        binding = model.lookup(held.id, model.scope_of(held), held.lineno + 1)
+        binding = binding if binding is not None and binding.node is assign else None
+    if binding is None or binding.kind != "assign":
+        return []
+    scope = model.enclosing_function(parent) or model.tree
+    elements = []
+    for load in _loads(model, scope, held.id):
+        if getattr(model.lookup(held.id, model.scope_of(load), load.lineno), "node", None) is not binding.node:
+            continue
+        up = model.parents.get(load)
+        if isinstance(up, ast.Subscript) and up.value is load and isinstance(up.ctx, ast.Load):
+            elements.append(up)
+        elif isinstance(up, ast.For) and up.iter is load and isinstance(up.target, ast.Name):
+            elements += [n for n in _loads(model, up, up.target.id)
+                         if getattr(model.lookup(n.id, model.scope_of(n), n.lineno), "node", None) is up]
+    return elements
 
 
 def _parameter_for(func: Func, call: ast.Call, arg: ast.AST, keyword: str | None) -> ast.arg | None:
