@@ -55,6 +55,7 @@ JAX_FAILURES = (
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
     ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
     ("ValueError", "Loads are only allowed on VMEM and SMEM references", "PAL014"),  # TPU semaphore_read of a value
+    ("ValueError", "Triggering __jax_array__() during abstractification", "PAL014"),  # signal/wait of a select_ref
     ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
     ("TypeError", "Cannot select from Refs of different types", "PAL005"),  # pl.select_ref of unlike semaphore views
 )

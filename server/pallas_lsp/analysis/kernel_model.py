@@ -571,20 +571,42 @@ def _with_not_ref(project: "Project", op: SemaphoreOp, semaphore_params: set[int
     """The op with what its semaphore argument is where that is certainly no ref, for the `checked` kinds (signal
     and wait; a read of a value too where Mosaic TPU lowers it); `read_values`: the ops (ids) a value read out of
     a semaphore reaches, with that read."""
+    if op.kind not in ("signal", "wait", "read"):
+        return op
+    selection = _selection(project, op.model, _semaphore_argument(op.call))
+    if selection is not None:  # only a TPU copy takes one: these fail on it while tracing, on every backend
+        return dataclasses.replace(op, not_ref=("selected", selection), not_ref_model=op.model)
     if op.kind not in checked:
         return op
     if id(op.call) in read_values:
         not_ref, model = read_values[id(op.call)]
         return dataclasses.replace(op, not_ref=not_ref, not_ref_model=model)
-    call = op.call
-    argument = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next(
-        (k.value for k in call.keywords if k.arg == "sem_or_view"), None)
+    argument = _semaphore_argument(op.call)
     if argument is None:
         return op
     found = _not_a_ref(project, op.model, argument, semaphore_params, loaded)
     if found is not None and op.kind == "read" and found[0] != "loaded":
         return op  # a number read: not what Mosaic TPU was seen to refuse
     return dataclasses.replace(op, not_ref=found, not_ref_model=op.model) if found is not None else op
+
+
+def _semaphore_argument(call: ast.Call) -> ast.expr | None:
+    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next(
+        (k.value for k in call.keywords if k.arg == "sem_or_view"), None)
+
+
+def _selection(project: "Project", model: "ModuleModel", node: ast.expr | None, depth: int = 0) -> ast.Call | None:
+    """The `pl.select_ref(...)` call `node` is, directly or through a name bound to it once (checked with jax
+    0.12: signal, wait and read given one fail while tracing, `Triggering __jax_array__() during abstractification
+    is no longer supported`, on Mosaic TPU, Mosaic GPU and the interpreter alike)."""
+    if isinstance(node, ast.Call) and _api_name(project, model, node.func) == "pl.select_ref":
+        return node
+    if isinstance(node, ast.Name) and depth < 4:
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if binding is not None and binding.kind == "assign" and isinstance(binding.node, ast.Assign) \
+                and len(binding.node.targets) == 1 and isinstance(binding.node.targets[0], ast.Name):
+            return _selection(project, model, binding.value, depth + 1)
+    return None
 
 
 def _is_at(node: ast.AST) -> bool:

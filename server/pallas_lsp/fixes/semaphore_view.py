@@ -36,6 +36,8 @@ def fix(project, model, finding):
     if node is None or not_ref is None or facts.get("model") is not model:
         return None
     what, read = not_ref
+    if what == "selected":
+        return None  # a pl.select_ref selection: which semaphore is meant is chosen at run time
     if what != "loaded" or not isinstance(read, ast.Subscript):
         raise CannotFix("the semaphore is a number, which names no semaphore ref")
     if facts.get("not_ref_model", model) is not model:

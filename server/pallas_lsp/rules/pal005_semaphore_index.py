@@ -101,11 +101,11 @@ def _unlike_selections(ctx, kernel, reported):
         with ctx.isolated(sys.modules[__name__], use.node, use.model):
             pictures = ", ".join(f"Ref<semaphore_mem>{{{sem.dtype}[{shape_text(shape, ',')}]}}"
                                  for shape, (_, sem) in zip(shapes, options))
-            quoted = f"TypeError: Cannot select from Refs of different types: ({pictures})"
+            quoted = "TypeError: Cannot select from Refs of different types: (...)"
             views = ", ".join(f"{ctx.model.segment(ref, 30)} has shape {shape_text(shape) if shape else '()'}"
                               for ref, shape in zip(refs, shapes))
-            message = (f'JAX: "{quoted}"; index each to the same shape (one semaphore each: .at[i]). '
-                       f"pl.select_ref chooses between refs of one type: {views}.")
+            message = (f'JAX: "{quoted}"; index each to the same shape (.at[i]). pl.select_ref chooses between refs '
+                       f"of one type, and these are {pictures}: {views}.")
             related = tuple(ctx.related(sem.model, sem.node, f"the semaphore, shape {shape_text(sem.shape)}, is "
                                         f"{sem.origin}") for sem in {id(s.node): s for _, s in options}.values())
             yield ctx.finding(sys.modules[__name__], at, message, related,

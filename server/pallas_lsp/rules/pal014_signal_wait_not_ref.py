@@ -7,7 +7,9 @@ backend and in every interpreter: before its shape (PAL005) and its type (PAL013
 `ValueError: Cannot signal on a non-semaphore Ref: semaphore[]` (`... Ref: ~int32[]` for a number; `wait`
 for a wait). `sems.at[0]` is the view of one semaphore that they take. (A TPU copy given such a value is
 PAL010; a value read out of a `plgpu.alloc_semaphore` ref passed to a `plgpu.kernel` is PAL008.)
-`pl.semaphore_read` checks nothing while tracing; Mosaic TPU lowers a value read out of a semaphore ref as a load
+A `pl.select_ref(i, *sems)` selection is no ref they take (only a TPU copy takes one): signal, wait and read given
+one fail while tracing on every backend, `ValueError: Triggering __jax_array__() during abstractification is no
+longer supported.` `pl.semaphore_read` checks nothing else while tracing; Mosaic TPU lowers a value read out of a semaphore ref as a load
 from semaphore memory and refuses it: `ValueError: Loads are only allowed on VMEM and SMEM references.` (Mosaic
 GPU and the interpreters fail otherwise, with no message that names the ref: not reported there.)
 """
@@ -32,6 +34,11 @@ def message(op, node: ast.expr, dtype: str | None = None, number: object = None)
     kind, (what, expr), model = op.kind, op.not_ref, op.not_ref_model
     text = model.segment(expr, 40)
     held = "" if expr is node else f" ({op.model.segment(node, 20)} holds it)"
+    if what == "selected":
+        quoted = "ValueError: Triggering __jax_array__() during abstractification is no longer supported."
+        return (f'JAX: "{quoted}"; pass a semaphore ref. {text}{held} is a pl.select_ref selection, which only a '
+                f"TPU copy takes as its ref; pl.semaphore_{kind} takes a semaphore ref or an .at[] view of one (an "
+                ".at[i] view of one array chooses at run time too).")
     if kind == "read":  # only a compiled TPU kernel's (kernel_model): a load from semaphore memory, at lowering
         quoted = "ValueError: Loads are only allowed on VMEM and SMEM references."
         meant = ref_meant(model, expr) if isinstance(expr, ast.Subscript) else "the semaphore ref"
@@ -57,7 +64,8 @@ def check(ctx):
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
-            failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None and op.kind != "read"]
+            failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None
+                       and (op.kind != "read" or op.not_ref[0] == "selected")]
             # A read of a value fails when the TPU kernel is lowered, after tracing (where the others fail).
             failing = failing or [(op,) for op in kernel.semaphore_ops if op.not_ref is not None]
             for (op,) in first_in_trace(failing):  # tracing stops at the first one
