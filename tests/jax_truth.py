@@ -57,9 +57,12 @@ after every fixture.
 * the TPU interpreter's `Semaphore N occurs as both fixed-id and internal.` (raised in a host
   callback, reported as a `JaxRuntimeError` whose last line it is; that line is the `message`):
   the user frame of every `get_barrier_semaphore` equation, which makes the fixed-id semaphore;
+* Mosaic GPU's `Unsupported memory space: gmem` (a BARRIER semaphore from `pl.run_scoped`; JAX names no line): the
+  user frame of that run_scoped equation;
 * `Mosaic GPU kernel exceeds available shared memory` and TMEM's `After rounding up, got N columns,
   exceeding the limit of 512` (a kernel refused as a whole; JAX names no line): the user frame of the
-  equation that launches the kernel (`kernel(x)` in the fixture's own function);
+  equation that launches the kernel (`kernel(x)` in the fixture's own function), or of the one around it
+  where it names none (a launch inside a `jax.jit` that a launcher wraps around the kernel);
 * any other error: the deepest traceback frame under the fixture's folder, following the
   exception's causes (a lowering error's ``JaxStackTraceBeforeTransformation`` cause holds the
   user frame of the equation that failed), if any.
@@ -137,8 +140,10 @@ def _get_global_locations(fn, args, only_non_semaphores: bool):
   return out
 
 
-def _eqn_locations(fn, args, wanted):
-  """User frames of the equations `wanted(eqn, inside_kernel)` picks, walking the jaxpr recursively."""
+def _eqn_locations(fn, args, wanted, enclosing=False):
+  """User frames of the equations `wanted(eqn, inside_kernel)` picks, walking the jaxpr recursively; with
+  `enclosing`, an equation without one has that of the equation around it (a launch traced inside a `jax.jit`
+  that a test case's launcher wraps around the kernel, whose equations name only JAX's frames)."""
   import jax
   from jax._src import core as jax_core
   from jax._src import source_info_util
@@ -146,18 +151,33 @@ def _eqn_locations(fn, args, wanted):
   jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
   out = []
 
-  def walk(jp, inside):
+  def walk(jp, inside, around):
     for eqn in jp.eqns:
-      if wanted(eqn, inside):
-        frame = source_info_util.user_frame(eqn.source_info.traceback)
-        if frame is not None:
-          out.append((_abs(frame.file_name), frame.start_line))
+      frame = source_info_util.user_frame(eqn.source_info.traceback)
+      if frame is None and enclosing:
+        frame = around
+      if wanted(eqn, inside) and frame is not None:
+        out.append((_abs(frame.file_name), frame.start_line))
       kernel = inside or eqn.primitive.name in ("pallas_call", "mpmd_map", "core_map")
       for sub in jax_core.jaxprs_in_params(eqn.params):
-        walk(sub, kernel)
+        walk(sub, kernel, frame)
 
-  walk(jaxpr, False)
+  walk(jaxpr, False, None)
   return out
+
+
+def _barrier_semaphore_run_scoped(eqn, inside):
+  """A run_scoped that asked for a Mosaic GPU BARRIER semaphore (GMEM, not a `semaphore` subtype): the estimator
+  refuses its memory space."""
+  if eqn.primitive.name != "run_scoped":
+    return False
+  import jax.numpy as jnp
+  from jax._src.pallas import core as pallas_core
+  jaxpr = eqn.params.get("jaxpr")
+  avals = [v.aval for v in getattr(jaxpr, "invars", ())]
+  return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+             and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.barrier_semaphore)
+             for a in avals)
 
 
 def _collective_run_scoped(eqn, inside):
@@ -361,13 +381,15 @@ def run_fixture(path: str, with_resources: bool = False, compiled: bool = False)
               fn, args, lambda eqn, inside: inside and _non_semaphore_get_global(eqn, inside)))
         elif stage == "run" and msg.startswith("Only thread-collective allocations"):
           locs = _eqn_locations(fn, args, _collective_run_scoped)
+        elif stage == "run" and msg.startswith("Unsupported memory space: gmem"):
+          locs = _eqn_locations(fn, args, _barrier_semaphore_run_scoped)
         elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
         elif stage == "run" and "occurs as both fixed-id and internal" in msg:
           locs = _eqn_locations(fn, args, _barrier_semaphore)
         elif stage == "run" and (msg.startswith("Mosaic GPU kernel exceeds available shared memory")
                                  or msg.startswith("After rounding up, got")):
-          locs = _eqn_locations(fn, args, _kernel_launch)  # JAX names no line: the kernel's launch
+          locs = _eqn_locations(fn, args, _kernel_launch, enclosing=True)  # JAX names no line: the kernel's launch
     except Exception as exc2:  # noqa: BLE001
       print(f"jax_truth: locating failed for {path}: {exc2!r}", file=sys.stderr)
     if not locs:

@@ -36,6 +36,7 @@ JAX_FAILURES = (
     ("ValueError", "`indices` must not be longer than `shape`", "PAL005"),
     ("ValueError", "barrier must be a SMEM reference", "PAL006"),
     ("ValueError", "Only thread-collective allocations are supported in run_scoped", "PAL007"),
+    ("NotImplementedError", "Unsupported memory space: gmem", "PAL007"),  # a BARRIER semaphore from run_scoped
     ("ValueError", "Kernels cannot return semaphores", "PAL008"),
     ("ValueError", "Invalid out_shape type: <enum 'SemaphoreType'>", "PAL008"),
     ("TypeError", "as a data type", "PAL008"),
@@ -53,7 +54,10 @@ JAX_FAILURES = (
     ("ValueError", "columns, exceeding the limit of", "PAL012"),  # TMEM
     ("ValueError", "semaphores of the following types", "PAL013"),  # "Must signal ..." / "Must wait ..."
     ("ValueError", "on a non-semaphore Ref", "PAL014"),  # "Cannot signal ..." / "Cannot wait ..."
+    ("ValueError", "Loads are only allowed on VMEM and SMEM references", "PAL014"),  # TPU semaphore_read of a value
+    ("ValueError", "Triggering __jax_array__() during abstractification", "PAL014"),  # signal/wait of a select_ref
     ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
+    ("TypeError", "Cannot select from Refs of different types", "PAL005"),  # pl.select_ref of unlike semaphore views
 )
 
 
@@ -62,6 +66,8 @@ def expected_code(truth: dict) -> str:
         return "PAL001"  # a backend without get_global, and no semaphore asked for anyway: the type is the bug
     if truth.get("mode") != "interpret" and "No ir_type_handler" in truth["message"]:
         return "PAL008"  # a global semaphore read in a jitted function, outside any kernel
+    if truth["exc_type"] == "NotImplementedError" and not truth["message"]:
+        return "PAL010"  # pl.select_ref of a value read out of a semaphore, for a TPU copy: JAX says no more
     for exc_type, words, code in JAX_FAILURES:
         if truth["exc_type"] == exc_type and words in truth["message"]:
             return code

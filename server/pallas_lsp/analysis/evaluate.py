@@ -22,7 +22,7 @@ from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .grown_lists import grown_list
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
-from .launch_wrappers import forwarded_call, rehome
+from .launch_wrappers import body_launcher, forwarded_call, kernel_around_body, rehome
 from .library_classes import pallas_class
 from .model import ModuleModel
 from .names import canonical
@@ -571,6 +571,11 @@ class Evaluator:
         if isinstance(func, Func):
             if depth >= MAX_CALL_DEPTH:
                 return UNKNOWN
+            launcher = body_launcher(func.node) if isinstance(node, ast.Call) else None
+            if launcher is not None:  # `self.pallas_call(body, out_shape=...)` of a launcher building the kernel
+                kernel = kernel_around_body(self, model, func, launcher, args, kwargs, node, complete)
+                if kernel is not None:
+                    return kernel
             result = self._return_value(func, args, kwargs, depth + 1, complete)
             if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
                 forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call

@@ -148,6 +148,12 @@ class SemaphoreSite:
     dtype: str
     origin: str
     uses: list[Use]
+    space: str | None = None  # JAX's memory space: "semaphore_mem" for a TPU semaphore, "gmem" for a Mosaic GPU one
+    allocated_at: tuple["ModuleModel", ast.AST] | None = None  # a `pl.run_scoped` one's call (or decorator)
+
+    @property
+    def tpu(self) -> bool:
+        return self.space == "semaphore_mem"
 
 
 @dataclass(frozen=True)
@@ -446,8 +452,11 @@ def _build(project: "Project", entry: EntryPoint, warp_bodies: set[int]) -> Kern
     # A value read out of a semaphore and handed on (to a helper that signals it): the signal's argument is no ref.
     read_values = {id(value_use.node): (("loaded", use.node), use.model) for sem in semaphores for use in sem.uses
                    if use.kind == "ref_read" for value_use in uses_of(project, use.model, use.node)
-                   if value_use.kind in ("signal", "wait")}
-    ops = [_with_not_ref(project, op, {id(sem.node) for sem in semaphores}, loaded, read_values) for op in ops]
+                   if value_use.kind in ("signal", "wait", "read")}
+    # Mosaic TPU lowers a semaphore_read of a value as a load from semaphore memory, which it refuses.
+    checked = ("signal", "wait", "read") if reads_checked(backend, semaphores) else ("signal", "wait")
+    ops = [_with_not_ref(project, op, {id(sem.node) for sem in semaphores}, loaded, read_values, checked)
+           for op in ops]
     copies = _dma_copies(project, functions, {id(sem.node) for sem in semaphores}, loaded) \
         if any(func.model.mentions("async") for func in functions) else []
     allocations = tuple(Allocations(project, exclude).function(body, ()))
@@ -543,7 +552,8 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
                     continue
                 arguments = [(roles[i], a) for i, a in enumerate(call.args) if i in roles]
                 arguments += [(roles[k.arg], k.value) for k in call.keywords if k.arg in roles]
-                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params, loaded))
+                semaphores = tuple((role, node, _not_a_ref(project, func.model, node, semaphore_params, loaded,
+                                                           selects=True))
                                    for role, node in arguments)
                 starts = (call,) if api in _DMA_STARTING else tuple(_starts(func.model, call))
                 waits = () if starts else tuple(_starts(func.model, call, ("wait", "wait_recv", "wait_write")))
@@ -552,10 +562,11 @@ def _dma_copies(project: "Project", functions: list[Func], semaphore_params: set
 
 
 def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semaphore_params: set[int],
-               loaded: set[int] = frozenset(), depth: int = 0) -> tuple[str, ast.expr] | None:
+               loaded: set[int] = frozenset(), depth: int = 0, selects: bool = False) -> tuple[str, ast.expr] | None:
     """("number", expr) or ("loaded", expr) (`sems[0]`, `sems.at[1][...]` of a body's semaphore parameter,
     or a read, among `loaded` (ids), of a semaphore the body passed to a helper) where a copy's semaphore
-    argument is certainly no ref; None where it is one or is not known."""
+    argument is certainly no ref; None where it is one or is not known. With `selects` (a copy's argument, the
+    only one `pl.select_ref` may choose), a value among the refs of `pl.select_ref(i, sems[0], sems.at[1])`."""
     value = project.evaluator.value(model, node)
     if isinstance(value, Const) and type(value.value) in (int, float):
         return "number", node
@@ -570,31 +581,73 @@ def _not_a_ref(project: "Project", model: "ModuleModel", node: ast.expr, semapho
             if binding is not None and binding.kind == "param" and id(binding.node) in semaphore_params:
                 return "loaded", node
         return None
+    if selects and isinstance(node, ast.Call) and depth < 4 and node.args \
+            and _api_name(project, model, node.func) == "pl.select_ref":  # a value among the refs it chooses from
+        return next((found for ref in node.args[1:] if not isinstance(ref, ast.Starred) and
+                     (found := _not_a_ref(project, model, ref, semaphore_params, loaded, depth + 1)) is not None
+                     and found[0] == "loaded"), None)
     if isinstance(node, ast.Name) and depth < 4:
         binding = model.lookup(node.id, model.scope_of(node), node.lineno)
         if binding is not None and binding.kind == "assign" and isinstance(binding.node, ast.Assign) \
                 and len(binding.node.targets) == 1 and isinstance(binding.node.targets[0], ast.Name) \
                 and binding.value is not None:
-            return _not_a_ref(project, model, binding.value, semaphore_params, loaded, depth + 1)
+            return _not_a_ref(project, model, binding.value, semaphore_params, loaded, depth + 1, selects)
     return None
 
 
+def reads_checked(backend: str, semaphores: list[SemaphoreSite]) -> bool:
+    """Does Mosaic TPU lower the kernel's `pl.semaphore_read`s (checking the ref's shape, loading a value read out of
+    one from semaphore memory): a TPU kernel, or one holding TPU semaphores, not certainly interpreted."""
+    return backend != INTERPRET and (backend == TPU_TC or any(sem.tpu for sem in semaphores))
+
+
+def _api_name(project: "Project", model: "ModuleModel", node: ast.expr) -> str | None:
+    value = project.evaluator.value(model, node)
+    return value.name if isinstance(value, Api) else None
+
+
 def _with_not_ref(project: "Project", op: SemaphoreOp, semaphore_params: set[int], loaded: set[int],
-                  read_values: dict[int, tuple[tuple[str, ast.expr], "ModuleModel"]]) -> SemaphoreOp:
-    """The op with what its semaphore argument is where that is certainly no ref (signal and wait only);
-    `read_values`: the ops (ids) a value read out of a semaphore reaches, with that read."""
-    if op.kind not in ("signal", "wait"):
+                  read_values: dict[int, tuple[tuple[str, ast.expr], "ModuleModel"]],
+                  checked: tuple[str, ...] = ("signal", "wait")) -> SemaphoreOp:
+    """The op with what its semaphore argument is where that is certainly no ref, for the `checked` kinds (signal
+    and wait; a read of a value too where Mosaic TPU lowers it); `read_values`: the ops (ids) a value read out of
+    a semaphore reaches, with that read."""
+    if op.kind not in ("signal", "wait", "read"):
+        return op
+    selection = _selection(project, op.model, _semaphore_argument(op.call))
+    if selection is not None:  # only a TPU copy takes one: these fail on it while tracing, on every backend
+        return dataclasses.replace(op, not_ref=("selected", selection), not_ref_model=op.model)
+    if op.kind not in checked:
         return op
     if id(op.call) in read_values:
         not_ref, model = read_values[id(op.call)]
         return dataclasses.replace(op, not_ref=not_ref, not_ref_model=model)
-    call = op.call
-    argument = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next(
-        (k.value for k in call.keywords if k.arg == "sem_or_view"), None)
+    argument = _semaphore_argument(op.call)
     if argument is None:
         return op
     found = _not_a_ref(project, op.model, argument, semaphore_params, loaded)
+    if found is not None and op.kind == "read" and found[0] != "loaded":
+        return op  # a number read: not what Mosaic TPU was seen to refuse
     return dataclasses.replace(op, not_ref=found, not_ref_model=op.model) if found is not None else op
+
+
+def _semaphore_argument(call: ast.Call) -> ast.expr | None:
+    return call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else next(
+        (k.value for k in call.keywords if k.arg == "sem_or_view"), None)
+
+
+def _selection(project: "Project", model: "ModuleModel", node: ast.expr | None, depth: int = 0) -> ast.Call | None:
+    """The `pl.select_ref(...)` call `node` is, directly or through a name bound to it once (checked with jax
+    0.12: signal, wait and read given one fail while tracing, `Triggering __jax_array__() during abstractification
+    is no longer supported`, on Mosaic TPU, Mosaic GPU and the interpreter alike)."""
+    if isinstance(node, ast.Call) and _api_name(project, model, node.func) == "pl.select_ref":
+        return node
+    if isinstance(node, ast.Name) and depth < 4:
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if binding is not None and binding.kind == "assign" and isinstance(binding.node, ast.Assign) \
+                and len(binding.node.targets) == 1 and isinstance(binding.node.targets[0], ast.Name):
+            return _selection(project, model, binding.value, depth + 1)
+    return None
 
 
 def _is_at(node: ast.AST) -> bool:
@@ -607,7 +660,7 @@ def _parameter_semaphores(project: "Project", entry: EntryPoint) -> list[Semapho
 
     body = entry.body
     return [SemaphoreSite(body.model, param.node, param.shape, param.dtype, param.origin,
-                          parameter_uses(project, body, param.node))
+                          parameter_uses(project, body, param.node), param.space)
             for param in kernel_parameters(project, entry)
             if param.dtype in SEMAPHORE_DTYPES and param.shape is not None]
 
@@ -637,7 +690,7 @@ def _run_scoped_semaphores(project: "Project", model: "ModuleModel", call: ast.C
         memtype = as_memtype(project.evaluator.value(model, type_node))
         if isinstance(memtype, MemType) and memtype.dtype in SEMAPHORE_DTYPES and memtype.shape is not None:
             found.append(SemaphoreSite(body.model, param, memtype.shape, memtype.dtype, "pl.run_scoped",
-                                       parameter_uses(project, body, param)))
+                                       parameter_uses(project, body, param), memtype.space, (model, call)))
     return found
 
 

@@ -4,15 +4,18 @@ JAX's own tests launch their kernels through one (`def kernel(self, *args, **kwa
 plgpu.kernel(*args, compiler_params=params, **kwargs)`, `def pallas_call(self, *args, **kwargs): return
 pl.pallas_call(*args, interpret=self.INTERPRET, **kwargs)`): a call of it, `self.kernel(body, out_type=...)`,
 is a launch of the factory with the same arguments, so the kernel it builds is modelled at that call, with
-that call's keywords (and the wrapper's own ones, by value).
+that call's keywords (and the wrapper's own ones, by value). A launcher may also build the kernel around the body
+it is handed (`BodyLauncher`: `mosaic_gpu_test.py`'s `pallas_call` runs it in `plgpu.emit_pipeline` inside a kernel
+of its own): a call of it launches the body in that kernel.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .values import KernelCall
+from .values import UNKNOWN, Const, Func, KernelCall, Partial, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -80,3 +83,113 @@ def rehome(kernel: KernelCall, model: "ModuleModel", call: ast.Call, forwarded: 
     written = {k.arg: k.value for k in call.keywords if k.arg}
     kwargs = tuple((key, value, None if key in own else written.get(key)) for key, value, _ in kernel.kwargs)
     return KernelCall(kernel.api, model, call, kernel.body, kwargs)
+
+
+# ---- launchers that build the kernel around the body they are handed ------------------------------------------
+
+
+@dataclass(frozen=True)
+class BodyLauncher:
+    """A launcher that builds its kernel around the body it is handed, as `mosaic_gpu_test.py`'s `pallas_call` does:
+
+        def pallas_call(self, kernel_fn=None, *, out_shape, scratch_shapes=(), ...):
+          def decorator(fn):
+            @self.kernel(out_type=out_shape, scratch_types=scratch_shapes, grid=parallel_grid, ...)
+            def wrapper(*args_gmem):
+              ...
+              def pipeline(indices, *args):
+                fn(*args, *scratch_refs)
+              ...
+            return wrapper
+          return decorator(kernel_fn) if kernel_fn is not None else decorator
+
+    The kernel is the nested function the factory decorates (`wrapper`); the body runs in it, handed every ref
+    the kernel gets in JAX's order (only starred arguments, or the kernel's own parameters in order): so a call
+    `self.pallas_call(body, out_shape=...)` launches `body` in a kernel of that factory, whose keywords are the
+    launcher's arguments where the factory is handed the launcher's own parameter (`out_type=out_shape`), and
+    unknown where the launcher computes them (`grid=parallel_grid`)."""
+
+    body_param: str  # the launcher's parameter that takes the body
+    factories: tuple[ast.Call, ...]  # decorators that may build the kernel around it, outermost first
+
+
+_NOT_A_LAUNCHER = object()
+
+
+def body_launcher(function: ast.AST) -> BodyLauncher | None:
+    """The launcher `function` is (`BodyLauncher`), else None. Kept on the node (an edit inside it drops it:
+    `model_patch`)."""
+    found = getattr(function, "_body_launcher", _NOT_A_LAUNCHER)
+    if found is _NOT_A_LAUNCHER:
+        found = _body_launcher(function) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        function._body_launcher = found
+    return found
+
+
+def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
+    nested = [n for n in ast.walk(function) if n is not function and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
+    if not decorated:
+        return None
+    params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
+    # What the body is called by inside the kernel: the launcher's parameter, or the parameter of a nested
+    # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).
+    handed = {inner.args.args[0].arg: inner.name for inner in nested if inner.args.args and inner not in decorated}
+    runs_body = [call for call in ast.walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                 and (call.func.id in params or call.func.id in handed) and not call.keywords
+                 and any(call in ast.walk(kernel) for kernel in decorated)]
+    if len(runs_body) != 1:
+        return None
+    call = runs_body[0]
+    kernels = [kernel for kernel in decorated if call in ast.walk(kernel) and _hands_every_ref(call, kernel)]
+    name = call.func.id
+    if name in handed:  # the nested function's parameter: which launcher parameter is handed to it?
+        givers = {c.args[0].id for c in ast.walk(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                  and c.func.id == handed[name] and len(c.args) == 1 and isinstance(c.args[0], ast.Name)
+                  and c.args[0].id in params}
+        name = givers.pop() if len(givers) == 1 else None
+    if not kernels or name is None:
+        return None
+    kernels.sort(key=lambda kernel: kernel.lineno)  # the outermost first
+    factories = tuple(d for kernel in kernels for d in reversed(kernel.decorator_list) if isinstance(d, ast.Call))
+    return BodyLauncher(name, factories)
+
+
+def _hands_every_ref(call: ast.Call, kernel: ast.FunctionDef) -> bool:
+    """The body handed what the kernel gets, in its order: only starred arguments (`fn(*args, *scratch_refs)`),
+    or the kernel's own parameters in order."""
+    if call.args and all(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    own = [a.arg for a in [*kernel.args.posonlyargs, *kernel.args.args]]
+    return bool(own) and [getattr(a, "id", None) for a in call.args] == own
+
+
+def kernel_around_body(evaluator, model: "ModuleModel", func: Func, launcher: BodyLauncher, args: list[Value],
+                       kwargs: dict[str, Value], node: ast.Call, complete: bool) -> KernelCall | None:
+    """The kernel a call of a launcher that builds it around its body launches (`launch_wrappers.BodyLauncher`),
+    at `node`, with the body handed (None: a decorator waiting for it); None where the body is no known
+    function or no factory builds the kernel."""
+    params = evaluator.bind_arguments(func, args, kwargs, complete)
+    body = params.get(launcher.body_param, Const(None))
+    inner = body
+    while isinstance(inner, Partial):
+        inner = inner.func
+    if body != Const(None) and not isinstance(inner, Func):
+        return None
+    for factory_node in launcher.factories:
+        factory = evaluator.value(func.model, factory_node)
+        if isinstance(factory, KernelCall) and factory.body is None:
+            break
+    else:
+        return None
+    written = {k.arg: k.value for k in node.keywords if k.arg}
+    launcher_params = {a for a in func.node.args.posonlyargs + func.node.args.args + func.node.args.kwonlyargs}
+    kernel_kwargs = []
+    for key, _, keyword_node in factory.kwargs:
+        binding = func.model.lookup(keyword_node.id, func.model.scope_of(keyword_node), keyword_node.lineno) \
+            if isinstance(keyword_node, ast.Name) else None
+        if binding is not None and binding.kind == "param" and binding.node in launcher_params:
+            kernel_kwargs.append((key, params.get(keyword_node.id, UNKNOWN), written.get(keyword_node.id)))
+        else:  # computed by the launcher (`grid=parallel_grid`), or written by a wrapper it goes through
+            kernel_kwargs.append((key, UNKNOWN, None))
+    return KernelCall(factory.api, model, node, None if body == Const(None) else body, tuple(kernel_kwargs))

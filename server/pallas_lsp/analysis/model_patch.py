@@ -276,6 +276,10 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
     for node in (owner, scope):  # what is kept on a node its statements' edit changes
         node.__dict__.pop("_pallas_members", None)  # a class body's members (`classes.class_members`)
         node.__dict__.pop("_forwarded_call", None)  # a launch wrapper's call (`launch_wrappers.forwarded_call`)
+    enclosing = owner
+    while enclosing is not None:  # a launcher building its kernel around a body (`launch_wrappers.body_launcher`)
+        enclosing.__dict__.pop("_body_launcher", None)
+        enclosing = parents.get(enclosing)
     own = scopes[scope]
     old_bound = set()
     for name, bindings in list(own.bindings.items()):

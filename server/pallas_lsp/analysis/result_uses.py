@@ -35,6 +35,7 @@ _DMA_SEMAPHORES = {
 
 
 _DMA_STARTING = {"pltpu.async_copy", "pltpu.async_remote_copy"}  # these start the copy themselves
+_SELECTABLE = {"dma_src", "dma_dst", "copy"}  # what a `pl.select_ref` of semaphores may be used for
 
 
 _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": "wait", "pl.semaphore_read": "read",
@@ -52,7 +53,8 @@ _MAX_HELPER_DEPTH = 4
 @dataclass(frozen=True)
 class Use:
     """One place a get_global (or semaphore) result is used: `kind` is signal, wait, read, barrier, dma_src, dma_dst
-    (a started copy's semaphores), copy (a copy only waited on here), returned or other."""
+    (a started copy's semaphores), copy (a copy only waited on here), select (one of the refs `pl.select_ref`
+    chooses between; the chosen one's uses follow), returned or other."""
 
     kind: str
     model: "ModuleModel"
@@ -61,6 +63,11 @@ class Use:
     live: bool  # the use keeps the get_global alive through dead-code elimination
     # The last `.at[...]` subscript applied before this use (in `model`), where JAX checks the index count.
     at: ast.AST | None = field(default=None, compare=False)
+    # The `pl.select_ref(i, *refs)` the semaphore went through to this use, where JAX checks the refs agree.
+    selected_by: ast.Call | None = field(default=None, compare=False)
+    # A copy only waited on here ("copy"): which of its semaphores this is, "dma_src" or "dma_dst".
+    role: str | None = field(default=None, compare=False)
+    descriptor: ast.Call | None = field(default=None, compare=False)  # a copy's semaphore: the copy's call
 
 
 def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: int | None = 0,
@@ -220,12 +227,20 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
         if func.name in BARRIER_OPS or keyword == "barrier" or (
                 keyword is None and at is not None and len(call.args) > at and call.args[at] is arg):
             return [Use("barrier", model, call, indices, True)]
+        if func.name == "pl.select_ref" and keyword is None and arg in call.args[1:]:
+            # One of the refs it chooses between (a "select" use where it is chosen): used as the chosen one is by
+            # a TPU copy, the only use JAX supports (a semaphore op given one fails for any refs, jax 0.12).
+            chosen = uses_of(project, model, call, indices, depth)
+            return [Use("select", model, call, indices, True),
+                    *(u if u.selected_by is not None else dataclasses.replace(u, selected_by=call)
+                      for u in chosen if u.kind in _SELECTABLE)]
         role = _dma_semaphore_role(func.name, call, arg, keyword)
         if role is not None:
             starts = [call] if func.name in _DMA_STARTING else _starts(model, call)
             # A descriptor only waited on here (the split async copy's second kernel): no start checks its
             # semaphores, but `.at[]` with too many indices still fails where it is applied.
-            return [Use(role, model, start, indices, True) for start in starts] or [Use("copy", model, call, indices, True)]
+            return [Use(role, model, start, indices, True, descriptor=call) for start in starts] or [
+                Use("copy", model, call, indices, True, role=role, descriptor=call)]
         return [Use("other", model, call, indices, True)]
     target = unwrap_function(func)
     if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
@@ -275,7 +290,7 @@ def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...]
         return [chained]
     parent = model.parents.get(descriptor)
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
-        return []
+        return [start for element in _list_elements(model, descriptor) if (start := start_of(element)) is not None]
     name = parent.targets[0].id
     scope = model.enclosing_function(parent) or model.tree
     starts = []
@@ -284,6 +299,39 @@ def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...]
         if binding is not None and binding.node is parent and (start := start_of(node)) is not None:
             starts.append(start)
     return starts
+
+
+def _list_elements(model: "ModuleModel", descriptor: ast.Call) -> list[ast.AST]:
+    """Where a copy descriptor kept in a list is read back: `copies[0]`, and the loop variable of `for c in
+    copies:`; the list one name holds, made by a display (`[copy_a, copy_b]`), a comprehension or `.append`."""
+    parent = model.parents.get(descriptor)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "append" \
+            and isinstance(parent.func.value, ast.Name) and parent.args == [descriptor]:
+        held = parent.func.value
+        binding = model.lookup(held.id, model.scope_of(held), held.lineno)
+    else:
+        container = parent if isinstance(parent, (ast.List, ast.Tuple)) and descriptor in parent.elts or \
+            isinstance(parent, ast.ListComp) and parent.elt is descriptor else None
+        assign = model.parents.get(container) if container is not None else None
+        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)):
+            return []
+        held = assign.targets[0]
+        binding = model.lookup(held.id, model.scope_of(held), held.lineno + 1)
+        binding = binding if binding is not None and binding.node is assign else None
+    if binding is None or binding.kind != "assign":
+        return []
+    scope = model.enclosing_function(parent) or model.tree
+    elements = []
+    for load in _loads(model, scope, held.id):
+        if getattr(model.lookup(held.id, model.scope_of(load), load.lineno), "node", None) is not binding.node:
+            continue
+        up = model.parents.get(load)
+        if isinstance(up, ast.Subscript) and up.value is load and isinstance(up.ctx, ast.Load):
+            elements.append(up)
+        elif isinstance(up, ast.For) and up.iter is load and isinstance(up.target, ast.Name):
+            elements += [n for n in _loads(model, up, up.target.id)
+                         if getattr(model.lookup(n.id, model.scope_of(n), n.lineno), "node", None) is up]
+    return elements
 
 
 def _parameter_for(func: Func, call: ast.Call, arg: ast.AST, keyword: str | None) -> ast.arg | None:

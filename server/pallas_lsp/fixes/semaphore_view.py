@@ -1,6 +1,7 @@
 """Fix (PAL010, PAL014): a semaphore read out of its ref (`sems[1]`, `sems[...]`) where a TPU copy or
 `pl.semaphore_signal` / `pl.semaphore_wait` takes one becomes the ref's `.at[]` view (`sems.at[1]`) or the
-ref itself.
+ref itself (`pl.select_ref(i, sems[0], sems.at[1])` for a copy: the read among the refs it chooses from; a TPU
+`pl.semaphore_read(sems[0])`).
 
 A copy, a signal and a wait take a semaphore ref; the value `sems[1]` reads is nothing they can use, so
 the only meaning the code can have is the semaphore it names: `sems.at[1]`. Where the read is held in a name
@@ -35,11 +36,20 @@ def fix(project, model, finding):
     if node is None or not_ref is None or facts.get("model") is not model:
         return None
     what, read = not_ref
+    if what == "selected":
+        return None  # a pl.select_ref selection: which semaphore is meant is chosen at run time
     if what != "loaded" or not isinstance(read, ast.Subscript):
         raise CannotFix("the semaphore is a number, which names no semaphore ref")
     if facts.get("not_ref_model", model) is not model:
         raise CannotFix("the value is read out of the semaphore in another module")
-    if read is not node and not (isinstance(node, ast.Name) and _held_only_here(model, node, read)):
+    from ..rules.pal010_dma_semaphore_not_ref import selected_value
+
+    holder = node  # `pl.select_ref(i, sems[0], ...)`, or the name it is bound to: the read among its refs
+    if isinstance(node, ast.Name):
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        holder = getattr(binding, "value", None) if binding is not None and binding.kind == "assign" else node
+    chosen = isinstance(holder, ast.Call) and model.parents.get(read) is holder and selected_value(model, read)
+    if read is not node and not chosen and not (isinstance(node, ast.Name) and _held_only_here(model, node, read)):
         raise CannotFix("the value read out of the ref is used elsewhere too")
     whole = isinstance(read.slice, ast.Constant) and read.slice.value is Ellipsis
     builder = FixBuilder(project)

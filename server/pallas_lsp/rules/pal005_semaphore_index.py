@@ -1,18 +1,22 @@
-"""PAL005 semaphore-index: a shaped semaphore signalled, waited on or given to a DMA without a full index.
+"""PAL005 semaphore-index: a shaped semaphore signalled, waited on, read (TPU) or given to a DMA without a full index.
 
 `pl.get_global(plgpu.SemaphoreType.REGULAR((n,)))`, a scratch or `pl.run_scoped` `SemaphoreType.X((n,))`,
 a `plgpu.alloc_semaphore((n,))` operand are arrays of semaphores; `pl.semaphore_signal`,
 `pl.semaphore_wait` and a TPU copy's send and receive semaphores take one, `sem.at[i]` (one index per
 dimension). JAX checks this while tracing: `ValueError: Cannot signal on a non-()-shaped semaphore: (2,)`
 (for a copy at its `.start()`), and for too many indices ``ValueError: `indices` must not be longer than `shape` ``.
+Mosaic TPU checks `pl.semaphore_read`'s as it lowers the kernel (`Cannot read on a non-()-shaped semaphore: (2, 3)`;
+Mosaic GPU reads a shaped one). `pl.select_ref(i, *sems)` for a TPU copy chooses between semaphores of one shape:
+`TypeError: Cannot select from Refs of different types` where the chosen one is used.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_model import uses_of
+from ..analysis.kernel_model import reads_checked, uses_of
 from ..analysis.kernels import get_global_argument, get_global_calls
 from ..analysis.values import MemType, shape_text
 
@@ -32,7 +36,8 @@ def problem(shape: tuple[int, ...], kind: str, indices: int) -> str | None:
         quoted = f"ValueError: Cannot {verb} on a non-()-shaped semaphore: {shape_text(rest)}"
         index = ", ".join("ijklmn"[n % 6] for n in range(len(rest)))
         acts = (f"a copy's {_DMA[kind]} semaphore is a single semaphore" if kind in _DMA
-                else "signal and wait act on a single semaphore")
+                else "pl.semaphore_read reads a single semaphore (Mosaic TPU checks it as it lowers the kernel)"
+                if kind == "read" else "signal and wait act on a single semaphore")
         return (f'JAX: "{quoted}"; index it down to one semaphore: .at[{index}]. The semaphore has shape '
                 f"{shape_text(shape)} and {indices} of its {len(shape)} dimension{'s' if len(shape) > 1 else ''} "
                 f"{'are' if indices != 1 else 'is'} indexed; {acts}.")
@@ -58,9 +63,68 @@ def check(ctx):
     if "emaphore" not in ctx.model.text and "async" not in ctx.model.text:
         return  # a helper module that only copies (pltpu.make_async_copy(..., sem)) names no semaphore
     for kernel in ctx.kernels_here_and_in_importers():
+        unlike = yield from _unlike_selections(ctx, kernel, reported)
         for sem in kernel.semaphores:
-            yield from _report(ctx, kernel, sem.shape, sem.uses, ("signal", "wait", *_DMA), reported,
+            uses = [use for use in sem.uses if use.selected_by is None or id(use.selected_by) not in unlike]
+            # Mosaic TPU checks a read's shape too, as it lowers the kernel (Mosaic GPU reads a shaped one).
+            kinds = ("signal", "wait", *_DMA, "read") if reads_checked(kernel.backend, [sem]) else ("signal", "wait", *_DMA)
+            yield from _report(ctx, kernel, sem.shape, uses, kinds, reported,
                                (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})
+
+
+def _unlike_selections(ctx, kernel, reported):
+    """Findings for each `pl.select_ref(i, *refs)` of this module choosing between views of the kernel's semaphores
+    of different shapes (`sems` and `sems.at[1]`): JAX refuses the selection itself, `TypeError: Cannot select from
+    Refs of different types` where the chosen ref is used. Returns the ids of those calls (the chosen ref's
+    other checks are not reached)."""
+    chosen: dict[int, list] = {}
+    for sem in kernel.semaphores:
+        for use in sem.uses:
+            if use.kind == "select" and use.indices is not None and use.indices <= len(sem.shape):
+                chosen.setdefault(id(use.node), []).append((use, sem))
+    unlike = set()
+    for options in chosen.values():
+        use, _ = options[0]
+        refs = use.node.args[1:]
+        options = _in_order(options, refs)
+        shapes = [sem.shape[option.indices:] for option, sem in options]
+        if len(options) != len(refs) or any(isinstance(r, ast.Starred) for r in refs) or len(set(shapes)) < 2 \
+                or use.model is not ctx.model:
+            continue  # a ref that is no known semaphore, or alike ones: what the chosen one is used for decides
+        unlike.add(id(use.node))
+        # The selection is a lazy transform of the refs: JAX fails where the chosen ref is used (a copy's start).
+        at = next((u.node for _, sem in options for u in sem.uses if u.selected_by is use.node and u.kind != "select"
+                   and u.model is ctx.model), None)
+        if at is None or id(at) in reported:
+            continue
+        reported.add(id(at))
+        with ctx.isolated(sys.modules[__name__], use.node, use.model):
+            pictures = ", ".join(f"Ref<semaphore_mem>{{{sem.dtype}[{shape_text(shape, ',')}]}}"
+                                 for shape, (_, sem) in zip(shapes, options))
+            quoted = "TypeError: Cannot select from Refs of different types: (...)"
+            views = ", ".join(f"{ctx.model.segment(ref, 30)} has shape {shape_text(shape) if shape else '()'}"
+                              for ref, shape in zip(refs, shapes))
+            message = (f'JAX: "{quoted}"; index each to the same shape (.at[i]). pl.select_ref chooses between refs '
+                       f"of one type, and these are {pictures}: {views}.")
+            related = tuple(ctx.related(sem.model, sem.node, f"the semaphore, shape {shape_text(sem.shape)}, is "
+                                        f"{sem.origin}") for sem in {id(s.node): s for _, s in options}.values())
+            yield ctx.finding(sys.modules[__name__], at, message, related,
+                              facts={"kernel": kernel, "model": use.model, "select": use.node,
+                                     "entry": kernel.entry})
+    return unlike
+
+
+def _in_order(options, refs):
+    """The (use, semaphore) pairs in the order of the refs they are: a view's use names its `.at[]` (`at`)."""
+    left = list(options)
+    ordered = []
+    for ref in refs:
+        found = next((o for o in left if o[0].at is ref), None) or next((o for o in left if o[0].at not in refs), None)
+        if found is None:
+            return options
+        left.remove(found)
+        ordered.append(found)
+    return ordered
 
 
 def traced_get_globals(ctx, reached: set[int]):

@@ -3,7 +3,8 @@
 On Mosaic GPU, `run_scoped` allocates per block (or per thread group with `collective_axes=<thread
 axis>`); a semaphore collective over a grid or cluster axis is what `pl.get_global` is for. JAX's
 resource estimator fails with `ValueError: Only thread-collective allocations are supported in
-run_scoped. To allocate global semaphores, use pl.get_global.`
+run_scoped. To allocate global semaphores, use pl.get_global.` Nor can it allocate a BARRIER semaphore
+(`plgpu.SemaphoreType.BARRIER`), in any kernel: `NotImplementedError: Unsupported memory space: gmem`.
 """
 
 from __future__ import annotations
@@ -15,16 +16,21 @@ from ..analysis.kernel_model import MOSAIC_GPU
 CODE = "PAL007"
 NAME = "run-scoped-global-semaphore"
 SEVERITY = "error"
-SUMMARY = "pl.run_scoped of a Mosaic GPU semaphore collective over grid or cluster axes: use pl.get_global."
+SUMMARY = "pl.run_scoped of a Mosaic GPU semaphore collective over grid or cluster axes (use pl.get_global), or of a BARRIER one."
 
 QUOTE = "Only thread-collective allocations are supported in run_scoped"
 
 
+BARRIER_QUOTE = "NotImplementedError: Unsupported memory space: gmem"
+
+
 def check(ctx):
     rule = sys.modules[__name__]
+    reported: set[int] = set()
+    if "BARRIER" in ctx.model.text and "run_scoped" in ctx.model.text:
+        yield from _barrier_semaphores(ctx, reported)
     if not ctx.may_run_scoped_semaphore():
         return  # no run_scoped of a semaphore type here: no kernel model needed
-    reported: set[int] = set()
     for kernel in ctx.kernels():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
             if kernel.backend != MOSAIC_GPU or kernel.thread_axes is None:
@@ -50,3 +56,27 @@ def check(ctx):
                 yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
                                   facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,
                                          "collective_axes": site.collective_axes, "entry": kernel.entry})
+
+
+def _barrier_semaphores(ctx, reported: set[int]):
+    """A Mosaic GPU BARRIER semaphore (`plgpu.SemaphoreType.BARRIER`) from `pl.run_scoped`: its resource estimator
+    allocates only semaphores of the REGULAR kind there and refuses the memory space of any other, whatever the
+    grid and however it is used (checked with jax 0.12: `Unsupported memory space: gmem`)."""
+    rule = sys.modules[__name__]
+    for kernel in ctx.kernels_here_and_in_importers():
+        if kernel.backend != MOSAIC_GPU:
+            continue
+        for sem in kernel.semaphores:
+            if sem.dtype != "barrier_semaphore" or sem.space != "gmem" or sem.allocated_at is None:
+                continue
+            model, call = sem.allocated_at
+            if model is not ctx.model or id(call) in reported:
+                continue
+            with ctx.isolated(rule, call, model):
+                reported.add(id(call))
+                message = (f'JAX: "{BARRIER_QUOTE}"; allocate a plgpu.SemaphoreType.REGULAR. run_scoped allocates '
+                           f"REGULAR semaphores in a Mosaic GPU kernel; {sem.node.arg} is a BARRIER one, which it "
+                           "cannot place.")
+                yield ctx.finding(rule, call, message, (ctx.entry_related(kernel),),
+                                  facts={"kernel": kernel, "run_scoped": call, "model": model, "entry": kernel.entry,
+                                         "semaphore": sem.node, "barrier": True})

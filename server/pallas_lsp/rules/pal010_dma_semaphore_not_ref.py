@@ -39,11 +39,30 @@ def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.ex
     held = "" if expr is node else f" ({model.segment(node, 20)} holds it)"
     quote = (f'JAX: "ValueError: Expected the {side} semaphore to be a reference"' if waited
              else f'JAX: "ValueError: DMA {side} semaphore must be a Ref."')
+    if what == "loaded" and isinstance(expr, ast.Subscript) and selected_value(model, expr):
+        return selected_message(model, expr, held)
     if what == "loaded" and isinstance(expr, ast.Subscript):
         return (f"{quote}; pass {ref_meant(model, expr)}, not {text}. {text}{held} reads the "
                 f"semaphore's value; the copy's {verb} semaphore must be a semaphore ref or an .at[] view of one.")
     return (f"{quote}; pass a ref: a pltpu.SemaphoreType.DMA in {_scratch_keyword(kernel)}. "
             f"{text}{held} is a number; the copy's {verb} semaphore must be a semaphore ref the DMA can signal.")
+
+
+def selected_value(model, expr: ast.expr) -> bool:
+    """`expr` is one of what `pl.select_ref(i, *refs)` chooses between (the kernel model followed it there)."""
+    call = model.parents.get(expr)
+    return isinstance(call, ast.Call) and expr in call.args[1:] and \
+        getattr(call.func, "attr", getattr(call.func, "id", None)) == "select_ref"
+
+
+def selected_message(model, read: ast.Subscript, held: str) -> str:
+    """A value read out of a semaphore ref among the refs of `pl.select_ref`: JAX raises a NotImplementedError
+    without a message where the selection is used (it is a lazy transform of the refs; checked with jax 0.12, TPU
+    lowering)."""
+    text = model.segment(read, 40)
+    return (f'JAX: "NotImplementedError" (pl.select_ref of a value); pass {ref_meant(model, read)}, not {text}. '
+            f"{text}{held} reads the semaphore's value; pl.select_ref chooses between semaphore refs or .at[] "
+            "views of them.")
 
 
 def ref_meant(model, read: ast.Subscript) -> str:

@@ -1,4 +1,5 @@
-"""PAL014 signal-wait-not-ref: `pl.semaphore_signal` / `pl.semaphore_wait` given a value, not a semaphore ref.
+"""PAL014 signal-wait-not-ref: `pl.semaphore_signal` / `pl.semaphore_wait` (or, in a TPU kernel, `pl.semaphore_read`)
+given a value, not a semaphore ref.
 
 Both check their argument while tracing (`check_sem_avals` in jax/_src/pallas/primitives.py), on every
 backend and in every interpreter: before its shape (PAL005) and its type (PAL013), it must be a ref.
@@ -6,6 +7,11 @@ backend and in every interpreter: before its shape (PAL005) and its type (PAL013
 `ValueError: Cannot signal on a non-semaphore Ref: semaphore[]` (`... Ref: ~int32[]` for a number; `wait`
 for a wait). `sems.at[0]` is the view of one semaphore that they take. (A TPU copy given such a value is
 PAL010; a value read out of a `plgpu.alloc_semaphore` ref passed to a `plgpu.kernel` is PAL008.)
+A `pl.select_ref(i, *sems)` selection is no ref they take (only a TPU copy takes one): signal, wait and read given
+one fail while tracing on every backend, `ValueError: Triggering __jax_array__() during abstractification is no
+longer supported.` `pl.semaphore_read` checks nothing else while tracing; Mosaic TPU lowers a value read out of a semaphore ref as a load
+from semaphore memory and refuses it: `ValueError: Loads are only allowed on VMEM and SMEM references.` (Mosaic
+GPU and the interpreters fail otherwise, with no message that names the ref: not reported there.)
 """
 
 from __future__ import annotations
@@ -28,6 +34,17 @@ def message(op, node: ast.expr, dtype: str | None = None, number: object = None)
     kind, (what, expr), model = op.kind, op.not_ref, op.not_ref_model
     text = model.segment(expr, 40)
     held = "" if expr is node else f" ({op.model.segment(node, 20)} holds it)"
+    if what == "selected":
+        quoted = "ValueError: Triggering __jax_array__() during abstractification is no longer supported."
+        return (f'JAX: "{quoted}"; pass a semaphore ref. {text}{held} is a pl.select_ref selection, which only a '
+                f"TPU copy takes as its ref; pl.semaphore_{kind} takes a semaphore ref or an .at[] view of one (an "
+                ".at[i] view of one array chooses at run time too).")
+    if kind == "read":  # only a compiled TPU kernel's (kernel_model): a load from semaphore memory, at lowering
+        quoted = "ValueError: Loads are only allowed on VMEM and SMEM references."
+        meant = ref_meant(model, expr) if isinstance(expr, ast.Subscript) else "the semaphore ref"
+        return (f'JAX: "{quoted}"; pass {meant}, not {text}. {text}{held} reads the semaphore\'s value out of '
+                "semaphore memory, which Mosaic TPU cannot load; pl.semaphore_read takes a semaphore ref or an .at[] "
+                "view of one.")
     if what == "loaded" and isinstance(expr, ast.Subscript):
         quoted = f"ValueError: Cannot {kind} on a non-semaphore Ref: {dtype + '[]' if dtype else '...'}"
         return (f'JAX: "{quoted}"; pass {ref_meant(model, expr)}, not {text}. {text}{held} reads '
@@ -47,7 +64,10 @@ def check(ctx):
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
-            failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None]
+            failing = [(op,) for op in kernel.semaphore_ops if op.not_ref is not None
+                       and (op.kind != "read" or op.not_ref[0] == "selected")]
+            # A read of a value fails when the TPU kernel is lowered, after tracing (where the others fail).
+            failing = failing or [(op,) for op in kernel.semaphore_ops if op.not_ref is not None]
             for (op,) in first_in_trace(failing):  # tracing stops at the first one
                 if op.model is not ctx.model or id(op.call) in reported:
                     continue

@@ -67,11 +67,12 @@ def check(ctx):
             with ctx.isolated(rule, sem.node, sem.model):
                 waits = []
                 for use in sem.uses:
-                    if use.kind not in WAITS or use.indices != len(sem.shape):
+                    role = use.role if use.kind == "copy" else use.kind  # "copy": a descriptor only waited on here
+                    if role not in WAITS or use.indices != len(sem.shape):
                         continue  # too few indices: PAL005 at the start, first
-                    descriptor = descriptor_of(use.model, use.node)
+                    descriptor = use.descriptor or descriptor_of(use.model, use.node)
                     if descriptor is not None:
-                        waits += [_Wait(use.model, w) for w in _starts(use.model, descriptor, WAITS[use.kind])]
+                        waits += [_Wait(use.model, w) for w in _starts(use.model, descriptor, WAITS[role])]
                 for (wait,) in first_in_trace([(w,) for w in {id(w.node): w for w in waits}.values()]):
                     if wait.model is not ctx.model or id(wait.node) in reported:
                         continue
