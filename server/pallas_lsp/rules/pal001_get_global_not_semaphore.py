@@ -11,7 +11,8 @@ import ast
 import sys
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, SC_SCALAR, SC_VECTOR, TPU_TC, host_functions,
+from ..analysis.host_code import host_functions
+from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, SC_SCALAR, SC_VECTOR, TPU_TC,
                                      uses_of)
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value

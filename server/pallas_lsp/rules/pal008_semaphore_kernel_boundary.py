@@ -15,7 +15,8 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, forwards_to_launch, host_functions, kernel_launches, kernel_models, launch_operand, uses_of
+from ..analysis.host_code import host_functions
+from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, TPU_TC, TRITON, forwards_to_launch, kernel_launches, kernel_models, launch_operand, uses_of
 from ..analysis.kernel_args import launch_field
 from ..analysis.kernels import KernelIndex, get_global_calls
 from ..analysis.values import Api, MemType, SemaphoreArray, Seq, Spec
