@@ -156,6 +156,11 @@ class Evaluator:
         self._steps = 0
         self.in_own_module_only = False  # see `own_module_call_sites`
 
+    def depth(self) -> tuple[int, int]:
+        """How many evaluations are in progress (expressions, parameters' call sites): the same at two
+        questions, one inside the other, when nothing was evaluated between them (`ImportCycle`)."""
+        return self._nesting, len(self._active)
+
     @contextlib.contextmanager
     def own_module_call_sites(self):
         """Meanwhile a parameter's call sites are looked for in its function's own module only, not in the
