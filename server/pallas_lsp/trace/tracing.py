@@ -30,6 +30,7 @@ NO_GPU_DEVICE = "No supported GPU devices found"
 NO_LOWERING_RULE = "Unimplemented primitive in Pallas Triton lowering: get_global"
 COLLECTIVE_RUN_SCOPED = "Only thread-collective allocations are supported in run_scoped"
 EFFECTS_OUTSIDE_KERNEL = "Cannot lower jaxpr with effects"
+BARRIER_RUN_SCOPED = "Unsupported memory space: gmem"  # a Mosaic GPU BARRIER semaphore from pl.run_scoped
 # A kernel refused as a whole (its shared memory, its TMEM columns): JAX names no line; its launch is it.
 OVER_BUDGET = ("Mosaic GPU kernel exceeds available shared memory", "After rounding up, got")
 ABSTRACT_GPU = ("NVIDIA H200", 132)  # what Triton cross-lowers for when no GPU is attached
@@ -371,15 +372,41 @@ def _get_global_locations(jaxpr, only_non_semaphores: bool) -> list[dict]:
     return _eqn_locations(jaxpr, wanted, lambda eqn: f"get_global({eqn.params.get('what')})")
 
 
-def _eqn_locations(jaxpr, wanted, why) -> list[dict]:
-    """User lines of the equations `wanted(eqn, inside_kernel)` picks; `why(eqn)` says what each is."""
+def _eqn_locations(jaxpr, wanted, why, enclosing: bool = False) -> list[dict]:
+    """User lines of the equations `wanted(eqn, inside_kernel)` picks; `why(eqn)` says what each is. With
+    `enclosing`, an equation that names no user line has that of the equation around it (a launch traced inside
+    a `jax.jit` that a test case's launcher wraps around the kernel names only JAX's frames)."""
+    from jax._src import core as jax_core
     out = []
-    for eqn, inside in _walk_eqns(jaxpr):
-        if wanted(eqn, inside):
+
+    def walk(jp, inside, around):
+        jp = getattr(jp, "jaxpr", jp)  # ClosedJaxpr on older releases
+        for eqn in jp.eqns:
             frame = _user_frame(eqn)
-            if frame is not None:
+            if frame is None and enclosing:
+                frame = around
+            if wanted(eqn, inside) and frame is not None:
                 out.append({**_frame_location(frame), "why": why(eqn)})
+            kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
+            for sub in jax_core.jaxprs_in_params(eqn.params):
+                walk(sub, kernel, frame)
+
+    walk(jaxpr, False, None)
     return out
+
+
+def _is_barrier_run_scoped(eqn, inside: bool) -> bool:
+    """A run_scoped that asked for a Mosaic GPU BARRIER semaphore (GMEM, not a `semaphore` subtype), whose memory
+    space the estimator refuses."""
+    if eqn.primitive.name != "run_scoped":
+        return False
+    import jax.numpy as jnp
+    from jax._src.pallas import core as pallas_core
+
+    avals = [v.aval for v in getattr(eqn.params.get("jaxpr"), "invars", ())]
+    return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+               and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.barrier_semaphore)
+               for a in avals)
 
 
 def _is_collective_run_scoped(eqn, inside: bool) -> bool:
@@ -747,10 +774,13 @@ def describe_error(exc: BaseException, stage: str, traced, user: UserFiles) -> d
                 locations = _get_global_locations(traced.jaxpr, only_non_semaphores=False)
             elif message.startswith(COLLECTIVE_RUN_SCOPED):
                 locations = _eqn_locations(traced.jaxpr, _is_collective_run_scoped, lambda eqn: "run_scoped")
+            elif message.startswith(BARRIER_RUN_SCOPED):
+                locations = _eqn_locations(traced.jaxpr, _is_barrier_run_scoped, lambda eqn: "run_scoped")
             elif message.startswith(EFFECTS_OUTSIDE_KERNEL):
                 locations = _eqn_locations(traced.jaxpr, _is_get_global_outside_kernel, lambda eqn: "get_global")
             elif message.startswith(OVER_BUDGET):
-                locations = _eqn_locations(traced.jaxpr, _is_kernel_launch, lambda eqn: "kernel launch")
+                locations = _eqn_locations(traced.jaxpr, _is_kernel_launch, lambda eqn: "kernel launch",
+                                           enclosing=True)
         except Exception as walk_error:  # noqa: BLE001
             error["locating_failed"] = f"{type(walk_error).__name__}: {walk_error}"
     if not locations:
