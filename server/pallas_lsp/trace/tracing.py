@@ -124,7 +124,7 @@ def _kernel_location(jaxpr, name: str) -> dict | None:
     """The first line of the kernel body that produced an equation (the estimate names no line)."""
     best = first = None
     try:
-        for eqn, _ in _walk_eqns(jaxpr):
+        for eqn, _, _ in _walk_eqns(jaxpr):
             frame = _user_frame(eqn)
             if frame is None:
                 continue
@@ -251,15 +251,16 @@ def replace_everywhere(original, replacement) -> int:
 KERNEL_PRIMITIVES = ("pallas_call", "mpmd_map", "core_map")
 
 
-def _walk_eqns(jaxpr, inside: bool = False):
-    """Every equation with whether it runs inside a kernel, through every nested jaxpr."""
+def _walk_eqns(jaxpr, inside: bool = False, around: tuple = ()):
+    """Every equation with whether it runs inside a kernel and the equations around it (outermost first),
+    through every nested jaxpr."""
     from jax._src import core as jax_core
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)  # ClosedJaxpr on older releases
     for eqn in jaxpr.eqns:
-        yield eqn, inside
+        yield eqn, inside, around
         kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
         for sub in jax_core.jaxprs_in_params(eqn.params):
-            yield from _walk_eqns(sub, kernel)
+            yield from _walk_eqns(sub, kernel, (*around, eqn))
 
 
 def kernel_ref_types(primitive: str, params) -> list[dict]:
@@ -306,7 +307,7 @@ def kernel_ref_types(primitive: str, params) -> list[dict]:
 def _traced_ref_types(jaxpr) -> list[dict]:
     """`kernel_ref_types` of every kernel equation of a traced program, distinct, in order."""
     found = []
-    for eqn, _ in _walk_eqns(jaxpr):
+    for eqn, _, _ in _walk_eqns(jaxpr):
         for ref in kernel_ref_types(eqn.primitive.name, eqn.params):
             if ref not in found:
                 found.append(ref)
@@ -374,30 +375,21 @@ def _get_global_locations(jaxpr, only_non_semaphores: bool) -> list[dict]:
 
 def _eqn_locations(jaxpr, wanted, why, enclosing: bool = False) -> list[dict]:
     """User lines of the equations `wanted(eqn, inside_kernel)` picks; `why(eqn)` says what each is. With
-    `enclosing`, an equation that names no user line has that of the equation around it (a launch traced inside
-    a `jax.jit` that a test case's launcher wraps around the kernel names only JAX's frames)."""
-    from jax._src import core as jax_core
+    `enclosing`, an equation that names no user line has that of the nearest equation around it that names one
+    (a launch traced inside a `jax.jit` that a test case's launcher wraps around the kernel names only JAX's
+    frames)."""
     out = []
-
-    def walk(jp, inside, around):
-        jp = getattr(jp, "jaxpr", jp)  # ClosedJaxpr on older releases
-        for eqn in jp.eqns:
-            frame = _user_frame(eqn)
-            if frame is None and enclosing:
-                frame = around
-            if wanted(eqn, inside) and frame is not None:
+    for eqn, inside, around in _walk_eqns(jaxpr):
+        if wanted(eqn, inside):
+            frames = (_user_frame(e) for e in (eqn, *(reversed(around) if enclosing else ())))
+            frame = next((f for f in frames if f is not None), None)
+            if frame is not None:
                 out.append({**_frame_location(frame), "why": why(eqn)})
-            kernel = inside or eqn.primitive.name in KERNEL_PRIMITIVES
-            for sub in jax_core.jaxprs_in_params(eqn.params):
-                walk(sub, kernel, frame)
-
-    walk(jaxpr, False, None)
     return out
 
 
-def _is_barrier_run_scoped(eqn, inside: bool) -> bool:
-    """A run_scoped that asked for a Mosaic GPU BARRIER semaphore (GMEM, not a `semaphore` subtype), whose memory
-    space the estimator refuses."""
+def _run_scoped_gmem(eqn, dtype_name: str) -> bool:
+    """A run_scoped that allocates a GMEM ref of a Pallas dtype (`semaphore`, `barrier_semaphore`) or one under it."""
     if eqn.primitive.name != "run_scoped":
         return False
     import jax.numpy as jnp
@@ -405,23 +397,20 @@ def _is_barrier_run_scoped(eqn, inside: bool) -> bool:
 
     avals = [v.aval for v in getattr(eqn.params.get("jaxpr"), "invars", ())]
     return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
-               and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.barrier_semaphore)
+               and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, getattr(pallas_core, dtype_name))
                for a in avals)
+
+
+def _is_barrier_run_scoped(eqn, inside: bool) -> bool:
+    """A run_scoped that asked for a Mosaic GPU BARRIER semaphore, whose memory space the estimator refuses."""
+    return _run_scoped_gmem(eqn, "barrier_semaphore")
 
 
 def _is_collective_run_scoped(eqn, inside: bool) -> bool:
     """A run_scoped of a collective allocation, or of a GMEM semaphore with no collective axes at all (refused
     in a kernel with warpgroups, where it must name the thread axis)."""
-    if eqn.primitive.name != "run_scoped":
-        return False
-    if eqn.params.get("collective_axes"):
-        return True
-    import jax.numpy as jnp
-    from jax._src.pallas import core as pallas_core
-
-    avals = [v.aval for v in getattr(eqn.params.get("jaxpr"), "invars", ())]
-    return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
-               and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.semaphore) for a in avals)
+    return eqn.primitive.name == "run_scoped" and (bool(eqn.params.get("collective_axes"))
+                                                    or _run_scoped_gmem(eqn, "semaphore"))
 
 
 def _is_get_global_outside_kernel(eqn, inside: bool) -> bool:
