@@ -30,9 +30,28 @@ def axpy(a, x, y):
   return plgpu.kernel(axpy_body, out_type=jax.ShapeDtypeStruct((N,), jnp.float32))(a, x, y)
 
 
+def scale_body(x_ref, out_ref):
+  out_ref[...] = x_ref[...] * 0.5
+  pl.semaphore_signal(Signals.DONE)
+  pl.semaphore_wait(Signals.DONE)
+
+
+def scale(x):
+  return plgpu.kernel(scale_body, out_type=jax.ShapeDtypeStruct((N,), jnp.float32))(x)
+
+
+def axpy_then_scale(a, x, y):
+  """The module's public entry point: both kernels, one after the other."""
+  return scale(axpy(a, x, y))
+
+
+def reference(a, x, y):
+  return (np.asarray(a) * np.asarray(x) + np.asarray(y)) * 0.5
+
+
 def target():
   v = jax.ShapeDtypeStruct((N,), jnp.float32)
-  return axpy, (v, v, v), "cuda"
+  return axpy_then_scale, (v, v, v), "cuda"
 
 
 if __name__ == "__main__":
@@ -40,4 +59,5 @@ if __name__ == "__main__":
   x = jnp.arange(N, dtype=jnp.float32)
   y = jnp.ones((N,), jnp.float32)
   np.testing.assert_allclose(jax.jit(axpy)(a, x, y), 2.0 * np.arange(N) + 1.0)
+  np.testing.assert_allclose(jax.jit(axpy_then_scale)(a, x, y), reference(a, x, y))
   print("axpy ok")

@@ -40,6 +40,18 @@ def relu_then_shift(device_kind: str = "NVIDIA H200"):
   )
 
 
+def reference(x):
+  return np.maximum(np.asarray(x), 0.0) + 1.0
+
+
+def sweep():
+  """Run the kernel with every tuning entry (on a GPU) and check each against the reference."""
+  x = jnp.linspace(-1.0, 1.0, N, dtype=jnp.float32)
+  for kind in NUM_WARPS:
+    np.testing.assert_allclose(jax.jit(relu_then_shift(kind))(x), reference(x))
+    print(kind, "ok")
+
+
 def target():
   return relu_then_shift(), (jax.ShapeDtypeStruct((N,), jnp.float32),), "triton"
 
@@ -47,5 +59,6 @@ def target():
 if __name__ == "__main__":
   fn = relu_then_shift(jax.devices()[0].device_kind)
   x = jnp.linspace(-1.0, 1.0, N, dtype=jnp.float32)
-  np.testing.assert_allclose(jax.jit(fn)(x), np.maximum(np.asarray(x), 0.0) + 1.0)
+  np.testing.assert_allclose(jax.jit(fn)(x), reference(x))
   print("relu shift ok")
+  sweep()

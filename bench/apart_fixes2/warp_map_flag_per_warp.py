@@ -5,6 +5,8 @@ only in the kernel's own (lane/warpgroup) code.
 """
 # fix-rate: kind=hoist_out_of_warp_region meaning=preserving
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -28,8 +30,17 @@ def copy_with_flag_body(x_ref, y_ref):
       pl.semaphore_wait(flag)
 
 
+@functools.lru_cache(maxsize=None)
+def _kernel(n: int):
+  return plgpu.kernel(copy_with_flag_body, out_type=jax.ShapeDtypeStruct((n,), jnp.float32))
+
+
 def copy_with_flag(x):
-  return plgpu.kernel(copy_with_flag_body, out_type=jax.ShapeDtypeStruct((N,), jnp.float32))(x)
+  return _kernel(x.shape[0])(x)
+
+
+def reference(x):
+  return np.asarray(x) + 1.0
 
 
 def target():
@@ -37,6 +48,7 @@ def target():
 
 
 if __name__ == "__main__":
-  x = jnp.zeros((N,), jnp.float32)
-  np.testing.assert_array_equal(jax.jit(copy_with_flag)(x), np.ones((N,), np.float32))
-  print("copy ok")
+  for n in (N, 2 * N):
+    x = jnp.arange(n, dtype=jnp.float32)
+    np.testing.assert_array_equal(jax.jit(copy_with_flag)(x), reference(x))
+    print("copy ok", n)
