@@ -6,8 +6,6 @@ with a DMA semaphore, which the TPU TensorCore cannot lower.
 """
 # fix-rate: kind=scratch meaning=preserving
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
