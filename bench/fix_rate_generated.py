@@ -97,7 +97,7 @@ def rewritten_constructs(seed: int, count: int, family: str = "get_global") -> d
 
 
 def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str = "meaningful",
-            family: str = "get_global") -> dict:
+            family: str = "get_global", only: set[str] | None = None) -> dict:
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze
     from pallas_lsp.fixes.fix_all import fix_files
@@ -105,7 +105,7 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str
     before, after = folder / "before", folder / "after"
     for path in (before, after):
         shutil.rmtree(path, ignore_errors=True)
-    cases = generate(seed, count, family, profile)
+    cases = [c for c in generate(seed, count, family, profile) if not only or c.name in only]
     started = time.monotonic()
     differential.write(cases, before)
     differential.run_jax(cases, before, timeout)
@@ -149,7 +149,7 @@ def measure(seed: int, count: int, folder: Path, timeout: int = 60, profile: str
             record["jax_error_after"] = f"{result['exc_type']}: {result['message']}"
         record["outcome"], record["why"] = _outcome(case, record, fixed_project, findings)
         records.append(record)
-    rewritten = rewritten_constructs(seed, count, family) if profile == "meaningful" else {}
+    rewritten = rewritten_constructs(seed, count, family) if profile == "meaningful" and not only else {}
     return {"seed": seed, "count": count, "profile": profile, "family": family, "rewritten": rewritten, "folder": str(folder), "jax_s": round(jax_s), "fix_s": round(fix_s),
             "summary": summarize(records), "kernels": records}
 
@@ -223,9 +223,11 @@ def main(argv=None) -> int:
                         help="the grammar's profile (default: meaningful, see above)")
     parser.add_argument("--family", choices=FAMILIES, default="get_global",
                         help="the construct family (default: get_global, see above)")
+    parser.add_argument("--only", type=lambda names: set(names.split(",")),
+                        help="comma-separated kernel names (g3_00477,...): measure those of the seed's kernels only")
     args = parser.parse_args(argv)
     folder = Path(args.out or tempfile.mkdtemp(prefix="pallas-fix-gen-")).resolve()
-    result = measure(args.seed, args.count, folder, args.timeout, args.profile, args.family)
+    result = measure(args.seed, args.count, folder, args.timeout, args.profile, args.family, args.only)
     summary = result["summary"]
     print(f"seed {args.seed}, {args.count} kernels ({len(result['kernels'])} of family {args.family}), "
           f"profile {args.profile}, in {folder}: JAX {result['jax_s']} s, "

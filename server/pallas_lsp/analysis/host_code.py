@@ -58,11 +58,11 @@ def _host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostF
         # A call of a wrapper that only forwards its `*operands` to a launch (`def body(*operands): return
         # body_kernel(zeros, *operands)`, as PAL001's fix writes it) runs the kernel too: its function is outside
         # it. Not a launch itself (its arguments are not the body's parameters one for one).
-        for wrapper in _launch_wrappers(project, source).values():
-            for call in source.calls_named(wrapper.name):
-                func = source.enclosing_function(call)
-                if func is not None and id(func) not in bodies and forwards_to_launch(project, source, call):
-                    starts.append((Func(source, func), HostFunction(func, call, source, False)))
+        # Any call whose callee is such a wrapper, by its name or an alias (`fn = body; fn(x, sem)`).
+        for call in source.calls if _launch_wrappers(project, source) else ():
+            func = source.enclosing_function(call)
+            if func is not None and id(func) not in bodies and forwards_to_launch(project, source, call):
+                starts.append((Func(source, func), HostFunction(func, call, source, False)))
         for func, host in sorted(starts, key=lambda start: not start[1].jitted):  # a jit says more than a launch
             for reachable in reachable_functions(project, func, exclude=bodies):
                 if reachable.model is model:

@@ -74,12 +74,12 @@ def _launch_wrappers(project: "Project", model: "ModuleModel") -> dict[int, ast.
     if cached is None:
         forwarded = {id(launch.call) for launch in kernel_launches(project, model)}
         cached = {id(f): f for f in model.functions
-                  if forwarded and id(_forwarding_call(f)) in forwarded}
+                  if forwarded and id(forwarding_call(f)) in forwarded}
         model.eval_cache["launch-wrappers"] = cached
     return cached
 
 
-def _forwarding_call(node: ast.AST) -> ast.Call | None:
+def forwarding_call(node: ast.AST) -> ast.Call | None:
     """The call a wrapper `def f(*args): return g(..., *args)` is made of (how PAL001's fix gives a decorated
     kernel an operand), where its one statement returns a call its `*args` go on to."""
     if not isinstance(node, ast.FunctionDef) or node.decorator_list or node.args.vararg is None:

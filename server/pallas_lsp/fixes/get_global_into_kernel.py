@@ -27,6 +27,7 @@ import ast
 import libcst as cst
 
 from ..analysis.kernel_model import kernel_launches
+from ..analysis.launches import forwarding_call, forwards_to_launch
 from ..analysis.kernels import unwrap_function
 from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment
 from .sites import bound_before, launches
@@ -67,6 +68,20 @@ def _only_use(model, function: ast.FunctionDef, name: str) -> ast.Name | None:
     return loads[0] if len(uses) == 2 and len(loads) == 1 else None
 
 
+def _through_wrapper(project, model, call: ast.Call) -> tuple[ast.Call, int]:
+    """(the launch, the operands it passes before the wrapper's) for a call of a wrapper that only forwards its
+    `*operands` to a launch (`def body(*operands): return body_kernel(zeros, *operands)`, as PAL001's fix
+    writes one). The wrapper must be called here only: another call would lose its semaphore operand."""
+    wrapper = project.evaluator.value(model, call.func)
+    inner = forwarding_call(wrapper.node)
+    callers = [c for source in [model, *project.importers(model)] for c in source.calls
+               if c is not call and getattr(project.evaluator.value(source, c.func), "node", None) is wrapper.node]
+    if callers:
+        raise CannotFix(f"{wrapper.node.name} is called elsewhere too, where the semaphore operand would be lost")
+    starred = next(i for i, a in enumerate(inner.args) if isinstance(a, ast.Starred))
+    return inner, starred
+
+
 def fix(project, model, finding):
     call = finding.facts.get("get_global")
     if call is None or finding.facts.get("model") is not model or "jit" not in finding.facts:
@@ -79,7 +94,10 @@ def fix(project, model, finding):
         return None
     use = _only_use(model, host, statement.targets[0].id)
     launch_call = model.parents.get(use) if use is not None else None
-    found = [launch for launch in kernel_launches(project, model) if launch.call is launch_call]
+    run_call, forwarded = launch_call, 0
+    if isinstance(launch_call, ast.Call) and use in launch_call.args and forwards_to_launch(project, model, launch_call):
+        run_call, forwarded = _through_wrapper(project, model, launch_call)
+    found = [launch for launch in kernel_launches(project, model) if launch.call is run_call]
     if not found or use not in launch_call.args:
         raise CannotFix("the semaphore is used outside the kernel, not only passed into one launch: which kernel "
                         "code it was meant for is not known")
@@ -93,10 +111,10 @@ def fix(project, model, finding):
     entries = launches(project, model, function)
     runs = [l for source in [model, *project.importers(model)] for l in kernel_launches(project, source)
             if any(l.kernel.node is e.kernel.node for e in entries)]
-    if len(entries) != 1 or [l.call for l in runs] != [launch_call]:
+    if len(entries) != 1 or [l.call for l in runs] != [run_call]:
         raise CannotFix(f"{function.name} is run by other launches too")
     args = function.args
-    position = bound_before(launch.kernel.body) + launch_call.args.index(use)
+    position = bound_before(launch.kernel.body) + forwarded + launch_call.args.index(use)
     if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in launch_call.args) or \
             position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
         raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")

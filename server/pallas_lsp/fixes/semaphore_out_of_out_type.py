@@ -27,7 +27,7 @@ import ast
 import libcst as cst
 
 from ..analysis.evaluate import as_memtype
-from ..analysis.kernel_args import partial_bindings
+from ..analysis.kernel_args import kernel_parameters, partial_bindings
 from ..analysis.kernel_model import MOSAIC_GPU
 from ..analysis.values import MemType
 from .kernel_edits import CannotFix, FixBuilder
@@ -70,7 +70,7 @@ def fix(project, model, finding):
     body = entry.body
     function = body.node if body is not None and getattr(body, "model", None) is model else None
     scratch = _scratch_count(entry)
-    position = len(function.args.args) - 1 - scratch if isinstance(function, ast.FunctionDef) and scratch is not None else -1
+    position = _last_output_position(project, entry, function, out_type, scratch)
     unused = position >= 0 and _parameter_unused(function, position)
     if not unused and (entry.api not in _MOSAIC_GPU_LAUNCHES or kernel.backend != MOSAIC_GPU):
         return None  # a pl.kernel on another mesh, a pallas_call: no global semaphore there
@@ -91,7 +91,7 @@ def fix(project, model, finding):
     if not isinstance(function, ast.FunctionDef) or [e.node for e in launches(project, model, function)] != [entry.node]:
         raise CannotFix("the body is not a plain function launched only here")
     args = function.args
-    if args.posonlyargs or args.vararg or args.kwarg or args.defaults or position < 1:
+    if args.posonlyargs or args.vararg or args.kwarg or position < 1:
         raise CannotFix(f"{function.name} takes more than plain parameters")
     if not partial_bindings(entry.kernel.body)[1] <= {a.arg for a in args.kwonlyargs}:
         raise CannotFix(f"a functools.partial binds one of {function.name}'s positional parameters by name")
@@ -134,6 +134,26 @@ def fix(project, model, finding):
                            "unsafe")
     return builder.fix(f"pallas-lsp ({finding.code}): Make {name} a global semaphore (pl.get_global in the body), "
                        "not an output", "unsafe")
+
+
+def _last_output_position(project, entry, function, out_type, scratch: int | None) -> int:
+    """Which of `function.args.args` JAX gives the last output (-1: not known). Without defaults, the last but
+    the scratch. With defaults, where the launch's operands are known, the parameter `kernel_parameters` places
+    it in; else only where no defaulted parameter defaults to None (`mean_ref=None` may take a ref): a default
+    that is a value (a type, a size) is one no caller overrides with a ref, so JAX fills the parameters
+    without default."""
+    if not isinstance(function, ast.FunctionDef) or scratch is None or not isinstance(out_type, (ast.Tuple, ast.List)):
+        return -1
+    args = function.args
+    if not args.defaults:
+        return len(args.args) - 1 - scratch
+    last = f"[{len(out_type.elts) - 1}]"
+    for param in kernel_parameters(project, entry):
+        if param.role == "output" and param.origin.endswith(last) and param.node in args.args:
+            return args.args.index(param.node)
+    if any(isinstance(d, ast.Constant) and d.value is None for d in args.defaults):
+        return -1
+    return len(args.args) - len(args.defaults) - 1 - scratch
 
 
 def _parameter_unused(function: ast.FunctionDef, position: int) -> bool:
