@@ -36,14 +36,24 @@ def fix(project, model, finding):
     entry = finding.facts.get("entry")
     if entry is None or not isinstance(entry.node, ast.Call):
         return None
+    builder = FixBuilder(project)
+    if not launch_on_one_block(project, entry, builder):
+        return None
+    moved = _hoist_repeated(project, model, finding, builder)
+    return builder.fix(f"pallas-lsp ({finding.code}): Launch the kernel on a one-block grid (grid=(1,)){moved}",
+                       "safe", preferred=True)
+
+
+def launch_on_one_block(project, entry, builder) -> bool:
+    """Add `grid=(1,), grid_names=("block",)` to a gridless Mosaic GPU launch through `builder`; False where
+    the launch is not one (or already has grid or cluster axes)."""
     settings = _launch_settings(project, entry)
     if settings is None:
-        return None
+        return False
     if any(k.arg in ("grid", "grid_names", "cluster", "cluster_names") for k in settings.keywords):
-        return None
+        return False
     if any(k.arg is None for k in settings.keywords):
         raise CannotFix("the launch passes **kwargs")
-    builder = FixBuilder(project)
     file, _ = builder.file(entry.model)
     launch = file.find_ast(entry.model, settings, cst.Call)
     if launch is None:
@@ -56,9 +66,7 @@ def fix(project, model, finding):
 
     file.rewrite(launch, lambda updated: updated.with_changes(args=appended(
         appended(list(updated.args), keyword("grid", "(1,)")), keyword("grid_names", '("block",)'))))
-    moved = _hoist_repeated(project, model, finding, builder)
-    return builder.fix(f"pallas-lsp ({finding.code}): Launch the kernel on a one-block grid (grid=(1,)){moved}",
-                       "safe", preferred=True)
+    return True
 
 
 def _hoist_repeated(project, model, finding, builder) -> str:

@@ -12,6 +12,7 @@ import ast
 import libcst as cst
 
 from .kernel_edits import CannotFix, FixBuilder, appended
+from .one_block_grid import launch_on_one_block
 
 _SEMAPHORES = ("SemaphoreType.REGULAR",)
 
@@ -63,14 +64,18 @@ def _collective_over_threads(project, model, finding, call: ast.Call, thread_axe
         raise CannotFix("the kernel's thread axis is not one name")
     kernel = finding.facts["kernel"]
     named_grid = bool(kernel.grid_axes) and all(isinstance(a, str) and a for a in kernel.grid_axes)
-    if not named_grid and any(site.memtype is None or site.memtype.is_gpu_global_semaphore
-                                    for site in kernel.get_globals):
-        # jax 0.12 sorts the block-local and global semaphore scopes together, and without grid names the
-        # global one holds a placeholder: "TypeError: '<' not supported between instances of 'object' and 'str'"
-        raise CannotFix("with a global semaphore in a kernel without grid names, JAX cannot lower a "
-                        "thread-collective one beside it")
-    axis = f'"{thread_axes[0]}"' if thread_axes[0].isidentifier() else repr(thread_axes[0])
     builder = FixBuilder(project)
+    one_block = ""
+    if not named_grid and any(site.memtype is None or site.memtype.is_gpu_global_semaphore
+                              for site in kernel.get_globals):
+        # jax 0.12 sorts the block-local and global semaphore scopes together, and without grid names the
+        # global one holds a placeholder: "TypeError: '<' not supported between instances of 'object' and 'str'".
+        # A gridless kernel is one block: on a named one-block grid it means the same, and lowers.
+        if kernel.entry.model is not model or not launch_on_one_block(project, kernel.entry, builder):
+            raise CannotFix("with a global semaphore in a kernel without grid names, JAX cannot lower a "
+                            "thread-collective one beside it")
+        one_block = ", on a one-block grid (grid=(1,)), which lets JAX lower it beside the global semaphore"
+    axis = f'"{thread_axes[0]}"' if thread_axes[0].isidentifier() else repr(thread_axes[0])
     file, _ = builder.file(model)
     target = file.find_ast(model, call, cst.Call)
     if target is None:
@@ -83,5 +88,5 @@ def _collective_over_threads(project, model, finding, call: ast.Call, thread_axe
         return updated.with_changes(args=appended(kept, new))
 
     file.rewrite(target, rewrite)
-    return builder.fix(f"pallas-lsp ({finding.code}): Allocate it for all warpgroups (collective_axes={axis})",
+    return builder.fix(f"pallas-lsp ({finding.code}): Allocate it for all warpgroups (collective_axes={axis}){one_block}",
                        "safe", preferred=True)
