@@ -54,10 +54,11 @@ def fix(project, model, finding):
         return None
     if not allocation.repeat:
         # The finding's get_global overflows because one before it, in a branch lowered twice, reserved
-        # twice: that one moves (the finding is reported at the first reservation over the estimate).
-        twice = _repeated_get_globals(finding)
-        if len(twice) == 1 and twice[0] is not call and twice[0] in model.parents:
-            call = twice[0]
+        # twice: that one moves (the finding is reported at the first reservation over the estimate), in
+        # whichever module it is (the finding's may be a helper's the kernel calls after the cond).
+        twice = _repeated_get_global_sites(finding)
+        if len(twice) == 1 and twice[0][1] is not call and twice[0][1] in twice[0][0].parents:
+            model, call = twice[0]
     builder = FixBuilder(project)
     hoisted = hoist(project, model, builder, call)
     if hoisted is None:
@@ -69,6 +70,11 @@ def fix(project, model, finding):
 
 def _repeated_get_globals(finding) -> list[ast.Call]:
     """The get_globals of the finding's kernel in a branch Mosaic GPU lowers twice (one node each)."""
+    return [node for _, node in _repeated_get_global_sites(finding)]
+
+
+def _repeated_get_global_sites(finding) -> list[tuple[object, ast.Call]]:
+    """(module model, node) of each get_global of the finding's kernel in a branch Mosaic GPU lowers twice."""
     from ..analysis.kernel_model import flatten_allocations
 
     kernel = finding.facts.get("kernel")
@@ -77,7 +83,7 @@ def _repeated_get_globals(finding) -> list[ast.Call]:
     found = {}
     for allocation in flatten_allocations(kernel.allocations):
         if allocation.repeat and allocation.kind == "get_global":
-            found[id(allocation.node)] = allocation.node
+            found[id(allocation.node)] = (allocation.model, allocation.node)
     return list(found.values())
 
 
