@@ -16,6 +16,7 @@ where the result is bound once and used only as one positional argument of one l
 is a plain function of this module run by that launch alone (the semaphore's parameter without a
 default), and the type's names are module-level
 (or star-imported), or local names bound once for it alone, whose assignment moves along.
+The launch may be a call of a wrapper that only forwards its `*operands` to it (`_through_wrapper`).
 Where the result is used otherwise (signalled or read outside the kernel) no fix: which kernel, and
 which part of it, the code was meant for is not known.
 """

@@ -3,6 +3,8 @@
 `pl.run_scoped(f, T, collective_axes=...)` calls `f` with a scoped `T` and returns what `f`
 returns; `f(pl.get_global(T))` does the same with a semaphore shared by the whole grid or cluster,
 which is what the collective axes asked for (checked with jax 0.12: the fixed kernel lowers).
+One with no collective axes in a kernel with warpgroups becomes collective over the thread axis; beside a
+global semaphore in a gridless kernel, the kernel also gets a one-block named grid, which JAX needs to lower both.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ or its importers would notice (unpacks the results, hands them on, reads the sem
 Only where the semaphore is the last output
 of a literal `out_type` tuple or list, there is no scratch (so it was the body's last parameter),
 and the body is a plain function launched only here
-(keyword-only parameters, which a `functools.partial` may bind, stay).
+(keyword-only parameters, which a `functools.partial` may bind, stay; so do defaulted ones, where it is known
+which parameter JAX gives the output: `_last_output_position`).
 
 A semaphore output the body never uses (its parameter is read nowhere) is dropped instead, with its
 parameter, on any backend (a `pallas_call`'s `out_shape` too): nothing in the kernel needed it. Unsafe
