@@ -15,7 +15,10 @@ itself is the one way to give the launch that semaphore. The body's parameter ke
 where the result is bound once and used only as one positional argument of one launch, the body
 is a plain function of this module run by that launch alone (the semaphore's parameter without a
 default), and the type's names are module-level
-(or star-imported), or local names bound once for it alone, whose assignment moves along.
+(or star-imported), or local names bound once for it alone, whose assignment moves along. A result bound
+into the body with `functools.partial(body, ..., sem)` (the partial launched, or a name assigned it once)
+counts as passed into that launch: the partial loses the argument and the body the parameter, where nothing
+else names the body.
 Where the result is used otherwise (signalled or read outside the kernel) no fix: which kernel, and
 which part of it, the code was meant for is not known.
 """
@@ -28,6 +31,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import kernel_launches
 from ..analysis.kernels import unwrap_function
+from ..analysis.values import Api
 from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment
 from .sites import bound_before, launches
 
@@ -61,6 +65,24 @@ def _moved_definitions(model, host: ast.FunctionDef, call: ast.Call, body: ast.F
     return sorted(moved, key=lambda s: s.lineno)
 
 
+def _launched_partial(project, model, launch) -> ast.Call | None:
+    """The `functools.partial(body, ...)` call a launch runs as its body (written in the launch, or a name of the
+    launch's function assigned it once, only there), or None."""
+    kernel = launch.kernel.node
+    written = kernel.args[0] if isinstance(kernel, ast.Call) and kernel.args else None
+    if isinstance(written, ast.Name):
+        binding = model.lookup(written.id, model.scope_of(written), written.lineno)
+        host = model.enclosing_function(written)
+        if (binding is None or binding.kind != "assign" or host is None
+                or _only_use(model, host, written.id) is not written):
+            return None
+        written = binding.value
+    if not (isinstance(written, ast.Call) and written.args and isinstance(written.args[0], ast.Name)):
+        return None
+    callee = project.evaluator.value(model, written.func)
+    return written if isinstance(callee, Api) and callee.name == "functools.partial" else None
+
+
 def _only_use(model, function: ast.FunctionDef, name: str) -> ast.Name | None:
     uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name]
     loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
@@ -78,12 +100,14 @@ def fix(project, model, finding):
             and statement in host.body and len(call.args) == 1 and not call.keywords):
         return None
     use = _only_use(model, host, statement.targets[0].id)
-    launch_call = model.parents.get(use) if use is not None else None
-    found = [launch for launch in kernel_launches(project, model) if launch.call is launch_call]
-    if not found or use not in launch_call.args:
+    passed_to = model.parents.get(use) if use is not None else None  # the launch, or the partial binding the body
+    found = [launch for launch in kernel_launches(project, model) if launch.call is passed_to]
+    bound = [launch for launch in kernel_launches(project, model) if _launched_partial(project, model, launch)
+             is passed_to] if passed_to is not None and not found else []
+    if not (found or bound) or use not in passed_to.args:
         raise CannotFix("the semaphore is used outside the kernel, not only passed into one launch: which kernel "
                         "code it was meant for is not known")
-    launch = found[0]
+    launch = (found or bound)[0]
     if launch.kernel.api not in _MOSAIC_GPU:
         raise CannotFix("only a Mosaic GPU kernel has a global semaphore")
     body = unwrap_function(launch.kernel.body)
@@ -93,13 +117,18 @@ def fix(project, model, finding):
     entries = launches(project, model, function)
     runs = [l for source in [model, *project.importers(model)] for l in kernel_launches(project, source)
             if any(l.kernel.node is e.kernel.node for e in entries)]
-    if len(entries) != 1 or [l.call for l in runs] != [launch_call]:
+    if len(entries) != 1 or [l.call for l in runs] != [launch.call]:
         raise CannotFix(f"{function.name} is run by other launches too")
+    if bound and ([n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == function.name]
+                  != [passed_to.args[0]] or project.importers_mentioning(model, function.name)):
+        raise CannotFix(f"{function.name} is named elsewhere too, where its parameters would no longer fit")
     args = function.args
-    position = bound_before(launch.kernel.body) + launch_call.args.index(use)
-    if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in launch_call.args) or \
+    position = (bound_before(launch.kernel.body) + passed_to.args.index(use) if found
+                else passed_to.args.index(use) - 1)  # functools.partial(body, ..., sem): body's own parameter
+    if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in passed_to.args) or \
             position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
         raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    launch_call = passed_to
     moved = _moved_definitions(model, host, call, function)
     param = args.args[position].arg
     builder = FixBuilder(project)
