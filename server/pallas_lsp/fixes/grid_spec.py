@@ -105,3 +105,44 @@ def _built_once(project, model, name: ast.Name) -> ast.AST:
     if shared:
         raise CannotFix(f"the grid spec {name.id} is used by other code too, which the new scratch would reach")
     return binding.value
+
+
+def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None:
+    """`code`, written for the launch, as the grid spec's builder writes it: as is where it means the same there
+    (`written_in`); in a factory the launch calls (`grid_spec=_grid_spec(cfg, n)`), with each name the launch
+    passes it as a plain argument replaced by the factory's parameter (`cfg` there is the launch's `cfg`). None
+    where a name has no counterpart there."""
+    if written_in(model, spec, entry, code):
+        return code
+    factory = model.enclosing_function(spec)
+    found = entry.kernel.kwarg("grid_spec")
+    call = found[1] if found else None
+    if not (isinstance(factory, ast.FunctionDef) and isinstance(call, ast.Call) and code.isascii()
+            and not factory.args.vararg and not factory.args.posonlyargs):
+        return None
+    func = project.evaluator.value(model, call.func)
+    if not (isinstance(func, Func) and func.node is factory):
+        return None
+    passed = {}  # a name at the launch -> the factory parameter it is passed as
+    for argument, parameter in zip(call.args, factory.args.args):
+        if isinstance(argument, ast.Name):
+            passed.setdefault(argument.id, parameter.arg)
+    for keyword in call.keywords:
+        if isinstance(keyword.value, ast.Name) and keyword.arg:
+            passed.setdefault(keyword.value.id, keyword.arg)
+    tree = ast.parse(code, mode="eval")
+    lines = code.split("\n")
+    names = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in passed),
+                   key=lambda n: (n.lineno, n.col_offset), reverse=True)
+    for name in names:
+        row = lines[name.lineno - 1]
+        lines[name.lineno - 1] = row[:name.col_offset] + passed[name.id] + row[name.end_col_offset:]
+    carried = "\n".join(lines)
+    replaced = {id(n) for n in names}
+    for name in (n for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in replaced):
+        binding = model.lookup(name.id, factory, spec.lineno)
+        if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
+            return None
+        if binding is None and name.id not in dir(builtins):
+            return None
+    return carried
