@@ -121,10 +121,11 @@ def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None
             and not factory.args.vararg and not factory.args.posonlyargs):
         return None
     func = project.evaluator.value(model, call.func)
-    if not (isinstance(func, Func) and func.node is factory):
+    if not (isinstance(func, Func) and func.node is factory) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     passed = {}  # a name at the launch -> the factory parameter it is passed as
-    for argument, parameter in zip(call.args, factory.args.args):
+    parameters = factory.args.args[1:] if getattr(func, "self_value", None) is not None else factory.args.args
+    for argument, parameter in zip(call.args, parameters):
         if isinstance(argument, ast.Name):
             passed.setdefault(argument.id, parameter.arg)
     for keyword in call.keywords:
