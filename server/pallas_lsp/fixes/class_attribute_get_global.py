@@ -12,8 +12,8 @@ and read as `Signals.DONE` by kernel bodies: the attribute keeps the type, and e
 At import the get_global runs outside any kernel (`Evaluation rule for 'get_global' not implemented`); the
 kernels meant one semaphore per launch, which a get_global in the body is (one per body: every read of the
 attribute in a body is that one semaphore). Only where the class is at module level, binds the attribute
-once, every read of the attribute (`Cls.NAME`, nothing else named NAME as an attribute) is in the body of
-Mosaic GPU launches only, and no importer names the class.
+once, every read of the attribute (`Cls.NAME`, or `self.NAME` in a method of the class; nothing else named
+NAME as an attribute) is in the body of Mosaic GPU launches only, and no importer names the class.
 """
 
 from __future__ import annotations
@@ -41,9 +41,11 @@ def fix(project, model, finding):
         raise CannotFix(f"{cls}.{name} is bound more than once")
     reads = [n for n in ast.walk(model.tree) if isinstance(n, ast.Attribute) and n.attr == name]
     binding = model.module_binding(cls)
-    if not reads or any(not (isinstance(r.value, ast.Name) and r.value.id == cls and isinstance(r.ctx, ast.Load)
-                             and model.lookup(cls, model.scope_of(r), r.lineno) is binding) for r in reads):
-        raise CannotFix(f"{name} is read other than as {cls}.{name}, where it may be another object's")
+    if not reads or any(not (isinstance(r.value, ast.Name) and isinstance(r.ctx, ast.Load) and (
+            (r.value.id == cls and model.lookup(cls, model.scope_of(r), r.lineno) is binding)
+            or _own_instance(model, r.value, owner))) for r in reads):
+        raise CannotFix(f"{name} is read other than as {cls}.{name} (or self.{name} in {cls}), where it may be "
+                        "another object's")
     if project.importers_mentioning(model, cls):
         raise CannotFix(f"a module importing this one names {cls}")
     bodies: dict[int, ast.FunctionDef] = {}
@@ -59,13 +61,18 @@ def fix(project, model, finding):
     for body in bodies.values():
         local = unique_name(model, body, name.lower())
         _check_body(project, model, call, local, body, body.name)
+        receivers = set()
         for read in reads:
             if _outermost_below(model, read, None) is body:
                 replace_expression(builder, model, read, local)
+                receivers.add(read.value.id)
+        if len(receivers) != 1:
+            raise CannotFix(f"{body.name} reads {name} through {' and '.join(sorted(receivers))}")
+        receiver = receivers.pop()
         definition = file.function(body)
         if definition is None or not isinstance(definition.body, cst.IndentedBlock):
             raise CannotFix("the body was not found")
-        allocate = cst.parse_statement(f"{local} = {pallas}.get_global({cls}.{name})\n")
+        allocate = cst.parse_statement(f"{local} = {pallas}.get_global({receiver}.{name})\n")
         docstring = (isinstance(body.body[0], ast.Expr) and isinstance(body.body[0].value, ast.Constant)
                      and isinstance(body.body[0].value.value, str))
 
@@ -79,3 +86,12 @@ def fix(project, model, finding):
     names = ", ".join(b.name for b in bodies.values())
     return builder.fix(f"pallas-lsp ({finding.code}): Ask for {cls}.{name}'s semaphore in {names}; the class "
                        "attribute keeps its type", "safe", preferred=True)
+
+
+def _own_instance(model, name: ast.Name, owner: ast.ClassDef) -> bool:
+    """`name` is the instance (first parameter) of a method of `owner` (`self` in `self.DONE`)."""
+    binding = model.lookup(name.id, model.scope_of(name), name.lineno)
+    function = model.parents.get(model.parents.get(binding.node)) if binding is not None else None
+    return (binding is not None and binding.kind == "param" and isinstance(function, ast.FunctionDef)
+            and model.parents.get(function) is owner and not function.decorator_list
+            and [*function.args.posonlyargs, *function.args.args][:1] == [binding.node])

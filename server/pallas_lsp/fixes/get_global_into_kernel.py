@@ -101,10 +101,13 @@ def fix(project, model, finding):
         return None
     use = _only_use(model, host, statement.targets[0].id)
     passed_to = model.parents.get(use) if use is not None else None  # the launch, or the partial binding the body
-    found = [launch for launch in kernel_launches(project, model) if launch.call is passed_to]
+    keyword = passed_to if isinstance(passed_to, ast.keyword) and passed_to.arg else None  # partial(body, sem=sem)
+    if keyword is not None:
+        passed_to = model.parents.get(keyword)
+    found = [launch for launch in kernel_launches(project, model) if launch.call is passed_to] if not keyword else []
     bound = [launch for launch in kernel_launches(project, model) if _launched_partial(project, model, launch)
              is passed_to] if passed_to is not None and not found else []
-    if not (found or bound) or use not in passed_to.args:
+    if not (found or bound) or (use not in passed_to.args and keyword is None):
         raise CannotFix("the semaphore is used outside the kernel, not only passed into one launch: which kernel "
                         "code it was meant for is not known")
     launch = (found or bound)[0]
@@ -123,21 +126,29 @@ def fix(project, model, finding):
                   != [passed_to.args[0]] or project.importers_mentioning(model, function.name)):
         raise CannotFix(f"{function.name} is named elsewhere too, where its parameters would no longer fit")
     args = function.args
-    position = (bound_before(launch.kernel.body) + passed_to.args.index(use) if found
-                else passed_to.args.index(use) - 1)  # functools.partial(body, ..., sem): body's own parameter
-    if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in passed_to.args) or \
-            position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
-        raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    if keyword is not None:  # the parameter of that name, positional-or-keyword or keyword-only
+        names = [a.arg for a in (*args.args, *args.kwonlyargs)]
+        position = names.index(keyword.arg) if keyword.arg in names else len(names)
+        if args.posonlyargs or args.kwarg or position == len(names) or any(
+                isinstance(a, ast.Starred) for a in passed_to.args):
+            raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    else:
+        position = (bound_before(launch.kernel.body) + passed_to.args.index(use) if found
+                    else passed_to.args.index(use) - 1)  # functools.partial(body, ..., sem): body's own parameter
+        if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in passed_to.args) or \
+                position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
+            raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
     launch_call = passed_to
     moved = _moved_definitions(model, host, call, function)
-    param = args.args[position].arg
+    param = [*args.args, *args.kwonlyargs][position].arg
     builder = FixBuilder(project)
     file, imports = builder.file(model)
     definition = file.function(function)
     target = file.find_ast(model, launch_call, cst.Call)
     if definition is None or target is None or not isinstance(definition.body, cst.IndentedBlock):
         raise CannotFix("the body or the launch was not found")
-    argument_index = launch_call.args.index(use)
+    argument_index = (len(launch_call.args) + launch_call.keywords.index(keyword) if keyword is not None
+                      else launch_call.args.index(use))
     allocate = cst.parse_statement(
         f"{param} = {imports.name('jax.experimental.pallas')}.get_global({ast.get_source_segment(model.text, call.args[0])})\n")
     definitions = [cst.parse_statement(statement_with_comment(builder, model, d) + "\n") for d in moved]
@@ -145,15 +156,26 @@ def fix(project, model, finding):
                  and isinstance(function.body[0].value.value, str))
 
     def change_body(updated: cst.FunctionDef) -> cst.FunctionDef:
+        lines = list(updated.body.body)
+        at = 1 if docstring else 0
+        lines[at:at] = [*definitions, allocate]
+        body = updated.body.with_changes(body=lines)
+        if position >= len(args.args):  # keyword-only
+            kept = [p for p in updated.params.kwonly_params if p.name.value != param]
+            if not kept:  # the bare `*` goes with the last keyword-only parameter
+                params = list(updated.params.params)
+                if params:
+                    params[-1] = params[-1].with_changes(comma=updated.params.kwonly_params[-1].comma)
+                return updated.with_changes(params=updated.params.with_changes(
+                    params=params, kwonly_params=[], star_arg=cst.MaybeSentinel.DEFAULT), body=body)
+            if kept[-1] is not updated.params.kwonly_params[-1]:
+                kept[-1] = kept[-1].with_changes(comma=updated.params.kwonly_params[-1].comma)
+            return updated.with_changes(params=updated.params.with_changes(kwonly_params=kept), body=body)
         params = list(updated.params.params)
         removed = params.pop(position)
         if position == len(params) and params:
             params[-1] = params[-1].with_changes(comma=removed.comma)
-        lines = list(updated.body.body)
-        at = 1 if docstring else 0
-        lines[at:at] = [*definitions, allocate]
-        return updated.with_changes(params=updated.params.with_changes(params=params),
-                                    body=updated.body.with_changes(body=lines))
+        return updated.with_changes(params=updated.params.with_changes(params=params), body=body)
 
     def drop_argument(updated: cst.Call) -> cst.Call:
         arguments = list(updated.args)

@@ -109,9 +109,9 @@ def _built_once(project, model, name: ast.Name) -> ast.AST:
 
 def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None:
     """`code`, written for the launch, as the grid spec's builder writes it: as is where it means the same there
-    (`written_in`); in a factory the launch calls (`grid_spec=_grid_spec(cfg, n)`), with each name the launch
-    passes it as a plain argument replaced by the factory's parameter (`cfg` there is the launch's `cfg`). None
-    where a name has no counterpart there."""
+    (`written_in`); in a factory the launch calls (`grid_spec=_grid_spec(self.cfg, n)`), with each name or
+    attribute path the launch passes it as an argument replaced by the factory's parameter (`self.cfg.block`
+    there is `cfg.block`). None where a name has no counterpart there."""
     if written_in(model, spec, entry, code):
         return code
     factory = model.enclosing_function(spec)
@@ -123,23 +123,30 @@ def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None
     func = project.evaluator.value(model, call.func)
     if not (isinstance(func, Func) and func.node is factory) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    passed = {}  # a name at the launch -> the factory parameter it is passed as
+    passed = {}  # a name or attribute path at the launch (`cfg`, `self.cfg`) -> the factory parameter given it
     parameters = factory.args.args[1:] if getattr(func, "self_value", None) is not None else factory.args.args
-    for argument, parameter in zip(call.args, parameters):
-        if isinstance(argument, ast.Name):
-            passed.setdefault(argument.id, parameter.arg)
-    for keyword in call.keywords:
-        if isinstance(keyword.value, ast.Name) and keyword.arg:
-            passed.setdefault(keyword.value.id, keyword.arg)
+    given = [*zip(call.args, (p.arg for p in parameters)), *((k.value, k.arg) for k in call.keywords if k.arg)]
+    if parameters is not factory.args.args and isinstance(call.func, ast.Attribute):  # `self._grid_spec(...)`
+        given.append((call.func.value, factory.args.args[0].arg))
+    for argument, parameter in given:
+        if isinstance(argument, (ast.Name, ast.Attribute)) and _path(argument) is not None:
+            passed.setdefault(_path(argument), parameter)
     tree = ast.parse(code, mode="eval")
+    names, stack = [], [tree.body]
+    while stack:  # the outermost sub-expressions the launch passes the factory
+        node = stack.pop()
+        if isinstance(node, (ast.Name, ast.Attribute)) and _path(node) in passed:
+            names.append(node)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
     lines = code.split("\n")
-    names = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in passed),
-                   key=lambda n: (n.lineno, n.col_offset), reverse=True)
-    for name in names:
-        row = lines[name.lineno - 1]
-        lines[name.lineno - 1] = row[:name.col_offset] + passed[name.id] + row[name.end_col_offset:]
+    for node in sorted(names, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        if node.lineno != node.end_lineno:
+            return None
+        row = lines[node.lineno - 1]
+        lines[node.lineno - 1] = row[:node.col_offset] + passed[_path(node)] + row[node.end_col_offset:]
     carried = "\n".join(lines)
-    replaced = {id(n) for n in names}
+    replaced = {id(n) for node in names for n in ast.walk(node)}
     for name in (n for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in replaced):
         binding = model.lookup(name.id, factory, spec.lineno)
         if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
@@ -147,3 +154,13 @@ def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None
         if binding is None and name.id not in dir(builtins):
             return None
     return carried
+
+
+def _path(node: ast.AST) -> str | None:
+    """`self.cfg` of a name or a chain of attributes of one; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _path(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None

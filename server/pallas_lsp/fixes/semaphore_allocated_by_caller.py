@@ -11,8 +11,8 @@ before the kernels that use them'); `plgpu.alloc_semaphore()` (jax 0.12 and late
 outlives one kernel, zero-initialised as the output was, and the consumer already takes it as an operand. The
 producer's semaphore parameter moves from its outputs to the end of its inputs. Only where the launch is
 called right where its results are unpacked into names (`a, b = plgpu.kernel(...)(...)`; or `a, b = produce(x)`
-of a `produce = plgpu.kernel(...)` named only there; or `a, b = self.stage_a(x)` of a function whose one
-statement returns the launch, which then takes the semaphore too), the semaphore is the last output of a
+of a `produce = plgpu.kernel(...)` named only there; or `a, b = self.stage_a(x)` of a function whose last
+statement, its one return, returns the launch, which then takes the semaphore too), the semaphore is the last output of a
 literal `out_type` with no scratch, the body is a plain function launched only there, and the unpacked
 semaphore is only passed to other kernel launches (or to a function of this module that passes it on to one). The caller's other results keep their
 names (`y, flags = ...` becomes `y = ...`), so every other reader of them still fits.
@@ -60,39 +60,43 @@ def _unpacking(model, call: ast.AST) -> ast.Assign | None:
 
 
 def _route(project, model, entry) -> _Route | None:
-    """Where the kernel is built and called in one expression that is the whole value of a tuple assignment;
-    or bound to a name (`produce = plgpu.kernel(...)`, bound once, named only by one call, which is unpacked);
-    or built and called in the one statement of a function (`def stage_a(self, x): return plgpu.kernel(...)(x)`)
-    whose one call is unpacked."""
+    """Where the kernel's results are unpacked: the kernel built and called in one expression, or bound to a name
+    (`produce = plgpu.kernel(...)`, bound once in its scope, named only by one call), that call being the whole
+    value of a tuple assignment; or returned as a function's last statement, its only return
+    (`def stage_a(self, x): return plgpu.kernel(...)(x)`), the function's one call being unpacked."""
     parent = model.parents.get(entry.node)
     if isinstance(parent, ast.Call) and parent.func is entry.node:
-        statement = _unpacking(model, parent)
-        if statement is not None:
-            return _Route(parent, statement, parent)
-        returned = model.parents.get(parent)
-        function = model.enclosing_function(parent)
-        body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))] \
-            if isinstance(function, ast.FunctionDef) else []
-        if not (isinstance(returned, ast.Return) and body == [returned]) or function.decorator_list:
-            return None
-        calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)]
-        mentions = [n for n in ast.walk(model.tree) if (isinstance(n, ast.Name) and n.id == function.name) or (
-            isinstance(n, ast.Attribute) and n.attr == function.name)]
-        if len(calls) != 1 or [calls[0].func] != mentions or project.importers_mentioning(model, function.name):
-            return None
-        statement = _unpacking(model, calls[0])
-        return _Route(parent, statement, calls[0], function) if statement is not None else None
-    if isinstance(parent, ast.Assign) and parent.value is entry.node and len(parent.targets) == 1 \
+        launch = parent
+    elif isinstance(parent, ast.Assign) and parent.value is entry.node and len(parent.targets) == 1 \
             and isinstance(parent.targets[0], ast.Name):
         name = parent.targets[0].id
-        mentions = [n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == name]
+        scope = model.enclosing_function(parent) or model.tree
+        mentions = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name]
         loads = [n for n in mentions if isinstance(n.ctx, ast.Load)]
-        if len(mentions) != 2 or len(loads) != 1 or project.importers_mentioning(model, name):
+        if len(mentions) != 2 or len(loads) != 1 or (scope is model.tree
+                                                     and project.importers_mentioning(model, name)):
             return None
-        call = model.parents.get(loads[0])
-        statement = _unpacking(model, call) if isinstance(call, ast.Call) and call.func is loads[0] else None
-        return _Route(call, statement, call) if statement is not None else None
-    return None
+        launch = model.parents.get(loads[0])
+        if not (isinstance(launch, ast.Call) and launch.func is loads[0]):
+            return None
+    else:
+        return None
+    statement = _unpacking(model, launch)
+    if statement is not None:
+        return _Route(launch, statement, launch)
+    returned = model.parents.get(launch)
+    function = model.enclosing_function(launch)
+    if not (isinstance(returned, ast.Return) and isinstance(function, ast.FunctionDef) and function.body[-1] is returned
+            and not function.decorator_list and [n for n in ast.walk(function) if isinstance(n, ast.Return)
+                                                 and model.enclosing_function(n) is function] == [returned]):
+        return None
+    calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)]
+    mentions = [n for n in ast.walk(model.tree) if (isinstance(n, ast.Name) and n.id == function.name) or (
+        isinstance(n, ast.Attribute) and n.attr == function.name)]
+    if len(calls) != 1 or [calls[0].func] != mentions or project.importers_mentioning(model, function.name):
+        return None
+    statement = _unpacking(model, calls[0])
+    return _Route(launch, statement, calls[0], function) if statement is not None else None
 
 
 def _only_into_kernels(project, model, loads: list[ast.Name], launched: set[int], depth: int = 0) -> bool:

@@ -187,6 +187,9 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
         return None
     path = ""  # the helper's instance as an attribute path from the body's (`self.sync`'s `.sync`)
     if not any(parameter is arg for arg in (*body.args.posonlyargs, *body.args.args, *body.args.kwonlyargs)):
+        instance = _module_instance(project, model, parameter, entry)
+        if instance is not None:
+            return instance
         path = _instance_path(project, model, parameter, body)
         if path is None:
             return None
@@ -219,6 +222,26 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
     if path and code is not None and not isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute)):
         code = f"({code})"
     return None if code is None else code + path
+
+
+def _module_instance(project, model, parameter: ast.arg, entry) -> str | None:
+    """The module-level name of the instance every call of a helper method reaches it through
+    (`SYNC.acquire()`, `SYNC = ArrivalSync()`), where the launch sees that name too; None otherwise."""
+    function = model.parents.get(model.parents.get(parameter))
+    if not (isinstance(function, ast.FunctionDef) and model.enclosing_class(function) is not None
+            and [*function.args.posonlyargs, *function.args.args][:1] == [parameter] and not function.decorator_list):
+        return None
+    names = set()
+    for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function):
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(receiver, ast.Name):
+            return None
+        binding = model.lookup(receiver.id, model.scope_of(receiver), receiver.lineno)
+        if binding is None or binding is not model.module_binding(receiver.id) or binding.kind != "assign" \
+                or model.lookup(receiver.id, model.scope_of(entry.node), entry.node.lineno) is not binding:
+            return None
+        names.add(receiver.id)
+    return names.pop() if len(names) == 1 else None
 
 
 def _instance_path(project, model, parameter: ast.arg, body: ast.FunctionDef) -> str | None:
