@@ -80,8 +80,14 @@ def written_in(model, spec: ast.Call, entry, code: str) -> bool:
     where = model.enclosing_function(spec)
     if where is model.enclosing_function(entry.node):
         return True
-    for name in (n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Name)):
-        binding = model.lookup(name.id, where, spec.lineno)
+    return _module_level(model, where, spec.lineno,
+                         [n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Name)])
+
+
+def _module_level(model, where: ast.AST, line: int, names: list[ast.Name]) -> bool:
+    """Each of `names` is, seen from `where` at `line`, a module-level (or builtin) one."""
+    for name in names:
+        binding = model.lookup(name.id, where, line)
         if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
             return False
         if binding is None and name.id not in dir(builtins):
@@ -147,13 +153,8 @@ def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None
         lines[node.lineno - 1] = row[:node.col_offset] + passed[_path(node)] + row[node.end_col_offset:]
     carried = "\n".join(lines)
     replaced = {id(n) for node in names for n in ast.walk(node)}
-    for name in (n for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in replaced):
-        binding = model.lookup(name.id, factory, spec.lineno)
-        if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
-            return None
-        if binding is None and name.id not in dir(builtins):
-            return None
-    return carried
+    kept = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in replaced]
+    return carried if _module_level(model, factory, spec.lineno, kept) else None
 
 
 def _path(node: ast.AST) -> str | None:
