@@ -25,8 +25,9 @@ _NOT_A_WRAPPER = object()
 
 def forwarded_call(function: ast.AST) -> ast.Call | None:
     """The call a launch wrapper hands its arguments on to: the function's one `return` gives a call whose
-    positional arguments are its `*args` (first, so that they keep their places) and whose keywords spread its
-    `**kwargs` where it takes them; None where `function` is no such wrapper. Kept on the node."""
+    positional arguments are its `*args` (first, so that they keep their places), or whose first is one of its
+    parameters (the body) where it spreads its `**kwargs` into the call's keywords, as it must where it takes
+    them; None where `function` is no such wrapper. Kept on the node."""
     found = getattr(function, "_forwarded_call", _NOT_A_WRAPPER)
     if found is _NOT_A_WRAPPER:
         found = _forwarded_call(function)
@@ -36,7 +37,7 @@ def forwarded_call(function: ast.AST) -> ast.Call | None:
 
 def _forwarded_call(function: ast.AST) -> ast.Call | None:
     spec = getattr(function, "args", None)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or spec.vararg is None:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     nodes = list(_own_nodes(function))
     returns = [node for node in nodes if isinstance(node, ast.Return)]
@@ -50,7 +51,13 @@ def _forwarded_call(function: ast.AST) -> ast.Call | None:
     if not isinstance(call, ast.Call):
         return None
     first = call.args[0] if call.args else None
-    if not (isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) and first.value.id == spec.vararg.arg):
+    if spec.vararg is not None:
+        if not (isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) and first.value.id == spec.vararg.arg):
+            return None
+    elif not (spec.kwarg is not None and isinstance(first, ast.Name)
+              and first.id in {a.arg for a in [*spec.posonlyargs, *spec.args]}):
+        # `def _kernel(cfg, name, body, **kwargs): return plgpu.kernel(body, kernel_name=name, **kwargs)`: the
+        # body is its own parameter, the launch's keywords its **kwargs
         return None
     if any(isinstance(a, ast.Starred) for a in call.args[1:]):
         return None
