@@ -20,6 +20,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import axis_sizes
 from ..analysis.values import Api, Const
+from . import copy_slot
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder
 
@@ -119,7 +120,8 @@ def fix(project, model, finding):
     if use is None or shape is None or kernel is None or use.indices is None or use.indices >= len(shape):
         return None  # too many indices: which one to drop is not known
     if use.kind == "dma_dst":
-        return _sole_copy_semaphore(project, model, finding, use, shape, kernel, source)
+        return (copy_slot.fix(project, finding, use, shape, kernel, source)
+                or _sole_copy_semaphore(project, model, finding, use, shape, kernel, source))
     if use.kind not in ("signal", "wait"):
         return None  # a copy's send semaphore: which one the receiving side waits on is not known here
     if use.model is not model or facts.get("model") is not model or not isinstance(use.node, ast.Call):
@@ -160,10 +162,10 @@ def fix(project, model, finding):
         return cst.Subscript(value=cst.Attribute(value=base, attr=cst.Name("at")), slice=elements(indices))
 
     file.rewrite(target, indexed)
-    return _indexed_fix(builder, finding, use, indices, safe)
+    return indexed_fix(builder, finding, use, indices, safe)
 
 
-def _at_index(builder: FixBuilder, model, argument: ast.expr, indices: list[str]) -> None:
+def at_index(builder: FixBuilder, model, argument: ast.expr, indices: list[str]) -> None:
     """`argument` (a name or attribute) becomes `argument.at[indices]`."""
     file, _ = builder.file(model)
     target = file.find_ast(model, argument, cst.BaseExpression)
@@ -185,15 +187,16 @@ def _sole_copy_semaphore(project, model, finding, use, shape, kernel, source):
         raise CannotFix("the semaphore reaches the copy through a helper's parameter")
     function = model.enclosing_function(argument)
     named = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == argument.id]
-    if named != [argument]:
+    sem = next((s for s in kernel.semaphores if s.node is source), None)
+    if named != [argument] or sem is not None and any(u.descriptor is not copy.call for u in sem.uses):
         raise CannotFix(f"{argument.id} is named elsewhere in the body: which semaphore the copy is meant to use "
                         "is not known")
     builder = FixBuilder(project)
-    _at_index(builder, model, argument, ["0"] * len(shape))
-    return _indexed_fix(builder, finding, use, ["0"] * len(shape), True)
+    at_index(builder, model, argument, ["0"] * len(shape))
+    return indexed_fix(builder, finding, use, ["0"] * len(shape), True)
 
 
-def _indexed_fix(builder: FixBuilder, finding, use, indices: list[str], safe: bool):
+def indexed_fix(builder: FixBuilder, finding, use, indices: list[str], safe: bool):
     what = ", ".join(indices)
     verb = {"signal": "Signal", "wait": "Wait on"}.get(use.kind, "Give the copy")
     return builder.fix(f"pallas-lsp ({finding.code}): {verb} one semaphore: .at[{what}]",
