@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from . import reads
 from .evaluate import KERNEL_FACTORIES
-from .launch_wrappers import body_launcher, forwarded_call
+from .launch_wrappers import body_launcher, forwarded_call, lifted_pallas_call
 from .model import FunctionNode, child_nodes
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
@@ -70,7 +70,8 @@ class EntryPoint:
 def _launch_wrapper(value: Value) -> bool:
     """A function that hands its arguments on to a call (`launch_wrappers.forwarded_call`), or builds a kernel
     around the body it is handed (`launch_wrappers.body_launcher`): a call of it may build a kernel."""
-    return isinstance(value, Func) and (forwarded_call(value.node) is not None or body_launcher(value.node) is not None)
+    return isinstance(value, Func) and (forwarded_call(value.node) is not None or body_launcher(value.node) is not None
+                                        or lifted_pallas_call(value.node) is not None)
 
 
 def _each_body(kernel: KernelCall) -> list[KernelCall]:
