@@ -74,6 +74,14 @@ def _launch_wrapper(value: Value) -> bool:
                                         or lifted_pallas_call(value.node) is not None)
 
 
+def _built_at_callers(model: "ModuleModel", call: ast.Call) -> bool:
+    """`call` is the factory call of a launch wrapper this module calls (`def _kernel(cfg, name, body, **kwargs):
+    return plgpu.kernel(body, ...)`): each call of the wrapper is the kernel's entry, with its body and keywords."""
+    function = model.enclosing_function(call)
+    return (isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.args.vararg is None
+            and forwarded_call(function) is call and bool(model.calls_named(function.name)))
+
+
 def _each_body(kernel: KernelCall) -> list[KernelCall]:
     """The kernel once per body it may run: one launch of `functools.partial(kernel, ...)` where `kernel` is one of
     two functions (`kernel = a if inline else b`, paged attention's) is a kernel of each, as JAX traces either."""
@@ -220,6 +228,8 @@ class KernelIndex:
             func = evaluator.value(model, call.func)
             if not (isinstance(func, (KernelCall, Partial)) or (isinstance(func, Api) and func.name in KERNEL_FACTORIES)
                     or _launch_wrapper(func)):
+                continue
+            if _built_at_callers(model, call):
                 continue
             value = evaluator.value(model, call)
             if isinstance(value, KernelCall) and value.body is not None and id(value.node) not in seen:

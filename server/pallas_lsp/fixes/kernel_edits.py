@@ -105,6 +105,10 @@ def appended(items: list, new) -> list:
         return [new]
     last = items[-1]
     between = items[0].comma if len(items) > 1 and isinstance(items[0].comma, cst.Comma) else None
+    if between is None and isinstance(last.comma, cst.Comma) and isinstance(last.comma.whitespace_after, cst.SimpleWhitespace) \
+            and not last.comma.whitespace_after.value and not last.comma.whitespace_before.value:
+        # `(x_smem,)`, a one-element tuple's comma: `(x_smem, bar)`
+        return [last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
     if isinstance(last.comma, cst.Comma):
         new = new.with_changes(comma=without_comment(last.comma))
         last_ws = last.comma.whitespace_after
