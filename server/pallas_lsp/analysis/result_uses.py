@@ -84,7 +84,7 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is node:
         held = _self_attribute(model, parent.targets[0])  # `self._sem = sem`: read back as `self._sem`
         loads = _attribute_loads(model, *held) if held is not None and depth < _MAX_HELPER_DEPTH else None
-        if loads is not None:
+        if loads:
             return [use for load in loads for use in uses_of(project, model, load, indices, depth + 1)]
     if isinstance(parent, ast.NamedExpr):
         return _name_uses(project, model, parent.target.id, parent, indices, depth) + uses_of(
