@@ -567,8 +567,8 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
 
 
 def _literal_held_for(model, node: ast.AST) -> ast.AST | None:
-    """The list or tuple display a name holds where it is its one binding in its function and this is its one
-    read (`scratch = (A, B)`; `launch(..., scratch_types=scratch)`); None otherwise."""
+    """The list or tuple display a function's local name holds where it is its one binding there and this is its
+    one read (`scratch = (A, B)`; `launch(..., scratch_types=scratch)`); None otherwise."""
     if not isinstance(node, ast.Name):
         return None
     binding = model.lookup(node.id, model.scope_of(node), node.lineno)
@@ -576,7 +576,9 @@ def _literal_held_for(model, node: ast.AST) -> ast.AST | None:
     if binding is None or binding.kind != "assign" or not isinstance(assign, ast.Assign) or len(assign.targets) != 1 \
             or not isinstance(assign.targets[0], ast.Name) or not isinstance(assign.value, (ast.List, ast.Tuple)):
         return None
-    scope = model.enclosing_function(assign) or model.tree
+    scope = model.enclosing_function(assign)  # a module's constant may be imported elsewhere: left as it is
+    if scope is None:
+        return None
     same = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == node.id]
     if [n for n in same if isinstance(n.ctx, ast.Load)] != [node] or len(same) != 2:
         return None
