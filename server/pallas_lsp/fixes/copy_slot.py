@@ -1,4 +1,5 @@
-"""Fix (PAL005): a whole semaphore array handed to a TPU copy gets the index of the buffer slot the copy fills.
+"""Which semaphore of an array a TPU copy given it whole is meant to use (PAL005's fix, index_semaphore): the
+index of the buffer slot the copy fills.
 
     pltpu.make_async_copy(hbm_ref.at[page], vmem_buf.at[slot], sems)     ->   ..., sems.at[slot])
     Descriptor(hbm_ref, kv_bufs.at[buf_idx], sems, ...)                    ->   ..., sems.at[buf_idx], ...)
@@ -18,7 +19,6 @@ import ast
 
 from ..analysis.kernel_args import kernel_parameters
 from ..analysis.values import Func, Partial
-from .kernel_edits import FixBuilder
 
 _VIEWS = ("bitcast", "reshape", "reinterpret")  # ref methods that keep the slot dimension's meaning
 
@@ -84,9 +84,9 @@ def _slot_index(model, argument: ast.AST, scratch: set[int]) -> str | None:
     return ast.unparse(first)
 
 
-def fix(project, finding, use, shape, kernel, source):
-    from .index_semaphore import at_index, indexed_fix
-
+def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str] | None:
+    """(module, the semaphore's whole read, the slot's index code) for the copy `use` of a scratch semaphore array
+    `source`; None where no one slot is clearly meant."""
     body = kernel.entry.body
     if body is None or not isinstance(source, ast.arg) or use.indices != 0 or len(shape) != 1:
         return None
@@ -112,10 +112,7 @@ def fix(project, finding, use, shape, kernel, source):
         model, function, param, scratch = handed
     else:
         return None
-    slot = slots.pop()
-    builder = FixBuilder(project)
-    at_index(builder, model, load, [slot])
-    return indexed_fix(builder, finding, use, [slot], False)
+    return model, load, slots.pop()
 
 
 def _handed_to(project, model, call: ast.Call, load: ast.Name, scratch: set[int]):

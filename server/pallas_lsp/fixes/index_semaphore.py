@@ -1,5 +1,6 @@
 """Fix (PAL005): a shaped semaphore signalled or waited on whole gets its `.at[...]` index (a get_global
-result, or a scratch, operand or run_scoped parameter; not a copy's semaphore).
+result, or a scratch, operand or run_scoped parameter); a copy's, the index of the buffer slot it fills
+(copy_slot), or `.at[0]` where the kernel uses the array for that copy alone.
 
 Only where one index is the meaning-preserving choice for each missing dimension:
 - a dimension of size 1 has one semaphore: `.at[0]` (safe);
@@ -120,8 +121,12 @@ def fix(project, model, finding):
     if use is None or shape is None or kernel is None or use.indices is None or use.indices >= len(shape):
         return None  # too many indices: which one to drop is not known
     if use.kind == "dma_dst":
-        return (copy_slot.fix(project, finding, use, shape, kernel, source)
-                or _sole_copy_semaphore(project, model, finding, use, shape, kernel, source))
+        slot = copy_slot.slot_of(project, use, shape, kernel, source)
+        if slot is not None:  # the index of the buffer slot the copy is given, unsafe
+            builder = FixBuilder(project)
+            _at_index(builder, slot[0], slot[1], [slot[2]])
+            return _indexed_fix(builder, finding, use, [slot[2]], False)
+        return _sole_copy_semaphore(project, model, finding, use, shape, kernel, source)
     if use.kind not in ("signal", "wait"):
         return None  # a copy's send semaphore: which one the receiving side waits on is not known here
     if use.model is not model or facts.get("model") is not model or not isinstance(use.node, ast.Call):
@@ -162,10 +167,10 @@ def fix(project, model, finding):
         return cst.Subscript(value=cst.Attribute(value=base, attr=cst.Name("at")), slice=elements(indices))
 
     file.rewrite(target, indexed)
-    return indexed_fix(builder, finding, use, indices, safe)
+    return _indexed_fix(builder, finding, use, indices, safe)
 
 
-def at_index(builder: FixBuilder, model, argument: ast.expr, indices: list[str]) -> None:
+def _at_index(builder: FixBuilder, model, argument: ast.expr, indices: list[str]) -> None:
     """`argument` (a name or attribute) becomes `argument.at[indices]`."""
     file, _ = builder.file(model)
     target = file.find_ast(model, argument, cst.BaseExpression)
@@ -192,11 +197,11 @@ def _sole_copy_semaphore(project, model, finding, use, shape, kernel, source):
         raise CannotFix(f"{argument.id} is named elsewhere in the body: which semaphore the copy is meant to use "
                         "is not known")
     builder = FixBuilder(project)
-    at_index(builder, model, argument, ["0"] * len(shape))
-    return indexed_fix(builder, finding, use, ["0"] * len(shape), True)
+    _at_index(builder, model, argument, ["0"] * len(shape))
+    return _indexed_fix(builder, finding, use, ["0"] * len(shape), True)
 
 
-def indexed_fix(builder: FixBuilder, finding, use, indices: list[str], safe: bool):
+def _indexed_fix(builder: FixBuilder, finding, use, indices: list[str], safe: bool):
     what = ", ".join(indices)
     verb = {"signal": "Signal", "wait": "Wait on"}.get(use.kind, "Give the copy")
     return builder.fix(f"pallas-lsp ({finding.code}): {verb} one semaphore: .at[{what}]",
