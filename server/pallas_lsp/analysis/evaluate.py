@@ -22,7 +22,8 @@ from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .grown_lists import grown_list
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
 from .classes import class_members, dataclass_fields, field_default, self_assignments
-from .launch_wrappers import body_launcher, forwarded_call, kernel_around_body, rehome
+from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
+                              rehome)
 from .library_classes import pallas_class
 from .model import ModuleModel
 from .names import canonical
@@ -200,23 +201,25 @@ class Evaluator:
             return UNKNOWN
         self._active.add(key)
         self._nesting += 1
-        kept = frame is None and reads.tracking()  # an answer kept: what it reads is collected apart (`reads`)
-        read = reads.current()
-        if read is not None:
-            region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
-            if kept:
-                reads.begin(model.read_key, region)
-            else:
-                read.add(model.read_key)
-                read.add(region)
-        try:
+        kept = begun = False
+        try:  # from here: a RecursionError anywhere below leaves the nesting count as it found it
+            kept = frame is None and reads.tracking()  # an answer kept: what it reads is collected apart (`reads`)
+            read = reads.current()
+            if read is not None:
+                region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
+                if kept:
+                    reads.begin(model.read_key, region)
+                    begun = True
+                else:
+                    read.add(model.read_key)
+                    read.add(region)
             result = bounded(self._eval(model, expr, frame))  # `b = (a, a)` 40 times over: 2**40 values
         except RecursionError:
             result = UNKNOWN
         finally:
             self._nesting -= 1
             self._active.discard(key)
-            read = reads.end() if kept else None
+            read = reads.end() if kept and begun else None
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)  # an edit of what it read finds it again first (`reads.settled`)
             reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))
@@ -579,6 +582,11 @@ class Evaluator:
             launcher = body_launcher(func.node) if isinstance(node, ast.Call) else None
             if launcher is not None:  # `self.pallas_call(body, out_shape=...)` of a launcher building the kernel
                 kernel = kernel_around_body(self, model, func, launcher, args, kwargs, node, complete)
+                if kernel is not None:
+                    return kernel
+            lifted = lifted_pallas_call(func.node) if isinstance(node, ast.Call) else None
+            if lifted is not None:  # qwix's `qpl.pallas_call(body, out_shape=..., grid_spec=...)`
+                kernel = lifted_kernel(self, model, func, lifted, args, kwargs, node)
                 if kernel is not None:
                     return kernel
             result = self._return_value(func, args, kwargs, depth + 1, complete)

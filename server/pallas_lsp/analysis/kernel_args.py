@@ -458,6 +458,11 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
                 scratch.append(_scratch_slot(value, f"{scratch_name}[{key!r}]", key))
         elif isinstance(scratch_value, Seq):
             scratch = [_scratch_slot(v, f"{scratch_name}[{i}]") for i, v in enumerate(scratch_value.items)]
+        elif isinstance(scratch_value, OneOf) and all(isinstance(o, Seq) for o in scratch_value.options) \
+                and len({len(o.items) for o in scratch_value.options}) == 1:
+            # `scratch_shapes = (...)` in each branch, as long: a slot all branches agree on is known
+            scratch = [_branch_slot(items, f"{scratch_name}[{i}]")
+                       for i, items in enumerate(zip(*(o.items for o in scratch_value.options)))]
         else:
             scratch = None
 
@@ -510,6 +515,20 @@ _MESH_SPACES = {"plgpu.Mesh": "gmem", "pltpu.create_tensorcore_mesh": "any", "pl
 
 # No BlockSpec for an operand (no `in_specs`/`out_specs`): the whole array, in the default memory space.
 _NO_SPEC = Spec("pl.BlockSpec", ())
+
+
+def _branch_slot(items: tuple[Value, ...], origin: str) -> _Slot:
+    """The slot of a scratch list written in each branch (`scratch_shapes = (...)` under `if`/`else`): the one
+    type where all branches agree; where they differ only in a semaphore's type, one DMA and the other not (a
+    REGULAR one where the copies need a DMA one: paged attention's), the other one, which JAX refuses in its branch."""
+    if len(set(items)) == 1:
+        return _scratch_slot(items[0], origin)
+    types = [as_memtype(item) for item in items]
+    if all(isinstance(t, MemType) for t in types) and len({(t.shape, t.space) for t in types}) == 1:
+        others = {t.dtype for t in types} - {"dma_sem"}
+        if len(others) == 1 and len({t.dtype for t in types}) == 2 and others <= {"semaphore", "barrier_semaphore"}:
+            return _scratch_slot(next(t for t in types if t.dtype in others), origin)
+    return _Slot("scratch", origin)
 
 
 def _scratch_slot(value: Value, origin: str, keyword: str | None = None) -> _Slot:

@@ -25,8 +25,9 @@ _NOT_A_WRAPPER = object()
 
 def forwarded_call(function: ast.AST) -> ast.Call | None:
     """The call a launch wrapper hands its arguments on to: the function's one `return` gives a call whose
-    positional arguments are its `*args` (first, so that they keep their places) and whose keywords spread its
-    `**kwargs` where it takes them; None where `function` is no such wrapper. Kept on the node."""
+    positional arguments are its `*args` (first, so that they keep their places), or whose first is one of its
+    parameters (the body) where it spreads its `**kwargs` into the call's keywords, as it must where it takes
+    them; None where `function` is no such wrapper. Kept on the node."""
     found = getattr(function, "_forwarded_call", _NOT_A_WRAPPER)
     if found is _NOT_A_WRAPPER:
         found = _forwarded_call(function)
@@ -36,7 +37,7 @@ def forwarded_call(function: ast.AST) -> ast.Call | None:
 
 def _forwarded_call(function: ast.AST) -> ast.Call | None:
     spec = getattr(function, "args", None)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or spec.vararg is None:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     nodes = list(_own_nodes(function))
     returns = [node for node in nodes if isinstance(node, ast.Return)]
@@ -50,7 +51,13 @@ def _forwarded_call(function: ast.AST) -> ast.Call | None:
     if not isinstance(call, ast.Call):
         return None
     first = call.args[0] if call.args else None
-    if not (isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) and first.value.id == spec.vararg.arg):
+    if spec.vararg is not None:
+        if not (isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) and first.value.id == spec.vararg.arg):
+            return None
+    elif not (spec.kwarg is not None and isinstance(first, ast.Name)
+              and first.id in {a.arg for a in [*spec.posonlyargs, *spec.args]}):
+        # `def _kernel(cfg, name, body, **kwargs): return plgpu.kernel(body, kernel_name=name, **kwargs)`: the
+        # body is its own parameter, the launch's keywords its **kwargs
         return None
     if any(isinstance(a, ast.Starred) for a in call.args[1:]):
         return None
@@ -193,3 +200,86 @@ def kernel_around_body(evaluator, model: "ModuleModel", func: Func, launcher: Bo
         else:  # computed by the launcher (`grid=parallel_grid`), or written by a wrapper it goes through
             kernel_kwargs.append((key, UNKNOWN, None))
     return KernelCall(factory.api, model, node, None if body == Const(None) else body, tuple(kernel_kwargs))
+
+
+# ---- lifted pallas_calls: a function that takes pallas_call's arguments and returns the launch -------------------
+
+
+# pallas_call's keywords a lifted one takes under the same names and hands on (as they are, or in a grid spec).
+_PALLAS_CALL_KEYWORDS = ("out_shape", "grid_spec", "grid", "in_specs", "out_specs", "scratch_shapes")
+
+
+@dataclass(frozen=True)
+class LiftedPallasCall:
+    """A function with pallas_call's signature that returns a function launching the body it is handed, as
+    qwix's `qpl.pallas_call` does (QArray operands adjusted, others as they are):
+
+        def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=..., scratch_shapes=(), **kwargs):
+          ...
+          def wrapper(*args):
+            return pl.pallas_call(lambda *refs: kernel(...), out_shape, grid_spec=new_grid_spec, **kwargs)(*args)
+          return wrapper
+
+    A call of it builds a `pl.pallas_call` kernel of that body with the call's arguments as pallas_call's: the
+    body gets its refs in pallas_call's order (the lifted one's promise: "takes the same block specs")."""
+
+    body_param: str
+    launch: ast.Call  # the pl.pallas_call(...) call in the returned function
+
+
+_NOT_LIFTED = object()
+
+
+def lifted_pallas_call(function: ast.AST) -> LiftedPallasCall | None:
+    """The lifted pallas_call `function` is (`LiftedPallasCall`), else None; the launch's callee is left to the
+    caller to check (`pl.pallas_call`). Kept on the node."""
+    found = getattr(function, "_lifted_pallas_call", _NOT_LIFTED)
+    if found is _NOT_LIFTED:
+        found = _lifted(function) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        function._lifted_pallas_call = found
+    return found
+
+
+def _lifted(function: ast.FunctionDef) -> LiftedPallasCall | None:
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args]
+    names = {a.arg for a in [*positional, *spec.kwonlyargs]}
+    if not positional or "out_shape" not in names or spec.kwarg is None:
+        return None
+    body_param = positional[0].arg
+    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Name) or returns[0].value.id not in nested:
+        return None
+    launches = []
+    for call in ast.walk(nested[returns[0].value.id]):
+        if not (isinstance(call, ast.Call) and call.args):
+            continue
+        out_shape = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "out_shape"), None)
+        spreads = any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == spec.kwarg.arg for k in call.keywords)
+        runs_body = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == body_param
+                        for n in ast.walk(call.args[0])) or (isinstance(call.args[0], ast.Name) and call.args[0].id == body_param)
+        if isinstance(out_shape, ast.Name) and out_shape.id == "out_shape" and spreads and runs_body:
+            launches.append(call)
+    return LiftedPallasCall(body_param, launches[0]) if len(launches) == 1 else None
+
+
+def lifted_kernel(evaluator, model: "ModuleModel", func: Func, lifted: LiftedPallasCall, args: list[Value],
+                  kwargs: dict[str, Value], node: ast.Call) -> KernelCall | None:
+    """The `pl.pallas_call` kernel a call of a lifted pallas_call builds, at `node`; None where the function's
+    launch is not pl.pallas_call's or the body is no known function."""
+    launch = evaluator.value(func.model, lifted.launch.func)
+    if getattr(launch, "name", None) != "pl.pallas_call":
+        return None
+    params = evaluator.bind_arguments(func, args, kwargs)
+    body = params.get(lifted.body_param)
+    inner = body
+    while isinstance(inner, Partial):
+        inner = inner.func
+    if not isinstance(inner, Func):
+        return None
+    own = {a.arg for a in [*func.node.args.posonlyargs, *func.node.args.args, *func.node.args.kwonlyargs]}
+    written = {k.arg: k.value for k in node.keywords if k.arg}
+    kernel_kwargs = [(key, value, written.get(key)) for key, value in kwargs.items()
+                     if key in _PALLAS_CALL_KEYWORDS or key not in own]
+    return KernelCall("pl.pallas_call", model, node, body, tuple(kernel_kwargs))

@@ -28,6 +28,7 @@ from .kernel_edits import (
     CannotFix,
     FixBuilder,
     add_parameter,
+    append_to_unpacking,
     call_with_keyword,
     check_parameters,
     edit_sequence_argument,
@@ -35,6 +36,7 @@ from .kernel_edits import (
     give_to_siblings,
     remove_get_global,
     replace_expression,
+    tail_unpacking,
     take_name,
     thread_through_helper,
 )
@@ -369,6 +371,10 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     code = type_code()
     name = take_name(builder, where, fallback)
     for body_model, body, body_entries in where.bodies:
+        unpacked = tail_unpacking(body) if not as_dict else None
+        if unpacked is not None:  # `def body(x_ref, *refs)`: the new last ref is one more name of its tail
+            append_to_unpacking(builder, body_model, unpacked, name)
+            continue
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
