@@ -18,7 +18,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 def comprehension_of(parents: dict, node: ast.Name) -> ast.comprehension | None:
     """The `for ... in ...` clause of an enclosing comprehension whose target binds `node`'s name (the
     innermost one; a name read in a clause's own `in` part is not bound by that clause or a later one)."""
-    child, parent = node, parents.get(node)
+    parent = parents.get(node)
     while parent is not None and not isinstance(parent, (ast.stmt, ast.Lambda)):  # a comprehension is in one
         if isinstance(parent, _COMPREHENSIONS):
             clauses = parent.generators
@@ -31,7 +31,7 @@ def comprehension_of(parents: dict, node: ast.Name) -> ast.comprehension | None:
             for clause in reversed(visible):
                 if node.id in _names(clause.target):
                     return clause
-        child, parent = parent, parents.get(parent)
+        parent = parents.get(parent)
     return None
 
 
