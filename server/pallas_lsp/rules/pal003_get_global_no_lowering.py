@@ -58,7 +58,7 @@ def message(kernel, what=None) -> str:
             else "pltpu.SemaphoreType.REGULAR")
     advice = ADVICE[backend].format(scratch=scratch)
     if kernel.api == "plgpu.warp_map":
-        advice = "call it outside the warp_map function"
+        advice = "call it before the warp_map"
     return (f'JAX: "{quoted}"; {advice}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
