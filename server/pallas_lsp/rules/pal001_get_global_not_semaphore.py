@@ -65,13 +65,16 @@ def advice(value: MemType, kernels=()) -> tuple[str, str]:
     return "allocate it as scratch", _as_scratch(kernels) + tail
 
 
+_ARRAY_TYPES = ("plgpu.SMEM", "plgpu.GMEM", "plgpu.TMEM", "pltpu.VMEM", "pltpu.SMEM", "pltpu.HBM", "pl.ANY")
+
+
 def _what(value: MemType) -> str:
     """The type as JAX's message pictures it; where its shape is not known statically, the source as written
     (`plgpu.SMEM(shape, jnp.float32)`), or JAX's picture with the shape left out where that is long (a config
     method's `plgpu.SMEM((rows * self.head_dim,), self.dtype)`: the Problems panel shows ~120 characters)."""
     if value.picture:
         return value.picture
-    if len(value.source) > 32 and value.dtype:
+    if len(value.source) > 32 and value.dtype and value.constructor in _ARRAY_TYPES:
         return f"Ref<{value.space}>{{{value.dtype}[...]}}"
     return f"{value.source} (a {value.space.upper()} buffer)"
 
