@@ -37,6 +37,10 @@ FORMS = {
         "class K:\n    def __init__(self, kind):\n        self.kind = kind\n\n"
         "    def body(self, o_ref):\n        x = pl.get_global(self.kind)\n\n"
         "A = K(SMEM)\nB = K(SMEM)\n", "pl.get_global(self.kind)"),
+    "dataclass field without a default, from the constructions": (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass K:\n    kind: object\n\n"
+        "    def body(self, o_ref):\n        x = pl.get_global(self.kind)\n\nA = K(SMEM)\nB = K(kind=SMEM)\n",
+        "pl.get_global(self.kind)"),
     "cached_property": ("class P:\n    @functools.cached_property\n    def smem(self):\n        return SMEM\n\n"
                         "def body(o_ref):\n    x = pl.get_global(P().smem)\n", "pl.get_global(P().smem)"),
     "Enum member's value": ("class B(enum.Enum):\n    STAGE = SMEM\n\n"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from . import reads
 from .call_arguments import CallArguments
 from .names import canonical
-from .values import Api, ClassValue, Const, Func, Instance, Partial, Value
+from .values import UNKNOWN, Api, ClassValue, Const, Func, Instance, Partial, Value
 from .vmapped import unbatched
 
 if TYPE_CHECKING:
@@ -146,6 +146,35 @@ def _constructions(evaluator, model: "ModuleModel", func_node: ast.AST, home: "M
             made = evaluator.value(model, call.func)
             if isinstance(made, ClassValue) and made.node is cls:
                 yield call, Func(home, func_node, Instance(made)), CallArguments.of(evaluator, model, call)
+
+
+def constructed_field(evaluator, cls: ClassValue, index: int, name: str) -> list[Value]:
+    """What the constructions of a dataclass (`Kernel(cfg)`, `Kernel(cfg=cfg)`), in its module and the
+    workspace modules importing it, pass for its field `name` (the `index`-th), those known."""
+    key = ("field", id(cls.node), name)
+    if key in evaluator._active:
+        return [UNKNOWN]
+    evaluator._active.add(key)
+    try:
+        return _constructed_field(evaluator, cls, index, name)
+    finally:
+        evaluator._active.discard(key)
+
+
+def _constructed_field(evaluator, cls: ClassValue, index: int, name: str) -> list[Value]:
+    found: list[Value] = []
+    importers = [] if evaluator.in_own_module_only else evaluator.project.importers_mentioning(cls.model, cls.node.name)
+    for where in [cls.model, *importers]:
+        for call in where.calls_or_partials_of(cls.node.name):
+            if _terminal_name(call.func) != cls.node.name or evaluator.value(where, call.func) != cls:
+                continue
+            keyword = next((k.value for k in call.keywords if k.arg == name), None)
+            positional = [a for a in call.args[:index + 1] if not isinstance(a, ast.Starred)]
+            given = keyword if keyword is not None else call.args[index] if len(positional) > index else None
+            value = evaluator.value(where, given) if given is not None else UNKNOWN
+            if value is not UNKNOWN and value not in found:
+                found.append(value)
+    return found
 
 
 def _vmapped_sites(evaluator, model: "ModuleModel", name: str, is_it):

@@ -96,3 +96,15 @@ def enum_member(name: str, stmt: ast.AST) -> bool:
         return False
     value = stmt.value
     return not (isinstance(value, ast.Call) and _terminal_name(value.func) in ("auto", "property", "nonmember"))
+
+
+def is_enum(evaluator, cls: "ClassValue", seen: int = 0) -> bool:
+    """Does the class derive from `enum.Enum` (or `IntEnum`, `StrEnum`, `Flag`), within 8 levels?"""
+    from .values import Api, ClassValue
+
+    for base in cls.node.bases:
+        value = evaluator.value(cls.model, base)
+        if isinstance(value, Api) and value.name in ENUM_BASES or \
+                isinstance(value, ClassValue) and seen < 8 and is_enum(evaluator, value, seen + 1):
+            return True
+    return False

@@ -18,11 +18,11 @@ from . import reads
 from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
-from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
+from .call_sites import TRANSPARENT_WRAPPERS, argument_sites, constructed_field
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
-from .classes import (ENUM_BASES, class_members, constructor_parameters, dataclass_fields, enum_member, field_default,
+from .classes import (class_members, is_enum, constructor_parameters, dataclass_fields, enum_member, field_default,
                       self_assignments)
 from .launch_wrappers import body_launcher, forwarded_call, kernel_around_body, rehome
 from .library_classes import pallas_class
@@ -405,7 +405,7 @@ class Evaluator:
             if instance is not None and any(terminal_name(d) in _PROPERTIES for d in stmt.decorator_list):
                 return self.call(cls.model, func, [], {}, stmt, None)
             return func
-        if stmt is not None and instance is None and self._is_enum(cls) and enum_member(attr, stmt):
+        if stmt is not None and instance is None and enum_member(attr, stmt) and is_enum(self, cls):
             return Instance(cls, member=attr)  # `Buffers.RESIDUAL`: its `.value` is what the class body wrote
         if stmt is not None:  # `x = value`, `INTERPRET: bool = False`
             return self.value(cls.model, stmt.value)
@@ -459,15 +459,6 @@ class Evaluator:
             receiver = self.method_receiver(model, method, first) or UNKNOWN
         return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
 
-    def _is_enum(self, cls: ClassValue, seen: int = 0) -> bool:
-        """Does the class derive from `enum.Enum` (or `IntEnum`, `StrEnum`, `Flag`), within 8 levels?"""
-        for base in cls.node.bases:
-            value = self.value(cls.model, base)
-            if isinstance(value, Api) and value.name in ENUM_BASES or \
-                    isinstance(value, ClassValue) and seen < 8 and self._is_enum(value, seen + 1):
-                return True
-        return False
-
     def _instance_attribute(self, instance: Instance, attr: str) -> Value:
         if instance.member is not None and attr in ("value", "_value_", "name", "_name_"):
             if attr in ("name", "_name_"):
@@ -509,6 +500,8 @@ class Evaluator:
         if index < len(instance.args):
             return instance.args[index]
         default = field_default(fields[index])
+        if default is None and not instance.args and not instance.kwargs:  # `self` of a method: its constructions
+            return _one_of(constructed_field(self, instance.cls, index, attr))
         return UNKNOWN if default is None else self.value(instance.cls.model, default)
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
