@@ -42,10 +42,8 @@ def fix(project, model, call, value, code: str):
         return None
     _, body, _ = where.bodies[0]
     check_parameters(body)
-    if any(e.kernel.kwarg("scratch_types") for e in entries):
-        raise CannotFix("the launch has scratch: the new output's parameter would go before it")
-    if not _written_first(body, use.name, use.statement):
-        raise CannotFix(f"the body reads {use.name} before writing it, and an output starts uninitialised")
+    if any(e.kernel.kwarg("scratch_types") for e in entries) or not _written_first(body, use.name, use.statement):
+        return None  # scratch parameters follow the outputs; read first, it wants the input's zeros (pass_as_input)
     argument = call.args[0] if len(call.args) == 1 and not call.keywords else None
     carried = type_at_launches(project, model, argument, entries) if argument is not None else None
     if carried is None:
