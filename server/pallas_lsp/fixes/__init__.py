@@ -263,7 +263,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     fixes: list[Fix] = []
     moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, allocate_as_scratch,
               run_scoped_allocation)
-    if scratch_comprehension.comprehension_around(model, call) is not None:
+    if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         moving = (scratch_comprehension,)
     for builder in (*moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist):

@@ -20,7 +20,8 @@ import ast
 
 import libcst as cst
 
-from ..analysis.values import MemType
+from ..analysis.iteration import iterated
+from ..analysis.values import Const, MemType
 from .kernel_edits import CannotFix, FixBuilder, remove_statement
 from .sites import single_body_launches
 from .type_in_scope import type_at_launches
@@ -38,9 +39,31 @@ def comprehension_around(model, call: ast.Call) -> ast.AST | None:
     return None
 
 
+def runs_once(project, model, comprehension: ast.AST) -> bool:
+    """The comprehension makes one item (`[pl.get_global(T) for _ in range(1)]`, or over one known item):
+    its one get_global is one buffer, as the fixes that move a get_global take it."""
+    if len(comprehension.generators) != 1 or comprehension.generators[0].ifs:
+        return False
+    iterable = comprehension.generators[0].iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
+            and len(iterable.args) == 1 and not iterable.keywords and model.lookup("range", model.scope_of(iterable),
+                                                                                  iterable.lineno) is None:
+        count = project.evaluator.value(model, iterable.args[0])
+        return isinstance(count, Const) and count.value == 1
+    items = iterated(lambda e: project.evaluator.value(model, e), iterable)
+    return items is not None and len(items) == 1
+
+
+def many_items(project, model, call: ast.Call) -> bool:
+    """The get_global is written in a comprehension that may make more than one item: each a buffer of its own."""
+    comprehension = comprehension_around(model, call)
+    return comprehension is not None and not runs_once(project, model, comprehension)
+
+
 def fix(project, model, call, value, code: str):
     comprehension = comprehension_around(model, call)
-    if comprehension is None or code != "PAL001" or not isinstance(value, MemType):
+    if comprehension is None or code != "PAL001" or not isinstance(value, MemType) \
+            or runs_once(project, model, comprehension):
         return None
     if value.space not in ("smem", "tmem"):
         raise CannotFix("a comprehension of get_globals of what is not scratch memory")
