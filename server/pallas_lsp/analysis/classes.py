@@ -75,3 +75,36 @@ def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.exp
                         found.setdefault(target.attr, (method, self_name, node.value))
     cls.model.eval_cache.keep(key, found)
     return found
+
+
+def constructor_parameters(init: ast.AST, bound: dict) -> list[str]:
+    """The parameters of `__init__` (after `self`) that `bound` lacks and have no default: what an instance
+    whose construction is not known (`self` in a method) was given at the class's call sites."""
+    spec = init.args
+    positional = [*spec.posonlyargs, *spec.args][1:]
+    required = positional[:len(positional) - len(spec.defaults)] if spec.defaults else positional
+    required += [arg for arg, default in zip(spec.kwonlyargs, spec.kw_defaults) if default is None]
+    return [arg.arg for arg in required if arg.arg not in bound]
+
+
+ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag", "enum.ReprEnum"})
+
+
+def enum_member(name: str, stmt: ast.AST) -> bool:
+    """Is `name = value` in an Enum's body a member (not `_ignore_`, a dunder, `auto()` or a descriptor)?"""
+    if name.startswith("_") or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+        return False
+    value = stmt.value
+    return not (isinstance(value, ast.Call) and _terminal_name(value.func) in ("auto", "property", "nonmember"))
+
+
+def is_enum(evaluator, cls: "ClassValue", seen: int = 0) -> bool:
+    """Does the class derive from `enum.Enum` (or `IntEnum`, `StrEnum`, `Flag`), within 8 levels?"""
+    from .values import Api, ClassValue
+
+    for base in cls.node.bases:
+        value = evaluator.value(cls.model, base)
+        if isinstance(value, Api) and value.name in ENUM_BASES or \
+                isinstance(value, ClassValue) and seen < 8 and is_enum(evaluator, value, seen + 1):
+            return True
+    return False

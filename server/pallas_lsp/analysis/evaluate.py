@@ -18,10 +18,12 @@ from . import reads
 from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
-from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
+from .call_sites import TRANSPARENT_WRAPPERS, argument_sites, constructed_field
 from .grown_lists import grown_list
+from .iteration import comprehension_of, loop_variable
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
-from .classes import class_members, dataclass_fields, field_default, self_assignments
+from .classes import (class_members, is_enum, constructor_parameters, dataclass_fields, enum_member, field_default,
+                      self_assignments)
 from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
                               rehome)
 from .library_classes import pallas_class
@@ -64,9 +66,11 @@ MAX_CALL_DEPTH = 5
 # exponentially; past this budget the answer is "unknown", never a guess.
 STEP_BUDGET = 20_000
 
-KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map"}
+# `plgpu.warp_map(f)` (also a decorator) runs `f` at once, at warp level: a warp region, as a WarpMesh core_map.
+KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map", "plgpu.warp_map"}
 # Where each factory takes its body, positionally and by keyword.
-_BODY_ARG = {"pl.pallas_call": "kernel", "plgpu.kernel": "body", "pl.kernel": "body", "pl.core_map": None}
+_BODY_ARG = {"pl.pallas_call": "kernel", "plgpu.kernel": "body", "pl.kernel": "body", "pl.core_map": None,
+             "plgpu.warp_map": "f"}
 
 # Memory-space constructors called as `X(shape, dtype)`, with JAX's spelling of the space.
 _SHAPED_TYPES = {
@@ -91,6 +95,8 @@ _SEMAPHORES = {
 }
 _BARRIERS = {"plgpu.Barrier": "barrier", "plgpu.ClusterBarrier": "cluster_barrier"}
 _INTERPRET_PARAMS = {"plgpu.InterpretGPUParams", "pltpu.InterpretParams"}
+# Decorators whose method is read as an attribute: `plan.workspace` is what the method returns.
+_PROPERTIES = ("property", "cached_property")
 
 # Specs by constructor: their parameters in order (jax/_src/pallas/core.py, mosaic/core.py).
 _SPECS = {
@@ -291,6 +297,9 @@ class Evaluator:
         return items
 
     def _name(self, model: "ModuleModel", node: ast.Name, frame: Frame | None) -> Value:
+        clause = comprehension_of(model.parents, node)
+        if clause is not None:  # `{name: pl.get_global(kind) for name, kind in self.smem.items()}`
+            return loop_variable(lambda e: self.value(model, e, frame), _one_of, clause.target, clause.iter, node.id)
         scope = model.scope_of(node)
         binding = model.lookup(node.id, scope, node.lineno)
         if binding is None:
@@ -301,8 +310,8 @@ class Evaluator:
         reaching = reaching_bindings(model, binding, node, scope)
         reaching = taken_bindings(self, model, reaching, node, scope, frame)  # `if out_dtype is None: out_dtype = x.dtype`
         # `acc = f32` then `if ...: acc = i32`: either may reach the use
-        value = _one_of(_first(grown_list(self, model, b, node, scope, frame), self.binding_value, model, b, frame)
-                        for b in reaching)
+        value = _one_of(_first(grown_list(self, model, b, node, scope, frame), self.binding_value, model, b, frame,
+                               node.id) for b in reaching)
         if value is UNKNOWN:  # what runs is unknown: an `if TYPE_CHECKING:` may declare what it is
             declared = [d for b in reaching for d in declared_instead(model, node.id, b)]
             runs = [b for b in reaching if b not in declared]
@@ -310,7 +319,8 @@ class Evaluator:
                 return _one_of(self.binding_value(model, b, frame) for b in declared)
         return value
 
-    def binding_value(self, model: "ModuleModel", binding: "Binding", frame: Frame | None) -> Value:
+    def binding_value(self, model: "ModuleModel", binding: "Binding", frame: Frame | None,
+                      name: str | None = None) -> Value:
         if binding.kind == "param":
             func = model.parents[model.parents[binding.node]]  # arg -> arguments -> function
             if frame is not None and frame.func is func:
@@ -340,14 +350,13 @@ class Evaluator:
             return ClassValue(model, binding.node)
         if binding.kind == "import":
             return self.project.resolver.import_value(model, binding)
-        if binding.kind == "other" and isinstance(binding.node, ast.For) and isinstance(binding.node.target, ast.Name):
-            # `for interpret in (True, False):` the loop variable is each item of a literal tuple or list in turn.
-            items = binding.node.iter
-            if isinstance(items, (ast.Tuple, ast.List, ast.Set)) and items.elts and not any(
-                    isinstance(e, ast.Starred) for e in items.elts):
-                owner = model.scope_of(binding.node)
-                inner = frame if frame is not None and frame.func is owner else None
-                return _one_of(self.value(model, e, inner) for e in items.elts)
+        if binding.kind == "other" and isinstance(binding.node, ast.For) and (
+                name is not None or isinstance(binding.node.target, ast.Name)):
+            # `for interpret in (True, False):`, `for name, kind in SEMS.items():` each item in turn.
+            owner = model.scope_of(binding.node)
+            inner = frame if frame is not None and frame.func is owner else None
+            return loop_variable(lambda e: self.value(model, e, inner), _one_of, binding.node.target,
+                                 binding.node.iter, name or binding.node.target.id)
         return UNKNOWN
 
     def method_receiver(self, model: "ModuleModel", func: ast.AST, arg: ast.arg) -> Value | None:
@@ -396,9 +405,11 @@ class Evaluator:
         stmt = class_members(cls.node).get(attr)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             func = Func(cls.model, stmt, instance)
-            if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
+            if instance is not None and any(terminal_name(d) in _PROPERTIES for d in stmt.decorator_list):
                 return self.call(cls.model, func, [], {}, stmt, None)
             return func
+        if stmt is not None and instance is None and enum_member(attr, stmt) and is_enum(self, cls):
+            return Instance(cls, member=attr)  # `Buffers.RESIDUAL`: its `.value` is what the class body wrote
         if stmt is not None:  # `x = value`, `INTERPRET: bool = False`
             return self.value(cls.model, stmt.value)
         return self._bases_attribute(cls, attr, instance, seen) if seen < 8 else UNKNOWN
@@ -452,6 +463,10 @@ class Evaluator:
         return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
 
     def _instance_attribute(self, instance: Instance, attr: str) -> Value:
+        if instance.member is not None and attr in ("value", "_value_", "name", "_name_"):
+            if attr in ("name", "_name_"):
+                return Const(instance.member)
+            return self.value(instance.cls.model, class_members(instance.cls.node)[instance.member].value)
         field = self._dataclass_field(instance, attr)
         if field is not None:
             return field
@@ -466,6 +481,9 @@ class Evaluator:
         if getattr(method, "name", None) == "__init__":  # `self.block = block`: what the constructor was given
             params = self.bind_arguments(Func(instance.cls.model, method, instance), list(instance.args),
                                          dict(instance.kwargs))
+            if not instance.args and not instance.kwargs:  # `self` of a method: made by the class's constructions
+                for param in constructor_parameters(method, params):
+                    params[param] = self.param_from_call_sites(instance.cls.model, method, param)
         return self.value(instance.cls.model, value, Frame(method, params, 0))
 
     def _dataclass_field(self, instance: Instance, attr: str) -> Value | None:
@@ -485,6 +503,8 @@ class Evaluator:
         if index < len(instance.args):
             return instance.args[index]
         default = field_default(fields[index])
+        if default is None and not instance.args and not instance.kwargs:  # `self` of a method: its constructions
+            return _one_of(constructed_field(self, instance.cls, index, attr))
         return UNKNOWN if default is None else self.value(instance.cls.model, default)
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
@@ -507,6 +527,9 @@ class Evaluator:
         if isinstance(base, Mapping) and isinstance(index, Const):
             found = base.get(index.value)
             return found if found is not None else UNKNOWN
+        if isinstance(base, Mapping) and isinstance(index, OneOf):  # `STAGING[self.op]`, `op` one of several keys
+            found = [base.get(o.value) if isinstance(o, Const) else None for o in index.options]
+            return UNKNOWN if None in found else _one_of(found)
         if isinstance(base, SemaphoreRef) and base.indexer:  # `sems.at[0]`: a view, still a ref
             return SemaphoreRef(None, model.segment(expr))
         if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
@@ -572,6 +595,8 @@ class Evaluator:
         depth = frame.depth if frame else 0
         if isinstance(func, Api):
             return self._api_call(model, func.name, args, kwargs, node)
+        if isinstance(func, OneOf):  # `STAGING[self.op](n)`: one of a registry's builders
+            return _one_of(self.call(model, option, args, kwargs, node, frame, complete) for option in func.options)
         if isinstance(func, Partial):
             merged = dict(func.kwargs)
             merged.update(kwargs)
@@ -766,7 +791,7 @@ class Evaluator:
                 default = _default_of(func_node, param)
                 if default is not None:
                     options.append(self.value(model, default))
-            result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
+            result = _one_of(options)  # unknown where none is known (an OneOf passed on is spread out)
         finally:
             read = reads.end()
         cache.keep(key, result, read)  # an edit of one call site finds it again first (`reads.settled`)

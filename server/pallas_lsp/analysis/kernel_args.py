@@ -145,7 +145,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None =
     body = body or entry.body
     if body is None or not isinstance(body.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
-    if entry.api == "pl.core_map":
+    if entry.api in ("pl.core_map", "plgpu.warp_map"):  # no refs: a warp_map function takes the warp's index
         return []
     bound_positional, bound_keywords = partial_bindings(entry.kernel.body)
     bound_positional += _bound_receiver(entry.kernel.body)

@@ -660,6 +660,16 @@ def _kwarg_node(kernel: KernelCall, name: str) -> ast.AST | None:
     return found[1] if found else None
 
 
+def _mesh_node(entry: EntryPoint) -> ast.AST | None:
+    """The mesh of a `pl.kernel(..., mesh=...)` or `pl.core_map(mesh)` (decorating the body, or called on it:
+    `pl.core_map(self.mesh)(per_warp)`, whose entry node is the outer call)."""
+    node = _kwarg_node(entry.kernel, "mesh")
+    made = entry.kernel.node
+    if node is None and entry.api == "pl.core_map" and isinstance(made, ast.Call) and made.args:
+        node = made.args[0]
+    return node
+
+
 def compiled_backend(project: "Project", entry: EntryPoint) -> str:
     """What the launch lowers through when it runs compiled (TRITON for a bare pl.pallas_call on a GPU)."""
     return _backend(project, entry, interpreted=False)[0]
@@ -671,11 +681,10 @@ def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) ->
         return INTERPRET, "the kernel runs in interpret mode"
     if entry.api == "plgpu.kernel":
         return MOSAIC_GPU, "plgpu.kernel lowers through Mosaic GPU"
+    if entry.api == "plgpu.warp_map":
+        return MOSAIC_GPU_WARP, "plgpu.warp_map runs its function at warp level"
     if entry.api in ("pl.kernel", "pl.core_map"):
-        mesh = _kwarg_node(kernel, "mesh")
-        if mesh is None and entry.api == "pl.core_map" and isinstance(entry.node, ast.Call) and entry.node.args:
-            mesh = entry.node.args[0]
-        name, _, _ = _callee(project, entry.model, mesh)
+        name, _, _ = _callee(project, entry.model, _mesh_node(entry))
         if name in _MESH_BACKENDS:
             return _MESH_BACKENDS[name], f"{entry.api} with a {name} mesh"
         return UNKNOWN_BACKEND, f"{entry.api} with a mesh not known statically"
@@ -799,10 +808,7 @@ def _launch_settings(project: "Project", entry: EntryPoint):
     `plgpu.kernel` keywords or the `plgpu.Mesh` of a `pl.kernel`/`pl.core_map`); None where not static."""
     kernel, model = entry.kernel, entry.model
     if entry.api in ("pl.kernel", "pl.core_map"):
-        node = _kwarg_node(kernel, "mesh")
-        if node is None and entry.api == "pl.core_map" and isinstance(entry.node, ast.Call) and entry.node.args:
-            node = entry.node.args[0]
-        name, call, mesh_model = _callee(project, model, node)
+        name, call, mesh_model = _callee(project, model, _mesh_node(entry))
         if call is None or name != "plgpu.Mesh":
             return None
         evaluate = project.evaluator.value

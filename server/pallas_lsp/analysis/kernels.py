@@ -245,6 +245,8 @@ class KernelIndex:
 
     def _decorator_kernel(self, decorator: ast.expr, body: Func) -> KernelCall | None:
         value = self.evaluator.value(self.model, decorator)
+        if value == Api("plgpu.warp_map"):  # `@plgpu.warp_map`: the function runs at warp level where defined
+            return KernelCall(value.name, self.model, decorator, body, ())
         if isinstance(value, KernelCall) and value.body is None:
             return KernelCall(value.api, self.model, decorator, body, value.kwargs)
         if isinstance(value, Partial) and isinstance(value.func, Api) and value.func.name in KERNEL_FACTORIES:

@@ -253,15 +253,21 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         pass_as_operand,
         run_compiled,
         run_scoped_allocation,
+        scratch_comprehension,
         triton_to_mosaic_gpu,
         use_global_semaphore,
         warp_hoist,
+        workspace_as_output,
     )
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
-    for builder in (enclosing_run_scoped, pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
-                    drop_collective_axes, outside_kernel, warp_hoist):
+    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, allocate_as_scratch,
+              run_scoped_allocation)
+    if scratch_comprehension.many_items(project, model, call):
+        # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
+        moving = (scratch_comprehension,)
+    for builder in (*moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)
