@@ -135,9 +135,10 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     # What the body is called by inside the kernel: the launcher's parameter, or the parameter of a nested
     # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).
     handed = {inner.args.args[0].arg: inner.name for inner in nested if inner.args.args and inner not in decorated}
+    in_kernels = {id(node) for kernel in decorated for node in ast.walk(kernel)}  # one walk, not one per call
     runs_body = [call for call in ast.walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                  and (call.func.id in params or call.func.id in handed) and not call.keywords
-                 and any(call in ast.walk(kernel) for kernel in decorated)]
+                 and id(call) in in_kernels]
     if len(runs_body) != 1:
         return None
     call = runs_body[0]
