@@ -12,6 +12,7 @@ of its own): a call of it launches the body in that kernel.
 from __future__ import annotations
 
 import ast
+import collections
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -126,8 +127,25 @@ def body_launcher(function: ast.AST) -> BodyLauncher | None:
     return found
 
 
+def _nested_functions(function: ast.FunctionDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The defs nested in `function`, in `ast.walk` order: the walk leaves expressions out (no def is in
+    one), and a breadth-first walk that leaves out subtrees keeps the others in their order. Asked of
+    every function a call in a module with kernels may call: most are no launcher."""
+    found = []
+    queue = collections.deque([function])
+    while queue:
+        node = queue.popleft()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                continue
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(child)
+            queue.append(child)
+    return found
+
+
 def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
-    nested = [n for n in ast.walk(function) if n is not function and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    nested = _nested_functions(function)
     decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
     if not decorated:
         return None
