@@ -12,6 +12,7 @@ of its own): a call of it launches the body in that kernel.
 from __future__ import annotations
 
 import ast
+import collections
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -133,8 +134,25 @@ def body_launcher(function: ast.AST) -> BodyLauncher | None:
     return found
 
 
+def _nested_functions(function: ast.FunctionDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The defs nested in `function`, in `ast.walk` order: the walk leaves expressions out (no def is in
+    one), and a breadth-first walk that leaves out subtrees keeps the others in their order. Asked of
+    every function a call in a module with kernels may call: most are no launcher."""
+    found = []
+    queue = collections.deque([function])
+    while queue:
+        node = queue.popleft()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                continue
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(child)
+            queue.append(child)
+    return found
+
+
 def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
-    nested = [n for n in ast.walk(function) if n is not function and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    nested = _nested_functions(function)
     decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
     if not decorated:
         return None
@@ -142,9 +160,10 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     # What the body is called by inside the kernel: the launcher's parameter, or the parameter of a nested
     # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).
     handed = {inner.args.args[0].arg: inner.name for inner in nested if inner.args.args and inner not in decorated}
+    in_kernels = {id(node) for kernel in decorated for node in ast.walk(kernel)}  # one walk, not one per call
     runs_body = [call for call in ast.walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                  and (call.func.id in params or call.func.id in handed) and not call.keywords
-                 and any(call in ast.walk(kernel) for kernel in decorated)]
+                 and id(call) in in_kernels]
     if len(runs_body) != 1:
         return None
     call = runs_body[0]
