@@ -53,7 +53,8 @@ def field_default(field: ast.AnnAssign) -> ast.expr | None:
 
 def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.expr]]:
     """`self.<attr> = value` in the class's methods, `__init__` first: attr -> (method, self's name, value);
-    computed once per class."""
+    computed once per class, from each method's own, kept until an edit under that method: a keystroke
+    in one method of a 3,000-line class walks that method again, not every one."""
     key = ("self-assignments", id(cls.node))
     found = cls.model.eval_cache.get(key)
     if found is not None:
@@ -63,15 +64,32 @@ def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.exp
     methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     methods.sort(key=lambda m: m.name != "__init__")
     for method in methods:
-        positional = [*method.args.posonlyargs, *method.args.args]
-        if not positional:
-            continue
-        self_name = positional[0].arg
-        for node in walk_nodes(method):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == self_name):
-                        found.setdefault(target.attr, (method, self_name, node.value))
+        for attr, assigned in _method_self_assignments(cls.model, method).items():
+            found.setdefault(attr, assigned)
     cls.model.eval_cache.keep(key, found)
+    return found
+
+
+def _method_self_assignments(model, method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
+    """`self_assignments` of one method, the first of each attribute; kept until an edit under it."""
+    key = ("method-self-assignments", id(method))
+    found = model.eval_cache.get(key)
+    if found is None:
+        found = reads.kept(model.eval_cache, key, lambda: _assigned_to_self(method), model.read_key,
+                           ("deep", id(method)))
+    return found
+
+
+def _assigned_to_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
+    found: dict = {}
+    positional = [*method.args.posonlyargs, *method.args.args]
+    if not positional:
+        return found
+    self_name = positional[0].arg
+    for node in walk_nodes(method):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == self_name):
+                    found.setdefault(target.attr, (method, self_name, node.value))
     return found
