@@ -86,10 +86,25 @@ def _assigned_to_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
     if not positional:
         return found
     self_name = positional[0].arg
-    for node in walk_nodes(method):
+    for node in _statements(method):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == self_name):
                     found.setdefault(target.attr, (method, self_name, node.value))
+    return found
+
+
+_STATEMENT_LISTS = ("body", "handlers", "orelse", "finalbody", "cases")  # in the order of their nodes' fields
+
+
+def _statements(function: ast.AST) -> list[ast.AST]:
+    """The statements under `function` (nested functions' too) in `walk_nodes`' order, and the handlers and
+    cases holding some: an assignment is a statement, and no expression holds one."""
+    found = [function]
+    index = 0
+    while index < len(found):
+        for name in _STATEMENT_LISTS:
+            found += getattr(found[index], name, ())
+        index += 1
     return found
