@@ -7,7 +7,6 @@ import ast
 from typing import TYPE_CHECKING
 
 from . import reads
-from .model import walk_nodes
 
 if TYPE_CHECKING:
     from .values import ClassValue
