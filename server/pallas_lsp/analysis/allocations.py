@@ -7,7 +7,6 @@ Its own module, under both the kernel model (which lists them) and the shared-me
 from __future__ import annotations
 
 import ast
-import contextlib
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -72,10 +71,11 @@ class Allocations:
 
     def function(self, func: Func, stack: tuple) -> list[Allocation]:
         """The items of `func`'s body, walked with `stack` (the functions around it). Kept per function:
-        a walk cut short by nothing but recursion into functions it entered itself (or into itself) is
-        the same from any function around it that leaves room for its depth and is none of the
-        functions it enters (`reads`: an edit elsewhere keeps it); one cut short by the depth too,
-        the same from any such function at the same depth (kept apart, per depth)."""
+        a walk that is not cut short (by recursion or depth) is the same from any function around
+        it that leaves room for its depth and is none of the functions it enters (`reads`: an
+        edit elsewhere keeps it); one cut short by the depth only, the same from any such function
+        at the same depth (kept apart, per depth: a kernel nine calls deep was walked whole at every
+        keystroke)."""
         node = func.node
         if id(node) in self.exclude:
             return []
@@ -109,13 +109,8 @@ class Allocations:
             self._trail.pop()
             read = reads.end()
         levels, inner, cuts = record
-        cuts.discard(id(node))
-        cuts.difference_update(inner)  # a recursion met inside this walk, the same from anywhere
         if not cuts or cuts == {_DEPTH}:
             memo.keep(at_depth if cuts else key, (tuple(items), levels, frozenset(inner)), read)
-            evaluator = self.project.evaluator  # an edit under it walks it again first (`reads.settled`):
-            reads.found_again_by(read, (_walked_again, evaluator, evaluator.in_own_module_only, self, func,
-                                        len(stack)))
         self._walked(id(node), levels, inner, cuts)
         return items
 
@@ -240,16 +235,6 @@ class Allocations:
     def _callable(self, model, node: ast.AST, stack) -> list[Allocation]:
         func = unwrap_function(self.project.evaluator.value(model, node))
         return self.function(func, stack) if func is not None else []
-
-
-def _walked_again(evaluator, own_module_only: bool, walk: Allocations, func: Func, depth: int) -> None:
-    """A function's walk found again into its memo (`reads.settled`), from `depth` functions around it (a
-    walk kept is the same from any such): when it comes out the same, the walks of the functions around it
-    that read it are kept (a keystroke in a helper nested three deep in a kernel walks the helper again,
-    not the kernel)."""
-    if evaluator.project.holds(func.model) and not walk.active:
-        with evaluator.own_module_call_sites() if own_module_only else contextlib.nullcontext():
-            walk.function(func, (0,) * depth)
 
 
 def repeated(allocations: list) -> list:
