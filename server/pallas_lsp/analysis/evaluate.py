@@ -11,7 +11,7 @@ import ast
 import contextlib
 import functools
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import reads
@@ -116,6 +116,9 @@ class Frame:
     func: ast.AST
     params: dict[str, Value]
     depth: int
+    # Answers in this frame, where its maker keeps them (a launch's frame: its in_specs ask for the same
+    # names' bindings dozens of times): id(expr) -> (value, the reads it was noted in, steps it took, mode)
+    memo: dict | None = field(default=None, compare=False, repr=False)
 
 
 def terminal_name(expr: ast.AST) -> str | None:
@@ -161,6 +164,7 @@ class Evaluator:
         self._active: set[tuple] = set()
         self._nesting = 0
         self._steps = 0
+        self._cut = 0  # answers made UNKNOWN by where they were asked (a cycle, the step budget, the depth)
         self.in_own_module_only = False  # see `own_module_call_sites`
 
     def depth(self) -> tuple[int, int]:
@@ -199,18 +203,27 @@ class Evaluator:
         else:
             key = (id(expr), id(frame))
         if key in self._active:
+            self._cut += 1
             return UNKNOWN
         if self._nesting == 0:
             self._steps = 0
         self._steps += 1
         if self._steps > STEP_BUDGET:
+            self._cut += 1
             return UNKNOWN
+        read = reads.current()
+        if frame is not None and frame.memo is not None:
+            found = frame.memo.get(id(expr))
+            if found is not None and found[1] is read and found[3] == self.in_own_module_only:  # its reads noted here
+                self._steps += found[2]  # as if worked out again
+                return found[0]
+            steps, cut = self._steps, self._cut
         self._active.add(key)
         self._nesting += 1
         kept = begun = False
+        asked_in = read
         try:  # from here: a RecursionError anywhere below leaves the nesting count as it found it
             kept = frame is None and reads.tracking()  # an answer kept: what it reads is collected apart (`reads`)
-            read = reads.current()
             if read is not None:
                 region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
                 if kept:
@@ -221,11 +234,14 @@ class Evaluator:
                     read.add(region)
             result = bounded(self._eval(model, expr, frame))  # `b = (a, a)` 40 times over: 2**40 values
         except RecursionError:
+            self._cut += 1
             result = UNKNOWN
         finally:
             self._nesting -= 1
             self._active.discard(key)
             read = reads.end() if kept and begun else None
+        if frame is not None and frame.memo is not None and self._cut == cut and self._steps <= STEP_BUDGET:
+            frame.memo[id(expr)] = (result, asked_in, self._steps - steps, self.in_own_module_only)
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)  # an edit of what it read finds it again first (`reads.settled`)
             reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))

@@ -324,12 +324,12 @@ def _frames(project: "Project", model: "ModuleModel", function: ast.AST, depth: 
                 frame_args = [evaluator.value(where_model, a, caller_frame) for a in call.args]
                 frame_kwargs = {k.arg: evaluator.value(where_model, k.value, caller_frame) for k in call.keywords}
                 params = evaluator.bind_arguments(func, frame_args, frame_kwargs)
-                frames.append((Frame(function, params, 0), caller_where))
+                frames.append((Frame(function, params, 0, {}), caller_where))
         else:
             params = evaluator.bind_arguments(func, args, kwargs)
             if spread:  # `f(*xs)` / `f(**options)`: what they pass is not known, nor which defaults stay
                 params = {name: value for name, value in params.items() if name in kwargs or value is func.self_value}
-            frames.append((Frame(function, params, 0), where))
+            frames.append((Frame(function, params, 0, {}), where))  # a memo: `Frame.memo`
         if len(frames) > _MAX_FRAMES:
             return None
     return frames
