@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from .values import UNKNOWN, Func, Value
+from .values import UNKNOWN, Func, Mapping, Seq, Value
 
 if TYPE_CHECKING:
     from .evaluate import Evaluator, Frame
@@ -37,18 +37,34 @@ class Unforced:
         return self.value
 
 
+class UnforcedRest:
+    """What a function's `*args` (a `Seq`) or `**kwargs` (a `Mapping`) gets: the arguments no other parameter
+    takes, evaluated (once) where it is first read."""
+
+    __slots__ = ("make", "value")
+
+    def __init__(self, make):
+        self.make = make
+        self.value: Value | None = None
+
+    def force(self) -> Value:
+        if self.value is None:
+            self.value = self.make()
+        return self.value
+
+
+_LEFT_FOR_LATER = (Unforced, UnforcedRest)
+
+
 def forced(value) -> Value:
     """A parameter's value as a frame holds it, evaluated now if it was left for later."""
-    return value.force() if value.__class__ is Unforced else value
+    return value.force() if value.__class__ in _LEFT_FOR_LATER else value
 
 
 def lazily_callable(func: Value, node: ast.Call) -> bool:
-    """A call whose arguments can be left for later: a plain function taking no `*args` or `**kwargs`,
-    called with no `*` or `**` spread (what binds each parameter is then known before any is evaluated)."""
+    """A call whose arguments can be left for later: a plain function called with no `*` or `**` spread (what
+    binds each parameter is then known before any is evaluated)."""
     if func.__class__ is not Func:
-        return False
-    spec = func.node.args
-    if spec.vararg is not None or spec.kwarg is not None:
         return False
     return not any(a.__class__ is ast.Starred for a in node.args) and all(k.arg is not None for k in node.keywords)
 
@@ -58,7 +74,8 @@ def lazy_return(evaluator: "Evaluator", model: "ModuleModel", func: Func, node: 
     """What `func` returns at the call `node` (see `lazily_callable`), its arguments evaluated as read."""
     args = [Unforced(evaluator, model, a, frame) for a in node.args]
     kwargs = {k.arg: Unforced(evaluator, model, k.value, frame) for k in node.keywords}
-    params = evaluator.bind_arguments(func, args, kwargs, complete=True)
+    params = evaluator.bind_arguments(func, args, kwargs)
+    _bind_rest(func, params, args, kwargs)
     read_before = evaluator.params_read.get(id(func.node), ())
     cache = func.model.eval_cache
     key = _key(func, params, read_before)
@@ -66,13 +83,26 @@ def lazy_return(evaluator: "Evaluator", model: "ModuleModel", func: Func, node: 
         return cache[key]
     result = evaluator.returns_in_frame(func, params, depth)
     read = tuple(sorted({*read_before, *(name for name, value in params.items()
-                                         if value.__class__ is Unforced and value.value is not None)}))
+                                         if value.__class__ in _LEFT_FOR_LATER and value.value is not None)}))
     if read != read_before:
         evaluator.params_read[id(func.node)] = read
         key = _key(func, params, read)
     if key is not None and evaluator.within_budget():
         cache.keep(key, result)
     return result
+
+
+def _bind_rest(func: Func, params: dict, args: list[Unforced], kwargs: dict[str, Unforced]) -> None:
+    """`*args` and `**kwargs` parameters, as `Evaluator.bind_arguments(..., complete=True)` binds them."""
+    spec = func.node.args
+    positional = [*spec.posonlyargs, *spec.args][1 if func.self_value is not None else 0:]
+    if spec.vararg is not None:
+        rest = args[len(positional):]
+        params[spec.vararg.arg] = UnforcedRest(lambda: Seq(tuple(arg.force() for arg in rest)))
+    if spec.kwarg is not None:
+        names = {p.arg for p in [*positional, *spec.kwonlyargs]}
+        named = [(k, v) for k, v in kwargs.items() if k not in names]
+        params[spec.kwarg.arg] = UnforcedRest(lambda: Mapping(tuple((k, v.force()) for k, v in named)))
 
 
 def _key(func: Func, params: dict, read: tuple[str, ...]) -> tuple | None:
