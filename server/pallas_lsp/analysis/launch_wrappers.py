@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .model import walk_nodes
 from .values import UNKNOWN, Const, Func, KernelCall, Partial, Value
 
 if TYPE_CHECKING:
@@ -127,7 +128,8 @@ def body_launcher(function: ast.AST) -> BodyLauncher | None:
 
 
 def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
-    nested = [n for n in ast.walk(function) if n is not function and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    walked = walk_nodes(function)  # asked of every function a call evaluates: one walk, no generators
+    nested = [n for n in walked if n is not function and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
     if not decorated:
         return None
@@ -135,7 +137,7 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     # What the body is called by inside the kernel: the launcher's parameter, or the parameter of a nested
     # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).
     handed = {inner.args.args[0].arg: inner.name for inner in nested if inner.args.args and inner not in decorated}
-    runs_body = [call for call in ast.walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    runs_body = [call for call in walked if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                  and (call.func.id in params or call.func.id in handed) and not call.keywords
                  and any(call in ast.walk(kernel) for kernel in decorated)]
     if len(runs_body) != 1:
@@ -144,7 +146,7 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     kernels = [kernel for kernel in decorated if call in ast.walk(kernel) and _hands_every_ref(call, kernel)]
     name = call.func.id
     if name in handed:  # the nested function's parameter: which launcher parameter is handed to it?
-        givers = {c.args[0].id for c in ast.walk(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+        givers = {c.args[0].id for c in walked if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
                   and c.func.id == handed[name] and len(c.args) == 1 and isinstance(c.args[0], ast.Name)
                   and c.args[0].id in params}
         name = givers.pop() if len(givers) == 1 else None

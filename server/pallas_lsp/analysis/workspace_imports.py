@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass
 
 from . import big_literals, disk_cache, reads
-from .model import Binding
+from .model import Binding, walk_nodes
 from ..source_text import read_source
 
 
@@ -176,8 +176,8 @@ def module_exports(text: str) -> Exports | None:
                 and typing_name[0][1] and "TYPE_CHECKING" not in unclear
                 and typing_name[0][0][4] < type_checking_ifs[0].lineno):
             unclear.update(guarded)  # not typing's TYPE_CHECKING: jedi evaluates the test
-    if "global" in text:
-        unclear.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
+    if "global" in text and _GLOBAL_WORD.search(text):  # `pl.get_global` names none: the keyword alone
+        unclear.update(name for node in walk_nodes(tree) if isinstance(node, ast.Global) for name in node.names)
     accelerated = {}
     for name, lines in accelerator_imports.items():
         only = bound.get(name, [])
@@ -667,6 +667,9 @@ def _bundled_stub_names() -> frozenset[str]:
         with contextlib.suppress(OSError):
             names.update(name.removesuffix(".pyi") for name in os.listdir(folder))
     return frozenset(names)
+
+
+_GLOBAL_WORD = re.compile(r"\bglobal\b")
 
 
 @functools.lru_cache(maxsize=None)
