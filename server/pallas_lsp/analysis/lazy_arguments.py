@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from .values import UNKNOWN, Func, Mapping, Seq, Value
 
-if TYPE_CHECKING:
-    from .evaluate import Evaluator, Frame
+if TYPE_CHECKING:  # the evaluator (evaluate.py imports this module) is not named: no circle of modules
     from .model import ModuleModel
 
 
@@ -27,7 +26,7 @@ class Unforced:
 
     __slots__ = ("evaluator", "model", "node", "frame", "value")
 
-    def __init__(self, evaluator: "Evaluator", model: "ModuleModel", node: ast.expr, frame: "Frame | None"):
+    def __init__(self, evaluator, model: "ModuleModel", node: ast.expr, frame):
         self.evaluator, self.model, self.node, self.frame = evaluator, model, node, frame
         self.value: Value | None = None
 
@@ -69,7 +68,7 @@ def lazily_callable(func: Value, node: ast.Call) -> bool:
     return not any(a.__class__ is ast.Starred for a in node.args) and all(k.arg is not None for k in node.keywords)
 
 
-def lazy_return(evaluator: "Evaluator", model: "ModuleModel", func: Func, node: ast.Call, frame: "Frame | None",
+def lazy_return(evaluator, model: "ModuleModel", func: Func, node: ast.Call, frame,
                 depth: int) -> Value:
     """What `func` returns at the call `node` (see `lazily_callable`), its arguments evaluated as read."""
     args = [Unforced(evaluator, model, a, frame) for a in node.args]
