@@ -84,11 +84,16 @@ def lazy_return(evaluator, model: "ModuleModel", func: Func, node: ast.Call, fra
     read = tuple(sorted({*read_before, *(name for name, value in params.items()
                                          if value.__class__ in _LEFT_FOR_LATER and value.value is not None)}))
     if read != read_before:
+        if len(evaluator.params_read) >= _MAX_REMEMBERED:  # a hint only (the key names what it holds): a long
+            evaluator.params_read.clear()  # session's functions, parsed again and again, are not all kept
         evaluator.params_read[id(func.node)] = read
         key = _key(func, params, read)
     if key is not None and evaluator.within_budget():
         cache.keep(key, result)
     return result
+
+
+_MAX_REMEMBERED = 1 << 16
 
 
 def _bind_rest(func: Func, params: dict, args: list[Unforced], kwargs: dict[str, Unforced]) -> None:
