@@ -190,8 +190,9 @@ def open_together(names: list[str], cache: Path, python: str, source: str | None
 def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None,
                calls: bool = False) -> dict:
     """`--in-process`: the file's first analysis and keystrokes (the same typing as `measure_file`) by
-    `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP: the
-    CPU seconds of the analysis itself (jedi's interpreter, another process, not counted)."""
+    `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP, the garbage
+    collector set as the server sets it: the CPU seconds of the analysis itself (jedi's interpreter, another
+    process, not counted)."""
     _, env = pallas_command("serve", source)
     done = subprocess.run([sys.executable, __file__, "--worker", name, "--edits", str(edits), "--warmup", str(warmup),
                            "--cache", str(cache), "--python", python, *(["--calls"] if calls else [])],
@@ -202,6 +203,13 @@ def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, sou
 def worker(name: str, cache: Path, edits: int, warmup: int, python: str, calls: bool = False) -> dict:
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze_incremental, selected_codes
+
+    try:  # the garbage collector as the server sets it (a checkout that sets nothing keeps Python's)
+        from pallas_lsp.lsp.memory import collect_less_often
+    except ImportError:
+        pass
+    else:
+        collect_less_often()
 
     root = unpacked(name, cache)
     relative, function, occurrence = FILES[name]
