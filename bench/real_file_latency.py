@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import cProfile
 import ctypes
 import json
@@ -191,7 +192,7 @@ def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, sou
                calls: bool = False) -> dict:
     """`--in-process`: the file's first analysis and keystrokes (the same typing as `measure_file`) by
     `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP, the garbage
-    collector set as the server sets it: the CPU seconds of the analysis itself (jedi's interpreter, another
+    collector set as the server sets it for a first analysis: the CPU seconds of the analysis itself (jedi's interpreter, another
     process, not counted)."""
     _, env = pallas_command("serve", source)
     done = subprocess.run([sys.executable, __file__, "--worker", name, "--edits", str(edits), "--warmup", str(warmup),
@@ -204,12 +205,10 @@ def worker(name: str, cache: Path, edits: int, warmup: int, python: str, calls: 
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze_incremental, selected_codes
 
-    try:  # the garbage collector as the server sets it (a checkout that sets nothing keeps Python's)
-        from pallas_lsp.lsp.memory import collect_less_often
+    try:  # the garbage collector as the server sets it for a first analysis (a checkout without: Python's)
+        from pallas_lsp.lsp.memory import collecting_less_often
     except ImportError:
-        pass
-    else:
-        collect_less_often()
+        collecting_less_often = contextlib.nullcontext
 
     root = unpacked(name, cache)
     relative, function, occurrence = FILES[name]
@@ -220,12 +219,13 @@ def worker(name: str, cache: Path, edits: int, warmup: int, python: str, calls: 
     project, codes = Project(root=str(root), python=python), selected_codes(None, None)
     profiler = cProfile.Profile() if calls else None
     started = time.process_time()
-    if profiler is not None:
-        profiler.enable()
-    project.set_text(path, text)
-    analyze_incremental(project, path, text, codes=codes)
-    if profiler is not None:
-        profiler.disable()
+    with collecting_less_often():
+        if profiler is not None:
+            profiler.enable()
+        project.set_text(path, text)
+        analyze_incremental(project, path, text, codes=codes)
+        if profiler is not None:
+            profiler.disable()
     first = time.process_time() - started
     counted = {"first_analysis_calls": pstats.Stats(profiler).total_calls, "modules_modelled": len(project._models)} \
         if profiler is not None else {}

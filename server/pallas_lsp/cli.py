@@ -718,13 +718,11 @@ def main(argv: list[str] | None = None) -> int:
             collect_less_often()
             end_process_now(run_check(args))
         if args.command == "serve":
-            from .lsp.memory import collect_less_often, give_big_blocks_back_when_freed
+            from .lsp.memory import give_big_blocks_back_when_freed
             from .lsp.server import server
             from .lsp.tcp import serve_command
 
             give_big_blocks_back_when_freed()
-            if argv is None:  # the server's own process (in-process callers keep their collector's settings)
-                collect_less_often()
             return serve_command(server, args=args)
         if args.command == "trace":
             return run_trace(args)

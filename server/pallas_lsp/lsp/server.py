@@ -30,7 +30,7 @@ with quick_lsp_imports():  # most of the start: see libraries.py
 from . import (code_actions, code_lens, diagnostics, entry_points, fix_all, hover, initialize, notebook_sync,
                text_sync, trace_command, workspace)
 from .convert import SOURCE
-from .memory import collect_less_often, give_big_blocks_back_when_freed
+from .memory import give_big_blocks_back_when_freed
 from .notebooks import NOTEBOOK_SYNC
 from .session import Session
 
@@ -84,5 +84,4 @@ def main(argv: list[str] | None = None) -> int:
 
     quiet_compile_warnings()  # CPython's SyntaxWarnings about users' files never reach stderr
     give_big_blocks_back_when_freed()
-    collect_less_often()
     return serve_command(server, argv)
