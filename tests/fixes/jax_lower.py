@@ -73,7 +73,10 @@ def run(path: str, execute: bool = False, unchecked: bool = False, compiled: boo
     else:
       raise ValueError(f"unknown mode {mode!r}")
   except Exception as exc:  # noqa: BLE001 - reported to the test, which shows it
-    first = str(exc).splitlines()[0] if str(exc) else ""
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if "CpuCallback error" in first:  # the callback's traceback: its own exception is the last line
+      first += f" ... {lines[-1].strip()}"
     return {"ok": False, "error": f"{type(exc).__name__}: {first}"}
   finally:
     try:

@@ -108,6 +108,61 @@ def test_a_display_only_fix_is_offered_but_never_applied_by_fix_all(tmp_path):
         ("pallas-lsp (PAL009): Disable PAL009 for this line", "safe")]
 
 
+PEEK_ON_A_DMA_SEMAPHORE = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref, sem):
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem, 1, decrement=False)
+  pl.semaphore_wait(sem, 1)
+  o_ref[...] = x_ref[...]
+
+
+def target():
+  fn = pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.DMA],
+                      compiler_params=pltpu.CompilerParams())
+  return fn, (X,), "tpu"
+'''
+
+
+def test_an_unsafe_fix_all_also_applies_a_display_only_fix_in_a_kernel_it_rewrites(tmp_path):
+    """JAX rejects the signalled DMA semaphore (PAL013): once REGULAR, the compiled TPU kernel would hang on the
+    count its decrement=False wait consumed (PAL009), so --unsafe-fixes, already rewriting the kernel, also
+    signals the count back; --fix alone, and a kernel JAX accepts (the test above), keep the wait."""
+    path = tmp_path / "kernel.py"
+    path.write_text(PEEK_ON_A_DMA_SEMAPHORE)
+    project = Project(root=str(tmp_path), python=jax_python())
+    assert sorted(f.code for f in analyze(project, str(path))) == ["PAL009", "PAL013"]
+    safe = fix_all(project, str(path))
+    assert [f.title.split(" (")[1] for f in safe.applied] == ["PAL013): Allocate a REGULAR semaphore"]
+    assert [f.code for f in analyze(project, str(path), safe.texts[str(path)])] == ["PAL009"]
+    unsafe = fix_all(project, str(path), unsafe=True)
+    assert [f.title.split(",")[0].split(" (unsafe")[0] for f in unsafe.applied] == [
+        "pallas-lsp (PAL013): Allocate a REGULAR semaphore (only signalled and waited on)",
+        "pallas-lsp (PAL009): Wait"]
+    fixed = unsafe.texts[str(path)]
+    assert "  pl.semaphore_wait(sem, 1)\n  pl.semaphore_signal(sem, 1)\n  pl.semaphore_wait(sem, 1)\n" in fixed
+    assert analyze(project, str(path), fixed) == []
+
+
+@pytest.mark.jax
+def test_the_kernel_fixed_with_its_display_only_fix_lowers_for_a_tpu_and_the_original_does_not(tmp_path):
+    (tmp_path / "before.py").write_text(PEEK_ON_A_DMA_SEMAPHORE)
+    project = Project(root=str(tmp_path), python=jax_python())
+    (tmp_path / "after.py").write_text(fix_all(project, str(tmp_path / "before.py"), unsafe=True).texts[
+        str(tmp_path / "before.py")])
+    run = subprocess.run([jax_python(), str(REPO / "tests" / "fixes" / "jax_lower.py"), str(tmp_path / "before.py"),
+                          str(tmp_path / "after.py")], capture_output=True, text=True, timeout=600, cwd=REPO)
+    results = json.loads(run.stdout)
+    assert "Got dma_sem." in results[str(tmp_path / "before.py")]["error"]
+    assert results[str(tmp_path / "after.py")] == {"ok": True, "error": None}
+
+
 def test_fix_with_diff_writes_nothing_as_ruff_does_and_says_fix_is_ignored(workspace):
     alone = cli("--diff", ".", cwd=workspace)
     run = cli("--fix", "--diff", ".", cwd=workspace)

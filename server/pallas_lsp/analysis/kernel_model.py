@@ -698,6 +698,10 @@ def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) ->
     tpu_only = _tpu_only_api(project, entry)
     if tpu_only is not None:
         return TPU_TC, f"pl.pallas_call of a kernel that uses {tpu_only} lowers for a TPU"
+    if any(site_interpreter(project, entry, site) == "tpu" for site in (*entry.interpret, *entry.maybe_interpret)) \
+            or _tpu_interpreter_module(project, entry):
+        return TPU_TC, ("pl.pallas_call of a module that runs its kernels under the TPU interpreter "
+                        "(pltpu.force_tpu_interpret_mode) lowers for a TPU")
     version = jax_version(project)
     if version is not None and version < PALLAS_CALL_MOSAIC_GPU_UNTIL:
         return MOSAIC_GPU, (f"pl.pallas_call lowered for a GPU uses Mosaic GPU in jax {format_version(version)} "
@@ -719,13 +723,29 @@ def _tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
     """A TPU-only API a bare `pl.pallas_call` is written with, where the project platform is not set to TPU:
     a `pltpu` grid spec (`pltpu.PrefetchScalarGridSpec`), a `pltpu` memory type or DMA semaphore given to
     `pl.get_global` (`pltpu.VMEM` from a helper shared with a GPU path), a TPU copy. None when there is none,
-    or when the kernel also uses a `plgpu` type or operation, or its launch's module imports Mosaic GPU (written
-    for a GPU: the TPU API is the mistake)."""
+    or when the kernel also uses a `plgpu` type or operation; where its launch's module imports Mosaic GPU (written
+    for a GPU too: a TPU type may be the mistake), only a TPU copy or grid spec counts (a GPU path beside a TPU one
+    sharing a helper: the pallas_call that copies with pltpu.make_async_copy is the TPU one)."""
     key = ("tpu-only-api", id(entry.node))
     cache = entry.model.eval_cache
     if key not in cache:
         cache[key] = _find_tpu_only_api(project, entry)
     return cache[key]
+
+
+def _tpu_interpreter_module(project: "Project", entry: EntryPoint) -> bool:
+    """The launch's module, which does not import Mosaic GPU, switches on the TPU interpreter somewhere
+    (`pltpu.force_tpu_interpret_mode()` chosen by a helper, `pltpu.set_tpu_interpret_mode`): its kernels are
+    TPU kernels, compiled on a TPU."""
+    model = entry.model
+    if _imports_mosaic_gpu(model) or "_tpu_interpret_mode" not in model.text:
+        return False
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and "_tpu_interpret_mode" in node.func.attr:
+            callee = project.evaluator.value(model, node.func)
+            if isinstance(callee, Api) and callee.name in ("pltpu.force_tpu_interpret_mode", "pltpu.set_tpu_interpret_mode"):
+                return True
+    return False
 
 
 def _imports_mosaic_gpu(model: "ModuleModel") -> bool:
@@ -735,8 +755,7 @@ def _imports_mosaic_gpu(model: "ModuleModel") -> bool:
 
 
 def _find_tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
-    if _imports_mosaic_gpu(entry.model):
-        return None
+    gpu_module = _imports_mosaic_gpu(entry.model)
     grid_spec = _kwarg_node(entry.kernel, "grid_spec")
     found: set[str] = set()
     if grid_spec is not None:
@@ -749,6 +768,8 @@ def _find_tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
             found.add(name or "")
         found.update(api for api in (*_TPU_OPERATIONS, *_GPU_OPERATIONS) if _calls_in(project, func, api))
     tpu = sorted(name for name in found if name.startswith("pltpu.") and name not in _EITHER_PLATFORM)
+    if gpu_module:  # a module with a Mosaic GPU path too: a TPU copy or grid spec says TPU, a type alone does not
+        tpu = [name for name in tpu if name in _TPU_OPERATIONS or name.endswith("GridSpec")]
     return tpu[0] if tpu and not any(name.startswith("plgpu.") for name in found) else None
 
 

@@ -160,8 +160,9 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore",),
                  "PAL006": ("barrier_as_scratch",), "PAL007": ("run_scoped_to_get_global",),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
-                            "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global"),
-                 "PAL009": ("signal_back",), "PAL010": ("semaphore_view",),
+                            "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
+                            "class_attribute_get_global"),
+                 "PAL009": ("signal_back",), "PAL010": ("semaphore_view",), "PAL011": ("collective_id_below_internal",),
                  "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",)}
 
 

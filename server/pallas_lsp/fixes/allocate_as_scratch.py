@@ -38,7 +38,7 @@ from .kernel_edits import (
     take_name,
     thread_through_helper,
 )
-from .grid_spec import grid_spec_call, scratch_argument, written_in
+from .grid_spec import code_in_spec, grid_spec_call, scratch_argument
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
@@ -378,10 +378,11 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     for entry in entries:
         if id(entry) in in_grid_spec:
             spec, written = in_grid_spec[id(entry)]
-            if not written_in(entry.model, spec, entry, code):
+            in_spec = code_in_spec(builder.project, entry.model, spec, entry, code)
+            if in_spec is None:
                 raise CannotFix("the grid spec is built in a function where the scratch type's names mean "
                                 "something else")
-            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, code, first=False,
+            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, in_spec, first=False,
                                    dict_key=name if as_dict else None, add_if_missing=True)
         else:
             edit_sequence_keyword(builder, entry, keyword_name, code, first=False,

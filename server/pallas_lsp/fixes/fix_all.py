@@ -3,7 +3,11 @@
 Fixes of one file overlap (two buffers of one kernel both edit its parameters and its launch),
 so they are applied one at a time, each built (and verified) on the text the previous one left.
 A finding without a fix that may be applied is not tried again until a fix changes the text.
-`# noqa` fixes are never applied here.
+`# noqa` fixes are never applied here. A display-only fix changes what a kernel JAX accepts does, so it is
+left, except with `--unsafe-fixes` in a kernel that this fix-all already rewrites for another finding: JAX
+rejected that kernel, it is not left as it was anyway, and the author pressing "Fix" expects it to come out
+doing what its source says (PAL009: after its DMA semaphore became REGULAR, a TPU kernel whose wait still
+ignored `decrement=False` would hang on the count the wait consumed).
 """
 
 from __future__ import annotations
@@ -37,12 +41,33 @@ def applicable(fixes, unsafe: bool) -> Fix | None:
     return candidates[0] if candidates else None
 
 
-def choose(project, text: str, findings, unsafe: bool, skipped: set) -> tuple[object, Fix] | None:
+def kernels_of(finding: Finding) -> frozenset:
+    """The kernels a finding is about, as (module, body function, launch API): what stays the same while the
+    fixes before it edit the text. Empty where the finding does not say."""
+    facts = finding.facts or {}
+    kernels = list(facts.get("kernels") or ()) or [facts.get("kernel")]
+    keys = set()
+    for kernel in kernels:
+        entry = getattr(kernel, "entry", None) or (facts.get("entry") if len(kernels) == 1 else None)
+        body = getattr(entry, "body", None)
+        if body is None or not hasattr(body.node, "name"):
+            return frozenset()
+        keys.add((os.path.abspath(entry.model.path), body.node.name, entry.api))
+    return frozenset(keys)
+
+
+def choose(project, text: str, findings, unsafe: bool, skipped: set,
+           rewritten: frozenset = frozenset()) -> tuple[object, Fix] | None:
+    """The first finding with a fix fix-all applies, and that fix. `rewritten`: the kernels (`kernels_of`)
+    that fixes of other findings already changed, where an unsafe fix-all also applies a display-only fix."""
     for finding in findings:
         key = (finding.code, finding.message, finding.span)
         if key in skipped:
             continue
-        chosen = applicable(fixes_for(project, finding, text), unsafe)
+        fixes = fixes_for(project, finding, text)
+        chosen = applicable(fixes, unsafe)
+        if chosen is None and unsafe and rewritten and kernels_of(finding) and kernels_of(finding) <= rewritten:
+            chosen = next((f for f in fixes if f.kind == "rewrite" and not f.automatic), None)
         if chosen is not None:
             return finding, chosen
         skipped.add(key)
@@ -58,6 +83,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     original = {path: text if text is not None else project.text(path)}
     current = dict(original)
     skipped: set = set()
+    rewritten: set = set()  # the kernels (kernels_of) that applied fixes changed
     touched: dict[str, str | None] = {}  # other files given new text -> their overlay before
     notebooks: dict = {}  # notebook path -> its notebook as the fixes so far left it
     editor_notebooks = dict(project.notebooks)  # put back after: the fixes' notebooks stand in meanwhile
@@ -67,7 +93,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
     try:
         for _ in range(MAX_ROUNDS):
             findings = analyze(project, path, current[path], codes=codes)
-            chosen = choose(project, current[path], findings, unsafe, skipped)
+            chosen = choose(project, current[path], findings, unsafe, skipped, frozenset(rewritten))
             if chosen is None:
                 break
             finding, fix = chosen
@@ -103,6 +129,7 @@ def fix_all(project, path: str, text: str | None = None, codes: set[str] | None 
                     project.set_text(edit_path, new_text)
             result.applied.append(fix)
             result.findings.append(finding)
+            rewritten |= kernels_of(finding)
             # The text changed: a finding that had no applicable fix may have one now (a barrier's scratch
             # fix once "Run the kernel compiled" made its kernel compiled).
             skipped.clear()
