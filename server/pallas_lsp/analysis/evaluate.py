@@ -26,6 +26,7 @@ from .classes import (class_members, is_enum, constructor_parameters, dataclass_
                       self_assignments)
 from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
                               rehome)
+from .lazy_arguments import forced, lazily_callable, lazy_return
 from .library_classes import pallas_class
 from .model import ModuleModel
 from .names import canonical
@@ -166,6 +167,7 @@ class Evaluator:
         self._steps = 0
         self._cut = 0  # answers made UNKNOWN by where they were asked (a cycle, the step budget, the depth)
         self.in_own_module_only = False  # see `own_module_call_sites`
+        self.params_read: dict[int, tuple[str, ...]] = {}  # per function: the parameters its returns read (`lazy_return`)
 
     def depth(self) -> tuple[int, int]:
         """How many evaluations are in progress (expressions, parameters' call sites): the same at two
@@ -340,7 +342,7 @@ class Evaluator:
         if binding.kind == "param":
             func = model.parents[model.parents[binding.node]]  # arg -> arguments -> function
             if frame is not None and frame.func is func:
-                return frame.params.get(binding.node.arg, UNKNOWN)
+                return forced(frame.params.get(binding.node.arg, UNKNOWN))
             receiver = self.method_receiver(model, func, binding.node)
             if receiver is not None:
                 return receiver
@@ -473,7 +475,7 @@ class Evaluator:
             return UNKNOWN
         first = positional[0]
         if frame is not None and frame.func is method:
-            receiver = frame.params.get(first.arg, UNKNOWN)
+            receiver = forced(frame.params.get(first.arg, UNKNOWN))
         else:
             receiver = self.method_receiver(model, method, first) or UNKNOWN
         return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
@@ -579,6 +581,10 @@ class Evaluator:
             # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its
             # arguments are not evaluated for it (a helper's returns through every frame they reach).
             return UNKNOWN
+        depth = frame.depth if frame else 0
+        if lazily_callable(func, node) and depth < MAX_CALL_DEPTH and body_launcher(func.node) is None \
+                and lifted_pallas_call(func.node) is None:
+            return self._function_result(model, func, node, lazy_return(self, model, func, node, frame, depth + 1))
         complete = True  # every argument is known to be there: `*xs` and `**options` of known sequences and dicts
         args: list[Value] = []
         for arg in node.args:
@@ -630,12 +636,7 @@ class Evaluator:
                 kernel = lifted_kernel(self, model, func, lifted, args, kwargs, node)
                 if kernel is not None:
                     return kernel
-            result = self._return_value(func, args, kwargs, depth + 1, complete)
-            if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
-                forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call
-                if forwarded is not None and result.node is forwarded:
-                    return rehome(result, model, node, forwarded)
-            return result
+            return self._function_result(model, func, node, self._return_value(func, args, kwargs, depth + 1, complete))
         if isinstance(func, ClassValue):
             try:
                 hash((tuple(args), tuple(kwargs.items())))
@@ -647,6 +648,17 @@ class Evaluator:
         if isinstance(func, KernelCall) and func.api == "pl.pallas_call":
             return _pallas_call_results(func)
         return UNKNOWN
+
+    def _function_result(self, model: "ModuleModel", func: Func, node: ast.AST, result: Value) -> Value:
+        if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
+            forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call
+            if forwarded is not None and result.node is forwarded:
+                return rehome(result, model, node, forwarded)
+        return result
+
+    def within_budget(self) -> bool:
+        """Whether the question in progress is within its steps (an answer past them is not kept)."""
+        return self._steps <= STEP_BUDGET
 
     def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value],
                        complete: bool = False) -> dict[str, Value]:
@@ -695,7 +707,11 @@ class Evaluator:
 
     def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int,
                           complete: bool = False) -> Value:
-        frame = Frame(func.node, self.bind_arguments(func, args, kwargs, complete), depth)
+        return self.returns_in_frame(func, self.bind_arguments(func, args, kwargs, complete), depth)
+
+    def returns_in_frame(self, func: Func, params: dict, depth: int) -> Value:
+        """What `func` returns with its parameters bound to `params` (values, or `Unforced` arguments)."""
+        frame = Frame(func.node, params, depth)
         reads.note(("own", id(func.node)))  # its returns
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)

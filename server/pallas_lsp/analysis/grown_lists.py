@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from . import reads
 from .comparisons import branch_verdict, settled, truth
+from .model import walk_nodes
 from .reaching import mutates
 from .values import UNKNOWN, Seq, Value
 
@@ -78,7 +79,7 @@ def _changes(model: "ModuleModel", owner: ast.AST, name: str):
     """(statement, "append" | "extend", argument) for each in-place change of `name` in `owner`, in order;
     None where one is of another kind, in a nested function or in a loop."""
     found = []
-    for node in ast.walk(owner):
+    for node in walk_nodes(owner):  # no generators: asked of every function a list is built in
         target = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.value.id == name:

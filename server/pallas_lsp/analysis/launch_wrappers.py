@@ -16,6 +16,7 @@ import collections
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .model import walk_nodes
 from .values import UNKNOWN, Const, Func, KernelCall, Partial, Value
 
 if TYPE_CHECKING:
@@ -152,6 +153,7 @@ def _nested_functions(function: ast.FunctionDef) -> list[ast.FunctionDef | ast.A
 
 
 def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
+    walked = walk_nodes(function)  # asked of every function a call evaluates: one walk, no generators
     nested = _nested_functions(function)
     decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
     if not decorated:
@@ -161,7 +163,7 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).
     handed = {inner.args.args[0].arg: inner.name for inner in nested if inner.args.args and inner not in decorated}
     in_kernels = {id(node) for kernel in decorated for node in ast.walk(kernel)}  # one walk, not one per call
-    runs_body = [call for call in ast.walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    runs_body = [call for call in walked if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                  and (call.func.id in params or call.func.id in handed) and not call.keywords
                  and id(call) in in_kernels]
     if len(runs_body) != 1:
@@ -170,7 +172,7 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     kernels = [kernel for kernel in decorated if call in ast.walk(kernel) and _hands_every_ref(call, kernel)]
     name = call.func.id
     if name in handed:  # the nested function's parameter: which launcher parameter is handed to it?
-        givers = {c.args[0].id for c in ast.walk(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+        givers = {c.args[0].id for c in walked if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
                   and c.func.id == handed[name] and len(c.args) == 1 and isinstance(c.args[0], ast.Name)
                   and c.args[0].id in params}
         name = givers.pop() if len(givers) == 1 else None

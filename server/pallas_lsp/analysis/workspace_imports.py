@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass
 
 from . import big_literals, disk_cache, reads
-from .model import Binding
+from .model import Binding, walk_nodes
 from ..source_text import read_source
 
 
@@ -182,7 +182,7 @@ def module_exports(text: str) -> Exports | None:
                 and typing_name[0][0][4] < type_checking_ifs[0].lineno):
             unclear.update(guarded)  # not typing's TYPE_CHECKING: jedi evaluates the test
     if "global" in text and _GLOBAL_STATEMENT.search(text):  # the tree walked only where one may be
-        unclear.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
+        unclear.update(name for node in walk_nodes(tree) if isinstance(node, ast.Global) for name in node.names)
     accelerated = {}
     for name, lines in accelerator_imports.items():
         only = bound.get(name, [])
