@@ -11,23 +11,21 @@ import ast
 import contextlib
 import functools
 import logging
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import reads
 from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
-from .call_sites import TRANSPARENT_WRAPPERS, argument_sites, constructed_field
+from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
+from .class_attributes import ClassAttributes
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
+from .frames import Frame, one_of as _one_of, terminal_name
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
-from .classes import (class_members, is_enum, constructor_parameters, dataclass_fields, enum_member, field_default,
-                      self_assignments)
 from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
                               rehome)
 from .lazy_arguments import forced, lazily_callable, lazy_return
-from .library_classes import pallas_class
 from .model import ModuleModel
 from .names import canonical
 from .returns import COMPARISONS as _COMPARISONS, reachable_returns
@@ -66,6 +64,8 @@ MAX_CALL_DEPTH = 5
 # Evaluation steps one top-level question may take. Helpers calling helpers can branch
 # exponentially; past this budget the answer is "unknown", never a guess.
 STEP_BUDGET = 20_000
+# Distinct values a parameter takes from its call sites, at most (more: unknown).
+MAX_CALL_SITE_OPTIONS = 256
 
 # `plgpu.warp_map(f)` (also a decorator) runs `f` at once, at warp level: a warp region, as a WarpMesh core_map.
 KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map", "plgpu.warp_map"}
@@ -97,7 +97,6 @@ _SEMAPHORES = {
 _BARRIERS = {"plgpu.Barrier": "barrier", "plgpu.ClusterBarrier": "cluster_barrier"}
 _INTERPRET_PARAMS = {"plgpu.InterpretGPUParams", "pltpu.InterpretParams"}
 # Decorators whose method is read as an attribute: `plan.workspace` is what the method returns.
-_PROPERTIES = ("property", "cached_property")
 
 # Specs by constructor: their parameters in order (jax/_src/pallas/core.py, mosaic/core.py).
 _SPECS = {
@@ -108,27 +107,6 @@ _SPECS = {
 }
 # Wrappers whose result calls the function they wrap with the same arguments (for call sites:
 # `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
-
-
-@dataclass
-class Frame:
-    """Parameter values for one activation of a function; None means 'as seen from call sites'."""
-
-    func: ast.AST
-    params: dict[str, Value]
-    depth: int
-    # Answers in this frame, where its maker keeps them (a launch's frame: its in_specs ask for the same
-    # names' bindings dozens of times): id(expr) -> (value, the reads it was noted in, steps it took, mode)
-    memo: dict | None = field(default=None, compare=False, repr=False)
-
-
-def terminal_name(expr: ast.AST) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return None
-
 
 
 NOT_STATIC = "<not static>"
@@ -159,7 +137,7 @@ def as_memtype(value: Value, source: str = "") -> Value:
     return value
 
 
-class Evaluator:
+class Evaluator(ClassAttributes):
     def __init__(self, project: "Project"):
         self.project = project
         self._active: set[tuple] = set()
@@ -416,56 +394,6 @@ class Evaluator:
             return self._bases_attribute(base.cls, attr, base.receiver if isinstance(base.receiver, Instance) else None)
         return UNKNOWN
 
-    def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
-        if not self._defines(cls, attr, seen):
-            return UNKNOWN
-        reads.note(("own", id(cls.node)))  # its body's statements
-        stmt = class_members(cls.node).get(attr)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            func = Func(cls.model, stmt, instance)
-            if instance is not None and any(terminal_name(d) in _PROPERTIES for d in stmt.decorator_list):
-                return self.call(cls.model, func, [], {}, stmt, None)
-            return func
-        if stmt is not None and instance is None and enum_member(attr, stmt) and is_enum(self, cls):
-            return Instance(cls, member=attr)  # `Buffers.RESIDUAL`: its `.value` is what the class body wrote
-        if stmt is not None:  # `x = value`, `INTERPRET: bool = False`
-            return self.value(cls.model, stmt.value)
-        return self._bases_attribute(cls, attr, instance, seen) if seen < 8 else UNKNOWN
-
-    def _bases_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
-        """`attr` as the bases of `cls` define it, in order (a base of JAX's Pallas read from its source)."""
-        for base_value in self._bases(cls):
-            found = self._class_attribute(base_value, attr, instance, seen + 1)
-            if found is not UNKNOWN:
-                return found
-        return UNKNOWN
-
-    def _bases(self, cls: ClassValue) -> list[ClassValue]:
-        bases = []
-        for base in cls.node.bases:
-            base_value = self.value(cls.model, base)
-            if isinstance(base_value, Api):
-                base_value = pallas_class(self.project, cls.model, base_value.name)
-            if isinstance(base_value, ClassValue):
-                bases.append(base_value)
-        return bases
-
-    def _defines(self, cls: ClassValue, attr: str, seen: int) -> bool:
-        """Does the class or a base (within 8 levels of `seen`) write `attr`? Kept with the class's module text:
-        most attributes asked of an instance are none of its class's, and a deep hierarchy was walked each time."""
-        key = ("defines", id(cls.node), attr, seen)
-        cache = cls.model.eval_cache
-        found = cache.get(key)
-        if found is None:
-            reads.begin(cls.model.read_key, ("own", id(cls.node)))  # its body's statements, and its bases'
-            try:
-                found = attr in class_members(cls.node) or seen < 8 and any(
-                    self._defines(base, attr, seen + 1) for base in self._bases(cls))
-            finally:
-                read = reads.end()
-            cache.keep(key, found, read)
-        return found
-
     def _super(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
         """`super()` in a method: its class, and the method's first parameter as it is bound here."""
         method = model.enclosing_function(node)
@@ -479,51 +407,6 @@ class Evaluator:
         else:
             receiver = self.method_receiver(model, method, first) or UNKNOWN
         return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
-
-    def _instance_attribute(self, instance: Instance, attr: str) -> Value:
-        if instance.member is not None and attr in ("value", "_value_", "name", "_name_"):
-            if attr in ("name", "_name_"):
-                return Const(instance.member)
-            return self.value(instance.cls.model, class_members(instance.cls.node)[instance.member].value)
-        field = self._dataclass_field(instance, attr)
-        if field is not None:
-            return field
-        found = self._class_attribute(instance.cls, attr, instance)
-        if found is not UNKNOWN:
-            return found
-        assigned = self_assignments(instance.cls).get(attr)
-        if assigned is None:
-            return UNKNOWN
-        method, self_name, value = assigned
-        params = {self_name: instance}
-        if getattr(method, "name", None) == "__init__":  # `self.block = block`: what the constructor was given
-            params = self.bind_arguments(Func(instance.cls.model, method, instance), list(instance.args),
-                                         dict(instance.kwargs))
-            if not instance.args and not instance.kwargs:  # `self` of a method: made by the class's constructions
-                for param in constructor_parameters(method, params):
-                    params[param] = self.param_from_call_sites(instance.cls.model, method, param)
-        return self.value(instance.cls.model, value, Frame(method, params, 0))
-
-    def _dataclass_field(self, instance: Instance, attr: str) -> Value | None:
-        """A `@dataclass` field: what the constructor was given for it (by keyword, or by position in the
-        order the fields are written), else its default (`= value`, `field(default=value)`); as a class
-        with `self.x = x` in `__init__` is read. None: no field of that name (or no dataclass)."""
-        reads.note(("own", id(instance.cls.node)))
-        reads.note(("own", id(instance.cls.model.scope_of(instance.cls.node))))  # its decorators
-        fields = dataclass_fields(instance.cls.node)
-        names = [f.target.id for f in fields or ()]
-        if attr not in names:
-            return None
-        kwargs = dict(instance.kwargs)
-        if attr in kwargs:
-            return kwargs[attr]
-        index = names.index(attr)
-        if index < len(instance.args):
-            return instance.args[index]
-        default = field_default(fields[index])
-        if default is None and not instance.args and not instance.kwargs:  # `self` of a method: its constructions
-            return _one_of(constructed_field(self, instance.cls, index, attr))
-        return UNKNOWN if default is None else self.value(instance.cls.model, default)
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
         base = self.value(model, expr.value, frame)
@@ -824,6 +707,8 @@ class Evaluator:
                 if default is not None:
                     options.append(self.value(model, default))
             result = _one_of(options)  # unknown where none is known (an OneOf passed on is spread out)
+            if isinstance(result, OneOf) and len(result.options) > MAX_CALL_SITE_OPTIONS:
+                result = UNKNOWN  # a recursion's `n - 1`: one value more each time its call sites are found again
         finally:
             read = reads.end()
         cache.keep(key, result, read)  # an edit of one call site finds it again first (`reads.settled`)
@@ -885,20 +770,6 @@ def _api_attribute(name: str, attr: str) -> Api:
 
 def _first(found: Value | None, otherwise, *args) -> Value:
     return found if found is not None else otherwise(*args)
-
-
-def _one_of(values) -> Value:
-    """One value when all agree, OneOf the distinct ones otherwise; unknown if any is."""
-    options: list[Value] = []
-    for value in values:
-        if value is UNKNOWN:
-            return UNKNOWN
-        for option in value.options if isinstance(value, OneOf) else (value,):
-            if option not in options:
-                options.append(option)
-    if not options:
-        return UNKNOWN
-    return options[0] if len(options) == 1 else OneOf(tuple(options))
 
 
 def _item(value: Value, index) -> Value:
