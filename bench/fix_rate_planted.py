@@ -52,10 +52,14 @@ except Exception as exc:
 """
 
 
+def _runtime(cache: Path) -> list[Path]:
+    """The folders of what the packages import at run time (bench/real_library_types.py installs them)."""
+    return [*sorted(cache.glob("site-real-types*")), *sorted(cache.glob("real-library-types/runtime")),
+            *sorted(cache.glob("real-library-types/workspace"))]
+
+
 def _verdict(root: Path, plant: dict, python: str, cache: Path) -> dict:
-    runtime = [*sorted(cache.glob("site-real-types*")), *sorted(cache.glob("real-library-types/runtime")),
-               *sorted(cache.glob("real-library-types/workspace"))]
-    path = [str(root), *(str(p) for p in runtime)]
+    path = [str(root), *(str(p) for p in _runtime(cache))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "JAX_PLATFORMS": "cpu"}
     program = (f"import json\nPLATFORM = {plant['platform']!r}\nABSTRACT_GPU = {bool(plant.get('abstract_gpu'))}\n" + plant["driver"] + _LOWER)
     run = subprocess.run([python, "-c", program], capture_output=True, text=True, env=env, timeout=600, cwd=str(root))
@@ -83,6 +87,11 @@ def _copy_package(plant: dict, cache: Path, python: str, work: Path) -> Path | N
         return None
     package = plant["file"].split("/")[0]
     shutil.copytree(source / package, work / package, ignore=shutil.ignore_patterns("__pycache__"))
+    for library in plant.get("beside", ()):  # a library it launches its kernels through, analysed with it
+        found = next((folder / library for folder in _runtime(cache) if (folder / library).is_dir()), None)
+        if found is None:
+            return None
+        shutil.copytree(found, work / library, ignore=shutil.ignore_patterns("__pycache__"))
     return work / plant["file"]
 
 

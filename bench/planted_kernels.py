@@ -5,7 +5,9 @@ environment, whose file is copied alone to the top of the path and imported by i
 the package), `platform` ("cuda": Mosaic GPU lowered for CUDA; "tpu": Mosaic TPU lowered for TPU under an
 abstract TPU v5 lite), `replace` (text replacements that plant the bug, each of a text found once) and `driver`
 (Python that sets `fn` and `args`: the kernel's own entry point and abstract arguments); `abstract_gpu`: traced
-under an abstract H100 (a kernel that sizes its grid by the abstract mesh's core count).
+under an abstract H100 (a kernel that sizes its grid by the abstract mesh's core count); `beside`: libraries of
+the runtime (bench/real_library_types.py's) copied beside the package, analysed with it (maxtext launches its kernels
+through qwix's `pallas_call`).
 """
 
 from __future__ import annotations
@@ -158,7 +160,7 @@ args = (S((64, 8, 128), jnp.bfloat16), S((128, 16, 4, 128), jnp.bfloat16), S((4,
 """},
     {"name": "maxtext megablox gmm (qwix pallas_call): accumulator VMEM from get_global, not scratch_shapes",
      "kind": "scratch_grid_spec", "package": "maxtext-0.2.5", "file": "maxtext/kernels/megablox/backend.py",
-     "platform": "tpu",
+     "platform": "tpu", "beside": ["qwix"],
      "replace": [("          scratch_shapes=[pltpu.VMEM((tm, tn), jnp.float32)],\n", ""),
                  ("      out,\n      acc_scratch,\n  ):\n    group_offsets, group_ids, m_tile_ids = group_metadata\n",
                   "      out,\n  ):\n    acc_scratch = pl.get_global(pltpu.VMEM((tm, tn), jnp.float32))\n"

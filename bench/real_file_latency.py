@@ -26,6 +26,8 @@ a check that exits without waiting for it): this process becomes their subreaper
     .venvs/dev/bin/python bench/real_file_latency.py ... --together: also the four files open in one server, its RSS
     .venvs/dev/bin/python bench/real_file_latency.py --check [--runs 3] [--jax-git-dir GIT_DIR] [--json OUT]
     .venvs/dev/bin/python bench/real_file_latency.py --in-process: the analysis's own CPU (first, keystrokes), no LSP
+        (--calls: the first analysis under cProfile, its count of Python calls and of modules modelled: the same
+        in every run whatever the machine's load; its CPU then includes the profiler's)
     (both: [--source CHECKOUT] runs another checkout's server/; [--before CHECKOUT] measures that one too,
     interleaved file by file, and prints before → after; [--python JAX_PYTHON])
 """
@@ -34,9 +36,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import cProfile
 import ctypes
 import json
 import os
+import pstats
 import shutil
 import subprocess
 import sys
@@ -183,19 +188,27 @@ def open_together(names: list[str], cache: Path, python: str, source: str | None
 
 # ---- in one process: the analysis's own CPU -------------------------------------------------------
 
-def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None) -> dict:
+def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None,
+               calls: bool = False) -> dict:
     """`--in-process`: the file's first analysis and keystrokes (the same typing as `measure_file`) by
-    `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP: the
-    CPU seconds of the analysis itself (jedi's interpreter, another process, not counted)."""
+    `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP, the garbage
+    collector set as the server sets it for a first analysis: the CPU seconds of the analysis itself (jedi's interpreter, another
+    process, not counted)."""
     _, env = pallas_command("serve", source)
     done = subprocess.run([sys.executable, __file__, "--worker", name, "--edits", str(edits), "--warmup", str(warmup),
-                           "--cache", str(cache), "--python", python], env=env, check=True, capture_output=True)
+                           "--cache", str(cache), "--python", python, *(["--calls"] if calls else [])],
+                          env=env, check=True, capture_output=True)
     return json.loads(done.stdout.decode().strip().splitlines()[-1])
 
 
-def worker(name: str, cache: Path, edits: int, warmup: int, python: str) -> dict:
+def worker(name: str, cache: Path, edits: int, warmup: int, python: str, calls: bool = False) -> dict:
     from pallas_lsp.analysis import Project
     from pallas_lsp.engine import analyze_incremental, selected_codes
+
+    try:  # the garbage collector as the server sets it for a first analysis (a checkout without: Python's)
+        from pallas_lsp.lsp.memory import collecting_less_often
+    except ImportError:
+        collecting_less_often = contextlib.nullcontext
 
     root = unpacked(name, cache)
     relative, function, occurrence = FILES[name]
@@ -204,10 +217,18 @@ def worker(name: str, cache: Path, edits: int, warmup: int, python: str) -> dict
     line, column = typing_spot(text, function, occurrence)
     lines = text.splitlines(keepends=True)
     project, codes = Project(root=str(root), python=python), selected_codes(None, None)
+    profiler = cProfile.Profile() if calls else None
     started = time.process_time()
-    project.set_text(path, text)
-    analyze_incremental(project, path, text, codes=codes)
+    with collecting_less_often():
+        if profiler is not None:
+            profiler.enable()
+        project.set_text(path, text)
+        analyze_incremental(project, path, text, codes=codes)
+        if profiler is not None:
+            profiler.disable()
     first = time.process_time() - started
+    counted = {"first_analysis_calls": pstats.Stats(profiler).total_calls, "modules_modelled": len(project._models)} \
+        if profiler is not None else {}
     samples = []
     for step in range(2 * (warmup + edits)):
         edited = text
@@ -219,7 +240,7 @@ def worker(name: str, cache: Path, edits: int, warmup: int, python: str) -> dict
         analyze_incremental(project, path, edited, codes=codes)
         if step >= 2 * warmup:
             samples.append(time.process_time() - started)
-    return {"name": name, "file": relative, "first_analysis_cpu_ms": first * 1000,
+    return {"name": name, "file": relative, "first_analysis_cpu_ms": first * 1000, **counted,
             "keystroke_cpu_ms": summary(samples)}
 
 
@@ -356,24 +377,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the result here")
     parser.add_argument("--in-process", action="store_true",
                         help="the analysis's own CPU in one process (set_text + analyze_incremental), no LSP")
+    parser.add_argument("--calls", action="store_true",
+                        help="--in-process: the first analysis's count of Python calls and modules modelled (cProfile)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cache = Path(args.cache).expanduser()
     if args.worker:
-        print(json.dumps(worker(args.worker, cache, args.edits // 2, args.warmup // 2, args.python)))
+        print(json.dumps(worker(args.worker, cache, args.edits // 2, args.warmup // 2, args.python, args.calls)))
         return 0
     sources = ([("before", args.before)] if args.before else []) + [("after" if args.before else "this", args.source)]
     if args.in_process:
         found = {label: [] for label, _ in sources}
         for name in [n for n in (args.only or FILES) if n in FILES]:
             for label, source in sources:
-                found[label].append(in_process(name, cache, args.edits, args.warmup, args.python, source))
+                found[label].append(in_process(name, cache, args.edits, args.warmup, args.python, source, args.calls))
         emit({"benchmark": "real_file_in_process", "machine": machine(), **{f"files_{k}": v for k, v in found.items()}},
              args.json)
         for label, rows in found.items():
             for r in rows:
                 k = r["keystroke_cpu_ms"]
-                print(f"{label}: {r['name']}: first analysis {r['first_analysis_cpu_ms']:.0f} ms CPU, keystroke CPU "
+                counted = (f" ({r['first_analysis_calls']:,} Python calls, {r['modules_modelled']} modules modelled)"
+                           if "first_analysis_calls" in r else "")
+                print(f"{label}: {r['name']}: first analysis {r['first_analysis_cpu_ms']:.0f} ms CPU{counted}, keystroke CPU "
                       f"median {k['median']:.1f} ms, p95 {k['p95']:.1f} ms")
         return 0
     if args.check:

@@ -134,3 +134,65 @@ def launch(x):
 """)
     assert finding.code == "PAL008"
     assert finding.message.startswith('JAX: "TypeError: No ir_type_handler for aval type"')
+
+
+def test_a_pallas_call_that_copies_with_a_tpu_dma_is_a_tpu_launch_beside_a_mosaic_gpu_path(ws):
+    """bench/apart_fixes2/tpu_completion_sem_shared_helper: the module has a plgpu.kernel path too; the pallas_call
+    copying with pltpu.make_async_copy is the TPU one (jax 0.12 lowered for TPU: 'Unimplemented primitive in
+    Pallas TPU lowering for tc: get_global'), and its semaphore goes into scratch_shapes."""
+    (finding,) = [f for f in ws.findings("kernel.py", """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import tpu as pltpu
+
+
+def gpu_body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] + 1.0
+
+
+def tpu_body(x_hbm, o_ref):
+  sem = pl.get_global(pltpu.SemaphoreType.DMA)
+  copy = pltpu.make_async_copy(x_hbm, o_ref, sem)
+  copy.start()
+  copy.wait()
+
+
+gpu = plgpu.kernel(gpu_body, out_type=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+tpu = pl.pallas_call(tpu_body, in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                     out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))
+""") if f.code == "PAL003"]
+    assert TPU_LOWERING in finding.message and "Triton" not in finding.message
+    assert [fix.title for fix in ws.fixes(finding)][0] == "pallas-lsp (PAL003): Allocate sem as scratch (scratch_shapes)"
+
+
+def test_a_pallas_call_of_a_module_that_switches_on_the_tpu_interpreter_is_a_tpu_launch(ws):
+    """bench/apart_fixes2/tpu_force_interpret_test_sem: `pltpu.force_tpu_interpret_mode()` chosen by a helper on
+    machines without a TPU; compiled on a TPU, jax 0.12 says 'Unimplemented primitive in Pallas TPU lowering for
+    tc: get_global' (PAL003 said Triton and advised plgpu.kernel)."""
+    (finding,) = ws.findings("kernel.py", """\
+import contextlib
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def body(x_ref, o_ref):
+  sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+  o_ref[...] = x_ref[...]
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+
+
+def interpreted_off_tpu():
+  return contextlib.nullcontext() if jax.default_backend() == "tpu" else pltpu.force_tpu_interpret_mode()
+
+
+def run(x):
+  with interpreted_off_tpu():
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32))(x)
+""")
+    assert finding.code == "PAL003"
+    assert TPU_LOWERING in finding.message and "plgpu.kernel" not in finding.message

@@ -43,3 +43,14 @@ def test_without_the_test_case_source_nothing_is_guessed(ws):
     """Where neither the workspace nor the analysed jax (0.12 has no pallas_test_util) holds the base class,
     `self.pallas_call` is not known: no kernel, and no finding."""
     assert ws.check("tests/pallas/dma_test.py", TEST.format(semaphore="sem")) == []
+
+
+def test_a_launcher_taking_the_body_as_its_parameter_runs_it_in_the_kernel(ws):
+    """jax-linear-attention's `_kernel(cfg, name, body, **kwargs)`, called for two kernels: each call is a launch of
+    plgpu.kernel with that body and those keywords, so a get_global in a body is inside a kernel (PAL001, JAX's
+    error: the agreement fixture) and not outside one (PAL008, which the launcher's own call of plgpu.kernel, its
+    body one of several, gave)."""
+    bad = (FIXTURES / "agreement" / "bad_launcher_body_parameter_get_global_barrier.py").read_text()
+    found = ws.check("kernels.py", bad)
+    assert [(code, where) for code, where, _ in found] == [
+        ("PAL001", at(bad, "pl.get_global(plgpu.Barrier(num_arrivals=1))"))]

@@ -58,3 +58,31 @@ def test_pal003_on_a_tpu_pl_kernel_names_scratch_types(jax_env):
     assert finding.message.startswith('JAX: "Unimplemented primitive in Pallas TPU lowering for tc: get_global"; use a '
                                       'scratch_types semaphore. pl.kernel with a ')
     assert "scratch_shapes" not in finding.message
+
+
+def test_pal008_quotes_the_ir_type_error_for_a_semaphore_bound_into_a_launched_body(ws):
+    """A get_global of a jitted launcher bound into the body with functools.partial: jax 0.12 says 'TypeError: No
+    ir_type_handler for aval type' (bench/apart_fixes2/jitted_launch_partial_sem), not 'Cannot lower jaxpr with
+    effects'."""
+    (finding,) = ws.findings("kernel.py", """\
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def _body(sem, x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+  pl.semaphore_signal(sem)
+  pl.semaphore_wait(sem)
+
+
+@jax.jit
+def launch(x):
+  sem = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  body = functools.partial(_body, sem)
+  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+""")
+    assert finding.code == "PAL008"
+    assert finding.message.startswith('JAX: "TypeError: No ir_type_handler for aval type"')

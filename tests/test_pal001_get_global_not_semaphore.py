@@ -232,3 +232,15 @@ def test_jax_takes_scratch_types_for_plgpu_kernel_and_pl_kernel_and_no_scratch_o
         "TypeError: kernel() got an unexpected keyword argument 'scratch_shapes'",
         "NotImplementedError: Scratch operands are not supported by the Mosaic GPU mpmd_map lowering",
     ], run.stderr[-2000:]
+
+
+def test_in_a_body_chosen_in_a_branch_it_is_inside_the_kernel(ws):
+    """The body is one of two functions an if/else picks (`kernel = a` / `kernel = b`, then
+    `functools.partial(kernel, ...)`): each is a body of the launch, so a get_global they reach is in a kernel,
+    JAX's TPU error (the agreement fixture), not PAL008 ("outside any kernel") as before."""
+    from conftest import FIXTURES
+
+    bad = (FIXTURES / "agreement" / "bad_kernel_chosen_in_branch_helper_get_global_vmem.py").read_text()
+    found = ws.check("kernels.py", bad)
+    assert [(code, where) for code, where, _ in found] == [
+        ("PAL001", at(bad, "pl.get_global(pltpu.VMEM((8, 128), jnp.float32))"))]

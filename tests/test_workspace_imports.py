@@ -159,6 +159,18 @@ def test_names_jedi_may_resolve_differently_are_left_to_it():
     assert module_exports("def broken(:\n") is None
 
 
+def test_global_statements_are_found_however_they_are_written():
+    """The tree is walked for `global` statements only where the text may hold one: every spelling
+    Python accepts still makes the name jedi's, and the word elsewhere ("get_global") walks nothing."""
+    spellings = ["def g():\n    global glob\n", "def g(): global glob\n", "def g():\n    x = 1; global glob\n",
+                 "def g():\n\tglobal\tglob\n", "def g():\n    global \\\n        glob\n",
+                 "def g():\r    global glob\r", "def g():\r\n    global other, glob\r\n"]
+    for text in spellings:
+        assert "glob" in module_exports(text + "glob = 0\n").unclear, text
+    quiet = module_exports("# the global step\nsem = get_global(1)\nglob = 0\nglobal_step = 1\n")
+    assert {"glob", "global_step"} <= set(quiet.names) and not {"glob", "global_step"} & quiet.unclear
+
+
 TYPING_FLOWS = {
     "lib/__init__.py": "",
     "lib/api.py": ("from typing import TYPE_CHECKING, overload\n\n@overload\ndef jit(f: int) -> int: ...\n"

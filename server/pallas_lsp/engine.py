@@ -167,7 +167,12 @@ def model_findings(project: Project, model, codes: set[str] | None = None) -> li
             findings.extend(_rule_findings(rule, ctx))
     lines = model.source.lines
     kept = []
+    seen = set()
     for finding in findings:
+        key = (finding.code, finding.span, finding.message)
+        if key in seen:  # the same code reached by two kernels (a launch's two bodies, `kernel = a if c else b`)
+            continue
+        seen.add(key)
         silenced = False
         for line in {finding.span.line, finding.span.end_line}:
             codes_on_line = noqa_codes(lines[line]) if line < len(lines) else None

@@ -44,6 +44,43 @@ def step(x):
 
   return plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))(x)
 """,
+    # A compiled pl.kernel takes no scratch; allocated with pl.run_scoped in the helper, the barrier would be
+    # stored on the object and returned out of its scope (jax 0.12: "AttributeError: 'NoneType' object has no
+    # attribute 'physical_element_aval'").
+    "a helper object's barrier stored on it and returned (pl.kernel)": """
+class Sync:
+  def __init__(self):
+    self.kind = plgpu.Barrier(num_arrivals=1)
+    self.barrier = None
+
+  def acquire(self):
+    self.barrier = pl.get_global(self.kind)
+    return self.barrier
+
+SYNC = Sync()
+
+def body(x_ref, o_ref):
+  def scoped(tile):
+    plgpu.copy_gmem_to_smem(x_ref, tile, SYNC.acquire())
+    plgpu.barrier_wait(SYNC.barrier)
+    o_ref[...] = tile[...]
+  pl.run_scoped(scoped, plgpu.SMEM((128,), jnp.float32))
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
+    "a helper's buffer returned (pl.kernel)": """
+def staging():
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  tile[...] = jnp.zeros((128,), jnp.float32)
+  return tile
+
+def body(x_ref, o_ref):
+  tile = staging()
+  tile[...] += x_ref[...]
+  o_ref[...] = tile[...]
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
     # Hoisted out of the warp-level function, `flag` would clash with the kernel's own `flag`.
     "a warp-level get_global whose name the kernel code uses too": """
 def body(x_ref, o_ref):

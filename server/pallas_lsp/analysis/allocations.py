@@ -38,6 +38,8 @@ class Allocation:
 
 
 _LEAVES = frozenset({ast.Name, ast.Constant})
+_MAX_DEPTH = 8  # functions around the one walked, past which a call is not followed
+_DEPTH = None  # where a walk was cut short: by the depth (else the id of the function whose recursion it met)
 
 
 def _size(value: Value) -> int | None:
@@ -63,29 +65,39 @@ class Allocations:
         self.exclude = exclude
         self.active: set[int] = set()
         self._exclude_key = frozenset(exclude)
-        # For each function being walked: [levels of functions below it, their ids, whether the walk was cut short]
+        # For each function being walked: [levels of functions below it, their ids, where the walk was cut
+        # short: the ids of the functions whose recursion it met, None for the depth]
         self._trail: list[list] = []
 
     def function(self, func: Func, stack: tuple) -> list[Allocation]:
         """The items of `func`'s body, walked with `stack` (the functions around it). Kept per function:
         a walk that is not cut short (by recursion or depth) is the same from any function around
         it that leaves room for its depth and is none of the functions it enters (`reads`: an
-        edit elsewhere keeps it)."""
+        edit elsewhere keeps it); one cut short by the depth only, the same from any such function
+        at the same depth (kept apart, per depth: a kernel nine calls deep was walked whole at every
+        keystroke)."""
         node = func.node
         if id(node) in self.exclude:
             return []
-        if id(node) in self.active or len(stack) > 8:
+        if id(node) in self.active or len(stack) > _MAX_DEPTH:
             if self._trail:
-                self._trail[-1][2] = True
+                self._trail[-1][2].add(id(node) if id(node) in self.active else _DEPTH)
             return []
         memo, key = func.model.eval_cache, (self.memo_kind, id(node), self._exclude_key)
         found = memo.get(key)
         if found is not None:
             items, levels, inner = found
-            if len(stack) + levels <= 8 and self.active.isdisjoint(inner):
-                self._walked(id(node), levels, inner, False)
+            if len(stack) + levels <= _MAX_DEPTH and self.active.isdisjoint(inner):
+                self._walked(id(node), levels, inner, ())
                 return list(items)
-        record = [0, set(), False]
+        at_depth = (*key, len(stack))
+        found = memo.get(at_depth)
+        if found is not None:
+            items, levels, inner = found
+            if self.active.isdisjoint(inner):
+                self._walked(id(node), levels, inner, (_DEPTH,))
+                return list(items)
+        record: list = [0, set(), set()]
         self._trail.append(record)
         self.active.add(id(node))
         reads.begin(func.model.read_key, ("own", id(node)))
@@ -96,20 +108,20 @@ class Allocations:
             self.active.discard(id(node))
             self._trail.pop()
             read = reads.end()
-        levels, inner, cut = record
-        if not cut:
-            memo.keep(key, (tuple(items), levels, frozenset(inner)), read)
-        self._walked(id(node), levels, inner, cut)
+        levels, inner, cuts = record
+        if not cuts or cuts == {_DEPTH}:
+            memo.keep(at_depth if cuts else key, (tuple(items), levels, frozenset(inner)), read)
+        self._walked(id(node), levels, inner, cuts)
         return items
 
-    def _walked(self, node_id: int, levels: int, inner, cut: bool) -> None:
+    def _walked(self, node_id: int, levels: int, inner, cuts) -> None:
         """A function below the one walked now was walked: what that one's walk depends on."""
         if self._trail:
             around = self._trail[-1]
             around[0] = max(around[0], levels + 1)
             around[1].update(inner)
             around[1].add(node_id)
-            around[2] = around[2] or cut
+            around[2].update(cuts)
 
     def visit(self, model, node: ast.AST, stack) -> list[Allocation]:
         if node.__class__ in _LEAVES:  # a third of the nodes walked: nothing in them, nothing to ask

@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from .values import Api
+from .classes import self_assignments
+from .values import Api, Instance
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -26,9 +27,20 @@ def call_of(model: "ModuleModel", node: ast.AST | None, depth: int = 0) -> tuple
 
 
 def callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> tuple[str | None, ast.Call | None, "ModuleModel"]:
-    found = call_of(model, node)
+    found = call_of(model, node) or _attribute_call(project, model, node)
     if found is None:
         return None, None, model
     model, call = found
     value = project.evaluator.value(model, call.func)
     return (value.name if isinstance(value, Api) else None), call, model
+
+
+def _attribute_call(project: "Project", model: "ModuleModel", node: ast.AST | None):
+    """`self.mesh` of `self.mesh = plgpu.WarpMesh(...)` in a method of the instance's class: that call."""
+    if not isinstance(node, ast.Attribute):
+        return None
+    base = project.evaluator.value(model, node.value)
+    if not isinstance(base, Instance):
+        return None
+    assigned = self_assignments(base.cls).get(node.attr)
+    return call_of(base.cls.model, assigned[2]) if assigned is not None else None

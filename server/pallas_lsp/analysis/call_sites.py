@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from . import reads
 from .call_arguments import CallArguments
 from .names import canonical
-from .values import Api, Const, Func, Instance, Partial, Value
+from .values import UNKNOWN, Api, ClassValue, Const, Func, Instance, Partial, Value
 from .vmapped import unbatched
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ def argument_sites(evaluator, model: "ModuleModel", func_node: ast.AST, depth: i
     name = getattr(func_node, "name", None)
     if name is None:
         return
-    cls = model.enclosing_class(func_node) if name == "__call__" else None
-    mentioned = cls.name if cls is not None else name  # an instance is called by its class's name
+    cls = model.enclosing_class(func_node) if name in ("__call__", "__init__") else None
+    mentioned = cls.name if cls is not None else name  # an instance is called, and made, by its class's name
     importers = [] if evaluator.in_own_module_only else evaluator.project.importers_mentioning(model, mentioned)
     if not evaluator.in_own_module_only and cls is None and _in_jax(model):
         importers = list(dict.fromkeys([*importers, *_package_importers(evaluator.project, model, name)]))
@@ -99,6 +99,8 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
     def is_it(value: Value) -> bool:
         return isinstance(value, Func) and value.node is func_node and value.model is home
 
+    if cls is not None and name == "__init__":  # `__init__`: its class's constructions (`Kernel(cfg)`)
+        yield from _constructions(evaluator, model, func_node, home, cls)
     for call in model.calls_or_partials_of(name):
         target = _terminal_name(call.func)
         if target == name:
@@ -127,7 +129,7 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
                 yield outer, value, CallArguments.of(evaluator, model, outer)
     if model.mentions("vmap"):
         yield from _vmapped_sites(evaluator, model, name, is_it)
-    if cls is not None:  # `__call__`'s class: its instances' calls
+    if cls is not None and name == "__call__":  # `__call__`'s class: its instances' calls
         reads.note(("calls", id(model), "*"))
         for call in model.calls:
             if not isinstance(call.func, (ast.Name, ast.Attribute)):
@@ -135,6 +137,44 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
             value = value_of(model, call.func)
             if isinstance(value, Instance) and value.cls.node is cls:
                 yield call, Func(home, func_node, value), CallArguments.of(evaluator, model, call)
+
+
+def _constructions(evaluator, model: "ModuleModel", func_node: ast.AST, home: "ModuleModel", cls: ast.ClassDef):
+    """`Kernel(cfg)`: a call of `__init__`, with the instance made as its `self`."""
+    for call in model.calls_or_partials_of(cls.name):
+        if _terminal_name(call.func) == cls.name:
+            made = evaluator.value(model, call.func)
+            if isinstance(made, ClassValue) and made.node is cls:
+                yield call, Func(home, func_node, Instance(made)), CallArguments.of(evaluator, model, call)
+
+
+def constructed_field(evaluator, cls: ClassValue, index: int, name: str) -> list[Value]:
+    """What the constructions of a dataclass (`Kernel(cfg)`, `Kernel(cfg=cfg)`), in its module and the
+    workspace modules importing it, pass for its field `name` (the `index`-th), those known."""
+    key = ("field", id(cls.node), name)
+    if key in evaluator._active:
+        return [UNKNOWN]
+    evaluator._active.add(key)
+    try:
+        return _constructed_field(evaluator, cls, index, name)
+    finally:
+        evaluator._active.discard(key)
+
+
+def _constructed_field(evaluator, cls: ClassValue, index: int, name: str) -> list[Value]:
+    found: list[Value] = []
+    importers = [] if evaluator.in_own_module_only else evaluator.project.importers_mentioning(cls.model, cls.node.name)
+    for where in [cls.model, *importers]:
+        for call in where.calls_or_partials_of(cls.node.name):
+            if _terminal_name(call.func) != cls.node.name or evaluator.value(where, call.func) != cls:
+                continue
+            keyword = next((k.value for k in call.keywords if k.arg == name), None)
+            positional = [a for a in call.args[:index + 1] if not isinstance(a, ast.Starred)]
+            given = keyword if keyword is not None else call.args[index] if len(positional) > index else None
+            value = evaluator.value(where, given) if given is not None else UNKNOWN
+            if value is not UNKNOWN and value not in found:
+                found.append(value)
+    return found
 
 
 def _vmapped_sites(evaluator, model: "ModuleModel", name: str, is_it):

@@ -7,7 +7,6 @@ import ast
 from typing import TYPE_CHECKING
 
 from . import reads
-from .model import walk_nodes
 
 if TYPE_CHECKING:
     from .values import ClassValue
@@ -53,7 +52,8 @@ def field_default(field: ast.AnnAssign) -> ast.expr | None:
 
 def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.expr]]:
     """`self.<attr> = value` in the class's methods, `__init__` first: attr -> (method, self's name, value);
-    computed once per class."""
+    computed once per class, from each method's own, kept until an edit under that method: a keystroke
+    in one method of a 3,000-line class walks that method again, not every one."""
     key = ("self-assignments", id(cls.node))
     found = cls.model.eval_cache.get(key)
     if found is not None:
@@ -63,15 +63,80 @@ def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.exp
     methods = [s for s in cls.node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     methods.sort(key=lambda m: m.name != "__init__")
     for method in methods:
-        positional = [*method.args.posonlyargs, *method.args.args]
-        if not positional:
-            continue
-        self_name = positional[0].arg
-        for node in walk_nodes(method):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                            and target.value.id == self_name):
-                        found.setdefault(target.attr, (method, self_name, node.value))
+        for attr, assigned in _method_self_assignments(cls.model, method).items():
+            found.setdefault(attr, assigned)
     cls.model.eval_cache.keep(key, found)
+    return found
+
+
+def constructor_parameters(init: ast.AST, bound: dict) -> list[str]:
+    """The parameters of `__init__` (after `self`) that `bound` lacks and have no default: what an instance
+    whose construction is not known (`self` in a method) was given at the class's call sites."""
+    spec = init.args
+    positional = [*spec.posonlyargs, *spec.args][1:]
+    required = positional[:len(positional) - len(spec.defaults)] if spec.defaults else positional
+    required += [arg for arg, default in zip(spec.kwonlyargs, spec.kw_defaults) if default is None]
+    return [arg.arg for arg in required if arg.arg not in bound]
+
+
+ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag", "enum.ReprEnum"})
+
+
+def enum_member(name: str, stmt: ast.AST) -> bool:
+    """Is `name = value` in an Enum's body a member (not `_ignore_`, a dunder, `auto()` or a descriptor)?"""
+    if name.startswith("_") or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+        return False
+    value = stmt.value
+    return not (isinstance(value, ast.Call) and _terminal_name(value.func) in ("auto", "property", "nonmember"))
+
+
+def is_enum(evaluator, cls: "ClassValue", seen: int = 0) -> bool:
+    """Does the class derive from `enum.Enum` (or `IntEnum`, `StrEnum`, `Flag`), within 8 levels?"""
+    from .values import Api, ClassValue
+
+    for base in cls.node.bases:
+        value = evaluator.value(cls.model, base)
+        if isinstance(value, Api) and value.name in ENUM_BASES or \
+                isinstance(value, ClassValue) and seen < 8 and is_enum(evaluator, value, seen + 1):
+            return True
+    return False
+
+
+def _method_self_assignments(model, method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
+    """`self_assignments` of one method, the first of each attribute; kept until an edit under it."""
+    key = ("method-self-assignments", id(method))
+    found = model.eval_cache.get(key)
+    if found is None:
+        found = reads.kept(model.eval_cache, key, lambda: _assigned_to_self(method), model.read_key,
+                           ("deep", id(method)))
+    return found
+
+
+def _assigned_to_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
+    found: dict = {}
+    positional = [*method.args.posonlyargs, *method.args.args]
+    if not positional:
+        return found
+    self_name = positional[0].arg
+    for node in _statements(method):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == self_name):
+                    found.setdefault(target.attr, (method, self_name, node.value))
+    return found
+
+
+_STATEMENT_LISTS = ("body", "handlers", "orelse", "finalbody", "cases")  # in the order of their nodes' fields
+
+
+def _statements(function: ast.AST) -> list[ast.AST]:
+    """The statements under `function` (nested functions' too) in `walk_nodes`' order, and the handlers and
+    cases holding some: an assignment is a statement, and no expression holds one."""
+    found = [function]
+    index = 0
+    while index < len(found):
+        for name in _STATEMENT_LISTS:
+            found += getattr(found[index], name, ())
+        index += 1
     return found

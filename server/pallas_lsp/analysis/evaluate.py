@@ -11,7 +11,6 @@ import ast
 import contextlib
 import functools
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import reads
@@ -19,11 +18,14 @@ from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
+from .class_attributes import ClassAttributes
 from .grown_lists import grown_list
+from .iteration import comprehension_of, loop_variable
+from .frames import Frame, one_of as _one_of, terminal_name
 from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
-from .classes import class_members, dataclass_fields, field_default, self_assignments
-from .launch_wrappers import body_launcher, forwarded_call, kernel_around_body, rehome
-from .library_classes import pallas_class
+from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
+                              rehome)
+from .lazy_arguments import forced, lazily_callable, lazy_return
 from .model import ModuleModel
 from .names import canonical
 from .returns import COMPARISONS as _COMPARISONS, reachable_returns
@@ -62,10 +64,14 @@ MAX_CALL_DEPTH = 5
 # Evaluation steps one top-level question may take. Helpers calling helpers can branch
 # exponentially; past this budget the answer is "unknown", never a guess.
 STEP_BUDGET = 20_000
+# Distinct values a parameter takes from its call sites, at most (more: unknown).
+MAX_CALL_SITE_OPTIONS = 256
 
-KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map"}
+# `plgpu.warp_map(f)` (also a decorator) runs `f` at once, at warp level: a warp region, as a WarpMesh core_map.
+KERNEL_FACTORIES = {"pl.pallas_call", "plgpu.kernel", "pl.kernel", "pl.core_map", "plgpu.warp_map"}
 # Where each factory takes its body, positionally and by keyword.
-_BODY_ARG = {"pl.pallas_call": "kernel", "plgpu.kernel": "body", "pl.kernel": "body", "pl.core_map": None}
+_BODY_ARG = {"pl.pallas_call": "kernel", "plgpu.kernel": "body", "pl.kernel": "body", "pl.core_map": None,
+             "plgpu.warp_map": "f"}
 
 # Memory-space constructors called as `X(shape, dtype)`, with JAX's spelling of the space.
 _SHAPED_TYPES = {
@@ -90,6 +96,7 @@ _SEMAPHORES = {
 }
 _BARRIERS = {"plgpu.Barrier": "barrier", "plgpu.ClusterBarrier": "cluster_barrier"}
 _INTERPRET_PARAMS = {"plgpu.InterpretGPUParams", "pltpu.InterpretParams"}
+# Decorators whose method is read as an attribute: `plan.workspace` is what the method returns.
 
 # Specs by constructor: their parameters in order (jax/_src/pallas/core.py, mosaic/core.py).
 _SPECS = {
@@ -100,24 +107,6 @@ _SPECS = {
 }
 # Wrappers whose result calls the function they wrap with the same arguments (for call sites:
 # `jax.jit(f)(x)`, `jax.jit(f).trace(x)`, `jax.eval_shape(f, x)`).
-
-
-@dataclass
-class Frame:
-    """Parameter values for one activation of a function; None means 'as seen from call sites'."""
-
-    func: ast.AST
-    params: dict[str, Value]
-    depth: int
-
-
-def terminal_name(expr: ast.AST) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        return expr.attr
-    return None
-
 
 
 NOT_STATIC = "<not static>"
@@ -148,13 +137,15 @@ def as_memtype(value: Value, source: str = "") -> Value:
     return value
 
 
-class Evaluator:
+class Evaluator(ClassAttributes):
     def __init__(self, project: "Project"):
         self.project = project
         self._active: set[tuple] = set()
         self._nesting = 0
         self._steps = 0
+        self._cut = 0  # answers made UNKNOWN by where they were asked (a cycle, the step budget, the depth)
         self.in_own_module_only = False  # see `own_module_call_sites`
+        self.params_read: dict[int, tuple[str, ...]] = {}  # per function: the parameters its returns read (`lazy_return`)
 
     def depth(self) -> tuple[int, int]:
         """How many evaluations are in progress (expressions, parameters' call sites): the same at two
@@ -192,31 +183,45 @@ class Evaluator:
         else:
             key = (id(expr), id(frame))
         if key in self._active:
+            self._cut += 1
             return UNKNOWN
         if self._nesting == 0:
             self._steps = 0
         self._steps += 1
         if self._steps > STEP_BUDGET:
+            self._cut += 1
             return UNKNOWN
+        read = reads.current()
+        if frame is not None and frame.memo is not None:
+            found = frame.memo.get(id(expr))
+            if found is not None and found[1] is read and found[3] == self.in_own_module_only:  # its reads noted here
+                self._steps += found[2]  # as if worked out again
+                return found[0]
+            steps, cut = self._steps, self._cut
         self._active.add(key)
         self._nesting += 1
-        kept = frame is None and reads.tracking()  # an answer kept: what it reads is collected apart (`reads`)
-        read = reads.current()
-        if read is not None:
-            region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
-            if kept:
-                reads.begin(model.read_key, region)
-            else:
-                read.add(model.read_key)
-                read.add(region)
-        try:
+        kept = begun = False
+        asked_in = read
+        try:  # from here: a RecursionError anywhere below leaves the nesting count as it found it
+            kept = frame is None and reads.tracking()  # an answer kept: what it reads is collected apart (`reads`)
+            if read is not None:
+                region = ("own", id(model.scope_of(expr)))  # the function (class, module) whose own code it is
+                if kept:
+                    reads.begin(model.read_key, region)
+                    begun = True
+                else:
+                    read.add(model.read_key)
+                    read.add(region)
             result = bounded(self._eval(model, expr, frame))  # `b = (a, a)` 40 times over: 2**40 values
         except RecursionError:
+            self._cut += 1
             result = UNKNOWN
         finally:
             self._nesting -= 1
             self._active.discard(key)
-            read = reads.end() if kept else None
+            read = reads.end() if kept and begun else None
+        if frame is not None and frame.memo is not None and self._cut == cut and self._steps <= STEP_BUDGET:
+            frame.memo[id(expr)] = (result, asked_in, self._steps - steps, self.in_own_module_only)
         if frame is None and self._steps <= STEP_BUDGET:
             cache.keep(key, result, read)  # an edit of what it read finds it again first (`reads.settled`)
             reads.found_again_by(read, (_found_again, self, self.in_own_module_only, Evaluator.value, model, expr))
@@ -288,6 +293,9 @@ class Evaluator:
         return items
 
     def _name(self, model: "ModuleModel", node: ast.Name, frame: Frame | None) -> Value:
+        clause = comprehension_of(model.parents, node)
+        if clause is not None:  # `{name: pl.get_global(kind) for name, kind in self.smem.items()}`
+            return loop_variable(lambda e: self.value(model, e, frame), _one_of, clause.target, clause.iter, node.id)
         scope = model.scope_of(node)
         binding = model.lookup(node.id, scope, node.lineno)
         if binding is None:
@@ -298,8 +306,8 @@ class Evaluator:
         reaching = reaching_bindings(model, binding, node, scope)
         reaching = taken_bindings(self, model, reaching, node, scope, frame)  # `if out_dtype is None: out_dtype = x.dtype`
         # `acc = f32` then `if ...: acc = i32`: either may reach the use
-        value = _one_of(_first(grown_list(self, model, b, node, scope, frame), self.binding_value, model, b, frame)
-                        for b in reaching)
+        value = _one_of(_first(grown_list(self, model, b, node, scope, frame), self.binding_value, model, b, frame,
+                               node.id) for b in reaching)
         if value is UNKNOWN:  # what runs is unknown: an `if TYPE_CHECKING:` may declare what it is
             declared = [d for b in reaching for d in declared_instead(model, node.id, b)]
             runs = [b for b in reaching if b not in declared]
@@ -307,11 +315,12 @@ class Evaluator:
                 return _one_of(self.binding_value(model, b, frame) for b in declared)
         return value
 
-    def binding_value(self, model: "ModuleModel", binding: "Binding", frame: Frame | None) -> Value:
+    def binding_value(self, model: "ModuleModel", binding: "Binding", frame: Frame | None,
+                      name: str | None = None) -> Value:
         if binding.kind == "param":
             func = model.parents[model.parents[binding.node]]  # arg -> arguments -> function
             if frame is not None and frame.func is func:
-                return frame.params.get(binding.node.arg, UNKNOWN)
+                return forced(frame.params.get(binding.node.arg, UNKNOWN))
             receiver = self.method_receiver(model, func, binding.node)
             if receiver is not None:
                 return receiver
@@ -337,14 +346,13 @@ class Evaluator:
             return ClassValue(model, binding.node)
         if binding.kind == "import":
             return self.project.resolver.import_value(model, binding)
-        if binding.kind == "other" and isinstance(binding.node, ast.For) and isinstance(binding.node.target, ast.Name):
-            # `for interpret in (True, False):` the loop variable is each item of a literal tuple or list in turn.
-            items = binding.node.iter
-            if isinstance(items, (ast.Tuple, ast.List, ast.Set)) and items.elts and not any(
-                    isinstance(e, ast.Starred) for e in items.elts):
-                owner = model.scope_of(binding.node)
-                inner = frame if frame is not None and frame.func is owner else None
-                return _one_of(self.value(model, e, inner) for e in items.elts)
+        if binding.kind == "other" and isinstance(binding.node, ast.For) and (
+                name is not None or isinstance(binding.node.target, ast.Name)):
+            # `for interpret in (True, False):`, `for name, kind in SEMS.items():` each item in turn.
+            owner = model.scope_of(binding.node)
+            inner = frame if frame is not None and frame.func is owner else None
+            return loop_variable(lambda e: self.value(model, e, inner), _one_of, binding.node.target,
+                                 binding.node.iter, name or binding.node.target.id)
         return UNKNOWN
 
     def method_receiver(self, model: "ModuleModel", func: ast.AST, arg: ast.arg) -> Value | None:
@@ -386,54 +394,6 @@ class Evaluator:
             return self._bases_attribute(base.cls, attr, base.receiver if isinstance(base.receiver, Instance) else None)
         return UNKNOWN
 
-    def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
-        if not self._defines(cls, attr, seen):
-            return UNKNOWN
-        reads.note(("own", id(cls.node)))  # its body's statements
-        stmt = class_members(cls.node).get(attr)
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            func = Func(cls.model, stmt, instance)
-            if instance is not None and any(terminal_name(d) == "property" for d in stmt.decorator_list):
-                return self.call(cls.model, func, [], {}, stmt, None)
-            return func
-        if stmt is not None:  # `x = value`, `INTERPRET: bool = False`
-            return self.value(cls.model, stmt.value)
-        return self._bases_attribute(cls, attr, instance, seen) if seen < 8 else UNKNOWN
-
-    def _bases_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
-        """`attr` as the bases of `cls` define it, in order (a base of JAX's Pallas read from its source)."""
-        for base_value in self._bases(cls):
-            found = self._class_attribute(base_value, attr, instance, seen + 1)
-            if found is not UNKNOWN:
-                return found
-        return UNKNOWN
-
-    def _bases(self, cls: ClassValue) -> list[ClassValue]:
-        bases = []
-        for base in cls.node.bases:
-            base_value = self.value(cls.model, base)
-            if isinstance(base_value, Api):
-                base_value = pallas_class(self.project, cls.model, base_value.name)
-            if isinstance(base_value, ClassValue):
-                bases.append(base_value)
-        return bases
-
-    def _defines(self, cls: ClassValue, attr: str, seen: int) -> bool:
-        """Does the class or a base (within 8 levels of `seen`) write `attr`? Kept with the class's module text:
-        most attributes asked of an instance are none of its class's, and a deep hierarchy was walked each time."""
-        key = ("defines", id(cls.node), attr, seen)
-        cache = cls.model.eval_cache
-        found = cache.get(key)
-        if found is None:
-            reads.begin(cls.model.read_key, ("own", id(cls.node)))  # its body's statements, and its bases'
-            try:
-                found = attr in class_members(cls.node) or seen < 8 and any(
-                    self._defines(base, attr, seen + 1) for base in self._bases(cls))
-            finally:
-                read = reads.end()
-            cache.keep(key, found, read)
-        return found
-
     def _super(self, model: "ModuleModel", node: ast.Call, frame: Frame | None) -> Value:
         """`super()` in a method: its class, and the method's first parameter as it is bound here."""
         method = model.enclosing_function(node)
@@ -443,46 +403,10 @@ class Evaluator:
             return UNKNOWN
         first = positional[0]
         if frame is not None and frame.func is method:
-            receiver = frame.params.get(first.arg, UNKNOWN)
+            receiver = forced(frame.params.get(first.arg, UNKNOWN))
         else:
             receiver = self.method_receiver(model, method, first) or UNKNOWN
         return Super(ClassValue(model, cls), receiver) if isinstance(receiver, (Instance, ClassValue)) else UNKNOWN
-
-    def _instance_attribute(self, instance: Instance, attr: str) -> Value:
-        field = self._dataclass_field(instance, attr)
-        if field is not None:
-            return field
-        found = self._class_attribute(instance.cls, attr, instance)
-        if found is not UNKNOWN:
-            return found
-        assigned = self_assignments(instance.cls).get(attr)
-        if assigned is None:
-            return UNKNOWN
-        method, self_name, value = assigned
-        params = {self_name: instance}
-        if getattr(method, "name", None) == "__init__":  # `self.block = block`: what the constructor was given
-            params = self.bind_arguments(Func(instance.cls.model, method, instance), list(instance.args),
-                                         dict(instance.kwargs))
-        return self.value(instance.cls.model, value, Frame(method, params, 0))
-
-    def _dataclass_field(self, instance: Instance, attr: str) -> Value | None:
-        """A `@dataclass` field: what the constructor was given for it (by keyword, or by position in the
-        order the fields are written), else its default (`= value`, `field(default=value)`); as a class
-        with `self.x = x` in `__init__` is read. None: no field of that name (or no dataclass)."""
-        reads.note(("own", id(instance.cls.node)))
-        reads.note(("own", id(instance.cls.model.scope_of(instance.cls.node))))  # its decorators
-        fields = dataclass_fields(instance.cls.node)
-        names = [f.target.id for f in fields or ()]
-        if attr not in names:
-            return None
-        kwargs = dict(instance.kwargs)
-        if attr in kwargs:
-            return kwargs[attr]
-        index = names.index(attr)
-        if index < len(instance.args):
-            return instance.args[index]
-        default = field_default(fields[index])
-        return UNKNOWN if default is None else self.value(instance.cls.model, default)
 
     def _subscript(self, model: "ModuleModel", expr: ast.Subscript, frame: Frame | None) -> Value:
         base = self.value(model, expr.value, frame)
@@ -504,6 +428,9 @@ class Evaluator:
         if isinstance(base, Mapping) and isinstance(index, Const):
             found = base.get(index.value)
             return found if found is not None else UNKNOWN
+        if isinstance(base, Mapping) and isinstance(index, OneOf):  # `STAGING[self.op]`, `op` one of several keys
+            found = [base.get(o.value) if isinstance(o, Const) else None for o in index.options]
+            return UNKNOWN if None in found else _one_of(found)
         if isinstance(base, SemaphoreRef) and base.indexer:  # `sems.at[0]`: a view, still a ref
             return SemaphoreRef(None, model.segment(expr))
         if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
@@ -537,6 +464,10 @@ class Evaluator:
             # An API whose calls give nothing known (`jnp.dot(a, b)`, `lax.fori_loop(...)`): its
             # arguments are not evaluated for it (a helper's returns through every frame they reach).
             return UNKNOWN
+        depth = frame.depth if frame else 0
+        if lazily_callable(func, node) and depth < MAX_CALL_DEPTH and body_launcher(func.node) is None \
+                and lifted_pallas_call(func.node) is None:
+            return self._function_result(model, func, node, lazy_return(self, model, func, node, frame, depth + 1))
         complete = True  # every argument is known to be there: `*xs` and `**options` of known sequences and dicts
         args: list[Value] = []
         for arg in node.args:
@@ -569,6 +500,8 @@ class Evaluator:
         depth = frame.depth if frame else 0
         if isinstance(func, Api):
             return self._api_call(model, func.name, args, kwargs, node)
+        if isinstance(func, OneOf):  # `STAGING[self.op](n)`: one of a registry's builders
+            return _one_of(self.call(model, option, args, kwargs, node, frame, complete) for option in func.options)
         if isinstance(func, Partial):
             merged = dict(func.kwargs)
             merged.update(kwargs)
@@ -581,12 +514,12 @@ class Evaluator:
                 kernel = kernel_around_body(self, model, func, launcher, args, kwargs, node, complete)
                 if kernel is not None:
                     return kernel
-            result = self._return_value(func, args, kwargs, depth + 1, complete)
-            if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
-                forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call
-                if forwarded is not None and result.node is forwarded:
-                    return rehome(result, model, node, forwarded)
-            return result
+            lifted = lifted_pallas_call(func.node) if isinstance(node, ast.Call) else None
+            if lifted is not None:  # qwix's `qpl.pallas_call(body, out_shape=..., grid_spec=...)`
+                kernel = lifted_kernel(self, model, func, lifted, args, kwargs, node)
+                if kernel is not None:
+                    return kernel
+            return self._function_result(model, func, node, self._return_value(func, args, kwargs, depth + 1, complete))
         if isinstance(func, ClassValue):
             try:
                 hash((tuple(args), tuple(kwargs.items())))
@@ -598,6 +531,17 @@ class Evaluator:
         if isinstance(func, KernelCall) and func.api == "pl.pallas_call":
             return _pallas_call_results(func)
         return UNKNOWN
+
+    def _function_result(self, model: "ModuleModel", func: Func, node: ast.AST, result: Value) -> Value:
+        if isinstance(result, KernelCall) and result.body is not None and isinstance(node, ast.Call):
+            forwarded = forwarded_call(func.node)  # a launch wrapper: the kernel is built at this call
+            if forwarded is not None and result.node is forwarded:
+                return rehome(result, model, node, forwarded)
+        return result
+
+    def within_budget(self) -> bool:
+        """Whether the question in progress is within its steps (an answer past them is not kept)."""
+        return self._steps <= STEP_BUDGET
 
     def bind_arguments(self, func: Func, args: list[Value], kwargs: dict[str, Value],
                        complete: bool = False) -> dict[str, Value]:
@@ -646,7 +590,11 @@ class Evaluator:
 
     def _evaluate_returns(self, func: Func, args: list[Value], kwargs: dict[str, Value], depth: int,
                           complete: bool = False) -> Value:
-        frame = Frame(func.node, self.bind_arguments(func, args, kwargs, complete), depth)
+        return self.returns_in_frame(func, self.bind_arguments(func, args, kwargs, complete), depth)
+
+    def returns_in_frame(self, func: Func, params: dict, depth: int) -> Value:
+        """What `func` returns with its parameters bound to `params` (values, or `Unforced` arguments)."""
+        frame = Frame(func.node, params, depth)
         reads.note(("own", id(func.node)))  # its returns
         if isinstance(func.node, ast.Lambda):
             return self.value(func.model, func.node.body, frame)
@@ -758,7 +706,9 @@ class Evaluator:
                 default = _default_of(func_node, param)
                 if default is not None:
                     options.append(self.value(model, default))
-            result = UNKNOWN if not options else options[0] if len(options) == 1 else OneOf(tuple(options))
+            result = _one_of(options)  # unknown where none is known (an OneOf passed on is spread out)
+            if isinstance(result, OneOf) and len(result.options) > MAX_CALL_SITE_OPTIONS:
+                result = UNKNOWN  # a recursion's `n - 1`: one value more each time its call sites are found again
         finally:
             read = reads.end()
         cache.keep(key, result, read)  # an edit of one call site finds it again first (`reads.settled`)
@@ -820,20 +770,6 @@ def _api_attribute(name: str, attr: str) -> Api:
 
 def _first(found: Value | None, otherwise, *args) -> Value:
     return found if found is not None else otherwise(*args)
-
-
-def _one_of(values) -> Value:
-    """One value when all agree, OneOf the distinct ones otherwise; unknown if any is."""
-    options: list[Value] = []
-    for value in values:
-        if value is UNKNOWN:
-            return UNKNOWN
-        for option in value.options if isinstance(value, OneOf) else (value,):
-            if option not in options:
-                options.append(option)
-    if not options:
-        return UNKNOWN
-    return options[0] if len(options) == 1 else OneOf(tuple(options))
 
 
 def _item(value: Value, index) -> Value:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from . import reads
 from .comparisons import branch_verdict, settled, truth
+from .model import walk_nodes
 from .reaching import mutates
 from .values import UNKNOWN, Seq, Value
 
@@ -30,7 +32,7 @@ def grown_list(evaluator, model: "ModuleModel", binding: "Binding", use: ast.AST
     if owner is not scope or not mutates(model, owner, {name}) or len(model.scopes[owner].bindings.get(name, ())) != 1:
         return None  # most lists: never changed in place (the scope's changed names are kept, `mutated_names`)
     inner = frame if frame is not None and frame.func is owner else None
-    changes = _changes(model, owner, name)  # walked for the few lists changed in place only
+    changes = _kept_changes(model, owner, name)  # walked for the few lists changed in place only
     if changes is None:
         return UNKNOWN
     if not changes:
@@ -58,11 +60,26 @@ def grown_list(evaluator, model: "ModuleModel", binding: "Binding", use: ast.AST
     return Seq(tuple(items))
 
 
+def _kept_changes(model: "ModuleModel", owner: ast.AST, name: str):
+    """`_changes`, kept with the module text until an edit anywhere under `owner` (`model_patch`: "deep"):
+    a launcher's `in_specs` is asked for by every keystroke's kernel model, and its walk is of the whole
+    launcher."""
+    key = ("list-changes", id(owner), name)
+    found = model.eval_cache.get(key, _MISSING)
+    if found is _MISSING:
+        found = reads.kept(model.eval_cache, key, lambda: _changes(model, owner, name), model.read_key,
+                           ("deep", id(owner)))
+    return found
+
+
+_MISSING = object()
+
+
 def _changes(model: "ModuleModel", owner: ast.AST, name: str):
     """(statement, "append" | "extend", argument) for each in-place change of `name` in `owner`, in order;
     None where one is of another kind, in a nested function or in a loop."""
     found = []
-    for node in ast.walk(owner):
+    for node in walk_nodes(owner):  # no generators: asked of every function a list is built in
         target = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.value.id == name:

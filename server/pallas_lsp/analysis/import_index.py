@@ -182,6 +182,9 @@ class ImportIndex:
         # one analysis asks about importers dozens of times, and each question compared every
         # workspace file's stamp again (600 stats a question in a package of 600 files).
         self._checked_now: set[str] = set()
+        # `_scanned`'s answers in the current analysis, while no text changes (its stamps are compared once
+        # an analysis anyway): word -> (the project's change count, facts). A keystroke asked it five times.
+        self._scanned_now: dict = {}
         self._absent_sets: dict[tuple[str, ...], Unscanned] = {}  # one `Unscanned` per word set (sorted)
         self._incomplete = False  # a question met files left unscanned (`complete_some`)
         self._prefiltered: set[str] = set()  # the last names `_naming` answered without scanning every file
@@ -264,16 +267,19 @@ class ImportIndex:
         """A file's facts changed: the whole-workspace answers may be other ones, and so may what the
         analyses read from them (`reads.INDEX`)."""
         self._answers.clear()
+        self._scanned_now.clear()
         reads.forget(self._read_key)
 
     def new_analysis(self) -> None:
         """An analysis starts: files on disk are compared with their stamps again, once each."""
         self._checked_now.clear()
+        self._scanned_now.clear()
 
     def forget(self, path: str) -> None:
         """A file changed, appeared or went away on disk (a file event): read it again when asked."""
         path = os.path.abspath(path)
         self._everything = None
+        self._scanned_now.clear()
         self._forgotten.add(path)
         if self._disk.pop(path, None) is not None:
             self._answers_changed()
@@ -284,6 +290,7 @@ class ImportIndex:
         next question need not look at every file again, and what was read from the old answers
         is forgotten before the next analysis, not amid it (`reads`: answers found again in
         another order than a whole analysis's)."""
+        self._scanned_now.clear()
         facts = self.facts(path) if self._loaded or self._everything is not None else None
         if self._everything is not None:
             if facts is None:
@@ -343,11 +350,16 @@ class ImportIndex:
 
     def _scanned(self, word: str | None) -> dict[str, FileFacts]:
         """Every workspace file's facts (`_facts` with `word`: those of the files it does not skip)."""
+        changes = self.project._change_count
+        known = self._scanned_now.get(word)
+        if known is not None and known[0] == changes:
+            return known[1]
         result = {}
         for path in self.project.workspace_files():
             facts = self._facts(path, word)
             if facts is not None:
                 result[path] = facts
+        self._scanned_now[word] = (changes, result)
         return result
 
     def importers(self, path: str, module_name: str | None) -> list[str]:

@@ -145,7 +145,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None =
     body = body or entry.body
     if body is None or not isinstance(body.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
-    if entry.api == "pl.core_map":
+    if entry.api in ("pl.core_map", "plgpu.warp_map"):  # no refs: a warp_map function takes the warp's index
         return []
     bound_positional, bound_keywords = partial_bindings(entry.kernel.body)
     bound_positional += _bound_receiver(entry.kernel.body)
@@ -324,12 +324,12 @@ def _frames(project: "Project", model: "ModuleModel", function: ast.AST, depth: 
                 frame_args = [evaluator.value(where_model, a, caller_frame) for a in call.args]
                 frame_kwargs = {k.arg: evaluator.value(where_model, k.value, caller_frame) for k in call.keywords}
                 params = evaluator.bind_arguments(func, frame_args, frame_kwargs)
-                frames.append((Frame(function, params, 0), caller_where))
+                frames.append((Frame(function, params, 0, {}), caller_where))
         else:
             params = evaluator.bind_arguments(func, args, kwargs)
             if spread:  # `f(*xs)` / `f(**options)`: what they pass is not known, nor which defaults stay
                 params = {name: value for name, value in params.items() if name in kwargs or value is func.self_value}
-            frames.append((Frame(function, params, 0), where))
+            frames.append((Frame(function, params, 0, {}), where))  # a memo: `Frame.memo`
         if len(frames) > _MAX_FRAMES:
             return None
     return frames
@@ -458,6 +458,11 @@ def _slots(project: "Project", entry: EntryPoint, frame: Frame | None = None):
                 scratch.append(_scratch_slot(value, f"{scratch_name}[{key!r}]", key))
         elif isinstance(scratch_value, Seq):
             scratch = [_scratch_slot(v, f"{scratch_name}[{i}]") for i, v in enumerate(scratch_value.items)]
+        elif isinstance(scratch_value, OneOf) and all(isinstance(o, Seq) for o in scratch_value.options) \
+                and len({len(o.items) for o in scratch_value.options}) == 1:
+            # `scratch_shapes = (...)` in each branch, as long: a slot all branches agree on is known
+            scratch = [_branch_slot(items, f"{scratch_name}[{i}]")
+                       for i, items in enumerate(zip(*(o.items for o in scratch_value.options)))]
         else:
             scratch = None
 
@@ -510,6 +515,20 @@ _MESH_SPACES = {"plgpu.Mesh": "gmem", "pltpu.create_tensorcore_mesh": "any", "pl
 
 # No BlockSpec for an operand (no `in_specs`/`out_specs`): the whole array, in the default memory space.
 _NO_SPEC = Spec("pl.BlockSpec", ())
+
+
+def _branch_slot(items: tuple[Value, ...], origin: str) -> _Slot:
+    """The slot of a scratch list written in each branch (`scratch_shapes = (...)` under `if`/`else`): the one
+    type where all branches agree; where they differ only in a semaphore's type, one DMA and the other not (a
+    REGULAR one where the copies need a DMA one: paged attention's), the other one, which JAX refuses in its branch."""
+    if len(set(items)) == 1:
+        return _scratch_slot(items[0], origin)
+    types = [as_memtype(item) for item in items]
+    if all(isinstance(t, MemType) for t in types) and len({(t.shape, t.space) for t in types}) == 1:
+        others = {t.dtype for t in types} - {"dma_sem"}
+        if len(others) == 1 and len({t.dtype for t in types}) == 2 and others <= {"semaphore", "barrier_semaphore"}:
+            return _scratch_slot(next(t for t in types if t.dtype in others), origin)
+    return _Slot("scratch", origin)
 
 
 def _scratch_slot(value: Value, origin: str, keyword: str | None = None) -> _Slot:

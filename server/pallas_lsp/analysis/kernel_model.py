@@ -660,6 +660,16 @@ def _kwarg_node(kernel: KernelCall, name: str) -> ast.AST | None:
     return found[1] if found else None
 
 
+def _mesh_node(entry: EntryPoint) -> ast.AST | None:
+    """The mesh of a `pl.kernel(..., mesh=...)` or `pl.core_map(mesh)` (decorating the body, or called on it:
+    `pl.core_map(self.mesh)(per_warp)`, whose entry node is the outer call)."""
+    node = _kwarg_node(entry.kernel, "mesh")
+    made = entry.kernel.node
+    if node is None and entry.api == "pl.core_map" and isinstance(made, ast.Call) and made.args:
+        node = made.args[0]
+    return node
+
+
 def compiled_backend(project: "Project", entry: EntryPoint) -> str:
     """What the launch lowers through when it runs compiled (TRITON for a bare pl.pallas_call on a GPU)."""
     return _backend(project, entry, interpreted=False)[0]
@@ -671,11 +681,10 @@ def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) ->
         return INTERPRET, "the kernel runs in interpret mode"
     if entry.api == "plgpu.kernel":
         return MOSAIC_GPU, "plgpu.kernel lowers through Mosaic GPU"
+    if entry.api == "plgpu.warp_map":
+        return MOSAIC_GPU_WARP, "plgpu.warp_map runs its function at warp level"
     if entry.api in ("pl.kernel", "pl.core_map"):
-        mesh = _kwarg_node(kernel, "mesh")
-        if mesh is None and entry.api == "pl.core_map" and isinstance(entry.node, ast.Call) and entry.node.args:
-            mesh = entry.node.args[0]
-        name, _, _ = _callee(project, entry.model, mesh)
+        name, _, _ = _callee(project, entry.model, _mesh_node(entry))
         if name in _MESH_BACKENDS:
             return _MESH_BACKENDS[name], f"{entry.api} with a {name} mesh"
         return UNKNOWN_BACKEND, f"{entry.api} with a mesh not known statically"
@@ -698,6 +707,10 @@ def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) ->
     tpu_only = _tpu_only_api(project, entry)
     if tpu_only is not None:
         return TPU_TC, f"pl.pallas_call of a kernel that uses {tpu_only} lowers for a TPU"
+    if any(site_interpreter(project, entry, site) == "tpu" for site in (*entry.interpret, *entry.maybe_interpret)) \
+            or _tpu_interpreter_module(project, entry):
+        return TPU_TC, ("pl.pallas_call of a module that runs its kernels under the TPU interpreter "
+                        "(pltpu.force_tpu_interpret_mode) lowers for a TPU")
     version = jax_version(project)
     if version is not None and version < PALLAS_CALL_MOSAIC_GPU_UNTIL:
         return MOSAIC_GPU, (f"pl.pallas_call lowered for a GPU uses Mosaic GPU in jax {format_version(version)} "
@@ -719,13 +732,29 @@ def _tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
     """A TPU-only API a bare `pl.pallas_call` is written with, where the project platform is not set to TPU:
     a `pltpu` grid spec (`pltpu.PrefetchScalarGridSpec`), a `pltpu` memory type or DMA semaphore given to
     `pl.get_global` (`pltpu.VMEM` from a helper shared with a GPU path), a TPU copy. None when there is none,
-    or when the kernel also uses a `plgpu` type or operation, or its launch's module imports Mosaic GPU (written
-    for a GPU: the TPU API is the mistake)."""
+    or when the kernel also uses a `plgpu` type or operation; where its launch's module imports Mosaic GPU (written
+    for a GPU too: a TPU type may be the mistake), only a TPU copy or grid spec counts (a GPU path beside a TPU one
+    sharing a helper: the pallas_call that copies with pltpu.make_async_copy is the TPU one)."""
     key = ("tpu-only-api", id(entry.node))
     cache = entry.model.eval_cache
     if key not in cache:
         cache[key] = _find_tpu_only_api(project, entry)
     return cache[key]
+
+
+def _tpu_interpreter_module(project: "Project", entry: EntryPoint) -> bool:
+    """The launch's module, which does not import Mosaic GPU, switches on the TPU interpreter somewhere
+    (`pltpu.force_tpu_interpret_mode()` chosen by a helper, `pltpu.set_tpu_interpret_mode`): its kernels are
+    TPU kernels, compiled on a TPU."""
+    model = entry.model
+    if _imports_mosaic_gpu(model) or "_tpu_interpret_mode" not in model.text:
+        return False
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and "_tpu_interpret_mode" in node.func.attr:
+            callee = project.evaluator.value(model, node.func)
+            if isinstance(callee, Api) and callee.name in ("pltpu.force_tpu_interpret_mode", "pltpu.set_tpu_interpret_mode"):
+                return True
+    return False
 
 
 def _imports_mosaic_gpu(model: "ModuleModel") -> bool:
@@ -735,8 +764,7 @@ def _imports_mosaic_gpu(model: "ModuleModel") -> bool:
 
 
 def _find_tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
-    if _imports_mosaic_gpu(entry.model):
-        return None
+    gpu_module = _imports_mosaic_gpu(entry.model)
     grid_spec = _kwarg_node(entry.kernel, "grid_spec")
     found: set[str] = set()
     if grid_spec is not None:
@@ -749,6 +777,8 @@ def _find_tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
             found.add(name or "")
         found.update(api for api in (*_TPU_OPERATIONS, *_GPU_OPERATIONS) if _calls_in(project, func, api))
     tpu = sorted(name for name in found if name.startswith("pltpu.") and name not in _EITHER_PLATFORM)
+    if gpu_module:  # a module with a Mosaic GPU path too: a TPU copy or grid spec says TPU, a type alone does not
+        tpu = [name for name in tpu if name in _TPU_OPERATIONS or name.endswith("GridSpec")]
     return tpu[0] if tpu and not any(name.startswith("plgpu.") for name in found) else None
 
 
@@ -778,10 +808,7 @@ def _launch_settings(project: "Project", entry: EntryPoint):
     `plgpu.kernel` keywords or the `plgpu.Mesh` of a `pl.kernel`/`pl.core_map`); None where not static."""
     kernel, model = entry.kernel, entry.model
     if entry.api in ("pl.kernel", "pl.core_map"):
-        node = _kwarg_node(kernel, "mesh")
-        if node is None and entry.api == "pl.core_map" and isinstance(entry.node, ast.Call) and entry.node.args:
-            node = entry.node.args[0]
-        name, call, mesh_model = _callee(project, model, node)
+        name, call, mesh_model = _callee(project, model, _mesh_node(entry))
         if call is None or name != "plgpu.Mesh":
             return None
         evaluate = project.evaluator.value

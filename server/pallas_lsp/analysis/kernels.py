@@ -11,12 +11,13 @@ helpers in other modules of the workspace.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from . import reads
 from .evaluate import KERNEL_FACTORIES
-from .launch_wrappers import body_launcher, forwarded_call
+from .launch_wrappers import body_launcher, forwarded_call, lifted_pallas_call
 from .model import FunctionNode, child_nodes
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
@@ -69,7 +70,33 @@ class EntryPoint:
 def _launch_wrapper(value: Value) -> bool:
     """A function that hands its arguments on to a call (`launch_wrappers.forwarded_call`), or builds a kernel
     around the body it is handed (`launch_wrappers.body_launcher`): a call of it may build a kernel."""
-    return isinstance(value, Func) and (forwarded_call(value.node) is not None or body_launcher(value.node) is not None)
+    return isinstance(value, Func) and (forwarded_call(value.node) is not None or body_launcher(value.node) is not None
+                                        or lifted_pallas_call(value.node) is not None)
+
+
+def _built_at_callers(model: "ModuleModel", call: ast.Call) -> bool:
+    """`call` is the factory call of a launch wrapper this module calls (`def _kernel(cfg, name, body, **kwargs):
+    return plgpu.kernel(body, ...)`): each call of the wrapper is the kernel's entry, with its body and keywords."""
+    function = model.enclosing_function(call)
+    return (isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and function.args.vararg is None
+            and forwarded_call(function) is call and bool(model.calls_named(function.name)))
+
+
+def _each_body(kernel: KernelCall) -> list[KernelCall]:
+    """The kernel once per body it may run: one launch of `functools.partial(kernel, ...)` where `kernel` is one of
+    two functions (`kernel = a if inline else b`, paged attention's) is a kernel of each, as JAX traces either."""
+    partials, body = [], kernel.body
+    while isinstance(body, Partial):
+        partials.append(body)
+        body = body.func
+    if not (isinstance(body, OneOf) and all(isinstance(option, Func) for option in body.options)):
+        return [kernel]
+    kernels = []
+    for option in body.options:
+        for partial in reversed(partials):
+            option = dataclasses.replace(partial, func=option)
+        kernels.append(dataclasses.replace(kernel, body=option))
+    return kernels
 
 
 def unwrap_function(value: Value | None) -> Func | None:
@@ -202,10 +229,12 @@ class KernelIndex:
             if not (isinstance(func, (KernelCall, Partial)) or (isinstance(func, Api) and func.name in KERNEL_FACTORIES)
                     or _launch_wrapper(func)):
                 continue
+            if _built_at_callers(model, call):
+                continue
             value = evaluator.value(model, call)
             if isinstance(value, KernelCall) and value.body is not None and id(value.node) not in seen:
                 seen.add(id(value.node))
-                found.append((value.api, call, value))
+                found.extend((value.api, call, kernel) for kernel in _each_body(value))
         for func in model.functions:
             for decorator in reversed(getattr(func, "decorator_list", [])):
                 kernel = self._decorator_kernel(decorator, Func(model, func))
@@ -216,6 +245,8 @@ class KernelIndex:
 
     def _decorator_kernel(self, decorator: ast.expr, body: Func) -> KernelCall | None:
         value = self.evaluator.value(self.model, decorator)
+        if value == Api("plgpu.warp_map"):  # `@plgpu.warp_map`: the function runs at warp level where defined
+            return KernelCall(value.name, self.model, decorator, body, ())
         if isinstance(value, KernelCall) and value.body is None:
             return KernelCall(value.api, self.model, decorator, body, value.kwargs)
         if isinstance(value, Partial) and isinstance(value.func, Api) and value.func.name in KERNEL_FACTORIES:

@@ -12,9 +12,11 @@ of its own): a call of it launches the body in that kernel.
 from __future__ import annotations
 
 import ast
+import collections
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .model import walk_nodes
 from .values import UNKNOWN, Const, Func, KernelCall, Partial, Value
 
 if TYPE_CHECKING:
@@ -25,8 +27,9 @@ _NOT_A_WRAPPER = object()
 
 def forwarded_call(function: ast.AST) -> ast.Call | None:
     """The call a launch wrapper hands its arguments on to: the function's one `return` gives a call whose
-    positional arguments are its `*args` (first, so that they keep their places) and whose keywords spread its
-    `**kwargs` where it takes them; None where `function` is no such wrapper. Kept on the node."""
+    positional arguments are its `*args` (first, so that they keep their places), or whose first is one of its
+    parameters (the body) where it spreads its `**kwargs` into the call's keywords, as it must where it takes
+    them; None where `function` is no such wrapper. Kept on the node."""
     found = getattr(function, "_forwarded_call", _NOT_A_WRAPPER)
     if found is _NOT_A_WRAPPER:
         found = _forwarded_call(function)
@@ -36,7 +39,7 @@ def forwarded_call(function: ast.AST) -> ast.Call | None:
 
 def _forwarded_call(function: ast.AST) -> ast.Call | None:
     spec = getattr(function, "args", None)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or spec.vararg is None:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     nodes = list(_own_nodes(function))
     returns = [node for node in nodes if isinstance(node, ast.Return)]
@@ -50,7 +53,13 @@ def _forwarded_call(function: ast.AST) -> ast.Call | None:
     if not isinstance(call, ast.Call):
         return None
     first = call.args[0] if call.args else None
-    if not (isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) and first.value.id == spec.vararg.arg):
+    if spec.vararg is not None:
+        if not (isinstance(first, ast.Starred) and isinstance(first.value, ast.Name) and first.value.id == spec.vararg.arg):
+            return None
+    elif not (spec.kwarg is not None and isinstance(first, ast.Name)
+              and first.id in {a.arg for a in [*spec.posonlyargs, *spec.args]}):
+        # `def _kernel(cfg, name, body, **kwargs): return plgpu.kernel(body, kernel_name=name, **kwargs)`: the
+        # body is its own parameter, the launch's keywords its **kwargs
         return None
     if any(isinstance(a, ast.Starred) for a in call.args[1:]):
         return None
@@ -126,8 +135,26 @@ def body_launcher(function: ast.AST) -> BodyLauncher | None:
     return found
 
 
+def _nested_functions(function: ast.FunctionDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The defs nested in `function`, in `ast.walk` order: the walk leaves expressions out (no def is in
+    one), and a breadth-first walk that leaves out subtrees keeps the others in their order. Asked of
+    every function a call in a module with kernels may call: most are no launcher."""
+    found = []
+    queue = collections.deque([function])
+    while queue:
+        node = queue.popleft()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                continue
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(child)
+            queue.append(child)
+    return found
+
+
 def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
-    nested = [n for n in ast.walk(function) if n is not function and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    walked = walk_nodes(function)  # asked of every function a call evaluates: one walk, no generators
+    nested = _nested_functions(function)
     decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
     if not decorated:
         return None
@@ -135,16 +162,17 @@ def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
     # What the body is called by inside the kernel: the launcher's parameter, or the parameter of a nested
     # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).
     handed = {inner.args.args[0].arg: inner.name for inner in nested if inner.args.args and inner not in decorated}
-    runs_body = [call for call in ast.walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+    in_kernels = {id(node) for kernel in decorated for node in ast.walk(kernel)}  # one walk, not one per call
+    runs_body = [call for call in walked if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                  and (call.func.id in params or call.func.id in handed) and not call.keywords
-                 and any(call in ast.walk(kernel) for kernel in decorated)]
+                 and id(call) in in_kernels]
     if len(runs_body) != 1:
         return None
     call = runs_body[0]
     kernels = [kernel for kernel in decorated if call in ast.walk(kernel) and _hands_every_ref(call, kernel)]
     name = call.func.id
     if name in handed:  # the nested function's parameter: which launcher parameter is handed to it?
-        givers = {c.args[0].id for c in ast.walk(function) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+        givers = {c.args[0].id for c in walked if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
                   and c.func.id == handed[name] and len(c.args) == 1 and isinstance(c.args[0], ast.Name)
                   and c.args[0].id in params}
         name = givers.pop() if len(givers) == 1 else None
@@ -193,3 +221,86 @@ def kernel_around_body(evaluator, model: "ModuleModel", func: Func, launcher: Bo
         else:  # computed by the launcher (`grid=parallel_grid`), or written by a wrapper it goes through
             kernel_kwargs.append((key, UNKNOWN, None))
     return KernelCall(factory.api, model, node, None if body == Const(None) else body, tuple(kernel_kwargs))
+
+
+# ---- lifted pallas_calls: a function that takes pallas_call's arguments and returns the launch -------------------
+
+
+# pallas_call's keywords a lifted one takes under the same names and hands on (as they are, or in a grid spec).
+_PALLAS_CALL_KEYWORDS = ("out_shape", "grid_spec", "grid", "in_specs", "out_specs", "scratch_shapes")
+
+
+@dataclass(frozen=True)
+class LiftedPallasCall:
+    """A function with pallas_call's signature that returns a function launching the body it is handed, as
+    qwix's `qpl.pallas_call` does (QArray operands adjusted, others as they are):
+
+        def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=..., scratch_shapes=(), **kwargs):
+          ...
+          def wrapper(*args):
+            return pl.pallas_call(lambda *refs: kernel(...), out_shape, grid_spec=new_grid_spec, **kwargs)(*args)
+          return wrapper
+
+    A call of it builds a `pl.pallas_call` kernel of that body with the call's arguments as pallas_call's: the
+    body gets its refs in pallas_call's order (the lifted one's promise: "takes the same block specs")."""
+
+    body_param: str
+    launch: ast.Call  # the pl.pallas_call(...) call in the returned function
+
+
+_NOT_LIFTED = object()
+
+
+def lifted_pallas_call(function: ast.AST) -> LiftedPallasCall | None:
+    """The lifted pallas_call `function` is (`LiftedPallasCall`), else None; the launch's callee is left to the
+    caller to check (`pl.pallas_call`). Kept on the node."""
+    found = getattr(function, "_lifted_pallas_call", _NOT_LIFTED)
+    if found is _NOT_LIFTED:
+        found = _lifted(function) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        function._lifted_pallas_call = found
+    return found
+
+
+def _lifted(function: ast.FunctionDef) -> LiftedPallasCall | None:
+    spec = function.args
+    positional = [*spec.posonlyargs, *spec.args]
+    names = {a.arg for a in [*positional, *spec.kwonlyargs]}
+    if not positional or "out_shape" not in names or spec.kwarg is None:
+        return None
+    body_param = positional[0].arg
+    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    nested = {n.name: n for n in function.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if len(returns) != 1 or not isinstance(returns[0].value, ast.Name) or returns[0].value.id not in nested:
+        return None
+    launches = []
+    for call in ast.walk(nested[returns[0].value.id]):
+        if not (isinstance(call, ast.Call) and call.args):
+            continue
+        out_shape = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "out_shape"), None)
+        spreads = any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == spec.kwarg.arg for k in call.keywords)
+        runs_body = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == body_param
+                        for n in ast.walk(call.args[0])) or (isinstance(call.args[0], ast.Name) and call.args[0].id == body_param)
+        if isinstance(out_shape, ast.Name) and out_shape.id == "out_shape" and spreads and runs_body:
+            launches.append(call)
+    return LiftedPallasCall(body_param, launches[0]) if len(launches) == 1 else None
+
+
+def lifted_kernel(evaluator, model: "ModuleModel", func: Func, lifted: LiftedPallasCall, args: list[Value],
+                  kwargs: dict[str, Value], node: ast.Call) -> KernelCall | None:
+    """The `pl.pallas_call` kernel a call of a lifted pallas_call builds, at `node`; None where the function's
+    launch is not pl.pallas_call's or the body is no known function."""
+    launch = evaluator.value(func.model, lifted.launch.func)
+    if getattr(launch, "name", None) != "pl.pallas_call":
+        return None
+    params = evaluator.bind_arguments(func, args, kwargs)
+    body = params.get(lifted.body_param)
+    inner = body
+    while isinstance(inner, Partial):
+        inner = inner.func
+    if not isinstance(inner, Func):
+        return None
+    own = {a.arg for a in [*func.node.args.posonlyargs, *func.node.args.args, *func.node.args.kwonlyargs]}
+    written = {k.arg: k.value for k in node.keywords if k.arg}
+    kernel_kwargs = [(key, value, written.get(key)) for key, value in kwargs.items()
+                     if key in _PALLAS_CALL_KEYWORDS or key not in own]
+    return KernelCall("pl.pallas_call", model, node, body, tuple(kernel_kwargs))

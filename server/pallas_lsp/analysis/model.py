@@ -404,7 +404,7 @@ class ModuleModel:
 
 
 # Lines as `ast` counts them (only \r\n, \n and \r end a line), each with its end: ast's own pattern.
-_LINE_WITH_END = re.compile(r"(.*?(?:\r\n|\n|\r|$))")
+_LINE_WITH_END = re.compile(r"([^\r\n]*(?:\r\n|\n|\r|$))")  # a line and its end; no lazy match tried at every character
 
 
 def _link_parents(tree: ast.AST, parents: dict[ast.AST, ast.AST]) -> None:

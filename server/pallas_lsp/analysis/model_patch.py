@@ -22,6 +22,8 @@ caller parses the whole text as before.
 from __future__ import annotations
 
 import ast
+import functools
+import re
 import warnings
 
 from . import big_literals
@@ -84,7 +86,19 @@ def words_changed(old: str, new: str, words) -> list[str]:
     removed = "\n".join(old_lines[first:len(old_lines) - tail])
     added = "\n".join(new_lines[first:len(new_lines) - tail])
     return [word for word in words if "\n" in word or ((word in removed or word in added)
-                                                       and (word in old) != (word in new))]
+                                                       and ((word in old) != (word in new)
+                                                            or has_word(old, word) != has_word(new, word)))]
+
+
+def has_word(text: str, word: str) -> bool:
+    """Whether `text` holds the identifier `word` whole (`kernel`, not only in `kernels` or `kernel_sharding`):
+    what a name a call is written with needs. `word` itself when it is no identifier."""
+    return word in text and (not word.isidentifier() or _whole(word).search(text) is not None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole(word: str) -> re.Pattern:
+    return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)")
 
 
 def _blank(line: str) -> bool:

@@ -27,7 +27,7 @@ from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex
 from .model import ModuleModel
-from .model_patch import patch as patch_model, words_changed
+from .model_patch import has_word, patch as patch_model, words_changed
 from .notebooks import Notebook, is_notebook, read_notebook_file
 from ..source_text import Refusal, read_decoded
 from .resolver import Resolver
@@ -306,13 +306,14 @@ class Project:
         return self._text(path)
 
     def mentions(self, path: str, word: str) -> bool:
-        """Whether the file's text holds `word`: an answer made from it is forgotten only at an edit
-        that changes it (`_patch`), not at every edit of the file as one from `text`."""
+        """Whether the file's text holds the name `word` (whole: a call of `kernel` is written with the name,
+        a text holding only `kernels` or `kernel_sharding` calls none): an answer made from it is forgotten
+        only at an edit that changes it (`_patch`), not at every edit of the file as one from `text`."""
         path = os.path.abspath(path)
         reads.note(self.read_key(path))
         reads.note(self.read_key(path, ("mentions", word)))
         self._words_asked.setdefault(path, set()).add(word)
-        return word in self._text(path)
+        return has_word(self._text(path), word)
 
     def _text(self, path: str) -> str:
         if path in self.overlay:

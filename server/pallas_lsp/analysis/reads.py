@@ -251,8 +251,12 @@ def settled():
 def _settle() -> None:
     """Finding an answer again may read one that an answer still aside, found different later, makes
     forgotten: it is then forgotten with it (it read it), and what it kept aside with it."""
+    budget = _SETTLE_STEPS_PER_ANSWER * len(_pending) + _SETTLE_STEPS
     try:
         while _pending:
+            budget -= 1
+            if budget < 0:  # answers that keep putting each other aside: forgotten, as without the cut-off
+                break
             node, memo, key, old, dependents = _pending[0]
             try:
                 node.again[0](*node.again[1:])
@@ -274,6 +278,11 @@ def _settle() -> None:
             finally:
                 _settling.pop()
 
+
+# Answers found again in one `settled` at most (per answer put aside first, and more): past it, what is
+# still aside is forgotten (answers that read each other through a recursion put each other aside again).
+_SETTLE_STEPS_PER_ANSWER = 20
+_SETTLE_STEPS = 10_000
 
 _PLAIN = (int, str, bytes, bool, type(None))
 

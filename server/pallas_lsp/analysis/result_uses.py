@@ -13,7 +13,7 @@ from . import reads
 from .kernels import unwrap_function
 from .launches import kernel_launches
 from .model import child_nodes
-from .values import Api, Func
+from .values import Api, ClassValue, Func, Instance
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -81,6 +81,11 @@ def uses_of(project: "Project", model: "ModuleModel", node: ast.AST, indices: in
         if isinstance(parent, ast.Assign) and len(parent.targets) != 1:
             return [Use("other", model, parent, indices, True)]
         return _name_uses(project, model, target.id, parent, indices, depth)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is node:
+        held = _self_attribute(model, parent.targets[0])  # `self._sem = sem`: read back as `self._sem`
+        loads = _attribute_loads(model, *held) if held is not None and depth < _MAX_HELPER_DEPTH else None
+        if loads:
+            return [use for load in loads for use in uses_of(project, model, load, indices, depth + 1)]
     if isinstance(parent, ast.NamedExpr):
         return _name_uses(project, model, parent.target.id, parent, indices, depth) + uses_of(
             project, model, parent, indices, depth)
@@ -242,6 +247,9 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
             return [Use(role, model, start, indices, True, descriptor=call) for start in starts] or [
                 Use("copy", model, call, indices, True, role=role, descriptor=call)]
         return [Use("other", model, call, indices, True)]
+    if isinstance(func, ClassValue):  # a descriptor class (paged attention's MultiPageAsyncCopyDescriptor)
+        init = next((n for n in func.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        func = Func(func.model, init, Instance(func)) if init is not None else func
     target = unwrap_function(func)
     if target is None or depth >= _MAX_HELPER_DEPTH or isinstance(target.node, ast.Lambda):
         return [Use("other", model, call, indices, True)]
@@ -261,6 +269,35 @@ def parameter_uses(project: "Project", func: Func, param: ast.arg, indices: int 
         if found is not None and found.node is param:
             uses.extend(uses_of(project, func.model, node, indices, depth))
     return uses
+
+
+def _self_attribute(model: "ModuleModel", node: ast.AST) -> tuple[ast.ClassDef, str] | None:
+    """(class, name) where `node` is `self.name` in a method of a class, `self` the method's first parameter."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+        return None
+    method = model.enclosing_function(node)
+    cls = model.parents.get(method)
+    if not (isinstance(method, ast.FunctionDef) and isinstance(cls, ast.ClassDef) and method.args.args
+            and method.args.args[0].arg == node.value.id):
+        return None
+    return cls, node.attr
+
+
+def _attribute_loads(model: "ModuleModel", cls: ast.ClassDef, name: str) -> list[ast.Attribute] | None:
+    """The reads of `self.name` in the methods of `cls`, where one statement stores it; None otherwise."""
+    loads, stores = [], 0
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) \
+                    and node.value.id == me:
+                if isinstance(node.ctx, ast.Load):
+                    loads.append(node)
+                else:
+                    stores += 1
+    return sorted(loads, key=lambda n: (n.lineno, n.col_offset)) if stores == 1 else None
 
 
 def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | None) -> str | None:
@@ -305,6 +342,13 @@ def _list_elements(model: "ModuleModel", descriptor: ast.Call) -> list[ast.AST]:
     """Where a copy descriptor kept in a list is read back: `copies[0]`, and the loop variable of `for c in
     copies:`; the list one name holds, made by a display (`[copy_a, copy_b]`), a comprehension or `.append`."""
     parent = model.parents.get(descriptor)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "append" \
+            and parent.args == [descriptor] and (owner := _self_attribute(model, parent.func.value)) is not None:
+        # `self._copies.append(copy)`, then `for copy in self._copies: copy.start()` in another method
+        loads = _attribute_loads(model, *owner) or []
+        return [n for load in loads if isinstance(up := model.parents.get(load), ast.For) and up.iter is load
+                and isinstance(up.target, ast.Name) for n in _loads(model, up, up.target.id)
+                if getattr(model.lookup(n.id, model.scope_of(n), n.lineno), "node", None) is up]
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "append" \
             and isinstance(parent.func.value, ast.Name) and parent.args == [descriptor]:
         held = parent.func.value

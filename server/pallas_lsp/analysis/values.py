@@ -165,6 +165,7 @@ class Instance(Value):
     cls: ClassValue
     args: tuple[Value, ...] = ()  # what the constructor was called with, for `self.x = x` in `__init__`
     kwargs: tuple[tuple[str, Value], ...] = ()
+    member: str | None = None  # an `enum.Enum` member (`Buffers.RESIDUAL`): its name in the class body
 
 
 @dataclass(frozen=True)

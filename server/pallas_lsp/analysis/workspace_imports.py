@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass
 
 from . import big_literals, disk_cache, reads
-from .model import Binding
+from .model import Binding, walk_nodes
 from ..source_text import read_source
 
 
@@ -85,6 +85,11 @@ class Exports:
     accelerated: dict | None = None
     star_modules: tuple = ()  # (level, module) of each reachable top-level `from module import *`
 
+
+# A `global` statement's start: the keyword before a name, first on its line or after `;` or `:` (also
+# in a string: then the tree is walked for nothing; "get_global" or a comment's "global step" is no match).
+_SPACE = r"(?:[ \t\f]|\\(?:\r\n?|\n))"
+_GLOBAL_STATEMENT = re.compile(rf"(?:^|(?<=\r)|[;:]){_SPACE}*global{_SPACE}+[^\W\d]", re.MULTILINE)
 
 # jedi's flow analysis answers "unsure" for every binding in these (`is_big_annoying_library`): all
 # of a name's bindings, not the last one
@@ -176,8 +181,8 @@ def module_exports(text: str) -> Exports | None:
                 and typing_name[0][1] and "TYPE_CHECKING" not in unclear
                 and typing_name[0][0][4] < type_checking_ifs[0].lineno):
             unclear.update(guarded)  # not typing's TYPE_CHECKING: jedi evaluates the test
-    if "global" in text:
-        unclear.update(name for node in ast.walk(tree) if isinstance(node, ast.Global) for name in node.names)
+    if "global" in text and _GLOBAL_STATEMENT.search(text):  # the tree walked only where one may be
+        unclear.update(name for node in walk_nodes(tree) if isinstance(node, ast.Global) for name in node.names)
     accelerated = {}
     for name, lines in accelerator_imports.items():
         only = bound.get(name, [])

@@ -160,9 +160,10 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore",),
                  "PAL006": ("barrier_as_scratch",), "PAL007": ("run_scoped_to_get_global",),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
-                            "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global"),
+                            "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
+                            "class_attribute_get_global"),
                  "PAL009": ("signal_back",), "PAL010": ("semaphore_view",), "PAL011": ("collective_id_below_internal",),
-                 "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",)}
+                 "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",), "PAL015": ("dma_semaphore",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:
@@ -252,15 +253,21 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         pass_as_operand,
         run_compiled,
         run_scoped_allocation,
+        scratch_comprehension,
         triton_to_mosaic_gpu,
         use_global_semaphore,
         warp_hoist,
+        workspace_as_output,
     )
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
-    for builder in (enclosing_run_scoped, pass_as_input, pass_as_operand, allocate_as_scratch, run_scoped_allocation, use_global_semaphore,
-                    drop_collective_axes, outside_kernel, warp_hoist):
+    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, allocate_as_scratch,
+              run_scoped_allocation)
+    if scratch_comprehension.many_items(project, model, call):
+        # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
+        moving = (scratch_comprehension,)
+    for builder in (*moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)

@@ -28,6 +28,7 @@ from .kernel_edits import (
     CannotFix,
     FixBuilder,
     add_parameter,
+    append_to_unpacking,
     call_with_keyword,
     check_parameters,
     edit_sequence_argument,
@@ -35,10 +36,11 @@ from .kernel_edits import (
     give_to_siblings,
     remove_get_global,
     replace_expression,
+    tail_unpacking,
     take_name,
     thread_through_helper,
 )
-from .grid_spec import grid_spec_call, scratch_argument, written_in
+from .grid_spec import code_in_spec, grid_spec_call, scratch_argument
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
@@ -369,6 +371,10 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     code = type_code()
     name = take_name(builder, where, fallback)
     for body_model, body, body_entries in where.bodies:
+        unpacked = tail_unpacking(body) if not as_dict else None
+        if unpacked is not None:  # `def body(x_ref, *refs)`: the new last ref is one more name of its tail
+            append_to_unpacking(builder, body_model, unpacked, name)
+            continue
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
@@ -378,10 +384,11 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     for entry in entries:
         if id(entry) in in_grid_spec:
             spec, written = in_grid_spec[id(entry)]
-            if not written_in(entry.model, spec, entry, code):
+            in_spec = code_in_spec(builder.project, entry.model, spec, entry, code)
+            if in_spec is None:
                 raise CannotFix("the grid spec is built in a function where the scratch type's names mean "
                                 "something else")
-            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, code, first=False,
+            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, in_spec, first=False,
                                    dict_key=name if as_dict else None, add_if_missing=True)
         else:
             edit_sequence_keyword(builder, entry, keyword_name, code, first=False,

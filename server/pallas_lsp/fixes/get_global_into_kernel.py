@@ -15,8 +15,11 @@ itself is the one way to give the launch that semaphore. The body's parameter ke
 where the result is bound once and used only as one positional argument of one launch, the body
 is a plain function of this module run by that launch alone (the semaphore's parameter without a
 default), and the type's names are module-level
-(or star-imported), or local names bound once for it alone, whose assignment moves along.
-The launch may be a call of a wrapper that only forwards its `*operands` to it (`_through_wrapper`).
+(or star-imported), or local names bound once for it alone, whose assignment moves along. A result bound
+into the body with `functools.partial(body, ..., sem)` (the partial launched, or a name assigned it once)
+counts as passed into that launch: the partial loses the argument and the body the parameter, where nothing
+else names the body. The launch may be a call of a wrapper that only forwards its `*operands` to it
+(`_through_wrapper`).
 Where the result is used otherwise (signalled or read outside the kernel) no fix: which kernel, and
 which part of it, the code was meant for is not known.
 """
@@ -28,8 +31,9 @@ import ast
 import libcst as cst
 
 from ..analysis.kernel_model import kernel_launches
-from ..analysis.launches import forwarding_call, forwards_to_launch
 from ..analysis.kernels import unwrap_function
+from ..analysis.launches import forwarding_call, forwards_to_launch
+from ..analysis.values import Api
 from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment
 from .sites import bound_before, launches
 
@@ -63,6 +67,24 @@ def _moved_definitions(model, host: ast.FunctionDef, call: ast.Call, body: ast.F
     return sorted(moved, key=lambda s: s.lineno)
 
 
+def _launched_partial(project, model, launch) -> ast.Call | None:
+    """The `functools.partial(body, ...)` call a launch runs as its body (written in the launch, or a name of the
+    launch's function assigned it once, only there), or None."""
+    kernel = launch.kernel.node
+    written = kernel.args[0] if isinstance(kernel, ast.Call) and kernel.args else None
+    if isinstance(written, ast.Name):
+        binding = model.lookup(written.id, model.scope_of(written), written.lineno)
+        host = model.enclosing_function(written)
+        if (binding is None or binding.kind != "assign" or host is None
+                or _only_use(model, host, written.id) is not written):
+            return None
+        written = binding.value
+    if not (isinstance(written, ast.Call) and written.args and isinstance(written.args[0], ast.Name)):
+        return None
+    callee = project.evaluator.value(model, written.func)
+    return written if isinstance(callee, Api) and callee.name == "functools.partial" else None
+
+
 def _only_use(model, function: ast.FunctionDef, name: str) -> ast.Name | None:
     uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name]
     loads = [n for n in uses if isinstance(n.ctx, ast.Load)]
@@ -94,15 +116,21 @@ def fix(project, model, finding):
             and statement in host.body and len(call.args) == 1 and not call.keywords):
         return None
     use = _only_use(model, host, statement.targets[0].id)
-    launch_call = model.parents.get(use) if use is not None else None
-    run_call, forwarded = launch_call, 0
-    if isinstance(launch_call, ast.Call) and use in launch_call.args and forwards_to_launch(project, model, launch_call):
-        run_call, forwarded = _through_wrapper(project, model, launch_call)
-    found = [launch for launch in kernel_launches(project, model) if launch.call is run_call]
-    if not found or use not in launch_call.args:
+    passed_to = model.parents.get(use) if use is not None else None  # the launch, or the partial binding the body
+    keyword = passed_to if isinstance(passed_to, ast.keyword) and passed_to.arg else None  # partial(body, sem=sem)
+    if keyword is not None:
+        passed_to = model.parents.get(keyword)
+    run_call, forwarded = passed_to, 0
+    if keyword is None and isinstance(passed_to, ast.Call) and use in passed_to.args \
+            and forwards_to_launch(project, model, passed_to):
+        run_call, forwarded = _through_wrapper(project, model, passed_to)
+    found = [launch for launch in kernel_launches(project, model) if launch.call is run_call] if not keyword else []
+    bound = [launch for launch in kernel_launches(project, model) if _launched_partial(project, model, launch)
+             is passed_to] if passed_to is not None and not found else []
+    if not (found or bound) or (use not in passed_to.args and keyword is None):
         raise CannotFix("the semaphore is used outside the kernel, not only passed into one launch: which kernel "
                         "code it was meant for is not known")
-    launch = found[0]
+    launch = (found or bound)[0]
     if launch.kernel.api not in _MOSAIC_GPU:
         raise CannotFix("only a Mosaic GPU kernel has a global semaphore")
     body = unwrap_function(launch.kernel.body)
@@ -112,22 +140,35 @@ def fix(project, model, finding):
     entries = launches(project, model, function)
     runs = [l for source in [model, *project.importers(model)] for l in kernel_launches(project, source)
             if any(l.kernel.node is e.kernel.node for e in entries)]
-    if len(entries) != 1 or [l.call for l in runs] != [run_call]:
+    if len(entries) != 1 or [l.call for l in runs] != [launch.call]:
         raise CannotFix(f"{function.name} is run by other launches too")
+    if bound and ([n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == function.name]
+                  != [passed_to.args[0]] or project.importers_mentioning(model, function.name)):
+        raise CannotFix(f"{function.name} is named elsewhere too, where its parameters would no longer fit")
     args = function.args
-    position = bound_before(launch.kernel.body) + forwarded + launch_call.args.index(use)
-    if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in launch_call.args) or \
-            position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
-        raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    if keyword is not None:  # the parameter of that name, positional-or-keyword or keyword-only
+        names = [a.arg for a in (*args.args, *args.kwonlyargs)]
+        position = names.index(keyword.arg) if keyword.arg in names else len(names)
+        if args.posonlyargs or args.kwarg or position == len(names) or any(
+                isinstance(a, ast.Starred) for a in passed_to.args):
+            raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    else:
+        position = (bound_before(launch.kernel.body) + forwarded + passed_to.args.index(use) if found
+                    else passed_to.args.index(use) - 1)  # functools.partial(body, ..., sem): body's own parameter
+        if args.posonlyargs or args.vararg or any(isinstance(a, ast.Starred) for a in passed_to.args) or \
+                position >= len(args.args) - len(args.defaults):  # a defaulted parameter may take no operand
+            raise CannotFix(f"which parameter of {function.name} takes the semaphore is not known")
+    launch_call = passed_to
     moved = _moved_definitions(model, host, call, function)
-    param = args.args[position].arg
+    param = [*args.args, *args.kwonlyargs][position].arg
     builder = FixBuilder(project)
     file, imports = builder.file(model)
     definition = file.function(function)
     target = file.find_ast(model, launch_call, cst.Call)
     if definition is None or target is None or not isinstance(definition.body, cst.IndentedBlock):
         raise CannotFix("the body or the launch was not found")
-    argument_index = launch_call.args.index(use)
+    argument_index = (len(launch_call.args) + launch_call.keywords.index(keyword) if keyword is not None
+                      else launch_call.args.index(use))
     allocate = cst.parse_statement(
         f"{param} = {imports.name('jax.experimental.pallas')}.get_global({ast.get_source_segment(model.text, call.args[0])})\n")
     definitions = [cst.parse_statement(statement_with_comment(builder, model, d) + "\n") for d in moved]
@@ -135,15 +176,26 @@ def fix(project, model, finding):
                  and isinstance(function.body[0].value.value, str))
 
     def change_body(updated: cst.FunctionDef) -> cst.FunctionDef:
+        lines = list(updated.body.body)
+        at = 1 if docstring else 0
+        lines[at:at] = [*definitions, allocate]
+        body = updated.body.with_changes(body=lines)
+        if position >= len(args.args):  # keyword-only
+            kept = [p for p in updated.params.kwonly_params if p.name.value != param]
+            if not kept:  # the bare `*` goes with the last keyword-only parameter
+                params = list(updated.params.params)
+                if params:
+                    params[-1] = params[-1].with_changes(comma=updated.params.kwonly_params[-1].comma)
+                return updated.with_changes(params=updated.params.with_changes(
+                    params=params, kwonly_params=[], star_arg=cst.MaybeSentinel.DEFAULT), body=body)
+            if kept[-1] is not updated.params.kwonly_params[-1]:
+                kept[-1] = kept[-1].with_changes(comma=updated.params.kwonly_params[-1].comma)
+            return updated.with_changes(params=updated.params.with_changes(kwonly_params=kept), body=body)
         params = list(updated.params.params)
         removed = params.pop(position)
         if position == len(params) and params:
             params[-1] = params[-1].with_changes(comma=removed.comma)
-        lines = list(updated.body.body)
-        at = 1 if docstring else 0
-        lines[at:at] = [*definitions, allocate]
-        return updated.with_changes(params=updated.params.with_changes(params=params),
-                                    body=updated.body.with_changes(body=lines))
+        return updated.with_changes(params=updated.params.with_changes(params=params), body=body)
 
     def drop_argument(updated: cst.Call) -> cst.Call:
         arguments = list(updated.args)

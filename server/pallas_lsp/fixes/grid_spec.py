@@ -80,8 +80,14 @@ def written_in(model, spec: ast.Call, entry, code: str) -> bool:
     where = model.enclosing_function(spec)
     if where is model.enclosing_function(entry.node):
         return True
-    for name in (n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Name)):
-        binding = model.lookup(name.id, where, spec.lineno)
+    return _module_level(model, where, spec.lineno,
+                         [n for n in ast.walk(ast.parse(code, mode="eval")) if isinstance(n, ast.Name)])
+
+
+def _module_level(model, where: ast.AST, line: int, names: list[ast.Name]) -> bool:
+    """Each of `names` is, seen from `where` at `line`, a module-level (or builtin) one."""
+    for name in names:
+        binding = model.lookup(name.id, where, line)
         if binding is not None and not any(binding is b for b in model.scopes[model.tree].bindings.get(name.id, [])):
             return False
         if binding is None and name.id not in dir(builtins):
@@ -105,3 +111,57 @@ def _built_once(project, model, name: ast.Name) -> ast.AST:
     if shared:
         raise CannotFix(f"the grid spec {name.id} is used by other code too, which the new scratch would reach")
     return binding.value
+
+
+def code_in_spec(project, model, spec: ast.Call, entry, code: str) -> str | None:
+    """`code`, written for the launch, as the grid spec's builder writes it: as is where it means the same there
+    (`written_in`); in a factory the launch calls (`grid_spec=_grid_spec(self.cfg, n)`), with each name or
+    attribute path the launch passes it as an argument replaced by the factory's parameter (`self.cfg.block`
+    there is `cfg.block`). None where a name has no counterpart there."""
+    if written_in(model, spec, entry, code):
+        return code
+    factory = model.enclosing_function(spec)
+    found = entry.kernel.kwarg("grid_spec")
+    call = found[1] if found else None
+    if not (isinstance(factory, ast.FunctionDef) and isinstance(call, ast.Call) and code.isascii()
+            and not factory.args.vararg and not factory.args.posonlyargs):
+        return None
+    func = project.evaluator.value(model, call.func)
+    if not (isinstance(func, Func) and func.node is factory) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    passed = {}  # a name or attribute path at the launch (`cfg`, `self.cfg`) -> the factory parameter given it
+    parameters = factory.args.args[1:] if getattr(func, "self_value", None) is not None else factory.args.args
+    given = [*zip(call.args, (p.arg for p in parameters)), *((k.value, k.arg) for k in call.keywords if k.arg)]
+    if parameters is not factory.args.args and isinstance(call.func, ast.Attribute):  # `self._grid_spec(...)`
+        given.append((call.func.value, factory.args.args[0].arg))
+    for argument, parameter in given:
+        if isinstance(argument, (ast.Name, ast.Attribute)) and _path(argument) is not None:
+            passed.setdefault(_path(argument), parameter)
+    tree = ast.parse(code, mode="eval")
+    names, stack = [], [tree.body]
+    while stack:  # the outermost sub-expressions the launch passes the factory
+        node = stack.pop()
+        if isinstance(node, (ast.Name, ast.Attribute)) and _path(node) in passed:
+            names.append(node)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    lines = code.split("\n")
+    for node in sorted(names, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+        if node.lineno != node.end_lineno:
+            return None
+        row = lines[node.lineno - 1]
+        lines[node.lineno - 1] = row[:node.col_offset] + passed[_path(node)] + row[node.end_col_offset:]
+    carried = "\n".join(lines)
+    replaced = {id(n) for node in names for n in ast.walk(node)}
+    kept = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in replaced]
+    return carried if _module_level(model, factory, spec.lineno, kept) else None
+
+
+def _path(node: ast.AST) -> str | None:
+    """`self.cfg` of a name or a chain of attributes of one; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _path(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None

@@ -1,5 +1,6 @@
 """Fix (PAL005): a shaped semaphore signalled or waited on whole gets its `.at[...]` index (a get_global
-result, or a scratch, operand or run_scoped parameter; not a copy's semaphore).
+result, or a scratch, operand or run_scoped parameter); a copy's, the index of the buffer slot it fills
+(copy_slot), or `.at[0]` where the kernel uses the array for that copy alone.
 
 Only where one index is the meaning-preserving choice for each missing dimension:
 - a dimension of size 1 has one semaphore: `.at[0]` (safe);
@@ -20,6 +21,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import axis_sizes
 from ..analysis.values import Api, Const
+from . import copy_slot
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder
 
@@ -119,6 +121,11 @@ def fix(project, model, finding):
     if use is None or shape is None or kernel is None or use.indices is None or use.indices >= len(shape):
         return None  # too many indices: which one to drop is not known
     if use.kind == "dma_dst":
+        slot = copy_slot.slot_of(project, use, shape, kernel, source)
+        if slot is not None:  # the index of the buffer slot the copy is given, unsafe
+            builder = FixBuilder(project)
+            _at_index(builder, slot[0], slot[1], [slot[2]])
+            return _indexed_fix(builder, finding, use, [slot[2]], False)
         return _sole_copy_semaphore(project, model, finding, use, shape, kernel, source)
     if use.kind not in ("signal", "wait"):
         return None  # a copy's send semaphore: which one the receiving side waits on is not known here
@@ -185,7 +192,8 @@ def _sole_copy_semaphore(project, model, finding, use, shape, kernel, source):
         raise CannotFix("the semaphore reaches the copy through a helper's parameter")
     function = model.enclosing_function(argument)
     named = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == argument.id]
-    if named != [argument]:
+    sem = next((s for s in kernel.semaphores if s.node is source), None)
+    if named != [argument] or sem is not None and any(u.descriptor is not copy.call for u in sem.uses):
         raise CannotFix(f"{argument.id} is named elsewhere in the body: which semaphore the copy is meant to use "
                         "is not known")
     builder = FixBuilder(project)

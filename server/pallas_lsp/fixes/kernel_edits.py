@@ -105,6 +105,10 @@ def appended(items: list, new) -> list:
         return [new]
     last = items[-1]
     between = items[0].comma if len(items) > 1 and isinstance(items[0].comma, cst.Comma) else None
+    if between is None and isinstance(last.comma, cst.Comma) and isinstance(last.comma.whitespace_after, cst.SimpleWhitespace) \
+            and not last.comma.whitespace_after.value and not last.comma.whitespace_before.value:
+        # `(x_smem,)`, a one-element tuple's comma: `(x_smem, bar)`
+        return [last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), new]
     if isinstance(last.comma, cst.Comma):
         new = new.with_changes(comma=without_comment(last.comma))
         last_ws = last.comma.whitespace_after
@@ -136,6 +140,51 @@ def check_parameters(function: ast.FunctionDef, keyword: bool = False) -> None:
     args = function.args
     if args.posonlyargs or args.vararg is not None or (args.kwarg is not None and not keyword):
         raise CannotFix(f"{function.name} takes *args, **kwargs or positional-only parameters")
+
+
+def tail_unpacking(function: ast.FunctionDef) -> ast.Tuple | None:
+    """The names a body taking its refs as `*refs` unpacks the last of them into, in one statement of its own
+    block: `x_smem, bar = refs[n:]`, or `outs, (x_smem, bar) = refs[:n], refs[n:]` (jax-linear-attention's
+    kernels); None where there is no such one, or where the body reads its refs from the end (`refs[-1]`), which
+    one more ref would shift. A new last ref is one more name there."""
+    vararg = function.args.vararg
+    if vararg is None or function.args.posonlyargs or function.args.kwarg is not None:
+        return None
+    name = vararg.arg
+
+    def is_tail(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+                and isinstance(node.slice, ast.Slice) and node.slice.lower is not None
+                and node.slice.upper is None and node.slice.step is None)
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name and any(
+                isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) for n in ast.walk(node.slice)):
+            return None  # `refs[-1]`, `refs[:-1]`: counted from the end
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == name for a in node.args) \
+                and isinstance(node.func, ast.Name) and node.func.id == "len":
+            return None
+    found = []
+    for statement in function.body:
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+            continue
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, ast.Tuple) and is_tail(value):
+            found.append(target)
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            found += [t for t, v in zip(target.elts, value.elts) if isinstance(t, ast.Tuple) and is_tail(v)]
+    tails = [t for t in found if all(isinstance(e, ast.Name) for e in t.elts)]
+    return tails[0] if len(tails) == 1 and len(found) == 1 else None
+
+
+def append_to_unpacking(builder: FixBuilder, model, target: ast.Tuple, name: str) -> None:
+    """`x_smem, marks_smem = ...` becomes `x_smem, marks_smem, name = ...` (see `tail_unpacking`)."""
+    file, _ = builder.file(model)
+    node = file.find_ast(model, target, cst.Tuple)
+    if node is None:
+        raise CannotFix("the unpacking of the body's refs was not found")
+    file.rewrite(node, lambda updated: updated.with_changes(
+        elements=appended(list(updated.elements), cst.Element(cst.Name(name)))))
 
 
 def add_parameter(builder: FixBuilder, model, function: ast.FunctionDef, name: str, index: int | None,
@@ -175,6 +224,8 @@ def parameter_name(builder: FixBuilder, model, use, fallback: str) -> str:
     if use.name is None:
         return unique_name(model, function, fallback)
     params = [a.arg for a in [*function.args.args, *function.args.kwonlyargs]]
+    if function.args.vararg is not None:  # the new ref is one of `*refs`, unpacked under the names it has
+        return use.name
     if not params or use.name.endswith("_ref") or not all(p.endswith("_ref") for p in params):
         return use.name
     wanted = f"{use.name}_ref"
@@ -504,9 +555,34 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
     if isinstance(target, (cst.List, cst.Tuple)):
         file.rewrite(target, lambda updated: _sequence_with(updated, element, first))
         return "literal"
+    held = _literal_held_for(model, node)
+    if held is not None:  # `scratch = (A, B)` read here only: the element goes where the sequence is written
+        literal = file.find_ast(model, held, cst.BaseExpression)
+        if isinstance(literal, (cst.List, cst.Tuple)):
+            file.rewrite(literal, lambda updated: _sequence_with(updated, element, first))
+            return "literal"
     file.rewrite(target, lambda updated: expression(
         f"[{element}, *{_code(updated)}]" if first else f"[*{_code(updated)}, {element}]"))
     return "variable"
+
+
+def _literal_held_for(model, node: ast.AST) -> ast.AST | None:
+    """The list or tuple display a function's local name holds where it is its one binding there and this is its
+    one read (`scratch = (A, B)`; `launch(..., scratch_types=scratch)`); None otherwise."""
+    if not isinstance(node, ast.Name):
+        return None
+    binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+    assign = getattr(binding, "node", None)
+    if binding is None or binding.kind != "assign" or not isinstance(assign, ast.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0], ast.Name) or not isinstance(assign.value, (ast.List, ast.Tuple)):
+        return None
+    scope = model.enclosing_function(assign)  # a module's constant may be imported elsewhere: left as it is
+    if scope is None:
+        return None
+    same = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == node.id]
+    if [n for n in same if isinstance(n.ctx, ast.Load)] != [node] or len(same) != 2:
+        return None
+    return assign.value
 
 
 def _code(node: cst.CSTNode) -> str:

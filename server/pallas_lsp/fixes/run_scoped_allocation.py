@@ -104,6 +104,44 @@ def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
         raise CannotFix(f"{clash[0]} is bound after the get_global and used before it")
 
 
+_READS_OF_VALUE = {"shape", "dtype", "ndim", "size"}
+
+
+def _check_not_escaping(model, call: ast.Call, holding: ast.stmt | None, name: str, rest: list[ast.stmt]) -> None:
+    """CannotFix where the buffer would outlive `pl.run_scoped`: stored on an object (`self._barrier = ...`) or
+    returned (JAX then fails on the dead ref: 'NoneType' object has no attribute 'physical_element_aval').
+    `holding`: the statement holding the get_global where it stays, the buffer in the call's place."""
+    if isinstance(holding, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and any(
+            not isinstance(t, ast.Name) for t in (holding.targets if isinstance(holding, ast.Assign) else [holding.target])):
+        raise CannotFix("the buffer is stored on an object, where it would outlive pl.run_scoped")
+    aliases = {name}
+    if isinstance(holding, ast.Return) and _mentions_ref(model, holding.value, aliases, call):
+        raise CannotFix("the buffer is returned, and would outlive pl.run_scoped")
+    for node in _own_nodes(rest):
+        if isinstance(node, ast.Assign) and _mentions_ref(model, node.value, aliases, call):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    aliases.add(target.id)
+                elif not isinstance(target, ast.Subscript):
+                    raise CannotFix("the buffer is stored on an object, where it would outlive pl.run_scoped")
+    if _ends_in_return(rest) and rest[-1].value is not None and _mentions_ref(model, rest[-1].value, aliases):
+        raise CannotFix("the buffer is returned, and would outlive pl.run_scoped")
+
+
+def _mentions_ref(model, expression: ast.expr, names: set[str], call: ast.Call | None = None) -> bool:
+    """`expression` holds one of `names` (or the get_global `call`) as the ref itself, not a value read from it
+    (`ref[...]`, `ref.shape`)."""
+    for node in ast.walk(expression):
+        if (isinstance(node, ast.Name) and node.id in names) or node is call:
+            parent = model.parents.get(node)
+            if isinstance(parent, ast.Subscript) and parent.value is node:
+                continue
+            if isinstance(parent, ast.Attribute) and parent.attr in _READS_OF_VALUE:
+                continue
+            return True
+    return False
+
+
 _BLOCKS = {ast.For: "loop body", ast.While: "loop body", ast.If: "branch", ast.With: "with block"}
 
 
@@ -265,6 +303,7 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
             raise CannotFix("the lambda is not in the same block as its call")
         rest = block[block.index(statement) + 1:]
     _check_movable(function, rest)
+    _check_not_escaping(model, call, statement if not removed else None, name, rest)
     if kind is not None and _in_loop(model, statement, function) and any(
             isinstance(n, (ast.Break, ast.Continue)) for n in _own_nodes(rest)):
         raise CannotFix("a statement after the get_global breaks or continues a loop")

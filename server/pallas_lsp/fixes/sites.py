@@ -268,13 +268,15 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
     a conditional): its new operand or scratch would reach the other bodies too. With `siblings`,
     a pick from a module-level dict of this module's functions is accepted, and the other bodies
     (which then take the new parameter, unused) are added to it as (model, function)."""
-    from ..analysis.values import OneOf
+    from ..analysis.values import OneOf, Partial
 
     entries = launches(project, model, function)
     for entry in entries:
         picked = entry.body is None  # one of several bodies (launches found it among them)
         if not picked and is_call_form(entry) and entry.node.args:
             value = project.evaluator.value(entry.model, entry.node.args[0])
+            while isinstance(value, Partial):  # `functools.partial(kernel, ...)`, `kernel = a if c else b`
+                value = value.func
             picked = isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp))
         if picked:
             others = _dict_siblings(entry, function) if siblings is not None else None

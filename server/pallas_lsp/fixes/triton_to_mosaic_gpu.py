@@ -24,7 +24,8 @@ import libcst as cst
 
 from ..analysis.kernel_model import TRITON
 from .cst_locate import expression
-from .kernel_edits import CannotFix, FixBuilder
+from ..analysis.call_of import callee
+from .kernel_edits import CannotFix, FixBuilder, remove_statement
 from .sites import grid_rank, is_call_form, launches_running
 
 _KEYWORDS = {"out_shape", "grid", "interpret"}
@@ -33,16 +34,40 @@ TITLE = "Launch the kernel with plgpu.kernel (Mosaic GPU)"
 UNSAFE = "Mosaic GPU compiles for NVIDIA Hopper GPUs and later only"
 
 
-def _check(entry, interpreted: bool = False) -> int:
+def triton_tuning(project, entry) -> ast.Assign | None | bool:
+    """Where the launch's `compiler_params=` is Triton's tuning alone (`pltriton.CompilerParams(num_warps=...)`,
+    which has no meaning for Mosaic GPU): True where written at the launch, the assignment of a name of the
+    launch's function bound to it once and read only there; False otherwise."""
+    found = entry.kernel.kwarg("compiler_params")
+    node = found[1] if found else None
+    if project is None or node is None or callee(project, entry.model, node)[0] != "pltriton.CompilerParams":
+        return False
+    if isinstance(node, ast.Call):
+        return True
+    model = entry.model
+    binding = model.lookup(node.id, model.scope_of(node), node.lineno) if isinstance(node, ast.Name) else None
+    function = model.enclosing_function(node)
+    statement = binding.node if binding is not None else None
+    if not (isinstance(statement, ast.Assign) and function is not None and statement in function.body
+            and len(statement.targets) == 1 and isinstance(statement.value, ast.Call)):
+        return False
+    mentions = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == node.id]
+    return statement if mentions == [statement.targets[0], node] else False
+
+
+def _check(entry, interpreted: bool = False, project=None) -> int:
     """The rank of the launch's grid, or CannotFix where the launch is not one this fix rewrites.
     `interpreted`: an interpreted launch is rewritten too, its `interpret=` kept (the caller checks
-    which interpreter runs it)."""
+    which interpreter runs it). With `project`, Triton's own tuning (`compiler_params=pltriton.CompilerParams(
+    num_warps=...)`) is dropped too."""
     if entry.api != "pl.pallas_call" or (not interpreted and (entry.interpret or entry.maybe_interpret)):
         raise CannotFix("another launch, or an interpreted one, also runs the body")
     node = entry.node
     if not is_call_form(entry) or len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
         raise CannotFix("the pallas_call is not called with the body alone (a decorator, a partial)")
     for keyword in node.keywords:
+        if keyword.arg == "compiler_params" and triton_tuning(project, entry) is not False:
+            continue
         if keyword.arg not in _KEYWORDS:
             raise CannotFix(f"the pallas_call passes {keyword.arg or '**'}=, which plgpu.kernel has no one form for")
         if keyword.arg == "interpret" and not interpreted and not (
@@ -55,14 +80,18 @@ def _check(entry, interpreted: bool = False) -> int:
     return rank
 
 
-def convertible(entries, interpreted: bool = False) -> list[int]:
+def convertible(entries, interpreted: bool = False, project=None) -> list[int]:
     """The grid rank of each launch, or CannotFix unless every one is a Triton launch this fix rewrites
     (with `interpreted`, or a pallas_call run interpreted: `plgpu.kernel` takes the same `interpret=`)."""
-    return [_check(entry, interpreted) for entry in entries]
+    return [_check(entry, interpreted, project) for entry in entries]
 
 
 def convert(builder: FixBuilder, entry, rank: int) -> None:
-    """`pl.pallas_call(body, out_shape=X, grid=G)` -> `plgpu.kernel(body, out_type=X, grid=G, grid_names=...)`."""
+    """`pl.pallas_call(body, out_shape=X, grid=G)` -> `plgpu.kernel(body, out_type=X, grid=G, grid_names=...)`;
+    Triton's tuning (`compiler_params=pltriton.CompilerParams(...)`) goes, with the name bound to it."""
+    tuning = triton_tuning(builder.project, entry)
+    if isinstance(tuning, ast.Assign):
+        remove_statement(builder, entry.model, tuning)
     file, imports = builder.file(entry.model)
     launch = file.find_ast(entry.model, entry.node, cst.Call)
     if launch is None:
@@ -73,6 +102,10 @@ def convert(builder: FixBuilder, entry, rank: int) -> None:
     def change(updated: cst.Call) -> cst.Call:
         args = []
         for arg in updated.args:
+            if tuning is not False and arg.keyword is not None and arg.keyword.value == "compiler_params":
+                if args and arg is updated.args[-1]:  # the one before ends the call as this one did
+                    args[-1] = args[-1].with_changes(comma=arg.comma)
+                continue
             if arg.keyword is not None and arg.keyword.value == "out_shape":
                 arg = arg.with_changes(keyword=cst.Name("out_type"))
             args.append(arg)
@@ -92,7 +125,7 @@ def fix(project, model, call: ast.Call, finding):
     if not entries:
         return None
     builder = FixBuilder(project)
-    for entry, rank in zip(entries, convertible(entries)):
+    for entry, rank in zip(entries, convertible(entries, project=project)):
         convert(builder, entry, rank)
     return builder.fix(f"pallas-lsp ({finding.code}): {TITLE}, which has global semaphores, instead of Triton "
                        f"(unsafe: {UNSAFE})", "unsafe")

@@ -185,8 +185,13 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
     body = entry.body.node if entry.body is not None else None
     if not isinstance(parameter, ast.arg) or body is None or not isinstance(body, ast.FunctionDef):
         return None
+    path = ""  # the helper's instance as an attribute path from the body's (`self.sync`'s `.sync`)
     if not any(parameter is arg for arg in (*body.args.posonlyargs, *body.args.args, *body.args.kwonlyargs)):
-        if not _same_instance(project, model, parameter, body):
+        instance = _module_instance(project, model, parameter, entry)
+        if instance is not None:
+            return instance
+        path = _instance_path(project, model, parameter, body)
+        if path is None:
             return None
         parameter = [*body.args.posonlyargs, *body.args.args][0]  # a helper method's `self` is the body's
     launched = _launched_body(project, model, entry)
@@ -208,36 +213,68 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
             return None
         bound.insert(0, node.value)  # `self._body`: the instance is the method's first parameter
     if parameter.arg in keywords:
-        return ast.get_source_segment(model.text, keywords[parameter.arg])
-    index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
-    if index is not None and index < len(bound) and not isinstance(bound[index], ast.Starred):
-        return ast.get_source_segment(model.text, bound[index])
-    return None
+        code = ast.get_source_segment(model.text, keywords[parameter.arg])
+    else:
+        index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+        if index is None or index >= len(bound) or isinstance(bound[index], ast.Starred):
+            return None
+        code = ast.get_source_segment(model.text, bound[index])
+    if path and code is not None and not isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute)):
+        code = f"({code})"
+    return None if code is None else code + path
 
 
-def _same_instance(project, model, parameter: ast.arg, body: ast.FunctionDef) -> bool:
-    """Is `parameter` the instance (first parameter) of a method of the body's own class that every call reaches
-    through the instance of a method of that class (`self.ready_barrier()` in `self.body`): then it is the
-    instance the body method is bound to."""
+def _module_instance(project, model, parameter: ast.arg, entry) -> str | None:
+    """The module-level name of the instance every call of a helper method reaches it through
+    (`SYNC.acquire()`, `SYNC = ArrivalSync()`), where the launch sees that name too; None otherwise."""
+    function = model.parents.get(model.parents.get(parameter))
+    if not (isinstance(function, ast.FunctionDef) and model.enclosing_class(function) is not None
+            and [*function.args.posonlyargs, *function.args.args][:1] == [parameter] and not function.decorator_list):
+        return None
+    names = set()
+    for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function):
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(receiver, ast.Name):
+            return None
+        binding = model.lookup(receiver.id, model.scope_of(receiver), receiver.lineno)
+        if binding is None or binding is not model.module_binding(receiver.id) or binding.kind != "assign" \
+                or model.lookup(receiver.id, model.scope_of(entry.node), entry.node.lineno) is not binding:
+            return None
+        names.add(receiver.id)
+    return names.pop() if len(names) == 1 else None
+
+
+def _instance_path(project, model, parameter: ast.arg, body: ast.FunctionDef) -> str | None:
+    """Where `parameter`, the instance (first parameter) of a helper method, is reached from the instance the body
+    method is bound to: "" for a method of the body's own class every call reaches through the instance of a
+    method of that class (`self.ready_barrier()` in `self.body`), `.sync` for a method of another class every
+    call reaches through one attribute of it (`self.sync.acquire()`); None otherwise."""
     arguments = model.parents.get(parameter)
     function = model.parents.get(arguments)
     owner = model.enclosing_class(body)
-    if not (isinstance(function, ast.FunctionDef) and owner is not None and model.enclosing_class(function) is owner
+    if not (isinstance(function, ast.FunctionDef) and owner is not None
+            and model.enclosing_class(function) is not None
             and [*function.args.posonlyargs, *function.args.args][:1] == [parameter]
             and [*body.args.posonlyargs, *body.args.args] and not function.decorator_list):
-        return False
+        return None
+    own = model.enclosing_class(function) is owner
     calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)]
+    paths = set()
     for call in calls:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if not isinstance(receiver, ast.Name):
-            return False
+        path = ""
+        if not own and isinstance(receiver, ast.Attribute):
+            receiver, path = receiver.value, f".{receiver.attr}"
+        if not isinstance(receiver, ast.Name) or (own and path) or (not own and not path):
+            return None
         binding = model.lookup(receiver.id, model.scope_of(receiver), receiver.lineno)
         caller = model.parents.get(model.parents.get(binding.node)) if binding is not None else None
         if not (binding is not None and binding.kind == "param" and isinstance(caller, ast.FunctionDef)
                 and model.enclosing_class(caller) is owner
                 and [*caller.args.posonlyargs, *caller.args.args][:1] == [binding.node]):
-            return False
-    return bool(calls)
+            return None
+        paths.add(path)
+    return paths.pop() if len(paths) == 1 else None
 
 
 def _launched_body(project, model, entry) -> ast.AST | None:

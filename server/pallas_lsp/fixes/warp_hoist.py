@@ -1,5 +1,6 @@
-"""Fix (PAL003): a `get_global` inside warp-level code (`@pl.core_map(plgpu.WarpMesh(...))`) is asked for by
-the enclosing kernel code, just before the warp-level function, which closes over it.
+"""Fix (PAL003): a `get_global` inside warp-level code (`@pl.core_map(plgpu.WarpMesh(...))`, `@plgpu.warp_map`,
+`pl.core_map(self.mesh)(per_warp)`) is asked for by the enclosing kernel code, just before the warp-level
+function, which closes over it.
 
     def body(x_ref, o_ref):                             def body(x_ref, o_ref):
         @pl.core_map(plgpu.WarpMesh(axis_name="w"))         flag = pl.get_global(REGULAR)
@@ -21,21 +22,15 @@ import ast
 
 import libcst as cst
 
-from ..analysis.call_of import callee
-from ..analysis.values import Api
+from ..analysis.kernel_model import MOSAIC_GPU_WARP, kernel_models
 from .kernel_edits import CannotFix, FixBuilder, statement_with_comment
 
 
 def _warp_level(project, model, function: ast.AST) -> bool:
-    """`function` is decorated with `pl.core_map(plgpu.WarpMesh(...))` (the mesh written there, or a name for it)."""
-    for decorator in getattr(function, "decorator_list", ()):
-        if not (isinstance(decorator, ast.Call) and decorator.args):
-            continue
-        called = project.evaluator.value(model, decorator.func)
-        mesh, _, _ = callee(project, model, decorator.args[0])
-        if isinstance(called, Api) and called.name == "pl.core_map" and (mesh or "").endswith("WarpMesh"):
-            return True
-    return False
+    """`function` runs at warp level: a `pl.core_map` with a `plgpu.WarpMesh` (decorating it, or called on it:
+    `pl.core_map(self.mesh)(per_warp)`) or `plgpu.warp_map` runs it, as the kernel model says."""
+    return any(kernel.backend == MOSAIC_GPU_WARP and kernel.entry.body is not None
+               and kernel.entry.body.node is function for kernel in kernel_models(project, model))
 
 
 def fix(project, model, call, value, code: str):
@@ -76,6 +71,8 @@ def fix(project, model, call, value, code: str):
     def hoist(updated: cst.FunctionDef):
         lines = list(updated.body.body)
         del lines[index]
+        if index == 0 and lines:  # the function's new first line follows its `def` line directly
+            lines[0] = lines[0].with_changes(leading_lines=[l for l in lines[0].leading_lines if l.comment])
         if not lines:
             lines = [cst.SimpleStatementLine([cst.Pass()])]
         blank = [line for line in updated.leading_lines if line.comment is None]

@@ -149,19 +149,36 @@ class PythonTextDocument(TextDocument):
         self._source = source[:start] + change.text + source[end:]
 
     def _offset(self, source: str, position: types.Position) -> int:
-        line_start, count = 0, 0
-        for match in LINE_BREAK.finditer(source):
-            if count == position.line:
-                break
-            line_start, count = match.end(), count + 1
-        else:
-            if count != position.line or line_start == len(source):
-                return len(source)  # past the last line: pygls puts it at the end
-            match = None
-        line = source[line_start:match.end() if match else len(source)]
+        if "\r" in source:
+            line_start, line_end = _line_span(source, position.line)
+        else:  # only "\n" ends a line: found by `str.find`, not a match object per line above
+            line_start = 0
+            for _ in range(position.line):
+                newline = source.find("\n", line_start)
+                if newline < 0:
+                    return len(source)  # past the last line: pygls puts it at the end
+                line_start = newline + 1
+            newline = source.find("\n", line_start)
+            line_end = len(source) if newline < 0 else newline + 1
+        if line_start == len(source):
+            return len(source)
+        line = source[line_start:line_end]
         column = self._position_codec.position_from_client_units(
             [line], types.Position(line=0, character=position.character)).character
         return line_start + min(column, len(line))
+
+
+def _line_span(source: str, number: int) -> tuple[int, int]:
+    """Where line `number` starts and ends (after its line break), any of LSP's line breaks;
+    `(len(source), len(source))` past the last line."""
+    line_start, count = 0, 0
+    for match in LINE_BREAK.finditer(source):
+        if count == number:
+            return line_start, match.end()
+        line_start, count = match.end(), count + 1
+    if count != number:
+        return len(source), len(source)
+    return line_start, len(source)
 
 
 def use_python_documents(workspace: Workspace) -> None:

@@ -28,7 +28,7 @@ from .convert import path_uri, shown_text, uri_to_path
 from .notebooks import OpenNotebook
 from .settings import Folder, Settings, effective
 from .diagnostics import Diagnostics
-from .memory import give_freed_memory_back
+from .memory import collecting_less_often, give_freed_memory_back
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ class Session(Diagnostics):
         self.warned: set[str] = set()  # warnings about settings already shown
         self.setting_problems: set[str] = set()  # bad setting values of the last configuration, shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
+        self.analysed: set[str] = set()  # paths analysed once (a first analysis collects garbage less often)
         self.traced_kernels: dict[str, list[dict]] = {}  # uri -> the kernel records of its last trace (hover, lens)
         # JAX's types of kernel refs from the last trace of each uri: {body path: {(first line, name): avals}}
         self.traced_refs: dict[str, dict[str, dict[tuple[int, str], list[str]]]] = {}
@@ -225,7 +226,12 @@ class Session(Diagnostics):
         """Runs on the analysis thread. A notebook's `text` is the module of its cells (`notebook`)."""
         if self.too_large(path, text):
             return []
-        folder = self.folder_for(path)
+        first = path not in self.analysed
+        self.analysed.add(path)
+        with collecting_less_often() if first else contextlib.nullcontext():
+            return self._findings(self.folder_for(path), path, text, notebook)
+
+    def _findings(self, folder: Folder, path: str, text: str, notebook) -> list[Finding]:
         if notebook is not None:
             folder.project.set_notebook(path, notebook)
         else:

@@ -65,13 +65,27 @@ def advice(value: MemType, kernels=()) -> tuple[str, str]:
     return "allocate it as scratch", _as_scratch(kernels) + tail
 
 
+_ARRAY_TYPES = ("plgpu.SMEM", "plgpu.GMEM", "plgpu.TMEM", "pltpu.VMEM", "pltpu.SMEM", "pltpu.HBM", "pl.ANY")
+
+
+def _what(value: MemType) -> str:
+    """The type as JAX's message pictures it; where its shape is not known statically, the source as written
+    (`plgpu.SMEM(shape, jnp.float32)`), or JAX's picture with the shape left out where that is long (a config
+    method's `plgpu.SMEM((rows * self.head_dim,), self.dtype)`: the Problems panel shows ~120 characters)."""
+    if value.picture:
+        return value.picture
+    if len(value.source) > 32 and value.dtype and value.constructor in _ARRAY_TYPES:
+        return f"Ref<{value.space}>{{{value.dtype}[...]}}"
+    return f"{value.source} (a {value.space.upper()} buffer)"
+
+
 def problem(value: Value, kernels=()) -> str | None:
     """The message for a value that get_global rejects, or None if it is fine or unknown."""
     value = as_memtype(value)
     if isinstance(value, MemType):
         if value.is_gpu_global_semaphore:
             return None
-        what = value.picture or f"{value.source} (a {value.space.upper()} buffer)"
+        what = _what(value)
         short, details = advice(value, kernels)
         return f'JAX: "get_global only supports semaphores, got {what}"; {short}. {details}'  # a NotImplementedError
     if isinstance(value, ShapeDtype):
@@ -114,7 +128,7 @@ def _message(value, problem_text: str, backends: set[str] | None, kernels=()) ->
     backend = sorted(backends)[0]
     memtype = as_memtype(value)
     short, details = advice(memtype, kernels)
-    what = memtype.picture or f"{memtype.source} (a {memtype.space.upper()} buffer)"
+    what = _what(memtype)
     return (f'JAX: "{GET_GLOBAL_NOT_LOWERED[backend]}"; {short}. get_global only allocates semaphores, '
             f"and only on Mosaic GPU; this asks for {what}. {details}")
 

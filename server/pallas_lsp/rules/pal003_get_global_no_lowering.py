@@ -56,7 +56,10 @@ def message(kernel, what=None) -> str:
     memtype = as_memtype(what) if what is not None else None
     kind = ("pltpu.SemaphoreType.DMA" if isinstance(memtype, MemType) and memtype.dtype == "dma_sem"
             else "pltpu.SemaphoreType.REGULAR")
-    return (f'JAX: "{quoted}"; {ADVICE[backend].format(scratch=scratch)}. '
+    advice = ADVICE[backend].format(scratch=scratch)
+    if kernel.api == "plgpu.warp_map":
+        advice = "call it before the warp_map"
+    return (f'JAX: "{quoted}"; {advice}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
 

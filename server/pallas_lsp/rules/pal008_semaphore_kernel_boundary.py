@@ -247,6 +247,8 @@ def _outside_kernels(ctx, rule):
             if live and all(use.model is ctx.model and isinstance(use.node, ast.Call)
                             and forwards_to_launch(ctx.project, ctx.model, use.node) for use in uses):
                 live = {"operand"}  # passed into a wrapper that hands it on to a launch: the launch takes it
+            if live and _bound_into_launched_bodies(ctx, uses):
+                live = {"operand"}  # `functools.partial(body, sem)` launched: the body takes the ref (jax 0.12)
             if live and _closed_over_by_bodies(ctx, func, uses):
                 live = {"operand"}  # a kernel body closes over the ref: it fails on its IR type (jax 0.12)
             if not live:
@@ -266,6 +268,28 @@ def _outside_kernels(ctx, rule):
                        f"{how}, and a global semaphore exists only inside a Mosaic GPU kernel.")
             yield ctx.finding(rule, call, message, (ctx.related(host.model, host.node, words),),
                               facts={"get_global": call, "model": ctx.model, "jit": host.node if host.jitted else None})
+
+
+def _bound_into_launched_bodies(ctx, uses) -> bool:
+    """Is every use an argument of a `functools.partial` of a body that a launch of this module runs (written in
+    the launch, or a name assigned it once)? The body then takes the ref made outside the kernel, which fails on
+    its IR type (checked with jax 0.12: 'No ir_type_handler for aval type')."""
+    model, evaluate = ctx.model, ctx.project.evaluator.value
+    written = set()
+    for entry in KernelIndex.of(ctx.project, model).entries:
+        if entry.model is not model or not isinstance(entry.node, ast.Call) or not entry.node.args:
+            continue
+        body = entry.node.args[0]
+        if isinstance(body, ast.Name):
+            binding = model.lookup(body.id, model.scope_of(body), body.lineno)
+            body = binding.value if binding is not None and binding.kind == "assign" else None
+        if body is not None:
+            written.add(id(body))
+    for use in uses:
+        callee = evaluate(model, use.node.func) if use.model is model and isinstance(use.node, ast.Call) else None
+        if not (isinstance(callee, Api) and callee.name == "functools.partial" and id(use.node) in written):
+            return False
+    return bool(uses)
 
 
 def _closed_over_by_bodies(ctx, func: ast.AST, uses) -> bool:

@@ -1,0 +1,94 @@
+"""Fix (PAL015): a TPU semaphore that only copies use is allocated DMA, not REGULAR.
+
+    scratch_shapes = (..., pltpu.SemaphoreType.REGULAR((2,)))   ->   (..., pltpu.SemaphoreType.DMA((2,)))
+
+A copy's descriptor `.wait()` binds `dma_wait`, which takes a DMA semaphore only (jax 0.12: "dma_wait requires a
+DMA semaphore, but got a regular semaphore"). Where a semaphore is given to copies and to nothing else (no
+`pl.semaphore_signal`, `pl.semaphore_wait` or `pl.semaphore_read` of its own), the counting the copies do on it is
+what a DMA semaphore of the same shape does: that is the only meaning the code can have, so the fix is safe. Only
+for a scratch semaphore whose type is written in the launch's scratch list: at the launch, in its grid spec, or in
+the variable passed there (each branch's list where it is assigned in several: the branches that wrote REGULAR).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import libcst as cst
+
+from .grid_spec import grid_spec_call, scratch_argument
+from .kernel_edits import CannotFix, FixBuilder
+
+_COPY_USES = ("dma_dst", "dma_src", "copy", "select")
+
+
+def _regular_attribute(expr: ast.expr) -> ast.Attribute | None:
+    """`X.SemaphoreType.REGULAR` in `expr` (`pltpu.SemaphoreType.REGULAR` or `...REGULAR((2,))`)."""
+    node = expr.func if isinstance(expr, ast.Call) else expr
+    if (isinstance(node, ast.Attribute) and node.attr == "REGULAR" and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "SemaphoreType"):
+        return node
+    return None
+
+
+def _sequences(model, node: ast.AST | None) -> list[ast.AST]:
+    """The list or tuple displays `node` is: itself, or each one a name is assigned in its function."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [node]
+    if not isinstance(node, ast.Name):
+        return []
+    scope = model.enclosing_function(node) or model.tree
+    assigns = [n for n in ast.walk(scope) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name) and n.targets[0].id == node.id]
+    stores = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == node.id and not isinstance(n.ctx, ast.Load)]
+    if len(stores) != len(assigns) or not all(isinstance(a.value, (ast.List, ast.Tuple)) for a in assigns):
+        return []  # bound otherwise too (`+=`, a loop): which list the launch gets is not only these
+    return [a.value for a in assigns]
+
+
+def _regular_types(project, kernel, sem) -> list[ast.Attribute]:
+    """The `SemaphoreType.REGULAR` attributes that allocate the scratch semaphore `sem`, in the launch's module."""
+    match = re.fullmatch(r"(scratch_shapes|scratch_types)\[(\d+)\]", sem.origin)
+    entry = kernel.entry
+    if match is None or not isinstance(entry.node, ast.Call):
+        return []
+    found = entry.kernel.kwarg(match[1])
+    written = found[1] if found else None
+    if written is None and match[1] == "scratch_shapes":
+        spec = grid_spec_call(project, entry)
+        written = scratch_argument(project, entry.model, spec) if spec is not None else None
+    index = int(match[2])
+    attributes = []
+    for sequence in _sequences(entry.model, written):
+        elts = sequence.elts
+        if index >= len(elts) or any(isinstance(e, ast.Starred) for e in elts):
+            return []
+        attribute = _regular_attribute(elts[index])
+        if attribute is not None:
+            attributes.append(attribute)
+    return attributes
+
+
+def fix(project, model, finding):
+    facts = finding.facts
+    kernel, node = facts.get("kernel"), facts.get("semaphore")
+    if kernel is None or node is None or facts.get("dtype") != "semaphore":
+        return None
+    sem = next((s for s in kernel.semaphores if s.node is node), None)
+    if sem is None or sem.origin == "pl.run_scoped":
+        return None
+    if any(use.kind not in _COPY_USES for use in sem.uses):
+        raise CannotFix("the semaphore is also signalled, waited on or read as a REGULAR semaphore")
+    attributes = _regular_types(project, kernel, sem)
+    if not attributes:
+        raise CannotFix("the semaphore's type is not written in the launch's scratch list")
+    builder = FixBuilder(project)
+    file, _ = builder.file(kernel.entry.model)
+    for attribute in attributes:
+        found = file.find_ast(kernel.entry.model, attribute, cst.Attribute)
+        if found is None:
+            raise CannotFix("the semaphore's type was not found")
+        file.rewrite(found, lambda updated: updated.with_changes(attr=cst.Name("DMA")))
+    return builder.fix(f"pallas-lsp ({finding.code}): Allocate a DMA semaphore (only copies use it)", "safe",
+                       preferred=True)

@@ -1,0 +1,116 @@
+"""Fix (PAL001): a GMEM workspace a `plgpu.kernel` writes before it reads becomes one more output, dropped by
+the callers.
+
+    def body(x_ref, out_ref):                          def body(x_ref, out_ref, partials):
+        partials = pl.get_global(plan.workspace)  ->       partials[...] = acc
+        partials[...] = acc                                ...
+        ...                                        plgpu.kernel(body, out_type=(plan.result,
+    plgpu.kernel(body, out_type=plan.result)           jax.ShapeDtypeStruct(plan.workspace.shape, plan.workspace.dtype)))
+    ... = make_reduce(plan)(x)                     ... = make_reduce(plan)(x)[0]
+
+A kernel's own global memory is its outputs: XLA allocates them for it, and an output the caller drops is
+scratch in all but name. An input (`pass_as_input`) is XLA's buffer, which the kernel must not write; so this
+fix is offered first where the body's first use of the buffer writes it (an output starts uninitialised: where
+the body reads it first, the input's zeros are what it reads). The output goes after the existing ones (the
+body's last parameter, before any scratch), and every launch of the kernel found takes its old results back
+(`[0]` where there was one output, `[:n]` where there were n).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from ..analysis.launches import kernel_launches
+from ..analysis.values import Array, MemType, Seq, ShapeDtype
+from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
+                           remove_get_global, take_name)
+from .sites import locate
+from .type_in_scope import type_at_launches
+
+
+def fix(project, model, call, value, code: str):
+    if code != "PAL001" or not isinstance(value, MemType) or value.space != "gmem" or value.constructor != "plgpu.GMEM":
+        return None
+    located = locate(project, model, call)
+    if located is None:
+        return None
+    use, where, entries = located
+    if not entries or any(e.api != "plgpu.kernel" for e in entries) or where.helper is not None \
+            or len(where.bodies) != 1 or use.statement is None or where.siblings:
+        return None
+    _, body, _ = where.bodies[0]
+    check_parameters(body)
+    if any(e.kernel.kwarg("scratch_types") for e in entries) or not _written_first(body, use.name, use.statement):
+        return None  # scratch parameters follow the outputs; read first, it wants the input's zeros (pass_as_input)
+    argument = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    carried = type_at_launches(project, model, argument, entries) if argument is not None else None
+    if carried is None:
+        raise CannotFix("the workspace's type cannot be written at the launch")
+    builder = FixBuilder(project)
+    _, imports = builder.file(model)
+    output = f"{imports.name('jax')}.ShapeDtypeStruct({_shape_dtype(carried)})"
+    launches = []
+    for entry in entries:
+        found = entry.kernel.kwarg("out_type")
+        if found is None or found[1] is None:
+            raise CannotFix("out_type is not written at the launch")
+        outputs, node = found
+        kept = "[0]" if isinstance(outputs, (ShapeDtype, Array)) else \
+            f"[:{len(outputs.items)}]" if isinstance(outputs, Seq) else None
+        if kept is None:
+            raise CannotFix("how many outputs the kernel has is not known")
+        if kept == "[0]":
+            file, _ = builder.file(entry.model)
+            target = file.find_ast(entry.model, node, cst.BaseExpression)
+            if target is None:
+                raise CannotFix("out_type was not found")
+            pair = cst.parse_expression(f"(outputs, {output})")
+            file.rewrite(target, lambda updated, pair=pair: pair.with_changes(
+                elements=[pair.elements[0].with_changes(value=updated), pair.elements[1]]))
+        else:
+            edit_sequence_keyword(builder, entry, "out_type", output, first=False)
+        calls = [launch for m in [entry.model, *project.importers(entry.model)]
+                 for launch in kernel_launches(project, m) if launch.kernel.node is entry.kernel.node]
+        if not calls:
+            raise CannotFix("no launch of the kernel was found, whose results would change")
+        launches.extend((launch, kept) for launch in calls)
+    name = take_name(builder, where, "workspace")
+    add_parameter(builder, model, body, name, None)
+    remove_get_global(builder, model, use, name)
+    for launch, kept in launches:
+        file, _ = builder.file(launch.model)
+        target = file.find_ast(launch.model, launch.call, cst.Call)
+        if target is None:
+            raise CannotFix("a launch of the kernel was not found")
+        taken = cst.parse_expression(f"results{kept}")
+        file.rewrite(target, lambda updated, taken=taken: taken.with_changes(value=updated))
+    return builder.fix(f"pallas-lsp ({code}): Make {name} one more output of the kernel, which the callers drop",
+                       "safe", preferred=True)
+
+
+def _shape_dtype(carried: str) -> str:
+    """The ShapeDtypeStruct's arguments for the GMEM type written `carried` at the launch: its own
+    `plgpu.GMEM(shape, dtype)` arguments, else `T.shape, T.dtype`."""
+    parsed = ast.parse(carried, mode="eval").body
+    if isinstance(parsed, ast.Call) and len(parsed.args) == 2 and not parsed.keywords:
+        return ", ".join(ast.get_source_segment(carried, a) for a in parsed.args)
+    return f"{carried}.shape, {carried}.dtype"
+
+
+def _written_first(body: ast.FunctionDef, name: str | None, statement: ast.stmt) -> bool:
+    """The first use of `name` after its get_global is a store into it (`name[...] = ...`)."""
+    if name is None:
+        return False
+    uses = [n for n in ast.walk(body) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            and (n.lineno, n.col_offset) > (statement.end_lineno, statement.end_col_offset)]
+    if not uses:
+        return False
+    first = min(uses, key=lambda n: (n.lineno, n.col_offset))
+    parents = {id(child): parent for parent in ast.walk(body) for child in ast.iter_child_nodes(parent)}
+    subscript = parents.get(id(first))
+    assign = parents.get(id(subscript))
+    return (isinstance(subscript, ast.Subscript) and subscript.value is first and isinstance(subscript.ctx, ast.Store)
+            and isinstance(assign, ast.Assign) and not any(  # `ws[...] = ws[...] + x` reads it first
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value)))
