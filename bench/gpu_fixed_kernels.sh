@@ -13,16 +13,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-prepare_realistic() {
-  PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py tests/fixes/realistic --judge \
-    --keep gpu-run/realistic --json gpu-run/realistic.json > /dev/null 2> gpu-run/realistic-table.md
-  python3 - <<'PY'
-import json
-cases = json.load(open("gpu-run/realistic.json"))["judged"]["cases"]
+prepare_judged() {  # SOURCE NAME: the fixed and clean kernels of a judged corpus in gpu-run/NAME/
+  PYTHONPATH=$PWD/server .venvs/dev/bin/python bench/fix_rate.py "$1" --judge \
+    --keep "gpu-run/$2" --json "gpu-run/$2.json" > /dev/null 2> "gpu-run/$2-table.md"
+  python3 - "$2" <<'PY'
+import json, os, sys
+name = sys.argv[1]
+cases = json.load(open(f"gpu-run/{name}.json"))["judged"]["cases"]
 run = [c["case"] for c in cases if c["outcome"] in ("fixed", "clean")]
-open("gpu-run/realistic-targets.txt", "w").write("".join(f"realistic/{case}\n" for case in run))
-print(f"gpu-run/realistic/ ready: {len(run)} realistic kernels (fixed or clean) of {len(cases)}")
+targets = []
+for case in run:  # a folder case: each of its files that defines a target
+    path = f"gpu-run/{name}/{case}"
+    files = [os.path.join(case, f) for f in sorted(os.listdir(path)) if f.endswith(".py")] if os.path.isdir(path) else [case]
+    targets += [f for f in files if "def target" in open(f"gpu-run/{name}/{f}").read()]
+open(f"gpu-run/{name}-targets.txt", "w").write("".join(f"{name}/{t}\n" for t in targets))
+print(f"gpu-run/{name}/ ready: {len(run)} kernels (fixed or clean) of {len(cases)}, {len(targets)} files with a target")
 PY
+}
+
+prepare_realistic() {
+  prepare_judged tests/fixes/realistic realistic
+  prepare_judged bench/apart_fixes apart_fixes
+  prepare_judged bench/apart_fixes2 apart_fixes2
 }
 
 if [ "${1:-}" = generated ]; then
@@ -101,7 +113,7 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false  # several processes share the one GP
 python3 -c "import jax; print('jax', jax.__version__, jax.devices())" | tee "$OUT/env.txt"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/env.txt"
 { ls golden/*/after.py golden/*/after/*.py 2>/dev/null | xargs grep -l "def target"; echo fix_all/after.py
-  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt realistic-targets.txt; } > "$OUT/files.txt"
+  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt realistic-targets.txt apart_fixes-targets.txt apart_fixes2-targets.txt; } > "$OUT/files.txt"
 wc -l < "$OUT/files.txt"
 xargs -P "${JOBS:-14}" -I{} sh -c 'timeout 120 python3 jax_lower.py --execute --unchecked "{}" > "$RES/$(echo {} | tr / _).json" 2> "$RES/$(echo {} | tr / _).err"' < "$OUT/files.txt"
 python3 - "$RES" "$OUT" <<'PY' | tee "$OUT/summary.txt"
