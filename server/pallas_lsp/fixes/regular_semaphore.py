@@ -10,6 +10,9 @@ semaphore whose type is written at the allocation, or in a module constant read 
 module, or one of another workspace module imported by name (`from kernel_h import SEM_TYPE`), which that
 module reads nowhere and no other module imports. A constant another module imports from this one too is
 left alone (it may allocate a DMA semaphore there for a copy).
+
+In a Mosaic GPU kernel the REGULAR semaphore is Mosaic GPU's (`plgpu.SemaphoreType.REGULAR`): a TPU one
+there is refused by the GPU lowering (jax 0.12: "Unsupported memory space: semaphore_mem").
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import re
 
 import libcst as cst
 
+from ..analysis.kernel_model import MOSAIC_GPU, MOSAIC_GPU_WARP
 from ..analysis.result_uses import _loads
 from .kernel_edits import CannotFix, FixBuilder
 
@@ -125,6 +129,11 @@ def fix(project, model, finding):
     found = file.find_ast(where, target, cst.Attribute)
     if found is None:
         raise CannotFix("the semaphore's type was not found")
-    file.rewrite(found, lambda updated: updated.with_changes(attr=cst.Name("REGULAR")))
+    if kernel.backend in (MOSAIC_GPU, MOSAIC_GPU_WARP):  # `plgpu.SemaphoreType.REGULAR`, not the TPU's
+        _, imports = builder.file(where)
+        regular = cst.parse_expression(f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.SemaphoreType.REGULAR")
+        file.rewrite(found, lambda updated: regular)
+    else:
+        file.rewrite(found, lambda updated: updated.with_changes(attr=cst.Name("REGULAR")))
     return builder.fix(f"pallas-lsp ({finding.code}): Allocate a REGULAR semaphore (only signalled and waited on)",
                        "safe", preferred=True)
