@@ -624,6 +624,20 @@ def test_no_ref_fix_for_a_signal_given_a_number(ws):
     assert fixes_and_reason(ws.project, finding)[1] == "the semaphore is a number, which names no semaphore ref"
 
 
+
+def test_no_ref_fix_for_a_semaphore_the_gpu_interpreter_cannot_run(ws):
+    """PAL014 on `sems[1]` in a kernel run by the GPU interpreter: `.at[1]` makes it a ref, but that interpreter
+    allocates no semaphore at all (jax 0.12: "nan + semaphore", found by running the fixed fixture), so the fix
+    would leave JAX failing otherwise: only noqa is offered, and the disabled action says why."""
+    from conftest import REPO
+    from pallas_lsp.fixes import fixes_and_reason
+
+    fixture = REPO / "tests" / "fixtures" / "agreement" / "bad_wait_loaded_semaphore_gpu_interpreter.py"
+    [finding] = ws.findings("kernel.py", fixture.read_text())
+    assert finding.code == "PAL014"
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL014): Disable PAL014 for this line"]
+    assert "the GPU interpreter runs no semaphore" in fixes_and_reason(ws.project, finding)[1]
+
 def test_no_regular_semaphore_fix_in_a_kernel_that_copies(ws):
     """PAL013 on a DMA semaphore signalled where the kernel also starts a copy: which semaphore the copy
     signals is not followed by the fix, so the DMA semaphore is not made REGULAR; the disabled action says why."""

@@ -17,6 +17,7 @@ import ast
 
 import libcst as cst
 
+from ..analysis.kernel_model import site_interpreter
 from .kernel_edits import CannotFix, FixBuilder
 
 
@@ -42,6 +43,10 @@ def fix(project, model, finding):
         raise CannotFix("the semaphore is a number, which names no semaphore ref")
     if facts.get("not_ref_model", model) is not model:
         raise CannotFix("the value is read out of the semaphore in another module")
+    kernel = facts.get("kernel")
+    if kernel is not None and _gpu_interpreted(project, kernel.entry):
+        raise CannotFix("the GPU interpreter runs no semaphore (jax 0.12: 'nan + semaphore'): the kernel would "
+                        "fail there with the ref as well")
     from ..rules.pal010_dma_semaphore_not_ref import selected_value
 
     holder = node  # `pl.select_ref(i, sems[0], ...)`, or the name it is bound to: the read among its refs
@@ -97,3 +102,9 @@ def _same_reads(model, kernel, call, read: ast.Subscript) -> list[ast.Subscript]
         if model.lookup(other.value.id, model.scope_of(other), other.lineno) is binding:
             out.append(other)
     return out
+
+
+def _gpu_interpreted(project, entry) -> bool:
+    """Whether a site of `entry` runs it under the GPU interpreter, which allocates no semaphore at all (jax 0.12:
+    even an unused scratch semaphore fails 'nan + semaphore')."""
+    return any(site_interpreter(project, entry, site) == "gpu" for site in [*entry.interpret, *entry.maybe_interpret])
