@@ -4,6 +4,7 @@ hovers (analysis/kernel_args.py, read from the launcher's call sites), tracing i
 reaches JAX (real JAX 0.12, cross-lowered on the CPU): the call sites hovers read (another module's, a
 `jax.eval_shape(f, ...)`, a `jax.jit(f).trace(...)`, Python values and keywords) give the arguments."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -30,9 +31,23 @@ def fully_typed_launchers() -> list[tuple[str, str]]:
         project = Project(root=str(path.parent), python=jax_python())
         for target in launch_targets(project, str(path), path.read_text()):
             params = [p for entry in target.kernels for p in kernel_parameters(project, entry)]
-            if params and all("?" not in p.picture for p in params):
+            if params and all("?" not in p.picture for p in params) and _called_or_annotated(project, path, target):
                 found.append((str(path.relative_to(REPO)), target.name))
     return found
+
+
+def _called_or_annotated(project, path, target) -> bool:
+    """Whether anything gives this launcher its own arguments: a call site (hovers read), or annotations. A
+    launcher nothing calls (`def launch_elsewhere(x): return launch(x)`) shows its kernel's types only because
+    another launcher's call site gives them: there are no arguments of its own to find."""
+    node = target.statement
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    params = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    if not params or any(a.annotation is not None for a in params):  # a test function takes none
+        return True
+    model = project.model(str(path))
+    return next(iter(project.evaluator.call_sites_with_nodes(model, node)), None) is not None
 
 
 LAUNCHERS = fully_typed_launchers()
