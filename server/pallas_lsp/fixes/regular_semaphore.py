@@ -125,12 +125,11 @@ def fix(project, model, finding):
                         "a module constant read only there")
     where, target = written
     builder = FixBuilder(project)
-    file, _ = builder.file(where)
+    file, imports = builder.file(where)
     found = file.find_ast(where, target, cst.Attribute)
     if found is None:
         raise CannotFix("the semaphore's type was not found")
     if kernel.backend in (MOSAIC_GPU, MOSAIC_GPU_WARP):  # `plgpu.SemaphoreType.REGULAR`, not the TPU's
-        _, imports = builder.file(where)
         regular = cst.parse_expression(f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.SemaphoreType.REGULAR")
         file.rewrite(found, lambda updated: regular)
     else:
