@@ -35,6 +35,7 @@ prepare_realistic() {
   prepare_judged tests/fixes/realistic realistic
   prepare_judged bench/apart_fixes apart_fixes
   prepare_judged bench/apart_fixes2 apart_fixes2
+  prepare_judged bench/apart_fixes3 apart_fixes3
 }
 
 if [ "${1:-}" = generated ]; then
