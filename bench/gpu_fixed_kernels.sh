@@ -36,6 +36,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes apart_fixes
   prepare_judged bench/apart_fixes2 apart_fixes2
   prepare_judged bench/apart_fixes4 apart_fixes4
+  prepare_judged bench/apart_fixes3 apart_fixes3
 }
 
 if [ "${1:-}" = generated ]; then
@@ -114,7 +115,7 @@ export XLA_PYTHON_CLIENT_PREALLOCATE=false  # several processes share the one GP
 python3 -c "import jax; print('jax', jax.__version__, jax.devices())" | tee "$OUT/env.txt"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$OUT/env.txt"
 { ls golden/*/after.py golden/*/after/*.py 2>/dev/null | xargs grep -l "def target"; echo fix_all/after.py
-  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt realistic-targets.txt apart_fixes-targets.txt apart_fixes2-targets.txt; } > "$OUT/files.txt"
+  grep -rl "def target" corpus | sort; cat agreement-changed-targets.txt realistic-targets.txt apart_fixes*-targets.txt; } > "$OUT/files.txt"
 wc -l < "$OUT/files.txt"
 xargs -P "${JOBS:-14}" -I{} sh -c 'timeout 120 python3 jax_lower.py --execute --unchecked "{}" > "$RES/$(echo {} | tr / _).json" 2> "$RES/$(echo {} | tr / _).err"' < "$OUT/files.txt"
 python3 - "$RES" "$OUT" <<'PY' | tee "$OUT/summary.txt"
