@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The real-file latency bench (bench/real_file_latency.py) on a quiet machine with many cores (the device
+# host), where wall times mean something: keystroke → diagnostics over LSP on the four real files, the four
+# open together (RSS), and `check` wall/CPU with `--jobs 1` and the default on the package trees. It needs
+# only a Python there: pallas-lsp runs from this checkout, its dependencies and the pinned wheels brought
+# along (no network). Here, first:
+#   bench/device_real_files.sh prepare [BEFORE_COMMIT]   # device-bench/: the wheels, and BEFORE's server/
+# There (carry .device-wheels and device-bench):
+#   OUT=$OUT bash bench/device_real_files.sh run         # JSON and tables under $OUT
+set -u
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = prepare ]; then
+  rm -rf device-bench && mkdir -p device-bench/wheels
+  cp "${XDG_CACHE_HOME:-$HOME/.cache}"/pallas-lsp-bench/wheels/*.whl device-bench/wheels/
+  if [ -n "${2:-}" ]; then
+    mkdir -p device-bench/before && git archive "$2" server | tar x -C device-bench/before
+    git rev-parse "$2" > device-bench/before/COMMIT
+  fi
+  du -sh device-bench; exit 0
+fi
+[ "${1:-}" = run ] || { echo "usage: $0 prepare [BEFORE] | $0 run" >&2; exit 2; }
+PY=$(command -v python3)
+VERSION=$("$PY" -c 'import sys; print(f"{sys.version_info[0]}{sys.version_info[1]}")')
+LIBS=${TMPDIR:-/tmp}/pallas-lsp-device-libs
+"$PY" -m pip install -q --no-index --find-links ".device-wheels/py$VERSION" --target "$LIBS" jedi libcst pygls \
+  2>&1 | grep -v "^WARNING: Target directory" || true
+export PYTHONPATH=$LIBS${PYTHONPATH:+:$PYTHONPATH}
+CACHE=${TMPDIR:-/tmp}/pallas-lsp-bench && mkdir -p "$CACHE"
+"$PY" - "$CACHE" <<'PY'  # unpacked as bench/real_file_latency.py's unpacked() does, from the wheels brought along
+import pathlib, sys, zipfile
+cache = pathlib.Path(sys.argv[1])
+for wheel in pathlib.Path("device-bench/wheels").glob("*.whl"):
+    project, version = wheel.name.split("-")[:2]
+    target = cache / f"{project.replace('_', '-')}-{version}"
+    zipfile.ZipFile(wheel).extractall(target)
+    (target / ".unpacked").write_text(wheel.name + "\n")
+PY
+OUT=${OUT:-/tmp/device-bench-out} && mkdir -p "$OUT"
+BEFORE=() && [ -d device-bench/before ] && BEFORE=(--before device-bench/before) && echo "before: $(cat device-bench/before/COMMIT)"
+echo "after: $(git rev-parse HEAD 2>/dev/null || echo this checkout)"; nproc; uptime
+run() { echo "\$ bench/real_file_latency.py $*"; PYTHONPATH=$PWD/server:$PYTHONPATH "$PY" bench/real_file_latency.py \
+  --cache "$CACHE" --python "$PY" "${BEFORE[@]}" "$@"; echo "[exit status $?]"; }
+run --edits 40 --warmup 4 --json "$OUT/keystroke.json" 2>&1 | tee "$OUT/keystroke.txt"
+run --edits 20 --warmup 4 --together --json "$OUT/together.json" 2>&1 | tail -12 | tee "$OUT/together.txt"
+run --check --runs 1 --json "$OUT/check.json" 2>&1 | tee "$OUT/check.txt"
