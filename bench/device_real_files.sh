@@ -6,7 +6,7 @@
 # along (no network). Here, first:
 #   bench/device_real_files.sh prepare [BEFORE_COMMIT]   # device-bench/: the wheels, and BEFORE's server/
 # There (carry .device-wheels and device-bench):
-#   OUT=$OUT bash bench/device_real_files.sh run         # JSON and tables under $OUT
+#   OUT=$OUT [PARTS='keystroke together check'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
 set -u
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = prepare ]; then
@@ -40,6 +40,10 @@ BEFORE=() && [ -d device-bench/before ] && BEFORE=(--before device-bench/before)
 echo "after: $(git rev-parse HEAD 2>/dev/null || echo this checkout)"; nproc; uptime
 run() { echo "\$ bench/real_file_latency.py $*"; PYTHONPATH=$PWD/server:$PYTHONPATH "$PY" bench/real_file_latency.py \
   --cache "$CACHE" --python "$PY" "${BEFORE[@]}" "$@"; echo "[exit status $?]"; }
-run --edits 40 --warmup 4 --json "$OUT/keystroke.json" 2>&1 | tee "$OUT/keystroke.txt"
-run --edits 20 --warmup 4 --together --json "$OUT/together.json" 2>&1 | tail -12 | tee "$OUT/together.txt"
-run --check --runs 1 --json "$OUT/check.json" 2>&1 | tee "$OUT/check.txt"
+for part in ${PARTS:-keystroke together check}; do  # PARTS: a subset, to fit a call's time limit
+  case $part in
+    keystroke) run --edits 40 --warmup 4 --json "$OUT/keystroke.json" 2>&1 | tee "$OUT/keystroke.txt" ;;
+    together) run --edits 20 --warmup 4 --together --json "$OUT/together.json" 2>&1 | tail -12 | tee "$OUT/together.txt" ;;
+    check) run --check --runs 1 --json "$OUT/check.json" 2>&1 | tee "$OUT/check.txt" ;;
+  esac
+done

@@ -23,8 +23,8 @@ TARGET_MIB = 300.0
 
 
 def proc_status(pid: int) -> dict[str, float]:
-    """VmHWM and VmRSS in MiB."""
-    values = {}
+    """VmHWM and VmRSS in MiB (a sandboxed kernel may not report VmHWM: it is then NaN)."""
+    values = {"VmHWM": float("nan")}
     with open(f"/proc/{pid}/status") as status:
         for line in status:
             key, _, rest = line.partition(":")
