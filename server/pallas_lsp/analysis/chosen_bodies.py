@@ -18,7 +18,8 @@ from .classes import class_members
 from .comparisons import truth
 from .frames import one_of
 from .returns import returns_in
-from .values import UNKNOWN, ClassValue, Const, Func, Instance, Mapping, ModuleValue, OneOf, Partial, Seq, Value
+from .values import (UNKNOWN, ClassValue, Const, Func, Instance, KeyedChoice, Mapping, ModuleValue, OneOf, Partial, Seq,
+                     Value)
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -75,14 +76,22 @@ def either_function(node: ast.BoolOp, value_of: Callable[[ast.expr], Value]) -> 
 
 
 def looked_up_function(base: Value, index: Value) -> Value:
-    """`BODIES[name]` of a dict or list of functions, `name` not known: one of them."""
+    """`BODIES[name]` of a dict or list of functions, `name` not known: one of them (a KeyedChoice)."""
     if isinstance(index, Const):
         return UNKNOWN
     if isinstance(base, Mapping):
-        return function_choice(value for _, value in base.items)
+        return keyed_choice(value for _, value in base.items)
     if isinstance(base, Seq):
-        return function_choice(base.items)
+        return keyed_choice(base.items)
     return UNKNOWN
+
+
+def keyed_choice(values: Iterable[Value]) -> Value:
+    """A KeyedChoice of `values` where each is a function (or a partial of one); unknown otherwise."""
+    found = function_choice(values)
+    if found is UNKNOWN:
+        return UNKNOWN
+    return KeyedChoice(found.options if isinstance(found, OneOf) else (found,))
 
 
 def getattr_value(evaluator, model: "ModuleModel", node: ast.Call, frame) -> Value:
@@ -100,7 +109,7 @@ def getattr_value(evaluator, model: "ModuleModel", node: ast.Call, frame) -> Val
     if pattern is None:
         return UNKNOWN
     fitting = [attr for attr in _attribute_names(evaluator, base) if pattern.fullmatch(attr)]
-    return function_choice(evaluator.attribute(model, base, attr) for attr in fitting)
+    return keyed_choice(evaluator.attribute(model, base, attr) for attr in fitting)
 
 
 def _name_pattern(evaluator, model: "ModuleModel", node: ast.expr, frame) -> re.Pattern | None:

@@ -41,6 +41,7 @@ from .values import (
     Instance,
     InterpretParams,
     KernelCall,
+    KeyedChoice,
     Mapping,
     MemType,
     ModuleValue,
@@ -507,6 +508,8 @@ class Evaluator(ClassAttributes):
         depth = frame.depth if frame else 0
         if isinstance(func, Api):
             return self._api_call(model, func.name, args, kwargs, node)
+        if isinstance(func, KeyedChoice):  # `BUILD[op]()`, `op` not known: not every builder's result
+            return UNKNOWN
         if isinstance(func, OneOf):  # `STAGING[self.op](n)`: one of a registry's builders
             return _one_of(self.call(model, option, args, kwargs, node, frame, complete) for option in func.options)
         if isinstance(func, Partial):

@@ -88,7 +88,7 @@ def _each_body(kernel: KernelCall) -> list[KernelCall]:
     two functions (`kernel = a if inline else b`, paged attention's; `BODIES[name]`, a factory's choice) is a kernel
     of each, as JAX traces either."""
     options = function_options(kernel.body)
-    if len(options) < 2 or not all(unwrap_function(option) is not None for option in options):
+    if options == [kernel.body] or not all(unwrap_function(option) is not None for option in options):
         return [kernel]
     return [dataclasses.replace(kernel, body=option) for option in options]
 
@@ -464,7 +464,7 @@ def _callees(project: "Project", func: Func) -> list[Func]:
                     found.append(Func(model, node))
                 continue
             value = evaluator.value(model, node)
-            for option in function_options(value) if value.__class__ is OneOf else (value,):
+            for option in function_options(value) if isinstance(value, OneOf) else (value,):
                 target = unwrap_function(option)  # each function a choice may be (`body = a if c else b`)
                 if target is not None:
                     found.append(target)
