@@ -95,6 +95,11 @@ CHOICES_NOT_FOLLOWED = {
           body = {True: double_body, False: copy_body}[double]
           return plgpu.kernel(body, out_type=X)(x)
         """,
+    "a lambda calling a body looked up in a dict the launcher builds": """
+        def run(x, name):
+          bodies = {"copy": copy_body, "double": double_body}
+          return plgpu.kernel(lambda x_ref, o_ref: bodies[name](x_ref, o_ref), out_type=X)(x)
+        """,
     "a match statement": """
         def run(x, op):
           match op:

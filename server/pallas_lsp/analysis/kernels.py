@@ -459,6 +459,8 @@ def _callees(project: "Project", func: Func) -> list[Func]:
             elif kind is ast.Attribute:
                 if node.ctx.__class__ is not ast.Load or node.attr in _NOT_FUNCTION_ATTRS:
                     continue
+            elif kind is ast.Call and node.func.__class__ in (ast.Subscript, ast.Call):
+                node = node.func  # `BODIES[name](*refs)`, `getattr(self, f"_{op}_kernel")(*refs)`: what it calls
             else:
                 if kind in _FUNCTION_CLASSES and (kind is ast.Lambda or node.decorator_list):
                     found.append(Func(model, node))
