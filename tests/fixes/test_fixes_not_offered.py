@@ -430,6 +430,46 @@ other = plgpu.kernel(body, out_type=X)
 def step(x):
   sems = plgpu.alloc_semaphore((2,))
   return kernel(sems[0], x), other(plgpu.alloc_semaphore(()), x)
+""",    # Two tiles over the shared memory budget whose lives overlap: the output tile is written before the input
+    # tile's last read (its second half), so one buffer cannot serve both.
+    "two scratch tiles over budget whose lives overlap": """
+T = jax.ShapeDtypeStruct((128, 256), jnp.float32)
+
+def swap_halves(x_gmem, o_gmem, a_smem, b_smem, loaded):
+  plgpu.copy_gmem_to_smem(x_gmem, a_smem, loaded)
+  plgpu.barrier_wait(loaded)
+  b_smem[:64] = a_smem[64:]
+  b_smem[64:] = a_smem[:64]
+  plgpu.commit_smem()
+  plgpu.copy_smem_to_gmem(b_smem, o_gmem)
+  plgpu.wait_smem_to_gmem(0)
+
+def run(x):
+  return plgpu.kernel(swap_halves, out_type=T, scratch_types=[
+      plgpu.SMEM((128, 256), jnp.float32), plgpu.SMEM((128, 256), jnp.float32),
+      plgpu.Barrier(num_arrivals=1)])(x)
+""",
+    # The same tiles, one read and the other written in one statement, but one also handed to a helper: what the
+    # helper does with it is not followed.
+    "two scratch tiles over budget, one handed to a helper": """
+T = jax.ShapeDtypeStruct((128, 256), jnp.float32)
+
+def fill(ref):
+  ref[...] = jnp.zeros(ref.shape, ref.dtype)
+
+def scale(x_gmem, o_gmem, a_smem, b_smem, loaded):
+  plgpu.copy_gmem_to_smem(x_gmem, a_smem, loaded)
+  plgpu.barrier_wait(loaded)
+  fill(b_smem)
+  b_smem[...] = a_smem[...] * 2.0
+  plgpu.commit_smem()
+  plgpu.copy_smem_to_gmem(b_smem, o_gmem)
+  plgpu.wait_smem_to_gmem(0)
+
+def run(x):
+  return plgpu.kernel(scale, out_type=T, scratch_types=[
+      plgpu.SMEM((128, 256), jnp.float32), plgpu.SMEM((128, 256), jnp.float32),
+      plgpu.Barrier(num_arrivals=1)])(x)
 """,
 }
 

@@ -18,6 +18,7 @@ from .arithmetic import binop, bounded, constant, fits
 from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
+from .chosen_bodies import either_function, function_choice, getattr_value, looked_up_function
 from .class_attributes import ClassAttributes
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
@@ -40,6 +41,7 @@ from .values import (
     Instance,
     InterpretParams,
     KernelCall,
+    KeyedChoice,
     Mapping,
     MemType,
     ModuleValue,
@@ -263,7 +265,7 @@ class Evaluator(ClassAttributes):
             if isinstance(test, Const):
                 return self.value(model, expr.body if test.value else expr.orelse, frame)
             body, orelse = self.value(model, expr.body, frame), self.value(model, expr.orelse, frame)
-            return body if body == orelse else UNKNOWN
+            return body if body == orelse else function_choice((body, orelse))  # `a if flag else b`: either body
         if isinstance(expr, ast.Lambda):
             return Func(model, expr)
         if isinstance(expr, ast.Dict):
@@ -275,7 +277,8 @@ class Evaluator(ClassAttributes):
         if isinstance(expr, ast.Compare):
             return compare(expr, lambda part: self.value(model, part, frame)) or UNKNOWN
         if isinstance(expr, ast.BoolOp):
-            return bool_op(expr, lambda part: self.value(model, part, frame))
+            found = bool_op(expr, lambda part: self.value(model, part, frame))
+            return found if found is not UNKNOWN else either_function(expr, lambda part: self.value(model, part, frame))
         return UNKNOWN
 
     def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
@@ -431,6 +434,8 @@ class Evaluator(ClassAttributes):
         if isinstance(base, Mapping) and isinstance(index, OneOf):  # `STAGING[self.op]`, `op` one of several keys
             found = [base.get(o.value) if isinstance(o, Const) else None for o in index.options]
             return UNKNOWN if None in found else _one_of(found)
+        if isinstance(base, (Mapping, Seq)) and not isinstance(index, Const):  # `BODIES[name]`: one of the bodies
+            return looked_up_function(base, index)
         if isinstance(base, SemaphoreRef) and base.indexer:  # `sems.at[0]`: a view, still a ref
             return SemaphoreRef(None, model.segment(expr))
         if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
@@ -455,6 +460,9 @@ class Evaluator(ClassAttributes):
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
                 and model.lookup("super", model.scope_of(node), node.lineno) is None:
             return self._super(model, node, frame)
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                and model.lookup("getattr", model.scope_of(node), node.lineno) is None:
+            return getattr_value(self, model, node, frame)  # `getattr(self, f"_{name}_kernel")`
         if isinstance(node.func, ast.Name) and node.func.id in BUILTINS and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and model.lookup(node.func.id, model.scope_of(node), node.lineno) is None:
@@ -500,6 +508,8 @@ class Evaluator(ClassAttributes):
         depth = frame.depth if frame else 0
         if isinstance(func, Api):
             return self._api_call(model, func.name, args, kwargs, node)
+        if isinstance(func, KeyedChoice):  # `BUILD[op]()`, `op` not known: not every builder's result
+            return UNKNOWN
         if isinstance(func, OneOf):  # `STAGING[self.op](n)`: one of a registry's builders
             return _one_of(self.call(model, option, args, kwargs, node, frame, complete) for option in func.options)
         if isinstance(func, Partial):
@@ -604,7 +614,7 @@ class Evaluator(ClassAttributes):
         if not results:
             return Const(None)
         first = results[0]
-        return first if all(r == first for r in results) else UNKNOWN
+        return first if all(r == first for r in results) else function_choice(results)  # a factory's bodies
 
     def _api_call(self, model: "ModuleModel", name: str, args: list[Value], kwargs: dict[str, Value],
                   node: ast.AST) -> Value:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import reads
+from .chosen_bodies import undetermined_bodies
 from .kernels import KernelIndex, reachable_functions
 from .launches import _launch_wrappers, forwards_to_launch, kernel_launches
 from .values import Api, Func
@@ -48,7 +49,9 @@ def host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFu
 def _host_functions(project: "Project", model: "ModuleModel") -> dict[int, HostFunction]:
     found: dict[int, HostFunction] = {}
     for source in [model, *project.importers(model)]:
-        bodies = {id(e.body.node) for e in KernelIndex.of(project, source).entries if e.body is not None}
+        entries = KernelIndex.of(project, source).entries
+        bodies = {id(e.body.node) for e in entries if e.body is not None}
+        bodies |= undetermined_bodies(project.evaluator, source, entries)  # may be the body: not known outside
         starts = [(func, HostFunction(func.node, jit, source, True)) for func, jit in _jitted_functions(project, source).values()]
         launches = kernel_launches(project, source)
         for launch in launches:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from . import reads
+from .chosen_bodies import function_options
 from .evaluate import KERNEL_FACTORIES
 from .launch_wrappers import body_launcher, forwarded_call, lifted_pallas_call
 from .model import FunctionNode, child_nodes
@@ -84,19 +85,12 @@ def _built_at_callers(model: "ModuleModel", call: ast.Call) -> bool:
 
 def _each_body(kernel: KernelCall) -> list[KernelCall]:
     """The kernel once per body it may run: one launch of `functools.partial(kernel, ...)` where `kernel` is one of
-    two functions (`kernel = a if inline else b`, paged attention's) is a kernel of each, as JAX traces either."""
-    partials, body = [], kernel.body
-    while isinstance(body, Partial):
-        partials.append(body)
-        body = body.func
-    if not (isinstance(body, OneOf) and all(isinstance(option, Func) for option in body.options)):
+    two functions (`kernel = a if inline else b`, paged attention's; `BODIES[name]`, a factory's choice) is a kernel
+    of each, as JAX traces either."""
+    options = function_options(kernel.body)
+    if options == [kernel.body] or not all(unwrap_function(option) is not None for option in options):
         return [kernel]
-    kernels = []
-    for option in body.options:
-        for partial in reversed(partials):
-            option = dataclasses.replace(partial, func=option)
-        kernels.append(dataclasses.replace(kernel, body=option))
-    return kernels
+    return [dataclasses.replace(kernel, body=option) for option in options]
 
 
 def unwrap_function(value: Value | None) -> Func | None:
@@ -465,13 +459,17 @@ def _callees(project: "Project", func: Func) -> list[Func]:
             elif kind is ast.Attribute:
                 if node.ctx.__class__ is not ast.Load or node.attr in _NOT_FUNCTION_ATTRS:
                     continue
+            elif kind is ast.Call and node.func.__class__ in (ast.Subscript, ast.Call):
+                node = node.func  # `BODIES[name](*refs)`, `getattr(self, f"_{op}_kernel")(*refs)`: what it calls
             else:
                 if kind in _FUNCTION_CLASSES and (kind is ast.Lambda or node.decorator_list):
                     found.append(Func(model, node))
                 continue
-            target = unwrap_function(evaluator.value(model, node))
-            if target is not None:
-                found.append(target)
+            value = evaluator.value(model, node)
+            for option in function_options(value) if isinstance(value, OneOf) else (value,):
+                target = unwrap_function(option)  # each function a choice may be (`body = a if c else b`)
+                if target is not None:
+                    found.append(target)
     finally:
         read = reads.end()
     memo.keep(key, found, read)

@@ -224,6 +224,13 @@ class OneOf(Value):
 
 
 @dataclass(frozen=True)
+class KeyedChoice(OneOf):
+    """One of the functions a dict or list holds, or a class defines, looked up by a key not known (`BODIES[name]`,
+    `getattr(self, f"_{name}_kernel")`): each is a body a launch of it may run; what calling it gives is not
+    guessed (a key no entry has raises, and a registry of type builders is not every type it holds)."""
+
+
+@dataclass(frozen=True)
 class Array(Value):
     """A jax array made outside any kernel (`jnp.ones(shape, dtype)`, `jax.random.normal(key, shape)`):
     what a launch passes as an operand. `shape`/`dtype` are None where not known statically."""

@@ -162,7 +162,7 @@ FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphor
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
                             "class_attribute_get_global"),
-                 "PAL009": ("signal_back",), "PAL010": ("semaphore_view",), "PAL011": ("collective_id_below_internal",),
+                 "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("semaphore_view",), "PAL011": ("collective_id_below_internal",),
                  "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",), "PAL015": ("dma_semaphore",)}
 
 
