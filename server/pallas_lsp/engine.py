@@ -190,3 +190,32 @@ def _rule_findings(rule, ctx: RuleContext) -> list[Finding]:
     rule, `RuleContext.isolated` keeps one kernel's failure from the next kernel's findings.) Kept in the
     context, where a later rule may ask for them (`RuleContext.findings_of`)."""
     return ctx.findings_of(rule)
+
+
+def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,
+                        min_lines: int = incremental.INCREMENTAL_MIN_LINES) -> list[Finding]:
+    """`analyze(project, path, text, codes)`, re-running the rules only on what an edit since the last
+    call for this path can change (analysis/incremental.py says how); the same findings in every case."""
+    path = os.path.abspath(path)
+    project.new_analysis()
+    with project.pinning(path):
+        findings = _analyze_incremental(project, path, text, codes, min_lines)
+    return file_level_suppression(project, path, text, findings)
+
+
+def _analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None,
+                         min_lines: int) -> list[Finding]:
+    """The findings before the file-level suppression (the incremental state keeps them so)."""
+    if project.patched_model(path, text):  # the edit was patched into the model kept (`Project.set_text`)
+        previous = project.incremental.pop(path, None)
+        findings, _ = _analyze(project, path, text, codes)
+        incremental.seed(project, path, text, codes, min_lines, findings, previous)  # for an edit it cannot patch
+        state = project.incremental.get(path)
+        if state is not None and previous is not None:
+            state.updates = previous.updates + 1  # one more edit taken without a whole analysis
+        return findings
+    findings = incremental.update(project, path, text, codes, min_lines, model_findings)
+    if findings is None:
+        findings, _ = _analyze(project, path, text, codes)
+        incremental.seed(project, path, text, codes, min_lines, findings)
+    return findings
