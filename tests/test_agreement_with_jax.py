@@ -60,7 +60,9 @@ JAX_FAILURES = (
     ("TypeError", "Cannot select from Refs of different types", "PAL005"),
     ("NotImplementedError", "nan + semaphore", "PAL016"),  # the GPU interpreter allocates no semaphore
     ("NotImplementedError", "nan + barrier_semaphore", "PAL016"),
-    ("AttributeError", "'AbstractSemaphoreTyRules' has no attribute 'full'", "PAL016"),  # ... zero-filled  # pl.select_ref of unlike semaphore views
+    ("AttributeError", "'AbstractSemaphoreTyRules' has no attribute 'full'", "PAL016"),  # ... zero-filled
+    ("NotImplementedError", "Source semaphore (`src_sem`) on a local copy", "PAL017"),
+    ("NotImplementedError", "`wait_read` on a local copy without device_id", "PAL017"),  # pl.select_ref of unlike semaphore views
 )
 
 

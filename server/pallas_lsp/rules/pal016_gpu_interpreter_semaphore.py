@@ -36,7 +36,7 @@ TRACED_FIRST = (pal005_semaphore_index, pal008_semaphore_kernel_boundary, pal013
 def message(quote: str, sem, certain: bool) -> str:
     where = "in scratch_types" if sem.allocated_at is None else "from pl.run_scoped"
     head = f'JAX: "{quote}"' if certain else f'JAX, under the GPU interpreter: "{quote}"'
-    return (f"{head}; run it with interpret=True or compiled. The GPU interpreter fills new memory with NaN, "
+    return (f"{head}; use interpret=True. The GPU interpreter fills new memory with NaN, "
             f"which a semaphore cannot hold, so a {sem.dtype} {where} fails as the kernel starts, used or not "
             "(interpret=True and the compiled kernel run it; a plgpu.alloc_semaphore() operand runs there too).")
 

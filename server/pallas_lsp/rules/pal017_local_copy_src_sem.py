@@ -1,0 +1,94 @@
+"""PAL017 local-copy-src-sem: a local TPU copy (`pltpu.make_async_copy` / `pltpu.async_copy`) given `src_sem=`
+in a kernel Mosaic TPU lowers for the TensorCore.
+
+A local copy has no device_id; Mosaic TPU gives it no source semaphore, and jax 0.12 refuses one when it
+lowers the copy's start (`_dma_start_lowering_rule` in jax/_src/pallas/mosaic/lowering.py):
+`NotImplementedError: Source semaphore (`src_sem`) on a local copy without device_id is not implemented on
+TensorCore.` A copy only waited on here (another kernel started it) fails at `.wait()`, which waits for the
+read first: "`wait_read` on a local copy without device_id is not implemented on TensorCore." The interpreters
+run it (interpret=True, the TPU interpreter); jax 0.11 has no `src_sem`. JAX's SparseCore lowering says what
+to do (a push stream aside): "pass `src_sem=None` and use `wait()`, which already guarantees completion of
+this transfer" (the write completes after the read). Not reported where the kernel fails while tracing
+first (another rule's finding on it: a send semaphore that is no ref, of the wrong shape or type).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+from ..analysis.jax_version import jax_version
+from ..analysis.kernel_model import TPU_TC
+from ..analysis.values import Const
+from . import (pal005_semaphore_index, pal008_semaphore_kernel_boundary, pal010_dma_semaphore_not_ref,
+               pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref, pal015_dma_wait_semaphore_type)
+
+CODE = "PAL017"
+NAME = "local-copy-src-sem"
+SEVERITY = "error"
+SUMMARY = "A local TPU copy given src_sem= in a TensorCore kernel: Mosaic TPU has no source semaphore for it."
+
+LOCAL_COPIES = ("pltpu.make_async_copy", "pltpu.async_copy")
+START_QUOTE = ("NotImplementedError: Source semaphore (`src_sem`) on a local copy without device_id is not "
+               "implemented on TensorCore.")
+WAIT_QUOTE = "NotImplementedError: `wait_read` on a local copy without device_id is not implemented on TensorCore."
+# Rules whose errors JAX raises while tracing, or lowering an earlier equation, before it lowers the copy.
+FAILS_FIRST = (pal005_semaphore_index, pal008_semaphore_kernel_boundary, pal010_dma_semaphore_not_ref,
+               pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref, pal015_dma_wait_semaphore_type)
+
+
+def message(waited: bool) -> str:
+    head = ('JAX: "NotImplementedError: `wait_read` on a local copy ... is not implemented on TensorCore."' if waited
+            else 'JAX: "NotImplementedError: Source semaphore (`src_sem`) on a local copy ... on TensorCore."')
+    return (f"{head}; drop src_sem. A copy on one device has no source semaphore on the TensorCore; its .wait() "
+            "waits for the write, which ends after the read (JAX: \"pass `src_sem=None` and use `wait()`, which "
+            "already guarantees completion of this transfer\").")
+
+
+def local_src_sem(project, copy) -> ast.expr | None:
+    """The `src_sem=` argument of a local copy (`pltpu.make_async_copy`, `pltpu.async_copy`), None where there
+    is none (or it is None)."""
+    callee = project.evaluator.value(copy.model, copy.call.func)
+    if getattr(callee, "name", None) not in LOCAL_COPIES:
+        return None
+    node = next((k.value for k in copy.call.keywords if k.arg == "src_sem"), None)
+    if node is None:
+        return None
+    value = project.evaluator.value(copy.model, node)
+    return None if isinstance(value, Const) and value.value is None else node
+
+
+def failing_waits(copy) -> list[ast.Call]:
+    """A copy only waited on here: its `.wait()` calls, which wait for the read first (`wait_recv` and
+    `wait_write` wait for the write only)."""
+    return [call for call in copy.waits if isinstance(call.func, ast.Attribute) and call.func.attr == "wait"]
+
+
+def check(ctx):
+    rule = sys.modules[__name__]
+    if "src_sem" not in ctx.model.text:
+        return
+    version = jax_version(ctx.project)
+    if version is not None and version < (0, 12):
+        return  # no src_sem on a local copy before jax 0.12
+    reported: set[int] = set()
+    for kernel in ctx.kernels_here_and_in_importers():
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            if kernel.backend != TPU_TC:
+                continue
+            copies = [(copy, node) for copy in kernel.dma_copies
+                      if (node := local_src_sem(ctx.project, copy)) is not None]
+            if not copies or ctx.reported_on(kernel, FAILS_FIRST):
+                continue
+            for copy, node in copies:
+                if copy.model is not ctx.model:
+                    continue
+                places = copy.starts[:1] or failing_waits(copy)[:1]
+                for place in places:
+                    if id(place) in reported:
+                        continue
+                    reported.add(id(place))
+                    related = (ctx.related(copy.model, node, "the send semaphore (src_sem)"), ctx.entry_related(kernel))
+                    yield ctx.finding(rule, place, message(not copy.starts), related,
+                                      facts={"kernel": kernel, "entry": kernel.entry, "copy": copy.call,
+                                             "model": copy.model, "semaphore": node})
