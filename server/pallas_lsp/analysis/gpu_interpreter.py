@@ -16,18 +16,41 @@ from __future__ import annotations
 import ast
 
 from .kernel_model import site_interpreter
-from .values import Const
+from .values import Const, InterpretParams, OneOf
 
 # The semaphore dtypes of JAX's Mosaic GPU memory (GMEM) the GPU interpreter fails to allocate.
 UNALLOCATED_DTYPES = ("semaphore", "barrier_semaphore")
+# Why a fix that leaves (or writes) a scratch semaphore is not offered for a kernel the GPU interpreter runs.
+GPU_INTERPRETER_REFUSAL = ("the GPU interpreter runs no semaphore from scratch or pl.run_scoped (jax 0.12: 'nan + semaphore', PAL016): the "
+                           "kernel would fail there with the fix as well")
 ZERO_FILLED_QUOTE = "AttributeError: type object 'AbstractSemaphoreTyRules' has no attribute 'full'"
 
 
 def gpu_interpreter_sites(project, entry) -> tuple[list, list]:
     """(sites that certainly run `entry` under the GPU interpreter, sites where a run-time value decides)."""
     certain = [s for s in entry.interpret if site_interpreter(project, entry, s) == "gpu"]
-    maybe = [s for s in entry.maybe_interpret if site_interpreter(project, entry, s) == "gpu"]
+    maybe = [s for s in entry.maybe_interpret if site_interpreter(project, entry, s) == "gpu"
+             or _gpu_option(project, s)]
     return certain, maybe
+
+
+def _gpu_option(project, site) -> bool:
+    """`plgpu.InterpretGPUParams() if debug else False`: one of the values a run-time choice gives (a branch of a
+    conditional expression or of `or`/`and`, or an option the evaluator knows) is the GPU interpreter's."""
+    node = site.node.value if isinstance(site.node, ast.keyword) else site.node
+    if not isinstance(node, ast.expr):
+        return False
+    branches, values = [node], []
+    while branches:
+        branch = branches.pop()
+        if isinstance(branch, ast.IfExp):
+            branches += [branch.body, branch.orelse]
+        elif isinstance(branch, ast.BoolOp):
+            branches += branch.values
+        else:
+            value = project.evaluator.value(site.model, branch)
+            values += value.options if isinstance(value, OneOf) else [value]
+    return any(isinstance(value, InterpretParams) and not value.name.startswith("pltpu.") for value in values)
 
 
 def gpu_interpreted(project, entry) -> bool:
