@@ -5,7 +5,9 @@ A local copy has no device_id; Mosaic TPU gives it no source semaphore, and jax 
 lowers the copy's start (`_dma_start_lowering_rule` in jax/_src/pallas/mosaic/lowering.py):
 `NotImplementedError: Source semaphore (`src_sem`) on a local copy without device_id is not implemented on
 TensorCore.` A copy only waited on here (another kernel started it) fails at `.wait()`, which waits for the
-read first: "`wait_read` on a local copy without device_id is not implemented on TensorCore." The interpreters
+read first: "`wait_read` on a local copy without device_id is not implemented on TensorCore."; at `.wait_recv()`
+(`.wait_write()`), where Mosaic TPU verifies the wait it lowers: "VerificationError: ... 'tpu.wait_dma' op DMA
+destination device_id or core_id must be specified when source semaphore is specified". The interpreters
 run it (interpret=True, the TPU interpreter); jax 0.11 has no `src_sem`. JAX's SparseCore lowering says what
 to do (a push stream aside): "pass `src_sem=None` and use `wait()`, which already guarantees completion of
 this transfer" (the write completes after the read). Not reported where the kernel fails while tracing
@@ -37,9 +39,14 @@ FAILS_FIRST = (pal005_semaphore_index, pal008_semaphore_kernel_boundary, pal010_
                pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref, pal015_dma_wait_semaphore_type)
 
 
-def message(waited: bool) -> str:
-    head = ('JAX: "NotImplementedError: `wait_read` on a local copy ... is not implemented on TensorCore."' if waited
-            else 'JAX: "NotImplementedError: Source semaphore (`src_sem`) on a local copy ... on TensorCore."')
+def message(waited: str | None) -> str:
+    """`waited`: the method of a copy only waited on here (None: the copy is started here)."""
+    if waited is None:
+        head = 'JAX: "NotImplementedError: Source semaphore (`src_sem`) on a local copy ... on TensorCore."'
+    elif waited == "wait":
+        head = 'JAX: "NotImplementedError: `wait_read` on a local copy ... is not implemented on TensorCore."'
+    else:
+        head = 'JAX: "VerificationError: ... device_id or core_id must be specified when source semaphore is specified"'
     return (f"{head}; drop src_sem. A copy on one device has no source semaphore on the TensorCore; its .wait() "
             "waits for the write, which ends after the read (JAX: \"pass `src_sem=None` and use `wait()`, which "
             "already guarantees completion of this transfer\").")
@@ -58,10 +65,9 @@ def local_src_sem(project, copy) -> ast.expr | None:
     return None if isinstance(value, Const) and value.value is None else node
 
 
-def failing_waits(copy) -> list[ast.Call]:
-    """A copy only waited on here: its `.wait()` calls, which wait for the read first (`wait_recv` and
-    `wait_write` wait for the write only)."""
-    return [call for call in copy.waits if isinstance(call.func, ast.Attribute) and call.func.attr == "wait"]
+def first_wait(copy) -> ast.Call | None:
+    """A copy only waited on here: its first wait (`.wait()`, `.wait_recv()`, `.wait_write()`), where JAX fails."""
+    return min(copy.waits, key=lambda call: (call.lineno, call.col_offset), default=None)
 
 
 def check(ctx):
@@ -83,12 +89,12 @@ def check(ctx):
             for copy, node in copies:
                 if copy.model is not ctx.model:
                     continue
-                places = copy.starts[:1] or failing_waits(copy)[:1]
-                for place in places:
+                wait = None if copy.starts else first_wait(copy)
+                for place in copy.starts[:1] or ([wait] if wait is not None else []):
                     if id(place) in reported:
                         continue
                     reported.add(id(place))
                     related = (ctx.related(copy.model, node, "the send semaphore (src_sem)"), ctx.entry_related(kernel))
-                    yield ctx.finding(rule, place, message(not copy.starts), related,
+                    yield ctx.finding(rule, place, message(wait.func.attr if wait is not None else None), related,
                                       facts={"kernel": kernel, "entry": kernel.entry, "copy": copy.call,
                                              "model": copy.model, "semaphore": node})
