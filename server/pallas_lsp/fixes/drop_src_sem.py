@@ -19,17 +19,16 @@ import ast
 
 import libcst as cst
 
-from ..analysis.kernel_model import TPU_TC
+from ..analysis.local_copies import local_src_sem, refuses_local_src_sem
 from ..analysis.result_uses import _starts
 from ..analysis.values import Const
-from ..rules.pal017_local_copy_src_sem import local_src_sem
 from .kernel_edits import CannotFix, FixBuilder
 
 
 def fix(project, model, finding):
     facts = finding.facts
     kernel = facts.get("kernel")
-    if kernel is None or kernel.backend != TPU_TC:
+    if kernel is None or not refuses_local_src_sem(project, kernel):
         return None
     copies = [(copy, node) for copy in kernel.dma_copies if copy.model is model
               and (node := local_src_sem(project, copy)) is not None]

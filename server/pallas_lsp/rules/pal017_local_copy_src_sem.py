@@ -19,9 +19,7 @@ from __future__ import annotations
 import ast
 import sys
 
-from ..analysis.jax_version import jax_version
-from ..analysis.kernel_model import TPU_TC
-from ..analysis.values import Const
+from ..analysis.local_copies import local_src_sem, refuses_local_src_sem
 from . import (pal005_semaphore_index, pal008_semaphore_kernel_boundary, pal010_dma_semaphore_not_ref,
                pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref, pal015_dma_wait_semaphore_type)
 
@@ -30,10 +28,6 @@ NAME = "local-copy-src-sem"
 SEVERITY = "error"
 SUMMARY = "A local TPU copy given src_sem= in a TensorCore kernel: Mosaic TPU has no source semaphore for it."
 
-LOCAL_COPIES = ("pltpu.make_async_copy", "pltpu.async_copy")
-START_QUOTE = ("NotImplementedError: Source semaphore (`src_sem`) on a local copy without device_id is not "
-               "implemented on TensorCore.")
-WAIT_QUOTE = "NotImplementedError: `wait_read` on a local copy without device_id is not implemented on TensorCore."
 # Rules whose errors JAX raises while tracing, or lowering an earlier equation, before it lowers the copy.
 FAILS_FIRST = (pal005_semaphore_index, pal008_semaphore_kernel_boundary, pal010_dma_semaphore_not_ref,
                pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref, pal015_dma_wait_semaphore_type)
@@ -52,19 +46,6 @@ def message(waited: str | None) -> str:
             "already guarantees completion of this transfer\").")
 
 
-def local_src_sem(project, copy) -> ast.expr | None:
-    """The `src_sem=` argument of a local copy (`pltpu.make_async_copy`, `pltpu.async_copy`), None where there
-    is none (or it is None)."""
-    callee = project.evaluator.value(copy.model, copy.call.func)
-    if getattr(callee, "name", None) not in LOCAL_COPIES:
-        return None
-    node = next((k.value for k in copy.call.keywords if k.arg == "src_sem"), None)
-    if node is None:
-        return None
-    value = project.evaluator.value(copy.model, node)
-    return None if isinstance(value, Const) and value.value is None else node
-
-
 def first_wait(copy) -> ast.Call | None:
     """A copy only waited on here: its first wait (`.wait()`, `.wait_recv()`, `.wait_write()`), where JAX fails."""
     return min(copy.waits, key=lambda call: (call.lineno, call.col_offset), default=None)
@@ -74,13 +55,10 @@ def check(ctx):
     rule = sys.modules[__name__]
     if "src_sem" not in ctx.model.text:
         return
-    version = jax_version(ctx.project)
-    if version is not None and version < (0, 12):
-        return  # no src_sem on a local copy before jax 0.12
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
-            if kernel.backend != TPU_TC:
+            if not refuses_local_src_sem(ctx.project, kernel):
                 continue
             copies = [(copy, node) for copy in kernel.dma_copies
                       if (node := local_src_sem(ctx.project, copy)) is not None]
