@@ -132,3 +132,23 @@ def test_no_regular_semaphore_fix_under_the_gpu_interpreter(ws):
     findings = [f for f in ws.findings(source=source) if f.code == "PAL013"]
     assert findings, ws.check(source=source)
     assert "the GPU interpreter runs no semaphore" in fixes_and_reason(ws.project, findings[0])[1]
+
+
+def test_a_test_module_that_forces_the_gpu_interpreter_marks_the_kernel_it_imports(ws):
+    """`with plgpu.force_gpu_interpret_mode():` in a test module around a call of the kernel module's launcher: the
+    kernel module gets PAL016 on its launch (the test would fail with 'nan + semaphore'); a launcher the switch
+    does not reach, whose GPU interpreter a config's default turns off, gets nothing."""
+    kernels = HEADER + (
+        "\ndef body(x_ref, o_ref, sem):\n  pl.semaphore_signal(sem)\n  pl.semaphore_wait(sem)\n"
+        "  o_ref[...] = x_ref[...] + 1.0\n\n"
+        "def add_one(x, interpret=False):\n"
+        "  params = plgpu.InterpretGPUParams() if interpret else None\n"
+        "  return plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR], interpret=params)(x)\n\n"
+        "def add_one_plain(x):\n"
+        "  return plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR])(x)\n")
+    ws.write("test_kernels.py", "import jax.numpy as jnp\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+             "import kernels\n\n\ndef test_add_one_interpreted():\n  with plgpu.force_gpu_interpret_mode():\n"
+             "    out = kernels.add_one_plain(jnp.ones((128,), jnp.float32))\n  assert (out == 2).all()\n")
+    found = ws.check("kernels.py", kernels)
+    reported = "plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR])(x)"
+    assert [(code, where) for code, where, _ in found] == [("PAL016", at(kernels, reported))]
