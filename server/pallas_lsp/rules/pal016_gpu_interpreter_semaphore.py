@@ -46,17 +46,18 @@ def check(ctx):
     project, model = ctx.project, ctx.model
     if not model.mentions("emaphore"):
         return
+    candidates = [(kernel, semaphores) for kernel in ctx.kernels_here_and_in_importers()
+                  if kernel.entry.api in GPU_APIS and (semaphores := unallocated_semaphores(kernel))]
+    if not candidates:
+        return
     for importer in project.importers(model):  # a test's `with force_gpu_interpret_mode():` marks kernels here
         if project.index.mentions_interpret(importer.path):
             KernelIndex.of(project, importer)
     reported: set[int] = set()
-    for kernel in ctx.kernels_here_and_in_importers():
+    for kernel, semaphores in candidates:
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
-            if kernel.entry.api not in GPU_APIS:
-                continue
-            semaphores = unallocated_semaphores(kernel)
             certain, maybe = gpu_interpreter_sites(project, kernel.entry)
-            if not semaphores or not (certain or maybe) or ctx.reported_on(kernel, TRACED_FIRST):
+            if not (certain or maybe) or ctx.reported_on(kernel, TRACED_FIRST):
                 continue
             sites = certain or maybe
             scratch = [sem for sem in semaphores if sem.allocated_at is None]
