@@ -59,6 +59,10 @@ after every fixture.
   the user frame of every `get_barrier_semaphore` equation, which makes the fixed-id semaphore;
 * Mosaic GPU's `Unsupported memory space: gmem` (a BARRIER semaphore from `pl.run_scoped`; JAX names no line): the
   user frame of that run_scoped equation;
+* the GPU interpreter's `nan + semaphore` (or `nan + barrier_semaphore`, or with zero-filled memory `type object
+  'AbstractSemaphoreTyRules' has no attribute 'full'`: it allocates no semaphore; JAX names no line): the user
+  frame of the first `run_scoped` equation that allocates a GMEM semaphore, or of the launch around it (a
+  `plgpu.kernel`'s scratch is a run_scoped of its own, with no user frame);
 * `Mosaic GPU kernel exceeds available shared memory` and TMEM's `After rounding up, got N columns,
   exceeding the limit of 512` (a kernel refused as a whole; JAX names no line): the user frame of the
   equation that launches the kernel (`kernel(x)` in the fixture's own function), or of the one around it
@@ -193,6 +197,30 @@ def _collective_run_scoped(eqn, inside):
   avals = [v.aval for v in getattr(jaxpr, "invars", ())]
   return any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
              and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.semaphore) for a in avals)
+
+
+def _first_semaphore_allocation():
+  """A picker of the first run_scoped (in the order the GPU interpreter meets them) allocating a GMEM semaphore:
+  it stops there."""
+  found = []
+
+  def wanted(eqn, inside):
+    if found or eqn.primitive.name != "run_scoped":
+      return False
+    import jax.numpy as jnp
+    from jax._src.pallas import core as pallas_core
+    avals = [v.aval for v in getattr(eqn.params.get("jaxpr"), "invars", ())]
+    if any(str(getattr(a, "memory_space", "")).lower() in ("gmem", "memoryspace.gmem")
+           and jnp.issubdtype(getattr(a, "dtype", None) or jnp.float32, pallas_core.semaphore_dtype) for a in avals):
+      found.append(eqn)
+      return True
+    return False
+
+  return wanted
+
+
+_GPU_INTERPRETER_SEMAPHORE = ("nan + semaphore", "nan + barrier_semaphore",
+                              "type object 'AbstractSemaphoreTyRules' has no attribute 'full'")
 
 
 def _non_semaphore_get_global(eqn, inside):
@@ -387,6 +415,8 @@ def run_fixture(path: str, with_resources: bool = False, compiled: bool = False)
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
         elif stage == "run" and "occurs as both fixed-id and internal" in msg:
           locs = _eqn_locations(fn, args, _barrier_semaphore)
+        elif stage == "run" and msg in _GPU_INTERPRETER_SEMAPHORE:
+          locs = _eqn_locations(fn, args, _first_semaphore_allocation(), enclosing=True)
         elif stage == "run" and (msg.startswith("Mosaic GPU kernel exceeds available shared memory")
                                  or msg.startswith("After rounding up, got")):
           locs = _eqn_locations(fn, args, _kernel_launch, enclosing=True)  # JAX names no line: the kernel's launch

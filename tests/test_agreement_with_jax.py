@@ -57,7 +57,13 @@ JAX_FAILURES = (
     ("ValueError", "Loads are only allowed on VMEM and SMEM references", "PAL014"),  # TPU semaphore_read of a value
     ("ValueError", "Triggering __jax_array__() during abstractification", "PAL014"),  # signal/wait of a select_ref
     ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
-    ("TypeError", "Cannot select from Refs of different types", "PAL005"),  # pl.select_ref of unlike semaphore views
+    ("TypeError", "Cannot select from Refs of different types", "PAL005"),
+    ("NotImplementedError", "nan + semaphore", "PAL016"),  # the GPU interpreter allocates no semaphore
+    ("NotImplementedError", "nan + barrier_semaphore", "PAL016"),
+    ("AttributeError", "'AbstractSemaphoreTyRules' has no attribute 'full'", "PAL016"),  # ... zero-filled
+    ("NotImplementedError", "Source semaphore (`src_sem`) on a local copy", "PAL017"),
+    ("NotImplementedError", "`wait_read` on a local copy without device_id", "PAL017"),
+    ("VerificationError", "must be specified when source semaphore is specified", "PAL017"),  # a local wait_recv  # pl.select_ref of unlike semaphore views
 )
 
 

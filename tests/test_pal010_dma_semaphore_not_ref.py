@@ -47,8 +47,13 @@ CASES = {
         'JAX: "ValueError: DMA destination semaphore must be a Ref."; pass the ref a.at[0], not a.at[0][...]. '
         "a.at[0][...] reads the semaphore's value; the copy's receive semaphore must be a semaphore ref or an .at[] "
         "view of one.", "a.at[0][...]", "the receive semaphore argument"),
-    "a number as src_sem, through a constant": (
+    "a number as a local copy's src_sem, through a constant: dropped on the TensorCore (PAL017)": (
         "    c = pltpu.make_async_copy(x, o, a.at[0], src_sem=NO_SEM)\n    c.start()\n",
+        "c.start()", 'JAX: "ValueError: DMA source semaphore must be a Ref."; drop src_sem. NO_SEM is a number, and a '
+        "local copy takes no send semaphore on the TensorCore (a ref there fails as the copy is lowered: PAL017); "
+        "its .wait() waits for the write, which ends after the read.", "NO_SEM", "the send semaphore argument"),
+    "a number as a remote copy's send semaphore": (
+        "    c = pltpu.make_async_remote_copy(x, o, NO_SEM, b.at[0], device_id=(0,))\n    c.start()\n",
         "c.start()", number("source", "send", "NO_SEM"), "NO_SEM", "the send semaphore argument"),
 }
 

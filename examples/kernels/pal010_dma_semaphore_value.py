@@ -5,7 +5,7 @@ while it traces the kernel:
 
     ValueError: DMA source semaphore must be a Ref.
 
-Fix: `src_sem=src`.
+Fix: drop `src_sem` (a local copy takes none on the TensorCore, PAL017; `src_sem=src` fails there).
 """
 import jax
 import jax.numpy as jnp

@@ -187,17 +187,9 @@ def model_findings(project: Project, model, codes: set[str] | None = None) -> li
 def _rule_findings(rule, ctx: RuleContext) -> list[Finding]:
     """One rule's findings on one module. An exception in it (a bug, or input nothing foresaw) costs only the
     findings it had not given yet, never another rule's: it is logged, and the other rules run. (Inside a
-    rule, `RuleContext.isolated` keeps one kernel's failure from the next kernel's findings.)"""
-    found: list[Finding] = []
-    try:
-        for finding in rule.check(ctx):
-            found.append(finding)
-    except RecursionError:
-        log.warning("%s: %s gave up on deeply nested code", ctx.path, rule.CODE)
-    except Exception as error:
-        log.error("%s: %s failed (%s: %s); the file's other findings are kept", ctx.path, rule.CODE,
-                  type(error).__name__, error, exc_info=True)
-    return found
+    rule, `RuleContext.isolated` keeps one kernel's failure from the next kernel's findings.) Kept in the
+    context, where a later rule may ask for them (`RuleContext.findings_of`)."""
+    return ctx.findings_of(rule)
 
 
 def analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None = None,

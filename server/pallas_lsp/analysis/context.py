@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import reads
 from .findings import Finding, Related, Span
@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 class RuleContext:
     project: Project
     model: ModuleModel
+    # Each rule's findings on this module, by code, once run (the engine's, or another rule's asking first).
+    found: dict[str, list[Finding]] = field(default_factory=dict, repr=False)
 
     @property
     def path(self) -> str:
@@ -50,6 +52,30 @@ class RuleContext:
     def _where(self, node, model: ModuleModel | None) -> str:
         model = model or self.model
         return f"{model.path}:{model.source.span(node).line + 1}" if node is not None else model.path
+
+    def findings_of(self, rule) -> list[Finding]:
+        """`rule`'s findings on this module, run once per check: a rule whose error JAX meets only after
+        another's (a lowering failure after a tracing one) asks whether that one is reported first."""
+        found = self.found.get(rule.CODE)
+        if found is None:
+            found = []
+            try:
+                found.extend(rule.check(self))
+            except RecursionError:
+                log.warning("%s: %s gave up on deeply nested code", self.path, rule.CODE)
+            except Exception as error:
+                log.error("%s: %s failed (%s: %s); the file's other findings are kept", self.path, rule.CODE,
+                          type(error).__name__, error, exc_info=True)
+            self.found[rule.CODE] = found
+        return found
+
+    def reported_on(self, kernel, rules) -> bool:
+        """Whether one of `rules` reports something in `kernel` (its facts name the kernel or its entry point)."""
+        def names(finding) -> bool:
+            facts = finding.facts
+            return facts.get("kernel") is kernel or facts.get("entry") is kernel.entry or getattr(
+                facts.get("kernel"), "entry", None) is kernel.entry
+        return any(names(finding) for rule in rules for finding in self.findings_of(rule))
 
     def may_run_scoped_semaphore(self) -> bool:
         """A cheap test before building kernel models: only a `run_scoped` call (under any alias) in a

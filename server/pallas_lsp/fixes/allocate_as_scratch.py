@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import libcst as cst
 
+from ..analysis.gpu_interpreter import gpu_interpreted
 from ..analysis.kernel_model import (
     MOSAIC_GPU_SCRATCH_REFUSAL,
     SCRATCH_KEYWORDS,
@@ -246,8 +247,7 @@ def fix(project, model, call, value, code: str):
     vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
     if tpu_vmem and entries[0].api == "pl.pallas_call":
         if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
-                site_interpreter(project, e, site) == "gpu" for e in entries for site in [*e.interpret,
-                                                                                        *e.maybe_interpret]):
+                gpu_interpreted(project, e) for e in entries):
             # A GPU (Triton) kernel, or the GPU interpreter, has no such memory; interpret=True (an `interpret=`
             # parameter that may be True: megablox's gmm) and the TPU interpreter run VMEM scratch (jax 0.12)
             return None

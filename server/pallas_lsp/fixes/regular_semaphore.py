@@ -23,6 +23,7 @@ import re
 
 import libcst as cst
 
+from ..analysis.gpu_interpreter import GPU_INTERPRETER_REFUSAL, gpu_interpreted
 from ..analysis.kernel_model import MOSAIC_GPU, MOSAIC_GPU_WARP
 from ..analysis.result_uses import _loads
 from .kernel_edits import CannotFix, FixBuilder
@@ -114,6 +115,8 @@ def fix(project, model, finding):
     sem = next((s for s in kernel.semaphores if s.node is node), None)
     if sem is None:
         return None
+    if gpu_interpreted(project, kernel.entry):
+        raise CannotFix(GPU_INTERPRETER_REFUSAL)
     if kernel.dma_copies:
         raise CannotFix("the kernel makes DMA copies: which semaphore a copy signals is not checked here")
     if any(use.kind not in ("signal", "wait", "read") for use in sem.uses):

@@ -17,7 +17,7 @@ import ast
 
 import libcst as cst
 
-from ..analysis.kernel_model import site_interpreter
+from ..analysis.gpu_interpreter import GPU_INTERPRETER_REFUSAL, gpu_interpreted
 from .kernel_edits import CannotFix, FixBuilder
 
 
@@ -44,9 +44,8 @@ def fix(project, model, finding):
     if facts.get("not_ref_model", model) is not model:
         raise CannotFix("the value is read out of the semaphore in another module")
     kernel = facts.get("kernel")
-    if kernel is not None and _gpu_interpreted(project, kernel.entry):
-        raise CannotFix("the GPU interpreter runs no semaphore (jax 0.12: 'nan + semaphore'): the kernel would "
-                        "fail there with the ref as well")
+    if kernel is not None and gpu_interpreted(project, kernel.entry):
+        raise CannotFix(GPU_INTERPRETER_REFUSAL)
     from ..rules.pal010_dma_semaphore_not_ref import selected_value
 
     holder = node  # `pl.select_ref(i, sems[0], ...)`, or the name it is bound to: the read among its refs
@@ -103,8 +102,3 @@ def _same_reads(model, kernel, call, read: ast.Subscript) -> list[ast.Subscript]
             out.append(other)
     return out
 
-
-def _gpu_interpreted(project, entry) -> bool:
-    """Whether a site of `entry` runs it under the GPU interpreter, which allocates no semaphore at all (jax 0.12:
-    even an unused scratch semaphore fails 'nan + semaphore')."""
-    return any(site_interpreter(project, entry, site) == "gpu" for site in [*entry.interpret, *entry.maybe_interpret])

@@ -8,7 +8,8 @@ the DMA signals: a scratch `pltpu.SemaphoreType.DMA`, or one of an array through
 `ValueError: DMA source semaphore must be a Ref.` (the send semaphore, `src_sem`) or
 `ValueError: DMA destination semaphore must be a Ref.` (the receive semaphore, `sem`). A copy only waited
 on, started by another kernel (the split async copy), fails at the wait (dma_wait's abstract evaluation):
-`ValueError: Expected the destination semaphore to be a reference`.
+`ValueError: Expected the destination semaphore to be a reference`. A local copy's send semaphore in a kernel
+lowered for the TensorCore is dropped instead of repaired: Mosaic TPU takes none there (PAL017).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import ast
 import sys
 
 from ..analysis.kernel_model import SCRATCH_KEYWORDS
+from ..analysis.local_copies import local_src_sem, refuses_local_src_sem
 
 CODE = "PAL010"
 NAME = "dma-semaphore-not-ref"
@@ -32,13 +34,20 @@ def _scratch_keyword(kernel) -> str:
     return found.keyword if found is not None else "scratch_types"
 
 
-def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.expr], waited: bool = False) -> str:
+def message(kernel, model, role: str, node: ast.expr, not_ref: tuple[str, ast.expr], waited: bool = False,
+            dropped: bool = False) -> str:
+    """`dropped`: the send semaphore of a local copy the TensorCore lowering takes none for (PAL017)."""
     side, verb = _SIDE[role]
     what, expr = not_ref
     text = model.segment(expr, 40)
     held = "" if expr is node else f" ({model.segment(node, 20)} holds it)"
     quote = (f'JAX: "ValueError: Expected the {side} semaphore to be a reference"' if waited
              else f'JAX: "ValueError: DMA {side} semaphore must be a Ref."')
+    if dropped:
+        what_it_is = "is a number" if what == "number" else "reads the semaphore's value"
+        return (f"{quote}; drop src_sem. {text}{held} {what_it_is}, and a local copy takes no send semaphore on the "
+                "TensorCore (a ref there fails as the copy is lowered: PAL017); its .wait() waits for the write, "
+                "which ends after the read.")
     if what == "loaded" and isinstance(expr, ast.Subscript) and selected_value(model, expr):
         return selected_message(model, expr, held)
     if what == "loaded" and isinstance(expr, ast.Subscript):
@@ -94,6 +103,9 @@ def check(ctx):
                             continue
                         reported.add(id(start))
                         related = (ctx.related(copy.model, node, f"the {_SIDE[role][1]} semaphore argument"),)
-                        yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref, waited), related,
+                        dropped = role == "dma_src" and refuses_local_src_sem(ctx.project, kernel) \
+                            and local_src_sem(ctx.project, copy) is node
+                        yield ctx.finding(rule, start, message(kernel, copy.model, role, node, not_ref, waited, dropped),
+                                          related,
                                           facts={"kernel": kernel, "copy": copy.call, "model": copy.model,
                                                  "entry": kernel.entry, "semaphore": node, "not_ref": not_ref})

@@ -13,6 +13,7 @@ import ast
 import sys
 from typing import NamedTuple
 
+from ..analysis.local_copies import local_src_sem, refuses_local_src_sem
 from ..analysis.result_uses import _starts
 from .pal013_signal_wait_semaphore_type import first_in_trace
 
@@ -33,8 +34,13 @@ class _Wait(NamedTuple):
     node: ast.Call
 
 
-def message(dtype: str, method: str) -> str:
+def message(dtype: str, method: str, dropped: bool = False) -> str:
+    """`dropped`: the semaphore is a local copy's src_sem in a kernel lowered for the TensorCore (PAL017)."""
     kind = "BARRIER" if dtype == "barrier_semaphore" else "REGULAR"
+    if dropped:
+        return (f'JAX: "{QUOTE}"; drop src_sem. The copy\'s .{method}() waits for the read on its send semaphore, '
+                f"which is {kind}, and a local copy takes no send semaphore on the TensorCore at all (PAL017): "
+                "without it .wait() waits for the write, which ends after the read.")
     return (f'JAX: "{QUOTE}"; wait on it with pl.semaphore_wait. The copy\'s .{method}() binds dma_wait, which takes '
             f"a DMA semaphore only, and this one is {kind}; or allocate a pltpu.SemaphoreType.DMA and keep .{method}() "
             "(a copy started with a REGULAR semaphore, on TPU v6 and later, is waited on with pl.semaphore_wait).")
@@ -78,6 +84,21 @@ def check(ctx):
                         continue
                     reported.add(id(wait.node))
                     related = (ctx.related(sem.model, sem.node, f"the semaphore, a {sem.dtype}, is {sem.origin}"),)
-                    yield ctx.finding(rule, wait.node, message(sem.dtype, wait.node.func.attr), related,
+                    dropped = wait.node.func.attr == "wait" and _local_send_semaphore(ctx.project, kernel, sem)
+                    yield ctx.finding(rule, wait.node, message(sem.dtype, wait.node.func.attr, dropped), related,
                                       facts={"kernel": kernel, "model": wait.model, "semaphore": sem.node,
                                              "dtype": sem.dtype, "entry": kernel.entry})
+
+
+def _local_send_semaphore(project, kernel, sem) -> bool:
+    """Whether `sem` (a body or pl.run_scoped parameter) is, by name, the src_sem of one of the kernel's local copies
+    in a kernel lowered for the TensorCore, where that argument is dropped rather than retyped."""
+    if not refuses_local_src_sem(project, kernel):
+        return False
+    for copy in kernel.dma_copies:
+        node = local_src_sem(project, copy)
+        if isinstance(node, ast.Name):
+            binding = copy.model.lookup(node.id, copy.model.scope_of(node), node.lineno)
+            if binding is not None and binding.node is sem.node:
+                return True
+    return False
