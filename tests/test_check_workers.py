@@ -64,3 +64,23 @@ def test_the_environment_chooses_instead(monkeypatch, idle_machine):
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 9.0, 9.0))
     assert extra_workers([10] * 2, jobs=8, pieces=12) == 3
     assert extra_workers([10] * 2, jobs=2, pieces=12) == 1
+
+
+def test_a_folders_files_that_can_matter_are_one_task(tmp_path):
+    """A kernel's module, its tests and its helpers sit in one folder and read each other: one process
+    analyses them all, so their models are made once (in 150 kB groups a worker modelled again two
+    thirds of what the parent did on tokamax). Files that cannot matter go in batches."""
+    files = []
+    for folder, count, size in (("big", 12, 40_000), ("small", 3, 1_000)):
+        (tmp_path / folder).mkdir()
+        for index in range(count):
+            path = tmp_path / folder / f"m{index}.py"
+            path.write_text("x = 1\n" + "#" * size)
+            files.append(str(path))
+    cheap = list(range(len(files), len(files) + 70))
+    files += [str(tmp_path / f"plain_{index}.py") for index in range(70)]
+    tasks = check_jobs._tasks(files, list(range(15)), cheap)
+    groups = [sorted(task) for _, task in tasks]
+    assert groups[0] == list(range(12)) and tasks[0][0] > 12 * 40_000  # the heaviest first, whole
+    assert list(range(12, 15)) in groups
+    assert sorted(len(task) for _, task in tasks if task[0] >= 15) == [6, check_jobs.CHEAP_BATCH]

@@ -1,18 +1,20 @@
 """`pallas-lsp check` over many files on several cores: worker processes beside the parent, as ruff does.
 
-The parent sorts the files with the import index: files that can matter (a few expensive analyses
-each) are grouped by folder (the files of a folder import and launch each other: a worker that
-analyses one has modelled most of what the others read), the rest (only compiled, for PAL000) go
-in batches. The parent analyses groups itself, the smallest first, while workers take the biggest:
-it has the interpreter, the index and every answer learnt so far, and a worker starts with none of
-them (a process, imports, its own interpreter for jedi, the modules its files read modelled again).
-So a worker is started only for work that outweighs that: `extra_workers` counts what the files
-weigh (their size), leaves out a worker whose share would be less than `BYTES_PER_WORKER` or that
-one group dominates, and never counts CPUs that other processes keep busy (the load average).
-Each worker has its own `Project` on the same root and interpreter; the index, the interpreter's
-`sys.path` and jax's version come from the cache files the parent just wrote, and the import
-answers a worker learns go back to the parent, which writes them once. Findings come back per
-file and are put together in the order of the files, so the output is the one a single process gives.
+The parent sorts the files with the import index: the files that can matter (a few expensive analyses
+each) of a folder make one task (they import and launch each other: the process that analyses them
+models their helpers once), the rest (only compiled, for PAL000) go in batches. The parent analyses
+tasks itself, the smallest first, while workers take the biggest. On Linux each worker is forked from
+the parent once the run's facts are learnt: it starts with the modules imported, the index and the
+interpreter's `sys.path` and jax's version in memory, and only jedi's interpreter of its own (the
+parent's pipe is not shared); elsewhere workers are spawned and read those from the cache files.
+What a worker still repeats is the models of the modules that its folders and the parent's both read
+(tokamax: 50 of the 119 a worker modelled) and jedi's look at the installed jax, so a worker is
+started only for work that outweighs that: `extra_workers` counts what the files weigh (their size),
+leaves out a worker whose share would be less than `BYTES_PER_WORKER` or that one task dominates, and
+never counts CPUs that other processes keep busy (the load average): few kernel files, or a loaded
+machine, are checked in this one process. The import answers a worker learns go back to the parent,
+which writes them once. Findings come back per file and are put together in the order of the files,
+so the output is the one a single process gives.
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ CHEAP_BATCH = 64  # files that cannot matter, per task
 # can matter (on the benchmark machine a check analyses 600 kB of it a second).
 BYTES_PER_WORKER = 3_000_000
 CHEAP_BYTES = 2_000  # what a file that cannot matter weighs: only compiled
-GROUP_BYTES = 150_000  # a folder's files that can matter go out in groups of about this size
 
 _worker_project: Project | None = None
 
@@ -87,13 +88,10 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     if workers < 1:
         return [analyze_file(project, file, codes) for file in files]
     tasks = _spread(tasks, workers + 1)
-    project.index.save()  # the workers read the index from the cache file instead of scanning again
     _learn_run_facts(project)
     results: dict[int, tuple[list[Finding], str | None]] = {}
-    context = multiprocessing.get_context("spawn")  # a fork would share jedi's environment process
-    with _safe_path(), ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                           initargs=(project.root, project.python, project.use_jedi, project.platform,
-                                                     project.exclusions.arguments)) as pool:
+    with _forked_from(project), ProcessPoolExecutor(workers, mp_context=_worker_context(),
+                                                    initializer=_start_worker) as pool:
         queue = _Queue([[(i, files[i]) for i in task] for _, task in tasks], pool, workers, codes)
         for task in iter(queue.smallest, None):  # the parent works too, on the smallest groups
             for i, file in task:
@@ -107,8 +105,11 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
 
 
 def _tasks(files: list[str], relevant: list[int], cheap: list[int]) -> list[tuple[int, list[int]]]:
-    """(weight, file indexes) of each task, heaviest first: the files that can matter by folder,
-    in groups of about `GROUP_BYTES`, and the others in batches of `CHEAP_BATCH`."""
+    """(weight, file indexes) of each task, heaviest first: the files that can matter of each folder
+    together, and the others in batches of `CHEAP_BATCH`. A folder is not split (a kernel's module, its
+    tests and its helpers are modelled by one process: split in 150 kB groups, two thirds of what a
+    worker modelled on tokamax the parent modelled too); `_spread` halves the heaviest only when there
+    are fewer tasks than processes."""
     by_folder: dict[str, list[tuple[int, int]]] = {}
     for i in relevant:
         try:
@@ -116,16 +117,7 @@ def _tasks(files: list[str], relevant: list[int], cheap: list[int]) -> list[tupl
         except OSError:
             size = 0
         by_folder.setdefault(os.path.dirname(files[i]), []).append((i, size))
-    tasks: list[tuple[int, list[int]]] = []
-    for members in by_folder.values():
-        group, weight = [], 0
-        for i, size in members:
-            if group and weight + size > GROUP_BYTES:
-                tasks.append((weight, group))
-                group, weight = [], 0
-            group.append(i)
-            weight += size
-        tasks.append((weight, group))
+    tasks = [(sum(size for _, size in members), [i for i, _ in members]) for members in by_folder.values()]
     tasks += [(CHEAP_BYTES * len(batch), batch) for batch in (cheap[at:at + CHEAP_BATCH]
                                                                 for at in range(0, len(cheap), CHEAP_BATCH))]
     tasks.sort(key=lambda task: -task[0])
@@ -233,17 +225,69 @@ def _learn_run_facts(project: Project) -> None:
     jax_version(project)
 
 
-def _start_worker(root: str, python: str, use_jedi: bool, platform: str, exclusions: tuple) -> None:
+def _worker_context():
+    """Linux forks the workers from the parent as it is once the run's facts are learnt: each has the
+    modules imported, the index, the interpreter's facts and what was modelled so far without doing
+    any of it again (a spawned worker started at nothing: 0.5 s of CPU before its first file). The
+    systems where a fork is unsafe or missing spawn them (and each reads those facts from the cache files)."""
+    return multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+
+
+@contextlib.contextmanager
+def _forked_from(project: Project):
+    """While workers start: the project they take (forked) or what they build theirs from (spawned)."""
+    global _parent_project
+    if _worker_context().get_start_method() != "fork":
+        project.index.save()  # a spawned worker reads the index from the cache file instead of scanning again
+        with _safe_path():
+            _parent_project = (project.root, project.python, project.use_jedi, project.platform,
+                               project.exclusions.arguments)
+            yield
+        return
+    _parent_project = project
+    gc.collect()
+    gc.freeze()  # what the parent made before the fork is never collected by a worker (nor copied for its counts)
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        _parent_project = None
+
+
+_parent_project: Project | tuple | None = None
+_inherited_jedi: list = []  # the parent's jedi interpreter handles, kept so that no worker ends that process
+
+
+def _start_worker() -> None:
     global _worker_project
-    quiet_compile_warnings()  # a spawned worker starts with Python's default filters
-    # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
-    _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
-                              exclusions=Exclusions(*exclusions))
+    if isinstance(_parent_project, Project):  # forked: the parent's project, with its own jedi interpreter
+        _worker_project = _parent_project
+        _own_jedi(_worker_project)
+        _worker_project.resolver.library_answers.hand_over()  # the parent's own new answers: it writes them
+    else:
+        root, python, use_jedi, platform, exclusions = _parent_project
+        quiet_compile_warnings()  # a spawned worker starts with Python's default filters
+        # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
+        _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
+                                  exclusions=Exclusions(*exclusions))
+        collect_less_often()
+        atexit.register(_end_worker_now)
     _worker_project.index.trust_events = True  # files do not change during a check
     reads.set_tracking(False)
     _worker_project.defer_cache_writes = True  # the index after each task, the answers by the parent
-    collect_less_often()
-    atexit.register(_end_worker_now)
+
+
+def _own_jedi(project: Project) -> None:
+    """A forked worker talks to jedi's interpreter through the parent's pipe no more: the parent's
+    process handle (kept, never closed: closing it would end that process) and the jedi states made
+    on it are let go, and the next question starts the worker's own interpreter. What the parent
+    learnt without them (answers, parso's trees, the models) stays."""
+    environment = project._environment
+    jedi_env = getattr(environment, "jedi_env", None)
+    if jedi_env is not None and getattr(jedi_env, "_subprocess", None) is not None:
+        _inherited_jedi.append(jedi_env._subprocess)
+        jedi_env._subprocess = None
+    project.resolver.drop_jedi_states()
 
 
 def _end_worker_now() -> None:
