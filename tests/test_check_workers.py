@@ -84,3 +84,32 @@ def test_a_folders_files_that_can_matter_are_one_task(tmp_path):
     assert groups[0] == list(range(12)) and tasks[0][0] > 12 * 40_000  # the heaviest first, whole
     assert list(range(12, 15)) in groups
     assert sorted(len(task) for _, task in tasks if task[0] >= 15) == [6, check_jobs.CHEAP_BATCH]
+
+
+def test_a_forked_worker_asks_its_own_jedi_interpreter(tmp_path, jax_env):
+    """A worker forked from the parent must not write to the parent's pipe to jedi's interpreter (their
+    questions would interleave): it keeps the parent's handle (letting it go would end that process),
+    drops the jedi states made on it, and its next question starts an interpreter of its own."""
+    import jedi
+
+    from pallas_lsp.analysis import Project
+
+    project = Project(root=str(tmp_path), python=jax_env)
+    jedi_env = project.environment.jedi_env
+
+    def ask():  # a compiled module's value: answered by jedi's interpreter
+        script = jedi.Script("import sys\nsys.maxsize\n", environment=jedi_env)
+        return [name.name for name in script.infer(2, 5)]
+
+    assert ask() == ["int"]
+    parents = jedi_env._subprocess
+    try:
+        check_jobs._own_jedi(project)
+        assert jedi_env._subprocess is None and check_jobs._inherited_jedi[-1] is parents
+        assert not project.resolver._probe_scripts
+        assert ask() == ["int"]
+        assert jedi_env._subprocess is not parents
+        assert jedi_env._subprocess._get_process().pid != parents._get_process().pid
+        assert parents._get_process().poll() is None  # the parent's interpreter still runs
+    finally:
+        check_jobs._inherited_jedi.remove(parents)
