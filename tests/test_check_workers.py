@@ -113,3 +113,29 @@ def test_a_forked_worker_asks_its_own_jedi_interpreter(tmp_path, jax_env):
         assert parents._get_process().poll() is None  # the parent's interpreter still runs
     finally:
         check_jobs._inherited_jedi.remove(parents)
+
+
+def test_no_worker_that_would_model_again_more_than_it_takes_over(tmp_path):
+    """Two folders that both import the package's big core module: a worker checking one of them models
+    the core again (as maxtext's folders all import its layers), for less work than that: not started.
+    Folders that import nothing of each other's keep their worker."""
+    from pallas_lsp.analysis import Project
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text("x = 1\n" + "#" * 400_000)
+    files = []
+    for folder in ("a", "b"):
+        (package / folder).mkdir()
+        (package / folder / "__init__.py").write_text("")
+        for index in range(3):
+            path = package / folder / f"m{index}.py"
+            path.write_text(f"from pkg import core\nfrom .. import {folder}\n" + "#" * 50_000)
+            files.append(str(path))
+    project = Project(root=str(tmp_path))
+    tasks = check_jobs._tasks(files, list(range(len(files))), [])
+    assert check_jobs._not_repeating_more(project, files, tasks, 1) == 0
+    (package / "core.py").write_text("x = 1\n")
+    project = Project(root=str(tmp_path))
+    assert check_jobs._not_repeating_more(project, files, tasks, 1) == 1

@@ -11,8 +11,10 @@ What a worker still repeats is the models of the modules that its folders and th
 (tokamax: 50 of the 119 a worker modelled) and jedi's look at the installed jax, so a worker is
 started only for work that outweighs that: `extra_workers` counts what the files weigh (their size),
 leaves out a worker whose share would be less than `BYTES_PER_WORKER` or that one task dominates, and
-never counts CPUs that other processes keep busy (the load average): few kernel files, or a loaded
-machine, are checked in this one process. The import answers a worker learns go back to the parent,
+never counts CPUs that other processes keep busy (the load average); `_not_repeating_more` then leaves
+out a worker whose share is not 1.5 times the workspace modules that its files and the parent's both
+import (from the index: what both would model). Few kernel files, a tree whose folders all read the same
+core (maxtext, tpu-inference), or a loaded machine: checked in this one process. The import answers a worker learns go back to the parent,
 which writes them once. Findings come back per file and are put together in the order of the files,
 so the output is the one a single process gives.
 """
@@ -85,6 +87,8 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     cheap = [i for i in range(len(files)) if i not in chosen]
     tasks = _tasks(files, relevant, cheap)
     workers = extra_workers([weight for weight, _ in tasks], jobs, len(relevant) + -(-len(cheap) // CHEAP_BATCH))
+    if workers > 0 and check_workers() is None:
+        workers = _not_repeating_more(project, files, tasks, workers)
     if workers < 1:
         return [analyze_file(project, file, codes) for file in files]
     tasks = _spread(tasks, workers + 1)
@@ -159,6 +163,88 @@ def extra_workers(weights: list[int], jobs: int, pieces: int | None = None) -> i
         busy = 1.0
     free = int(default_jobs() - max(busy, 1.0))  # whole CPUs beside this one that nothing else keeps busy
     return max(0, min(jobs - 1, wanted, by_heaviest, free, len(weights) - 1))
+
+
+# A worker's share must be this many times the bytes of workspace modules that both its files and the
+# parent's import (directly or not), which both model: maxtext's folders all import its layers (3.6 MB
+# repeated for a 2.8 MB share: one worker cost 7.8 CPU s more than `--jobs 1`), tokamax's ops share
+# little (1.9 MB for 3.2 MB: 0.7–3.7 s more).
+SHARE_PER_REPEATED_BYTE = 1.5
+
+
+def _not_repeating_more(project: Project, files: list[str], tasks: list[tuple[int, list[int]]], workers: int) -> int:
+    """`workers`, less those whose share of the work is smaller than what they would model again
+    (`SHARE_PER_REPEATED_BYTE`): the workers take the heaviest tasks (as `_Queue` gives them out)."""
+    total = sum(weight for weight, _ in tasks)
+    dependencies = _Dependencies(project, files)
+    while workers > 0:
+        taken, theirs, ours = 0, [], []
+        for weight, task in tasks:
+            if taken + weight <= total * workers / (workers + 1) or not theirs:
+                theirs += task
+                taken += weight
+            else:
+                ours += task
+        repeated = dependencies.closure(theirs) & dependencies.closure(ours)
+        if taken / workers >= SHARE_PER_REPEATED_BYTE * dependencies.size(repeated):
+            return workers
+        log.debug("%d workers would model %d modules the parent models too: one fewer", workers, len(repeated))
+        workers -= 1
+    return 0
+
+
+class _Dependencies:
+    """The workspace modules a set of files imports, directly or not, from the import index's facts
+    (what a process checking those files may model)."""
+
+    def __init__(self, project: Project, files: list[str]):
+        self._project, self._files = project, files
+        self._by_name = {}
+        for path in project.workspace_files():
+            name = project.module_name(path)
+            if name:
+                self._by_name.setdefault(name, path)
+        self._direct: dict[str, frozenset[str]] = {}
+
+    def _imports(self, path: str) -> frozenset[str]:
+        found = self._direct.get(path)
+        if found is None:
+            facts = self._project.index.facts(path)
+            package = (self._project.module_name(path) or "").split(".")
+            if not path.endswith("__init__.py"):
+                package = package[:-1]
+            names = set()
+            for written in facts.imports if facts is not None else ():
+                bare = written.lstrip(".")
+                level = len(written) - len(bare)
+                if level:  # relative to the file's package
+                    if level - 1 > len(package):
+                        continue
+                    written = ".".join([*package[:len(package) - (level - 1)], *([bare] if bare else [])])
+                if written in self._by_name:
+                    names.add(self._by_name[written])
+            found = self._direct[path] = frozenset(names)
+        return found
+
+    def closure(self, indexes: list[int]) -> set[str]:
+        seen: set[str] = set()
+        todo = [self._files[i] for i in indexes]
+        while todo:
+            for module in self._imports(todo.pop()):
+                if module not in seen:
+                    seen.add(module)
+                    todo.append(module)
+        return seen
+
+    @staticmethod
+    def size(paths: set[str]) -> int:
+        total = 0
+        for path in paths:
+            try:
+                total += os.path.getsize(path)
+            except OSError:
+                pass
+        return total
 
 
 class _Queue:
