@@ -139,3 +139,28 @@ def test_no_worker_that_would_model_again_more_than_it_takes_over(tmp_path):
     (package / "core.py").write_text("x = 1\n")
     project = Project(root=str(tmp_path))
     assert check_jobs._not_repeating_more(project, files, tasks, 1) == 1
+
+
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_forked_and_spawned_workers_find_what_one_process_finds(tmp_path, monkeypatch, start):
+    """Linux forks the workers, other systems spawn them: both give the findings one process gives."""
+    import multiprocessing
+
+    from pallas_lsp.analysis import Project, reads
+    from pallas_lsp.engine import selected_codes
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        for index in range(3):
+            (tmp_path / folder / f"kernel_{index}.py").write_text(BAD if index % 2 else GOOD)
+    files = sorted(str(path) for path in tmp_path.rglob("*.py"))
+    codes = selected_codes(None, None)
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    with reads.not_tracking():
+        alone = check_jobs.analyze_files(Project(root=str(tmp_path), use_jedi=False), files, codes, 1)
+        monkeypatch.setenv("PALLAS_LSP_CHECK_WORKERS", "1")
+        monkeypatch.setattr(check_jobs, "_worker_context", lambda: multiprocessing.get_context(start))
+        together = check_jobs.analyze_files(Project(root=str(tmp_path), use_jedi=False), files, codes, 2)
+    assert [[(f.code, f.span, f.message) for f in found] for found, _ in together] == \
+        [[(f.code, f.span, f.message) for f in found] for found, _ in alone]
+    assert sum(len(found) for found, _ in alone) == 2

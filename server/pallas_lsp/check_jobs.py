@@ -94,8 +94,8 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     tasks = _spread(tasks, workers + 1)
     _learn_run_facts(project)
     results: dict[int, tuple[list[Finding], str | None]] = {}
-    with _forked_from(project), ProcessPoolExecutor(workers, mp_context=_worker_context(),
-                                                    initializer=_start_worker) as pool:
+    with _forked_from(project) as initargs, ProcessPoolExecutor(workers, mp_context=_worker_context(),
+                                                                initializer=_start_worker, initargs=initargs) as pool:
         queue = _Queue([[(i, files[i]) for i in task] for _, task in tasks], pool, workers, codes)
         for task in iter(queue.smallest, None):  # the parent works too, on the smallest groups
             for i, file in task:
@@ -321,37 +321,36 @@ def _worker_context():
 
 @contextlib.contextmanager
 def _forked_from(project: Project):
-    """While workers start: the project they take (forked) or what they build theirs from (spawned)."""
+    """While workers start: the project a forked worker takes; `_start_worker`'s arguments (what a
+    spawned worker builds its project from)."""
     global _parent_project
     if _worker_context().get_start_method() != "fork":
         project.index.save()  # a spawned worker reads the index from the cache file instead of scanning again
         with _safe_path():
-            _parent_project = (project.root, project.python, project.use_jedi, project.platform,
-                               project.exclusions.arguments)
-            yield
+            yield ((project.root, project.python, project.use_jedi, project.platform, project.exclusions.arguments),)
         return
     _parent_project = project
     gc.collect()
     gc.freeze()  # what the parent made before the fork is never collected by a worker (nor copied for its counts)
     try:
-        yield
+        yield (None,)
     finally:
         gc.unfreeze()
         _parent_project = None
 
 
-_parent_project: Project | tuple | None = None
+_parent_project: Project | None = None
 _inherited_jedi: list = []  # the parent's jedi interpreter handles, kept so that no worker ends that process
 
 
-def _start_worker() -> None:
+def _start_worker(spawned_from: tuple | None) -> None:
     global _worker_project
-    if isinstance(_parent_project, Project):  # forked: the parent's project, with its own jedi interpreter
+    if spawned_from is None:  # forked: the parent's project, with its own jedi interpreter
         _worker_project = _parent_project
         _own_jedi(_worker_project)
         _worker_project.resolver.library_answers.hand_over()  # the parent's own new answers: it writes them
     else:
-        root, python, use_jedi, platform, exclusions = _parent_project
+        root, python, use_jedi, platform, exclusions = spawned_from
         quiet_compile_warnings()  # a spawned worker starts with Python's default filters
         # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
         _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
