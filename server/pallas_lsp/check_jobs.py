@@ -1,18 +1,22 @@
 """`pallas-lsp check` over many files on several cores: worker processes beside the parent, as ruff does.
 
-The parent sorts the files with the import index: files that can matter (a few expensive analyses
-each) are grouped by folder (the files of a folder import and launch each other: a worker that
-analyses one has modelled most of what the others read), the rest (only compiled, for PAL000) go
-in batches. The parent analyses groups itself, the smallest first, while workers take the biggest:
-it has the interpreter, the index and every answer learnt so far, and a worker starts with none of
-them (a process, imports, its own interpreter for jedi, the modules its files read modelled again).
-So a worker is started only for work that outweighs that: `extra_workers` counts what the files
-weigh (their size), leaves out a worker whose share would be less than `BYTES_PER_WORKER` or that
-one group dominates, and never counts CPUs that other processes keep busy (the load average).
-Each worker has its own `Project` on the same root and interpreter; the index, the interpreter's
-`sys.path` and jax's version come from the cache files the parent just wrote, and the import
-answers a worker learns go back to the parent, which writes them once. Findings come back per
-file and are put together in the order of the files, so the output is the one a single process gives.
+The parent sorts the files with the import index: the files that can matter (a few expensive analyses
+each) of a folder make one task (they import and launch each other: the process that analyses them
+models their helpers once), the rest (only compiled, for PAL000) go in batches. The parent analyses
+tasks itself, the smallest first, while workers take the biggest. On Linux each worker is forked from
+the parent once the run's facts are learnt: it starts with the modules imported, the index and the
+interpreter's `sys.path` and jax's version in memory, and only jedi's interpreter of its own (the
+parent's pipe is not shared); elsewhere workers are spawned and read those from the cache files.
+What a worker still repeats is the models of the modules that its folders and the parent's both read
+(tokamax: 50 of the 119 a worker modelled) and jedi's look at the installed jax, so a worker is
+started only for work that outweighs that: `extra_workers` counts what the files weigh (their size),
+leaves out a worker whose share would be less than `BYTES_PER_WORKER` or that one task dominates, and
+never counts CPUs that other processes keep busy (the load average); `_not_repeating_more` then leaves
+out a worker whose share is not 1.5 times the workspace modules that its files and the parent's both
+import (from the index: what both would model). Few kernel files, a tree whose folders all read the same
+core (maxtext, tpu-inference), or a loaded machine: checked in this one process. The import answers a worker learns go back to the parent,
+which writes them once. Findings come back per file and are put together in the order of the files,
+so the output is the one a single process gives.
 """
 
 from __future__ import annotations
@@ -44,7 +48,6 @@ CHEAP_BATCH = 64  # files that cannot matter, per task
 # can matter (on the benchmark machine a check analyses 600 kB of it a second).
 BYTES_PER_WORKER = 3_000_000
 CHEAP_BYTES = 2_000  # what a file that cannot matter weighs: only compiled
-GROUP_BYTES = 150_000  # a folder's files that can matter go out in groups of about this size
 
 _worker_project: Project | None = None
 
@@ -84,16 +87,15 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
     cheap = [i for i in range(len(files)) if i not in chosen]
     tasks = _tasks(files, relevant, cheap)
     workers = extra_workers([weight for weight, _ in tasks], jobs, len(relevant) + -(-len(cheap) // CHEAP_BATCH))
+    if workers > 0 and check_workers() is None:
+        workers = _not_repeating_more(project, files, tasks, workers)
     if workers < 1:
         return [analyze_file(project, file, codes) for file in files]
     tasks = _spread(tasks, workers + 1)
-    project.index.save()  # the workers read the index from the cache file instead of scanning again
     _learn_run_facts(project)
     results: dict[int, tuple[list[Finding], str | None]] = {}
-    context = multiprocessing.get_context("spawn")  # a fork would share jedi's environment process
-    with _safe_path(), ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                                           initargs=(project.root, project.python, project.use_jedi, project.platform,
-                                                     project.exclusions.arguments)) as pool:
+    with _forked_from(project) as initargs, ProcessPoolExecutor(workers, mp_context=_worker_context(),
+                                                                initializer=_start_worker, initargs=initargs) as pool:
         queue = _Queue([[(i, files[i]) for i in task] for _, task in tasks], pool, workers, codes)
         for task in iter(queue.smallest, None):  # the parent works too, on the smallest groups
             for i, file in task:
@@ -107,8 +109,11 @@ def analyze_files(project: Project, files: list[str], codes: set[str], jobs: int
 
 
 def _tasks(files: list[str], relevant: list[int], cheap: list[int]) -> list[tuple[int, list[int]]]:
-    """(weight, file indexes) of each task, heaviest first: the files that can matter by folder,
-    in groups of about `GROUP_BYTES`, and the others in batches of `CHEAP_BATCH`."""
+    """(weight, file indexes) of each task, heaviest first: the files that can matter of each folder
+    together, and the others in batches of `CHEAP_BATCH`. A folder is not split (a kernel's module, its
+    tests and its helpers are modelled by one process: split in 150 kB groups, two thirds of what a
+    worker modelled on tokamax the parent modelled too); `_spread` halves the heaviest only when there
+    are fewer tasks than processes."""
     by_folder: dict[str, list[tuple[int, int]]] = {}
     for i in relevant:
         try:
@@ -116,16 +121,7 @@ def _tasks(files: list[str], relevant: list[int], cheap: list[int]) -> list[tupl
         except OSError:
             size = 0
         by_folder.setdefault(os.path.dirname(files[i]), []).append((i, size))
-    tasks: list[tuple[int, list[int]]] = []
-    for members in by_folder.values():
-        group, weight = [], 0
-        for i, size in members:
-            if group and weight + size > GROUP_BYTES:
-                tasks.append((weight, group))
-                group, weight = [], 0
-            group.append(i)
-            weight += size
-        tasks.append((weight, group))
+    tasks = [(sum(size for _, size in members), [i for i, _ in members]) for members in by_folder.values()]
     tasks += [(CHEAP_BYTES * len(batch), batch) for batch in (cheap[at:at + CHEAP_BATCH]
                                                                 for at in range(0, len(cheap), CHEAP_BATCH))]
     tasks.sort(key=lambda task: -task[0])
@@ -167,6 +163,88 @@ def extra_workers(weights: list[int], jobs: int, pieces: int | None = None) -> i
         busy = 1.0
     free = int(default_jobs() - max(busy, 1.0))  # whole CPUs beside this one that nothing else keeps busy
     return max(0, min(jobs - 1, wanted, by_heaviest, free, len(weights) - 1))
+
+
+# A worker's share must be this many times the bytes of workspace modules that both its files and the
+# parent's import (directly or not), which both model: maxtext's folders all import its layers (3.6 MB
+# repeated for a 2.8 MB share: one worker cost 7.8 CPU s more than `--jobs 1`), tokamax's ops share
+# little (1.9 MB for 3.2 MB: 0.7–3.7 s more).
+SHARE_PER_REPEATED_BYTE = 1.5
+
+
+def _not_repeating_more(project: Project, files: list[str], tasks: list[tuple[int, list[int]]], workers: int) -> int:
+    """`workers`, less those whose share of the work is smaller than what they would model again
+    (`SHARE_PER_REPEATED_BYTE`): the workers take the heaviest tasks (as `_Queue` gives them out)."""
+    total = sum(weight for weight, _ in tasks)
+    dependencies = _Dependencies(project, files)
+    while workers > 0:
+        taken, theirs, ours = 0, [], []
+        for weight, task in tasks:
+            if taken + weight <= total * workers / (workers + 1) or not theirs:
+                theirs += task
+                taken += weight
+            else:
+                ours += task
+        repeated = dependencies.closure(theirs) & dependencies.closure(ours)
+        if taken / workers >= SHARE_PER_REPEATED_BYTE * dependencies.size(repeated):
+            return workers
+        log.debug("%d workers would model %d modules the parent models too: one fewer", workers, len(repeated))
+        workers -= 1
+    return 0
+
+
+class _Dependencies:
+    """The workspace modules a set of files imports, directly or not, from the import index's facts
+    (what a process checking those files may model)."""
+
+    def __init__(self, project: Project, files: list[str]):
+        self._project, self._files = project, files
+        self._by_name = {}
+        for path in project.workspace_files():
+            name = project.module_name(path)
+            if name:
+                self._by_name.setdefault(name, path)
+        self._direct: dict[str, frozenset[str]] = {}
+
+    def _imports(self, path: str) -> frozenset[str]:
+        found = self._direct.get(path)
+        if found is None:
+            facts = self._project.index.facts(path)
+            package = (self._project.module_name(path) or "").split(".")
+            if not path.endswith("__init__.py"):
+                package = package[:-1]
+            names = set()
+            for written in facts.imports if facts is not None else ():
+                bare = written.lstrip(".")
+                level = len(written) - len(bare)
+                if level:  # relative to the file's package
+                    if level - 1 > len(package):
+                        continue
+                    written = ".".join([*package[:len(package) - (level - 1)], *([bare] if bare else [])])
+                if written in self._by_name:
+                    names.add(self._by_name[written])
+            found = self._direct[path] = frozenset(names)
+        return found
+
+    def closure(self, indexes: list[int]) -> set[str]:
+        seen: set[str] = set()
+        todo = [self._files[i] for i in indexes]
+        while todo:
+            for module in self._imports(todo.pop()):
+                if module not in seen:
+                    seen.add(module)
+                    todo.append(module)
+        return seen
+
+    @staticmethod
+    def size(paths: set[str]) -> int:
+        total = 0
+        for path in paths:
+            try:
+                total += os.path.getsize(path)
+            except OSError:
+                pass
+        return total
 
 
 class _Queue:
@@ -233,17 +311,68 @@ def _learn_run_facts(project: Project) -> None:
     jax_version(project)
 
 
-def _start_worker(root: str, python: str, use_jedi: bool, platform: str, exclusions: tuple) -> None:
+def _worker_context():
+    """Linux forks the workers from the parent as it is once the run's facts are learnt: each has the
+    modules imported, the index, the interpreter's facts and what was modelled so far without doing
+    any of it again (a spawned worker started at nothing: 0.5 s of CPU before its first file). The
+    systems where a fork is unsafe or missing spawn them (and each reads those facts from the cache files)."""
+    return multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+
+
+@contextlib.contextmanager
+def _forked_from(project: Project):
+    """While workers start: the project a forked worker takes; `_start_worker`'s arguments (what a
+    spawned worker builds its project from)."""
+    global _parent_project
+    if _worker_context().get_start_method() != "fork":
+        project.index.save()  # a spawned worker reads the index from the cache file instead of scanning again
+        with _safe_path():
+            yield ((project.root, project.python, project.use_jedi, project.platform, project.exclusions.arguments),)
+        return
+    _parent_project = project
+    gc.collect()
+    gc.freeze()  # what the parent made before the fork is never collected by a worker (nor copied for its counts)
+    try:
+        yield (None,)
+    finally:
+        gc.unfreeze()
+        _parent_project = None
+
+
+_parent_project: Project | None = None
+_inherited_jedi: list = []  # the parent's jedi interpreter handles, kept so that no worker ends that process
+
+
+def _start_worker(spawned_from: tuple | None) -> None:
     global _worker_project
-    quiet_compile_warnings()  # a spawned worker starts with Python's default filters
-    # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
-    _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
-                              exclusions=Exclusions(*exclusions))
+    if spawned_from is None:  # forked: the parent's project, with its own jedi interpreter
+        _worker_project = _parent_project
+        _own_jedi(_worker_project)
+        _worker_project.resolver.library_answers.hand_over()  # the parent's own new answers: it writes them
+    else:
+        root, python, use_jedi, platform, exclusions = spawned_from
+        quiet_compile_warnings()  # a spawned worker starts with Python's default filters
+        # The parent's exclusions, not the settings read again: a `python` setting costs git calls.
+        _worker_project = Project(root=root, python=python, use_jedi=use_jedi, platform=platform,
+                                  exclusions=Exclusions(*exclusions))
+        collect_less_often()
+        atexit.register(_end_worker_now)
     _worker_project.index.trust_events = True  # files do not change during a check
     reads.set_tracking(False)
     _worker_project.defer_cache_writes = True  # the index after each task, the answers by the parent
-    collect_less_often()
-    atexit.register(_end_worker_now)
+
+
+def _own_jedi(project: Project) -> None:
+    """A forked worker talks to jedi's interpreter through the parent's pipe no more: the parent's
+    process handle (kept, never closed: closing it would end that process) and the jedi states made
+    on it are let go, and the next question starts the worker's own interpreter. What the parent
+    learnt without them (answers, parso's trees, the models) stays."""
+    environment = project._environment
+    jedi_env = getattr(environment, "jedi_env", None)
+    if jedi_env is not None and getattr(jedi_env, "_subprocess", None) is not None:
+        _inherited_jedi.append(jedi_env._subprocess)
+        jedi_env._subprocess = None
+    project.resolver.drop_jedi_states()
 
 
 def _end_worker_now() -> None:

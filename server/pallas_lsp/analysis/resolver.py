@@ -287,6 +287,13 @@ class Resolver:
             log.exception("workspace import answer failed in %s", model.path)
             return None
 
+    def drop_jedi_states(self) -> None:
+        """Let go of every jedi script (probes, star-import scripts): in a forked `check` worker they
+        are states of the parent's jedi interpreter, which the worker does not talk to."""
+        self._probe_scripts.clear()
+        for model in self.project._models.values():
+            model.__dict__.pop("_jedi_script", None)
+
     def _trees_in_use(self) -> frozenset:
         """The files whose parso trees the live jedi scripts (probes, star-import scripts) loaded."""
         live = [script for _, script in self._probe_scripts.values()]
