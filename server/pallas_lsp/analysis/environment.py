@@ -46,6 +46,7 @@ def choose_interpreter(explicit: str | None) -> str:
 
 
 _probed: dict[str, list[str]] = {}
+_probe_locks: dict[str, threading.Lock] = {}
 _probing = threading.Lock()
 
 
@@ -56,7 +57,9 @@ def interpreter_sys_path(path: str) -> list[str]:
     runs a script, whose folder Python puts first where `-c` puts ''. Kept per interpreter for the
     process, as jedi's environment is; raises `EnvironmentError_` when the interpreter is unusable
     (asked again next time: the user may fix it)."""
-    with _probing:  # the environment thread and the analysis ask at once: one run
+    with _probing:
+        lock = _probe_locks.setdefault(path, threading.Lock())
+    with lock:  # the environment thread and the analysis ask at once: one run (another interpreter's waits not)
         found = _probed.get(path)
         if found is None:
             found = _probed[path] = _probe_sys_path(path)
