@@ -142,6 +142,24 @@ class Workspace:
 
 
 @pytest.fixture
+def interpreter_runs(monkeypatch) -> list:
+    """The runs of the analysed interpreter (`interpreters.probe_with_path`, which learns its path), as
+    they happen; call `.new_process()` on it to forget, as a new process would, the paths learnt."""
+    from pallas_lsp import interpreters
+    from pallas_lsp.analysis import environment
+
+    class Runs(list):
+        def new_process(self) -> None:
+            environment._probed.clear()
+
+    runs = Runs()
+    runs.new_process()
+    real = interpreters._run_bounded
+    monkeypatch.setattr(interpreters, "_run_bounded", lambda argv, *a, **k: runs.append(argv) or real(argv, *a, **k))
+    return runs
+
+
+@pytest.fixture
 def ws(tmp_path, jax_env) -> Workspace:
     """A workspace analysed against the real jax environment (jedi answers)."""
     return Workspace(tmp_path, jax_env)

@@ -16,24 +16,29 @@ def findings(root, path):
     return project, [(f.code, f.span.line, f.message) for f in analyze(project, str(path))]
 
 
-def test_second_run_answers_imports_from_disk_without_starting_the_interpreter(tmp_path, monkeypatch):
+def test_second_run_answers_imports_from_disk_without_starting_the_interpreter(tmp_path, monkeypatch, interpreter_runs):
     monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
     tmp_path = tmp_path / "project"
     tmp_path.mkdir()
     path = tmp_path / "kernel.py"
     path.write_text(KERNEL)
+    runs = interpreter_runs
     first, expected = findings(tmp_path, path)
     assert [code for code, _, _ in expected] == ["PAL001"]
-    assert first._environment is not None  # jedi answered
+    assert len(runs) == 1  # the interpreter ran once, for its path
+    assert first._environment is None  # the installed modules answered, found on that path: no jedi
+    runs.clear()
+    runs.new_process()
     second, again = findings(tmp_path, path)
     assert again == expected
-    assert second._environment is None  # every import answered from the cache file
+    assert second._environment is None and runs == []  # every import answered from the cache files
 
     # A module appearing beside the importer may shadow the library: the folder's stamp changed, the
     # kept answers are not used; they are made again from the installed modules (the interpreter's
     # path is on disk too)...
     (tmp_path / "helper.py").write_text("X = 1\n")
     os.utime(tmp_path, ns=(1, 1))
+    runs.new_process()
     third, still = findings(tmp_path, path)
     assert still == expected and third._environment is None
     # ... and one that does shadow `jax` (a module, not a package) is jedi's to answer.
@@ -60,7 +65,7 @@ def test_damaged_cache_files_are_ignored(tmp_path, monkeypatch):
 LAUNCHED = (REPO / "examples" / "kernels" / "pal001_global_buffer.py").read_text()  # its kernel model asks jax's version
 
 
-def test_jax_version_comes_from_disk_and_follows_the_metadata_stamp(tmp_path, monkeypatch):
+def test_jax_version_comes_from_disk_and_follows_the_metadata_stamp(tmp_path, monkeypatch, interpreter_runs):
     from pallas_lsp.analysis import disk_cache
     from pallas_lsp.analysis.jax_version import jax_version
 
@@ -68,21 +73,26 @@ def test_jax_version_comes_from_disk_and_follows_the_metadata_stamp(tmp_path, mo
     (tmp_path / "project").mkdir()
     path = tmp_path / "project" / "kernel.py"
     path.write_text(LAUNCHED)
+    runs = interpreter_runs
     first, expected = findings(path.parent, path)
-    assert [code for code, _, _ in expected] == ["PAL001"] and first._environment is not None
+    assert [code for code, _, _ in expected] == ["PAL001"] and len(runs) == 1
     version = jax_version(first)
     assert version is not None and version >= (0, 11)
+    runs.clear()
+    runs.new_process()
     second, again = findings(path.parent, path)
     assert again == expected and jax_version(second) == version
-    assert second._environment is None  # neither the import answers nor the version started the interpreter
+    assert second._environment is None and runs == []  # neither the import answers nor the version started the interpreter
 
     # The METADATA file it was read from is not what it was (jax upgraded): the interpreter is asked again.
     key = second.interpreter_key()
     stored = disk_cache.read("jax-version", *key)
     stored[3] = [1, 1]
     disk_cache.write("jax-version", stored, *key)
+    runs.clear()
+    runs.new_process()
     third = Project(root=str(path.parent), python=jax_python())
-    assert jax_version(third) == version and third._environment is not None
+    assert jax_version(third) == version and len(runs) == 1
     assert disk_cache.read("jax-version", *key)[3] != [1, 1]
 
 

@@ -254,7 +254,7 @@ def test_c_modules_answered_with_their_stubs_as_jedi_does(tmp_path, monkeypatch)
                         "import pkg.ext as ext2": [("ext.pyi", 1, "module", "pkg.ext")]}
 
 
-def test_a_second_start_asks_no_interpreter_for_workspace_and_missing_modules(tmp_path, monkeypatch):
+def test_a_second_start_asks_no_interpreter_for_workspace_and_missing_modules(tmp_path, monkeypatch, interpreter_runs):
     """jax's own modules as the workspace (here a copy of its shape), an import of a module that is
     installed nowhere (jedi answers nothing: it was asked again at every start)."""
     monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", str(tmp_path / "cache"))
@@ -265,19 +265,23 @@ def test_a_second_start_asks_no_interpreter_for_workspace_and_missing_modules(tm
     user = root / "pkg" / "bodies.py"
     user.write_text("import not_installed_anywhere\n" + PACKAGE["pkg/bodies.py"])
     first, expected = findings(root, "pkg/bodies.py", True)
-    assert {code for code, _, _ in first} == {"PAL001", "PAL002"} and expected._environment is not None
+    assert {code for code, _, _ in first} == {"PAL001", "PAL002"} and len(interpreter_runs) == 1  # for its path
+    assert expected._environment is None  # the missing module is missing from that path: no jedi
+    interpreter_runs.clear()
+    interpreter_runs.new_process()
     again, second = findings(root, "pkg/bodies.py", True)
-    assert again == first and second._environment is None
+    assert again == first and second._environment is None and interpreter_runs == []
 
-    # An installed module appears: the folders' stamps changed, the path is asked again, jedi answers.
+    # An installed module appears: the folders' stamps changed, the interpreter is asked its path again.
     key = second.interpreter_key()
     from pallas_lsp.analysis import disk_cache
 
     stored = disk_cache.read("sys-path", *key)
     stored[-1][1] = [1, 1]
     disk_cache.write("sys-path", stored, *key)
+    interpreter_runs.new_process()
     third_findings, third = findings(root, "pkg/bodies.py", True)
-    assert third_findings == first and third._environment is not None
+    assert third_findings == first and len(interpreter_runs) == 1
 
 
 def test_get_global_through_a_workspace_reexport(ws):

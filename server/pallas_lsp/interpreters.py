@@ -8,6 +8,7 @@ not execute code from it. No jedi here: the trace command imports this where onl
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -17,7 +18,10 @@ from .checked_values import probe_timeout
 
 PROBE_TIMEOUT_S = probe_timeout()  # PALLAS_LSP_PROBE_TIMEOUT, checked (a bad value is said at start)
 _PYTHON_NAME = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?", re.IGNORECASE)
-_PROBE = "import sys; print('pallas-lsp-probe', sys.version_info[0], sys.version_info[1])"
+# Also the interpreter's search path (a line of JSON after the marker): the workspace import index
+# needs it first, and reading it from jedi's process means waiting for that process to import jedi.
+_PROBE = ("import sys, json; print('pallas-lsp-probe', sys.version_info[0], sys.version_info[1]); "
+          "print(json.dumps([sys.path, bool(getattr(sys.flags, 'safe_path', False))]))")
 
 
 class InterpreterError(Exception):
@@ -36,7 +40,13 @@ def interpreter_executable(path: str) -> str | None:
 
 
 def probe(executable: str, timeout: float | None = None) -> tuple[int, int]:
-    """Run the interpreter once, with a time limit, and check it is a Python: (major, minor).
+    """Run the interpreter once, with a time limit, and check it is a Python: (major, minor)."""
+    return probe_with_path(executable, timeout)[0]
+
+
+def probe_with_path(executable: str, timeout: float | None = None) -> tuple[tuple[int, int], list[str], bool]:
+    """Run the interpreter once, with a time limit, and check it is a Python: ((major, minor), its
+    `sys.path` as `python -c` has it, whether it runs with a safe path (`-P`: no script folder first)).
 
     A program that never exits, or that is no Python, is refused with a clear message instead of
     leaving jedi waiting on it. The probe runs in its own process group, killed whole on timeout.
@@ -49,11 +59,15 @@ def probe(executable: str, timeout: float | None = None) -> tuple[int, int]:
     except subprocess.TimeoutExpired:
         raise InterpreterError(f"{executable} did not answer within {timeout:g} s (is it a Python interpreter?); "
                                "stopped it") from None
-    match = re.search(rb"pallas-lsp-probe (\d+) (\d+)", out)
-    if returncode != 0 or match is None:
+    match = re.search(rb"pallas-lsp-probe (\d+) (\d+)\r?\n(.*)", out)
+    try:
+        sys_path, safe_path = json.loads(match.group(3)) if match else (None, False)
+    except ValueError:  # something printed into our line (a sitecustomize): not this interpreter's answer
+        sys_path, safe_path = None, False
+    if returncode != 0 or match is None or not isinstance(sys_path, list) or not all(isinstance(p, str) for p in sys_path):
         detail = _last_line(err or out, returncode)
         raise InterpreterError(f"{executable} is not a working Python interpreter ({detail})")
-    return int(match.group(1)), int(match.group(2))
+    return (int(match.group(1)), int(match.group(2))), sys_path, bool(safe_path)
 
 
 def _run_bounded(argv: list[str], timeout: float, cwd: str | None = None,

@@ -65,7 +65,7 @@ def jax_version(project) -> Version | None:
     version, metadata = stored if stored is not None else (None, None)
     if version is None:
         try:
-            sys_path = tuple(str(p) for p in project.environment.jedi_env.get_sys_path())
+            sys_path = tuple(project.interpreter_sys_path())
             found = _version_on_path(sys_path)
         except Exception as exc:  # an unusable environment is reported elsewhere; here it only means "unknown"
             log.debug("jax version unknown: %s", exc)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from . import disk_cache, reads
 from ..interpreters import interpreter_executable
 from ..python_path import resolve_python
-from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, load_environment
+from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, interpreter_sys_path, load_environment
 from .evaluate import Evaluator
 from .exclusions import Exclusions
 from .import_index import ImportIndex
@@ -158,6 +158,11 @@ class Project:
                 done(environment, None)
 
         threading.Thread(target=load, name="pallas-environment", daemon=True).start()
+
+    def interpreter_sys_path(self) -> list[str]:
+        """The interpreter's search path as jedi's environment reports it, without waiting for that
+        environment (`environment.interpreter_sys_path`); raises `EnvironmentError_` as it would."""
+        return interpreter_sys_path(self.python)
 
     def interpreter_key(self) -> tuple[str, str] | None:
         """The analysed interpreter and its stamp, found without starting it (starting it is what the

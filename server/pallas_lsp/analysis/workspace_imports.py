@@ -696,7 +696,7 @@ def _interpreter_sys_path(project) -> list[str] | None:
     except (TypeError, ValueError):
         pass
     try:
-        sys_path = [str(p) for p in project.environment.jedi_env.get_sys_path()]
+        sys_path = project.interpreter_sys_path()
     except Exception as exc:  # an unusable interpreter is reported elsewhere; here it means "jedi decides"
         log.debug("no search path for workspace imports: %s", exc)
         return None
