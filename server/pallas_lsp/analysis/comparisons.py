@@ -84,10 +84,13 @@ def compare(node: ast.Compare, value_of: Callable[[ast.expr], Value]) -> Value |
 
 
 def bool_op(node: ast.BoolOp, value_of: Callable[[ast.expr], Value]) -> Value:
-    """`a and b` / `a or b` as Python gives it, where the truth of each operand it looks at is known."""
+    """`a and b` / `a or b` as Python gives it, where the truth of each operand it looks at is known (the last
+    operand's truth is never looked at: `cfg or Config()` with `cfg` None is the `Config` instance)."""
     value = UNKNOWN
-    for part in node.values:
+    for index, part in enumerate(node.values):
         value = value_of(part)
+        if index == len(node.values) - 1:
+            return value
         known = truth(value)
         if known is None:
             return UNKNOWN

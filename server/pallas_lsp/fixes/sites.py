@@ -229,6 +229,9 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
                   "nested in one, and is no helper that kernel bodies call)")
     if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
         raise CannotFix(unlaunched)
+    entries = forwarding_launches(project, model, use.function)
+    if entries:
+        return Plan(use, [(model, use.function, entries)])
     calls = helper_calls(project, model, use.function)
     if not calls:
         raise CannotFix(unlaunched)
@@ -240,6 +243,46 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
     return Plan(use, bodies, helper=use.function, calls=calls)
+
+
+def forwarded_refs_call(lambda_node: ast.AST) -> ast.Call | None:
+    """`F(a, b, *refs)`, the body of a launched `lambda *refs: F(a, b, *refs)`: the lambda hands JAX's refs on
+    to `F` after the arguments it binds, as `functools.partial(F, a, b)` would. None for another lambda."""
+    if not isinstance(lambda_node, ast.Lambda):
+        return None
+    spec, call = lambda_node.args, lambda_node.body
+    if (spec.vararg is None or spec.args or spec.posonlyargs or spec.kwonlyargs or spec.kwarg
+            or not isinstance(call, ast.Call) or not call.args or any(k.arg is None for k in call.keywords)):
+        return None
+    last = call.args[-1]
+    if not (isinstance(last, ast.Starred) and isinstance(last.value, ast.Name) and last.value.id == spec.vararg.arg):
+        return None
+    names = [n for n in ast.walk(call) if isinstance(n, ast.Name) and n.id == spec.vararg.arg]
+    if len(names) != 1 or any(isinstance(a, ast.Starred) for a in call.args[:-1]):
+        return None
+    return call
+
+
+def forwarding_launches(project, model, function: ast.FunctionDef) -> list[EntryPoint]:
+    """The launches whose body is a lambda handing its refs on to `function` (`forwarded_refs_call`): for them
+    `function` is the body, and a new last parameter of it gets a new last ref. Empty where some launch or
+    other code names `function` otherwise (a new parameter would go unfilled there)."""
+    found, forwarding = [], set()
+    for source in [model, *project.importers(model)]:
+        for entry in KernelIndex.of(project, source).entries:
+            call = forwarded_refs_call(entry.body.node) if entry.body is not None else None
+            callee = project.evaluator.value(source, call.func) if call is not None else None
+            if isinstance(callee, Func) and callee.node is function and callee.self_value is None:
+                found.append(entry)
+                forwarding.add(id(call.func))
+        for node in ast.walk(source.tree):
+            named = (isinstance(node, ast.Name) and node.id == function.name and isinstance(node.ctx, ast.Load)) or (
+                isinstance(node, ast.Attribute) and node.attr == function.name)
+            if named and id(node) not in forwarding and found:
+                value = project.evaluator.value(source, node)
+                if isinstance(value, Func) and value.node is function:
+                    return []
+    return found
 
 
 def _launched_around(project, model, function) -> tuple[ast.AST | None, list[EntryPoint]]:

@@ -181,8 +181,20 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
 def _bound_at_launch(project, model, binding, entry) -> str | None:
     """What the launch binds the body's parameter `binding` to: the instance of a bound method launched as
     `<instance>.<method>`, or an argument of the `functools.partial` the launch wraps the body in."""
+    from .sites import forwarded_refs_call
+
     parameter = binding.node
     body = entry.body.node if entry.body is not None else None
+    forwarded = forwarded_refs_call(body)
+    if forwarded is not None:  # `lambda *refs: F(plan, *refs)`: F's parameters before the refs are the lambda's
+        function = model.parents.get(model.parents.get(parameter))
+        positional = [*function.args.posonlyargs, *function.args.args] if isinstance(function, ast.FunctionDef) else []
+        index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+        keywords = {k.arg: k.value for k in forwarded.keywords}
+        given = keywords.get(parameter.arg) if isinstance(parameter, ast.arg) else None
+        if given is None and index is not None and index < len(forwarded.args) - 1:
+            given = forwarded.args[index]
+        return ast.get_source_segment(model.text, given) if given is not None else None
     if not isinstance(parameter, ast.arg) or body is None or not isinstance(body, ast.FunctionDef):
         return None
     path = ""  # the helper's instance as an attribute path from the body's (`self.sync`'s `.sync`)
