@@ -455,6 +455,12 @@ class Evaluator(ClassAttributes):
         if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args and not node.keywords \
                 and model.lookup("super", model.scope_of(node), node.lineno) is None:
             return self._super(model, node, frame)
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) in (2, 3) \
+                and not node.keywords and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str) \
+                and not any(isinstance(a, ast.Starred) for a in node.args) \
+                and model.lookup("getattr", model.scope_of(node), node.lineno) is None:
+            # `getattr(pl, "get_global", None)`: a compat shim naming the attribute; an unknown one stays unknown
+            return self.attribute(model, self.value(model, node.args[0], frame), node.args[1].value)
         if isinstance(node.func, ast.Name) and node.func.id in BUILTINS and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and model.lookup(node.func.id, model.scope_of(node), node.lineno) is None:

@@ -197,6 +197,9 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
         return ast.get_source_segment(model.text, given) if given is not None else None
     if not isinstance(parameter, ast.arg) or body is None or not isinstance(body, ast.FunctionDef):
         return None
+    built = _factory_argument(project, model, parameter, body, entry)
+    if built is not None:
+        return built
     path = ""  # the helper's instance as an attribute path from the body's (`self.sync`'s `.sync`)
     if not any(parameter is arg for arg in (*body.args.posonlyargs, *body.args.args, *body.args.kwonlyargs)):
         instance = _module_instance(project, model, parameter, entry)
@@ -234,6 +237,32 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
     if path and code is not None and not isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute)):
         code = f"({code})"
     return None if code is None else code + path
+
+
+def _factory_argument(project, model, parameter: ast.arg, body: ast.FunctionDef, entry) -> str | None:
+    """A parameter of the factory the body is nested in, where the launch builds the body by calling it
+    (`plgpu.kernel(_make_body(cfg), ...)`, `def _make_body(cfg): def body(...): ...; return body`): the argument
+    that call passes for it."""
+    factory = model.parents.get(model.parents.get(parameter))
+    if not isinstance(factory, ast.FunctionDef) or factory is body or factory.args.vararg or factory.args.kwarg:
+        return None
+    outer = model.enclosing_function(body)
+    while outer is not None and outer is not factory:
+        outer = model.enclosing_function(outer)
+    launched = _launched_body(project, model, entry)
+    if outer is None or not isinstance(launched, ast.Call) or any(isinstance(a, ast.Starred) for a in launched.args) \
+            or any(k.arg is None for k in launched.keywords):
+        return None
+    callee = project.evaluator.value(model, launched.func)
+    if not (isinstance(callee, Func) and callee.node is factory and callee.self_value is None):
+        return None
+    keywords = {k.arg: k.value for k in launched.keywords}
+    positional = [*factory.args.posonlyargs, *factory.args.args]
+    index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+    given = keywords.get(parameter.arg)
+    if given is None and index is not None and index < len(launched.args):
+        given = launched.args[index]
+    return ast.get_source_segment(model.text, given) if given is not None else None
 
 
 def _module_instance(project, model, parameter: ast.arg, entry) -> str | None:
