@@ -104,10 +104,31 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
         if code is None and binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
             code = _at_launch(project, model, binding.value, entry, depth + 1)
+        if code is None and depth < _MAX_DEPTH:
+            code = _unpacked_at_launch(project, model, binding, entry, depth)
         if code is None:
             return None
         replacements[id(node)] = (node, code)
     return _substituted(model, expression, list(replacements.values()))
+
+
+def _unpacked_at_launch(project, model, binding, entry, depth: int) -> str | None:
+    """A local unpacked from a tuple (`tile_type, barrier_type = stage_types(head_dim)`): its item of what was
+    unpacked, written at the launch (`stage_types(head_dim)[0]`); None for a nested or starred unpacking."""
+    statement = binding.node
+    if binding.kind != "unpack" or binding.index is None or binding.value is None or not (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], (ast.Tuple, ast.List))
+            and len(statement.targets[0].elts) == binding.index[1]
+            and all(isinstance(e, ast.Name) for e in statement.targets[0].elts)):
+        return None
+    code = _at_launch(project, model, binding.value, entry, depth + 1)
+    if code is None:
+        return None
+    parsed = ast.parse(code, mode="eval").body
+    if not isinstance(parsed, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        code = f"({code})"
+    return f"{code}[{binding.index[0]}]"
 
 
 def _substituted(model, expression: ast.AST, replacements: list[tuple[ast.Name, str]]) -> str:
