@@ -85,9 +85,13 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
             return None  # names bound inside the expression
-        if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name):
             binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
-            code = ref_block_shape(project, model, binding, entry) if binding is not None else None
+            code = None
+            if binding is not None and node.attr == "shape":
+                code = ref_block_shape(project, model, binding, entry)
+            if binding is not None and code is None:
+                code = _operand_attribute(project, model, binding, entry, node.attr)
             if code is not None:
                 replacements[id(node)] = (node, code)
                 carried.add(id(node.value))
@@ -197,6 +201,26 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
            (isinstance(d, ast.Constant) and type(d.value) is not int) for d in block.args[0].elts):
         return None
     return ast.get_source_segment(model.text, block.args[0])
+
+
+def _operand_attribute(project, model, binding, entry, attr: str) -> str | None:
+    """`x_gmem.shape` / `.dtype` of a `plgpu.kernel` body's input ref, which is the whole operand (no block
+    specs): the same attribute of the operand the launch passes for it, where that is a plain name
+    (`plgpu.kernel(body, ...)(x, y)`: `x.shape`). None otherwise."""
+    from .sites import bound_before, keyword_bound
+
+    body = entry.body.node if entry.body is not None else None
+    call = model.parents.get(entry.node)
+    if (binding.kind != "param" or entry.api != "plgpu.kernel" or not isinstance(body, ast.FunctionDef)
+            or body.args.posonlyargs or not (isinstance(call, ast.Call) and call.func is entry.node)
+            or call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
+        return None
+    keyword = keyword_bound(entry.kernel.body)
+    refs = [arg for arg in body.args.args[bound_before(entry.kernel.body):] if arg.arg not in keyword]
+    index = next((n for n, arg in enumerate(refs) if arg is binding.node), None)
+    if index is None or index >= len(call.args) or not isinstance(call.args[index], ast.Name):
+        return None
+    return f"{call.args[index].id}.{attr}"
 
 
 def _bound_at_launch(project, model, binding, entry) -> str | None:
