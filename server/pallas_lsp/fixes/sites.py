@@ -206,7 +206,11 @@ class Plan:
 
     @property
     def entries(self) -> list[EntryPoint]:
-        return [entry for _, _, entries in self.bodies for entry in entries]
+        """Each launch once, though several bodies it may pick call the helper."""
+        found: list[EntryPoint] = []
+        for _, _, entries in self.bodies:
+            found += [entry for entry in entries if not any(entry is f for f in found)]
+        return found
 
 
 def plan(project, model, use: GlobalUse) -> Plan | None:
@@ -236,13 +240,15 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
     if not calls:
         raise CannotFix(unlaunched)
     bodies: list = []
+    siblings = []  # other bodies the launches may pick (`BODIES[name]`): those not calling the helper
     for source, call in calls:
-        body, found = _launched_around(project, source, source.enclosing_function(call))
+        body, found = _launched_around(project, source, source.enclosing_function(call), siblings)
         if not found:
             raise CannotFix(f"{use.function.name} is called outside a kernel body")
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
-    return Plan(use, bodies, helper=use.function, calls=calls)
+    siblings = [(m, f) for m, f in dict.fromkeys(siblings) if not any(f is b for _, b, _ in bodies)]
+    return Plan(use, bodies, helper=use.function, calls=calls, siblings=siblings)
 
 
 def forwarded_refs_call(lambda_node: ast.AST) -> ast.Call | None:
@@ -285,12 +291,12 @@ def forwarding_launches(project, model, function: ast.FunctionDef) -> list[Entry
     return found
 
 
-def _launched_around(project, model, function) -> tuple[ast.AST | None, list[EntryPoint]]:
+def _launched_around(project, model, function, siblings: list) -> tuple[ast.AST | None, list[EntryPoint]]:
     """(the launched body, its launches) of a helper's call site: the function holding the call, or the launched
     body it is nested in (a `plgpu.nd_loop` or `pl.when` function inside the body, which reaches the body's
-    parameters as closure variables)."""
+    parameters as closure variables). The other bodies its launches may pick are added to `siblings`."""
     while isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        found = single_body_launches(project, model, function)
+        found = single_body_launches(project, model, function, siblings)
         if found:
             return function, found
         function = model.enclosing_function(function)
@@ -332,7 +338,13 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
 def dict_of_bodies(entry: EntryPoint) -> list[ast.FunctionDef] | None:
     """The functions of `BODIES` in a launch of `BODIES[key]`, where BODIES is a module-level dict
     literal of this module's functions that is only ever read as `BODIES[...]` at launches, and each
-    of those functions is named nowhere else (so every launch of them is one of these). None otherwise."""
+    of those functions is named nowhere else (so every launch of them is one of these); or the functions a
+    decorator registers in such a dict (`registered_bodies`). None otherwise."""
+    from .registered_bodies import registered_bodies
+
+    registered = registered_bodies(entry)
+    if registered is not None:
+        return registered
     if not (isinstance(entry.node, ast.Call) and entry.node.args and entry.kernel.node is entry.node):
         return None
     model, picked = entry.model, entry.node.args[0]
