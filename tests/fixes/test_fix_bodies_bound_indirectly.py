@@ -1,5 +1,7 @@
 """Bodies the launch reaches indirectly (a decorator-filled registry, a lambda handing its refs on) get a new
-parameter only where every launch and call of them is known; otherwise no scratch fix is offered."""
+parameter only where every launch and call of them is known; otherwise no scratch fix is offered. A helper
+returning a get_global becomes a helper returning the type only where every use of it is a call whose
+caller can allocate the buffer with pl.run_scoped."""
 
 from __future__ import annotations
 
@@ -69,6 +71,62 @@ f = plgpu.kernel(lambda *refs: body(2.0, *refs), out_type=X)
 g = body
 """,
 }
+
+SHARED_HELPER = """
+def staging(n):
+  return pl.get_global(plgpu.SMEM((n,), jnp.float32))
+
+
+def body(x_ref, o_ref):
+  buf = staging(128)
+  buf[...] = x_ref[...]
+  o_ref[...] = buf[...]
+
+
+def other(x_ref, o_ref):
+  buf = staging(128)
+  buf[...] = x_ref[...] + 1.0
+  o_ref[...] = buf[...]
+
+
+f = plgpu.kernel(body, out_type=X)
+g = plgpu.kernel(other, out_type=X)
+"""
+
+HELPER_NOT_OFFERED = {
+    # one caller stores into the call's result directly: no name to scope the rest of its body for
+    "a call used as an expression": SHARED_HELPER + """
+
+def third(x_ref, o_ref):
+  staging(128)[...] = x_ref[...]
+  o_ref[...] = x_ref[...]
+
+
+h = plgpu.kernel(third, out_type=X)
+""",
+    # one caller returns the buffer: it would outlive pl.run_scoped
+    "a caller returning the buffer": SHARED_HELPER.replace("  o_ref[...] = buf[...]\n\n\nf =",
+                                                           "  return buf\n\n\nf ="),
+    # the helper is passed on: its receiver expects a buffer, not a type
+    "the helper passed on": SHARED_HELPER + """
+GETTERS = [staging]
+""",
+}
+
+
+@pytest.mark.parametrize("name", HELPER_NOT_OFFERED)
+def test_a_helper_keeps_returning_the_buffer_where_a_use_needs_it(ws, name):
+    findings = [f for f in ws.findings("kernel.py", HEADER + HELPER_NOT_OFFERED[name]) if f.code == "PAL001"]
+    assert findings, "the case must have a finding"
+    for finding in findings:
+        assert not any("returns its type" in fix.title for fix in ws.fixes(finding)), [f.title for f in ws.fixes(finding)]
+
+
+def test_a_helper_two_bodies_call_returns_the_type(ws):
+    """The shape the refusals above vary: offered (see the golden case run_scoped_where_a_shared_helper_is_called)."""
+    [finding] = [f for f in ws.findings("kernel.py", HEADER + SHARED_HELPER) if f.code == "PAL001"]
+    assert "pallas-lsp (PAL001): Allocate what staging gives with pl.run_scoped where it is called (body, other); " \
+           "staging returns its type (the helper and its call sites are edited)" in [f.title for f in ws.fixes(finding)]
 
 
 @pytest.mark.parametrize("name", NOT_OFFERED)
