@@ -274,17 +274,19 @@ def forwarding_launches(project, model, function: ast.FunctionDef) -> list[Entry
     `function` is the body, and a new last parameter of it gets a new last ref. Empty where some launch or
     other code names `function` otherwise (a new parameter would go unfilled there)."""
     found, forwarding = [], set()
-    for source in [model, *project.importers(model)]:
+    sources = [model, *project.importers(model)]
+    for source in sources:
         for entry in KernelIndex.of(project, source).entries:
             call = forwarded_refs_call(entry.body.node) if entry.body is not None else None
             callee = project.evaluator.value(source, call.func) if call is not None else None
             if isinstance(callee, Func) and callee.node is function and callee.self_value is None:
                 found.append(entry)
                 forwarding.add(id(call.func))
+    for source in sources if found else ():
         for node in ast.walk(source.tree):
             named = (isinstance(node, ast.Name) and node.id == function.name and isinstance(node.ctx, ast.Load)) or (
                 isinstance(node, ast.Attribute) and node.attr == function.name)
-            if named and id(node) not in forwarding and found:
+            if named and id(node) not in forwarding:
                 value = project.evaluator.value(source, node)
                 if isinstance(value, Func) and value.node is function:
                     return []
