@@ -307,7 +307,16 @@ def _factory_argument(project, model, parameter: ast.arg, body: ast.FunctionDef,
     given = keywords.get(parameter.arg)
     if given is None and index is not None and index < len(launched.args):
         given = launched.args[index]
-    return ast.get_source_segment(model.text, given) if given is not None else None
+    if not _plain(given):
+        return None  # a call or other computation, which written again would run again
+    return ast.get_source_segment(model.text, given)
+
+
+def _plain(node: ast.AST | None) -> bool:
+    """A name, an attribute path of one or a constant: written once more at the launch, it means the same."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 def _module_instance(project, model, parameter: ast.arg, entry) -> str | None:

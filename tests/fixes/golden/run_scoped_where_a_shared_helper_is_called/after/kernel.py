@@ -1,4 +1,4 @@
-"""Two kernel bodies take a buffer from `staging.staging_buffer`: the helper returns the buffer's type, and each
+"""Two kernel bodies take a buffer from `shared_staging.staging_buffer`: the helper returns the buffer's type, and each
 body allocates it with pl.run_scoped for the rest of its body, with its own arguments.
 
 (Before: a finding without a fix; the helper returns the buffer, so run_scoped inside it would end too early,
@@ -9,21 +9,21 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-import staging
+import shared_staging
 
 
 def doubling(x_ref, o_ref):
     def scoped(buf):
         buf[...] = x_ref[...] * 2.0
         o_ref[...] = buf[...]
-    pl.run_scoped(scoped, staging.staging_buffer(x_ref.shape[0]))
+    pl.run_scoped(scoped, shared_staging.staging_buffer(x_ref.shape[0]))
 
 
 def shifting(x_ref, o_ref):
     def scoped(buf):
         buf[...] = x_ref[...] + 1.0
         o_ref[...] = buf[...]
-    pl.run_scoped(scoped, staging.staging_buffer(x_ref.shape[0], x_ref.dtype))
+    pl.run_scoped(scoped, shared_staging.staging_buffer(x_ref.shape[0], x_ref.dtype))
 
 
 def both(x):
