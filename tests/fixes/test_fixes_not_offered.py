@@ -1060,9 +1060,10 @@ def test_a_kernel_class_its_test_runs_interpreted_gets_scratch_not_compiled(ws):
 
 def test_no_scratch_type_copied_from_one_configuration(ws):
     """A body a factory builds for a config asks get_global for `plgpu.SMEM((cfg.rows, 128), cfg.dtype)`; the launch
-    (elsewhere) has no name for that factory's `cfg`, and spelled from the value the analysis sees the type
-    would hold for one configuration only: the scratch fix is refused (goldens scratch_type_from_* carry the
-    expression where the launch can write it)."""
+    has no name for that factory's `cfg` (it builds the config in the call, which written again would run again),
+    and spelled from the value the analysis sees the type would hold for one configuration only: the scratch fix
+    is refused (goldens scratch_type_from_* and scratch_getattr_shim_factory_body carry the expression where the
+    launch can write it)."""
     from pallas_lsp.fixes import fixes_and_reason
 
     [finding] = ws.findings("kernel.py", HEADER + '''
@@ -1083,8 +1084,8 @@ def make_body(cfg):
     return body
 
 
-def run(x, cfg=Config()):
-    return plgpu.kernel(make_body(cfg), out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+def run(x):
+    return plgpu.kernel(make_body(Config(rows=x.shape[0])), out_type=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
 
 
 def target():

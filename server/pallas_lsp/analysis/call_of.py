@@ -8,7 +8,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from .classes import self_assignments
-from .values import Api, Instance
+from .values import Api, Func, Instance
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -32,7 +32,27 @@ def callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> tu
         return None, None, model
     model, call = found
     value = project.evaluator.value(model, call.func)
+    for _ in range(3):  # `mesh=_mesh(n)`, `def _mesh(n): return plgpu.Mesh(grid=(n,), ...)`: the helper's call
+        returned = _returned_call(value.node) if isinstance(value, Func) and value.self_value is None else None
+        if returned is None:
+            break
+        model, call = value.model, returned
+        value = project.evaluator.value(model, call.func)
     return (value.name if isinstance(value, Api) else None), call, model
+
+
+def _returned_call(function: ast.AST) -> ast.Call | None:
+    """The call a function's one `return` gives, where it has one `return` (nested functions left out)."""
+    if not isinstance(function, ast.FunctionDef):
+        return None
+    returns, stack = [], list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            returns.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return returns[0].value if len(returns) == 1 and isinstance(returns[0].value, ast.Call) else None
 
 
 def _attribute_call(project: "Project", model: "ModuleModel", node: ast.AST | None):

@@ -34,8 +34,10 @@ def class_members(cls: ast.ClassDef) -> dict[str, ast.AST]:
 
 
 def dataclass_fields(cls: ast.ClassDef) -> list[ast.AnnAssign] | None:
-    """The fields of a `@dataclass` class in the order they are written (not `ClassVar`s); None for another class."""
-    if not any(_terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list):
+    """The fields of a `@dataclass` class, or of a `typing.NamedTuple` subclass (its constructor takes the same
+    arguments), in the order they are written (not `ClassVar`s); None for another class."""
+    if not any(_terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list) \
+            and not any(_terminal_name(base) == "NamedTuple" for base in cls.bases):
         return None
     return [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
             and not (_terminal_name(s.annotation.value if isinstance(s.annotation, ast.Subscript)
@@ -43,11 +45,30 @@ def dataclass_fields(cls: ast.ClassDef) -> list[ast.AnnAssign] | None:
 
 
 def field_default(field: ast.AnnAssign) -> ast.expr | None:
-    """A field's default: `= value`, or `field(default=value)`; None where it has none."""
+    """A field's default: `= value`, `field(default=value)`, or what `field(default_factory=f)` makes (the
+    body of a `lambda: value`, else a call of `f` with no arguments); None where it has none."""
     default = field.value
     if isinstance(default, ast.Call) and _terminal_name(default.func) == "field":
-        default = next((k.value for k in default.keywords if k.arg == "default"), None)
+        keywords = {k.arg: k.value for k in default.keywords if k.arg}
+        default = keywords.get("default")
+        factory = keywords.get("default_factory")
+        if default is None and factory is not None:
+            default = _factory_product(factory)
     return default
+
+
+def _factory_product(factory: ast.expr) -> ast.expr:
+    """The expression a `default_factory` evaluates to; a made call node is kept on the factory, so that its
+    identity (which the evaluator's answers are kept by) lasts as long as the tree."""
+    if isinstance(factory, ast.Lambda) and not (factory.args.args or factory.args.posonlyargs
+                                                or factory.args.kwonlyargs or factory.args.vararg):
+        return factory.body
+    made = getattr(factory, "_pallas_factory_call", None)
+    if made is None:
+        made = ast.copy_location(ast.Call(func=factory, args=[], keywords=[]), factory)
+        ast.fix_missing_locations(made)
+        factory._pallas_factory_call = made
+    return made
 
 
 def self_assignments(cls: "ClassValue") -> dict[str, tuple[ast.AST, str, ast.expr]]:

@@ -84,10 +84,13 @@ def compare(node: ast.Compare, value_of: Callable[[ast.expr], Value]) -> Value |
 
 
 def bool_op(node: ast.BoolOp, value_of: Callable[[ast.expr], Value]) -> Value:
-    """`a and b` / `a or b` as Python gives it, where the truth of each operand it looks at is known."""
+    """`a and b` / `a or b` as Python gives it, where the truth of each operand it looks at is known (the last
+    operand's truth is never looked at: `cfg or Config()` with `cfg` None is the `Config` instance)."""
     value = UNKNOWN
-    for part in node.values:
+    for index, part in enumerate(node.values):
         value = value_of(part)
+        if index == len(node.values) - 1:
+            return value
         known = truth(value)
         if known is None:
             return UNKNOWN
@@ -160,10 +163,17 @@ INTEGER_HELPERS = {
 }
 
 
+# Pallas modules whose module-level names are functions, classes and plain Enum members: all true.
+_PALLAS_MODULES = frozenset({"pl", "plgpu", "pltpu"})
+
+
 def truth(value: Value) -> bool | None:
-    """Whether a known value is true where an `if` tests it (a Const's truth); None where not known."""
+    """Whether a known value is true where an `if` tests it (a Const's truth, a Pallas function or class, as
+    in `getattr(pl, "get_global", None) or ...`); None where not known."""
     if isinstance(value, Const) and (value.value is None or type(value.value) in (int, float, str, bool)):
         return bool(value.value)
+    if isinstance(value, Api) and value.name.count(".") == 1 and value.name.split(".")[0] in _PALLAS_MODULES:
+        return True
     return None
 
 

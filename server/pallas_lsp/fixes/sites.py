@@ -206,7 +206,11 @@ class Plan:
 
     @property
     def entries(self) -> list[EntryPoint]:
-        return [entry for _, _, entries in self.bodies for entry in entries]
+        """Each launch once, though several bodies it may pick call the helper."""
+        found: list[EntryPoint] = []
+        for _, _, entries in self.bodies:
+            found += [entry for entry in entries if not any(entry is f for f in found)]
+        return found
 
 
 def plan(project, model, use: GlobalUse) -> Plan | None:
@@ -229,25 +233,72 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
                   "nested in one, and is no helper that kernel bodies call)")
     if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
         raise CannotFix(unlaunched)
+    entries = forwarding_launches(project, model, use.function)
+    if entries:
+        return Plan(use, [(model, use.function, entries)])
     calls = helper_calls(project, model, use.function)
     if not calls:
         raise CannotFix(unlaunched)
     bodies: list = []
+    siblings = []  # other bodies the launches may pick (`BODIES[name]`): those not calling the helper
     for source, call in calls:
-        body, found = _launched_around(project, source, source.enclosing_function(call))
+        body, found = _launched_around(project, source, source.enclosing_function(call), siblings)
         if not found:
             raise CannotFix(f"{use.function.name} is called outside a kernel body")
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
-    return Plan(use, bodies, helper=use.function, calls=calls)
+    siblings = [(m, f) for m, f in dict.fromkeys(siblings) if not any(f is b for _, b, _ in bodies)]
+    return Plan(use, bodies, helper=use.function, calls=calls, siblings=siblings)
 
 
-def _launched_around(project, model, function) -> tuple[ast.AST | None, list[EntryPoint]]:
+def forwarded_refs_call(lambda_node: ast.AST) -> ast.Call | None:
+    """`F(a, b, *refs)`, the body of a launched `lambda *refs: F(a, b, *refs)`: the lambda hands JAX's refs on
+    to `F` after the arguments it binds, as `functools.partial(F, a, b)` would. None for another lambda."""
+    if not isinstance(lambda_node, ast.Lambda):
+        return None
+    spec, call = lambda_node.args, lambda_node.body
+    if (spec.vararg is None or spec.args or spec.posonlyargs or spec.kwonlyargs or spec.kwarg
+            or not isinstance(call, ast.Call) or not call.args or any(k.arg is None for k in call.keywords)):
+        return None
+    last = call.args[-1]
+    if not (isinstance(last, ast.Starred) and isinstance(last.value, ast.Name) and last.value.id == spec.vararg.arg):
+        return None
+    names = [n for n in ast.walk(call) if isinstance(n, ast.Name) and n.id == spec.vararg.arg]
+    if len(names) != 1 or any(isinstance(a, ast.Starred) for a in call.args[:-1]):
+        return None
+    return call
+
+
+def forwarding_launches(project, model, function: ast.FunctionDef) -> list[EntryPoint]:
+    """The launches whose body is a lambda handing its refs on to `function` (`forwarded_refs_call`): for them
+    `function` is the body, and a new last parameter of it gets a new last ref. Empty where some launch or
+    other code names `function` otherwise (a new parameter would go unfilled there)."""
+    found, forwarding = [], set()
+    sources = [model, *project.importers(model)]
+    for source in sources:
+        for entry in KernelIndex.of(project, source).entries:
+            call = forwarded_refs_call(entry.body.node) if entry.body is not None else None
+            callee = project.evaluator.value(source, call.func) if call is not None else None
+            if isinstance(callee, Func) and callee.node is function and callee.self_value is None:
+                found.append(entry)
+                forwarding.add(id(call.func))
+    for source in sources if found else ():
+        for node in ast.walk(source.tree):
+            named = (isinstance(node, ast.Name) and node.id == function.name and isinstance(node.ctx, ast.Load)) or (
+                isinstance(node, ast.Attribute) and node.attr == function.name)
+            if named and id(node) not in forwarding:
+                value = project.evaluator.value(source, node)
+                if isinstance(value, Func) and value.node is function:
+                    return []
+    return found
+
+
+def _launched_around(project, model, function, siblings: list) -> tuple[ast.AST | None, list[EntryPoint]]:
     """(the launched body, its launches) of a helper's call site: the function holding the call, or the launched
     body it is nested in (a `plgpu.nd_loop` or `pl.when` function inside the body, which reaches the body's
-    parameters as closure variables)."""
+    parameters as closure variables). The other bodies its launches may pick are added to `siblings`."""
     while isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        found = single_body_launches(project, model, function)
+        found = single_body_launches(project, model, function, siblings)
         if found:
             return function, found
         function = model.enclosing_function(function)
@@ -289,7 +340,13 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
 def dict_of_bodies(entry: EntryPoint) -> list[ast.FunctionDef] | None:
     """The functions of `BODIES` in a launch of `BODIES[key]`, where BODIES is a module-level dict
     literal of this module's functions that is only ever read as `BODIES[...]` at launches, and each
-    of those functions is named nowhere else (so every launch of them is one of these). None otherwise."""
+    of those functions is named nowhere else (so every launch of them is one of these); or the functions a
+    decorator registers in such a dict (`registered_bodies`). None otherwise."""
+    from .registered_bodies import registered_bodies
+
+    registered = registered_bodies(entry)
+    if registered is not None:
+        return registered
     if not (isinstance(entry.node, ast.Call) and entry.node.args and entry.kernel.node is entry.node):
         return None
     model, picked = entry.model, entry.node.args[0]

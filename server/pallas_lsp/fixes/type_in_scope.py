@@ -85,9 +85,13 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
             return None  # names bound inside the expression
-        if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name):
             binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
-            code = ref_block_shape(project, model, binding, entry) if binding is not None else None
+            code = None
+            if binding is not None and node.attr == "shape":
+                code = ref_block_shape(project, model, binding, entry)
+            if binding is not None and code is None:
+                code = _operand_attribute(project, model, binding, entry, node.attr)
             if code is not None:
                 replacements[id(node)] = (node, code)
                 carried.add(id(node.value))
@@ -104,10 +108,31 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
         if code is None and binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
             code = _at_launch(project, model, binding.value, entry, depth + 1)
+        if code is None and depth < _MAX_DEPTH:
+            code = _unpacked_at_launch(project, model, binding, entry, depth)
         if code is None:
             return None
         replacements[id(node)] = (node, code)
     return _substituted(model, expression, list(replacements.values()))
+
+
+def _unpacked_at_launch(project, model, binding, entry, depth: int) -> str | None:
+    """A local unpacked from a tuple (`tile_type, barrier_type = stage_types(head_dim)`): its item of what was
+    unpacked, written at the launch (`stage_types(head_dim)[0]`); None for a nested or starred unpacking."""
+    statement = binding.node
+    if binding.kind != "unpack" or binding.index is None or binding.value is None or not (
+            isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], (ast.Tuple, ast.List))
+            and len(statement.targets[0].elts) == binding.index[1]
+            and all(isinstance(e, ast.Name) for e in statement.targets[0].elts)):
+        return None
+    code = _at_launch(project, model, binding.value, entry, depth + 1)
+    if code is None:
+        return None
+    parsed = ast.parse(code, mode="eval").body
+    if not isinstance(parsed, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        code = f"({code})"
+    return f"{code}[{binding.index[0]}]"
 
 
 def _substituted(model, expression: ast.AST, replacements: list[tuple[ast.Name, str]]) -> str:
@@ -178,13 +203,48 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     return ast.get_source_segment(model.text, block.args[0])
 
 
+def _operand_attribute(project, model, binding, entry, attr: str) -> str | None:
+    """`x_gmem.shape` / `.dtype` of a `plgpu.kernel` body's input ref, which is the whole operand (no block
+    specs): the same attribute of the operand the launch passes for it, where that is a plain name
+    (`plgpu.kernel(body, ...)(x, y)`: `x.shape`). None otherwise."""
+    from .sites import bound_before, keyword_bound
+
+    body = entry.body.node if entry.body is not None else None
+    call = model.parents.get(entry.node)
+    if (binding.kind != "param" or entry.api != "plgpu.kernel" or not isinstance(body, ast.FunctionDef)
+            or body.args.posonlyargs or not (isinstance(call, ast.Call) and call.func is entry.node)
+            or call.keywords or any(isinstance(a, ast.Starred) for a in call.args)):
+        return None
+    keyword = keyword_bound(entry.kernel.body)
+    refs = [arg for arg in body.args.args[bound_before(entry.kernel.body):] if arg.arg not in keyword]
+    index = next((n for n, arg in enumerate(refs) if arg is binding.node), None)
+    if index is None or index >= len(call.args) or not isinstance(call.args[index], ast.Name):
+        return None
+    return f"{call.args[index].id}.{attr}"
+
+
 def _bound_at_launch(project, model, binding, entry) -> str | None:
     """What the launch binds the body's parameter `binding` to: the instance of a bound method launched as
     `<instance>.<method>`, or an argument of the `functools.partial` the launch wraps the body in."""
+    from .sites import forwarded_refs_call
+
     parameter = binding.node
     body = entry.body.node if entry.body is not None else None
+    forwarded = forwarded_refs_call(body)
+    if forwarded is not None:  # `lambda *refs: F(plan, *refs)`: F's parameters before the refs are the lambda's
+        function = model.parents.get(model.parents.get(parameter))
+        positional = [*function.args.posonlyargs, *function.args.args] if isinstance(function, ast.FunctionDef) else []
+        index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+        keywords = {k.arg: k.value for k in forwarded.keywords}
+        given = keywords.get(parameter.arg) if isinstance(parameter, ast.arg) else None
+        if given is None and index is not None and index < len(forwarded.args) - 1:
+            given = forwarded.args[index]
+        return ast.get_source_segment(model.text, given) if given is not None else None
     if not isinstance(parameter, ast.arg) or body is None or not isinstance(body, ast.FunctionDef):
         return None
+    built = _factory_argument(project, model, parameter, body, entry)
+    if built is not None:
+        return built
     path = ""  # the helper's instance as an attribute path from the body's (`self.sync`'s `.sync`)
     if not any(parameter is arg for arg in (*body.args.posonlyargs, *body.args.args, *body.args.kwonlyargs)):
         instance = _module_instance(project, model, parameter, entry)
@@ -222,6 +282,41 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
     if path and code is not None and not isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute)):
         code = f"({code})"
     return None if code is None else code + path
+
+
+def _factory_argument(project, model, parameter: ast.arg, body: ast.FunctionDef, entry) -> str | None:
+    """A parameter of the factory the body is nested in, where the launch builds the body by calling it
+    (`plgpu.kernel(_make_body(cfg), ...)`, `def _make_body(cfg): def body(...): ...; return body`): the argument
+    that call passes for it."""
+    factory = model.parents.get(model.parents.get(parameter))
+    if not isinstance(factory, ast.FunctionDef) or factory is body or factory.args.vararg or factory.args.kwarg:
+        return None
+    outer = model.enclosing_function(body)
+    while outer is not None and outer is not factory:
+        outer = model.enclosing_function(outer)
+    launched = _launched_body(project, model, entry)
+    if outer is None or not isinstance(launched, ast.Call) or any(isinstance(a, ast.Starred) for a in launched.args) \
+            or any(k.arg is None for k in launched.keywords):
+        return None
+    callee = project.evaluator.value(model, launched.func)
+    if not (isinstance(callee, Func) and callee.node is factory and callee.self_value is None):
+        return None
+    keywords = {k.arg: k.value for k in launched.keywords}
+    positional = [*factory.args.posonlyargs, *factory.args.args]
+    index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+    given = keywords.get(parameter.arg)
+    if given is None and index is not None and index < len(launched.args):
+        given = launched.args[index]
+    if not _plain(given):
+        return None  # a call or other computation, which written again would run again
+    return ast.get_source_segment(model.text, given)
+
+
+def _plain(node: ast.AST | None) -> bool:
+    """A name, an attribute path of one or a constant: written once more at the launch, it means the same."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Name, ast.Constant))
 
 
 def _module_instance(project, model, parameter: ast.arg, entry) -> str | None:

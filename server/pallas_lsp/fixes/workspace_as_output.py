@@ -42,7 +42,8 @@ def fix(project, model, call, value, code: str):
         return None
     _, body, _ = where.bodies[0]
     check_parameters(body)
-    if any(e.kernel.kwarg("scratch_types") for e in entries) or not _written_first(body, use.name, use.statement):
+    if any(e.kernel.kwarg("scratch_types") for e in entries) or not _written_first(
+            project, model, body, use.name, (use.statement.end_lineno, use.statement.end_col_offset)):
         return None  # scratch parameters follow the outputs; read first, it wants the input's zeros (pass_as_input)
     argument = call.args[0] if len(call.args) == 1 and not call.keywords else None
     carried = type_at_launches(project, model, argument, entries) if argument is not None else None
@@ -99,18 +100,40 @@ def _shape_dtype(carried: str) -> str:
     return f"{carried}.shape, {carried}.dtype"
 
 
-def _written_first(body: ast.FunctionDef, name: str | None, statement: ast.stmt) -> bool:
-    """The first use of `name` after its get_global is a store into it (`name[...] = ...`)."""
+def _written_first(project, model, function: ast.FunctionDef, name: str | None, after: tuple[int, int],
+                   depth: int = 0) -> bool:
+    """The first use of `name` in `function` after `after` (the get_global's end) is a store into it
+    (`name[...] = ...`), or hands it to a helper of the workspace whose first use of it is one
+    (`_dequant_phase(codes, ws, rows)`, which writes `ws[rows, :]` first), three calls deep at most."""
     if name is None:
         return False
-    uses = [n for n in ast.walk(body) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-            and (n.lineno, n.col_offset) > (statement.end_lineno, statement.end_col_offset)]
+    uses = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            and (n.lineno, n.col_offset) > after]
     if not uses:
         return False
     first = min(uses, key=lambda n: (n.lineno, n.col_offset))
-    parents = {id(child): parent for parent in ast.walk(body) for child in ast.iter_child_nodes(parent)}
+    parents = {id(child): parent for parent in ast.walk(function) for child in ast.iter_child_nodes(parent)}
     subscript = parents.get(id(first))
     assign = parents.get(id(subscript))
+    if isinstance(subscript, ast.Call) and first in subscript.args and depth < 3:
+        return _written_first_by_helper(project, model, subscript, subscript.args.index(first), depth)
     return (isinstance(subscript, ast.Subscript) and subscript.value is first and isinstance(subscript.ctx, ast.Store)
             and isinstance(assign, ast.Assign) and not any(  # `ws[...] = ws[...] + x` reads it first
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value)))
+
+
+def _written_first_by_helper(project, model, call: ast.Call, index: int, depth: int) -> bool:
+    """`_written_first` for the parameter of a plain function (no method, no `*args`) that `call` passes the
+    buffer to as its `index`-th positional argument."""
+    from ..analysis.values import Func
+
+    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        return False
+    helper = project.evaluator.value(model, call.func)
+    if not (isinstance(helper, Func) and isinstance(helper.node, ast.FunctionDef) and helper.self_value is None):
+        return False
+    positional = [*helper.node.args.posonlyargs, *helper.node.args.args]
+    if index >= len(positional):
+        return False
+    start = (helper.node.lineno, -1)
+    return _written_first(project, helper.model, helper.node, positional[index].arg, start, depth + 1)
