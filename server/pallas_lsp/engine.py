@@ -18,12 +18,12 @@ import os
 from pathlib import Path
 
 from . import config
-from .analysis import big_literals, incremental
+from .analysis import incremental
 from .analysis.context import RuleContext
 from .analysis.findings import Finding
 from .analysis.project import Project
 from .analysis.exclusions import Rule
-from .analysis.source import file_noqa_codes, intern_names_first, noqa_codes, refused_cookie
+from .analysis.source import file_noqa_codes, noqa_codes, refused_cookie
 from .rules import RULES, RULES_BY_CODE
 
 log = logging.getLogger(__name__)
@@ -143,9 +143,9 @@ def _analyze(project: Project, path: str, text: str | None, codes: set[str] | No
             return [], None
         try:
             text = text if text is not None else project.text(path)
-            intern_names_first(text)
             if project.refusal(path, text) is None and refused_cookie(text) is None:
-                big_literals.parse(text)  # as ast.parse, a big data literal's contents left out
+                # as ast.parse, a big data literal's contents left out; kept for a model of it (an importer's)
+                project.parsed_tree(path, text)
                 return [], None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             pass

@@ -20,7 +20,9 @@ not parse is parsed as it is, for its own syntax error.
 from __future__ import annotations
 
 import ast
+import functools
 import re
+import sys
 import threading
 import warnings
 from bisect import bisect_right
@@ -82,14 +84,19 @@ _BYTES = rf"(?:[bB][rR]?|[rR][bB]){_quoted(False)}"
 _TAIL = rf"|(?P<atom>{_NUMBER}|{_NAMED})|(?P<text>{_TEXT}(?:{_PLAIN_SPACE}{_TEXT})*+)" \
         rf"|(?P<bytes>{_BYTES}(?:{_PLAIN_SPACE}{_BYTES})*+)|(?P<unary>{_UNARY})|(?P<open>[\[({{])" \
         rf"|(?P<close>[\])}}])|(?P<comma>,)|(?P<colon>:(?!=))|(?P<space>(?:[ \t\f\r\n]++|#[^\r\n]*+)++)"
-try:  # possessive repeats and atomic groups (linear scans) need Python 3.11; 3.10 elides nothing
-    _TOKEN = re.compile(rf"(?P<flat>{_FLAT})|(?P<row>{_ROW}){_TAIL}")  # for an item in a list or tuple
-    _TOKEN_ROW = re.compile(rf"(?P<row>{_ROW}){_TAIL}")  # in a set or dict (a flat run could be a key and value)
-    _TOKEN_ANY = re.compile(_TAIL[1:])  # after an item, or outside any display
-    SUPPORTED = True
-except re.error:
-    _TOKEN = _TOKEN_ROW = _TOKEN_ANY = None
-    SUPPORTED = False
+# Possessive repeats and atomic groups (linear scans) need Python 3.11; 3.10 elides nothing.
+SUPPORTED = sys.version_info >= (3, 11)
+
+
+@functools.cache
+def _token_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """(item in a list or tuple, in a set or dict (a flat run could be a key and value), after an item
+    or outside any display): compiled when a file first has a long line, not at every start (they
+    were a third of the CPU of importing the analysis)."""
+    return (re.compile(rf"(?P<flat>{_FLAT})|(?P<row>{_ROW}){_TAIL}"), re.compile(rf"(?P<row>{_ROW}){_TAIL}"),
+            re.compile(_TAIL[1:]))
+
+
 _OTHER = re.compile(r"\w+|.", re.S)  # a name, or any other character: not data
 
 _CLOSING = {"[": "]", "(": ")", "{": "}"}
@@ -193,9 +200,10 @@ def _scan(text: str, at: int, line_end: int, found: list[Region]) -> int:
     """Scan from `at` past `line_end` until no display is open; record the big ones; the offset reached."""
     stack: list[_Frame] = []
     size = len(text)
+    item, row_item, other = _token_patterns()
     while at < size and (at < line_end or stack):
         top = stack[-1] if stack else None
-        pattern = _TOKEN_ANY if top is None or top.state == 2 else _TOKEN if top.kind != "{" else _TOKEN_ROW
+        pattern = other if top is None or top.state == 2 else item if top.kind != "{" else row_item
         match = pattern.match(text, at)
         if match is None:
             stack.clear()

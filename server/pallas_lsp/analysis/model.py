@@ -154,14 +154,14 @@ class ModuleModel:
     _memo_name = ""
     _alive: "weakref.WeakSet[ModuleModel]" = weakref.WeakSet()
     def __init__(self, path: str, text: str, module_name: str | None = None, source: ParsedSource | None = None,
-                 refusal: Refusal | None = None):
+                 refusal: Refusal | None = None, tree: ast.Module | None = None):
         """`source`, when given, is `text` already parsed (or recovered); `refusal`: what Python says
-        of the bytes `text` was read from."""
+        of the bytes `text` was read from; `tree`: `big_literals.parse(text)`'s, when something parsed it already."""
         self.path = path
         self.read_key = path  # what an answer read from it notes (a project's models: `Project.read_key`)
         self.owner = None  # the project whose model it is, if any
         self.module_name = module_name
-        self.source: ParsedSource = source if source is not None else parse(text, refusal)
+        self.source: ParsedSource = source if source is not None else parse(text, refusal, tree)
         self.tree = self.source.tree
         self._start_indexes()
         _Builder(self).build()
@@ -186,8 +186,8 @@ class ModuleModel:
         self._partial_positions: dict[str, list[int]] = {}  # `partial(f, ...)`: f's last name -> indexes
         self._aliased_calls: list[int] | None = None  # see `calls_named_or_aliased`
         self._memos: dict[str, Memo] = {}
-        self.eval_cache: Memo = self._memos.setdefault(ModuleModel._memo_name, Memo())  # the evaluator's memo for this
-        ModuleModel._alive.add(self)  # text, dropped with the model; a plain attribute: read for every value
+        self._full_memo: Memo = self._memos.setdefault("", Memo())  # the evaluator's memo for this text, dropped with the model
+        ModuleModel._alive.add(self)
         self._scope_of: dict[ast.AST, ast.AST] = {}  # asked for every call by every entry point's model
         self._mentions: dict[str, bool] = {}
         self._body_id_sets: dict[ast.AST, frozenset[int]] = {}
@@ -196,6 +196,19 @@ class ModuleModel:
     @property
     def text(self) -> str:
         return self.source.text
+
+    @property
+    def eval_cache(self) -> Memo:
+        """The evaluator's memo for this text: the full evaluation's, or the one `evaluating_in` names.
+        Looked up when read, not set on every model alive at each switch: a check switches thousands of
+        times with hundreds of models alive (7% of tpu-inference's CPU went to setting them all)."""
+        name = ModuleModel._memo_name
+        if not name:
+            return self._full_memo
+        memo = self._memos.get(name)
+        if memo is None:
+            memo = self._memos[name] = Memo()
+        return memo
 
     def forget_evaluations(self) -> None:
         """Empty every memo of this model (what was evaluated through another module's old text)."""
@@ -215,18 +228,12 @@ class ModuleModel:
         """Meanwhile every model's `eval_cache` (those made meanwhile too) is its memo `memo_name`: answers
         of an evaluation that asks other questions (`Evaluator.own_module_call_sites`) kept apart from the
         full evaluation's, which a later analysis of the same module reads."""
-        previous = cls._memo_name
-        cls._switch_memos(memo_name)
+        previous = ModuleModel._memo_name
+        ModuleModel._memo_name = memo_name
         try:
             yield
         finally:
-            cls._switch_memos(previous)
-
-    @classmethod
-    def _switch_memos(cls, memo_name: str) -> None:
-        cls._memo_name = memo_name
-        for model in list(cls._alive):
-            model.eval_cache = model._memos.setdefault(memo_name, Memo())
+            ModuleModel._memo_name = previous
 
     def mentions(self, word: str) -> bool:
         """Whether the text holds `word` anywhere: the cheap test before a search for what it names,

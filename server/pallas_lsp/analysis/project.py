@@ -28,6 +28,7 @@ from .exclusions import Exclusions
 from .import_index import ImportIndex
 from .model import ModuleModel
 from .model_patch import has_word, patch as patch_model, words_changed
+from .parsed_trees import ParsedTrees
 from .notebooks import Notebook, is_notebook, read_notebook_file
 from ..source_text import Refusal, read_decoded
 from .resolver import Resolver
@@ -102,6 +103,7 @@ class Project:
         self._jedi_project: jedi.Project | None = None
         self.overlay: dict[str, str] = {}
         self._models: OrderedDict[str, ModuleModel] = OrderedDict()  # least recently used first
+        self._trees = ParsedTrees()  # parsed before their modules are modelled (`parsed_tree`)
         self.model_text_budget = MODEL_TEXT_BUDGET
         # A keystroke's text is patched into the file's model; fix-all's rounds are parsed whole (`fix_all`).
         self.patch_edits = True
@@ -363,6 +365,7 @@ class Project:
         """Drop parsed modules and what was inferred from them (after a setting they depend on changed)."""
         self._changed("*")
         self._models.clear()
+        self._trees.clear()
         self.incremental.clear()
 
     @contextlib.contextmanager
@@ -393,7 +396,7 @@ class Project:
         if cached is not None and cached.text == text and cached.source.refusal == refusal:
             self._models.move_to_end(path)
             return cached
-        model = ModuleModel(path, text, self.module_name(path), refusal=refusal)
+        model = ModuleModel(path, text, self.module_name(path), refusal=refusal, tree=self._trees.take(path, text))
         self.own(model)
         if cached is not None:
             # What other modules evaluated through the old text (an importer's kernel entries, a
@@ -402,6 +405,16 @@ class Project:
         self._models[path] = model
         self._models.move_to_end(path)
         return model
+
+    def parsed_tree(self, path: str, text: str):
+        """`big_literals.parse(text)` of the file at `path` (raising what it raises), parsed once: the
+        tree of its model when the model is of this text parsed whole, else one kept for its model
+        (`parsed_trees`). Only read: a model's tree is patched at edits."""
+        path = os.path.abspath(path)
+        model = self._models.get(path)
+        if model is not None and model.source.whole and model.text == text:
+            return model.tree
+        return self._trees.tree(path, text)
 
     def _patch(self, path: str, text: str) -> bool:
         """Bring the file's model to its new `text` in place, forgetting only what the edit can

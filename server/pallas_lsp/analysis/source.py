@@ -48,6 +48,9 @@ class ParsedSource:
     recovered: list[str] | None = None
     # What Python says of the file's bytes, when the text was read from them and Python refuses them.
     refusal: Refusal | None = None
+    # `tree` is `big_literals.parse(text)`'s, as it is (no recovery, nothing patched in since): another
+    # reader of the module's statements may share it (`Project.parsed_tree`).
+    whole: bool = False
 
     def char_column(self, line: int, byte_col: int) -> int:
         """Convert an `ast` byte offset on a 0-based line to a code-point column."""
@@ -68,12 +71,18 @@ class ParsedSource:
 NUL_MESSAGE = "source code cannot contain null bytes"
 
 
-def parse(text: str, refusal: Refusal | None = None) -> ParsedSource:
+def parse(text: str, refusal: Refusal | None = None, tree: ast.Module | None = None) -> ParsedSource:
     """`text` parsed (recovered). Its syntax error is what makes Python refuse the file before parsing
     it, if anything does (`refusal`, from its bytes; else its coding cookie; a NUL byte), else the
-    first one the recovery met."""
-    intern_names_first(text)
+    first one the recovery met. `tree`: `big_literals.parse(text)`'s, when something parsed it already
+    (then it is not parsed again)."""
     lines = split_lines(text)
+    if tree is not None:
+        refused = refusal or refused_cookie(text, lines)
+        errors = [] if refused is None else [SyntaxProblem(refused.line, refused.column, refused.message,
+                                                           refused.end_line, refused.end_column)]
+        return ParsedSource(text, tree, lines, errors, None, refusal, whole=True)
+    intern_names_first(text)
     refused = [refusal or refused_cookie(text, lines)]
     parsed = lines
     if "\x00" in text:  # Python stops at the first; the rest is analysed as if it were a space
@@ -86,8 +95,8 @@ def parse(text: str, refusal: Refusal | None = None) -> ParsedSource:
     first = next((r for r in refused if r), None)
     if first is not None:
         errors = [SyntaxProblem(first.line, first.column, first.message, first.end_line, first.end_column)]
-    return ParsedSource(text, tree, lines, errors, work if work is not None or parsed is lines else parsed,
-                        refusal)
+    recovered = work if work is not None or parsed is lines else parsed
+    return ParsedSource(text, tree, lines, errors, recovered, refusal, whole=recovered is None)
 
 
 BIG_TEXT = 1_000_000  # characters: a text whose syntax tree takes hundreds of MiB

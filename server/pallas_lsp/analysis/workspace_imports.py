@@ -96,16 +96,17 @@ _GLOBAL_STATEMENT = re.compile(rf"(?:^|(?<=\r)|[;:]){_SPACE}*global{_SPACE}+[^\W
 _FLOW_ANALYSIS_SKIPPED = frozenset({"pandas", "numpy", "tensorflow", "matplotlib"})
 
 
-def module_exports(text: str) -> Exports | None:
+def module_exports(text: str, parsed=None) -> Exports | None:
     """The top-level bindings of a module text (None: it does not parse).
 
     A name bound several times by plain top-level statements (`@overload` defs and the final def)
     is jedi's last binding: its flow analysis goes back from the last one and stops at the first
     surely reachable. The body of `if TYPE_CHECKING:` (the name imported from `typing`, which jedi
     takes as true) is reachable too, its `else:` unreachable (the other way round for `if not
-    TYPE_CHECKING:`). Any other flow leaves the name to jedi."""
+    TYPE_CHECKING:`). Any other flow leaves the name to jedi. `parsed(text)`: its tree, as
+    `big_literals.parse` gives it (the project's, parsed once for the module's model too)."""
     try:
-        tree = big_literals.parse(text)
+        tree = (parsed or big_literals.parse)(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     bound: dict[str, list] = {}  # name -> [(entry, reachable), ...] in the order of the text
@@ -396,7 +397,7 @@ class WorkspaceImports:
                 text = read_source(path)
             except (OSError, UnicodeDecodeError, ValueError):
                 return None
-        found = module_exports(text)
+        found = module_exports(text, functools.partial(self.project.parsed_tree, path))
         self._exports[path] = (key, found)
         return found
 
