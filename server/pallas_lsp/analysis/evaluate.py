@@ -267,8 +267,9 @@ class Evaluator(ClassAttributes):
         if isinstance(expr, ast.Lambda):
             return Func(model, expr)
         if isinstance(expr, ast.Dict):
-            if all(isinstance(k, ast.Constant) and fits(k.value) for k in expr.keys):
-                return Mapping(tuple((k.value, self.value(model, v, frame)) for k, v in zip(expr.keys, expr.values)))
+            keys = self._dict_keys(model, expr, frame)
+            if keys is not None:
+                return Mapping(tuple((k, self.value(model, v, frame)) for k, v in zip(keys, expr.values)))
             return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
@@ -277,6 +278,25 @@ class Evaluator(ClassAttributes):
         if isinstance(expr, ast.BoolOp):
             return bool_op(expr, lambda part: self.value(model, part, frame))
         return UNKNOWN
+
+    def _dict_keys(self, model: "ModuleModel", expr: ast.Dict, frame: Frame | None) -> list | None:
+        """The keys of a dict display, each a constant or a name standing for one (a class constant, an
+        `enum.Enum` member: `{Backend.GPU: ...}` is looked up as `table[Backend.GPU]`, both sides folded the
+        same way); None where one is not known statically or is a `**spread`."""
+        keys = []
+        for key in expr.keys:
+            if isinstance(key, ast.Constant):
+                found = key.value
+            elif key is None or isinstance(key, (ast.Dict, ast.List, ast.Set)):
+                return None
+            else:
+                found = _key_of(self.value(model, key, frame))
+                if found is None:
+                    return None
+            if not fits(found):
+                return None
+            keys.append(found)
+        return keys
 
     def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
         """The values of a display's or a call's positional elements, `*xs` spliced where `xs` is a known
@@ -425,8 +445,8 @@ class Evaluator(ClassAttributes):
                 return base.items[index.value]
             except IndexError:
                 return UNKNOWN
-        if isinstance(base, Mapping) and isinstance(index, Const):
-            found = base.get(index.value)
+        if isinstance(base, Mapping) and _key_of(index) is not None:
+            found = base.get(_key_of(index))
             return found if found is not None else UNKNOWN
         if isinstance(base, Mapping) and isinstance(index, OneOf):  # `STAGING[self.op]`, `op` one of several keys
             found = [base.get(o.value) if isinstance(o, Const) else None for o in index.options]
@@ -770,6 +790,13 @@ def _api_attribute(name: str, attr: str) -> Api:
 
 def _first(found: Value | None, otherwise, *args) -> Value:
     return found if found is not None else otherwise(*args)
+
+
+def _key_of(value: Value):
+    """A folded value as a dict key: a constant's value, an `enum.Enum` member itself; None where not known."""
+    if isinstance(value, Const):
+        return value.value
+    return value if isinstance(value, Instance) and value.member is not None else None
 
 
 def _item(value: Value, index) -> Value:
