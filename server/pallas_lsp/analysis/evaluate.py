@@ -451,11 +451,30 @@ class Evaluator(ClassAttributes):
         if isinstance(base, Mapping) and isinstance(index, OneOf):  # `STAGING[self.op]`, `op` one of several keys
             found = [base.get(o.value) if isinstance(o, Const) else None for o in index.options]
             return UNKNOWN if None in found else _one_of(found)
+        if not isinstance(index, OneOf) and _key_of(index) is None:  # `BODIES[jnp.dtype(x.dtype)]`
+            picked = self._function_picked(model, expr.value, base, frame)
+            if picked is not None:
+                return picked
         if isinstance(base, SemaphoreRef) and base.indexer:  # `sems.at[0]`: a view, still a ref
             return SemaphoreRef(None, model.segment(expr))
         if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
             return SemaphoreArray(base, model.segment(expr))
         return UNKNOWN
+
+    def _function_picked(self, model: "ModuleModel", table: ast.expr, base: Value, frame: Frame | None) -> Value | None:
+        """A function picked from a table of functions by a key known only at run time (a kernel body by dtype):
+        any of them, as JAX traces whichever is picked; None where the table is not a dict display of functions."""
+        if isinstance(base, Mapping):
+            values = [value for _, value in base.items]
+        else:
+            binding = model.lookup(table.id, model.scope_of(table), table.lineno) if isinstance(table, ast.Name) else None
+            display = binding.value if binding is not None and binding.kind == "assign" else None
+            if not isinstance(display, ast.Dict) or None in display.keys:
+                return None
+            values = [self.value(model, value, frame) for value in display.values]
+        if not values or not all(isinstance(value, Func) for value in values):
+            return None
+        return _one_of(values)
 
     def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
         """Folded within bounds (analysis/arithmetic.py): `10 ** 10 ** 10` is unknown, never computed."""

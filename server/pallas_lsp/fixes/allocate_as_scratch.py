@@ -53,6 +53,10 @@ _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 # A fix's unsafe note where it allocates a TPU VMEM buffer as the GPU's SMEM (`as_smem`).
 TPU_VMEM_AS_SMEM = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) of the same shape"
 
+# A fix's unsafe note where a TPU semaphore becomes scratch of a grid of several blocks.
+TPU_SCRATCH_SEMAPHORE_SCOPE = ("a scratch semaphore is shared by the grid iterations on one core, not across cores, "
+                               "and a \"parallel\" grid dimension may split the grid over a chip's cores")
+
 # Allocation types a fix can spell from their value alone: constructor -> the module it lives in.
 _SPELLABLE = {"plgpu.SMEM": "jax.experimental.pallas.mosaic_gpu", "plgpu.TMEM": "jax.experimental.pallas.mosaic_gpu"}
 
@@ -298,7 +302,9 @@ def fix(project, model, call, value, code: str):
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
-                unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
+                # TPU scratch persists across the grid's iterations on a core (PAL003 says so too), but not
+                # across cores: a "parallel" dimension may split the grid over a chip's TensorCores.
+                unsafe = TPU_SCRATCH_SEMAPHORE_SCOPE
     if regular_interpreted:
         # interpret=True (or a value that may be True: a constant, the environment) runs a scratch
         # semaphore, and a compiled kernel lowers one; the GPU interpreter runs none (jax 0.12:
