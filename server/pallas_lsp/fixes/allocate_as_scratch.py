@@ -36,9 +36,11 @@ from .kernel_edits import (
     give_to_siblings,
     remove_get_global,
     replace_expression,
+    split_vararg,
     tail_unpacking,
     take_name,
     thread_through_helper,
+    vararg_split_point,
 )
 from .grid_spec import code_in_spec, grid_spec_call, scratch_argument
 from .pass_as_input import tuple_code
@@ -376,17 +378,24 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     as_dict = forms.pop()
     code = type_code()
     name = take_name(builder, where, fallback)
+    split = False  # `*refs` split where the get_global was: `*refs, name = scratch`
     for body_model, body, body_entries in where.bodies:
         unpacked = tail_unpacking(body) if not as_dict else None
         if unpacked is not None:  # `def body(x_ref, *refs)`: the new last ref is one more name of its tail
             append_to_unpacking(builder, body_model, unpacked, name)
+            continue
+        if not as_dict and len(where.bodies) == 1 and where.helper is None and not where.siblings \
+                and body is use.function and vararg_split_point(body, use):
+            split_vararg(builder, body_model, body, use)
+            split = True
             continue
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
     if where.helper is not None:
         thread_through_helper(builder, where, name)
-    remove_get_global(builder, model, use, name)
+    if not split:
+        remove_get_global(builder, model, use, name)
     for entry in entries:
         if id(entry) in in_grid_spec:
             spec, written = in_grid_spec[id(entry)]
