@@ -39,7 +39,7 @@ def target():
     return (lambda x: double(x, 32)), (jax.ShapeDtypeStruct((64, 128), jnp.float32),), "triton"
 """
 
-# A TPU pallas_call the TPU interpreter runs: every interpreter fails before any type check.
+# A TPU pallas_call the TPU interpreter runs: every interpreter fails before any type check (PAL002).
 TPU_INTERPRETED = HEADER + """
 def body(x_ref, o_ref):
     acc = pl.get_global(pltpu.VMEM((8, 128), jnp.float32))
@@ -91,10 +91,13 @@ def test_triton_params_from_a_table_quote_the_triton_lowering(ws):
     assert code == "PAL001" and message.startswith(f'JAX: "{TRITON_WORDS}"; pass the array as a kernel input')
 
 
-def test_an_interpreted_tpu_kernel_quotes_the_interpreter(ws):
-    found = ws.check(source=TPU_INTERPRETED)
-    pal001 = [message for code, _, message in found if code == "PAL001"]
-    assert len(pal001) == 1 and pal001[0].startswith(f'JAX: "{INTERPRETED_WORDS}"; allocate it as scratch'), found
+def test_an_interpreted_tpu_kernel_quotes_the_interpreter_in_pal002_and_the_tpu_in_pal001(ws):
+    """PAL002 says what the interpreter says; PAL001 what the TPU says of the type, the same once the kernel
+    runs compiled (a message that changed with "Run the kernel compiled" would make that fix look like it adds
+    a finding)."""
+    found = {code: message for code, _, message in ws.check(source=TPU_INTERPRETED)}
+    assert found["PAL002"].startswith(f'JAX: "{INTERPRETED_WORDS}"'), found
+    assert found["PAL001"].startswith(f'JAX: "{TPU_WORDS}"; allocate it as scratch'), found
 
 
 def test_an_interpret_parameter_quotes_both_the_compiled_and_the_interpreted_error(ws):
@@ -116,6 +119,9 @@ def test_jax_raises_what_the_messages_quote(jax_env, tmp_path):
     cases = {
         "triton_table.py": (TRITON_TABLE, TRITON_WORDS),
         "tpu_interpreted.py": (TPU_INTERPRETED, INTERPRETED_WORDS.split("<")[0]),
+        "tpu_vmem_compiled.py": (TPU_INTERPRETED.replace("interpret=pltpu.InterpretParams()",
+                                                         "compiler_params=pltpu.CompilerParams()").replace(
+            '"interpret"', '"tpu"'), TPU_WORDS),
         "tpu_compiled.py": (TPU_INTERPRET_PARAMETER.format(interpret="False", mode="tpu"), TPU_WORDS),
         "tpu_interpret_true.py": (TPU_INTERPRET_PARAMETER.format(interpret="True", mode="interpret"),
                                   INTERPRETED_WORDS.split("<")[0]),

@@ -102,7 +102,7 @@ def problem(value: Value, kernels=()) -> str | None:
 
 SEMAPHORE_DTYPES = ("semaphore", "barrier_semaphore", "dma_sem")
 # What every interpreter says of a get_global, whatever it asks for (jax 0.12: checked for interpret=True,
-# pltpu.InterpretParams and plgpu.InterpretGPUParams).
+# pltpu.InterpretParams and plgpu.InterpretGPUParams): PAL003 quotes it where a launch may run interpreted.
 INTERPRETED_QUOTE = SHORT_QUOTE
 
 
@@ -129,12 +129,13 @@ def _message(value, problem_text: str, backends: set[str] | None, kernels=()) ->
     missing lowering, or the interpreters' failure (then the type advice follows)."""
     if not backends or not isinstance(as_memtype(value), MemType):
         return problem_text
-    if backends == {INTERPRET}:  # every interpreter (interpret=True, TPU's, GPU's) fails before any type check
-        quoted = INTERPRETED_QUOTE
-    elif backends <= GET_GLOBAL_NOT_LOWERED.keys():
-        quoted = GET_GLOBAL_NOT_LOWERED[sorted(backends)[0]]
-    else:
+    if backends == {INTERPRET}:
+        # Interpreted, JAX fails before any type check (PAL002 quotes that); the type is wrong for the platform
+        # the kernel compiles for, in that platform's words (the same once "Run the kernel compiled" is applied).
+        backends = {k.compiled_backend for k in kernels} or backends
+    if not backends <= GET_GLOBAL_NOT_LOWERED.keys():
         return problem_text
+    quoted = GET_GLOBAL_NOT_LOWERED[sorted(backends)[0]]
     memtype = as_memtype(value)
     short, details = advice(memtype, kernels)
     what = _what(memtype)
