@@ -92,3 +92,21 @@ def run(x):
     assert findings
     titles = [fix.title for fix in ws.fixes(findings[0])]
     assert titles == ["pallas-lsp (PAL003): Disable PAL003 for this line"], titles
+
+
+def test_a_tpu_type_in_a_gpu_modules_pallas_call_is_kept_as_a_value_not_made_scratch(ws):
+    """A pallas_call of a module that imports Mosaic GPU is taken for Triton: no VMEM scratch (the module's
+    platform is not known), but a buffer written whole and read back whole is a value on any backend."""
+    source = HEADER + """
+def body(x_ref, o_ref):
+    stage = pl.get_global(pltpu.VMEM((128,), jnp.float32))
+    stage[...] = x_ref[...]
+    o_ref[...] = stage[...]
+
+fn = pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct((128,), jnp.float32))
+"""
+    [finding] = ws.findings("kernel.py", source)
+    titles = [fix.title for fix in ws.fixes(finding)]
+    assert [t.split(" (unsafe")[0] for t in titles] == [
+        "pallas-lsp (PAL001): Keep stage as a value in the body (Triton has no get_global and no scratch)",
+        "pallas-lsp (PAL001): Disable PAL001 for this line"], titles
