@@ -96,12 +96,13 @@ def body(x_ref, o_ref):
 fn = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))
 """,
     # A TPU VMEM buffer in a pallas_call of a module that imports Mosaic GPU: a GPU (Triton) kernel, no VMEM.
+    # (Written in part: a buffer written whole and read back whole would be kept as a value, which Triton runs.)
     "a TPU VMEM buffer in a pallas_call of a Mosaic GPU module": """
 from jax.experimental.pallas import tpu as pltpu
 
 def body(x_ref, o_ref):
   stage = pl.get_global(pltpu.VMEM((128,), jnp.float32))
-  stage[...] = x_ref[...]
+  stage[0:64] = x_ref[0:64]
   o_ref[...] = stage[...]
 
 fn = pl.pallas_call(body, out_shape=X)

@@ -55,6 +55,19 @@ def _returned_call(function: ast.AST) -> ast.Call | None:
     return returns[0].value if len(returns) == 1 and isinstance(returns[0].value, ast.Call) else None
 
 
+def table_callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> str | None:
+    """What a value looked up in a table is made by (`compiler_params=TUNED[block_rows]`, the key known only at
+    run time): the one API every value of the dict display is a call of, else None."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Name):
+        return None
+    binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
+    table = binding.value if binding is not None and binding.kind == "assign" else None
+    if not isinstance(table, ast.Dict) or not table.values or None in table.keys:
+        return None
+    names = {callee(project, model, value)[0] for value in table.values}
+    return names.pop() if len(names) == 1 else None
+
+
 def _attribute_call(project: "Project", model: "ModuleModel", node: ast.AST | None):
     """`self.mesh` of `self.mesh = plgpu.WarpMesh(...)` in a method of the instance's class: that call."""
     if not isinstance(node, ast.Attribute):

@@ -104,11 +104,12 @@ ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag"
 
 
 def enum_member(name: str, stmt: ast.AST) -> bool:
-    """Is `name = value` in an Enum's body a member (not `_ignore_`, a dunder, `auto()` or a descriptor)?"""
+    """Is `name = value` in an Enum's body a member (not `_ignore_`, a dunder or a descriptor)? `auto()` makes
+    one: its value is not known, but which member it is is (a table keyed by members)."""
     if name.startswith("_") or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
         return False
     value = stmt.value
-    return not (isinstance(value, ast.Call) and _terminal_name(value.func) in ("auto", "property", "nonmember"))
+    return not (isinstance(value, ast.Call) and _terminal_name(value.func) in ("property", "nonmember"))
 
 
 def is_enum(evaluator, cls: "ClassValue", seen: int = 0) -> bool:

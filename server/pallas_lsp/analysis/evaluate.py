@@ -269,8 +269,9 @@ class Evaluator(ClassAttributes):
         if isinstance(expr, ast.Lambda):
             return Func(model, expr)
         if isinstance(expr, ast.Dict):
-            if all(isinstance(k, ast.Constant) and fits(k.value) for k in expr.keys):
-                return Mapping(tuple((k.value, self.value(model, v, frame)) for k, v in zip(expr.keys, expr.values)))
+            keys = self._dict_keys(model, expr, frame)
+            if keys is not None:
+                return Mapping(tuple((k, self.value(model, v, frame)) for k, v in zip(keys, expr.values)))
             return UNKNOWN
         if isinstance(expr, ast.NamedExpr):
             return self.value(model, expr.value, frame)
@@ -280,6 +281,25 @@ class Evaluator(ClassAttributes):
             found = bool_op(expr, lambda part: self.value(model, part, frame))
             return found if found is not UNKNOWN else either_function(expr, lambda part: self.value(model, part, frame))
         return UNKNOWN
+
+    def _dict_keys(self, model: "ModuleModel", expr: ast.Dict, frame: Frame | None) -> list | None:
+        """The keys of a dict display, each a constant or a name standing for one (a class constant, an
+        `enum.Enum` member: `{Backend.GPU: ...}` is looked up as `table[Backend.GPU]`, both sides folded the
+        same way); None where one is not known statically or is a `**spread`."""
+        keys = []
+        for key in expr.keys:
+            if isinstance(key, ast.Constant):
+                found = key.value
+            elif key is None or isinstance(key, (ast.Dict, ast.List, ast.Set)):
+                return None
+            else:
+                found = _key_of(self.value(model, key, frame))
+                if found is None:
+                    return None
+            if not fits(found):
+                return None
+            keys.append(found)
+        return keys
 
     def _items(self, model: "ModuleModel", elements: list[ast.expr], frame: Frame | None) -> list[Value] | None:
         """The values of a display's or a call's positional elements, `*xs` spliced where `xs` is a known
@@ -428,19 +448,40 @@ class Evaluator(ClassAttributes):
                 return base.items[index.value]
             except IndexError:
                 return UNKNOWN
-        if isinstance(base, Mapping) and isinstance(index, Const):
-            found = base.get(index.value)
+        if isinstance(base, Mapping) and _key_of(index) is not None:
+            found = base.get(_key_of(index))
             return found if found is not None else UNKNOWN
         if isinstance(base, Mapping) and isinstance(index, OneOf):  # `STAGING[self.op]`, `op` one of several keys
             found = [base.get(o.value) if isinstance(o, Const) else None for o in index.options]
             return UNKNOWN if None in found else _one_of(found)
         if isinstance(base, (Mapping, Seq)) and not isinstance(index, Const):  # `BODIES[name]`: one of the bodies
-            return looked_up_function(base, index)
+            found = looked_up_function(base, index)
+            if found is not UNKNOWN:
+                return found
+        if not isinstance(index, OneOf) and _key_of(index) is None:  # `BODIES[jnp.dtype(x.dtype)]`
+            picked = self._function_picked(model, expr.value, base, frame)
+            if picked is not None:
+                return picked
         if isinstance(base, SemaphoreRef) and base.indexer:  # `sems.at[0]`: a view, still a ref
             return SemaphoreRef(None, model.segment(expr))
         if isinstance(base, SemaphoreRef):  # reading a ref (`sems[...]`, `sems[0]`) gives an array
             return SemaphoreArray(base, model.segment(expr))
         return UNKNOWN
+
+    def _function_picked(self, model: "ModuleModel", table: ast.expr, base: Value, frame: Frame | None) -> Value | None:
+        """A function picked from a table of functions by a key known only at run time (a kernel body by dtype):
+        any of them, as JAX traces whichever is picked; None where the table is not a dict display of functions."""
+        if isinstance(base, Mapping):
+            values = [value for _, value in base.items]
+        else:
+            binding = model.lookup(table.id, model.scope_of(table), table.lineno) if isinstance(table, ast.Name) else None
+            display = binding.value if binding is not None and binding.kind == "assign" else None
+            if not isinstance(display, ast.Dict) or None in display.keys:
+                return None
+            values = [self.value(model, value, frame) for value in display.values]
+        if not values or not all(isinstance(value, Func) for value in values):
+            return None
+        return _one_of(values)
 
     def _binop(self, model: "ModuleModel", expr: ast.BinOp, frame: Frame | None) -> Value:
         """Folded within bounds (analysis/arithmetic.py): `10 ** 10 ** 10` is unknown, never computed."""
@@ -780,6 +821,13 @@ def _api_attribute(name: str, attr: str) -> Api:
 
 def _first(found: Value | None, otherwise, *args) -> Value:
     return found if found is not None else otherwise(*args)
+
+
+def _key_of(value: Value):
+    """A folded value as a dict key: a constant's value, an `enum.Enum` member itself; None where not known."""
+    if isinstance(value, Const):
+        return value.value
+    return value if isinstance(value, Instance) and value.member is not None else None
 
 
 def _item(value: Value, index) -> Value:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 from . import reads
 from .allocations import Allocation, Allocations
 from .arithmetic import product
-from .call_of import call_of as _call_of, callee as _callee  # noqa: F401
+from .call_of import call_of as _call_of, callee as _callee, table_callee  # noqa: F401
 from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
 # Launches, a get_global result's uses and reservations are their own modules; rules and fixes also
@@ -691,7 +691,7 @@ def _backend(project: "Project", entry: EntryPoint, interpreted: bool = True) ->
     # pl.pallas_call: the compiler params pick the backend, else the platform it is lowered for.
     params = _kwarg_node(kernel, "compiler_params")
     if params is not None:
-        name, _, _ = _callee(project, entry.model, params)
+        name = _callee(project, entry.model, params)[0] or table_callee(project, entry.model, params)
         if name == "plgpu.CompilerParams":
             version = jax_version(project)
             if version is None or version >= PALLAS_CALL_MOSAIC_GPU_UNTIL:

@@ -37,9 +37,11 @@ from .kernel_edits import (
     give_to_siblings,
     remove_get_global,
     replace_expression,
+    split_vararg,
     tail_unpacking,
     take_name,
     thread_through_helper,
+    vararg_split_point,
 )
 from .grid_spec import code_in_spec, grid_spec_call, scratch_argument
 from .pass_as_input import tuple_code
@@ -53,6 +55,10 @@ _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 
 # A fix's unsafe note where it allocates a TPU VMEM buffer as the GPU's SMEM (`as_smem`).
 TPU_VMEM_AS_SMEM = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) of the same shape"
+
+# A fix's unsafe note where a TPU semaphore becomes scratch of a grid of several blocks.
+TPU_SCRATCH_SEMAPHORE_SCOPE = ("a scratch semaphore is shared by the grid iterations on one core, not across cores, "
+                               "and a \"parallel\" grid dimension may split the grid over a chip's cores")
 
 # Allocation types a fix can spell from their value alone: constructor -> the module it lives in.
 _SPELLABLE = {"plgpu.SMEM": "jax.experimental.pallas.mosaic_gpu", "plgpu.TMEM": "jax.experimental.pallas.mosaic_gpu"}
@@ -298,7 +304,9 @@ def fix(project, model, call, value, code: str):
     if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
-                unsafe = "the grid has more than one block, so the semaphore is no longer shared by all of them"
+                # TPU scratch persists across the grid's iterations on a core (PAL003 says so too), but not
+                # across cores: a "parallel" dimension may split the grid over a chip's TensorCores.
+                unsafe = TPU_SCRATCH_SEMAPHORE_SCOPE
     if regular_interpreted:
         # interpret=True (or a value that may be True: a constant, the environment) runs a scratch
         # semaphore, and a compiled kernel lowers one; the GPU interpreter runs none (jax 0.12:
@@ -370,17 +378,24 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     as_dict = forms.pop()
     code = type_code()
     name = take_name(builder, where, fallback)
+    split = False  # `*refs` split where the get_global was: `*refs, name = scratch`
     for body_model, body, body_entries in where.bodies:
         unpacked = tail_unpacking(body) if not as_dict else None
         if unpacked is not None:  # `def body(x_ref, *refs)`: the new last ref is one more name of its tail
             append_to_unpacking(builder, body_model, unpacked, name)
+            continue
+        if not as_dict and len(where.bodies) == 1 and where.helper is None and not where.siblings \
+                and body is use.function and vararg_split_point(body, use):
+            split_vararg(builder, body_model, body, use)
+            split = True
             continue
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
     if where.helper is not None:
         thread_through_helper(builder, where, name)
-    remove_get_global(builder, model, use, name)
+    if not split:
+        remove_get_global(builder, model, use, name)
     for entry in entries:
         if id(entry) in in_grid_spec:
             spec, written = in_grid_spec[id(entry)]

@@ -177,6 +177,40 @@ def tail_unpacking(function: ast.FunctionDef) -> ast.Tuple | None:
     return tails[0] if len(tails) == 1 and len(found) == 1 else None
 
 
+def vararg_split_point(function: ast.FunctionDef, use) -> bool:
+    """Can a new last ref be split off the body's `*refs` where the get_global was (`sems = pl.get_global(...)`
+    becoming `*refs, sems = scratch`)? Where the statement is the body's own, binds a name, and `refs` is read only
+    after it (never reassigned): a body taking its scratch as `*halves` of a comprehension's buffers."""
+    vararg = function.args.vararg
+    if vararg is None or function.args.posonlyargs or use.statement is None or use.name is None \
+            or use.lambda_statement is not None or use.statement not in function.body:
+        return False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == vararg.arg and (
+                not isinstance(node.ctx, ast.Load) or node.lineno <= use.statement.end_lineno):
+            return False
+    return True
+
+
+def split_vararg(builder: FixBuilder, model, function: ast.FunctionDef, use) -> None:
+    """`def body(x, *refs)` becomes `def body(x, *scratch)`, and the get_global's statement
+    `*refs, name = scratch` (see `vararg_split_point`)."""
+    file, _ = builder.file(model)
+    node = file.function(function)
+    small = file.find_ast(model, use.statement, cst.BaseSmallStatement)
+    if node is None or small is None:
+        raise CannotFix("the kernel body was not found")
+    rest, joined = function.args.vararg.arg, unique_name(model, function, "scratch")
+
+    def rename(updated: cst.FunctionDef) -> cst.FunctionDef:
+        star = updated.params.star_arg
+        return updated.with_changes(params=updated.params.with_changes(
+            star_arg=star.with_changes(name=cst.Name(joined))))
+
+    file.rewrite(node, rename)
+    file.rewrite(small, lambda updated: cst.parse_statement(f"*{rest}, {use.name} = {joined}\n").body[0])
+
+
 def append_to_unpacking(builder: FixBuilder, model, target: ast.Tuple, name: str) -> None:
     """`x_smem, marks_smem = ...` becomes `x_smem, marks_smem, name = ...` (see `tail_unpacking`)."""
     file, _ = builder.file(model)
@@ -554,6 +588,10 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
         return "variable"
     if isinstance(target, (cst.List, cst.Tuple)):
         file.rewrite(target, lambda updated: _sequence_with(updated, element, first))
+        return "literal"
+    if isinstance(target, cst.ListComp):  # `[VMEM(...) for _ in range(n)] + [DMA((n,))]`, as written by hand
+        file.rewrite(target, lambda updated: expression(
+            f"[{element}] + {_code(updated)}" if first else f"{_code(updated)} + [{element}]"))
         return "literal"
     held = _literal_held_for(model, node)
     if held is not None:  # `scratch = (A, B)` read here only: the element goes where the sequence is written

@@ -349,7 +349,7 @@ def dict_of_bodies(entry: EntryPoint) -> list[ast.FunctionDef] | None:
         return registered
     if not (isinstance(entry.node, ast.Call) and entry.node.args and entry.kernel.node is entry.node):
         return None
-    model, picked = entry.model, entry.node.args[0]
+    model, picked = entry.model, _picked_through_name(entry.model, entry.node.args[0])
     if not (isinstance(picked, ast.Subscript) and isinstance(picked.value, ast.Name)):
         return None
     binding = model.module_binding(picked.value.id)
@@ -367,13 +367,47 @@ def dict_of_bodies(entry: EntryPoint) -> list[ast.FunctionDef] | None:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if node.id == picked.value.id:
                 subscript = model.parents.get(node)
-                call = model.parents.get(subscript)
-                if not (isinstance(subscript, ast.Subscript) and isinstance(call, ast.Call) and call.args
-                        and call.args[0] is subscript):
+                if not (subscript is picked or _launched_pick(model, subscript) or _keys_only(model, node)):
                     return None
             elif any(node.id == f.name for f in functions) and node not in values:
                 return None
     return list(dict.fromkeys(functions))
+
+
+def _picked_through_name(model, argument: ast.expr) -> ast.expr:
+    """The launch's body argument, or what a local name holds where it is bound once, to a table pick, and read
+    only there (`body = BODIES[jnp.dtype(x.dtype)]`, then `pl.pallas_call(body, ...)`)."""
+    if not isinstance(argument, ast.Name):
+        return argument
+    function = model.enclosing_function(argument)
+    binding = model.lookup(argument.id, model.scope_of(argument), argument.lineno)
+    named = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == argument.id] if function else []
+    loads = [n for n in named if isinstance(n.ctx, ast.Load)]
+    if binding is None or binding.kind != "assign" or len(named) != 2 or loads != [argument] \
+            or not isinstance(binding.value, ast.Subscript):
+        return argument
+    return binding.value
+
+
+def _launched_pick(model, subscript: ast.AST) -> bool:
+    """`BODIES[key]` written as a launch's first argument."""
+    call = model.parents.get(subscript)
+    return isinstance(subscript, ast.Subscript) and isinstance(call, ast.Call) and bool(call.args) \
+        and call.args[0] is subscript
+
+
+def _keys_only(model, node: ast.Name) -> bool:
+    """A read of the table that sees its keys only: `for dtype in BODIES`, `key in BODIES`, `len(BODIES)`,
+    `BODIES.keys()`."""
+    parent = model.parents.get(node)
+    if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+        return True
+    if isinstance(parent, ast.Compare) and node in parent.comparators and all(
+            isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+        return True
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+        return True
+    return isinstance(parent, ast.Attribute) and parent.attr == "keys" and isinstance(model.parents.get(parent), ast.Call)
 
 
 def _dict_siblings(entry: EntryPoint, function: ast.AST) -> list[ast.FunctionDef] | None:

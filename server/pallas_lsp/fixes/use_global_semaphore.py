@@ -131,9 +131,11 @@ def fix(project, model, call, value, code: str):
 
 
 def _read_only(node: ast.expr) -> bool:
-    """A name, attribute chain or constant-key subscript of one: reading it twice or not at all is the same."""
+    """A name, attribute chain or subscript of one by a constant or another such chain (`KINDS["flag"]`,
+    `TABLE[Backend.GPU].arrival`): reading it twice or not at all is the same."""
     while isinstance(node, (ast.Attribute, ast.Subscript)):
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant) \
+                and not _read_only(node.slice):
             return False
         node = node.value
     return isinstance(node, ast.Name)

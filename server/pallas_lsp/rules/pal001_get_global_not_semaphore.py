@@ -12,10 +12,11 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.host_code import host_functions
-from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, SC_SCALAR, SC_VECTOR, TPU_TC,
+from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, INTERPRET, SC_SCALAR, SC_VECTOR, TPU_TC,
                                      uses_of)
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
+from .pal002_get_global_interpret import SHORT_QUOTE
 
 CODE = "PAL001"
 NAME = "get-global-not-semaphore"
@@ -100,6 +101,9 @@ def problem(value: Value, kernels=()) -> str | None:
 
 
 SEMAPHORE_DTYPES = ("semaphore", "barrier_semaphore", "dma_sem")
+# What every interpreter says of a get_global, whatever it asks for (jax 0.12: checked for interpret=True,
+# pltpu.InterpretParams and plgpu.InterpretGPUParams): PAL003 quotes it where a launch may run interpreted.
+INTERPRETED_QUOTE = SHORT_QUOTE
 
 
 def is_semaphore_kind(value) -> bool:
@@ -121,15 +125,21 @@ def _lowered_backends(ctx) -> dict[int, set[str]]:
 
 
 def _message(value, problem_text: str, backends: set[str] | None, kernels=()) -> str:
-    """JAX's words on the backend that lowers this get_global: Mosaic GPU's own check, or another backend's
-    missing lowering (then the type advice follows)."""
-    if not backends or not backends <= GET_GLOBAL_NOT_LOWERED.keys() or not isinstance(as_memtype(value), MemType):
+    """JAX's words on the backend that lowers this get_global: Mosaic GPU's own check, another backend's
+    missing lowering, or the interpreters' failure (then the type advice follows)."""
+    if not backends or not isinstance(as_memtype(value), MemType):
         return problem_text
-    backend = sorted(backends)[0]
+    if backends == {INTERPRET}:
+        # Interpreted, JAX fails before any type check (PAL002 quotes that); the type is wrong for the platform
+        # the kernel compiles for, in that platform's words (the same once "Run the kernel compiled" is applied).
+        backends = {k.compiled_backend for k in kernels} or backends
+    if not backends <= GET_GLOBAL_NOT_LOWERED.keys():
+        return problem_text
+    quoted = GET_GLOBAL_NOT_LOWERED[sorted(backends)[0]]
     memtype = as_memtype(value)
     short, details = advice(memtype, kernels)
     what = _what(memtype)
-    return (f'JAX: "{GET_GLOBAL_NOT_LOWERED[backend]}"; {short}. get_global only allocates semaphores, '
+    return (f'JAX: "{quoted}"; {short}. get_global only allocates semaphores, '
             f"and only on Mosaic GPU; this asks for {what}. {details}")
 
 

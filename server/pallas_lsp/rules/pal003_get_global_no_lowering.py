@@ -9,12 +9,13 @@ so that one lowers and is not reported.
 
 from __future__ import annotations
 
+import ast
 import sys
 
 from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
 from ..analysis.evaluate import as_memtype
 from ..analysis.values import MemType, OneOf
-from .pal001_get_global_not_semaphore import is_semaphore_kind, problem
+from .pal001_get_global_not_semaphore import INTERPRETED_QUOTE, is_semaphore_kind, problem
 
 CODE = "PAL003"
 NAME = "get-global-no-lowering"
@@ -59,9 +60,27 @@ def message(kernel, what=None) -> str:
     advice = ADVICE[backend].format(scratch=scratch)
     if kernel.api == "plgpu.warp_map":
         advice = "call it before the warp_map"
-    return (f'JAX: "{quoted}"; {advice}. '
+    said = f'JAX: "{quoted}"'
+    if may_run_interpreted(kernel):  # its caller decides: both of JAX's answers
+        said = f'JAX, compiled: "{quoted}"; interpreted: "{INTERPRETED_QUOTE}"'
+    return (f'{said}; {advice}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
+
+
+def may_run_interpreted(kernel) -> bool:
+    """The launch's `interpret=` is a parameter of the function launching it (a harness or test passes
+    `interpret=jax.default_backend() != "tpu"`), or a value decided at run time: it may run interpreted,
+    where every interpreter fails on get_global with its own error."""
+    entry = kernel.entry
+    if entry.maybe_interpret:
+        return True
+    found = entry.kernel.kwarg("interpret")
+    node = found[1] if found else None
+    if not isinstance(node, ast.Name):
+        return False
+    binding = entry.model.lookup(node.id, entry.model.scope_of(node), node.lineno)
+    return binding is not None and binding.kind == "param"
 
 
 def check(ctx):

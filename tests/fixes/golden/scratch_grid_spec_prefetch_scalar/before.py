@@ -3,7 +3,7 @@ semaphore becomes scratch in the grid spec's own scratch_shapes, created there.
 
 (A fix once added `scratch_shapes=` to the pallas_call beside the grid spec, and offered it as safe: jax 0.12
 'ValueError: If `grid_spec` is specified, then `scratch_shapes` must be `()`'. With 4 blocks in the grid
-spec's grid the semaphore is no longer shared by all of them: unsafe.)
+spec's grid, a scratch semaphore is shared by the iterations on one core, not across a chip's cores: unsafe.)
 """
 import dataclasses
 import functools

@@ -1,0 +1,132 @@
+"""PAL001 and PAL003 quote the error of the platform the kernel runs on, and each quote is checked against the
+error real JAX raises for the same file (`tests/fixes/jax_lower.py`, marked `jax`)."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+LOWER = Path(__file__).resolve().parent / "fixes" / "jax_lower.py"
+HEADER = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from jax.experimental.pallas import triton as pltriton
+from jax.experimental.pallas import tpu as pltpu
+"""
+
+# Triton params looked up in a table by a block size the caller picks: the launch is a Triton one.
+TRITON_TABLE = HEADER + """
+TUNED = {32: pltriton.CompilerParams(num_warps=1), 64: pltriton.CompilerParams(num_warps=2)}
+
+
+def body(x_ref, o_ref):
+    tmp = pl.get_global(plgpu.GMEM((32, 128), jnp.float32))
+    tmp[...] = x_ref[...] * 2.0
+    o_ref[...] = tmp[...]
+
+
+def double(x, rows):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(x.shape[0] // rows,),
+                          in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))],
+                          out_specs=pl.BlockSpec((rows, 128), lambda i: (i, 0)),
+                          compiler_params=TUNED[rows])(x)
+
+
+def target():
+    return (lambda x: double(x, 32)), (jax.ShapeDtypeStruct((64, 128), jnp.float32),), "triton"
+"""
+
+# A TPU pallas_call the TPU interpreter runs: every interpreter fails before any type check (PAL002).
+TPU_INTERPRETED = HEADER + """
+def body(x_ref, o_ref):
+    acc = pl.get_global(pltpu.VMEM((8, 128), jnp.float32))
+    acc[...] = x_ref[...]
+    o_ref[...] = acc[...]
+
+
+def copy(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          interpret=pltpu.InterpretParams())(x)
+
+
+def target():
+    return copy, (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "interpret"
+"""
+
+# `interpret=` a parameter of the launcher: a harness decides (`jax.default_backend() != "tpu"`). (A DMA semaphore
+# whose copy is started in straight-line code fails otherwise under interpret=True: "ValueError: dtype=dma_sem is
+# not a valid dtype for JAX type promotion", jax 0.12; PAL002 quotes the same words as here.)
+TPU_INTERPRET_PARAMETER = HEADER + """
+def body(x_ref, o_ref):
+    sem = pl.get_global(pltpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(sem)
+    pl.semaphore_wait(sem)
+    o_ref[...] = x_ref[...]
+
+
+def fetch(x, interpret=False):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          compiler_params=pltpu.CompilerParams(), interpret=interpret)(x)
+
+
+def target():
+    return (lambda x: fetch(x, interpret={interpret})), (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "{mode}"
+"""
+
+TRITON_WORDS = "Unimplemented primitive in Pallas Triton lowering: get_global"
+TPU_WORDS = "Unimplemented primitive in Pallas TPU lowering for tc: get_global"
+INTERPRETED_WORDS = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"
+
+
+def _jax_error(jax_env, path: Path) -> str:
+    run = subprocess.run([jax_env, str(LOWER), str(path)], capture_output=True, text=True, timeout=600)
+    return json.loads(run.stdout)[str(path)]["error"] or ""
+
+
+def test_triton_params_from_a_table_quote_the_triton_lowering(ws):
+    [(code, _, message)] = ws.check(source=TRITON_TABLE)
+    assert code == "PAL001" and message.startswith(f'JAX: "{TRITON_WORDS}"; pass the array as a kernel input')
+
+
+def test_an_interpreted_tpu_kernel_quotes_the_interpreter_in_pal002_and_the_tpu_in_pal001(ws):
+    """PAL002 says what the interpreter says; PAL001 what the TPU says of the type, the same once the kernel
+    runs compiled (a message that changed with "Run the kernel compiled" would make that fix look like it adds
+    a finding)."""
+    found = {code: message for code, _, message in ws.check(source=TPU_INTERPRETED)}
+    assert found["PAL002"].startswith(f'JAX: "{INTERPRETED_WORDS}"'), found
+    assert found["PAL001"].startswith(f'JAX: "{TPU_WORDS}"; allocate it as scratch'), found
+
+
+def test_an_interpret_parameter_quotes_both_the_compiled_and_the_interpreted_error(ws):
+    source = TPU_INTERPRET_PARAMETER.format(interpret="False", mode="tpu")
+    [(code, _, message)] = ws.check(source=source)
+    assert code == "PAL003" and message.startswith(
+        f'JAX, compiled: "{TPU_WORDS}"; interpreted: "{INTERPRETED_WORDS}"; use a scratch_shapes semaphore'), message
+
+
+def test_a_launch_that_never_interprets_quotes_the_compiled_error_alone(ws):
+    source = TPU_INTERPRET_PARAMETER.replace("interpret=interpret)", "interpret=False)").format(
+        interpret="False", mode="tpu")
+    [(code, _, message)] = ws.check(source=source)
+    assert code == "PAL003" and message.startswith(f'JAX: "{TPU_WORDS}"; use a scratch_shapes semaphore'), message
+
+
+@pytest.mark.jax
+def test_jax_raises_what_the_messages_quote(jax_env, tmp_path):
+    cases = {
+        "triton_table.py": (TRITON_TABLE, TRITON_WORDS),
+        "tpu_interpreted.py": (TPU_INTERPRETED, INTERPRETED_WORDS.split("<")[0]),
+        "tpu_vmem_compiled.py": (TPU_INTERPRETED.replace("interpret=pltpu.InterpretParams()",
+                                                         "compiler_params=pltpu.CompilerParams()").replace(
+            '"interpret"', '"tpu"'), TPU_WORDS),
+        "tpu_compiled.py": (TPU_INTERPRET_PARAMETER.format(interpret="False", mode="tpu"), TPU_WORDS),
+        "tpu_interpret_true.py": (TPU_INTERPRET_PARAMETER.format(interpret="True", mode="interpret"),
+                                  INTERPRETED_WORDS.split("<")[0]),
+    }
+    for name, (source, words) in cases.items():
+        path = tmp_path / name
+        path.write_text(source)
+        assert words in _jax_error(jax_env, path), name
