@@ -58,6 +58,16 @@ class RuleContext:
 
         return "emaphore" in self.model.text and bool(pallas_calls(self.project, self.model, "pl.run_scoped"))
 
+    def has_copy(self) -> bool:
+        """Does this module call a TPU copy (`pltpu.make_async_copy`, `async_copy`, the remote ones, under any
+        alias)? A kernel's copies (`KernelModel.dma_copies`) are such calls, each kept with its own module: a
+        module without one has none of them, whichever kernel runs its code. Mentioning "async" (a checkpoint
+        setting, `fence_async_shared`) is not that."""
+        from .kernels import pallas_calls
+        from .result_uses import _DMA_SEMAPHORES
+
+        return any(pallas_calls(self.project, self.model, api) for api in _DMA_SEMAPHORES)
+
     def kernels_reaching(self):
         """(KernelModel, GetGlobalSite) for every get_global of this module that a kernel reaches."""
         from .kernel_model import models_reaching
@@ -77,9 +87,11 @@ class RuleContext:
         found.update((id(k), k) for k, _ in self.kernels_reaching())
         return list(found.values())
 
-    def kernels_here_and_in_importers(self):
+    def kernels_here_and_in_importers(self, importers: bool = True):
         """Kernel models of this module's entry points and of the workspace modules importing it: code here
         (a helper) may run in a kernel launched there. For rules about any semaphore, not only get_global's.
+        `importers=False`: this module's alone, where the rule knows nothing here can be reported of one
+        launched there (searching every importer's entry points is most of what these rules cost).
 
         An importer's kernels are searched with call sites in each function's own module only
         (`Evaluator.own_module_call_sites`); this module's own kernels, and an importer's kernel that
@@ -89,7 +101,7 @@ class RuleContext:
         from .kernel_model import kernel_models
 
         kernels = {_entry_key(k): k for k in self.kernels()}  # each module's models are cached with its own text
-        if not self.model.functions:
+        if not importers or not self.model.functions:
             # No def or lambda here: no code of this module runs in a kernel (a package's `__init__.py`
             # that re-exports names, imported by every test: modelling each importer's kernels cost a
             # third of a check of jax's Pallas tests). The rules report only what runs here.

@@ -62,7 +62,10 @@ def check(ctx):
                            (ctx.model, call, "comes from here"), {"get_global": call})
     if "emaphore" not in ctx.model.text and "async" not in ctx.model.text:
         return  # a helper module that only copies (pltpu.make_async_copy(..., sem)) names no semaphore
-    for kernel in ctx.kernels_here_and_in_importers():
+    # A kernel launched in an importer reaches a semaphore here through code that names one, or a helper's copy
+    # (the "async" above); a module naming neither ("async" in a checkpoint setting) is not searched for them.
+    importers = "emaphore" in ctx.model.text or ctx.has_copy()
+    for kernel in ctx.kernels_here_and_in_importers(importers):
         unlike = yield from _unlike_selections(ctx, kernel, reported)
         for sem in kernel.semaphores:
             uses = [use for use in sem.uses if use.selected_by is None or id(use.selected_by) not in unlike]

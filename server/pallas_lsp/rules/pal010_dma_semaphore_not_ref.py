@@ -75,8 +75,8 @@ def ref_meant(model, read: ast.Subscript) -> str:
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if "async" not in ctx.model.text:
-        return
+    if "async" not in ctx.model.text or not ctx.has_copy():
+        return  # every finding is a copy of this module's (`copy.model is ctx.model`)
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
