@@ -58,15 +58,14 @@ class RuleContext:
 
         return "emaphore" in self.model.text and bool(pallas_calls(self.project, self.model, "pl.run_scoped"))
 
-    def has_copy(self) -> bool:
-        """Does this module call a TPU copy (`pltpu.make_async_copy`, `async_copy`, the remote ones, under any
-        alias)? A kernel's copies (`KernelModel.dma_copies`) are such calls, each kept with its own module: a
-        module without one has none of them, whichever kernel runs its code. Mentioning "async" (a checkpoint
-        setting, `fence_async_shared`) is not that."""
+    def calls_any(self, apis) -> bool:
+        """Does this module call any of `apis` (canonical names, under any alias: `pallas_calls`)? A kernel's
+        semaphore ops and copies are such calls, kept with their own module (`result_uses.SEMAPHORE_OP_APIS`,
+        `COPY_APIS`): a module calling none has none of them, whichever kernel, here or in an importer, runs
+        its code. Its text mentioning a word ("async" in a checkpoint setting, "decrement" in a comment) is less."""
         from .kernels import pallas_calls
-        from .result_uses import _DMA_SEMAPHORES
 
-        return any(pallas_calls(self.project, self.model, api) for api in _DMA_SEMAPHORES)
+        return any(pallas_calls(self.project, self.model, api) for api in apis)
 
     def kernels_reaching(self):
         """(KernelModel, GetGlobalSite) for every get_global of this module that a kernel reaches."""

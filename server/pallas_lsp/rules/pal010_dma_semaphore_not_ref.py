@@ -17,6 +17,7 @@ import ast
 import sys
 
 from ..analysis.kernel_model import SCRATCH_KEYWORDS
+from ..analysis.result_uses import COPY_APIS
 
 CODE = "PAL010"
 NAME = "dma-semaphore-not-ref"
@@ -75,7 +76,7 @@ def ref_meant(model, read: ast.Subscript) -> str:
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if "async" not in ctx.model.text or not ctx.has_copy():
+    if "async" not in ctx.model.text or not ctx.calls_any(COPY_APIS):
         return  # every finding is a copy of this module's (`copy.model is ctx.model`)
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
