@@ -117,3 +117,56 @@ def test_a_module_without_functions_searches_no_importer(tmp_path):
     assert "launcher.py" not in _modelled(project)
     assert _found(project, package / "helpers.py") == [
         ("PAL005", at(HELPERS, "pl.semaphore_signal(sems)"), _signal((2,), "signal"))]
+
+
+SETTINGS = '''\
+from jax.experimental import pallas as pl
+
+ASYNC_CHECKPOINTING = True  # the words "async" and "decrement" here are settings; nothing here copies
+
+
+def steps_left():
+    return pl.cdiv(7, 2) - 1  # decrement while profiling
+'''
+COPIES = '''\
+from jax.experimental.pallas import tpu as pltpu
+
+
+def copy_in(src, dst, sems):
+    pltpu.make_async_copy(src, dst, sems).start()
+'''
+COPY_LAUNCHER = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+import copies
+import settings
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref, sems):
+    copies.copy_in(x_ref, o_ref, sems)
+
+
+def run(x):
+    steps = settings.steps_left()
+    return pl.pallas_call(body, out_shape=X, scratch_shapes=[pltpu.SemaphoreType.DMA((2,))])(x), steps
+'''
+
+
+def test_a_module_no_kernel_can_report_in_searches_no_importer(tmp_path):
+    """A module whose words pass the rules' first test ("async", "decrement") but that calls no semaphore op or
+    copy and names no semaphore holds nothing an importer's kernel can be reported for: its importers are not
+    modelled for it. A helper that only copies (no semaphore named) is still searched: the importer's kernel
+    hands it a semaphore array, and the copy's start is reported there."""
+    for name, text in {"settings.py": SETTINGS, "copies.py": COPIES, "launcher.py": COPY_LAUNCHER}.items():
+        (tmp_path / name).write_text(text)
+    project = Project(str(tmp_path), python=jax_python())
+    assert _found(project, tmp_path / "settings.py") == []
+    assert _modelled(project) == ["settings.py"]
+    found = _found(project, tmp_path / "copies.py")
+    assert [(code, where) for code, where, _ in found] == [("PAL005", at(COPIES, "pltpu.make_async_copy(src, dst, sems).start()"))]
+    assert "launcher.py" in _modelled(project)

@@ -84,6 +84,15 @@ class RuleContext:
 
         return "emaphore" in self.model.text and bool(pallas_calls(self.project, self.model, "pl.run_scoped"))
 
+    def calls_any(self, apis) -> bool:
+        """Does this module call any of `apis` (canonical names, under any alias: `pallas_calls`)? A kernel's
+        semaphore ops and copies are such calls, kept with their own module (`result_uses.SEMAPHORE_OP_APIS`,
+        `COPY_APIS`): a module calling none has none of them, whichever kernel, here or in an importer, runs
+        its code. Its text mentioning a word ("async" in a checkpoint setting, "decrement" in a comment) is less."""
+        from .kernels import pallas_calls
+
+        return any(pallas_calls(self.project, self.model, api) for api in apis)
+
     def kernels_reaching(self):
         """(KernelModel, GetGlobalSite) for every get_global of this module that a kernel reaches."""
         from .kernel_model import models_reaching
@@ -103,9 +112,11 @@ class RuleContext:
         found.update((id(k), k) for k, _ in self.kernels_reaching())
         return list(found.values())
 
-    def kernels_here_and_in_importers(self):
+    def kernels_here_and_in_importers(self, importers: bool = True):
         """Kernel models of this module's entry points and of the workspace modules importing it: code here
         (a helper) may run in a kernel launched there. For rules about any semaphore, not only get_global's.
+        `importers=False`: this module's alone, where the rule knows nothing here can be reported of one
+        launched there (searching every importer's entry points is most of what these rules cost).
 
         An importer's kernels are searched with call sites in each function's own module only
         (`Evaluator.own_module_call_sites`); this module's own kernels, and an importer's kernel that
@@ -115,7 +126,7 @@ class RuleContext:
         from .kernel_model import kernel_models
 
         kernels = {_entry_key(k): k for k in self.kernels()}  # each module's models are cached with its own text
-        if not self.model.functions:
+        if not importers or not self.model.functions:
             # No def or lambda here: no code of this module runs in a kernel (a package's `__init__.py`
             # that re-exports names, imported by every test: modelling each importer's kernels cost a
             # third of a check of jax's Pallas tests). The rules report only what runs here.

@@ -42,6 +42,12 @@ _GENERIC_SEMAPHORE_OPS = {"pl.semaphore_signal": "signal", "pl.semaphore_wait": 
                           "pltpu.get_barrier_semaphore": "barrier_semaphore"}
 
 
+# What a kernel's semaphore ops (`KernelModel.semaphore_ops`) and copies (`dma_copies`) are calls of, each kept with
+# the module of the call: a module calling none of them holds none (`RuleContext.calls_any`).
+SEMAPHORE_OP_APIS = tuple(_GENERIC_SEMAPHORE_OPS)
+COPY_APIS = tuple(_DMA_SEMAPHORES)
+
+
 BARRIER_OPS = {"plgpu.barrier_wait", "plgpu.barrier_arrive"}
 # Copies taking their barrier positionally too (jax 0.12: `copy_gmem_to_smem(src, dst, barrier)`): its position.
 _COPY_BARRIER_AT = {"plgpu.copy_gmem_to_smem": 2, "plgpu.async_store_smem": 2}

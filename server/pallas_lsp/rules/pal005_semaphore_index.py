@@ -18,6 +18,7 @@ import sys
 from ..analysis.evaluate import as_memtype
 from ..analysis.kernel_model import reads_checked, uses_of
 from ..analysis.kernels import get_global_argument, get_global_calls
+from ..analysis.result_uses import COPY_APIS
 from ..analysis.values import MemType, shape_text
 
 CODE = "PAL005"
@@ -62,7 +63,10 @@ def check(ctx):
                            (ctx.model, call, "comes from here"), {"get_global": call})
     if "emaphore" not in ctx.model.text and "async" not in ctx.model.text:
         return  # a helper module that only copies (pltpu.make_async_copy(..., sem)) names no semaphore
-    for kernel in ctx.kernels_here_and_in_importers():
+    # A kernel launched in an importer reaches a semaphore here through code that names one, or a helper's copy
+    # (the "async" above); a module naming neither ("async" in a checkpoint setting) is not searched for them.
+    importers = "emaphore" in ctx.model.text or ctx.calls_any(COPY_APIS)
+    for kernel in ctx.kernels_here_and_in_importers(importers):
         unlike = yield from _unlike_selections(ctx, kernel, reported)
         for sem in kernel.semaphores:
             uses = [use for use in sem.uses if use.selected_by is None or id(use.selected_by) not in unlike]

@@ -36,8 +36,8 @@ def _decrement_node(call: ast.Call) -> ast.expr | None:
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if "decrement" not in ctx.model.text:
-        return
+    if "decrement" not in ctx.model.text or not ctx.calls_any(("pl.semaphore_wait",)):
+        return  # every finding is a wait of this module's (`op.model is ctx.model`)
     kernels = ctx.kernels_here_and_in_importers()
     runs: dict[int, list] = {}  # id(wait) -> every kernel that runs it (its fix asks what each one does with it)
     for kernel in kernels:

@@ -19,6 +19,7 @@ import sys
 
 from ..analysis.kernel_model import SCRATCH_KEYWORDS
 from ..analysis.local_copies import local_src_sem, refuses_local_src_sem
+from ..analysis.result_uses import COPY_APIS
 
 CODE = "PAL010"
 NAME = "dma-semaphore-not-ref"
@@ -84,8 +85,8 @@ def ref_meant(model, read: ast.Subscript) -> str:
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if "async" not in ctx.model.text:
-        return
+    if "async" not in ctx.model.text or not ctx.calls_any(COPY_APIS):
+        return  # every finding is a copy of this module's (`copy.model is ctx.model`)
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):

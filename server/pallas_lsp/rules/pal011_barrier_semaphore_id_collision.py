@@ -25,8 +25,8 @@ FIRST_INTERNAL_ID = 2000  # jax/_src/pallas/mosaic/interpret/shared_memory.py: n
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if "get_barrier_semaphore" not in ctx.model.text:
-        return
+    if "get_barrier_semaphore" not in ctx.model.text or not ctx.calls_any(("pltpu.get_barrier_semaphore",)):
+        return  # every finding is a get_barrier_semaphore of this module's (`op.model is ctx.model`)
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
             cid, count = kernel.collective_id, kernel.start_semaphores

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis.result_uses import SEMAPHORE_OP_APIS
 from .pal010_dma_semaphore_not_ref import ref_meant
 from .pal013_signal_wait_semaphore_type import first_in_trace
 
@@ -59,8 +60,8 @@ def message(op, node: ast.expr, dtype: str | None = None, number: object = None)
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if not ctx.model.mentions("semaphore_"):
-        return
+    if not ctx.model.mentions("semaphore_") or not ctx.calls_any(SEMAPHORE_OP_APIS):
+        return  # every finding is a semaphore op of this module's (`op.model is ctx.model`)
     reported: set[int] = set()
     for kernel in ctx.kernels_here_and_in_importers():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
