@@ -37,6 +37,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes2 apart_fixes2
   prepare_judged bench/apart_fixes4 apart_fixes4
   prepare_judged bench/apart_fixes3 apart_fixes3
+  prepare_judged bench/apart_fixes5 apart_fixes5
 }
 
 if [ "${1:-}" = generated ]; then
