@@ -29,7 +29,7 @@ from ..analysis.launches import kernel_launches
 from ..analysis.values import Func, MemType
 from .kernel_edits import CannotFix, FixBuilder, unique_name
 from .semaphore_allocated_by_caller import ALLOC_SEMAPHORE_SINCE, _appended, _only_into_kernels, _route, _shape_code
-from .semaphore_out_of_out_type import _scratch_count, _without, _without_last
+from .semaphore_out_of_out_type import _scratch_count, _without
 from .sites import bound_before, launches
 
 
