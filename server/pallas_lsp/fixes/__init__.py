@@ -159,7 +159,7 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
 FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore", "drop_src_sem"),
                  "PAL006": ("barrier_as_scratch",), "PAL007": ("run_scoped_to_get_global",),
-                 "PAL008": ("semaphore_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
+                 "PAL008": ("semaphore_allocated_by_caller", "semaphore_dict_output_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
                             "class_attribute_get_global"),
                  "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("drop_src_sem", "semaphore_view"), "PAL011": ("collective_id_below_internal",),

@@ -59,7 +59,7 @@ def _unpacking(model, call: ast.AST) -> ast.Assign | None:
     return statement
 
 
-def _route(project, model, entry) -> _Route | None:
+def _route(project, model, entry, bound=_unpacking) -> _Route | None:
     """Where the kernel's results are unpacked: the kernel built and called in one expression, or bound to a name
     (`produce = plgpu.kernel(...)`, bound once in its scope, named only by one call), that call being the whole
     value of a tuple assignment; or returned as a function's last statement, its only return
@@ -81,7 +81,7 @@ def _route(project, model, entry) -> _Route | None:
             return None
     else:
         return None
-    statement = _unpacking(model, launch)
+    statement = bound(model, launch)
     if statement is not None:
         return _Route(launch, statement, launch)
     returned = model.parents.get(launch)
@@ -95,7 +95,7 @@ def _route(project, model, entry) -> _Route | None:
         isinstance(n, ast.Attribute) and n.attr == function.name)]
     if len(calls) != 1 or [calls[0].func] != mentions or project.importers_mentioning(model, function.name):
         return None
-    statement = _unpacking(model, calls[0])
+    statement = bound(model, calls[0])
     return _Route(launch, statement, calls[0], function) if statement is not None else None
 
 

@@ -74,12 +74,14 @@ def check(ctx):
             # The launch checks its outputs when it is built, interpreted or not.
             backend = kernel.compiled_backend if kernel.backend == INTERPRET else kernel.backend
             tpu_outputs = _tpu_semaphore_outputs(ctx, kernel, found)
+            display, owned = found[1], True
             if tpu_outputs is not None:
                 # A pallas_call returning a TPU semaphore is TPU code, whatever platform a bare one is lowered for.
                 backend = TPU_TC
                 leaf = next(iter(tpu_outputs), None)
             else:
-                leaf = _semaphore_leaf(ctx, found[1], ("gmem",))
+                display, owned = _out_type_display(ctx.model, found[1])
+                leaf = _semaphore_leaf(ctx, display, ("gmem",))
             tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
             if leaf is None:
                 continue
@@ -91,7 +93,24 @@ def check(ctx):
                 continue  # TPU meshes and SparseCore: not run
             if message is not None:
                 yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
-                                  facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+                                  facts={"kernel": kernel, "out_type": display if owned else found[1],
+                                         "entry": kernel.entry})
+
+
+def _out_type_display(model, node: ast.AST) -> tuple[ast.AST, bool]:
+    """The tuple, list or dict display an out_type names (`out_type = {"y": ..., "ready": SEM}` then
+    `out_type=out_type`: the value assigned to that name where the launch reads it), else `node` itself; and
+    whether that display is this launch's alone to rewrite (written in the launch, or a function's local
+    named only there)."""
+    if not isinstance(node, ast.Name):
+        return node, True
+    scope = model.scope_of(node)
+    binding = model.lookup(node.id, scope, node.lineno)
+    if binding is None or binding.kind != "assign" or not isinstance(binding.value, (ast.Tuple, ast.List, ast.Dict)):
+        return node, True
+    mentions = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == node.id]
+    owned = scope is not model.tree and len(mentions) == 2 and model.scope_of(binding.value) is scope
+    return binding.value, owned
 
 
 def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
