@@ -1126,3 +1126,36 @@ kernel = plgpu.kernel(body, out_type=X)
 
     assert "return pl.run_scoped(scoped, kind)" in apply_edits((ws.root / "kernel.py").read_text(), scoped.edits)
 
+
+
+def test_no_scratch_in_a_grid_spec_factory_of_another_module_with_another_caller(ws):
+    """`grid_spec=tiles.row_sum_spec(self.tiling)`, a factory of another module that a third module also calls:
+    the scratch added to its `PrefetchScalarGridSpec` would reach that launch too, so only noqa is offered, and
+    the disabled action says why (with this launch its only caller the fix edits the factory: golden case
+    scratch_into_grid_spec_of_other_module)."""
+    from conftest import REPO
+    from pallas_lsp.fixes import fixes_and_reason
+
+    golden = REPO / "tests" / "fixes" / "golden" / "scratch_into_grid_spec_of_other_module" / "before"
+    ws.write("tiles.py", (golden / "tiles.py").read_text())
+    ws.write("other.py", """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+import tiles
+
+
+def copy_kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+
+def copy(x, tiling):
+  return pl.pallas_call(copy_kernel, grid_spec=tiles.row_sum_spec(tiling),
+                        out_shape=jax.ShapeDtypeStruct((tiling.rows, tiling.cols), x.dtype))(x)
+""")
+    [finding] = ws.findings("kernel.py", (golden / "kernel.py").read_text())
+    assert finding.code == "PAL001"
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL001): Disable PAL001 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "row_sum_spec builds the grid spec of other launches too, which the new scratch would reach")
