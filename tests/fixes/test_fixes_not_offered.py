@@ -858,8 +858,8 @@ def body(x_ref, o_ref):
 """
 # A launch with a grid spec takes its scratch in the grid spec only (jax 0.12: "If `grid_spec` is specified, then
 # `scratch_shapes` must be `()`"): where that grid spec is built out of the fix's reach, or serves another launch
-# too, no scratch fix (goldens scratch_grid_spec_prefetch_scalar, scratch_grid_spec_variable and
-# scratch_grid_spec_from_method are offered).
+# too, no scratch fix (goldens scratch_grid_spec_prefetch_scalar, scratch_grid_spec_variable,
+# scratch_grid_spec_from_method and scratch_into_grid_spec_of_other_module are offered).
 GRID_SPEC_ELSEWHERE = {
     "a grid spec a helper returns to two launches": ('''
 def grid_spec(rows):
@@ -875,15 +875,6 @@ def run(x):
     y = pl.pallas_call(copy, out_shape=X, grid_spec=grid_spec(8))(x)
     return pl.pallas_call(body, out_shape=X, grid_spec=grid_spec(8))(y)
 ''', "grid_spec builds the grid spec of other launches too, which the new scratch would reach"),
-    "a grid spec from a function of another module": ('''
-from specs import row_grid_spec
-
-
-def run(x):
-    return pl.pallas_call(body, out_shape=X, grid_spec=row_grid_spec(8))(x)
-''', "the launch's grid spec comes from row_grid_spec(8), not from a pl.GridSpec or pltpu.PrefetchScalarGridSpec "
-     "call at the launch, in a variable only it reads or returned by a function only it calls, and JAX takes its "
-     "scratch only in that call"),
     "a grid spec two launches share": ('''
 SPEC = pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((8, 128), lambda i: (i, 0))],
                    out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)))
@@ -911,6 +902,26 @@ def test_no_scratch_beside_a_grid_spec_built_out_of_reach(ws, name):
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL003): Disable PAL003 for this line"]
     assert fixes_and_reason(ws.project, finding)[1].startswith(reason + ";")
 
+
+
+def test_scratch_goes_into_a_grid_spec_function_of_another_module_it_alone_calls(ws):
+    """`grid_spec=row_grid_spec(8)` from another module that only this launch calls: the fix edits that module's
+    `pl.GridSpec(...)` (and imports `pltpu` there), not the launch (golden scratch_into_grid_spec_of_other_module)."""
+    ws.write("specs.py", "from jax.experimental import pallas as pl\n\n\ndef row_grid_spec(rows):\n"
+                         "    return pl.GridSpec(grid=(1,), in_specs=[pl.BlockSpec((rows, 128), lambda i: (i, 0))])\n")
+    [finding] = ws.findings("kernel.py", TPU_HEADER + '''
+from specs import row_grid_spec
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=X, grid_spec=row_grid_spec(8))(x)
+''')
+    fix = ws.fixes(finding)[0]
+    assert fix.title == "pallas-lsp (PAL003): Allocate sem as scratch (scratch_shapes) in the grid spec"
+    in_specs = [e.new_text for e in fix.edits if e.path.endswith("specs.py")]
+    assert "scratch_shapes=[pltpu.SemaphoreType.REGULAR]" in "".join(in_specs)
+    assert "from jax.experimental.pallas import tpu as pltpu" in "".join(in_specs)
+    assert not any("scratch_shapes" in e.new_text for e in fix.edits if e.path.endswith("kernel.py"))
 
 PIPELINE = '''
 import dataclasses
@@ -1126,3 +1137,36 @@ kernel = plgpu.kernel(body, out_type=X)
 
     assert "return pl.run_scoped(scoped, kind)" in apply_edits((ws.root / "kernel.py").read_text(), scoped.edits)
 
+
+
+def test_no_scratch_in_a_grid_spec_factory_of_another_module_with_another_caller(ws):
+    """`grid_spec=tiles.row_sum_spec(self.tiling)`, a factory of another module that a third module also calls:
+    the scratch added to its `PrefetchScalarGridSpec` would reach that launch too, so only noqa is offered, and
+    the disabled action says why (with this launch its only caller the fix edits the factory: golden case
+    scratch_into_grid_spec_of_other_module)."""
+    from conftest import REPO
+    from pallas_lsp.fixes import fixes_and_reason
+
+    golden = REPO / "tests" / "fixes" / "golden" / "scratch_into_grid_spec_of_other_module" / "before"
+    ws.write("tiles.py", (golden / "tiles.py").read_text())
+    ws.write("other.py", """
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+import tiles
+
+
+def copy_kernel(x_ref, o_ref):
+  o_ref[...] = x_ref[...]
+
+
+def copy(x, tiling):
+  return pl.pallas_call(copy_kernel, grid_spec=tiles.row_sum_spec(tiling),
+                        out_shape=jax.ShapeDtypeStruct((tiling.rows, tiling.cols), x.dtype))(x)
+""")
+    [finding] = ws.findings("kernel.py", (golden / "kernel.py").read_text())
+    assert finding.code == "PAL001"
+    assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL001): Disable PAL001 for this line"]
+    assert fixes_and_reason(ws.project, finding)[1] == (
+        "row_sum_spec builds the grid spec of other launches too, which the new scratch would reach")

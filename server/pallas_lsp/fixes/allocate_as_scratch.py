@@ -43,7 +43,7 @@ from .kernel_edits import (
     thread_through_helper,
     vararg_split_point,
 )
-from .grid_spec import code_in_spec, grid_spec_call, scratch_argument
+from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
@@ -363,10 +363,11 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     # A launch with a grid spec takes scratch in it only: (its call, its scratch as written) by launch.
     in_grid_spec = {}
     for entry in entries:
-        spec = grid_spec_call(builder.project, entry) if keyword_name == "scratch_shapes" else None
-        if spec is not None:
-            in_grid_spec[id(entry)] = spec, scratch_argument(builder.project, entry.model, spec)
-            node = in_grid_spec[id(entry)][1]
+        site = grid_spec_site(builder.project, entry) if keyword_name == "scratch_shapes" else None
+        if site is not None:
+            spec_model, spec = site
+            in_grid_spec[id(entry)] = spec_model, spec, scratch_argument(builder.project, spec_model, spec)
+            node = in_grid_spec[id(entry)][2]
         else:
             found = entry.kernel.kwarg(keyword_name)
             node = found[1] if found else None
@@ -398,12 +399,12 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         remove_get_global(builder, model, use, name)
     for entry in entries:
         if id(entry) in in_grid_spec:
-            spec, written = in_grid_spec[id(entry)]
-            in_spec = code_in_spec(builder.project, entry.model, spec, entry, code)
+            spec_model, spec, written = in_grid_spec[id(entry)]
+            in_spec = code_in_spec(builder, spec_model, spec, entry, code)
             if in_spec is None:
                 raise CannotFix("the grid spec is built in a function where the scratch type's names mean "
                                 "something else")
-            edit_sequence_argument(builder, entry.model, spec, keyword_name, written, in_spec, first=False,
+            edit_sequence_argument(builder, spec_model, spec, keyword_name, written, in_spec, first=False,
                                    dict_key=name if as_dict else None, add_if_missing=True)
         else:
             edit_sequence_keyword(builder, entry, keyword_name, code, first=False,

@@ -20,6 +20,7 @@ _CONVENTIONAL = {
     "jax.lax": ("from jax import lax", "lax"),
     "jax.experimental.pallas": ("from jax.experimental import pallas as pl", "pl"),
     "jax.experimental.pallas.mosaic_gpu": ("from jax.experimental.pallas import mosaic_gpu as plgpu", "plgpu"),
+    "jax.experimental.pallas.tpu": ("from jax.experimental.pallas import tpu as pltpu", "pltpu"),
 }
 
 

@@ -161,7 +161,7 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     """`ref.shape` of a `pl.pallas_call` body's ref parameter as its launch writes it: the block shape of the
     ref's `pl.BlockSpec((l, r), ...)` in in_specs/out_specs (after the grid spec's scalar prefetch refs), where
     every dimension is kept (no `None`, squeezed, element or other block-dimension object). None otherwise."""
-    from .grid_spec import grid_spec_call
+    from .grid_spec import at_launch, grid_spec_site
     from .kernel_edits import CannotFix
     from .sites import bound_before, keyword_bound
 
@@ -175,9 +175,10 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     if index is None:
         return None
     try:
-        spec = grid_spec_call(project, entry)
+        site = grid_spec_site(project, entry)
     except CannotFix:
         return None
+    spec_model, spec = site if site is not None else (model, None)
     holder = spec if spec is not None else entry.node
     if not isinstance(holder, ast.Call) or (spec is not None and spec.args):
         return None
@@ -194,12 +195,14 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     block = specs[index] if index < len(specs) else None
     if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
         return None
-    constructor = project.evaluator.value(model, block.func)
+    constructor = project.evaluator.value(spec_model, block.func)
     if not (isinstance(constructor, Api) and constructor.name == "pl.BlockSpec"):
         return None
     if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute)) or
            (isinstance(d, ast.Constant) and type(d.value) is not int) for d in block.args[0].elts):
         return None
+    if spec_model is not entry.model:  # a factory of another module writes it in its own terms
+        return at_launch(project, spec_model, spec, block.args[0], entry)
     return ast.get_source_segment(model.text, block.args[0])
 
 
