@@ -8,7 +8,7 @@ not execute code from it. No jedi here: the trace command imports this where onl
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import re
 import signal
@@ -20,8 +20,10 @@ PROBE_TIMEOUT_S = probe_timeout()  # PALLAS_LSP_PROBE_TIMEOUT, checked (a bad va
 _PYTHON_NAME = re.compile(r"python(\d+(\.\d+)?)?(\.exe)?", re.IGNORECASE)
 # Also the interpreter's search path (a line of JSON after the marker): the workspace import index
 # needs it first, and reading it from jedi's process means waiting for that process to import jedi.
-_PROBE = ("import sys, json; print('pallas-lsp-probe', sys.version_info[0], sys.version_info[1]); "
-          "print(json.dumps([sys.path, bool(getattr(sys.flags, 'safe_path', False))]))")
+# It imports nothing but `sys` (built in): the folder it runs in comes first on its path, and a repository's
+# `json.py` there must never run. The path is printed as a Python literal, read back with literal_eval.
+_PROBE = ("import sys; print('pallas-lsp-probe', sys.version_info[0], sys.version_info[1]); "
+          "print(repr([sys.path, bool(getattr(sys.flags, 'safe_path', False))]))")
 
 
 class InterpreterError(Exception):
@@ -61,8 +63,8 @@ def probe_with_path(executable: str, timeout: float | None = None) -> tuple[tupl
                                "stopped it") from None
     match = re.search(rb"pallas-lsp-probe (\d+) (\d+)\r?\n(.*)", out)
     try:
-        sys_path, safe_path = json.loads(match.group(3)) if match else (None, False)
-    except ValueError:  # something printed into our line (a sitecustomize): not this interpreter's answer
+        sys_path, safe_path = ast.literal_eval(match.group(3).decode("utf-8", "surrogateescape").strip()) if match else (None, False)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):  # something printed into our line (a sitecustomize): not this interpreter's answer
         sys_path, safe_path = None, False
     if returncode != 0 or match is None or not isinstance(sys_path, list) or not all(isinstance(p, str) for p in sys_path):
         detail = _last_line(err or out, returncode)

@@ -391,4 +391,5 @@ async def test_every_example_has_a_trace_code_lens(client: LanguageClient):
         "pal009_non_decrementing_wait.py": "copy", "pal010_dma_semaphore_value.py": "copy",
         "pal011_barrier_semaphore_id.py": "copy", "pal012_shared_memory_over_budget.py": "copy",
         "pal013_wait_on_dma_semaphore.py": "copy", "pal014_signal_semaphore_value.py": "add_one",
-        "pal015_copy_wait_regular_semaphore.py": "copy"}.items()}
+        "pal015_copy_wait_regular_semaphore.py": "copy", "pal016_gpu_interpreter_semaphore.py": "run",
+        "pal017_local_copy_src_sem.py": "copy"}.items()}
