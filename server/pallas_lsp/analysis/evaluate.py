@@ -469,16 +469,16 @@ class Evaluator(ClassAttributes):
         return UNKNOWN
 
     def _function_picked(self, model: "ModuleModel", table: ast.expr, base: Value, frame: Frame | None) -> Value | None:
-        """A function picked from a table of functions by a key known only at run time (a kernel body by dtype):
-        any of them, as JAX traces whichever is picked; None where the table is not a dict display of functions."""
+        """A function picked by a key known only at run time (a kernel body by dtype) from a dict display whose keys
+        do not fold (a Mapping of functions is looked_up_function's): any of them, as JAX traces whichever is
+        picked; None where the table is not a dict display of functions."""
         if isinstance(base, Mapping):
-            values = [value for _, value in base.items]
-        else:
-            binding = model.lookup(table.id, model.scope_of(table), table.lineno) if isinstance(table, ast.Name) else None
-            display = binding.value if binding is not None and binding.kind == "assign" else None
-            if not isinstance(display, ast.Dict) or None in display.keys:
-                return None
-            values = [self.value(model, value, frame) for value in display.values]
+            return None
+        binding = model.lookup(table.id, model.scope_of(table), table.lineno) if isinstance(table, ast.Name) else None
+        display = binding.value if binding is not None and binding.kind == "assign" else None
+        if not isinstance(display, ast.Dict) or None in display.keys:
+            return None
+        values = [self.value(model, value, frame) for value in display.values]
         if not values or not all(isinstance(value, Func) for value in values):
             return None
         return _one_of(values)
