@@ -39,6 +39,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes3 apart_fixes3
   prepare_judged bench/apart_fixes5 apart_fixes5
   prepare_judged bench/apart_fixes6 apart_fixes6
+  prepare_judged bench/apart_fixes7 apart_fixes7
 }
 
 if [ "${1:-}" = generated ]; then
