@@ -61,6 +61,24 @@ def target():
   return weighted_rows, (spec, spec, spec), "cuda"
 
 
+def weighted_rows_reference(x, w, b):
+  return x * w + b
+
+
+def column_sums(x, w, b):
+  """The full stage: weighted rows from the kernel, then the column reduction in XLA."""
+  return jnp.sum(weighted_rows(x, w, b), axis=0)
+
+
+def _validate(x, w, b):
+  if not (x.shape == w.shape == b.shape):
+    raise ValueError(f"shape mismatch: {x.shape}, {w.shape}, {b.shape}")
+  if x.shape[0] % ColsumSpec(rows=x.shape[0], cols=x.shape[1]).block_rows:
+    raise ValueError("rows must be a multiple of the block size")
+
+
 if __name__ == "__main__":
   x = jnp.ones((512, 128), jnp.float32)
-  print(weighted_rows(x, x * 2, x)[0, :4])
+  w = x * 2
+  _validate(x, w, x)
+  print(column_sums(x, w, x)[:4], jnp.sum(weighted_rows_reference(x, w, x), axis=0)[:4])

@@ -62,7 +62,25 @@ def target():
   return rms_scale, (x, x, x), "cuda"
 
 
+def inverse_rms(x: jax.Array, eps: float = 1e-6) -> jax.Array:
+  """The row statistic, broadcast to ``x``'s shape as the kernel expects it."""
+  xf = x.astype(jnp.float32)
+  return jnp.broadcast_to(jax.lax.rsqrt(jnp.mean(xf * xf, axis=1, keepdims=True) + eps), x.shape)
+
+
+def rms_norm(x: jax.Array, weight: jax.Array, precision: Precision = Precision.F32) -> jax.Array:
+  """Full RMSNorm: the statistic in XLA, the scaling in the kernel."""
+  w = jnp.broadcast_to(weight.astype(jnp.float32), x.shape)
+  return rms_scale(x, inverse_rms(x), w, precision)
+
+
+def rms_norm_reference(x, weight, eps: float = 1e-6):
+  xf = x.astype(jnp.float32)
+  return xf * jax.lax.rsqrt(jnp.mean(xf * xf, axis=1, keepdims=True) + eps) * weight
+
+
 if __name__ == "__main__":
   x = jax.random.normal(jax.random.key(0), (256, 128), jnp.float32)
-  inv = jnp.broadcast_to(jax.lax.rsqrt(jnp.mean(x * x, axis=1, keepdims=True) + 1e-6), x.shape)
-  print(rms_scale(x, inv, jnp.ones_like(x))[0, :4])
+  weight = jnp.linspace(0.5, 1.5, 128, dtype=jnp.float32)
+  got = rms_norm(x, weight)
+  print(float(jnp.max(jnp.abs(got - rms_norm_reference(x, weight)))))

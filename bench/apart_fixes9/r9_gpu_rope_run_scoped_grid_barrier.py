@@ -58,7 +58,29 @@ def target():
   return scale_queries, (spec, spec), "cuda"
 
 
+def scale_queries_reference(q, temperature):
+  return q * (temperature / math.sqrt(q.shape[-1]))
+
+
+def per_head_temperature(num_heads: int, seq: int, head_dim: int, init: float = 1.0) -> jax.Array:
+  """Learned temperatures start at ``init`` and are broadcast over the head's tile."""
+  t = jnp.full((num_heads, 1, 1), init, jnp.float32)
+  return jnp.broadcast_to(t, (num_heads, seq, head_dim))
+
+
+class QueryScaler:
+  """Holds the temperatures of one attention layer and applies them to its queries."""
+
+  def __init__(self, num_heads: int, seq: int, head_dim: int):
+    self.temperature = per_head_temperature(num_heads, seq, head_dim)
+
+  def __call__(self, q):
+    if q.shape != self.temperature.shape:
+      raise ValueError(f"queries {q.shape} do not match temperatures {self.temperature.shape}")
+    return scale_queries(q, self.temperature)
+
+
 if __name__ == "__main__":
   q = jax.random.normal(jax.random.key(0), (4, 64, 128), jnp.float32)
-  t = jnp.ones_like(q)
-  print(scale_queries(q, t)[:, 0, 0])
+  scaler = QueryScaler(4, 64, 128)
+  print(float(jnp.max(jnp.abs(scaler(q) - scale_queries_reference(q, scaler.temperature)))))

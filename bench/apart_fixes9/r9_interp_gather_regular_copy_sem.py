@@ -67,5 +67,16 @@ def expected():
   return table[idx]
 
 
+def embed_tokens(tokens: jax.Array, table: jax.Array, *, debug: bool = False) -> jax.Array:
+  """Embeds a ``[batch, seq]`` token array; out-of-range ids raise when ``debug`` is set."""
+  flat = tokens.reshape(-1).astype(jnp.int32)
+  if debug:
+    flat = jnp.clip(flat, 0, table.shape[0] - 1)
+  rows = EmbeddingGather(dim=table.shape[1], debug=debug)(flat, table)
+  return rows.reshape(*tokens.shape, table.shape[1])
+
+
 if __name__ == "__main__":
-  print(jnp.array_equal(EmbeddingGather(128, debug=True)(*_inputs()), expected()))
+  idx, table = _inputs()
+  print(jnp.array_equal(EmbeddingGather(128, debug=True)(idx, table), expected()))
+  print(embed_tokens(idx.reshape(2, 4), table, debug=True).shape)

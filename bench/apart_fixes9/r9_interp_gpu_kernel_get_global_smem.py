@@ -55,6 +55,43 @@ def expected():
   return jnp.clip(jnp.round(_x() / spec.scale), -spec.qmax, spec.qmax) * spec.scale
 
 
+def fake_quant_reference(x: jax.Array, spec: QuantSpec) -> jax.Array:
+  return jnp.clip(jnp.round(x / spec.scale), -spec.qmax, spec.qmax) * spec.scale
+
+
+@jax.custom_vjp
+def fake_quant_ste(x: jax.Array) -> jax.Array:
+  """Fake quantisation with a straight-through gradient, as used in QAT training loops."""
+  return fake_quant(x)
+
+
+def _ste_fwd(x):
+  return fake_quant(x), None
+
+
+def _ste_bwd(_, g):
+  return (g,)
+
+
+fake_quant_ste.defvjp(_ste_fwd, _ste_bwd)
+
+
+class FakeQuantTest:
+  """Minimal test driver; the CI runs ``python -m`` on this file."""
+
+  def test_matches_reference(self):
+    fn, args, _ = target()
+    assert bool(jnp.array_equal(fn(*args), expected()))
+
+  def test_bits_8(self):
+    x = _x()
+    spec = QuantSpec(bits=8)
+    got = fake_quant(x, spec, interpret=True)
+    assert bool(jnp.array_equal(got, fake_quant_reference(x, spec)))
+
+
 if __name__ == "__main__":
-  fn, args, _ = target()
-  print(bool(jnp.array_equal(fn(*args), expected())))
+  suite = FakeQuantTest()
+  for name in sorted(n for n in dir(suite) if n.startswith("test_")):
+    getattr(suite, name)()
+    print(name, "ok")

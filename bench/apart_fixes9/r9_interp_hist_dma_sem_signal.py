@@ -67,6 +67,18 @@ def expected():
   return jnp.minimum(_ids() % cfg.num_buckets, cfg.vocab_limit)
 
 
+def bucket_counts(ids: jax.Array, cfg: BucketConfig = BucketConfig()) -> jax.Array:
+  """How many ids land in each clamped bucket (``vocab_limit + 1`` bins)."""
+  folded = bucketize(ids, cfg)
+  return jnp.bincount(folded.reshape(-1), length=cfg.vocab_limit + 1)
+
+
+def _report(counts: jax.Array) -> str:
+  total = int(jnp.sum(counts))
+  return ", ".join(f"{b}: {int(c) / total:.1%}" for b, c in enumerate(counts))
+
+
 if __name__ == "__main__":
   got = bucketize(_ids())
   print("match:", bool(jnp.array_equal(got, expected())))
+  print(_report(bucket_counts(_ids())))

@@ -71,5 +71,11 @@ def expected():
   return (_x() + 1.0) * 2.0
 
 
+def two_stage_batched(xs: jax.Array) -> jax.Array:
+  """Applies ``two_stage`` to each matrix of a ``[batch, rows, cols]`` stack."""
+  return jnp.stack([two_stage(x) for x in xs])
+
+
 if __name__ == "__main__":
   print(bool(jnp.array_equal(two_stage(_x()), expected())))
+  print(two_stage_batched(jnp.stack([_x(), -_x()])).shape)

@@ -52,6 +52,39 @@ def target():
   return rescale_shard, (jax.ShapeDtypeStruct((512, 128), jnp.float32),), "tpu"
 
 
+def rescale_reference(x: jax.Array, scale: float = 0.5) -> jax.Array:
+  return x * scale
+
+
+def _check_shard(x: jax.Array, chip: str) -> None:
+  """The shard must split into whole chunks for ``chip``; partial chunks are not supported."""
+  chunk_rows = CHUNK_ROWS.get(chip)
+  if chunk_rows is None:
+    raise ValueError(f"unknown chip {chip!r}; known: {sorted(CHUNK_ROWS)}")
+  if x.shape[0] % chunk_rows:
+    raise ValueError(f"{x.shape[0]} rows do not split into chunks of {chunk_rows}")
+
+
+def rescale_checkpoint(shards: dict[str, jax.Array], scale: float, chip: str = "v5e") -> dict[str, jax.Array]:
+  """Rescales every 2-D shard of a checkpoint; other leaves are returned unchanged."""
+  out = {}
+  for name, shard in shards.items():
+    if shard.ndim != 2:
+      out[name] = shard
+      continue
+    _check_shard(shard, chip)
+    out[name] = rescale_shard(shard, scale=scale, chip=chip)
+  return out
+
+
 if __name__ == "__main__":
-  x = jnp.ones((512, 128), jnp.float32)
-  print(rescale_shard(x)[::128, 0])
+  import argparse
+
+  parser = argparse.ArgumentParser(description=__doc__)
+  parser.add_argument("--rows", type=int, default=512)
+  parser.add_argument("--scale", type=float, default=0.5)
+  parser.add_argument("--chip", default="v5e", choices=sorted(CHUNK_ROWS))
+  args = parser.parse_args()
+  x = jnp.ones((args.rows, 128), jnp.float32)
+  got = rescale_checkpoint({"w": x}, args.scale, args.chip)["w"]
+  print("max error:", float(jnp.max(jnp.abs(got - rescale_reference(x, args.scale)))))

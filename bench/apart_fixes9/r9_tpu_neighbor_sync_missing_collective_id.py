@@ -63,6 +63,24 @@ def target():
   return synced_bias_add, (spec, spec), "tpu"
 
 
+def detect_chip() -> Chip:
+  """Maps the first device's kind to a key of ``VMEM_LIMITS`` (v5e when unknown)."""
+  kind = jax.devices()[0].device_kind.lower()
+  if "v6" in kind:
+    return "v6e"
+  if "v5p" in kind or "v5 p" in kind:
+    return "v5p"
+  return "v5e"
+
+
+def mlp_epilogue(h: jax.Array, bias: jax.Array) -> jax.Array:
+  """Adds the broadcast bias to the collective matmul's output slice on this core."""
+  b = jnp.broadcast_to(bias, h.shape)
+  return synced_bias_add(h, b, chip=detect_chip())
+
+
 if __name__ == "__main__":
-  x = jnp.ones((256, 128), jnp.float32)
-  print(synced_bias_add(x, x)[0, :4])
+  h = jnp.ones((256, 128), jnp.float32)
+  bias = jnp.arange(128, dtype=jnp.float32)
+  got = mlp_epilogue(h, bias)
+  print(float(jnp.max(jnp.abs(got - (h + bias)))))
