@@ -23,7 +23,7 @@ from ..python_path import resolve_python
 from ..source_text import MAX_FILE_BYTES, FileTooLarge, split_lines
 from ..config import ConfigError
 from ..config import Settings as FileSettings
-from ..engine import analyze_incremental, load_settings, selected_codes, unknown_codes, unknown_codes_message
+from ..engine import analyze_before_importers, analyze_incremental, load_settings, selected_codes, unknown_codes, unknown_codes_message
 from .convert import path_uri, shown_text, uri_to_path
 from .notebooks import OpenNotebook
 from .settings import Folder, Settings, effective
@@ -224,25 +224,35 @@ class Session(Diagnostics):
 
     def findings(self, path: str, text: str, notebook=None) -> list[Finding]:
         """Runs on the analysis thread. A notebook's `text` is the module of its cells (`notebook`)."""
+        return self.first_findings(path, text, notebook, before_importers=False)[0]
+
+    def first_findings(self, path: str, text: str, notebook=None,
+                       before_importers: bool = True) -> tuple[list[Finding], bool]:
+        """`findings`, with `before_importers` those a first pass finds without modelling the kernels
+        of the file's importers (analysis/first_pass.py), and whether they are all; runs on the analysis thread."""
         if self.too_large(path, text):
-            return []
+            return [], True
         first = path not in self.analysed
         self.analysed.add(path)
         with collecting_less_often() if first else contextlib.nullcontext():
-            return self._findings(self.folder_for(path), path, text, notebook)
+            return self._findings(self.folder_for(path), path, text, notebook, before_importers)
 
-    def _findings(self, folder: Folder, path: str, text: str, notebook) -> list[Finding]:
+    def _findings(self, folder: Folder, path: str, text: str, notebook,
+                  before_importers: bool = False) -> tuple[list[Finding], bool]:
         if notebook is not None:
             folder.project.set_notebook(path, notebook)
         else:
             folder.project.set_text(path, text)
         codes = selected_codes(folder.settings.select, folder.settings.ignore)
-        try:  # a notebook at any size: an edit of a cell re-analyses what its statements reach (bench/notebook_latency.py)
-            return analyze_incremental(folder.project, path, text, codes=codes,
-                                       **({"min_lines": 0} if notebook is not None else {}))
+        # a notebook at any size: an edit of a cell re-analyses what its statements reach (bench/notebook_latency.py)
+        min_lines = {"min_lines": 0} if notebook is not None else {}
+        try:
+            if before_importers:
+                return analyze_before_importers(folder.project, path, text, codes=codes, **min_lines)
+            return analyze_incremental(folder.project, path, text, codes=codes, **min_lines), True
         except Exception:
             log.exception("analysis failed for %s", path)
-            return []
+            return [], True
         finally:
             folder.project.drop_models_over_budget(path)  # open or not: parsed again when needed
             if len(text) > folder.project.model_text_budget:
