@@ -12,6 +12,7 @@ was left out). CPU figures hold on a
 loaded machine; the wall times do not.
 
     .venvs/dev/bin/python bench/lsp_first_timeline.py [--only maxtext ...] [--source CHECKOUT] [--log-dir DIR]
+        [--cache DIR] [--python JAX_PYTHON]
 
 (`--source`: another checkout's server/, as in real_file_latency.py.)
 """
@@ -54,7 +55,7 @@ def serve(log_path: str) -> int:
             return found
         finally:
             mark(f"analysis-end {time.thread_time() - started:.3f}")
-            if not isinstance(found, tuple) or found[1]:  # a checkout without a first pass: a list, all
+            if not isinstance(found, tuple) or not found[1]:  # a checkout without a first pass: a list, all
                 mark("analysis-complete")
 
     session.Session._findings = timed_findings
@@ -112,11 +113,11 @@ def timeline(log_path: str) -> dict:
             "jedi_environment_loaded_after_publish": loaded is None or loaded[0] > published[0]}
 
 
-def measure(name: str, source: str | None, log_dir: str) -> dict:
+def measure(name: str, source: str | None, log_dir: str, cache: str | None = None, python: str | None = None) -> dict:
     import lsp_client
     import real_file_latency as bench
 
-    root = bench.unpacked(name, bench.DEFAULT_CACHE)
+    root = bench.unpacked(name, Path(cache) if cache else bench.DEFAULT_CACHE)
     path = root / bench.FILES[name][0]
     log_path = os.path.join(log_dir, f"{name}.log")
     env = dict(os.environ)
@@ -128,7 +129,7 @@ def measure(name: str, source: str | None, log_dir: str) -> dict:
     try:
         with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
             with lsp_client.LspClient(env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
-                client.initialize(str(root), python=lsp_client.JAX_PYTHON, debounce_ms=0)
+                client.initialize(str(root), python=python or lsp_client.JAX_PYTHON, debounce_ms=0)
                 uri, _ = client.open(path)
                 client.wait_published(uri, 1, timeout=600)
                 deadline = time.perf_counter() + 600
@@ -146,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=["maxtext", "tpu-inference", "jla", "ejkernel"])
     parser.add_argument("--source", help="run the server from another checkout (its server/ folder)")
     parser.add_argument("--log-dir", help="keep the servers' logs here (default: a temporary folder)")
+    parser.add_argument("--cache", help="where the wheels are unpacked (default: real_file_latency.py's)")
+    parser.add_argument("--python", help="the analysed interpreter (default: .venvs/jax's)")
     parser.add_argument("--serve", metavar="LOG", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
@@ -154,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         log_dir = args.log_dir or scratch
         os.makedirs(log_dir, exist_ok=True)
         for name in args.only:
-            r = measure(name, args.source, log_dir)
+            r = measure(name, args.source, log_dir, args.cache, args.python)
             print(f"{r['name']}: didOpen -> diagnostics {r['wall_s']:.2f} s wall, server CPU {r['server_cpu_s']:.2f} s "
                   f"(analysis thread {r['analysis_thread_cpu_s']:.2f} s); all of them (settled) {r['settled_wall_s']:.2f} s "
                   f"wall, server CPU {r['settled_server_cpu_s']:.2f} s; waited {r['waited_for_sys_path_s']:.2f} s for "

@@ -29,11 +29,14 @@ class Deferral:
 
     used: bool = False
     contexts: list = field(default_factory=list)
+    # (importer's path, whether its kernels were asked for with own-module call sites only), in order
+    importers: dict[tuple[str, bool], None] = field(default_factory=dict)
 
-    def left_out(self) -> None:
-        """`Project.importers` answered nothing where the import index knows importers."""
+    def left_out(self, paths, own_module_only: bool) -> None:
+        """`Project.importers` answered nothing where the import index knows these importers."""
         self.used = True
         reads.note(NOT_SEARCHED)
+        self.importers.update(((path, own_module_only), None) for path in paths)
 
     def complete_codes(self) -> set[str]:
         """Once `finish`ed: the codes of the rules whose findings read nothing left out."""
@@ -43,3 +46,20 @@ class Deferral:
         """Forget every answer that read what was left out (the incomplete rules' findings too)."""
         if self.used:
             reads.forget(NOT_SEARCHED)
+
+
+def model_importer_kernels(project, path: str, importer: str, own_module_only: bool) -> None:
+    """One step of what a first pass left out, between two requests of the analysis thread: the kernel
+    models of one importer of `path`, searched as the analysis of `path` searches them (with own-module
+    call sites only: `RuleContext.kernels_here_and_in_importers`), kept for it. The whole analysis after
+    the steps finds them done, so a hover or inlay hints asked meanwhile wait for one step, not for all."""
+    from .kernel_model import kernel_models
+
+    project.new_analysis()
+    with project.pinning(path):
+        model = project.model(importer)
+        if own_module_only:
+            with project.evaluator.own_module_call_sites():
+                kernel_models(project, model)
+        else:
+            kernel_models(project, model)

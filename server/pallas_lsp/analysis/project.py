@@ -589,7 +589,7 @@ class Project:
         kernel body defined in `model` may be launched. None during a first pass (`first_pass.py`)."""
         paths = self.index.importers(model.path, model.module_name)
         if self.deferral is not None and paths:
-            self.deferral.left_out()
+            self.deferral.left_out(paths, self.evaluator.in_own_module_only)
             return []
         return [self.model(path) for path in paths]
 

@@ -19,6 +19,7 @@ from lsprotocol import types
 
 from ..analysis import Finding, Project
 from ..analysis.environment import EnvironmentError_
+from ..analysis.first_pass import model_importer_kernels
 from ..python_path import resolve_python
 from ..source_text import MAX_FILE_BYTES, FileTooLarge, split_lines
 from ..config import ConfigError
@@ -74,6 +75,7 @@ class Session(Diagnostics):
         self.pending: dict[str, asyncio.Task] = {}
         self.too_large_said: set[str] = set()  # documents over the size limit, said once while they stay over
         self.published: dict[str, int] = {}  # uri -> newest version published
+        self.first_pulled: set[str] = set()  # open documents a pull client has had a first pass's answer for
         self.warned: set[str] = set()  # warnings about settings already shown
         self.setting_problems: set[str] = set()  # bad setting values of the last configuration, shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
@@ -227,18 +229,19 @@ class Session(Diagnostics):
         return self.first_findings(path, text, notebook, before_importers=False)[0]
 
     def first_findings(self, path: str, text: str, notebook=None,
-                       before_importers: bool = True) -> tuple[list[Finding], bool]:
+                       before_importers: bool = True) -> tuple[list[Finding], list]:
         """`findings`, with `before_importers` those a first pass finds without modelling the kernels
-        of the file's importers (analysis/first_pass.py), and whether they are all; runs on the analysis thread."""
+        of the file's importers (analysis/first_pass.py), and what it left out (none: they are all);
+        runs on the analysis thread."""
         if self.too_large(path, text):
-            return [], True
+            return [], []
         first = path not in self.analysed
         self.analysed.add(path)
         with collecting_less_often() if first else contextlib.nullcontext():
             return self._findings(self.folder_for(path), path, text, notebook, before_importers)
 
     def _findings(self, folder: Folder, path: str, text: str, notebook,
-                  before_importers: bool = False) -> tuple[list[Finding], bool]:
+                  before_importers: bool = False) -> tuple[list[Finding], list]:
         if notebook is not None:
             folder.project.set_notebook(path, notebook)
         else:
@@ -249,14 +252,24 @@ class Session(Diagnostics):
         try:
             if before_importers:
                 return analyze_before_importers(folder.project, path, text, codes=codes, **min_lines)
-            return analyze_incremental(folder.project, path, text, codes=codes, **min_lines), True
+            return analyze_incremental(folder.project, path, text, codes=codes, **min_lines), []
         except Exception:
             log.exception("analysis failed for %s", path)
-            return [], True
+            return [], []
         finally:
             folder.project.drop_models_over_budget(path)  # open or not: parsed again when needed
             if len(text) > folder.project.model_text_budget:
                 give_freed_memory_back()  # a big document's model (or an edit's lists of its lines) is gone
+
+    def model_importer_kernels(self, path: str, importer: str, own_module_only: bool) -> None:
+        """One step of what a first pass left out (`first_pass.model_importer_kernels`), on the analysis thread."""
+        project = self.folder_for(path).project
+        try:
+            model_importer_kernels(project, path, importer, own_module_only)
+        except Exception:  # the whole analysis after it finds out again, and says so
+            log.debug("modelling the kernels of %s failed", importer, exc_info=True)
+        finally:
+            project.drop_models_over_budget(path)
 
     def read_lines(self, path: str) -> list[str]:
         """Lines of another file (open or on disk), for UTF-16 columns of related locations."""
