@@ -255,6 +255,8 @@ class Session(Diagnostics):
             return analyze_incremental(folder.project, path, text, codes=codes, **min_lines), []
         except Exception:
             log.exception("analysis failed for %s", path)
+            if before_importers:  # the whole analysis may not fail where the first pass did
+                return self._findings(folder, path, text, notebook)
             return [], []
         finally:
             folder.project.drop_models_over_budget(path)  # open or not: parsed again when needed
