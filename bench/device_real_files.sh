@@ -46,7 +46,7 @@ for part in ${PARTS:-keystroke together check}; do  # PARTS: a subset, to fit a 
     together) run --edits 20 --warmup 4 --together --json "$OUT/together.json" 2>&1 | tail -12 | tee "$OUT/together.txt" ;;
     check) run --check --runs 1 --json "$OUT/check.json" 2>&1 | tee "$OUT/check.txt" ;;
     timeline) for round in 1 2; do  # the first analysis's timeline (first publish, settled), before then after
-        for source in "${BEFORE[@]:1}" "$PWD"; do echo "\$ bench/lsp_first_timeline.py --source $source (round $round)"
+        for source in ${BEFORE[@]:+"$PWD/${BEFORE[1]}"} "$PWD"; do echo "\$ bench/lsp_first_timeline.py --source $source (round $round)"
           "$PY" bench/lsp_first_timeline.py --cache "$CACHE" --python "$PY" --source "$source"; done
       done 2>&1 | tee "$OUT/timeline.txt" ;;
   esac
