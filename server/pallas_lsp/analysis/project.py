@@ -586,7 +586,7 @@ class Project:
 
     def importers(self, model: ModuleModel) -> list[ModuleModel]:
         """Workspace modules whose import statements name `model`'s module (the import index): where a
-        kernel body defined in `model` may be launched. None during a first pass (`first_pass.py`)."""
+        kernel body defined in `model` may be launched. During a first pass, none (`first_pass.py`)."""
         paths = self.index.importers(model.path, model.module_name)
         if self.deferral is not None and paths:
             self.deferral.left_out(paths, self.evaluator.in_own_module_only)
