@@ -6,7 +6,7 @@
 # along (no network). Here, first:
 #   bench/device_real_files.sh prepare [BEFORE_COMMIT]   # device-bench/: the wheels, and BEFORE's server/
 # There (carry .device-wheels and device-bench):
-#   OUT=$OUT [PARTS='keystroke together check'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
+#   OUT=$OUT [PARTS='keystroke together check timeline'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
 set -u
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = prepare ]; then
@@ -45,5 +45,9 @@ for part in ${PARTS:-keystroke together check}; do  # PARTS: a subset, to fit a 
     keystroke) run --edits 40 --warmup 4 --json "$OUT/keystroke.json" 2>&1 | tee "$OUT/keystroke.txt" ;;
     together) run --edits 20 --warmup 4 --together --json "$OUT/together.json" 2>&1 | tail -12 | tee "$OUT/together.txt" ;;
     check) run --check --runs 1 --json "$OUT/check.json" 2>&1 | tee "$OUT/check.txt" ;;
+    timeline) for round in 1 2; do  # the first analysis's timeline (first publish, settled), before then after
+        for source in ${BEFORE[@]:+"$PWD/${BEFORE[1]}"} "$PWD"; do echo "\$ bench/lsp_first_timeline.py --source $source (round $round)"
+          "$PY" bench/lsp_first_timeline.py --cache "$CACHE" --python "$PY" --source "$source"; done
+      done 2>&1 | tee "$OUT/timeline.txt" ;;
   esac
 done

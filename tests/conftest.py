@@ -215,6 +215,16 @@ async def publish_for(client, uri: str, version=ANY_VERSION, timeout: float = 30
     return await asyncio.wait_for(wait(), timeout)
 
 
+async def publish_with_findings(client, uri: str, version=ANY_VERSION, timeout: float = 30.0):
+    """The next publishDiagnostics for `uri` (and `version`) that holds diagnostics: a document's first
+    publish may be a first pass's, which leaves out the rules needing the kernels of the modules
+    importing it (analysis/first_pass.py); the whole analysis's follows where it adds something."""
+    while True:
+        params = await publish_for(client, uri, version, timeout)
+        if params.diagnostics:
+            return params
+
+
 async def code_actions_json(client, params, timeout: float = 60.0) -> list[dict]:
     """The code actions as the server sent them (JSON). lsprotocol reads a CodeAction that carries
     a `command` back as a Command (the union's first member), losing its kind."""

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from . import config
-from .analysis import incremental
+from .analysis import first_pass, incremental, reads
 from .analysis.context import RuleContext
 from .analysis.findings import Finding
 from .analysis.project import Project
@@ -201,6 +201,31 @@ def analyze_incremental(project: Project, path: str, text: str, codes: set[str] 
     with project.pinning(path):
         findings = _analyze_incremental(project, path, text, codes, min_lines)
     return file_level_suppression(project, path, text, findings)
+
+
+def analyze_before_importers(project: Project, path: str, text: str, codes: set[str] | None = None,
+                             min_lines: int = incremental.INCREMENTAL_MIN_LINES) -> tuple[list[Finding], list]:
+    """A document's first findings without modelling the kernels of the modules importing it
+    (analysis/first_pass.py): (the findings of the rules that did not need them, what was left out: the
+    (importer, own-module call sites only) whose kernels they asked for; none when every rule is in).
+    Unless none was left out, `analyze_incremental` finds the rest, reusing what this one found
+    (`first_pass.model_importer_kernels` first, a step for each, if the analysis thread has requests to take)."""
+    path = os.path.abspath(path)
+    if not reads.tracking():  # nothing would tell the answers that read the missing importers apart
+        return analyze_incremental(project, path, text, codes, min_lines), []
+    project.new_analysis()
+    deferral = project.deferral = first_pass.Deferral()
+    try:
+        with project.pinning(path):
+            findings = _analyze_incremental(project, path, text, codes, min_lines)
+    finally:
+        project.deferral = None
+        deferral.finish()
+    if deferral.used:
+        project.incremental.pop(path, None)  # its findings are not all the file's: the next analysis is whole
+        complete = deferral.complete_codes()
+        findings = [f for f in findings if f.code in complete]
+    return file_level_suppression(project, path, text, findings), list(deferral.importers)
 
 
 def _analyze_incremental(project: Project, path: str, text: str, codes: set[str] | None,

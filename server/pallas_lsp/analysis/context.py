@@ -21,6 +21,11 @@ class RuleContext:
     # Each rule's findings on this module, by code, once run (the engine's, or another rule's asking first).
     found: dict[str, list[Finding]] = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        if self.project.deferral is not None:  # a first pass: each rule's findings kept with what they read
+            self.found = reads.Memo()
+            self.project.deferral.contexts.append(self)
+
     @property
     def path(self) -> str:
         return self.model.path
@@ -58,15 +63,20 @@ class RuleContext:
         another's (a lowering failure after a tracing one) asks whether that one is reported first."""
         found = self.found.get(rule.CODE)
         if found is None:
-            found = []
-            try:
-                found.extend(rule.check(self))
-            except RecursionError:
-                log.warning("%s: %s gave up on deeply nested code", self.path, rule.CODE)
-            except Exception as error:
-                log.error("%s: %s failed (%s: %s); the file's other findings are kept", self.path, rule.CODE,
-                          type(error).__name__, error, exc_info=True)
-            self.found[rule.CODE] = found
+            if isinstance(self.found, reads.Memo):  # a first pass (`first_pass.py`)
+                return reads.kept(self.found, rule.CODE, lambda: self._run(rule))
+            found = self.found[rule.CODE] = self._run(rule)
+        return found
+
+    def _run(self, rule) -> list[Finding]:
+        found: list[Finding] = []
+        try:
+            found.extend(rule.check(self))
+        except RecursionError:
+            log.warning("%s: %s gave up on deeply nested code", self.path, rule.CODE)
+        except Exception as error:
+            log.error("%s: %s failed (%s: %s); the file's other findings are kept", self.path, rule.CODE,
+                      type(error).__name__, error, exc_info=True)
         return found
 
     def reported_on(self, kernel, rules) -> bool:

@@ -112,6 +112,7 @@ class Project:
         self._change_count = 0
         self._changed_at: dict[str, int] = {}
         self.incremental: dict = {}  # path -> its `incremental.DocumentState`, for the server's edits
+        self.deferral = None  # a first pass's `first_pass.Deferral`: importers are not searched meanwhile
         self._patched: dict[str, ModuleModel] = {}  # path -> its model, when its last edit was patched into it
         self._words_asked: dict[str, set[str]] = {}  # path -> the words `mentions` was asked about its text
         self._pins: dict[str, set[str]] = {}  # path -> the models its analyses read (`pinning`)
@@ -585,8 +586,12 @@ class Project:
 
     def importers(self, model: ModuleModel) -> list[ModuleModel]:
         """Workspace modules whose import statements name `model`'s module (the import index): where a
-        kernel body defined in `model` may be launched."""
-        return [self.model(path) for path in self.index.importers(model.path, model.module_name)]
+        kernel body defined in `model` may be launched. During a first pass, none (`first_pass.py`)."""
+        paths = self.index.importers(model.path, model.module_name)
+        if self.deferral is not None and paths:
+            self.deferral.left_out(paths, self.evaluator.in_own_module_only)
+            return []
+        return [self.model(path) for path in paths]
 
     def importers_mentioning(self, model: ModuleModel, name: str) -> list[ModuleModel]:
         """The `importers` whose text holds `name`, the index asked once between two changes (a text

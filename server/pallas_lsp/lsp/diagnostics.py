@@ -27,41 +27,81 @@ class Diagnostics:
     """Scheduling, computing and publishing the diagnostics of open documents and notebooks: a part
     of the session (`Session` derives from it), kept apart because it is the server's busiest."""
 
-    async def analyse_document(self, uri: str) -> tuple[int | None, list[types.Diagnostic]] | None:
+    async def analyse_document(self, uri: str) -> tuple[int | None, list[types.Diagnostic]]:
+        version, diagnostics, _ = await self._analysed(uri)
+        return version, diagnostics
+
+    async def _analysed(self, uri: str, before_importers: bool = False) -> tuple[int | None, list[types.Diagnostic], list]:
+        """(version, diagnostics, what was left out): with `before_importers`, a first pass's
+        (`Session.first_findings`), which may leave out the rules that need the importers' kernels."""
         await self.wait_for_configuration()
         document = self.readable_document(uri)
         if document is None:
-            return None, []
+            return None, [], []
         version, text = document.version, document.source
         loop = asyncio.get_running_loop()
-        findings = await loop.run_in_executor(self.executor, self.findings, uri_to_path(uri), text)
+        findings, left_out = await loop.run_in_executor(
+            self.executor, self.first_findings, uri_to_path(uri), text, None, before_importers)
         if self.with_verdicts is not None:  # JAX's, from the entry points run on save (entry_points.py)
             findings = self.with_verdicts(self, uri_to_path(uri), text, findings)
         if not findings:
-            return version, []
+            return version, [], left_out
         lines = split_lines(text)
         path = uri_to_path(uri)
         docs_url = self.folder_for(path).settings.docs_url
         lines_hash = text_hash(lines)
         return version, [to_diagnostic(f, lines, lambda p: lines if p == path else self.read_lines(p), docs_url,
-                                       lines_hash, self.uri_for) for f in findings]
+                                       lines_hash, self.uri_for) for f in findings], left_out
 
     async def _debounced_publish(self, uri: str) -> None:
+        """A document's first diagnostics wait for no burst of edits, nor for the kernels of the modules
+        importing it: those of a first pass go out first, then, if it left rules out and they add
+        something, the whole analysis's."""
+        first = uri not in self.published
         try:
-            if uri in self.published:  # a document's first diagnostics wait for no burst of edits
+            if not first:
                 await asyncio.sleep(self.settings.debounce_ms / 1000)
-            version, diagnostics = await self.analyse_document(uri)
+            version, diagnostics, left_out = await self._analysed(uri, before_importers=first)
+            if not self._publish_current(uri, version, diagnostics) or not left_out:
+                return
+            version, whole = await self._after_first_pass(uri, left_out)
         except asyncio.CancelledError:
             return
+        if whole != diagnostics:
+            self._publish_current(uri, version, whole)
+
+    async def _after_first_pass(self, uri: str, left_out: list) -> tuple[int | None, list[types.Diagnostic]]:
+        """What a first pass left out: the kernels of each importer it did not model, a step each on the
+        analysis thread (a hover or inlay hints asked meanwhile wait for one step), then the whole analysis."""
+        loop = asyncio.get_running_loop()
+        for importer, own_module_only in left_out:
+            await loop.run_in_executor(self.executor, self.model_importer_kernels, uri_to_path(uri), importer,
+                                       own_module_only)
+        return await self.analyse_document(uri)
+
+    async def _pull_after_first_pass(self, uri: str, left_out: list, pulled: list[types.Diagnostic]) -> None:
+        """A pull client's first answer was a first pass's: once the whole analysis is done, it is asked to
+        pull again if that adds something (the next pull finds the analysis done)."""
+        try:
+            _, whole = await self._after_first_pass(uri, left_out)
+        except asyncio.CancelledError:
+            return
+        if whole != pulled:
+            self.refresh_pulled()
+
+    def _publish_current(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> bool:
+        """Publish, unless the document was closed or edited meanwhile (False: a newer analysis is,
+        or will be, on its way)."""
         document = self.open_document(uri)
         if document is None or document.version != version:
-            return  # closed or edited meanwhile: a newer analysis is (or will be) on its way
+            return False
         if version is not None and self.published.get(uri, -1) > version:
-            return
+            return False
         self.published[uri] = version if version is not None else -1
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=version, diagnostics=diagnostics + self.trace_diagnostics.get(uri, [])))
         self.background_work()
+        return True
 
     def schedule(self, uri: str) -> None:
         """Diagnostics for an open document, published under the URI it was opened with (a
@@ -192,6 +232,7 @@ class Diagnostics:
         if task is not None:
             task.cancel()
         self.published.pop(uri, None)
+        self.first_pulled.discard(uri)
         path = uri_to_path(uri)
         unsaved = False
         for folder in [*self.folders, *self.loose.values()]:
@@ -282,6 +323,12 @@ async def pull_diagnostics(ls: Diagnostics, params: types.DocumentDiagnosticPara
         diagnostics = by_cell.get(cell.uri if cell is not None else params.text_document.uri, [])
     elif params.text_document.uri.startswith("vscode-notebook-cell:"):
         diagnostics = []  # a cell of a notebook not open here (yet): its didOpen asks for a pull again
+    elif params.text_document.uri not in ls.first_pulled and ls.open_document(params.text_document.uri) is not None:
+        uri = params.text_document.uri  # its first diagnostics: a first pass's (analysis/first_pass.py)
+        ls.first_pulled.add(uri)
+        _, diagnostics, left_out = await ls._analysed(uri, before_importers=True)
+        if left_out:
+            ls.pending[uri] = asyncio.ensure_future(ls._pull_after_first_pass(uri, left_out, diagnostics))
     else:
         _, diagnostics = await ls.analyse_document(params.text_document.uri)
     ls.background_work()

@@ -19,11 +19,12 @@ from lsprotocol import types
 
 from ..analysis import Finding, Project
 from ..analysis.environment import EnvironmentError_
+from ..analysis.first_pass import model_importer_kernels
 from ..python_path import resolve_python
 from ..source_text import MAX_FILE_BYTES, FileTooLarge, split_lines
 from ..config import ConfigError
 from ..config import Settings as FileSettings
-from ..engine import analyze_incremental, load_settings, selected_codes, unknown_codes, unknown_codes_message
+from ..engine import analyze_before_importers, analyze_incremental, load_settings, selected_codes, unknown_codes, unknown_codes_message
 from .convert import path_uri, shown_text, uri_to_path
 from .notebooks import OpenNotebook
 from .settings import Folder, Settings, effective
@@ -74,6 +75,7 @@ class Session(Diagnostics):
         self.pending: dict[str, asyncio.Task] = {}
         self.too_large_said: set[str] = set()  # documents over the size limit, said once while they stay over
         self.published: dict[str, int] = {}  # uri -> newest version published
+        self.first_pulled: set[str] = set()  # open documents a pull client has had a first pass's answer for
         self.warned: set[str] = set()  # warnings about settings already shown
         self.setting_problems: set[str] = set()  # bad setting values of the last configuration, shown
         self.trace_diagnostics: dict[str, list[types.Diagnostic]] = {}  # `pallas-trace` results (trace section)
@@ -224,29 +226,52 @@ class Session(Diagnostics):
 
     def findings(self, path: str, text: str, notebook=None) -> list[Finding]:
         """Runs on the analysis thread. A notebook's `text` is the module of its cells (`notebook`)."""
+        return self.first_findings(path, text, notebook, before_importers=False)[0]
+
+    def first_findings(self, path: str, text: str, notebook=None,
+                       before_importers: bool = True) -> tuple[list[Finding], list]:
+        """`findings`, with `before_importers` those a first pass finds without modelling the kernels
+        of the file's importers (analysis/first_pass.py), and what it left out (none: they are all);
+        runs on the analysis thread."""
         if self.too_large(path, text):
-            return []
+            return [], []
         first = path not in self.analysed
         self.analysed.add(path)
         with collecting_less_often() if first else contextlib.nullcontext():
-            return self._findings(self.folder_for(path), path, text, notebook)
+            return self._findings(self.folder_for(path), path, text, notebook, before_importers)
 
-    def _findings(self, folder: Folder, path: str, text: str, notebook) -> list[Finding]:
+    def _findings(self, folder: Folder, path: str, text: str, notebook,
+                  before_importers: bool = False) -> tuple[list[Finding], list]:
         if notebook is not None:
             folder.project.set_notebook(path, notebook)
         else:
             folder.project.set_text(path, text)
         codes = selected_codes(folder.settings.select, folder.settings.ignore)
-        try:  # a notebook at any size: an edit of a cell re-analyses what its statements reach (bench/notebook_latency.py)
-            return analyze_incremental(folder.project, path, text, codes=codes,
-                                       **({"min_lines": 0} if notebook is not None else {}))
+        # a notebook at any size: an edit of a cell re-analyses what its statements reach (bench/notebook_latency.py)
+        min_lines = {"min_lines": 0} if notebook is not None else {}
+        try:
+            if before_importers:
+                return analyze_before_importers(folder.project, path, text, codes=codes, **min_lines)
+            return analyze_incremental(folder.project, path, text, codes=codes, **min_lines), []
         except Exception:
             log.exception("analysis failed for %s", path)
-            return []
+            if before_importers:  # the whole analysis may not fail where the first pass did
+                return self._findings(folder, path, text, notebook)
+            return [], []
         finally:
             folder.project.drop_models_over_budget(path)  # open or not: parsed again when needed
             if len(text) > folder.project.model_text_budget:
                 give_freed_memory_back()  # a big document's model (or an edit's lists of its lines) is gone
+
+    def model_importer_kernels(self, path: str, importer: str, own_module_only: bool) -> None:
+        """One step of what a first pass left out (`first_pass.model_importer_kernels`), on the analysis thread."""
+        project = self.folder_for(path).project
+        try:
+            model_importer_kernels(project, path, importer, own_module_only)
+        except Exception:  # the whole analysis after it finds out again, and says so
+            log.debug("modelling the kernels of %s failed", importer, exc_info=True)
+        finally:
+            project.drop_models_over_budget(path)
 
     def read_lines(self, path: str) -> list[str]:
         """Lines of another file (open or on disk), for UTF-16 columns of related locations."""
