@@ -454,3 +454,51 @@ def test_only_a_plain_def_then_its_c_version_is_taken_as_one():
                   "f = 1\ndef f(): pass\ntry:\n    from _c import f\nexcept ImportError:\n    pass\n"):
         exports = module_exports(other)
         assert not exports.accelerated and "f" in exports.unclear, other
+
+
+def test_a_check_keeps_each_answer_until_a_file_or_text_changes(tmp_path, monkeypatch):
+    """With file events trusted and no reads recorded (`check`), an import's answer is kept (by the importer's
+    folder, which relative imports and the workspace-only question depend on; an absolute import into installed
+    modules for every folder), with what it read: the same answers as asked afresh, each module read once,
+    and answered again after a file event or an unsaved text."""
+    from pallas_lsp.analysis import reads
+
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    for folder in ("pkg", "pkg/a", "pkg/b"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    helper = tmp_path / "pkg" / "helper.py"
+    helper.write_text("def f():\n    pass\n")
+    imports = "from pkg.helper import f\nfrom ..helper import f as g\nfrom jax.experimental.pallas import get_global\n"
+    users = [tmp_path / "pkg" / "a" / "user.py", tmp_path / "pkg" / "b" / "user.py"]
+    for user in users:
+        user.write_text(imports)
+    fresh = Project(root=str(tmp_path), python=jax_python())
+    expected = {str(user): {s: (answer, tuple(fresh.resolver.workspace_imports.read))
+                            for s, (binding, _) in import_bindings(fresh.model(str(user))).items()
+                            for answer in [fresh.resolver.workspace_imports.targets(str(user), binding, True)]}
+                for user in users}
+    project = Project(root=str(tmp_path), python=jax_python())
+    project.index.trust_events = True
+    answers = project.resolver.workspace_imports
+    asked = []
+    original = answers._targets
+    monkeypatch.setattr(answers, "_targets", lambda *args: asked.append(args[2].name) or original(*args))
+
+    def answered(user):
+        return {s: (answers.targets(str(user), binding, True), tuple(answers.read))
+                for s, (binding, _) in import_bindings(project.model(str(user))).items()}
+
+    with reads.not_tracking():
+        assert [answered(user) for user in users] == [expected[str(user)] for user in users]
+        assert sorted(asked) == ["f", "f", "f", "get_global"]  # the absolute imports (installed=True) once for both folders
+        assert answered(users[0]) == expected[str(users[0])] and len(asked) == 4
+        helper.write_text("\n\nclass f:\n    pass\n")
+        project.file_changed(str(helper))
+        assert [(t.line, t.type) for t in answered(users[0])["from pkg.helper import f"][0]] == [(3, "class")]
+        project.set_text(str(helper), "import os\nf = os.getcwd\n")
+        assert [(t.line, t.type) for t in answered(users[1])["from ..helper import f as g"][0]] == [(2, "statement")]
+    asked.clear()
+    answered(users[0])  # recording reads (a server): asked again, every time
+    answered(users[0])
+    assert len(asked) == 6

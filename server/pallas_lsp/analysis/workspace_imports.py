@@ -300,6 +300,11 @@ class WorkspaceImports:
         self._exports: dict[str, tuple[object, Exports | None]] = {}
         self._search_path: list[str] | None = None
         self.read: list[str] = []  # the module files the last `targets` call read (what its answer depends on)
+        # With file events trusted and no reads recorded (`check`): each answer, with what it read, by the
+        # import as written and, where it matters, the importer's folder (all an answer depends on), while no text or file
+        # changes; the same import in many modules of a folder (every test's `from pkg.kernels import ...`)
+        # was answered again in each. (the project's change count, {key: (answer, read)})
+        self._answered: tuple[int, dict] = (-1, {})
 
     # ---- where jedi looks ------------------------------------------------------------------------
 
@@ -409,6 +414,24 @@ class WorkspaceImports:
         search path asked unless the name can be a workspace package); with it, imports into any
         module on the interpreter's search path too (the caller keeps those answers on disk)."""
         statement, alias = binding.import_from, binding.node
+        if not self.project.index.trust_events or reads.tracking():
+            return self._targets(importer, statement, alias, installed)
+        changes = self.project._change_count
+        if self._answered[0] != changes:
+            self._answered = (changes, {})
+        level = getattr(statement, "level", 0)
+        # Only a relative import, or the workspace-only question (`_may_be_workspace_package`), depends on
+        # where the importer is: an absolute import into installed modules is answered once for every folder.
+        folder = None if installed and not level else os.path.dirname(os.path.abspath(importer))
+        key = (folder, isinstance(statement, ast.Import), level, getattr(statement, "module", None), alias.name,
+               alias.asname is not None, installed)
+        found = self._answered[1].get(key)
+        if found is None:
+            found = self._answered[1][key] = (self._targets(importer, statement, alias, installed), self.read)
+        self.read = list(found[1])
+        return found[0]
+
+    def _targets(self, importer: str, statement, alias, installed: bool) -> tuple | None:
         self.read = []
         if isinstance(statement, ast.Import):
             dotted = alias.name if alias.asname else alias.name.split(".")[0]
