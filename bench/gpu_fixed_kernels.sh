@@ -42,6 +42,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes7 apart_fixes7
   prepare_judged bench/apart_fixes9 apart_fixes9
   prepare_judged bench/apart_fixes8 apart_fixes8
+  prepare_judged bench/apart_fixes10 apart_fixes10
 }
 
 if [ "${1:-}" = generated ]; then
