@@ -57,9 +57,17 @@ RUN_COMPILED = ("): Run the kernel compiled (", ", and run the kernel compiled (
 LABEL = re.compile(r"^# fix-rate: (clean|kind=(\S+) meaning=(preserving|none))$", re.M)
 
 
+def _sorted_sets(text: str) -> str:
+    """A set printed in a JAX message (`{dma_sem, semaphore}`) with its items sorted: its order varies by process."""
+    return re.sub(r"\{([^{}]*)\}", lambda m: "{" + ", ".join(sorted(i.strip() for i in m.group(1).split(","))) + "}",
+                  text)
+
+
 def _same_error(a: str | None, b: str | None) -> bool:
-    """The same JAX error but for numbers (shapes, ids)."""
-    return re.sub(r"\d+", "N", a or "")[:120] == re.sub(r"\d+", "N", b or "")[:120]
+    """The same JAX error but for numbers (shapes, ids) and the order of a printed set."""
+    def key(text):
+        return re.sub(r"\d+", "N", _sorted_sets(text or ""))[:120]
+    return key(a) == key(b)
 
 
 def judge(folder: Path, before: Path, after: Path, files: list[Path], changed: dict, chosen: list,

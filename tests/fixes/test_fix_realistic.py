@@ -41,3 +41,12 @@ def test_realistic_kernels_fixed_without_harm():
     unfixed = {c["case"]: c.get("why") for c in preserving if c["outcome"] != "fixed"}
     assert set(unfixed) <= NO_FINDING, unfixed
     assert rows["meaning-preserving"]["fixed"] >= PRESERVING_FIXED_AT_LEAST
+
+
+def test_a_set_printed_in_a_jax_message_is_the_same_error_in_any_order():
+    """JAX prints `{dma_sem, semaphore}` in an order that varies by process: the judge must not call an
+    unchanged failure a different one."""
+    from fix_rate import _same_error
+    a = "Must signal semaphores of the following types: {semaphore, dma_sem}. Got int32."
+    assert _same_error(a, a.replace("{semaphore, dma_sem}", "{dma_sem, semaphore}"))
+    assert not _same_error(a, a.replace("{semaphore, dma_sem}", "{semaphore, barrier}"))
