@@ -45,7 +45,7 @@ from .kernel_edits import (
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
 from .pass_as_input import tuple_code
-from .type_in_scope import depends_on_a_variable, type_at_launches
+from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
@@ -90,8 +90,13 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     if not spell:
-        carried = type_at_launches(builder.project, model, argument, entries)
+        hoisted: list[tuple[str, str]] = []
+        in_spec = any(grid_spec_site(builder.project, e) is not None for e in entries)
+        carried = type_at_launches(builder.project, model, argument, entries, None if in_spec else hoisted)
         if carried is not None:
+            for name, code in hoisted:
+                if code:  # "": the launch's function already binds it so
+                    _assign_before_launches(builder, entries, name, code)
             return carried
     varying = depends_on_a_variable(builder.project, model, argument)
     if varying is not None:
@@ -103,6 +108,27 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     if launch_model is not model:
         raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
     raise CannotFix(f"{model.segment(argument, 40)} cannot be written at the launch")
+
+
+def _assign_before_launches(builder: FixBuilder, entries, name: str, code: str) -> None:
+    """`name = code` written just before each launch's statement (`acc_aval = accumulator_type((BLOCK_TOKENS,
+    BLOCK_FEATURES), x.dtype)`), where the scratch type reads it."""
+    for entry in entries:
+        statement = launch_statement(entry.model, entry)
+        file, _ = builder.file(entry.model)
+        target = file.find_ast(entry.model, statement, cst.BaseStatement) if statement is not None else None
+        block = file.parent(target) if target is not None else None
+        if not isinstance(block, cst.IndentedBlock):
+            raise CannotFix("the launch is not a statement of a function, where the buffer's type could be computed")
+        position = list(block.body).index(target)
+        assignment = cst.parse_statement(f"{name} = {code}\n")
+
+        def insert(updated, position=position, assignment=assignment):
+            body = list(updated.body)
+            body.insert(position, assignment)
+            return updated.with_changes(body=body)
+
+        file.rewrite(block, insert)
 
 
 def spelled_type(builder: FixBuilder, model, value: MemType) -> str | None:
