@@ -78,7 +78,7 @@ def _only_interpret_true(project, entry) -> bool:
 
 
 def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, entries, spell: bool = False,
-                  launch_model=None) -> str:
+                  launch_model=None, afterwards: list | None = None) -> str:
     """The scratch type's code at the launch: the argument with each name carried there (kept where the launch
     sees the same one, `self` as the launch's instance, a partial's parameter as its argument: see
     `type_in_scope`); else spelled from its value (`plgpu.SMEM((128,), jnp.float32)`), always so where the launch
@@ -97,6 +97,8 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
             for name, code in hoisted:
                 if code:  # "": the launch's function already binds it so
                     _assign_before_launches(builder, entries, name, code)
+            if afterwards is not None:  # once the get_global's statement is gone, the later one first
+                afterwards.append(lambda: _drop_locals_read_only_by(builder, model, argument))
             return carried
     varying = depends_on_a_variable(builder.project, model, argument)
     if varying is not None:
@@ -108,6 +110,30 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     if launch_model is not model:
         raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
     raise CannotFix(f"{model.segment(argument, 40)} cannot be written at the launch")
+
+
+def _drop_locals_read_only_by(builder: FixBuilder, model, argument: ast.AST) -> None:
+    """Remove the body's locals that only fed the moved type (`block_rows = x_ref.shape[0]`): plain expressions of
+    the refs that nothing else reads once the get_global is gone."""
+    from .kernel_edits import remove_statement
+
+    scope = model.scope_of(argument)
+    inside = {id(n) for n in ast.walk(argument)}
+    for name in {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}:
+        bindings = model.scopes[scope].bindings.get(name, []) if scope in model.scopes else []
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].node, ast.Assign) \
+                or len(bindings[0].node.targets) != 1 or not isinstance(bindings[0].node.targets[0], ast.Name) \
+                or not all(isinstance(n, _PLAIN_NODES) for n in ast.walk(bindings[0].value)):
+            continue
+        reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load) and model.lookup(name, model.scope_of(n), n.lineno) is bindings[0]]
+        if reads and all(id(n) in inside for n in reads):
+            remove_statement(builder, model, bindings[0].node)
+
+
+# What a local that only fed the buffer's type may be made of, to be removed with it: no call, nothing that runs.
+_PLAIN_NODES = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Load,
+                ast.operator, ast.unaryop, ast.Slice)
 
 
 def _assign_before_launches(builder: FixBuilder, entries, name: str, code: str) -> None:
@@ -351,13 +377,16 @@ def fix(project, model, call, value, code: str):
     builder = FixBuilder(project)
     for target in to_interpret_true:
         _interpret_true(builder, project, launch_model, target)
+    afterwards: list = []  # edits once the get_global is moved
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
-        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model))
+        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model, afterwards=afterwards))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
         unsafe = TPU_VMEM_AS_SMEM
         type_code = lambda: _movable_type(model, call, as_smem(value), builder, entries, spell=True,
                                           launch_model=launch_model)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
+    for edit in afterwards:
+        edit()
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else \
         " VMEM" if vmem_kept else ""

@@ -19,7 +19,6 @@ class PairSumConfig:
 
 
 def _pair_sum_body(x_ref, o_ref, half_ref):
-    block_rows = x_ref.shape[0]
     width = x_ref.shape[1] // 2
     half_ref[...] = x_ref[:, :width] + x_ref[:, width:]
     o_ref[...] = half_ref[...]
