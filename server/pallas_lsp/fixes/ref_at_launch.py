@@ -52,6 +52,30 @@ def ref_attribute_at_launch(project, model, binding, entry, attr: str) -> str | 
     return f"{ast.get_source_segment(model.text, operand)}.{attr}" if operand is not None else None
 
 
+def ref_stand_in(project, model, binding, entry) -> str | None:
+    """Something of the ref's shape and dtype written at the launch, for a function that reads only those of it:
+    a scratch ref's type (`plgpu.SMEM((ROWS, d), x.dtype)`), the operand a whole-operand ref is (`x`), an
+    output's `jax.ShapeDtypeStruct`. None for a block of an operand, or what the launch does not write."""
+    from ..analysis.kernel_args import kernel_parameters
+
+    if binding.kind != "param" or entry.model is not model:
+        return None
+    param = next((p for p in kernel_parameters(project, entry) if p.node is binding.node), None)
+    matched = _ORIGIN.match(param.origin) if param is not None else None
+    if matched is None:
+        return None
+    field, key = matched.group(1), matched.group(2) or matched.group(3)
+    if field.startswith("scratch") or (field.startswith("out") and entry.api != "pl.pallas_call"):
+        item = _launch_item(project, model, entry, field, key)
+        if item is None or _constructor_argument(project, model, item, "shape") is None:
+            return None
+        return ast.get_source_segment(model.text, item)
+    if field == "operand" and entry.api != "pl.pallas_call" and key is not None and key.isdigit():
+        operand = _operand(model, entry, int(key))
+        return ast.get_source_segment(model.text, operand) if operand is not None else None
+    return None
+
+
 def _prefetched(project, entry) -> int:
     """The launch's scalar prefetch operands, -1 where not known statically."""
     from ..analysis.kernel_args import launch_field
@@ -98,6 +122,9 @@ def _followed(model, entry, node: ast.AST | None) -> ast.AST | None:
     if (binding is None or binding.kind != "assign" or binding.value is None
             or model.scope_of(binding.node) is not scope or len(model.scopes[scope].bindings.get(node.id, [])) != 1):
         return None
+    reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load)]
+    if len(reads) != 1:
+        return None  # `scratch.insert(0, ...)` may have moved its items
     return binding.value
 
 
@@ -128,13 +155,59 @@ def _operand(model, entry, index: int) -> ast.AST | None:
     return operand if isinstance(node, ast.Name) else None
 
 
-def item_of(code: str, index: int) -> str | None:
-    """Item `index` of a tuple written as a literal (`(block_rows, hidden)`, 1 -> `hidden`), else None."""
+def item_of(code: str, index: int | slice) -> str | None:
+    """Item `index` of a tuple written as a literal (`(block_rows, hidden)`, 1 -> `hidden`), or the tuple of the
+    items a slice takes (`[:-1]` -> `(block_rows,)`), else None."""
     try:
         parsed = ast.parse(code, mode="eval").body
     except SyntaxError:
         return None
-    if not isinstance(parsed, ast.Tuple) or any(isinstance(e, ast.Starred) for e in parsed.elts) \
-            or not -len(parsed.elts) <= index < len(parsed.elts):
+    if not isinstance(parsed, ast.Tuple) or any(isinstance(e, ast.Starred) for e in parsed.elts):
         return None
-    return ast.get_source_segment(code, parsed.elts[index])
+    items = [ast.get_source_segment(code, e) for e in parsed.elts]
+    if isinstance(index, slice):
+        taken = items[index]
+        return f"({taken[0]},)" if len(taken) == 1 else f"({', '.join(taken)})"
+    return items[index] if -len(items) <= index < len(items) else None
+
+
+def constant_index(node: ast.AST) -> int | slice | None:
+    """The index a subscript's constant slice takes (`[1]`, `[-1]`, `[:-1]`, `[1:]`), None for any other."""
+    def number(bound):
+        if bound is None:
+            return True, None
+        if isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub):
+            ok, value = number(bound.operand)
+            return ok and value is not None, -value if ok and value is not None else None
+        return isinstance(bound, ast.Constant) and type(bound.value) is int, getattr(bound, "value", None)
+
+    if isinstance(node, ast.Slice):
+        parts = [number(b) for b in (node.lower, node.upper, node.step)]
+        return slice(*(v for _, v in parts)) if all(ok for ok, _ in parts) else None
+    ok, value = number(node)
+    return value if ok and value is not None else None
+
+
+def folded(code: str) -> str:
+    """`code` with each sum of tuples written as literals made one (`(block_rows,) + (1,)` -> `(block_rows, 1)`),
+    as an author writes a shape; `code` itself where there is none (or it is not ASCII, whose columns are bytes)."""
+    for _ in range(8):
+        try:
+            tree = ast.parse(code, mode="eval")
+        except SyntaxError:
+            return code
+        if not code.isascii():
+            return code
+        sums = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
+                and all(isinstance(side, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in side.elts)
+                        for side in (n.left, n.right))]
+        if not sums:
+            return code
+        node = sums[-1]  # an innermost one: ast.walk is breadth-first
+        items = [ast.get_source_segment(code, e) for e in (*node.left.elts, *node.right.elts)]
+        text = f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+        lines = code.split("\n")
+        start = sum(len(line) + 1 for line in lines[:node.lineno - 1]) + node.col_offset
+        stop = sum(len(line) + 1 for line in lines[:node.end_lineno - 1]) + node.end_col_offset
+        code = code[:start] + text + code[stop:]
+    return code

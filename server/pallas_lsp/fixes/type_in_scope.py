@@ -15,7 +15,7 @@ import ast
 import builtins
 
 from ..analysis.values import Api, Func, Partial
-from .ref_at_launch import item_of, ref_attribute_at_launch
+from .ref_at_launch import constant_index, folded, item_of, ref_attribute_at_launch, ref_stand_in
 
 _MAX_DEPTH = 3  # local variables followed to what they were assigned, one inside another
 
@@ -104,9 +104,9 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
             if code is not None and not code.endswith(".dtype"):
                 return None  # `tile.dtype.itemsize` of a type written `jnp.float32` would be the class's attribute
         if isinstance(node, ast.Subscript) and _is_ref_attribute(node.value) and node.value.attr == "shape" \
-                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int:
+                and constant_index(node.slice) is not None:
             code = _ref_attribute(project, model, node.value, entry)
-            item = item_of(code, node.slice.value) if code is not None else None
+            item = item_of(code, constant_index(node.slice)) if code is not None else None
             if item is not None:  # `x_ref.shape[1]` of a block `(block_rows, hidden)`: `hidden`
                 replacements[id(node)] = (node, item)
                 carried.update((id(node.value), id(node.value.value)))
@@ -127,6 +127,8 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
         if model.lookup(node.id, launch_scope, entry.node.lineno) is binding:
             continue
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
+        if code is None and binding.kind == "param" and _only_its_type_read(project, model, node):
+            code = ref_stand_in(project, model, binding, entry)  # `acc_type(tile)`: `acc_type(plgpu.SMEM(...))`
         if code is None and binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
             if id(binding) in (hoisted or {}):
                 code = hoisted[id(binding)][0]
@@ -143,7 +145,31 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
         if code is None:
             return None
         replacements[id(node)] = (node, code)
-    return _substituted(model, expression, list(replacements.values()))
+    substituted = _substituted(model, expression, list(replacements.values()))
+    return folded(substituted) if replacements else substituted
+
+
+def _only_its_type_read(project, model, name: ast.Name) -> bool:
+    """`name` is an argument of a workspace function (`acc_type(tile)`) that reads only its `.shape`, `.dtype` and
+    `.ndim`: anything else with those attributes (the ref's type at the launch) means the same to it."""
+    call = model.parents.get(name)
+    if not (isinstance(call, ast.Call) and name in call.args) or call.keywords \
+            or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    callee = project.evaluator.value(model, call.func)
+    function = getattr(callee, "node", None)
+    if not (isinstance(callee, Func) and callee.self_value is None and isinstance(function, ast.FunctionDef)):
+        return False
+    positional = [*function.args.posonlyargs, *function.args.args]
+    index = call.args.index(name)
+    if index >= len(positional) or function.args.vararg is not None:
+        return False
+    helper_model = callee.model
+    parameter = positional[index].arg
+    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == parameter]
+    return bool(reads) and all(
+        isinstance(helper_model.parents.get(n), ast.Attribute) and helper_model.parents[n].value is n
+        and helper_model.parents[n].attr in ("shape", "dtype", "ndim") for n in reads)
 
 
 def _read_again(model, expression: ast.AST, name: ast.Name, binding) -> bool:
