@@ -98,11 +98,6 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
             return None  # names bound inside the expression
         if id(node) in carried:
             continue
-        if _is_ref_attribute(node) and isinstance(model.parents.get(node), ast.Attribute) \
-                and node.attr == "dtype" and model.parents[node].value is node:
-            code = _ref_attribute(project, model, node, entry)
-            if code is not None and not code.endswith(".dtype"):
-                return None  # `tile.dtype.itemsize` of a type written `jnp.float32` would be the class's attribute
         if isinstance(node, ast.Subscript) and _is_ref_attribute(node.value) and node.value.attr == "shape" \
                 and constant_index(node.slice) is not None:
             code = _ref_attribute(project, model, node.value, entry)
@@ -113,6 +108,9 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
             continue
         if _is_ref_attribute(node):
             code = _ref_attribute(project, model, node, entry)
+            if code is not None and node.attr == "dtype" and not code.endswith(".dtype") \
+                    and not _takes_a_scalar_type(project, model, node):
+                return None  # `jnp.float32` is a class, not a dtype: the helper reads what it has not
             if code is not None:
                 replacements[id(node)] = (node, code)
                 carried.add(id(node.value))
@@ -147,6 +145,34 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
         replacements[id(node)] = (node, code)
     substituted = _substituted(model, expression, list(replacements.values()))
     return folded(substituted) if replacements else substituted
+
+
+def _takes_a_scalar_type(project, model, node: ast.expr) -> bool:
+    """A dtype written as a scalar type (`jnp.float32`) means the same as the ref's `.dtype` where `node` is given
+    to a JAX API (a constructor, `jnp.zeros`) or compared, or to a workspace function that never reads an
+    attribute of that parameter (`match jnp.dtype(dtype).name` does not; `dtype.itemsize` would)."""
+    parent = model.parents.get(node)
+    if isinstance(parent, ast.Compare):
+        return True
+    if isinstance(parent, ast.keyword):  # `plgpu.SMEM(shape, dtype=o_ref.dtype)`: a JAX API's keyword only
+        call = model.parents.get(parent)
+        return isinstance(call, ast.Call) and isinstance(project.evaluator.value(model, call.func), Api)
+    if not (isinstance(parent, ast.Call) and node is not parent.func):
+        return False
+    callee = project.evaluator.value(model, parent.func)
+    if isinstance(callee, Api):
+        return True
+    function = getattr(callee, "node", None)
+    if not (isinstance(callee, Func) and callee.self_value is None and isinstance(function, ast.FunctionDef)) \
+            or node not in parent.args or any(isinstance(a, ast.Starred) for a in parent.args):
+        return False
+    positional = [*function.args.posonlyargs, *function.args.args]
+    index = parent.args.index(node)
+    if index >= len(positional):
+        return False
+    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == positional[index].arg]
+    return not any(isinstance(callee.model.parents.get(n), ast.Attribute) and callee.model.parents[n].value is n
+                   for n in reads)
 
 
 def _only_its_type_read(project, model, name: ast.Name) -> bool:
