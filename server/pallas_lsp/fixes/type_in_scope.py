@@ -157,45 +157,39 @@ def _takes_a_scalar_type(project, model, node: ast.expr) -> bool:
     if isinstance(parent, ast.keyword):  # `plgpu.SMEM(shape, dtype=o_ref.dtype)`: a JAX API's keyword only
         call = model.parents.get(parent)
         return isinstance(call, ast.Call) and isinstance(project.evaluator.value(model, call.func), Api)
-    if not (isinstance(parent, ast.Call) and node is not parent.func):
-        return False
-    callee = project.evaluator.value(model, parent.func)
-    if isinstance(callee, Api):
+    if isinstance(parent, ast.Call) and node is not parent.func \
+            and isinstance(project.evaluator.value(model, parent.func), Api):
         return True
-    function = getattr(callee, "node", None)
-    if not (isinstance(callee, Func) and callee.self_value is None and isinstance(function, ast.FunctionDef)) \
-            or node not in parent.args or any(isinstance(a, ast.Starred) for a in parent.args):
-        return False
-    positional = [*function.args.posonlyargs, *function.args.args]
-    index = parent.args.index(node)
-    if index >= len(positional):
-        return False
-    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == positional[index].arg]
-    return not any(isinstance(callee.model.parents.get(n), ast.Attribute) and callee.model.parents[n].value is n
-                   for n in reads)
+    attributes = _attributes_read_of_argument(project, model, node)
+    return attributes is not None and attributes <= {None}
 
 
 def _only_its_type_read(project, model, name: ast.Name) -> bool:
-    """`name` is an argument of a workspace function (`acc_type(tile)`) that reads only its `.shape`, `.dtype` and
-    `.ndim`: anything else with those attributes (the ref's type at the launch) means the same to it."""
-    call = model.parents.get(name)
-    if not (isinstance(call, ast.Call) and name in call.args) or call.keywords \
+    """`name` is an argument of a workspace function (`acc_type(tile)`) that reads only its `.shape` and `.dtype`:
+    anything else with those attributes (the ref's type at the launch) means the same to it."""
+    attributes = _attributes_read_of_argument(project, model, name)
+    return bool(attributes) and None not in attributes and attributes <= {"shape", "dtype"}
+
+
+def _attributes_read_of_argument(project, model, argument: ast.expr) -> set | None:
+    """The attributes the workspace function `argument` is given to (positionally: `helper(tile)`) reads of its
+    parameter, None in the set for a read that is no attribute; None where that function is not known."""
+    call = model.parents.get(argument)
+    if not (isinstance(call, ast.Call) and argument in call.args) or call.keywords \
             or any(isinstance(a, ast.Starred) for a in call.args):
-        return False
+        return None
     callee = project.evaluator.value(model, call.func)
     function = getattr(callee, "node", None)
     if not (isinstance(callee, Func) and callee.self_value is None and isinstance(function, ast.FunctionDef)):
-        return False
+        return None
     positional = [*function.args.posonlyargs, *function.args.args]
-    index = call.args.index(name)
-    if index >= len(positional) or function.args.vararg is not None:
-        return False
-    helper_model = callee.model
-    parameter = positional[index].arg
-    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == parameter]
-    return bool(reads) and all(
-        isinstance(helper_model.parents.get(n), ast.Attribute) and helper_model.parents[n].value is n
-        and helper_model.parents[n].attr in ("shape", "dtype", "ndim") for n in reads)
+    index = call.args.index(argument)
+    if index >= len(positional):
+        return None
+    parents = callee.model.parents
+    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == positional[index].arg]
+    return {parents[n].attr if isinstance(parents.get(n), ast.Attribute) and parents[n].value is n else None
+            for n in reads}
 
 
 def _read_again(model, expression: ast.AST, name: ast.Name, binding) -> bool:
