@@ -92,6 +92,10 @@ def _launch_item(project, model, entry, field: str, key: str | None) -> ast.AST 
     a list, tuple or dict literal, the whole value where `key` is None (a single output)."""
     found = entry.kernel.kwarg(field)
     node = found[1] if found else None
+    spec = entry.kernel.kwarg("grid_spec")
+    spec = _followed(model, entry, spec[1]) if spec and field.startswith("scratch") else None
+    if node is None and isinstance(spec, ast.Call):  # `grid_spec=pltpu.PrefetchScalarGridSpec(scratch_shapes=[...])`
+        node = next((k.value for k in spec.keywords if k.arg == field), None)
     if node is None and field in ("out_shape", "out_type") and isinstance(entry.node, ast.Call) \
             and len(entry.node.args) > 1:
         node = entry.node.args[1]  # pallas_call(body, out_shape)
