@@ -1074,9 +1074,11 @@ def test_no_scratch_type_copied_from_one_configuration(ws):
     """A body a factory builds for a config asks get_global for `plgpu.SMEM((cfg.rows, 128), cfg.dtype)`; the launch
     has no name for that factory's `cfg` (it builds the config in the call, which written again would run again),
     and spelled from the value the analysis sees the type would hold for one configuration only: the scratch fix
-    is refused (goldens scratch_type_from_* and scratch_getattr_shim_factory_body carry the expression where the
-    launch can write it)."""
-    from pallas_lsp.fixes import fixes_and_reason
+    is refused, saying so (goldens scratch_type_from_* and scratch_getattr_shim_factory_body carry the expression
+    where the launch can write it); the buffer is allocated with pl.run_scoped where its type stands instead,
+    `cfg` as written (golden run_scoped_plgpu_kernel_type_of_helper_built_scratch)."""
+    from pallas_lsp.fixes import fixes_and_reason, _get_global_at, allocate_as_scratch
+    from pallas_lsp.fixes.kernel_edits import CannotFix
 
     [finding] = ws.findings("kernel.py", HEADER + '''
 import dataclasses
@@ -1103,9 +1105,16 @@ def run(x):
 def target():
     return run, (jax.ShapeDtypeStruct((128, 128), jnp.float32),), "cuda"
 ''')
-    assert not any("scratch" in fix.title for fix in ws.fixes(finding))
-    assert ("the buffer's type depends on cfg, which the launch cannot write, and spelled from the value it has here "
-            "it would hold for one configuration only") in fixes_and_reason(ws.project, finding)[1]
+    titles = [fix.title for fix in ws.fixes(finding)]
+    assert not any("as scratch" in title for title in titles)
+    [scoped] = [fix for fix in ws.fixes(finding) if "pl.run_scoped" in fix.title]
+    assert any("pl.run_scoped(scoped, plgpu.SMEM((cfg.rows, 128), cfg.dtype))" in e.new_text for e in scoped.edits)
+    model = ws.project.model(finding.path)
+    call = _get_global_at(ws.project, model, finding)
+    with pytest.raises(CannotFix, match="the buffer's type depends on cfg, which the launch cannot write, and "
+                                        "spelled from the value it has here it would hold for one configuration only"):
+        allocate_as_scratch.fix(ws.project, model, call, ws.project.evaluator.value(model, call.args[0]), "PAL001")
+    assert fixes_and_reason(ws.project, finding)[1] is None
 
 
 def test_a_type_from_a_helper_parameter_a_call_passes_is_not_copied(ws):

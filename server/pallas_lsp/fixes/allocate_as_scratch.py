@@ -45,7 +45,7 @@ from .kernel_edits import (
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
 from .pass_as_input import tuple_code
-from .type_in_scope import depends_on_a_variable, type_at_launches
+from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
@@ -78,7 +78,7 @@ def _only_interpret_true(project, entry) -> bool:
 
 
 def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, entries, spell: bool = False,
-                  launch_model=None) -> str:
+                  launch_model=None, afterwards: list | None = None) -> str:
     """The scratch type's code at the launch: the argument with each name carried there (kept where the launch
     sees the same one, `self` as the launch's instance, a partial's parameter as its argument: see
     `type_in_scope`); else spelled from its value (`plgpu.SMEM((128,), jnp.float32)`), always so where the launch
@@ -90,8 +90,15 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     if not spell:
-        carried = type_at_launches(builder.project, model, argument, entries)
+        hoisted: list[tuple[str, str]] = []
+        in_spec = any(grid_spec_site(builder.project, e) is not None for e in entries)
+        carried = type_at_launches(builder.project, model, argument, entries, None if in_spec else hoisted)
         if carried is not None:
+            for name, code in hoisted:
+                if code:  # "": the launch's function already binds it so
+                    _assign_before_launches(builder, entries, name, code)
+            if afterwards is not None:  # once the get_global's statement is gone, the later one first
+                afterwards.append(lambda: _drop_locals_read_only_by(builder, model, argument))
             return carried
     varying = depends_on_a_variable(builder.project, model, argument)
     if varying is not None:
@@ -103,6 +110,51 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     if launch_model is not model:
         raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
     raise CannotFix(f"{model.segment(argument, 40)} cannot be written at the launch")
+
+
+def _drop_locals_read_only_by(builder: FixBuilder, model, argument: ast.AST) -> None:
+    """Remove the body's locals that only fed the moved type (`block_rows = x_ref.shape[0]`): plain expressions of
+    the refs that nothing else reads once the get_global is gone."""
+    from .kernel_edits import remove_statement
+
+    scope = model.scope_of(argument)
+    inside = {id(n) for n in ast.walk(argument)}
+    for name in {n.id for n in ast.walk(argument) if isinstance(n, ast.Name)}:
+        bindings = model.scopes[scope].bindings.get(name, []) if scope in model.scopes else []
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(bindings[0].node, ast.Assign) \
+                or len(bindings[0].node.targets) != 1 or not isinstance(bindings[0].node.targets[0], ast.Name) \
+                or not all(isinstance(n, _PLAIN_NODES) for n in ast.walk(bindings[0].value)):
+            continue
+        reads = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load) and model.lookup(name, model.scope_of(n), n.lineno) is bindings[0]]
+        if reads and all(id(n) in inside for n in reads):
+            remove_statement(builder, model, bindings[0].node)
+
+
+# What a local that only fed the buffer's type may be made of, to be removed with it: no call, nothing that runs.
+_PLAIN_NODES = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Load,
+                ast.operator, ast.unaryop, ast.Slice)
+
+
+def _assign_before_launches(builder: FixBuilder, entries, name: str, code: str) -> None:
+    """`name = code` written just before each launch's statement (`acc_aval = accumulator_type((BLOCK_TOKENS,
+    BLOCK_FEATURES), x.dtype)`), where the scratch type reads it."""
+    for entry in entries:
+        statement = launch_statement(entry.model, entry)
+        file, _ = builder.file(entry.model)
+        target = file.find_ast(entry.model, statement, cst.BaseStatement) if statement is not None else None
+        block = file.parent(target) if target is not None else None
+        if not isinstance(block, cst.IndentedBlock):
+            raise CannotFix("the launch is not a statement of a function, where the buffer's type could be computed")
+        position = list(block.body).index(target)
+        assignment = cst.parse_statement(f"{name} = {code}\n")
+
+        def insert(updated, position=position, assignment=assignment):
+            body = list(updated.body)
+            body.insert(position, assignment)
+            return updated.with_changes(body=body)
+
+        file.rewrite(block, insert)
 
 
 def spelled_type(builder: FixBuilder, model, value: MemType) -> str | None:
@@ -325,13 +377,16 @@ def fix(project, model, call, value, code: str):
     builder = FixBuilder(project)
     for target in to_interpret_true:
         _interpret_true(builder, project, launch_model, target)
+    afterwards: list = []  # edits once the get_global is moved
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
-        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model))
+        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model, afterwards=afterwards))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
         unsafe = TPU_VMEM_AS_SMEM
         type_code = lambda: _movable_type(model, call, as_smem(value), builder, entries, spell=True,
                                           launch_model=launch_model)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
+    for edit in afterwards:
+        edit()
     through = (f", through {where.helper.name}" if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else \
         " VMEM" if vmem_kept else ""

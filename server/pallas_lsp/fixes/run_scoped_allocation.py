@@ -258,6 +258,22 @@ def fix(project, model, call, value, code: str):
     return allocate(project, model, call, code, value=value)
 
 
+def _scratch_refused(project, model, call, entries, value: MemType | None, code: str) -> bool:
+    """Compiled plgpu.kernel launches whose scratch fix is refused (the type reads what the launch cannot write:
+    `tile.shape` of a scratch list a helper builds): `pl.run_scoped` allocates the buffer where its type is
+    evaluated, per block, as scratch would (Mosaic GPU allocates both for the block's lifetime)."""
+    from . import allocate_as_scratch
+    from .kernel_edits import CannotFix
+
+    if value is None or not entries or any(e.api != "plgpu.kernel" for e in entries):
+        return False
+    try:
+        allocate_as_scratch.fix(project, model, call, value, code)
+    except CannotFix:
+        return True
+    return False
+
+
 def allocate(project, model, call, code: str, barrier: str | None = None, smem: MemType | None = None,
              value: MemType | None = None):
     """The run_scoped rewrite of a compiled pl.kernel's get_global; `barrier`: a `Barrier(...)` of the
@@ -271,7 +287,8 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     # plgpu.kernel and pallas_call take scratch (allocate_as_scratch), except from a plgpu.kernel's helper: the
     # type is written with the helper's own values (`acc.shape`), which its launch may not have.
     in_helper = where is not None and where.helper is not None
-    if not entries or any(e.api != "pl.kernel" and not (in_helper and e.api == "plgpu.kernel") for e in entries):
+    if not entries or any(e.api != "pl.kernel" and not (in_helper and e.api == "plgpu.kernel") for e in entries) \
+            and not _scratch_refused(project, model, call, entries, value, code):
         return None
     if any(e.interpret or e.maybe_interpret for e in entries):
         return None  # interpreted: allocate_as_scratch gives it scratch_types

@@ -15,17 +15,27 @@ import ast
 import builtins
 
 from ..analysis.values import Api, Func, Partial
+from .ref_at_launch import constant_index, folded, item_of, ref_attribute_at_launch, ref_stand_in
 
 _MAX_DEPTH = 3  # local variables followed to what they were assigned, one inside another
 
 
-def type_at_launches(project, model, argument: ast.AST, entries) -> str | None:
+def type_at_launches(project, model, argument: ast.AST, entries, hoisted: list | None = None) -> str | None:
     """The argument's code as every launch can write it (one text for all), or None where some name of it has
-    no counterpart at a launch."""
-    codes = {_at_launch(project, model, argument, entry, 0) for entry in entries}
-    if len(codes) != 1:
+    no counterpart at a launch. With `hoisted` (a list to fill), a local of the body the type reads more than
+    once and computes by a call (`acc_aval = accumulator_type(x_ref.shape, x_ref.dtype)`, read as
+    `pltpu.VMEM(acc_aval.shape, acc_aval.dtype)`) keeps its name, and `hoisted` gets (name, its code at the
+    launch): a statement the fix writes before each launch, as an author would, rather than the call twice."""
+    results = []
+    for entry in entries:
+        own: dict[int, tuple[str, str]] | None = {} if hoisted is not None else None
+        code = _at_launch(project, model, argument, entry, 0, own)
+        results.append((code, tuple((own or {}).values())))
+    if len(set(results)) != 1 or results[0][0] is None:
         return None
-    return codes.pop()
+    if hoisted is not None:
+        hoisted.extend(results[0][1])
+    return results[0][0]
 
 
 def depends_on_a_variable(project, model, node: ast.AST, depth: int = 0) -> str | None:
@@ -76,7 +86,8 @@ def _default(project, model, parameter: ast.AST) -> ast.AST | None:
     return default
 
 
-def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | None:
+def _at_launch(project, model, expression: ast.AST, entry, depth: int,
+               hoisted: dict[int, tuple[str, str]] | None = None) -> str | None:
     if entry.model is not model:
         return None  # another module's names would need importing: spelled from the value there
     replacements: dict[int, tuple[ast.AST, str]] = {}
@@ -85,13 +96,21 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
             return None  # names bound inside the expression
-        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name):
-            binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
-            code = None
-            if binding is not None and node.attr == "shape":
-                code = ref_block_shape(project, model, binding, entry)
-            if binding is not None and code is None:
-                code = _operand_attribute(project, model, binding, entry, node.attr)
+        if id(node) in carried:
+            continue
+        if isinstance(node, ast.Subscript) and _is_ref_attribute(node.value) and node.value.attr == "shape" \
+                and constant_index(node.slice) is not None:
+            code = _ref_attribute(project, model, node.value, entry)
+            item = item_of(code, constant_index(node.slice)) if code is not None else None
+            if item is not None:  # `x_ref.shape[1]` of a block `(block_rows, hidden)`: `hidden`
+                replacements[id(node)] = (node, item)
+                carried.update((id(node.value), id(node.value.value)))
+            continue
+        if _is_ref_attribute(node):
+            code = _ref_attribute(project, model, node, entry)
+            if code is not None and node.attr == "dtype" and not code.endswith(".dtype") \
+                    and not _takes_a_scalar_type(project, model, node):
+                return None  # `jnp.float32` is a class, not a dtype: the helper reads what it has not
             if code is not None:
                 replacements[id(node)] = (node, code)
                 carried.add(id(node.value))
@@ -106,14 +125,133 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
         if model.lookup(node.id, launch_scope, entry.node.lineno) is binding:
             continue
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
+        if code is None and binding.kind == "param" and _only_its_type_read(project, model, node):
+            code = ref_stand_in(project, model, binding, entry)  # `acc_type(tile)`: `acc_type(plgpu.SMEM(...))`
         if code is None and binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
-            code = _at_launch(project, model, binding.value, entry, depth + 1)
+            if id(binding) in (hoisted or {}):
+                code = hoisted[id(binding)][0]
+            elif hoisted is not None and _read_again(model, expression, node, binding):
+                value = _at_launch(project, model, binding.value, entry, depth + 1)
+                free = _free_at_launch(model, entry, node.id, value) if value is not None else None
+                if free is not None:
+                    hoisted[id(binding)] = (node.id, value if free else "")
+                    code = node.id
+            if code is None:
+                code = _at_launch(project, model, binding.value, entry, depth + 1)
         if code is None and depth < _MAX_DEPTH:
             code = _unpacked_at_launch(project, model, binding, entry, depth)
         if code is None:
             return None
         replacements[id(node)] = (node, code)
-    return _substituted(model, expression, list(replacements.values()))
+    substituted = _substituted(model, expression, list(replacements.values()))
+    return folded(substituted) if replacements else substituted
+
+
+def _takes_a_scalar_type(project, model, node: ast.expr) -> bool:
+    """A dtype written as a scalar type (`jnp.float32`) means the same as the ref's `.dtype` where `node` is given
+    to a JAX API (a constructor, `jnp.zeros`) or compared, or to a workspace function that never reads an
+    attribute of that parameter (`match jnp.dtype(dtype).name` does not; `dtype.itemsize` would)."""
+    parent = model.parents.get(node)
+    if isinstance(parent, ast.Compare):
+        return True
+    if isinstance(parent, ast.keyword):  # `plgpu.SMEM(shape, dtype=o_ref.dtype)`: a JAX API's keyword only
+        call = model.parents.get(parent)
+        return isinstance(call, ast.Call) and isinstance(project.evaluator.value(model, call.func), Api)
+    if isinstance(parent, ast.Call) and node is not parent.func \
+            and isinstance(project.evaluator.value(model, parent.func), Api):
+        return True
+    attributes = _attributes_read_of_argument(project, model, node)
+    return attributes is not None and attributes <= {None}
+
+
+def _only_its_type_read(project, model, name: ast.Name) -> bool:
+    """`name` is an argument of a workspace function (`acc_type(tile)`) that reads only its `.shape` and `.dtype`:
+    anything else with those attributes (the ref's type at the launch) means the same to it."""
+    attributes = _attributes_read_of_argument(project, model, name)
+    return bool(attributes) and None not in attributes and attributes <= {"shape", "dtype"}
+
+
+def _attributes_read_of_argument(project, model, argument: ast.expr) -> set | None:
+    """The attributes the workspace function `argument` is given to (positionally: `helper(tile)`) reads of its
+    parameter, None in the set for a read that is no attribute; None where that function is not known."""
+    call = model.parents.get(argument)
+    if not (isinstance(call, ast.Call) and argument in call.args) or call.keywords \
+            or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    callee = project.evaluator.value(model, call.func)
+    function = getattr(callee, "node", None)
+    if not (isinstance(callee, Func) and callee.self_value is None and isinstance(function, ast.FunctionDef)):
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    index = call.args.index(argument)
+    if index >= len(positional):
+        return None
+    parents = callee.model.parents
+    reads = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == positional[index].arg]
+    return {parents[n].attr if isinstance(parents.get(n), ast.Attribute) and parents[n].value is n else None
+            for n in reads}
+
+
+def _read_again(model, expression: ast.AST, name: ast.Name, binding) -> bool:
+    """`name`, a local assigned by a call, is read more than once in `expression`: written twice at the launch,
+    the call would be too."""
+    if not isinstance(binding.value, ast.Call):
+        return False
+    reads = [n for n in ast.walk(expression) if isinstance(n, ast.Name) and n.id == name.id
+             and model.lookup(n.id, model.scope_of(n), n.lineno) is binding]
+    return len(reads) > 1
+
+
+def _free_at_launch(model, entry, wanted: str, value: str) -> bool | None:
+    """Whether a statement before the launch can bind `wanted` to `value`: True where the launch's function binds
+    and reads no such name, False where it already binds it so, once, before the launch (an earlier fix's), None
+    otherwise. Only for a launch written in a function's own statements (not in a lambda or a comprehension,
+    whose names the statement would not see)."""
+    scope = model.scope_of(entry.node)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    node = entry.node
+    while not isinstance(node, ast.stmt):
+        node = model.parents.get(node)
+        if node is None or isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return None
+    bindings = model.scopes[scope].bindings.get(wanted, [])
+    if len(bindings) == 1 and bindings[0].kind == "assign" and bindings[0].value is not None \
+            and ast.get_source_segment(model.text, bindings[0].value) == value \
+            and model.parents.get(bindings[0].value) in getattr(model.parents.get(node), "body", ()) \
+            and bindings[0].node.lineno < node.lineno:
+        return False
+    used = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name)} | {
+        a.arg for a in ast.walk(scope) if isinstance(a, ast.arg)}
+    if wanted in used or model.module_binding(wanted) is not None or wanted in dir(builtins):
+        return None
+    return True
+
+
+def launch_statement(model, entry) -> ast.stmt | None:
+    """The statement of the launch's function the launch is written in."""
+    node = entry.node
+    while node is not None and not isinstance(node, ast.stmt):
+        node = model.parents.get(node)
+    return node
+
+
+def _is_ref_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name)
+
+
+def _ref_attribute(project, model, node: ast.Attribute, entry) -> str | None:
+    """`ref.shape` / `ref.dtype` of a body parameter as the launch writes it (its BlockSpec's block shape, its
+    scratch type's or output type's arguments, its operand's attribute), None otherwise."""
+    binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
+    if binding is None:
+        return None
+    code = ref_block_shape(project, model, binding, entry) if node.attr == "shape" else None
+    if code is None:
+        code = ref_attribute_at_launch(project, model, binding, entry, node.attr)
+    if code is None:
+        code = _operand_attribute(project, model, binding, entry, node.attr)
+    return code
 
 
 def _unpacked_at_launch(project, model, binding, entry, depth: int) -> str | None:
@@ -129,6 +267,9 @@ def _unpacked_at_launch(project, model, binding, entry, depth: int) -> str | Non
     code = _at_launch(project, model, binding.value, entry, depth + 1)
     if code is None:
         return None
+    item = item_of(code, binding.index[0])
+    if item is not None:  # `rows, cols = x_ref.shape` of a block `(block_rows, hidden)`: `hidden`
+        return item
     parsed = ast.parse(code, mode="eval").body
     if not isinstance(parsed, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
         code = f"({code})"
