@@ -193,6 +193,8 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
         elements = written.elts if isinstance(written, (ast.List, ast.Tuple)) else [written] if written else []
         specs.extend(elements)
     block = specs[index] if index < len(specs) else None
+    if isinstance(block, ast.Name):
+        block = _block_spec_named(spec_model, block, holder)
     if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
         return None
     constructor = project.evaluator.value(spec_model, block.func)
@@ -204,6 +206,22 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     if spec_model is not entry.model:  # a factory of another module writes it in its own terms
         return at_launch(project, spec_model, spec, block.args[0], entry)
     return ast.get_source_segment(model.text, block.args[0])
+
+
+def _block_spec_named(model, name: ast.Name, launch: ast.Call) -> ast.AST | None:
+    """What a BlockSpec named in in_specs/out_specs holds (`row_block = pl.BlockSpec((cfg.block_rows, hidden), ...)`,
+    `in_specs=[row_block, ...]`): the value of its one assignment in the launch's own function, where every name
+    of its block shape means at the launch what it meant there. None otherwise."""
+    scope = model.scope_of(launch)
+    binding = model.lookup(name.id, scope, launch.lineno)
+    if (binding is None or binding.kind != "assign" or not isinstance(binding.value, ast.Call) or not binding.value.args
+            or model.scope_of(binding.node) is not scope or len(model.scopes[scope].bindings.get(name.id, [])) != 1):
+        return None
+    for inner in ast.walk(binding.value.args[0]):  # the block shape, the one part written at the launch
+        if isinstance(inner, ast.Name) and model.lookup(inner.id, model.scope_of(inner), inner.lineno) is not \
+                model.lookup(inner.id, scope, launch.lineno):
+            return None
+    return binding.value
 
 
 def _operand_attribute(project, model, binding, entry, attr: str) -> str | None:
