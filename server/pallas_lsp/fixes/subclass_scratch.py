@@ -55,7 +55,9 @@ def fix(project, model, call, value, code: str):
         raise CannotFix(f"several launches of {owner.name}'s base classes call {hook}")
     entry, body, hook_call, scratch = found[0]
     if scratch is None:
-        raise CannotFix("the launch's scratch is not the instance's own scratch method (`self.scratch_types(x)`)")
+        raise CannotFix("the launch's scratch is not the instance's own scratch method (`self.scratch_types(x)`) "
+                        "or a list ending with it")
+    scratch, prefix, renamed = scratch
     if _resolve(order, body.name) not in (None, body) and _defines_any(order, body.name) is not _class_of(model, body):
         raise CannotFix(f"{owner.name} overrides {body.name}")
     keyword = SCRATCH_KEYWORDS[entry.api].keyword
@@ -71,10 +73,12 @@ def fix(project, model, call, value, code: str):
     if elements is None:
         raise CannotFix(f"{scratch} does not return a list or tuple written out")
     kind, items = elements
+    items = [*prefix, *items]  # (the prefix's elements are written in the launcher: `.shape` of those is refused)
     extras = len(params) - (len(hook_call.args) - 1)  # refs past the body's own the hook takes already
     fixed = [*body.args.posonlyargs, *body.args.args][1 if _is_method(model, body) else 0:]
     first_scratch = len(fixed) - (len(items) - extras)
-    type_code = _type_code(model, function, call, hook_call, body, fixed, items, first_scratch, defined)
+    type_code = _type_code(model, function, call, hook_call, body, fixed, items, first_scratch, defined,
+                           len(prefix), renamed)
     name = use.name or unique_name(model, function, "scratch_ref")
     if use.name is not None and unique_name(model, function, use.name) != use.name and use.statement is None:
         raise CannotFix(f"{use.name} is already used in {hook}")
@@ -172,9 +176,10 @@ def _hook_call(model, body: ast.FunctionDef, hook: str) -> ast.Call | None:
     return found
 
 
-def _scratch_method(model, entry, classes, order) -> str | None:
+def _scratch_method(model, entry, classes, order) -> tuple[str, list[ast.expr]] | None:
     """The name of the instance's method the launch's scratch comes from (`scratch_types=self.scratch_types(x)`,
-    or a local assigned that once), where the launch is in a method of one of the classes."""
+    or a local assigned that once), where the launch is in a method of one of the classes, and the scratch the
+    launch lists before it (`[T] + self.extra(x)`, `[T, *self.extra(x)]`): the method's comes last."""
     keyword = SCRATCH_KEYWORDS.get(entry.api)
     found = entry.kernel.kwarg(keyword.keyword) if keyword else None
     node = found[1] if found else None
@@ -182,13 +187,36 @@ def _scratch_method(model, entry, classes, order) -> str | None:
         binding = model.lookup(node.id, model.scope_of(node), node.lineno)
         node = binding.value if binding is not None and binding.kind == "assign" else None
     launcher = model.enclosing_function(entry.node)
+    prefix: list[ast.expr] = []  # scratch the launch lists before the method's (`[T, *self.extra(x)]`)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.List):
+        prefix, node = list(node.left.elts), node.right
+    elif isinstance(node, ast.List) and node.elts and isinstance(node.elts[-1], ast.Starred):
+        prefix, node = list(node.elts[:-1]), node.elts[-1].value
+    if any(isinstance(e, ast.Starred) for e in prefix):
+        return None
+    if isinstance(node, ast.Attribute) and _is_property(_resolve(order, node.attr)):
+        node = ast.Call(func=node, args=[], keywords=[])  # `self.scratch_types`, a property: read as a call
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
             and isinstance(launcher, ast.FunctionDef) and launcher.args.args
             and node.func.value.id == launcher.args.args[0].arg and model.enclosing_class(launcher) in order):
         return None
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
-    return node.func.attr
+    # The launcher's names the method is handed, as the method's parameters call them (`self` is `self` there).
+    defined = _resolve(order, node.func.attr)
+    if defined is None:
+        return None
+    params = [a.arg for a in defined.args.args]
+    renamed = {launcher.args.args[0].arg: params[0]} if params else {}
+    for index, argument in enumerate(node.args):
+        if isinstance(argument, ast.Name) and index + 1 < len(params):
+            renamed[argument.id] = params[index + 1]
+    renamed.update({k.value.id: k.arg for k in node.keywords if isinstance(k.value, ast.Name)})
+    return node.func.attr, prefix, renamed
+
+
+def _is_property(function: ast.FunctionDef | None) -> bool:
+    return function is not None and [ast.unparse(d) for d in function.decorator_list] == ["property"]
 
 
 def _hook_params(function: ast.FunctionDef, hook_call: ast.Call) -> list[ast.arg]:
@@ -223,12 +251,16 @@ def _scratch_elements(defined: ast.FunctionDef, order, classes) -> tuple[str, li
 
 
 def _is_super_call(node: ast.AST, name: str) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name
-            and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name)
-            and node.func.value.func.id == "super" and not node.func.value.args)
+    """`super().<name>(...)`, or `super().<name>` (a property)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return (isinstance(node, ast.Attribute) and node.attr == name
+            and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "super" and not node.value.args)
 
 
-def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, defined) -> str:
+def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, defined, prefixed: int,
+               renamed: dict[str, str]) -> str:
     """The get_global's argument written in the scratch method: the hook's instance as its instance, a scratch
     ref's `.shape`/`.dtype` as that element's shape/dtype argument, the hook's locals by what they were
     assigned, module names as they are."""
@@ -268,7 +300,11 @@ def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, 
                     part = _constructor_argument(element, inner.attr) if element is not None else None
                     if part is None:
                         raise CannotFix(f"{inner.value.id}.{inner.attr} has no counterpart in {defined.name}")
-                    replacements.append((inner, _element_code(model, part, defined, scratch_params)))
+                    # An element the launcher lists is written with its names: those it hands the method
+                    # are the method's parameters.
+                    launcher_written = any(element is item for item in items[:prefixed])
+                    names = renamed if launcher_written else {name: name for name in scratch_params}
+                    replacements.append((inner, _element_code(model, part, names)))
                     skip.add(id(inner.value))
                     continue
             if not isinstance(inner, ast.Name):
@@ -304,18 +340,21 @@ def _constructor_argument(element: ast.expr, attr: str) -> ast.expr | None:
     return element.args[index] if index < len(element.args) else None
 
 
-def _element_code(model, part: ast.expr, defined: ast.FunctionDef, scratch_params: set[str]) -> str:
-    """A scratch element's argument as written in the scratch method, where its names are that method's
-    parameters or module names (the override takes the same parameters)."""
+def _element_code(model, part: ast.expr, names: dict[str, str]) -> str:
+    """A scratch element's argument as the scratch method (or an override taking its parameters) writes it:
+    each name of `names` as it is called there, module names as they are."""
+    replacements = []
     for inner in ast.walk(part):
         if isinstance(inner, ast.Name):
             binding = model.lookup(inner.id, model.scope_of(inner), inner.lineno)
-            if not (inner.id in scratch_params or binding is None or binding is model.module_binding(inner.id)):
-                raise CannotFix(f"{inner.id}, a local of the scratch method, has no counterpart in an override")
-    code = ast.get_source_segment(model.text, part)
-    if code is None:
+            if inner.id in names:
+                if names[inner.id] != inner.id:
+                    replacements.append((inner, names[inner.id]))
+            elif not (binding is None or binding is model.module_binding(inner.id)) or inner.id in names.values():
+                raise CannotFix(f"{inner.id}, where the scratch is listed, has no counterpart in the scratch method")
+    if ast.get_source_segment(model.text, part) is None:
         raise CannotFix("the scratch element was not found")
-    return code
+    return _substitute(model, part, replacements)
 
 
 def _atom(code: str) -> bool:
@@ -341,24 +380,27 @@ def _add_override(builder: FixBuilder, model, owner: ast.ClassDef, hook: ast.Fun
     passed += [f"**{defined.args.kwarg.arg}"] if defined.args.kwarg else []
     added = f"[{type_code}]" if kind == "list" else f"({type_code},)"
     unit = file.indent
-    method = cst.parse_statement(f"def {defined.name}({params}):\n{unit}return super().{defined.name}"
-                                 f"({', '.join(passed)}) + {added}\n")
+    prefix, read = ("@property\n", "") if _is_property(defined) else ("", f"({', '.join(passed)})")
+    returned = f"return super().{defined.name}{read} + {added}"
+    if hook.col_offset + 2 * len(unit) + len(returned) > file.line_length:  # one element a line, as a formatter would
+        opening, closing = ("[", "]") if kind == "list" else ("(", ")")
+        returned = f"return super().{defined.name}{read} + {opening}\n{unit}{unit}{type_code},\n{unit}{closing}"
+    method = cst.parse_statement(f"{prefix}def {defined.name}({params}):\n{unit}{returned}\n")
     target = file.find_ast(model, owner, cst.ClassDef)
     if target is None:
         raise CannotFix("the class was not found")
-    hook_line = hook.lineno - len(hook.decorator_list)
     statements = [node for node in owner.body]
     index = next(n for n, node in enumerate(statements) if node is hook)
 
     def insert(updated: cst.ClassDef) -> cst.ClassDef:
         body = list(updated.body.body)
         before = body[index]
-        spaced = method.with_changes(leading_lines=before.leading_lines)
-        body[index:index] = [spaced]
-        body[index + 1] = before.with_changes(leading_lines=[cst.EmptyLine(indent=False)] if index else before.leading_lines)
+        blank = [line for line in before.leading_lines if line.comment is None]
+        comments = [line for line in before.leading_lines if line.comment is not None]  # the hook's own
+        body[index:index] = [method.with_changes(leading_lines=blank if index else [])]
+        body[index + 1] = before.with_changes(leading_lines=[cst.EmptyLine(indent=False), *comments])
         return updated.with_changes(body=updated.body.with_changes(body=body))
 
-    del hook_line
     file.rewrite(target, insert)
 
 
