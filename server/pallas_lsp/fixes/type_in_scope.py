@@ -85,6 +85,13 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int) -> str | 
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
             return None  # names bound inside the expression
+        if id(node) in carried:
+            continue
+        dimension = _block_dimension(project, model, node, entry)
+        if dimension is not None:  # `x_ref.shape[1]` of a block `(rows, cols)`: `cols`, not `(rows, cols)[1]`
+            replacements[id(node)] = (node, dimension)
+            carried.update((id(node.value), id(node.value.value)))
+            continue
         if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name):
             binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
             code = None
@@ -206,6 +213,21 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     if spec_model is not entry.model:  # a factory of another module writes it in its own terms
         return at_launch(project, spec_model, spec, block.args[0], entry)
     return ast.get_source_segment(model.text, block.args[0])
+
+
+def _block_dimension(project, model, node: ast.AST, entry) -> str | None:
+    """`ref.shape[k]` (k a literal) of a ref whose block shape the launch writes as a tuple: its k-th item's code."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int
+            and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.value.value, ast.Name)):
+        return None
+    name = node.value.value
+    binding = model.lookup(name.id, model.scope_of(name), name.lineno)
+    code = ref_block_shape(project, model, binding, entry) if binding is not None else None
+    parsed = ast.parse(code, mode="eval").body if code is not None else None
+    if not isinstance(parsed, ast.Tuple) or not -len(parsed.elts) <= node.slice.value < len(parsed.elts):
+        return None
+    return ast.get_source_segment(code, parsed.elts[node.slice.value])
 
 
 def _block_spec_named(model, name: ast.Name, launch: ast.Call) -> ast.AST | None:
