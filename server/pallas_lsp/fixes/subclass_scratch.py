@@ -19,7 +19,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import SCRATCH_KEYWORDS
 from ..analysis.kernels import KernelIndex
-from ..analysis.values import Func, MemType
+from ..analysis.values import ClassValue, MemType
 from .kernel_edits import (CannotFix, FixBuilder, add_parameter, remove_get_global, unique_name)
 from .sites import global_use, launches_running
 
@@ -37,56 +37,60 @@ def fix(project, model, call, value, code: str):
     use = global_use(model, call)
     if use is None:
         return None
-    classes = {node.name: node for node in model.tree.body if isinstance(node, ast.ClassDef)}
-    order = _mro(owner, classes)
+    order = _mro(project, model, owner)  # (module model, class), the owner first; bases in other modules too
     hook = function.name
     found = []  # (launch entry, body function, the hook's call in it, the scratch method's name)
-    for entry in KernelIndex.of(project, model).entries:
-        body = entry.body.node if entry.body is not None else None
-        if body is None or not any(_defines(c, body) or _nested_in_method_of(model, body, c) for c in order[1:]):
-            continue
-        hook_call = _hook_call(model, body, hook)
-        if hook_call is None:
-            continue
-        found.append((entry, body, hook_call, _scratch_method(model, entry, classes, order)))
+    for source in dict.fromkeys(m for m, _ in order[1:]):
+        for entry in KernelIndex.of(project, source).entries:
+            body = entry.body.node if entry.body is not None else None
+            if body is None or entry.body.model is not source or not any(
+                    _defines(c, body) or _nested_in_method_of(source, body, c) for m, c in order[1:] if m is source):
+                continue
+            hook_call = _hook_call(source, body, hook)
+            if hook_call is not None:
+                found.append((entry, body, hook_call, _scratch_method(source, entry, order)))
     if not found:
         return None
     if len(found) != 1:
         raise CannotFix(f"several launches of {owner.name}'s base classes call {hook}")
     entry, body, hook_call, scratch = found[0]
+    body_model = entry.model
     if scratch is None:
         raise CannotFix("the launch's scratch is not the instance's own scratch method (`self.scratch_types(x)`) "
                         "or a list ending with it")
     scratch, prefix, renamed = scratch
-    if _resolve(order, body.name) not in (None, body) and _defines_any(order, body.name) is not _class_of(model, body):
+    resolved_body = _resolve(order, body.name)
+    if resolved_body is not None and resolved_body[1] is not body and _is_method(body_model, body):
         raise CannotFix(f"{owner.name} overrides {body.name}")
     keyword = SCRATCH_KEYWORDS[entry.api].keyword
     defined = _resolve(order, scratch)
-    if defined is None or _resolve(order, hook) is not function:
+    resolved_hook = _resolve(order, hook)
+    if defined is None or resolved_hook is None or resolved_hook[1] is not function:
         raise CannotFix(f"{scratch} is not a method of {owner.name}'s classes")
-    for other in classes.values():
-        if other is not owner and owner in _mro(other, classes)[1:] and (_defines(other, hook) or _defines(other, scratch)):
-            raise CannotFix(f"{other.name} derives from {owner.name} and overrides {hook} or {scratch}")
+    for source in [model, *project.importers(model)]:
+        for other in (n for n in source.tree.body if isinstance(n, ast.ClassDef) and n is not owner):
+            if any(c is owner for _, c in _mro(project, source, other)[1:]) and (
+                    _defines(other, hook) or _defines(other, scratch)):
+                raise CannotFix(f"{other.name} derives from {owner.name} and overrides {hook} or {scratch}")
     params = _hook_params(function, hook_call)
     own = _defines(owner, scratch)
-    elements = _scratch_elements(defined, order, classes)
+    elements = _scratch_elements(project, defined, order)
     if elements is None:
         raise CannotFix(f"{scratch} does not return a list or tuple written out")
     kind, items = elements
-    items = [*prefix, *items]  # (the prefix's elements are written in the launcher: `.shape` of those is refused)
+    items = [*((body_model, p) for p in prefix), *items]
     extras = len(params) - (len(hook_call.args) - 1)  # refs past the body's own the hook takes already
-    fixed = [*body.args.posonlyargs, *body.args.args][1 if _is_method(model, body) else 0:]
+    fixed = [*body.args.posonlyargs, *body.args.args][1 if _is_method(body_model, body) else 0:]
     first_scratch = len(fixed) - (len(items) - extras)
-    type_code = _type_code(model, function, call, hook_call, body, fixed, items, first_scratch, defined,
-                           len(prefix), renamed)
-    name = use.name or unique_name(model, function, "scratch_ref")
-    if use.name is not None and unique_name(model, function, use.name) != use.name and use.statement is None:
-        raise CannotFix(f"{use.name} is already used in {hook}")
     builder = FixBuilder(project)
+    _, imports = builder.file(model)
+    type_code = _type_code(model, function, call, hook_call, fixed, items, first_scratch, defined,
+                           len(prefix), renamed, imports)
+    name = use.name or unique_name(model, function, "scratch_ref")
     add_parameter(builder, model, function, name, None)
     remove_get_global(builder, model, use, name)
     if own:
-        _append_to_override(builder, model, defined, type_code, kind)
+        _append_to_override(builder, model, defined[1], type_code)
         where = f"appended to {owner.name}.{scratch}"
     else:
         _add_override(builder, model, owner, function, defined, type_code, kind)
@@ -101,15 +105,22 @@ def _scratch_kind(value: MemType) -> bool:
     return value.space in ("smem", "tmem", "regs", "vmem") or "Barrier" in value.constructor
 
 
-def _mro(cls: ast.ClassDef, classes: dict) -> list[ast.ClassDef]:
-    """The class and its module-level bases, nearest first (Python's order for single and mixin inheritance)."""
-    order, stack = [], [cls]
+def _mro(project, model, cls: ast.ClassDef) -> list[tuple[object, ast.ClassDef]]:
+    """(module model, class) of the class and its workspace bases, nearest first (Python's order for single and
+    mixin inheritance); a base is found through the evaluator, here or in a module it comes from."""
+    order: list[tuple[object, ast.ClassDef]] = []
+    stack = [(model, cls)]
     while stack:
-        current = stack.pop(0)
-        if current in order:
+        current_model, current = stack.pop(0)
+        if any(c is current for _, c in order):
             continue
-        order.append(current)
-        stack[:0] = [classes[b.id] for b in current.bases if isinstance(b, ast.Name) and b.id in classes]
+        order.append((current_model, current))
+        bases = []
+        for base in current.bases:
+            value = project.evaluator.value(current_model, base)
+            if isinstance(value, ClassValue) and value.model.scopes.get(value.node) is not None:
+                bases.append((value.model, value.node))
+        stack[:0] = bases
     return order
 
 
@@ -119,22 +130,13 @@ def _defines(cls: ast.ClassDef, name: str | ast.AST) -> bool:
     return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name for node in cls.body)
 
 
-def _resolve(order: list[ast.ClassDef], name: str) -> ast.FunctionDef | None:
-    for cls in order:
+def _resolve(order, name: str) -> tuple[object, ast.FunctionDef] | None:
+    """(module model, method) the instance's `name` is, by the classes' order."""
+    for model, cls in order:
         for node in cls.body:
             if isinstance(node, ast.FunctionDef) and node.name == name:
-                return node
+                return model, node
     return None
-
-
-def _defines_any(order, name: str) -> ast.ClassDef | None:
-    return next((cls for cls in order if _defines(cls, name)), None)
-
-
-def _class_of(model, function: ast.AST) -> ast.ClassDef | None:
-    while function is not None and model.enclosing_class(function) is None:
-        function = model.enclosing_function(function)
-    return model.enclosing_class(function) if function is not None else None
 
 
 def _nested_in_method_of(model, function: ast.AST, cls: ast.ClassDef) -> bool:
@@ -176,7 +178,7 @@ def _hook_call(model, body: ast.FunctionDef, hook: str) -> ast.Call | None:
     return found
 
 
-def _scratch_method(model, entry, classes, order) -> tuple[str, list[ast.expr]] | None:
+def _scratch_method(model, entry, order) -> tuple[str, list[ast.expr], dict[str, str]] | None:
     """The name of the instance's method the launch's scratch comes from (`scratch_types=self.scratch_types(x)`,
     or a local assigned that once), where the launch is in a method of one of the classes, and the scratch the
     launch lists before it (`[T] + self.extra(x)`, `[T, *self.extra(x)]`): the method's comes last."""
@@ -194,11 +196,12 @@ def _scratch_method(model, entry, classes, order) -> tuple[str, list[ast.expr]] 
         prefix, node = list(node.elts[:-1]), node.elts[-1].value
     if any(isinstance(e, ast.Starred) for e in prefix):
         return None
-    if isinstance(node, ast.Attribute) and _is_property(_resolve(order, node.attr)):
+    if isinstance(node, ast.Attribute) and _is_property((_resolve(order, node.attr) or (None, None))[1]):
         node = ast.Call(func=node, args=[], keywords=[])  # `self.scratch_types`, a property: read as a call
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
             and isinstance(launcher, ast.FunctionDef) and launcher.args.args
-            and node.func.value.id == launcher.args.args[0].arg and model.enclosing_class(launcher) in order):
+            and node.func.value.id == launcher.args.args[0].arg
+            and any(model.enclosing_class(launcher) is c for _, c in order)):
         return None
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
@@ -206,7 +209,7 @@ def _scratch_method(model, entry, classes, order) -> tuple[str, list[ast.expr]] 
     defined = _resolve(order, node.func.attr)
     if defined is None:
         return None
-    params = [a.arg for a in defined.args.args]
+    params = [a.arg for a in defined[1].args.args]
     renamed = {launcher.args.args[0].arg: params[0]} if params else {}
     for index, argument in enumerate(node.args):
         if isinstance(argument, ast.Name) and index + 1 < len(params):
@@ -230,23 +233,25 @@ def _hook_params(function: ast.FunctionDef, hook_call: ast.Call) -> list[ast.arg
     return params
 
 
-def _scratch_elements(defined: ast.FunctionDef, order, classes) -> tuple[str, list[ast.expr]] | None:
-    """("list" or "tuple", the scratch elements in their order) of what the scratch method returns: its one
-    `return [...]`, or `return super().<name>(...) + [...]` over the base's."""
-    returns = [node for node in ast.walk(defined) if isinstance(node, ast.Return)]
+def _scratch_elements(project, defined, order) -> tuple[str, list[tuple[object, ast.expr]]] | None:
+    """("list" or "tuple", (module model, element) of each scratch element in their order) of what the scratch
+    method (`defined`: its model and function) returns: its one `return [...]`, or `return super().<name>(...) +
+    [...]` over the base's."""
+    model, function = defined
+    returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
     if len(returns) != 1 or returns[0].value is None:
         return None
     value = returns[0].value
     if isinstance(value, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in value.elts):
-        return ("list" if isinstance(value, ast.List) else "tuple"), list(value.elts)
+        return ("list" if isinstance(value, ast.List) else "tuple"), [(model, e) for e in value.elts]
     if (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and isinstance(value.right, (ast.List, ast.Tuple))
-            and _is_super_call(value.left, defined.name)):
-        cls = next(c for c in order if _defines(c, defined))
-        base = _resolve(order[order.index(cls) + 1:], defined.name)
-        inherited = _scratch_elements(base, order, classes) if base is not None else None
+            and _is_super_call(value.left, function.name)):
+        at = next(n for n, (_, c) in enumerate(order) if _defines(c, function))
+        base = _resolve(order[at + 1:], function.name)
+        inherited = _scratch_elements(project, base, order) if base is not None else None
         if inherited is None or not isinstance(value.right, ast.List if inherited[0] == "list" else ast.Tuple):
             return None
-        return inherited[0], [*inherited[1], *value.right.elts]
+        return inherited[0], [*inherited[1], *((model, e) for e in value.right.elts)]
     return None
 
 
@@ -259,20 +264,22 @@ def _is_super_call(node: ast.AST, name: str) -> bool:
             and node.value.func.id == "super" and not node.value.args)
 
 
-def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, defined, prefixed: int,
-               renamed: dict[str, str]) -> str:
+def _type_code(model, hook, call, hook_call, fixed, items, first_scratch, defined, prefixed: int,
+               renamed: dict[str, str], imports) -> str:
     """The get_global's argument written in the scratch method: the hook's instance as its instance, a scratch
     ref's `.shape`/`.dtype` as that element's shape/dtype argument, the hook's locals by what they were
-    assigned, module names as they are."""
+    assigned, module names as they are (another module's imports as this module spells them)."""
     argument = call.args[0] if call.args and not call.keywords else None
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
-    scratch_params = {a.arg for a in ast.walk(defined.args) if isinstance(a, ast.arg)}
-    hook_self = hook.args.args[0].arg
-    method_self = defined.args.args[0].arg if defined.args.args else None
+    method = defined[1]
+    scratch_params = {a.arg for a in ast.walk(method.args) if isinstance(a, ast.arg)}
+    method_self = method.args.args[0].arg if method.args.args else None
+    if method_self is None:
+        raise CannotFix("the scratch method has no instance")
 
-    def element_of(param: ast.arg) -> ast.expr | None:
-        """The scratch element the body hands the hook as `param`."""
+    def element_of(param: ast.arg):
+        """(module model, the scratch element) the body hands the hook as `param`."""
         index = hook.args.args[1:].index(param)
         if index >= len(hook_call.args) - 1:
             return items[len(items) - (len(hook.args.args[1:]) - index)] if items else None  # one of `*extra`
@@ -297,14 +304,14 @@ def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, 
                 param = binding.node if binding is not None and binding.kind == "param" else None
                 if isinstance(param, ast.arg) and param in hook.args.args[1:]:
                     element = element_of(param)
-                    part = _constructor_argument(element, inner.attr) if element is not None else None
+                    part = _constructor_argument(element[1], inner.attr) if element is not None else None
                     if part is None:
-                        raise CannotFix(f"{inner.value.id}.{inner.attr} has no counterpart in {defined.name}")
+                        raise CannotFix(f"{inner.value.id}.{inner.attr} has no counterpart in {method.name}")
                     # An element the launcher lists is written with its names: those it hands the method
                     # are the method's parameters.
                     launcher_written = any(element is item for item in items[:prefixed])
                     names = renamed if launcher_written else {name: name for name in scratch_params}
-                    replacements.append((inner, _element_code(model, part, names)))
+                    replacements.append((inner, _element_code(element[0], part, names, model, imports)))
                     skip.add(id(inner.value))
                     continue
             if not isinstance(inner, ast.Name):
@@ -312,7 +319,7 @@ def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, 
             binding = model.lookup(inner.id, model.scope_of(inner), inner.lineno)
             if binding is None or binding is model.module_binding(inner.id):
                 if inner.id in scratch_params:
-                    raise CannotFix(f"{inner.id} means something else in {defined.name}")
+                    raise CannotFix(f"{inner.id} means something else in {method.name}")
                 continue
             if binding.kind == "param" and binding.node is hook.args.args[0]:
                 replacements.append((inner, method_self))
@@ -321,11 +328,9 @@ def _type_code(model, hook, call, hook_call, body, fixed, items, first_scratch, 
                 code = written(binding.value, depth + 1)
                 replacements.append((inner, code if _atom(code) else f"({code})"))
             else:
-                raise CannotFix(f"{inner.id} has no counterpart in {defined.name}")
+                raise CannotFix(f"{inner.id} has no counterpart in {method.name}")
         return _substitute(model, node, replacements)
 
-    if method_self is None or hook_self is None:
-        raise CannotFix("the scratch method has no instance")
     return written(argument, 0)
 
 
@@ -340,21 +345,43 @@ def _constructor_argument(element: ast.expr, attr: str) -> ast.expr | None:
     return element.args[index] if index < len(element.args) else None
 
 
-def _element_code(model, part: ast.expr, names: dict[str, str]) -> str:
-    """A scratch element's argument as the scratch method (or an override taking its parameters) writes it:
-    each name of `names` as it is called there, module names as they are."""
+def _element_code(model, part: ast.expr, names: dict[str, str], owner_model, imports) -> str:
+    """A scratch element's argument (in `model`) as an override in `owner_model` taking the scratch method's
+    parameters writes it: each name of `names` as it is called there, module names as they are, or, from another
+    module, the modules it imports as the owner's module spells them (imported there if need be)."""
     replacements = []
     for inner in ast.walk(part):
-        if isinstance(inner, ast.Name):
-            binding = model.lookup(inner.id, model.scope_of(inner), inner.lineno)
-            if inner.id in names:
-                if names[inner.id] != inner.id:
-                    replacements.append((inner, names[inner.id]))
-            elif not (binding is None or binding is model.module_binding(inner.id)) or inner.id in names.values():
-                raise CannotFix(f"{inner.id}, where the scratch is listed, has no counterpart in the scratch method")
+        if not isinstance(inner, ast.Name):
+            continue
+        binding = model.lookup(inner.id, model.scope_of(inner), inner.lineno)
+        if inner.id in names:
+            if names[inner.id] != inner.id:
+                replacements.append((inner, names[inner.id]))
+        elif inner.id in names.values() or not (binding is None or binding is model.module_binding(inner.id)):
+            raise CannotFix(f"{inner.id}, where the scratch is listed, has no counterpart in the scratch method")
+        elif model is not owner_model:
+            dotted = _imported(binding)
+            if dotted is None:
+                raise CannotFix(f"{inner.id} of another module has no counterpart where the subclass is written")
+            try:
+                spelled = imports.name(dotted)
+            except KeyError:
+                raise CannotFix(f"{dotted} is not imported where the subclass is written") from None
+            if spelled != inner.id:
+                replacements.append((inner, spelled))
     if ast.get_source_segment(model.text, part) is None:
         raise CannotFix("the scratch element was not found")
     return _substitute(model, part, replacements)
+
+
+def _imported(binding) -> str | None:
+    """The dotted name an import binding stands for (`jax.numpy` for `import jax.numpy as jnp`)."""
+    if binding is None or binding.kind != "import" or not isinstance(binding.node, ast.alias):
+        return None
+    source = binding.import_from
+    if isinstance(source, ast.ImportFrom):
+        return f"{source.module}.{binding.node.name}" if source.module and not source.level else None
+    return binding.node.name
 
 
 def _atom(code: str) -> bool:
@@ -368,12 +395,22 @@ def _substitute(model, node: ast.AST, replacements: list[tuple[ast.AST, str]]) -
     return _substituted(model, node, replacements)
 
 
-def _add_override(builder: FixBuilder, model, owner: ast.ClassDef, hook: ast.FunctionDef, defined: ast.FunctionDef,
+def _add_override(builder: FixBuilder, model, owner: ast.ClassDef, hook: ast.FunctionDef, defined,
                   type_code: str, kind: str) -> None:
     """`def scratch_types(self, x): return super().scratch_types(x) + [T]`, just before the hook."""
     _check_super(owner)
     file, _ = builder.file(model)
+    defined_model, defined = defined
     params = ast.unparse(defined.args)
+    if defined_model is not model:  # the base's annotations and defaults may name what this module does not
+        arguments = defined.args
+        if arguments.defaults or any(d is not None for d in arguments.kw_defaults):
+            raise CannotFix(f"{defined.name} of another module has defaults, which the override would repeat")
+        params = ast.unparse(ast.arguments(
+            posonlyargs=[ast.arg(a.arg) for a in arguments.posonlyargs], args=[ast.arg(a.arg) for a in arguments.args],
+            vararg=ast.arg(arguments.vararg.arg) if arguments.vararg else None,
+            kwonlyargs=[ast.arg(a.arg) for a in arguments.kwonlyargs], kw_defaults=[None] * len(arguments.kwonlyargs),
+            kwarg=ast.arg(arguments.kwarg.arg) if arguments.kwarg else None, defaults=[]))
     passed = [a.arg for a in defined.args.args[1:]]
     passed += [f"*{defined.args.vararg.arg}"] if defined.args.vararg else []
     passed += [f"{a.arg}={a.arg}" for a in defined.args.kwonlyargs]
@@ -411,7 +448,7 @@ def _check_super(owner: ast.ClassDef) -> None:
             raise CannotFix(f"{owner.name} is a dataclass with slots, where super() without arguments fails")
 
 
-def _append_to_override(builder: FixBuilder, model, defined: ast.FunctionDef, type_code: str, kind: str) -> None:
+def _append_to_override(builder: FixBuilder, model, defined: ast.FunctionDef, type_code: str) -> None:
     """The subclass's own scratch method returns one more element."""
     from .kernel_edits import _sequence_with
 
