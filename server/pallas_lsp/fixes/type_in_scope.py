@@ -207,7 +207,7 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     constructor = project.evaluator.value(spec_model, block.func)
     if not (isinstance(constructor, Api) and constructor.name == "pl.BlockSpec"):
         return None
-    if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute)) or
+    if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute, ast.Subscript)) or
            (isinstance(d, ast.Constant) and type(d.value) is not int) for d in block.args[0].elts):
         return None
     if spec_model is not entry.model:  # a factory of another module writes it in its own terms
@@ -342,14 +342,19 @@ def _factory_argument(project, model, parameter: ast.arg, body: ast.FunctionDef,
             or any(k.arg is None for k in launched.keywords):
         return None
     callee = project.evaluator.value(model, launched.func)
-    if not (isinstance(callee, Func) and callee.node is factory and callee.self_value is None):
+    if not (isinstance(callee, Func) and callee.node is factory):
         return None
     keywords = {k.arg: k.value for k in launched.keywords}
     positional = [*factory.args.posonlyargs, *factory.args.args]
+    passed = list(launched.args)
+    if callee.self_value is not None:  # `self._make_body()`: the factory method's instance is the receiver
+        if not isinstance(launched.func, ast.Attribute):
+            return None
+        passed.insert(0, launched.func.value)
     index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
     given = keywords.get(parameter.arg)
-    if given is None and index is not None and index < len(launched.args):
-        given = launched.args[index]
+    if given is None and index is not None and index < len(passed):
+        given = passed[index]
     if not _plain(given):
         return None  # a call or other computation, which written again would run again
     return ast.get_source_segment(model.text, given)
