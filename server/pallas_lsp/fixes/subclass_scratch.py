@@ -21,7 +21,7 @@ from ..analysis.kernel_model import SCRATCH_KEYWORDS
 from ..analysis.kernels import KernelIndex
 from ..analysis.values import ClassValue, MemType
 from .kernel_edits import (CannotFix, FixBuilder, add_parameter, remove_get_global, unique_name)
-from .sites import global_use, launches_running
+from .sites import GlobalUse, global_use, launches_running
 
 _MAX_DEPTH = 3  # the hook's locals followed to what they were assigned
 _SHAPED = {"shape": 0, "dtype": 1}  # a scratch constructor's argument that is its ref's `.shape` / `.dtype`
@@ -37,6 +37,11 @@ def fix(project, model, call, value, code: str):
     use = global_use(model, call)
     if use is None:
         return None
+    helper = _getter_of(project, model, owner, function, call)  # `def _f32(self, shape): return pl.get_global(...)`
+    if helper is not None:  # its one call, `acc = self._f32(tile.shape)` in a hook, is the get_global there
+        function, statement, helper_call = helper
+        use = GlobalUse(model, helper_call, function, statement, statement.targets[0].id)
+        helper = (helper_call, call, model.enclosing_function(call))
     order = _mro(project, model, owner)  # (module model, class), the owner first; bases in other modules too
     hook = function.name
     found = []  # (launch entry, body function, the hook's call in it, the scratch method's name)
@@ -85,7 +90,7 @@ def fix(project, model, call, value, code: str):
     builder = FixBuilder(project)
     _, imports = builder.file(model)
     type_code = _type_code(model, function, call, hook_call, fixed, items, first_scratch, defined,
-                           len(prefix), renamed, imports)
+                           len(prefix), renamed, imports, helper)
     name = use.name or unique_name(model, function, "scratch_ref")
     add_parameter(builder, model, function, name, None)
     remove_get_global(builder, model, use, name)
@@ -95,9 +100,58 @@ def fix(project, model, call, value, code: str):
     else:
         _add_override(builder, model, owner, function, defined, type_code, kind)
         where = f"in an override of {scratch} in {owner.name} that extends super()'s"
-    title = (f"pallas-lsp ({code}): Allocate {name} as scratch ({keyword}) {where}, taken by {owner.name}.{hook}; "
-             f"the base class and the other subclasses are unchanged")
+    if helper is not None:  # after the override's insertion, which counts the class's statements as they were
+        _drop_method(builder, model, owner, helper[2])
+    through = f", in place of {helper[2].name}, which goes" if helper is not None else ""
+    title = (f"pallas-lsp ({code}): Allocate {name} as scratch ({keyword}) {where}, taken by {owner.name}.{hook}"
+             f"{through}; the base class and the other subclasses are unchanged")
     return builder.fix(title, "safe", preferred=True)
+
+
+def _getter_of(project, model, owner: ast.ClassDef, function: ast.FunctionDef, call: ast.Call):
+    """(the hook, `name = self.<getter>(...)` in it, that call) where `function` is a method of `owner` that only
+    returns the get_global (`return pl.get_global(plgpu.SMEM(shape, jnp.float32))`) and is named once in the
+    workspace, by that assignment in another method of `owner`; None otherwise."""
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is call and function.args.args
+            and not function.decorator_list and not (function.args.vararg or function.args.kwarg
+                                                     or function.args.kwonlyargs or function.args.defaults)):
+        return None
+    named = [node for source in [model, *project.importers(model)] for node in ast.walk(source.tree)
+             if (isinstance(node, ast.Attribute) and node.attr == function.name)
+             or (isinstance(node, ast.Name) and node.id == function.name)]
+    if len(named) != 1:
+        return None
+    getter = model.parents.get(named[0])
+    statement = model.parents.get(getter)
+    hook = model.enclosing_function(named[0])
+    if not (isinstance(getter, ast.Call) and getter.func is named[0] and isinstance(named[0].value, ast.Name)
+            and isinstance(hook, ast.FunctionDef) and model.enclosing_class(hook) is owner and hook.args.args
+            and named[0].value.id == hook.args.args[0].arg and not getter.keywords
+            and len(getter.args) == len(function.args.args) - 1
+            and not any(isinstance(a, ast.Starred) for a in getter.args)
+            and isinstance(statement, ast.Assign) and statement.value is getter and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and model.enclosing_function(statement) is hook
+            and len(model.scopes[hook].bindings.get(statement.targets[0].id, [])) == 1):
+        return None
+    return hook, statement, getter
+
+
+def _drop_method(builder: FixBuilder, model, owner: ast.ClassDef, method: ast.FunctionDef) -> None:
+    """The class without `method` (a getter whose one call the fix replaced)."""
+    file, _ = builder.file(model)
+    target = file.find_ast(model, owner, cst.ClassDef)
+    if target is None:
+        raise CannotFix("the class was not found")
+
+    def drop(updated: cst.ClassDef) -> cst.ClassDef:
+        body = [node for node in updated.body.body
+                if not (isinstance(node, cst.FunctionDef) and node.name.value == method.name)]
+        if body and body[0] is not updated.body.body[0]:  # the class's new first statement: no blank line above
+            body[0] = body[0].with_changes(leading_lines=[line for line in body[0].leading_lines if line.comment])
+        return updated.with_changes(body=updated.body.with_changes(body=body))
+
+    file.rewrite(target, drop)
 
 
 def _scratch_kind(value: MemType) -> bool:
@@ -265,14 +319,26 @@ def _is_super_call(node: ast.AST, name: str) -> bool:
 
 
 def _type_code(model, hook, call, hook_call, fixed, items, first_scratch, defined, prefixed: int,
-               renamed: dict[str, str], imports) -> str:
+               renamed: dict[str, str], imports, helper=None) -> str:
     """The get_global's argument written in the scratch method: the hook's instance as its instance, a scratch
     ref's `.shape`/`.dtype` as that element's shape/dtype argument, the hook's locals by what they were
     assigned, module names as they are (another module's imports as this module spells them)."""
+    if helper is not None:  # the getter's get_global, its parameters the arguments the hook passes
+        getter_call, call, getter = helper
+        passed = dict(zip((a.arg for a in getter.args.args[1:]), getter_call.args))
     argument = call.args[0] if call.args and not call.keywords else None
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     method = defined[1]
+
+    def getter_parameter(binding) -> ast.AST | None:
+        """What the hook passes the getter for its parameter `binding` (its instance: the hook's)."""
+        if helper is None or binding is None or binding.kind != "param" or model.parents.get(
+                model.parents.get(binding.node)) is not getter:
+            return None
+        if binding.node is getter.args.args[0]:
+            return hook.args.args[0]
+        return passed.get(binding.node.arg)
     scratch_params = {a.arg for a in ast.walk(method.args) if isinstance(a, ast.arg)}
     method_self = method.args.args[0].arg if method.args.args else None
     if method_self is None:
@@ -301,6 +367,9 @@ def _type_code(model, hook, call, hook_call, fixed, items, first_scratch, define
                 continue
             if isinstance(inner, ast.Attribute) and inner.attr in _SHAPED and isinstance(inner.value, ast.Name):
                 binding = model.lookup(inner.value.id, model.scope_of(inner), inner.lineno)
+                given = getter_parameter(binding)
+                if isinstance(given, ast.Name):  # the hook's ref, handed to the getter
+                    binding = model.lookup(given.id, model.scope_of(given), given.lineno)
                 param = binding.node if binding is not None and binding.kind == "param" else None
                 if isinstance(param, ast.arg) and param in hook.args.args[1:]:
                     element = element_of(param)
@@ -321,7 +390,13 @@ def _type_code(model, hook, call, hook_call, fixed, items, first_scratch, define
                 if inner.id in scratch_params:
                     raise CannotFix(f"{inner.id} means something else in {method.name}")
                 continue
-            if binding.kind == "param" and binding.node is hook.args.args[0]:
+            given = getter_parameter(binding)
+            if isinstance(given, ast.arg):  # the getter's instance
+                replacements.append((inner, method_self))
+            elif given is not None:
+                code = written(given, depth + 1)
+                replacements.append((inner, code if _atom(code) else f"({code})"))
+            elif binding.kind == "param" and binding.node is hook.args.args[0]:
                 replacements.append((inner, method_self))
             elif binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH \
                     and model.enclosing_function(binding.node) is hook:
