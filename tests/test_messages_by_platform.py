@@ -76,9 +76,27 @@ def target():
     return (lambda x: fetch(x, interpret={interpret})), (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "{mode}"
 """
 
+# A DMA semaphore a copy starts, under interpret=True: the HLO interpreter fails adding to it (jax 0.12).
+DMA_INTERPRET_TRUE = HEADER + """
+def body(x_ref, o_ref):
+    sem = pl.get_global(pltpu.SemaphoreType.DMA)
+    copy = pltpu.make_async_copy(x_ref, o_ref, sem)
+    copy.start()
+    copy.wait()
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=True)(x)
+
+
+def target():
+    return run, (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "interpret"
+"""
+
 TRITON_WORDS = "Unimplemented primitive in Pallas Triton lowering: get_global"
 TPU_WORDS = "Unimplemented primitive in Pallas TPU lowering for tc: get_global"
 INTERPRETED_WORDS = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"
+DMA_WORDS = "ValueError: dtype=dma_sem is not a valid dtype for JAX type promotion."
 
 
 def _jax_error(jax_env, path: Path) -> str:
@@ -96,8 +114,25 @@ def test_an_interpreted_tpu_kernel_quotes_the_interpreter_in_pal002_and_the_tpu_
     runs compiled (a message that changed with "Run the kernel compiled" would make that fix look like it adds
     a finding)."""
     found = {code: message for code, _, message in ws.check(source=TPU_INTERPRETED)}
-    assert found["PAL002"].startswith(f'JAX: "{INTERPRETED_WORDS}"'), found
-    assert found["PAL001"].startswith(f'JAX: "{TPU_WORDS}"; allocate it as scratch'), found
+    assert found["PAL002"].startswith(f'JAX: "{INTERPRETED_WORDS}"; allocate it as scratch'), found
+    # Interpreted, JAX says PAL002's words: PAL001 says it quotes the platform the kernel compiles for.
+    assert found["PAL001"].startswith(f'JAX, compiled: "{TPU_WORDS}"; allocate it as scratch'), found
+
+
+def test_pal001_reworded_for_its_platform_is_the_same_finding_to_fix_verification():
+    """Run compiled, PAL001 says `JAX: "..."` where interpreted it said `JAX, compiled: "..."`: a fix that makes the
+    kernel compiled re-words that finding, it adds none."""
+    from pallas_lsp.fixes.verify import _unadvised
+
+    compiled = f'JAX: "{TPU_WORDS}"; allocate it as scratch.'
+    assert _unadvised(f'JAX, compiled: "{TPU_WORDS}"; allocate it as scratch.') == _unadvised(compiled)
+
+
+def test_a_started_dma_semaphore_under_interpret_true_quotes_the_dma_dtype_error(ws):
+    [(code, _, message)] = ws.check(source=DMA_INTERPRET_TRUE)
+    assert code == "PAL002" and message.startswith(f'JAX: "{DMA_WORDS}"; run it compiled'), message
+    [(code, _, message)] = ws.check(source=DMA_INTERPRET_TRUE.replace("interpret=True", "interpret=pltpu.InterpretParams()"))
+    assert code == "PAL002" and message.startswith(f'JAX: "{INTERPRETED_WORDS}"'), message
 
 
 def test_an_interpret_parameter_quotes_both_the_compiled_and_the_interpreted_error(ws):
@@ -125,6 +160,9 @@ def test_jax_raises_what_the_messages_quote(jax_env, tmp_path):
         "tpu_compiled.py": (TPU_INTERPRET_PARAMETER.format(interpret="False", mode="tpu"), TPU_WORDS),
         "tpu_interpret_true.py": (TPU_INTERPRET_PARAMETER.format(interpret="True", mode="interpret"),
                                   INTERPRETED_WORDS.split("<")[0]),
+        "dma_interpret_true.py": (DMA_INTERPRET_TRUE, DMA_WORDS),
+        "dma_tpu_interpreter.py": (DMA_INTERPRET_TRUE.replace("interpret=True", "interpret=pltpu.InterpretParams()"),
+                                   INTERPRETED_WORDS.split("<")[0]),
     }
     for name, (source, words) in cases.items():
         path = tmp_path / name

@@ -256,6 +256,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         run_compiled,
         run_scoped_allocation,
         scratch_comprehension,
+        subclass_scratch,
         triton_to_mosaic_gpu,
         use_global_semaphore,
         warp_hoist,
@@ -265,7 +266,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
     moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, allocate_as_scratch,
-              run_scoped_allocation)
+              subclass_scratch, run_scoped_allocation)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         moving = (scratch_comprehension,)

@@ -290,7 +290,7 @@ def fix(project, model, call, value, code: str):
         return None
     regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
     tpu_semaphore = value.constructor.startswith("pltpu.SemaphoreType.")
-    tpu_vmem = code == "PAL001" and value.constructor == "pltpu.VMEM"
+    tpu_vmem = code in ("PAL001", "PAL002") and value.constructor == "pltpu.VMEM"
     if not (value.space in _BLOCK_LOCAL or regular_interpreted or tpu_semaphore or tpu_vmem
             or (code == "PAL001" and value.constructor in SIGNALLED_TYPES)):
         return None

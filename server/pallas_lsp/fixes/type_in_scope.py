@@ -334,17 +334,35 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
         elements = written.elts if isinstance(written, (ast.List, ast.Tuple)) else [written] if written else []
         specs.extend(elements)
     block = specs[index] if index < len(specs) else None
+    if isinstance(block, ast.Name):
+        block = _block_spec_named(spec_model, block, holder)
     if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
         return None
     constructor = project.evaluator.value(spec_model, block.func)
     if not (isinstance(constructor, Api) and constructor.name == "pl.BlockSpec"):
         return None
-    if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute)) or
+    if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute, ast.Subscript)) or
            (isinstance(d, ast.Constant) and type(d.value) is not int) for d in block.args[0].elts):
         return None
     if spec_model is not entry.model:  # a factory of another module writes it in its own terms
         return at_launch(project, spec_model, spec, block.args[0], entry)
     return ast.get_source_segment(model.text, block.args[0])
+
+
+def _block_spec_named(model, name: ast.Name, launch: ast.Call) -> ast.AST | None:
+    """What a BlockSpec named in in_specs/out_specs holds (`row_block = pl.BlockSpec((cfg.block_rows, hidden), ...)`,
+    `in_specs=[row_block, ...]`): the value of its one assignment in the launch's own function, where every name
+    of its block shape means at the launch what it meant there. None otherwise."""
+    scope = model.scope_of(launch)
+    binding = model.lookup(name.id, scope, launch.lineno)
+    if (binding is None or binding.kind != "assign" or not isinstance(binding.value, ast.Call) or not binding.value.args
+            or model.scope_of(binding.node) is not scope or len(model.scopes[scope].bindings.get(name.id, [])) != 1):
+        return None
+    for inner in ast.walk(binding.value.args[0]):  # the block shape, the one part written at the launch
+        if isinstance(inner, ast.Name) and model.lookup(inner.id, model.scope_of(inner), inner.lineno) is not \
+                model.lookup(inner.id, scope, launch.lineno):
+            return None
+    return binding.value
 
 
 def _operand_attribute(project, model, binding, entry, attr: str) -> str | None:
@@ -443,14 +461,19 @@ def _factory_argument(project, model, parameter: ast.arg, body: ast.FunctionDef,
             or any(k.arg is None for k in launched.keywords):
         return None
     callee = project.evaluator.value(model, launched.func)
-    if not (isinstance(callee, Func) and callee.node is factory and callee.self_value is None):
+    if not (isinstance(callee, Func) and callee.node is factory):
         return None
     keywords = {k.arg: k.value for k in launched.keywords}
     positional = [*factory.args.posonlyargs, *factory.args.args]
+    passed = list(launched.args)
+    if callee.self_value is not None:  # `self._make_body()`: the factory method's instance is the receiver
+        if not isinstance(launched.func, ast.Attribute):
+            return None
+        passed.insert(0, launched.func.value)
     index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
     given = keywords.get(parameter.arg)
-    if given is None and index is not None and index < len(launched.args):
-        given = launched.args[index]
+    if given is None and index is not None and index < len(passed):
+        given = passed[index]
     if not _plain(given):
         return None  # a call or other computation, which written again would run again
     return ast.get_source_segment(model.text, given)

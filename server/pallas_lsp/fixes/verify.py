@@ -32,6 +32,8 @@ WOULD_ADD = "it would add "
 _ADVICE = (
     (re.compile(r"in scratch_\w+ or with pl\.run_scoped"), "with pl.run_scoped"),
     (re.compile(r"Use (?:scratch_\w+ of [\w.]+ or )*pl\.run_scoped(?: \([^)]*lowers no scratch\))?"), "Use pl.run_scoped"),
+    # PAL001 of a kernel only interpreted quotes the platform it compiles for as such ("Run the kernel compiled")
+    (re.compile(r'^JAX, compiled: "'), 'JAX: "'),
 )
 _BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__builtins__"}
 

@@ -129,7 +129,9 @@ def _message(value, problem_text: str, backends: set[str] | None, kernels=()) ->
     missing lowering, or the interpreters' failure (then the type advice follows)."""
     if not backends or not isinstance(as_memtype(value), MemType):
         return problem_text
+    said = "JAX"
     if backends == {INTERPRET}:
+        said = "JAX, compiled"  # interpreted, JAX says PAL002's words
         # Interpreted, JAX fails before any type check (PAL002 quotes that); the type is wrong for the platform
         # the kernel compiles for, in that platform's words (the same once "Run the kernel compiled" is applied).
         backends = {k.compiled_backend for k in kernels} or backends
@@ -139,7 +141,7 @@ def _message(value, problem_text: str, backends: set[str] | None, kernels=()) ->
     memtype = as_memtype(value)
     short, details = advice(memtype, kernels)
     what = _what(memtype)
-    return (f'JAX: "{quoted}"; {short}. get_global only allocates semaphores, '
+    return (f'{said}: "{quoted}"; {short}. get_global only allocates semaphores, '
             f"and only on Mosaic GPU; this asks for {what}. {details}")
 
 

@@ -24,19 +24,59 @@ SEVERITY = "error"
 SUMMARY = "pl.get_global cannot run in interpret mode."
 
 SHORT_QUOTE = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"  # ...: jax._src.state.types.AbstractRef
+# interpret=True (the HLO interpreter) adds to a DMA semaphore a copy starts before anything else fails (jax 0.12;
+# the TPU interpreter says SHORT_QUOTE, and a copy only waited on does too).
+DMA_STARTED_QUOTE = "ValueError: dtype=dma_sem is not a valid dtype for JAX type promotion."
 _WHY = ("get_global has no interpret-mode implementation (JAX's own message for this, \"get_global discharge is not "
         "supported in interpret mode\", is never reached)")
 
 
-def message_of(kernel, certain: bool) -> str:
-    """JAX's words and what to do first; the scratch that applies to this launch (`kernel`: its model, or None)."""
+def message_of(kernel, certain: bool, quote: str = SHORT_QUOTE, buffer: bool = False) -> str:
+    """JAX's words and what to do first; the scratch that applies to this launch (`kernel`: its model, or None).
+    A buffer (`buffer`: no semaphore) is scratch whether the kernel is interpreted or compiled."""
     scratch = kernel.scratch_advice() if kernel is not None else "as scratch or with pl.run_scoped"
+    if buffer:
+        prefix = "JAX" if certain else "JAX, if interpreted"
+        return (f'{prefix}: "{quote}"; allocate it as scratch. {_WHY}; no backend allocates a buffer with get_global '
+                f"either: allocate it {scratch}")
     if certain:
-        return (f'JAX: "{SHORT_QUOTE}"; run it compiled or use a scratch semaphore. {_WHY}; a semaphore only for '
+        return (f'JAX: "{quote}"; run it compiled or use a scratch semaphore. {_WHY}; a semaphore only for '
                 f"one block can be allocated {scratch} instead")
-    return (f'JAX, if interpreted: "{SHORT_QUOTE}"; run it compiled. Whether it is interpreted is decided at run '
+    return (f'JAX, if interpreted: "{quote}"; run it compiled. Whether it is interpreted is decided at run '
             f"time (see the related location), and {_WHY}; a semaphore only for one block can be allocated "
             f"{scratch} instead")
+
+
+def _is_buffer(project, model, call) -> bool:
+    """The get_global asks for a scratch buffer (SMEM, VMEM, TMEM), not a semaphore, barrier or global array."""
+    from ..analysis.evaluate import as_memtype
+    from ..analysis.kernels import get_global_argument
+    from ..analysis.values import MemType
+
+    argument = get_global_argument(call)
+    value = as_memtype(project.evaluator.value(model, argument)) if argument is not None else None
+    return (isinstance(value, MemType) and value.dtype not in ("semaphore", "barrier_semaphore", "dma_sem")
+            and "Barrier" not in value.constructor and value.space not in ("gmem", "any", "hbm"))
+
+
+def _quote(project, model, call, sites) -> str:
+    """DMA_STARTED_QUOTE for a DMA semaphore a copy starts, where every site is `interpret=True` itself; else
+    SHORT_QUOTE."""
+    from ..analysis.evaluate import as_memtype
+    from ..analysis.kernels import get_global_argument
+    from ..analysis.values import MemType
+
+    argument = get_global_argument(call)
+    value = as_memtype(project.evaluator.value(model, argument)) if argument is not None else None
+    if not (isinstance(value, MemType) and value.dtype == "dma_sem" and sites):
+        return SHORT_QUOTE
+    for site in sites:
+        node = site.node.value if isinstance(site.node, ast.keyword) else site.node
+        chosen = project.evaluator.value(site.model, node)
+        if not (isinstance(chosen, Const) and chosen.value is True):
+            return SHORT_QUOTE
+    started = any(use.kind in ("dma_src", "dma_dst") for use in uses_of(project, model, call))
+    return DMA_STARTED_QUOTE if started else SHORT_QUOTE
 
 
 def _importers(project, model):
@@ -76,7 +116,8 @@ def check(ctx):
                     related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
                                for site in sites]
                     related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                    message = message_of(kernel, certain)
+                    message = message_of(kernel, certain, _quote(project, model, call, sites),
+                                         _is_buffer(project, model, call))
                     if earlier is not None:
                         message += f". {earlier[1]}"
                         related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))

@@ -48,7 +48,7 @@ _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vec
           SC_SCALAR: "SparseCore scalar subcore", MOSAIC_GPU_WARP: "Mosaic GPU warp-level"}
 
 
-def message(kernel, what=None) -> str:
+def message(kernel, what=None, switched: bool = False) -> str:
     """JAX's words (once) and what to do, then why; the scratch keyword this launch takes, and the TPU semaphore
     kind asked for (a DMA one stays DMA in scratch)."""
     backend = kernel.backend
@@ -61,11 +61,20 @@ def message(kernel, what=None) -> str:
     if kernel.api == "plgpu.warp_map":
         advice = "call it before the warp_map"
     said = f'JAX: "{quoted}"'
-    if may_run_interpreted(kernel):  # its caller decides: both of JAX's answers
+    if switched or may_run_interpreted(kernel):  # its caller decides: both of JAX's answers
         said = f'JAX, compiled: "{quoted}"; interpreted: "{INTERPRETED_QUOTE}"'
     return (f'{said}; {advice}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
+
+
+def _tpu_interpreter_module(project, entry) -> bool:
+    """The launch's module switches the TPU interpreter on somewhere the analysis does not follow to the launch
+    (`pltpu.force_tpu_interpret_mode()` returned by a helper a CLI flag or the backend picks, then entered with
+    `with`): the kernel may run interpreted too."""
+    from ..analysis.kernel_model import _tpu_interpreter_module as switches_tpu_interpreter
+
+    return switches_tpu_interpreter(project, entry)
 
 
 def may_run_interpreted(kernel) -> bool:
@@ -94,6 +103,7 @@ def check(ctx):
             if any(problem(o) and not is_semaphore_kind(o) for o in options):
                 continue  # not a semaphore at all: PAL001, with this backend's words
             reported.add(id(site.call))
-            yield ctx.finding(rule, site.call, message(kernel, site.what), (ctx.entry_related(kernel),),
+            switched = kernel.backend == TPU_TC and _tpu_interpreter_module(ctx.project, kernel.entry)
+            yield ctx.finding(rule, site.call, message(kernel, site.what, switched), (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "get_global": site.call, "model": site.model,
                                      "backend": kernel.backend, "entry": kernel.entry})
