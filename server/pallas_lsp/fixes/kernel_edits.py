@@ -319,12 +319,13 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt, keep_comme
     def drop_line(updated):
         body = list(updated.body)
         removed = body.pop(position)
-        kept = list(removed.leading_lines)
+        following = body[position] if position < len(body) else None
+        # a statement moved elsewhere (`keep_comment` False) leaves its comments where they were
+        kept = _comments_kept(removed.leading_lines, following) if keep_comment else list(removed.leading_lines)
         comment = removed.trailing_whitespace.comment if keep_comment else None
         if comment is not None:  # the line's own comment stays, on a line of its own
             kept.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=comment))
-        if position < len(body):
-            following = body[position]
+        if following is not None:
             body[position] = following.with_changes(leading_lines=[*kept, *following.leading_lines])
         elif not body and not isinstance(updated, cst.Module):  # a top-level statement may just go
             body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=removed.leading_lines,
@@ -334,6 +335,24 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt, keep_comme
         return updated.with_changes(body=body)
 
     file.rewrite(block, drop_line)
+
+
+def _comments_kept(leading: list, following) -> list:
+    """The lines above a removed statement that stay: all of them, except the comment lines right above it
+    (no blank line between) where a blank line or the block's end follows it, so they spoke of that statement
+    alone (`# One accumulator per row block` over `acc = pl.get_global(...)`), not of a group of lines."""
+    lines = list(leading)
+    attached = len(lines)
+    while attached and lines[attached - 1].comment is not None:
+        attached -= 1
+    after = following.leading_lines if following is not None else ()
+    alone = following is None or (after and after[0].comment is None)
+    if attached == len(lines) or not alone:
+        return lines
+    kept = lines[:attached]
+    if kept and kept[-1].comment is None and after:  # one blank line between what was above and what follows
+        kept.pop()
+    return kept
 
 
 def statement_with_comment(builder: FixBuilder, model, statement: ast.stmt) -> str:
@@ -599,6 +618,14 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
         if isinstance(literal, (cst.List, cst.Tuple)):
             file.rewrite(literal, lambda updated: _sequence_with(updated, element, first))
             return "literal"
+    from .builder_scratch import collecting_call
+
+    filled_by = collecting_call(model, node, element) if not first and dict_key is None else None
+    site = file.find_ast(model, filled_by, cst.Call) if filled_by is not None else None
+    if site is not None:  # `self._scratch` of a builder: this kernel's `.with_scratch(...)` call
+        file.rewrite(site, lambda updated: updated.with_changes(args=appended(list(updated.args), cst.Arg(
+            expression(element)))))
+        return "builder"
     file.rewrite(target, lambda updated: expression(
         f"[{element}, *{_code(updated)}]" if first else f"[*{_code(updated)}, {element}]"))
     return "variable"
