@@ -192,6 +192,30 @@ def vararg_split_point(function: ast.FunctionDef, use) -> bool:
     return True
 
 
+def front_indexed_vararg(function: ast.FunctionDef, use) -> bool:
+    """Does the body read its `*refs` only from the front (`refs[n]`, `refs[:n]`, `refs[a:b]`), so a new last ref
+    is `refs[-1]` and no read shifts? Where the get_global is `name = pl.get_global(...)` in the body itself, and
+    `refs` is never rebound, passed on whole, counted (`len(refs)`), or read from the end or with an open tail."""
+    vararg = function.args.vararg
+    if vararg is None or function.args.posonlyargs or use.statement is None or use.name is None \
+            or use.lambda_statement is not None or use.statement not in function.body:
+        return False
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == vararg.arg):
+            continue
+        read = parents.get(node)
+        if not isinstance(node.ctx, ast.Load) or not (isinstance(read, ast.Subscript) and read.value is node):
+            return False
+        index = read.slice
+        if isinstance(index, ast.Slice) and (index.upper is None or index.step is not None):
+            return False
+        if any(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) for n in ast.walk(index)) \
+                or any(isinstance(n, ast.Constant) and not isinstance(n.value, int) for n in ast.walk(index)):
+            return False
+    return True
+
+
 def split_vararg(builder: FixBuilder, model, function: ast.FunctionDef, use) -> None:
     """`def body(x, *refs)` becomes `def body(x, *scratch)`, and the get_global's statement
     `*refs, name = scratch` (see `vararg_split_point`)."""
