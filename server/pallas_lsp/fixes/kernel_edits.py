@@ -466,6 +466,43 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     add_parameter(builder, plan.use.model, helper, name, None)
     for model, call in plan.calls:
         pass_argument(builder, model, call, name, required - bound)
+    for model, closure, body in plan.moved:
+        _move_into(builder, model, closure, body)
+
+
+def _move_into(builder: FixBuilder, model, closure: ast.FunctionDef, body: ast.FunctionDef) -> None:
+    """The closure's `def` leaves the factory's block for the start of the body's (see `sites._body_beside`), with
+    the edits made inside both."""
+    file, _ = builder.file(model)
+    factory = file.function(model.enclosing_function(closure))
+    if factory is None or not isinstance(factory.body, cst.IndentedBlock):
+        raise CannotFix("the function making the kernel body was not found")
+
+    def move(updated: cst.FunctionDef) -> cst.FunctionDef:
+        statements = list(updated.body.body)
+        named = {s.name.value: n for n, s in enumerate(statements) if isinstance(s, cst.FunctionDef)}
+        if closure.name not in named or body.name not in named:
+            raise CannotFix("the closure or the kernel body was not found")
+        moving = statements[named[closure.name]]
+        target = statements[named[body.name]]
+        inner = list(target.body.body)
+        first = 1 if inner and _is_docstring(inner[0]) else 0
+        inner.insert(first, moving.with_changes(leading_lines=[]))
+        if first < len(inner) - 1:
+            inner[first + 1] = inner[first + 1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        target = target.with_changes(body=target.body.with_changes(body=inner))
+        if named[body.name] == named[closure.name] + 1:  # the body takes the place the closure had
+            target = target.with_changes(leading_lines=moving.leading_lines)
+        statements[named[body.name]] = target
+        del statements[named[closure.name]]
+        return updated.with_changes(body=updated.body.with_changes(body=statements))
+
+    file.rewrite(factory, move)
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
+        statement.body[0], cst.Expr) and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def give_to_siblings(builder: FixBuilder, plan, name: str, index: int | None, keyword: bool = False) -> str:

@@ -338,6 +338,11 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     if len(axes) != 1 or None in axes:
         raise CannotFix("the kernel's thread axis is not known, so run_scoped's collective_axes is not")
     axis = axes.pop()
+    if axis and where is not None and where.moved:
+        # Thread-collective, run_scoped syncs every warpgroup (jax 0.12's lowering: `gpu.barrier()`), and a closure
+        # beside the body (a warp-specialized pipeline's step) may run in some of them only: it would wait forever.
+        raise CannotFix("the get_global runs in a closure only some warpgroups may run (a pipeline step), where "
+                        "a thread-collective pl.run_scoped waits for all of them")
     statement = use.statement
     function = use.function
     if not isinstance(function, ast.FunctionDef):
