@@ -1,5 +1,6 @@
-"""A helper called from a pipeline step defined beside the kernel body (golden
-scratch_through_pipeline_step_beside_body: the step moves into the body). Where only a thread-collective
+"""A helper called from a pipeline step defined beside the kernel body (goldens
+scratch_through_pipeline_step_beside_body, scratch_through_pipeline_step_helper_argument: the step moves into the
+body). Where only a thread-collective
 pl.run_scoped could allocate the buffer, no fix: jax 0.12 lowers it with a barrier every warpgroup must reach,
 and a warp-specialized pipeline's step runs in the compute warpgroups only."""
 
@@ -15,12 +16,14 @@ from pallas_lsp.fixes import fixes_and_reason
 GOLDEN = Path(__file__).resolve().parent / "golden" / "scratch_through_pipeline_step_beside_body" / "before.py"
 
 
-def test_a_type_only_the_factory_knows_gets_no_thread_collective_run_scoped(tmp_path):
-    # The tile's size is a parameter of the factory: the launch cannot write it, so scratch is refused too.
-    text = GOLDEN.read_text().replace("def _scale_tile(x_smem, o_smem, factor):", "def _scale_tile(x_smem, o_smem, "
-                                      "factor, block):").replace(
-        "plgpu.SMEM((BLOCK, BLOCK), jnp.float32)", "plgpu.SMEM((block, block), jnp.float32)").replace(
-        "_scale_tile(x_smem, o_smem, factor)", "_scale_tile(x_smem, o_smem, factor, m // 4)")
+def test_a_pl_kernel_gets_no_thread_collective_run_scoped_in_a_pipeline_step(tmp_path):
+    # A pl.kernel over a plgpu.Mesh takes no scratch: only run_scoped could allocate it, and it may not here.
+    text = GOLDEN.read_text().replace(
+        "plgpu.kernel(_make_body(m, n, factor), out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+        "                        num_threads=2, thread_name=\"wg\")",
+        "pl.kernel(_make_body(m, n, factor), out_type=jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+        "                     mesh=plgpu.Mesh(num_threads=2, thread_name=\"wg\"))")
+    assert "pl.kernel(_make_body" in text
     path = tmp_path / "k.py"
     path.write_text(text)
     project = Project(root=str(tmp_path), python=jax_python())
