@@ -291,14 +291,18 @@ def _scoped_call(project, given: tuple, outer: ast.Call, axis: str, function: as
     replace_expression(builder, model, outer,
                        f"{imports.name('jax.experimental.pallas')}.run_scoped({callee}, {type_code}{_collective(axis)})")
     where_ = (f", collective over {axis!r}" if axis else "") + relaunch_if_vmapped(project, builder, entries)
+    return _titled(builder, code, barrier, smem, f"the buffer {callee} takes", f"its call in {function.name}{where_}")
+
+
+def _titled(builder: FixBuilder, code: str, barrier: str | None, smem: MemType | None, subject: str, span: str):
+    """The run_scoped fix, titled for what it allocates (`subject`) and for how long (`span`)."""
     if barrier is not None:
-        return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
-                           f"call of {callee} in {function.name}{where_}", "unsafe")
+        return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for {span}",
+                           "unsafe")
     if smem is not None:
-        return builder.fix(f"pallas-lsp ({code}): Allocate {callee}'s buffer as plgpu.SMEM with pl.run_scoped for its "
-                           f"call in {function.name}{where_} (unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
-    return builder.fix(f"pallas-lsp ({code}): Allocate the buffer {callee} takes with pl.run_scoped for its call in "
-                       f"{function.name}{where_}", "safe", preferred=True)
+        return builder.fix(f"pallas-lsp ({code}): Allocate {subject} as plgpu.SMEM with pl.run_scoped for {span} "
+                           f"(unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
+    return builder.fix(f"pallas-lsp ({code}): Allocate {subject} with pl.run_scoped for {span}", "safe", preferred=True)
 
 
 def _is_range_one(node: ast.expr) -> bool:
@@ -422,11 +426,4 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     scope = function.name if kind is None else f"its {kind} in {function.name}"
     if helper is not None:  # the helper's one call gives way to the allocation, and the helper goes
         scope += f", in place of {helper.name}(), which is removed"
-    if barrier is not None:
-        return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
-                           f"rest of {scope}{where_}", "unsafe")
-    if smem is not None:
-        return builder.fix(f"pallas-lsp ({code}): Allocate {name} as plgpu.SMEM with pl.run_scoped for the rest of "
-                           f"{scope}{where_} (unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
-    return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
-                       f"{scope}{where_}", "safe", preferred=True)
+    return _titled(builder, code, barrier, smem, name, f"the rest of {scope}{where_}")
