@@ -230,7 +230,8 @@ def _operand_attribute(project, model, binding, entry, attr: str) -> str | None:
 
 def _passed_by_one_call(project, model, binding, entry, depth: int) -> str | None:
     """A helper's parameter, where the helper is named once in the workspace, by a call in this module
-    (`_epilogue(x_smem, o_smem, tiles, beta)` in a pipeline step): what that call passes, as the launch writes it."""
+    (`_epilogue(x_smem, o_smem, tiles, beta)` in a pipeline step): what that call passes, as the launch writes it;
+    only names, attributes and arithmetic of them, which mean the same written again."""
     parameter = binding.node
     function = model.parents.get(model.parents.get(parameter))
     if not (isinstance(parameter, ast.arg) and isinstance(function, ast.FunctionDef)) \
@@ -250,7 +251,9 @@ def _passed_by_one_call(project, model, binding, entry, depth: int) -> str | Non
     given = {k.arg: k.value for k in call.keywords}.get(parameter.arg)
     if given is None and index is not None and index < len(call.args):
         given = call.args[index]
-    return _at_launch(project, model, given, entry, depth + 1) if given is not None else None
+    if given is None or any(isinstance(n, ast.Call) for n in ast.walk(given)):
+        return None  # a call (`Config(rows=...)`, `plgpu.SMEM(...)`), which written again would run again
+    return _at_launch(project, model, given, entry, depth + 1)
 
 
 def _bound_at_launch(project, model, binding, entry) -> str | None:

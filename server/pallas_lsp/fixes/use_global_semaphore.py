@@ -144,8 +144,8 @@ def _read_only(node: ast.expr) -> bool:
     """A name, attribute chain or subscript of one by a constant or another such chain (`KINDS["flag"]`,
     `TABLE[Backend.GPU].arrival`), or a call of one with literal arguments (`sync_type("counter")`, a
     helper that picks a type): reading it twice or not at all is the same."""
-    if isinstance(node, ast.Call) and _constant_arguments(node):
-        node = node.func
+    if isinstance(node, ast.Call) and (node.args or node.keywords) and _constant_arguments(node):
+        node = node.func  # not `self.sem_type()`: a method computing the type, left to its class
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant) \
                 and not _read_only(node.slice):
