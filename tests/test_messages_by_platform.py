@@ -149,6 +149,37 @@ def test_a_launch_that_never_interprets_quotes_the_compiled_error_alone(ws):
     assert code == "PAL003" and message.startswith(f'JAX: "{TPU_WORDS}"; use a scratch_shapes semaphore'), message
 
 
+# `interpret=` decided at run time by a call (`not _on_accelerator()`), a TPU semaphore in a bare pallas_call: interpreted
+# on a CPU, where the tests run; the advice is the scratch semaphore interpret mode and a TPU both run.
+RUN_TIME_INTERPRET = HEADER.replace("from jax.experimental.pallas import mosaic_gpu as plgpu\n", "").replace(
+    "from jax.experimental.pallas import triton as pltriton\n", "") + """
+def _on_accelerator():
+    return jax.default_backend() in ("tpu", "gpu")
+
+
+def body(x_ref, o_ref):
+    fence = pl.get_global(pltpu.SemaphoreType.REGULAR)
+    pl.semaphore_signal(fence, 1)
+    pl.semaphore_wait(fence, 1)
+    o_ref[...] = x_ref[...]
+
+
+def copy(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), interpret=not _on_accelerator())(x)
+
+
+def target():
+    return copy, (jnp.ones((8, 128), jnp.float32),), "interpret"
+"""
+
+
+def test_an_interpret_decided_at_run_time_quotes_the_interpreter_and_advises_scratch(ws):
+    found = {code: message for code, _, message in ws.check(source=RUN_TIME_INTERPRET)}
+    assert found["PAL003"].startswith(
+        f'JAX, compiled: "{TRITON_WORDS}"; interpreted: "{INTERPRETED_WORDS}"; use a scratch_shapes semaphore '
+        "(interpret mode and a TPU run one)"), found
+
+
 @pytest.mark.jax
 def test_jax_raises_what_the_messages_quote(jax_env, tmp_path):
     cases = {
@@ -163,6 +194,7 @@ def test_jax_raises_what_the_messages_quote(jax_env, tmp_path):
         "dma_interpret_true.py": (DMA_INTERPRET_TRUE, DMA_WORDS),
         "dma_tpu_interpreter.py": (DMA_INTERPRET_TRUE.replace("interpret=True", "interpret=pltpu.InterpretParams()"),
                                    INTERPRETED_WORDS.split("<")[0]),
+        "run_time_interpret.py": (RUN_TIME_INTERPRET, INTERPRETED_WORDS.split("<")[0]),
     }
     for name, (source, words) in cases.items():
         path = tmp_path / name

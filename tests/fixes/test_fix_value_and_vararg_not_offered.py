@@ -74,7 +74,8 @@ def test_no_value_fix(ws, name):
 
 
 def test_a_vararg_read_before_the_get_global_is_not_split_there(ws):
-    """`*bufs` read above the get_global: `*bufs, sem = scratch` in its place would come too late."""
+    """`*bufs` read above the get_global: `*bufs, sem = scratch` in its place would come too late; read from the
+    front only (`bufs[0]`), the new last scratch ref is `bufs[-1]` where the get_global was."""
     source = HEADER + """
 def body(x_hbm, o_ref, *bufs):
     first = bufs[0]
@@ -90,8 +91,14 @@ def run(x):
 """
     findings = [f for f in ws.findings("kernel.py", source) if f.code == "PAL003"]
     assert findings
-    titles = [fix.title for fix in ws.fixes(findings[0])]
-    assert titles == ["pallas-lsp (PAL003): Disable PAL003 for this line"], titles
+    fixes = ws.fixes(findings[0])
+    assert [fix.title for fix in fixes] == ["pallas-lsp (PAL003): Allocate sem as scratch (scratch_shapes)",
+                                            "pallas-lsp (PAL003): Disable PAL003 for this line"]
+    from pallas_lsp.fixes.edits import apply_edits
+
+    fixed = apply_edits(source, fixes[0].edits)
+    assert "    first = bufs[0]\n    sem = bufs[-1]\n" in fixed and "*bufs, sem" not in fixed
+    assert "for _ in range(2)] + [pltpu.SemaphoreType.DMA]" in fixed
 
 
 def test_a_tpu_type_in_a_gpu_modules_pallas_call_is_kept_as_a_value_not_made_scratch(ws):

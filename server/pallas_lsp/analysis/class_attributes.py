@@ -23,6 +23,21 @@ _PROPERTIES = ("property", "cached_property")
 # one file's first analysis), for arguments that are seldom static there.
 
 
+def replaced(instance: Value, changes: dict[str, Value]) -> Value:
+    """`dataclasses.replace(desc, cols=256)`: the same dataclass construction with the fields `changes` names
+    given anew (a field given positionally is read from the keywords first, see `_dataclass_field`)."""
+    if not isinstance(instance, Instance) or instance.member is not None or dataclass_fields(instance.cls.node) is None:
+        return UNKNOWN
+    merged = dict(instance.kwargs)
+    merged.update(changes)
+    kwargs = tuple(sorted(merged.items()))
+    try:
+        hash(kwargs)
+    except TypeError:  # an unhashable value, as a construction with one is kept (`Evaluator.call`)
+        return Instance(instance.cls)
+    return Instance(instance.cls, instance.args, kwargs)
+
+
 class ClassAttributes:
     def _class_attribute(self, cls: ClassValue, attr: str, instance: Instance | None, seen: int = 0) -> Value:
         if not self._defines(cls, attr, seen):

@@ -19,7 +19,7 @@ from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .chosen_bodies import either_function, function_choice, getattr_value, looked_up_function
-from .class_attributes import ClassAttributes
+from .class_attributes import ClassAttributes, replaced
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
 from .frames import Frame, one_of as _one_of, terminal_name
@@ -728,6 +728,8 @@ class Evaluator(ClassAttributes):
         if name in ("jnp.dtype", "np.dtype") and args:
             dtype = dtype_name(args[0])
             return Api(f"jnp.{dtype}") if dtype else UNKNOWN
+        if name in _REPLACES and len(args) == 1:
+            return replaced(args[0], kwargs)
         return UNKNOWN
 
     # ---- parameters seen from their call sites --------------------------------------------------
@@ -799,11 +801,14 @@ def _bound_names(statement: ast.AST) -> set[str]:
     return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
+_REPLACES = ("dataclasses.replace", "copy.replace")  # a dataclass instance with some fields given anew
+
+
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
 _CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
                          *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
-                         *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS, *FROM_DATA})
+                         *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS, *FROM_DATA, *_REPLACES})
 
 
 def _source(model: "ModuleModel", node: ast.AST, name: str) -> str:

@@ -34,6 +34,7 @@ from .kernel_edits import (
     check_parameters,
     edit_sequence_argument,
     edit_sequence_keyword,
+    front_indexed_vararg,
     give_to_siblings,
     remove_get_global,
     replace_expression,
@@ -443,6 +444,12 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         if not as_dict and len(where.bodies) == 1 and where.helper is None and not where.siblings \
                 and body is use.function and vararg_split_point(body, use):
             split_vararg(builder, body_model, body, use)
+            split = True
+            continue
+        if not as_dict and len(where.bodies) == 1 and where.helper is None and not where.siblings \
+                and body is use.function and front_indexed_vararg(body, use):
+            # `ins, out = refs[:n], refs[n]`: the new last ref is `refs[-1]`, where the get_global was
+            replace_expression(builder, body_model, use.call, f"{body.args.vararg.arg}[-1]")
             split = True
             continue
         check_parameters(body, keyword=as_dict)

@@ -192,6 +192,30 @@ def vararg_split_point(function: ast.FunctionDef, use) -> bool:
     return True
 
 
+def front_indexed_vararg(function: ast.FunctionDef, use) -> bool:
+    """Does the body read its `*refs` only from the front (`refs[n]`, `refs[:n]`, `refs[a:b]`), so a new last ref
+    is `refs[-1]` and no read shifts? Where the get_global is `name = pl.get_global(...)` in the body itself, and
+    `refs` is never rebound, passed on whole, counted (`len(refs)`), or read from the end or with an open tail."""
+    vararg = function.args.vararg
+    if vararg is None or function.args.posonlyargs or use.statement is None or use.name is None \
+            or use.lambda_statement is not None or use.statement not in function.body:
+        return False
+    parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == vararg.arg):
+            continue
+        read = parents.get(node)
+        if not isinstance(node.ctx, ast.Load) or not (isinstance(read, ast.Subscript) and read.value is node):
+            return False
+        index = read.slice
+        if isinstance(index, ast.Slice) and (index.upper is None or index.step is not None):
+            return False
+        if any(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub) for n in ast.walk(index)) \
+                or any(isinstance(n, ast.Constant) and not isinstance(n.value, int) for n in ast.walk(index)):
+            return False
+    return True
+
+
 def split_vararg(builder: FixBuilder, model, function: ast.FunctionDef, use) -> None:
     """`def body(x, *refs)` becomes `def body(x, *scratch)`, and the get_global's statement
     `*refs, name = scratch` (see `vararg_split_point`)."""
@@ -319,12 +343,13 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt, keep_comme
     def drop_line(updated):
         body = list(updated.body)
         removed = body.pop(position)
-        kept = list(removed.leading_lines)
+        following = body[position] if position < len(body) else None
+        # a statement moved elsewhere (`keep_comment` False) leaves its comments where they were
+        kept = _comments_kept(removed.leading_lines, following) if keep_comment else list(removed.leading_lines)
         comment = removed.trailing_whitespace.comment if keep_comment else None
         if comment is not None:  # the line's own comment stays, on a line of its own
             kept.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=comment))
-        if position < len(body):
-            following = body[position]
+        if following is not None:
             body[position] = following.with_changes(leading_lines=[*kept, *following.leading_lines])
         elif not body and not isinstance(updated, cst.Module):  # a top-level statement may just go
             body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=removed.leading_lines,
@@ -334,6 +359,24 @@ def remove_statement(builder: FixBuilder, model, statement: ast.stmt, keep_comme
         return updated.with_changes(body=body)
 
     file.rewrite(block, drop_line)
+
+
+def _comments_kept(leading: list, following) -> list:
+    """The lines above a removed statement that stay: all of them, except the comment lines right above it
+    (no blank line between) where a blank line or the block's end follows it, so they spoke of that statement
+    alone (`# One accumulator per row block` over `acc = pl.get_global(...)`), not of a group of lines."""
+    lines = list(leading)
+    attached = len(lines)
+    while attached and lines[attached - 1].comment is not None:
+        attached -= 1
+    after = following.leading_lines if following is not None else ()
+    alone = following is None or (after and after[0].comment is None)
+    if attached == len(lines) or not alone:
+        return lines
+    kept = lines[:attached]
+    if kept and kept[-1].comment is None and after:  # one blank line between what was above and what follows
+        kept.pop()
+    return kept
 
 
 def statement_with_comment(builder: FixBuilder, model, statement: ast.stmt) -> str:
@@ -423,6 +466,43 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     add_parameter(builder, plan.use.model, helper, name, None)
     for model, call in plan.calls:
         pass_argument(builder, model, call, name, required - bound)
+    for model, closure, body in plan.moved:
+        _move_into(builder, model, closure, body)
+
+
+def _move_into(builder: FixBuilder, model, closure: ast.FunctionDef, body: ast.FunctionDef) -> None:
+    """The closure's `def` leaves the factory's block for the start of the body's (see `sites._body_beside`), with
+    the edits made inside both."""
+    file, _ = builder.file(model)
+    factory = file.function(model.enclosing_function(closure))
+    if factory is None or not isinstance(factory.body, cst.IndentedBlock):
+        raise CannotFix("the function making the kernel body was not found")
+
+    def move(updated: cst.FunctionDef) -> cst.FunctionDef:
+        statements = list(updated.body.body)
+        named = {s.name.value: n for n, s in enumerate(statements) if isinstance(s, cst.FunctionDef)}
+        if closure.name not in named or body.name not in named:
+            raise CannotFix("the closure or the kernel body was not found")
+        moving = statements[named[closure.name]]
+        target = statements[named[body.name]]
+        inner = list(target.body.body)
+        first = 1 if inner and _is_docstring(inner[0]) else 0
+        inner.insert(first, moving.with_changes(leading_lines=[]))
+        if first < len(inner) - 1:
+            inner[first + 1] = inner[first + 1].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        target = target.with_changes(body=target.body.with_changes(body=inner))
+        if named[body.name] == named[closure.name] + 1:  # the body takes the place the closure had
+            target = target.with_changes(leading_lines=moving.leading_lines)
+        statements[named[body.name]] = target
+        del statements[named[closure.name]]
+        return updated.with_changes(body=updated.body.with_changes(body=statements))
+
+    file.rewrite(factory, move)
+
+
+def _is_docstring(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
+        statement.body[0], cst.Expr) and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def give_to_siblings(builder: FixBuilder, plan, name: str, index: int | None, keyword: bool = False) -> str:
@@ -599,6 +679,14 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
         if isinstance(literal, (cst.List, cst.Tuple)):
             file.rewrite(literal, lambda updated: _sequence_with(updated, element, first))
             return "literal"
+    from .builder_scratch import collecting_call
+
+    filled_by = collecting_call(model, node, element) if not first and dict_key is None else None
+    site = file.find_ast(model, filled_by, cst.Call) if filled_by is not None else None
+    if site is not None:  # `self._scratch` of a builder: this kernel's `.with_scratch(...)` call
+        file.rewrite(site, lambda updated: updated.with_changes(args=appended(list(updated.args), cst.Arg(
+            expression(element)))))
+        return "builder"
     file.rewrite(target, lambda updated: expression(
         f"[{element}, *{_code(updated)}]" if first else f"[*{_code(updated)}, {element}]"))
     return "variable"

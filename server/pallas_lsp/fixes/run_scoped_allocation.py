@@ -242,6 +242,69 @@ def _holding_statement(model, call: ast.Call, function: ast.FunctionDef) -> ast.
     return node
 
 
+def _type_code(builder: FixBuilder, model, argument: ast.expr, helper, barrier: str | None, smem: MemType | None,
+               value: MemType | None) -> str:
+    """How the allocated type is written: as the get_global wrote it, or the one a barrier / TPU VMEM fix asks."""
+    _, imports = builder.file(model)
+    type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
+    if helper is not None and barrier is None and smem is None:  # the helper's names are not the caller's
+        type_code = spelled_type(builder, model, value) if value is not None else None
+        if type_code is None:
+            raise CannotFix(f"the type {helper.name} asks for cannot be spelled where it is called")
+    if barrier is not None:
+        type_code = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}"
+    if smem is not None:
+        type_code = spelled_type(builder, model, as_smem(smem))
+    return type_code
+
+
+def _collective(axis: str) -> str:
+    quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
+    return f", collective_axes={quoted}" if axis else ""
+
+
+def _passed_straight(model, call: ast.Call) -> ast.Call | None:
+    """`stage(pl.get_global(T))` as a statement of its own, or returned: a call of a named function whose one
+    argument is the buffer, so `pl.run_scoped(stage, T)` allocates it for exactly that call."""
+    outer = model.parents.get(call)
+    if not (isinstance(outer, ast.Call) and outer.args == [call] and not outer.keywords):
+        return None
+    func = outer.func
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    if not isinstance(func, ast.Name) or not isinstance(model.parents.get(outer), (ast.Expr, ast.Return)):
+        return None
+    return outer
+
+
+def _scoped_call(project, given: tuple, outer: ast.Call, axis: str, function: ast.FunctionDef, entries):
+    """`stage(pl.get_global(T))` -> `pl.run_scoped(stage, T)`: the function that takes the buffer is the
+    scoped body; what it returns, run_scoped returns."""
+    model, call, code, barrier, smem, value = given
+    argument = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if argument is None or isinstance(argument, ast.Starred):
+        raise CannotFix("get_global has no plain argument")
+    builder = FixBuilder(project)
+    _, imports = builder.file(model)
+    type_code = _type_code(builder, model, argument, None, barrier, smem, value)
+    callee = ast.get_source_segment(model.text, outer.func) or ast.unparse(outer.func)
+    replace_expression(builder, model, outer,
+                       f"{imports.name('jax.experimental.pallas')}.run_scoped({callee}, {type_code}{_collective(axis)})")
+    where_ = (f", collective over {axis!r}" if axis else "") + relaunch_if_vmapped(project, builder, entries)
+    return _titled(builder, code, barrier, smem, f"the buffer {callee} takes", f"its call in {function.name}{where_}")
+
+
+def _titled(builder: FixBuilder, code: str, barrier: str | None, smem: MemType | None, subject: str, span: str):
+    """The run_scoped fix, titled for what it allocates (`subject`) and for how long (`span`)."""
+    if barrier is not None:
+        return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for {span}",
+                           "unsafe")
+    if smem is not None:
+        return builder.fix(f"pallas-lsp ({code}): Allocate {subject} as plgpu.SMEM with pl.run_scoped for {span} "
+                           f"(unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
+    return builder.fix(f"pallas-lsp ({code}): Allocate {subject} with pl.run_scoped for {span}", "safe", preferred=True)
+
+
 def _is_range_one(node: ast.expr) -> bool:
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
             and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
@@ -296,6 +359,11 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     if len(axes) != 1 or None in axes:
         raise CannotFix("the kernel's thread axis is not known, so run_scoped's collective_axes is not")
     axis = axes.pop()
+    if axis and where is not None and where.moved:
+        # Thread-collective, run_scoped syncs every warpgroup (jax 0.12's lowering: `gpu.barrier()`), and a closure
+        # beside the body (a warp-specialized pipeline's step) may run in some of them only: it would wait forever.
+        raise CannotFix("the get_global runs in a closure only some warpgroups may run (a pipeline step), where "
+                        "a thread-collective pl.run_scoped waits for all of them")
     statement = use.statement
     function = use.function
     if not isinstance(function, ast.FunctionDef):
@@ -307,6 +375,10 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         if returned is not None:
             helper, (statement, name, function) = function, returned
     if statement is None or name is None:
+        straight = _passed_straight(model, call)
+        if straight is not None:
+            return _scoped_call(project, (model, call, code, barrier, smem, value), straight, axis,
+                                function, entries)
         # `sems = [pl.get_global(T) for _ in range(1)]`: that statement moves too, the buffer in the call's place
         statement = _holding_statement(model, call, function)
         name = unique_name(model, function, "barrier_ref" if barrier is not None else "scratch_ref")
@@ -341,17 +413,8 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         replace_expression(builder, model, call, name)
     scoped = unique_name(model, function, "scoped")
     pallas = imports.name("jax.experimental.pallas")
-    type_code = ast.get_source_segment(model.text, argument) or ast.unparse(argument)
-    if helper is not None and barrier is None and smem is None:  # the helper's names are not the caller's
-        type_code = spelled_type(builder, model, value) if value is not None else None
-        if type_code is None:
-            raise CannotFix(f"the type {helper.name} asks for cannot be spelled where it is called")
-    if barrier is not None:
-        type_code = f"{imports.name('jax.experimental.pallas.mosaic_gpu')}.{barrier}"
-    if smem is not None:
-        type_code = spelled_type(builder, model, as_smem(smem))
-    quoted = f"\"{axis}\"" if axis.isidentifier() else repr(axis)
-    collective = f", collective_axes={quoted}" if axis else ""
+    type_code = _type_code(builder, model, argument, helper, barrier, smem, value)
+    collective = _collective(axis)
     returns = "return " if _ends_in_return(rest) else ""
     launch = cst.parse_statement(f"{returns}{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
 
@@ -380,11 +443,4 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     scope = function.name if kind is None else f"its {kind} in {function.name}"
     if helper is not None:  # the helper's one call gives way to the allocation, and the helper goes
         scope += f", in place of {helper.name}(), which is removed"
-    if barrier is not None:
-        return builder.fix(f"pallas-lsp ({code}): Use an SMEM barrier, plgpu.{barrier} with pl.run_scoped for the "
-                           f"rest of {scope}{where_}", "unsafe")
-    if smem is not None:
-        return builder.fix(f"pallas-lsp ({code}): Allocate {name} as plgpu.SMEM with pl.run_scoped for the rest of "
-                           f"{scope}{where_} (unsafe: {TPU_VMEM_AS_SMEM})", "unsafe")
-    return builder.fix(f"pallas-lsp ({code}): Allocate {name} with pl.run_scoped for the rest of "
-                       f"{scope}{where_}", "safe", preferred=True)
+    return _titled(builder, code, barrier, smem, name, f"the rest of {scope}{where_}")

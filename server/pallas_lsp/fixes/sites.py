@@ -203,6 +203,9 @@ class Plan:
     calls: list[tuple[object, ast.Call]] = field(default_factory=list)  # (module model, call of the helper)
     # Other bodies the same launches may pick (`BODIES[name]`): they take the new parameter, unused.
     siblings: list[tuple[object, ast.FunctionDef]] = field(default_factory=list)
+    # (module model, closure, body): a closure calling the helper, defined beside the launched body in the factory
+    # that makes both and used only inside the body (a pipeline's step); it moves into the body, to see its parameter.
+    moved: list[tuple[object, ast.FunctionDef, ast.FunctionDef]] = field(default_factory=list)
 
     @property
     def entries(self) -> list[EntryPoint]:
@@ -241,14 +244,44 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
         raise CannotFix(unlaunched)
     bodies: list = []
     siblings = []  # other bodies the launches may pick (`BODIES[name]`): those not calling the helper
+    moved: list = []
     for source, call in calls:
-        body, found = _launched_around(project, source, source.enclosing_function(call), siblings)
+        caller = source.enclosing_function(call)
+        body, found = _launched_around(project, source, caller, siblings)
         if not found:
-            raise CannotFix(f"{use.function.name} is called outside a kernel body")
+            body, found = _body_beside(project, source, caller, siblings)
+            if not found:
+                raise CannotFix(f"{use.function.name} is called outside a kernel body")
+            if not any(c is caller for _, c, _ in moved):
+                moved.append((source, caller, body))
         if not any(b is body for _, b, _ in bodies):
             bodies.append((source, body, found))
     siblings = [(m, f) for m, f in dict.fromkeys(siblings) if not any(f is b for _, b, _ in bodies)]
-    return Plan(use, bodies, helper=use.function, calls=calls, siblings=siblings)
+    return Plan(use, bodies, helper=use.function, calls=calls, siblings=siblings, moved=moved)
+
+
+def _body_beside(project, model, closure, siblings: list) -> tuple[ast.AST | None, list[EntryPoint]]:
+    """(the launched body, its launches) for a closure defined beside it in the function that makes both
+    (`def compute(...)` then `def body(...)` handing `compute` to `plgpu.emit_pipeline_warp_specialized`), where
+    the closure's name is read only inside that body, and the body binds no name the closure reads from outside:
+    nested in the body, the closure means the same and sees the body's parameters."""
+    factory = model.enclosing_function(closure) if isinstance(closure, ast.FunctionDef) else None
+    if not isinstance(factory, ast.FunctionDef) or closure not in factory.body \
+            or len(model.scopes[factory].bindings.get(closure.name, [])) != 1:
+        return None, []
+    reads = [n for n in ast.walk(factory) if isinstance(n, ast.Name) and n.id == closure.name]
+    later = [f for f in factory.body[factory.body.index(closure) + 1:] if isinstance(f, ast.FunctionDef)]
+    for body in later:
+        inside = {id(n) for n in ast.walk(body)}
+        if not reads or any(id(n) not in inside for n in reads) or closure.name in model.scopes[body].bindings:
+            continue
+        free = {n.id for n in ast.walk(closure) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                and n.id not in model.scopes[closure].bindings}
+        if free & set(model.scopes[body].bindings):
+            return None, []  # the body binds a name the closure reads from the factory: nested, it would change
+        found = single_body_launches(project, model, body, siblings)
+        return (body, found) if found else (None, [])
+    return None, []
 
 
 def forwarded_refs_call(lambda_node: ast.AST) -> ast.Call | None:

@@ -127,6 +127,8 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
         if code is None and binding.kind == "param" and _only_its_type_read(project, model, node):
             code = ref_stand_in(project, model, binding, entry)  # `acc_type(tile)`: `acc_type(plgpu.SMEM(...))`
+        if code is None and binding.kind == "param" and depth < _MAX_DEPTH:
+            code = _passed_by_one_call(project, model, binding, entry, depth)
         if code is None and binding.kind == "assign" and binding.value is not None and depth < _MAX_DEPTH:
             if id(binding) in (hoisted or {}):
                 code = hoisted[id(binding)][0]
@@ -383,6 +385,34 @@ def _operand_attribute(project, model, binding, entry, attr: str) -> str | None:
     if index is None or index >= len(call.args) or not isinstance(call.args[index], ast.Name):
         return None
     return f"{call.args[index].id}.{attr}"
+
+
+def _passed_by_one_call(project, model, binding, entry, depth: int) -> str | None:
+    """A helper's parameter, where the helper is named once in the workspace, by a call in this module
+    (`_epilogue(x_smem, o_smem, tiles, beta)` in a pipeline step): what that call passes, as the launch writes it;
+    only names, attributes and arithmetic of them, which mean the same written again."""
+    parameter = binding.node
+    function = model.parents.get(model.parents.get(parameter))
+    if not (isinstance(parameter, ast.arg) and isinstance(function, ast.FunctionDef)) \
+            or project.importers_mentioning(model, function.name):
+        return None
+    mentions = [n for n in ast.walk(model.tree) if (isinstance(n, ast.Name) and n.id == function.name)
+                or (isinstance(n, ast.Attribute) and n.attr == function.name)]
+    call = model.parents.get(mentions[0]) if len(mentions) == 1 else None
+    if not (isinstance(call, ast.Call) and call.func is mentions[0]) or any(
+            isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    callee = project.evaluator.value(model, call.func)
+    if not (isinstance(callee, Func) and callee.node is function and callee.self_value is None):
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
+    given = {k.arg: k.value for k in call.keywords}.get(parameter.arg)
+    if given is None and index is not None and index < len(call.args):
+        given = call.args[index]
+    if given is None or any(isinstance(n, ast.Call) for n in ast.walk(given)):
+        return None  # a call (`Config(rows=...)`, `plgpu.SMEM(...)`), which written again would run again
+    return _at_launch(project, model, given, entry, depth + 1)
 
 
 def _bound_at_launch(project, model, binding, entry) -> str | None:

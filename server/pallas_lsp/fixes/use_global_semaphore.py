@@ -73,26 +73,38 @@ def uses_only_signalled(project, model, call: ast.Call) -> bool:
     return all(use.kind in {"signal", "wait", "read", "called"} for use in uses_of(project, model, call))
 
 
-def _returned_type(project, model, argument) -> ast.Attribute | None:
-    """`X.SemaphoreType.Y` returned by the function or method this get_global argument calls, where
-    that function returns nothing else and is named only at this call (so changing it changes only
-    this get_global)."""
+def _constant_arguments(call: ast.Call) -> bool:
+    """Every argument of `call` is a literal (`sync_type("counter")`): the branch the callee takes is fixed."""
+    return all(isinstance(a, ast.Constant) for a in [*call.args, *(k.value for k in call.keywords)]) and all(
+        k.arg is not None for k in call.keywords)
+
+
+def _returned_type(project, model, argument, constructor: str) -> tuple | None:
+    """(module, `X.SemaphoreType.Y`) returned by the function or method this get_global argument calls
+    (with no arguments, or literal ones that select a branch: `sync_type("counter")` of an `@overload`ed
+    helper), where that return is the only one giving `constructor` and the function is named only at this
+    call in the workspace (so changing it changes only this get_global)."""
     from ..analysis.values import Func
 
-    if not (isinstance(argument, ast.Call) and not argument.args and not argument.keywords):
+    if not (isinstance(argument, ast.Call) and _constant_arguments(argument)):
         return None
     callee = project.evaluator.value(model, argument.func)
-    if not isinstance(callee, Func) or callee.model is not model or not isinstance(callee.node, ast.FunctionDef):
+    if not isinstance(callee, Func) or not isinstance(callee.node, ast.FunctionDef) \
+            or not project.is_workspace_file(callee.model.path):
         return None
-    returns = [node for node in ast.walk(callee.node) if isinstance(node, ast.Return)]
-    if len(returns) != 1 or not names_semaphore_type(returns[0].value):
+    own = [node for node in ast.walk(callee.node) if isinstance(node, ast.Return)
+           and callee.model.enclosing_function(node) is callee.node]
+    giving = [node for node in own if names_semaphore_type(node.value)
+              and getattr(project.evaluator.value(callee.model, node.value), "name", None) == constructor]
+    if len(giving) != 1:
         return None
     name = callee.node.name
-    mentions = [node for node in ast.walk(model.tree) if (isinstance(node, ast.Name) and node.id == name)
-                or (isinstance(node, ast.Attribute) and node.attr == name)]
-    if mentions != [argument.func]:
+    mentions = [(source, node) for source in dict.fromkeys([model, callee.model, *project.importers_mentioning(
+        callee.model, name)]) for node in ast.walk(source.tree)
+        if (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name)]
+    if mentions != [(model, argument.func)]:
         return None
-    return returns[0].value
+    return callee.model, giving[0].value
 
 
 def fix(project, model, call, value, code: str):
@@ -107,9 +119,7 @@ def fix(project, model, call, value, code: str):
         raise CannotFix("the kernel runs in interpret mode, where a global semaphore fails too")
     found = semaphore_type_written(project, model, argument)
     if found is None:
-        written = _returned_type(project, model, argument)  # `self.sem_type()`: the fix belongs there
-        if written is not None:
-            found = model, written
+        found = _returned_type(project, model, argument, value.constructor)  # `self.sem_type()`: the fix belongs there
     if not value.constructor.startswith("plgpu.") and any(
             entry.api == "pl.pallas_call" for entry in launches(project, model, function)):
         return None  # a TPU semaphore in a pallas_call: a TPU kernel (allocate_as_scratch keeps it TPU)
@@ -132,7 +142,10 @@ def fix(project, model, call, value, code: str):
 
 def _read_only(node: ast.expr) -> bool:
     """A name, attribute chain or subscript of one by a constant or another such chain (`KINDS["flag"]`,
-    `TABLE[Backend.GPU].arrival`): reading it twice or not at all is the same."""
+    `TABLE[Backend.GPU].arrival`), or a call of one with literal arguments (`sync_type("counter")`, a
+    helper that picks a type): reading it twice or not at all is the same."""
+    if isinstance(node, ast.Call) and (node.args or node.keywords) and _constant_arguments(node):
+        node = node.func  # not `self.sem_type()`: a method computing the type, left to its class
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant) \
                 and not _read_only(node.slice):

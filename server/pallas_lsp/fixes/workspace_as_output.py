@@ -24,8 +24,8 @@ import libcst as cst
 
 from ..analysis.launches import kernel_launches
 from ..analysis.values import Array, MemType, Seq, ShapeDtype
-from .kernel_edits import (CannotFix, FixBuilder, add_parameter, check_parameters, edit_sequence_keyword,
-                           remove_get_global, take_name)
+from .kernel_edits import (CannotFix, FixBuilder, add_parameter, append_to_unpacking, check_parameters,
+                           edit_sequence_keyword, remove_get_global, tail_unpacking, take_name)
 from .sites import locate
 from .type_in_scope import type_at_launches
 
@@ -41,7 +41,9 @@ def fix(project, model, call, value, code: str):
             or len(where.bodies) != 1 or use.statement is None or where.siblings:
         return None
     _, body, _ = where.bodies[0]
-    check_parameters(body)
+    unpacked = tail_unpacking(body)  # `def body(*refs)`: `ins, (out,) = refs[:n], refs[n:]` takes one more name
+    if unpacked is None:
+        check_parameters(body)
     if any(e.kernel.kwarg("scratch_types") for e in entries) or not _written_first(
             project, model, body, use.name, (use.statement.end_lineno, use.statement.end_col_offset)):
         return None  # scratch parameters follow the outputs; read first, it wants the input's zeros (pass_as_input)
@@ -78,7 +80,10 @@ def fix(project, model, call, value, code: str):
             raise CannotFix("no launch of the kernel was found, whose results would change")
         launches.extend((launch, kept) for launch in calls)
     name = take_name(builder, where, "workspace")
-    add_parameter(builder, model, body, name, None)
+    if unpacked is not None:
+        append_to_unpacking(builder, model, unpacked, name)
+    else:
+        add_parameter(builder, model, body, name, None)
     remove_get_global(builder, model, use, name)
     for launch, kept in launches:
         file, _ = builder.file(launch.model)

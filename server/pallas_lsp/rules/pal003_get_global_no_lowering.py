@@ -14,7 +14,7 @@ import sys
 
 from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
 from ..analysis.evaluate import as_memtype
-from ..analysis.values import MemType, OneOf
+from ..analysis.values import Const, MemType, OneOf
 from .pal001_get_global_not_semaphore import INTERPRETED_QUOTE, is_semaphore_kind, problem
 
 CODE = "PAL003"
@@ -63,6 +63,9 @@ def message(kernel, what=None, switched: bool = False) -> str:
     said = f'JAX: "{quoted}"'
     if switched or may_run_interpreted(kernel):  # its caller decides: both of JAX's answers
         said = f'JAX, compiled: "{quoted}"; interpreted: "{INTERPRETED_QUOTE}"'
+        if backend == TRITON and isinstance(memtype, MemType) and memtype.constructor.startswith("pltpu."):
+            # A TPU semaphore in a kernel that may run interpreted: a scratch one runs there, and on a TPU
+            advice = _TPU_ADVICE.format(scratch=scratch) + " (interpret mode and a TPU run one)"
     return (f'{said}; {advice}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
@@ -79,13 +82,16 @@ def _tpu_interpreter_module(project, entry) -> bool:
 
 def may_run_interpreted(kernel) -> bool:
     """The launch's `interpret=` is a parameter of the function launching it (a harness or test passes
-    `interpret=jax.default_backend() != "tpu"`), or a value decided at run time: it may run interpreted,
+    `interpret=jax.default_backend() != "tpu"`), or a value decided at run time (a call not folded to a
+    constant: `interpret=not _on_accelerator()`): it may run interpreted,
     where every interpreter fails on get_global with its own error."""
     entry = kernel.entry
     if entry.maybe_interpret:
         return True
     found = entry.kernel.kwarg("interpret")
     node = found[1] if found else None
+    if node is not None and not isinstance(found[0], Const) and any(isinstance(n, ast.Call) for n in ast.walk(node)):
+        return True  # `interpret=not _on_accelerator()`, `interpret=jax.default_backend() == "cpu"`: run time decides
     if not isinstance(node, ast.Name):
         return False
     binding = entry.model.lookup(node.id, entry.model.scope_of(node), node.lineno)
