@@ -600,8 +600,16 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
             file.rewrite(literal, lambda updated: _sequence_with(updated, element, first))
             return "literal"
     file.rewrite(target, lambda updated: expression(
-        f"[{element}, *{_code(updated)}]" if first else f"[*{_code(updated)}, {element}]"))
+        f"[{element}, *{_unpacked(updated)}]" if first else f"[*{_unpacked(updated)}, {element}]"))
     return "variable"
+
+
+def _unpacked(node: cst.BaseExpression) -> str:
+    """The code to unpack `node`'s items from: `plan(cols)` of `list(plan(cols))`, else `node`'s own."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple") \
+            and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+        return _code(node.args[0].value)
+    return _code(node)
 
 
 def _literal_held_for(model, node: ast.AST) -> ast.AST | None:

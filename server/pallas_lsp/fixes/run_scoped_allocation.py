@@ -264,7 +264,7 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     mosaic_gpu module allocated instead of the get_global's type (PAL006's unsafe barrier fix); `smem`: a
     TPU `pltpu.VMEM` asked for, allocated as `plgpu.SMEM` of its shape and dtype (unsafe, as allocate_as_scratch
     does for a plgpu.kernel)."""
-    located = locate(project, model, call)
+    located = locate(project, model, call, local=True)
     if located is None:
         return None
     use, where, entries = located

@@ -15,7 +15,8 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.kernel_model import kernel_models, uses_of
-from ..analysis.kernels import KernelIndex, get_global_calls, pallas_calls, reachable_functions
+from ..analysis.interpret_errors import chosen_interpreter, interpreted_quote
+from ..analysis.kernels import KernelIndex, get_global_argument, get_global_calls, pallas_calls, reachable_functions
 from ..analysis.values import Api, Const, Seq
 
 CODE = "PAL002"
@@ -28,13 +29,14 @@ _WHY = ("get_global has no interpret-mode implementation (JAX's own message for 
         "supported in interpret mode\", is never reached)")
 
 
-def message_of(kernel, certain: bool) -> str:
-    """JAX's words and what to do first; the scratch that applies to this launch (`kernel`: its model, or None)."""
+def message_of(kernel, certain: bool, quote: str = SHORT_QUOTE) -> str:
+    """JAX's words (`quote`: `interpret_errors.interpreted_quote`) and what to do first; the scratch that applies to
+    this launch (`kernel`: its model, or None)."""
     scratch = kernel.scratch_advice() if kernel is not None else "as scratch or with pl.run_scoped"
     if certain:
-        return (f'JAX: "{SHORT_QUOTE}"; run it compiled or use a scratch semaphore. {_WHY}; a semaphore only for '
+        return (f'JAX: "{quote}"; run it compiled or use a scratch semaphore. {_WHY}; a semaphore only for '
                 f"one block can be allocated {scratch} instead")
-    return (f'JAX, if interpreted: "{SHORT_QUOTE}"; run it compiled. Whether it is interpreted is decided at run '
+    return (f'JAX, if interpreted: "{quote}"; run it compiled. Whether it is interpreted is decided at run '
             f"time (see the related location), and {_WHY}; a semaphore only for one block can be allocated "
             f"{scratch} instead")
 
@@ -76,7 +78,9 @@ def check(ctx):
                     related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
                                for site in sites]
                     related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                    message = message_of(kernel, certain)
+                    argument = get_global_argument(call)
+                    what = project.evaluator.value(model, argument) if argument is not None else None
+                    message = message_of(kernel, certain, interpreted_quote(what, chosen_interpreter(project, entry)))
                     if earlier is not None:
                         message += f". {earlier[1]}"
                         related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))

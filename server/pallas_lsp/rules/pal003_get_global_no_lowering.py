@@ -15,7 +15,8 @@ import sys
 from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
 from ..analysis.evaluate import as_memtype
 from ..analysis.values import MemType, OneOf
-from .pal001_get_global_not_semaphore import INTERPRETED_QUOTE, is_semaphore_kind, problem
+from ..analysis.interpret_errors import chosen_interpreter, interpreted_quote
+from .pal001_get_global_not_semaphore import is_semaphore_kind, problem
 
 CODE = "PAL003"
 NAME = "get-global-no-lowering"
@@ -48,7 +49,7 @@ _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vec
           SC_SCALAR: "SparseCore scalar subcore", MOSAIC_GPU_WARP: "Mosaic GPU warp-level"}
 
 
-def message(kernel, what=None) -> str:
+def message(kernel, what=None, interpreter: str | None = None) -> str:
     """JAX's words (once) and what to do, then why; the scratch keyword this launch takes, and the TPU semaphore
     kind asked for (a DMA one stays DMA in scratch)."""
     backend = kernel.backend
@@ -62,7 +63,7 @@ def message(kernel, what=None) -> str:
         advice = "call it before the warp_map"
     said = f'JAX: "{quoted}"'
     if may_run_interpreted(kernel):  # its caller decides: both of JAX's answers
-        said = f'JAX, compiled: "{quoted}"; interpreted: "{INTERPRETED_QUOTE}"'
+        said = f'JAX, compiled: "{quoted}"; interpreted: "{interpreted_quote(what, interpreter)}"'
     return (f'{said}; {advice}. '
             f"{kernel.backend_reason}, and {_SHORT[backend]} has no get_global lowering "
             f"({DETAIL[backend].format(scratch=scratch, kind=kind)}).")
@@ -94,6 +95,7 @@ def check(ctx):
             if any(problem(o) and not is_semaphore_kind(o) for o in options):
                 continue  # not a semaphore at all: PAL001, with this backend's words
             reported.add(id(site.call))
-            yield ctx.finding(rule, site.call, message(kernel, site.what), (ctx.entry_related(kernel),),
+            interpreter = chosen_interpreter(ctx.project, kernel.entry) if may_run_interpreted(kernel) else None
+            yield ctx.finding(rule, site.call, message(kernel, site.what, interpreter), (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "get_global": site.call, "model": site.model,
                                      "backend": kernel.backend, "entry": kernel.entry})
