@@ -662,7 +662,8 @@ def _with_closing(sequence, closing):
 
 def _sequence_with(sequence, code: str, first: bool):
     elements = list(sequence.elements)
-    new = cst.Element(expression(code))
+    # `*cfg.barrier_types`: the items of a sequence, each one more element
+    new = cst.StarredElement(expression(code[1:])) if code.startswith("*") else cst.Element(expression(code))
     opening, closing = _brackets(sequence)
     one_per_line = isinstance(opening, cst.ParenthesizedWhitespace) and isinstance(closing, cst.ParenthesizedWhitespace)
     if one_per_line and elements:
