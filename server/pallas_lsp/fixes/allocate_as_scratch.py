@@ -308,6 +308,10 @@ def fix(project, model, call, value, code: str):
             # platform = "gpu"), which takes no scratch (jax 0.12: 'scratch memory not implemented in the Triton
             # backend'); PAL003's relaunch as a plgpu.kernel is the fix. A module naming only TPU is a TPU kernel.
             raise CannotFix("a compiled Triton pallas_call takes no scratch, and the module is written for Mosaic GPU")
+    if value.constructor == "pltpu.SemaphoreType.BARRIER" and not all(_only_interpret_true(project, e) for e in entries):
+        # It lowers, but as a semaphore of the kernel's own: no other device's kernel shares it (barrier_semaphore).
+        raise CannotFix("a BARRIER semaphore in scratch is the kernel's own, not the barrier semaphore other devices "
+                        "signal: that is pltpu.get_barrier_semaphore() with a collective_id")
     if tpu_semaphore and tpu_mesh and not value.constructor.startswith("pltpu.SemaphoreType.DMA"):
         unsafe = TPU_MESH_SCRATCH_SEMAPHORE_SCOPE  # a DMA semaphore is signalled by the core's own copies
     elif tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)

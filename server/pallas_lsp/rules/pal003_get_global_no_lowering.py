@@ -59,6 +59,9 @@ def message(kernel, what=None, interpreter: str | None = None) -> str:
     kind = ("pltpu.SemaphoreType.DMA" if isinstance(memtype, MemType) and memtype.dtype == "dma_sem"
             else "pltpu.SemaphoreType.REGULAR")
     advice = ADVICE[backend].format(scratch=scratch)
+    if backend == TPU_TC and isinstance(memtype, MemType) and memtype.constructor == "pltpu.SemaphoreType.BARRIER":
+        # What devices signal each other through: the semaphore a collective_id reserves, not one of scratch.
+        advice = "use pltpu.get_barrier_semaphore() with a collective_id in pltpu.CompilerParams"
     if kernel.api == "plgpu.warp_map":
         advice = "call it before the warp_map"
     said = f'JAX: "{quoted}"'
