@@ -265,8 +265,10 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
-    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, allocate_as_scratch,
-              run_scoped_allocation)
+    # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
+    # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
+    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
+              allocate_as_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         moving = (scratch_comprehension,)

@@ -258,7 +258,7 @@ def fix(project, model, call, value, code: str):
             _only_interpret_true(project, e) for e in entries):
         raise CannotFix(f"a compiled {entries[0].api} takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
     vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
-    if tpu_vmem and entries[0].api == "pl.pallas_call":
+    if tpu_vmem and (entries[0].api == "pl.pallas_call" or tpu_mesh):
         if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
                 gpu_interpreted(project, e) for e in entries):
             # A GPU (Triton) kernel, or the GPU interpreter, has no such memory; interpret=True (an `interpret=`
