@@ -82,6 +82,9 @@ class ClassAttributes:
         field = self._dataclass_field(instance, attr)
         if field is not None:
             return UNKNOWN if instance.declared else field
+        if instance.declared and any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                                     and s.target.id == attr for s in instance.cls.node.body):
+            return UNKNOWN  # a field of a NamedTuple, flax struct or the like: each instance has its own
         found = self._class_attribute(instance.cls, attr, instance)
         if found is not UNKNOWN:
             return found
