@@ -78,7 +78,8 @@ def judge(folder: Path, before: Path, after: Path, files: list[Path], changed: d
         label = LABEL.search(path.read_text())
         if label is None or "def target(" not in path.read_text():
             continue
-        group = [p for p in files if p.parent == path.parent] if path.parent != before else [path]
+        # A case in a folder is the whole folder, its packages too (`case/pkg/_kernel.py`).
+        group = [p for p in files if p.is_relative_to(path.parent)] if path.parent != before else [path]
         names = {str(p.relative_to(before)) for p in group}
         titles = [fix.title for finding, fix in chosen if str(Path(finding.path).resolve().relative_to(
             before.resolve())) in names] if chosen else []

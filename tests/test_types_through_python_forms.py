@@ -45,6 +45,9 @@ FORMS = {
                         "def body(o_ref):\n    x = pl.get_global(P().smem)\n", "pl.get_global(P().smem)"),
     "Enum member's value": ("class B(enum.Enum):\n    STAGE = SMEM\n\n"
                             "def body(o_ref):\n    x = pl.get_global(B.STAGE.value)\n", "pl.get_global(B.STAGE.value)"),
+    "generator over a property of a parameter annotated with the config class": (
+        "class Cfg:\n    @property\n    def kinds(self):\n        return SMEM, SMEM\n\n"
+        "def body(o_ref, *, cfg: Cfg):\n    a, b = (pl.get_global(t) for t in cfg.kinds)\n", "pl.get_global(t)"),
     "registry picked by one of several keys": (
         "BUILD = {'a': lambda: SMEM, 'b': lambda: SMEM}\n\nclass K:\n    def __init__(self, op):\n"
         "        self.op = op\n\n    def body(self, o_ref):\n        x = pl.get_global(BUILD[self.op]())\n\n"
@@ -69,6 +72,13 @@ def test_the_type_is_followed(ws, form):
     "class B(enum.Enum):\n    STAGE = enum.auto()\n\ndef body(o_ref):\n    x = pl.get_global(B.STAGE.value)\n",
     # a key not in the registry: unknown, not every builder
     "BUILD = {'a': lambda: SMEM}\n\ndef body(o_ref, op):\n    x = pl.get_global(BUILD[op]())\n",
-], ids=["regular semaphores", "unknown iterable", "auto", "unknown key"])
+    # an annotated config's fields are each instance's own: its default is not taken for them
+    "import dataclasses\n\n@dataclasses.dataclass\nclass Cfg:\n    kind: object = SMEM\n\n"
+    "def body(o_ref, *, cfg: Cfg):\n    x = pl.get_global(cfg.kind)\n",
+    # a class this module subclasses: a subclass may say otherwise
+    "class Cfg:\n    @property\n    def kind(self):\n        return SMEM\n\nclass Other(Cfg):\n    pass\n\n"
+    "def body(o_ref, *, cfg: Cfg):\n    x = pl.get_global(cfg.kind)\n",
+], ids=["regular semaphores", "unknown iterable", "auto", "unknown key", "annotated config field",
+        "annotated config subclassed"])
 def test_nothing_is_reported_where_the_type_is_fine_or_unknown(ws, code):
     assert ws.check(source=HEADER + "\n" + code) == []

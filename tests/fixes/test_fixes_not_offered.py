@@ -593,12 +593,13 @@ def test_no_ref_fix_for_one_semaphore_read_out_of_its_ref(ws, name):
 # What the editor's disabled "No automatic fix" action says (fixes.fixes_and_reason): the builders' own
 # refusal where one applies, else the rule's "no fix" reason.
 WHY_NOT = {
+    # pl.run_scoped's refusal first: it is the fix a compiled pl.kernel's buffer has (fixes._get_global_rewrites)
     "a compiled pl.kernel's buffer in a loop body that breaks": ("PAL001", (
-        "a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU "
-        "mpmd_map lowering'); a statement after the get_global breaks or continues a loop")),
+        "a statement after the get_global breaks or continues a loop; a compiled pl.kernel takes no scratch "
+        "(Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU mpmd_map lowering')")),
     "a compiled pl.kernel's buffer in a loop body that updates a name of the function": ("PAL001", (
-        "a compiled pl.kernel takes no scratch (Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU "
-        "mpmd_map lowering'); total is bound after the get_global and used before it")),
+        "total is bound after the get_global and used before it; a compiled pl.kernel takes no scratch "
+        "(Mosaic GPU: 'Scratch operands are not supported by the Mosaic GPU mpmd_map lowering')")),
     "shape not known statically": ("PAL001", "the array's type depends on n, which the launch cannot write, and "
                                              "spelled from the value it has here it would hold for one configuration "
                                              "only"),

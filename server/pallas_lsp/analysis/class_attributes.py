@@ -96,12 +96,15 @@ class ClassAttributes:
             return self.value(instance.cls.model, class_members(instance.cls.node)[instance.member].value)
         field = self._dataclass_field(instance, attr)
         if field is not None:
-            return field
+            return UNKNOWN if instance.declared else field
+        if instance.declared and any(isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                                     and s.target.id == attr for s in instance.cls.node.body):
+            return UNKNOWN  # a field of a NamedTuple, flax struct or the like: each instance has its own
         found = self._class_attribute(instance.cls, attr, instance)
         if found is not UNKNOWN:
             return found
         assigned = self_assignments(instance.cls).get(attr)
-        if assigned is None:
+        if assigned is None or instance.declared:
             return UNKNOWN
         method, self_name, value = assigned
         params = {self_name: instance}
@@ -135,3 +138,28 @@ class ClassAttributes:
             with self.own_module_call_sites():  # the class's own constructions (above)
                 return one_of(constructed_field(self, instance.cls, index, attr))
         return UNKNOWN if default is None else self.value(instance.cls.model, default)
+
+
+def declared_instance(evaluator, model, arg: ast.arg) -> Value:
+    """`cfg: Config` of a parameter no call here passes: an instance of that workspace class, only declared (see
+    `Instance.declared`); UNKNOWN for another annotation, or a class this module subclasses (a subclass may say
+    otherwise)."""
+    annotation = arg.annotation
+    if not isinstance(annotation, (ast.Name, ast.Attribute)):
+        return UNKNOWN
+    cls = evaluator.value(model, annotation)
+    if not isinstance(cls, ClassValue):
+        return UNKNOWN
+    if cls.node.name in _subclassed_names(cls.model):
+        return UNKNOWN
+    return Instance(cls, declared=True)
+
+
+def _subclassed_names(model) -> frozenset[str]:
+    """The names a class of `model` derives from (`class Fast(Config)`: Config)."""
+    found = model.eval_cache.get("subclassed-names")
+    if found is None:
+        found = frozenset(terminal_name(base) for node in ast.walk(model.tree) if isinstance(node, ast.ClassDef)
+                          for base in node.bases)
+        model.eval_cache["subclassed-names"] = found
+    return found

@@ -19,7 +19,7 @@ from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .chosen_bodies import either_function, function_choice, getattr_value, looked_up_function
-from .class_attributes import ClassAttributes, replaced
+from .class_attributes import ClassAttributes, declared_instance, replaced
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
 from .frames import Frame, one_of as _one_of, terminal_name
@@ -347,7 +347,8 @@ class Evaluator(ClassAttributes):
             receiver = self.method_receiver(model, func, binding.node)
             if receiver is not None:
                 return receiver
-            return self.param_from_call_sites(model, func, binding.node.arg)
+            passed = self.param_from_call_sites(model, func, binding.node.arg)
+            return passed if passed is not UNKNOWN else declared_instance(self, model, binding.node)
         if binding.kind == "assign":
             owner = model.scope_of(binding.node)
             inner = frame if frame is not None and frame.func is owner else None

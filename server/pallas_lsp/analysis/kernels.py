@@ -108,23 +108,39 @@ def _interpret_reason(value: Value) -> bool:
     return isinstance(value, Const) and bool(value.value)
 
 
-def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast.AST | None) -> str:
+def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast.AST | None, depth: int = 0) -> str:
     """Whether an `interpret=` value turns interpret mode on: YES (for at least one launch, certainly),
     MAYBE (a conditional, the environment or the platform decides at run time), NO (off, or nothing says it is on)."""
     if _interpret_reason(value):
         return YES
     if isinstance(value, OneOf):
-        levels = {interpret_certainty(evaluator, model, option, None) for option in value.options}
+        levels = {interpret_certainty(evaluator, model, option, None, depth) for option in value.options}
         return YES if YES in levels else MAYBE if MAYBE in levels else NO
     if isinstance(value, Const):
         return NO
     if isinstance(node, ast.IfExp):
-        levels = {interpret_certainty(evaluator, model, evaluator.value(model, branch), branch)
+        levels = {interpret_certainty(evaluator, model, evaluator.value(model, branch), branch, depth)
                   for branch in (node.body, node.orelse)}
         return YES if levels == {YES} else MAYBE if levels & {YES, MAYBE} else NO
     if node is not None and _decided_at_run_time(evaluator, model, node):
         return MAYBE
+    if isinstance(node, ast.Call) and depth < 2:
+        return _helper_certainty(evaluator, model, node, depth)
     return NO
+
+
+def _helper_certainty(evaluator, model: "ModuleModel", call: ast.Call, depth: int) -> str:
+    """`interpret=_interpret_mode()` of `def _interpret_mode(): return pltpu.InterpretParams() if
+    jax.default_backend() != "tpu" else False`: what the helper's returns say, each where it is written."""
+    from .returns import returns_in
+
+    func = evaluator.value(model, call.func)
+    if not isinstance(func, Func) or not isinstance(func.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return NO
+    returns = [r for r in returns_in(func.node.body) if r.value is not None]
+    levels = {interpret_certainty(evaluator, func.model, evaluator.value(func.model, r.value), r.value, depth + 1)
+              for r in returns}
+    return YES if levels == {YES} else MAYBE if levels & {YES, MAYBE} else NO
 
 
 # What asks the machine it runs on: its backend or devices (`jax.default_backend() == "cpu"`,

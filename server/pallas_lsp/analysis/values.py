@@ -166,6 +166,9 @@ class Instance(Value):
     args: tuple[Value, ...] = ()  # what the constructor was called with, for `self.x = x` in `__init__`
     kwargs: tuple[tuple[str, Value], ...] = ()
     member: str | None = None  # an `enum.Enum` member (`Buffers.RESIDUAL`): its name in the class body
+    # Only declared (`cfg: Config`, a parameter nothing here passes): its fields and `self.x` are unknown, but what
+    # the class says alike for every instance (a property returning barrier types, a class constant) is known.
+    declared: bool = False
 
 
 @dataclass(frozen=True)

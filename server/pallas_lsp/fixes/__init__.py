@@ -247,6 +247,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     # without findings never needs it.
     from . import (
         allocate_as_scratch,
+        barrier_semaphore,
         drop_collective_axes,
         enclosing_run_scoped,
         keep_as_value,
@@ -265,12 +266,14 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
 
     value = _get_global_value(project, model, call, finding.code)
     fixes: list[Fix] = []
-    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, allocate_as_scratch,
-              subclass_scratch, run_scoped_allocation)
+    # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
+    # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
+    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
+              allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         moving = (scratch_comprehension,)
-    for builder in (*moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist, keep_as_value):
+    for builder in (barrier_semaphore, *moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist, keep_as_value):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
             fixes.append(found)

@@ -19,6 +19,7 @@ from ..analysis.gpu_interpreter import gpu_interpreted
 from ..analysis.kernel_model import (
     MOSAIC_GPU_SCRATCH_REFUSAL,
     SCRATCH_KEYWORDS,
+    TPU_TC,
     TRITON,
     compiled_backend,
     site_interpreter,
@@ -60,6 +61,9 @@ TPU_VMEM_AS_SMEM = "VMEM is TPU memory; this is the GPU's shared memory (SMEM) o
 # A fix's unsafe note where a TPU semaphore becomes scratch of a grid of several blocks.
 TPU_SCRATCH_SEMAPHORE_SCOPE = ("a scratch semaphore is shared by the grid iterations on one core, not across cores, "
                                "and a \"parallel\" grid dimension may split the grid over a chip's cores")
+
+# Likewise where the semaphore becomes scratch of a pl.kernel over a TensorCore mesh.
+TPU_MESH_SCRATCH_SEMAPHORE_SCOPE = "a scratch semaphore belongs to one core of the mesh, not to all of them"
 
 # Allocation types a fix can spell from their value alone: constructor -> the module it lives in.
 _SPELLABLE = {"plgpu.SMEM": "jax.experimental.pallas.mosaic_gpu", "plgpu.TMEM": "jax.experimental.pallas.mosaic_gpu"}
@@ -301,10 +305,13 @@ def fix(project, model, call, value, code: str):
     use, where, entries = located
     if not entries or len({e.api for e in entries}) != 1 or entries[0].api not in _LAUNCHES:
         return None
-    if not SCRATCH_KEYWORDS[entries[0].api].mosaic_gpu_lowers and not all(_only_interpret_true(project, e) for e in entries):
+    # A pl.kernel over a TensorCore mesh lowers (and the TPU interpreter runs) its scratch_types (jax 0.12).
+    tpu_mesh = entries[0].api == "pl.kernel" and all(compiled_backend(project, e) == TPU_TC for e in entries)
+    if not (SCRATCH_KEYWORDS[entries[0].api].mosaic_gpu_lowers or tpu_mesh) and not all(
+            _only_interpret_true(project, e) for e in entries):
         raise CannotFix(f"a compiled {entries[0].api} takes no scratch (Mosaic GPU: '{MOSAIC_GPU_SCRATCH_REFUSAL}')")
     vmem_kept = False  # a TPU pallas_call's VMEM buffer: VMEM scratch as written (TPU keeps it across the grid)
-    if tpu_vmem and entries[0].api == "pl.pallas_call":
+    if tpu_vmem and (entries[0].api == "pl.pallas_call" or tpu_mesh):
         if _names_mosaic_gpu(model) or any(_names_mosaic_gpu(e.model) for e in entries) or any(
                 gpu_interpreted(project, e) for e in entries):
             # A GPU (Triton) kernel, or the GPU interpreter, has no such memory; interpret=True (an `interpret=`
@@ -325,7 +332,7 @@ def fix(project, model, call, value, code: str):
         if not (result_only_signalled(model, call) or uses_only_signalled(project, model, call)):
             return None
         as_regular = tpu_semaphore = True
-    elif tpu_semaphore and entries[0].api != "pl.pallas_call":
+    elif tpu_semaphore and entries[0].api != "pl.pallas_call" and not tpu_mesh:
         return None  # a Mosaic GPU kernel: use_global_semaphore makes it a GPU semaphore
     elif value.constructor in SIGNALLED_TYPES and not tpu_semaphore:
         return None  # a BARRIER semaphore in a pallas_call: no scratch form keeps it
@@ -354,7 +361,13 @@ def fix(project, model, call, value, code: str):
             # platform = "gpu"), which takes no scratch (jax 0.12: 'scratch memory not implemented in the Triton
             # backend'); PAL003's relaunch as a plgpu.kernel is the fix. A module naming only TPU is a TPU kernel.
             raise CannotFix("a compiled Triton pallas_call takes no scratch, and the module is written for Mosaic GPU")
-    if tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
+    if value.constructor == "pltpu.SemaphoreType.BARRIER" and not all(_only_interpret_true(project, e) for e in entries):
+        # It lowers, but as a semaphore of the kernel's own: no other device's kernel shares it (barrier_semaphore).
+        raise CannotFix("a BARRIER semaphore in scratch is the kernel's own, not the barrier semaphore other devices "
+                        "signal: that is pltpu.get_barrier_semaphore() with a collective_id")
+    if tpu_semaphore and tpu_mesh and not value.constructor.startswith("pltpu.SemaphoreType.DMA"):
+        unsafe = TPU_MESH_SCRATCH_SEMAPHORE_SCOPE  # a DMA semaphore is signalled by the core's own copies
+    elif tpu_semaphore:  # TPU has no global semaphores; a scratch one lowers and interprets (jax 0.12)
         for entry in entries:
             if launch_blocks(entry) != 1:
                 # TPU scratch persists across the grid's iterations on a core (PAL003 says so too), but not

@@ -688,8 +688,16 @@ def edit_sequence_argument(builder: FixBuilder, model, call: ast.AST, keyword: s
             expression(element)))))
         return "builder"
     file.rewrite(target, lambda updated: expression(
-        f"[{element}, *{_code(updated)}]" if first else f"[*{_code(updated)}, {element}]"))
+        f"[{element}, *{_unpacked(updated)}]" if first else f"[*{_unpacked(updated)}, {element}]"))
     return "variable"
+
+
+def _unpacked(node: cst.BaseExpression) -> str:
+    """The code to unpack `node`'s items from: `plan(cols)` of `list(plan(cols))`, else `node`'s own."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("list", "tuple") \
+            and len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+        return _code(node.args[0].value)
+    return _code(node)
 
 
 def _literal_held_for(model, node: ast.AST) -> ast.AST | None:
@@ -742,7 +750,8 @@ def _with_closing(sequence, closing):
 
 def _sequence_with(sequence, code: str, first: bool):
     elements = list(sequence.elements)
-    new = cst.Element(expression(code))
+    # `*cfg.barrier_types`: the items of a sequence, each one more element
+    new = cst.StarredElement(expression(code[1:])) if code.startswith("*") else cst.Element(expression(code))
     opening, closing = _brackets(sequence)
     one_per_line = isinstance(opening, cst.ParenthesizedWhitespace) and isinstance(closing, cst.ParenthesizedWhitespace)
     if one_per_line and elements:

@@ -30,7 +30,7 @@ import ast
 
 import libcst as cst
 
-from ..analysis.kernel_model import _launch_settings
+from ..analysis.kernel_model import MOSAIC_GPU, UNKNOWN_BACKEND, _launch_settings, compiled_backend
 from ..analysis.values import Const, MemType
 from .allocate_as_scratch import TPU_VMEM_AS_SMEM, as_smem, spelled_type
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
@@ -160,6 +160,15 @@ def _block_of(model, statement: ast.stmt, function: ast.FunctionDef) -> tuple[li
     if isinstance(parent, ast.If) and statement in parent.orelse:
         return parent.orelse, kind
     raise CannotFix("the get_global is in a loop's else block")
+
+
+def _in_if(model, statement: ast.stmt, function: ast.AST) -> bool:
+    node = model.parents.get(statement)
+    while node is not None and node is not function:
+        if isinstance(node, ast.If):
+            return True
+        node = model.parents.get(node)
+    return False
 
 
 def _in_loop(model, statement: ast.stmt, function: ast.FunctionDef) -> bool:
@@ -343,16 +352,21 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     mosaic_gpu module allocated instead of the get_global's type (PAL006's unsafe barrier fix); `smem`: a
     TPU `pltpu.VMEM` asked for, allocated as `plgpu.SMEM` of its shape and dtype (unsafe, as allocate_as_scratch
     does for a plgpu.kernel)."""
-    located = locate(project, model, call)
+    located = locate(project, model, call, local=True)
     if located is None:
         return None
     use, where, entries = located
     # plgpu.kernel and pallas_call take scratch (allocate_as_scratch), except from a plgpu.kernel's helper: the
     # type is written with the helper's own values (`acc.shape`), which its launch may not have.
     in_helper = where is not None and where.helper is not None
-    if not entries or any(e.api != "pl.kernel" and not (in_helper and e.api == "plgpu.kernel") for e in entries) \
-            and not _scratch_refused(project, model, call, entries, value, code):
+    # In an `if` of a plgpu.kernel body (`if stage_f32:`, a flag the launch binds), scratch would be allocated by
+    # every launch, also those whose trace never takes the branch; run_scoped allocates it where it is taken.
+    branch = use.statement is not None and _in_if(model, use.statement, use.function)
+    if not entries or any(e.api != "pl.kernel" and not ((in_helper or branch) and e.api == "plgpu.kernel")
+                          for e in entries) and not _scratch_refused(project, model, call, entries, value, code):
         return None
+    if any(compiled_backend(project, e) not in (MOSAIC_GPU, UNKNOWN_BACKEND) for e in entries):
+        return None  # a TPU mesh: allocate_as_scratch gives it scratch_types
     if any(e.interpret or e.maybe_interpret for e in entries):
         return None  # interpreted: allocate_as_scratch gives it scratch_types
     axes = {_thread_axis(project, e) for e in entries}

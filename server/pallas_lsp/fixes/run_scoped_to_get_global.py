@@ -26,6 +26,18 @@ def _run_scoped_at(model, span) -> ast.Call | None:
     return None
 
 
+def _regular(project, model, kind: ast.expr) -> bool:
+    """`kind` is a Mosaic GPU REGULAR semaphore type, however written: `plgpu.SemaphoreType.REGULAR`, shaped
+    (`REGULAR((num_blocks,))`), or a name holding one."""
+    from ..analysis.evaluate import as_memtype
+    from ..analysis.values import MemType
+
+    if (ast.get_source_segment(model.text, kind) or "").endswith(_SEMAPHORES):
+        return True
+    memtype = as_memtype(project.evaluator.value(model, kind))
+    return isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore
+
+
 def fix(project, model, finding):
     if finding.facts.get("barrier"):
         return None  # a BARRIER semaphore run_scoped cannot place: which REGULAR one is meant is not known
@@ -39,8 +51,7 @@ def fix(project, model, finding):
     function, kind = call.args
     if isinstance(function, ast.Starred) or isinstance(kind, ast.Starred):
         return None
-    kind_code = ast.get_source_segment(model.text, kind) or ""
-    if not kind_code.endswith(_SEMAPHORES):
+    if not _regular(project, model, kind):
         raise CannotFix("only a REGULAR semaphore can be global")
     builder = FixBuilder(project)
     file, imports = builder.file(model)

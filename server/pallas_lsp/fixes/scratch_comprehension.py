@@ -68,6 +68,9 @@ def fix(project, model, call, value, code: str):
     if value.space not in ("smem", "tmem"):
         raise CannotFix("a comprehension of get_globals of what is not scratch memory")
     element = comprehension.value if isinstance(comprehension, ast.DictComp) else getattr(comprehension, "elt", None)
+    if _unpacked_names(model, comprehension) is not None and element is call and len(call.args) == 1 \
+            and not call.keywords:
+        return _unpacked_fix(project, model, call, comprehension, code)
     if not isinstance(comprehension, _COMPREHENSIONS) or element is not call or len(call.args) != 1 or call.keywords:
         raise CannotFix("the get_global is not the item of a list or dict comprehension")
     clause = comprehension.generators[0]
@@ -154,3 +157,57 @@ def _with_scratch(call: cst.Call, code: str) -> cst.Call:
     from .kernel_edits import call_with_keyword
 
     return call_with_keyword(call, "scratch_types", code)
+
+
+def _unpacked_names(model, comprehension: ast.AST) -> list[str] | None:
+    """`a, b = (pl.get_global(t) for t in TYPES)` (or a list comprehension): the names each buffer is unpacked
+    into; None for another form."""
+    statement = model.parents.get(comprehension)
+    if not isinstance(comprehension, (ast.GeneratorExp, ast.ListComp)) or not isinstance(statement, ast.Assign) \
+            or len(statement.targets) != 1 or not isinstance(statement.targets[0], (ast.Tuple, ast.List)):
+        return None
+    names = statement.targets[0].elts
+    if not names or not all(isinstance(n, ast.Name) for n in names):
+        return None
+    return [n.id for n in names]
+
+
+def _unpacked_fix(project, model, call: ast.Call, comprehension: ast.AST, code: str):
+    """Each unpacked name becomes a new last positional parameter of the launched body, and the launch's scratch
+    gets the comprehension's items in their order (`*cfg.barrier_types`): one buffer per name, as before."""
+    from .allocate_as_scratch import _before_keyword_bound
+    from .kernel_edits import add_parameter, check_parameters, edit_sequence_keyword
+    from ..analysis.kernel_model import SCRATCH_KEYWORDS
+
+    names = _unpacked_names(model, comprehension)
+    statement = model.parents.get(comprehension)
+    clause = comprehension.generators[0]
+    if len(comprehension.generators) != 1 or clause.ifs or clause.is_async:
+        raise CannotFix("the comprehension has more than one `for`, or an `if`")
+    function = model.enclosing_function(comprehension)
+    if not isinstance(function, ast.FunctionDef) or model.parents.get(statement) is not function:
+        raise CannotFix("the unpacking is not a statement of the kernel body itself")
+    check_parameters(function)
+    if any(len(model.scopes[function].bindings.get(name, [])) != 1 for name in names):
+        raise CannotFix("a name the buffers are unpacked into is bound again")
+    entries = single_body_launches(project, model, function)
+    if not entries or any(e.api not in ("plgpu.kernel", "pl.pallas_call") or e.model is not model
+                          or not isinstance(e.node, ast.Call) or e.kernel.node is not e.node for e in entries):
+        raise CannotFix("the body is not launched by plgpu.kernel or pl.pallas_call calls of this module")
+    if len({e.api for e in entries}) != 1:
+        raise CannotFix("the body is launched by different factories")
+    scratch = _scratch_code(project, model, comprehension, clause, call, entries)
+    argument = call.args[0]
+    carried = type_at_launches(project, model, clause.iter, entries) if isinstance(clause.target, ast.Name) \
+        and isinstance(argument, ast.Name) and argument.id == clause.target.id else None
+    items = carried if carried is not None else f"({scratch[1:-1]})"  # each item as it is, else as made
+    builder = FixBuilder(project)
+    at = _before_keyword_bound(function, entries)
+    for offset, name in enumerate(names):
+        add_parameter(builder, model, function, name, None if at is None else at + offset)
+    remove_statement(builder, model, statement)
+    keyword = SCRATCH_KEYWORDS[entries[0].api].keyword
+    for entry in entries:
+        edit_sequence_keyword(builder, entry, keyword, f"*{items}", first=False, add_if_missing=True)
+    return builder.fix(f"pallas-lsp ({code}): Allocate {', '.join(names)} as scratch ({keyword})", "safe",
+                       preferred=True)

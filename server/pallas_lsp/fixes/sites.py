@@ -216,10 +216,12 @@ class Plan:
         return found
 
 
-def plan(project, model, use: GlobalUse) -> Plan | None:
+def plan(project, model, use: GlobalUse, local: bool = False) -> Plan | None:
     """The bodies a fix gives the buffer to: the function holding the get_global if it is launched;
     else the launched body it is nested in (the parameter reaches it as a closure variable); else the
-    launched bodies calling it (a helper, here or in another workspace module). CannotFix if none is."""
+    launched bodies calling it (a helper, here or in another workspace module). CannotFix if none is.
+    `local`: the fix allocates the buffer where the get_global is (run_scoped), so the use stays in its own
+    function, and another binding of its name in the launched body (each `pl.when` branch's own) is no matter."""
     siblings: list = []
     entries = single_body_launches(project, model, use.function, siblings)
     if entries:
@@ -228,6 +230,8 @@ def plan(project, model, use: GlobalUse) -> Plan | None:
     while isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
         entries = single_body_launches(project, model, outer, siblings)
         if entries:
+            if local:
+                return Plan(use, [(model, outer, entries)], siblings=siblings)
             if use.name is None or bound_elsewhere(outer, use):
                 raise CannotFix(f"{use.name or 'the buffer'} is bound more than once in {outer.name}")
             return Plan(replace(use, function=outer), [(model, outer, entries)], siblings=siblings)
@@ -338,12 +342,12 @@ def _launched_around(project, model, function, siblings: list) -> tuple[ast.AST 
     return None, []
 
 
-def locate(project, model, call: ast.Call) -> tuple[GlobalUse, Plan | None, list[EntryPoint]] | None:
-    """The get_global's use, its plan and the plan's launches; None where it is in no function."""
+def locate(project, model, call: ast.Call, local: bool = False) -> tuple[GlobalUse, Plan | None, list[EntryPoint]] | None:
+    """The get_global's use, its plan and the plan's launches (`local`: see `plan`); None where it is in no function."""
     use = global_use(model, call)
     if use is None:
         return None
-    where = plan(project, model, use)
+    where = plan(project, model, use, local)
     return use, where, where.entries if where is not None else []
 
 

@@ -15,7 +15,8 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.kernel_model import kernel_models, uses_of
-from ..analysis.kernels import KernelIndex, get_global_calls, pallas_calls, reachable_functions
+from ..analysis.interpret_errors import chosen_interpreter, interpreted_quote
+from ..analysis.kernels import KernelIndex, get_global_argument, get_global_calls, pallas_calls, reachable_functions
 from ..analysis.values import Api, Const, Seq
 
 CODE = "PAL002"
@@ -116,8 +117,12 @@ def check(ctx):
                     related = [ctx.related(site.model, site.node, f"the kernel {verb} in interpret mode because of {site.reason}")
                                for site in sites]
                     related.append(ctx.related(entry.model, entry.node, f"kernel entry point ({entry.api})"))
-                    message = message_of(kernel, certain, _quote(project, model, call, sites),
-                                         _is_buffer(project, model, call))
+                    argument = get_global_argument(call)
+                    what = project.evaluator.value(model, argument) if argument is not None else None
+                    quote = interpreted_quote(what, chosen_interpreter(project, entry))
+                    if quote == DMA_STARTED_QUOTE and _quote(project, model, call, sites) != DMA_STARTED_QUOTE:
+                        quote = SHORT_QUOTE  # a DMA semaphore no copy starts: the lowering meets the ref first
+                    message = message_of(kernel, certain, quote, _is_buffer(project, model, call))
                     if earlier is not None:
                         message += f". {earlier[1]}"
                         related.append(ctx.related(earlier[0].model, earlier[0].node, "JAX fails here first, in interpret mode"))

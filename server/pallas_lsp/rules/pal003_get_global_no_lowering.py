@@ -15,7 +15,8 @@ import sys
 from ..analysis.kernel_model import GET_GLOBAL_NOT_LOWERED, MOSAIC_GPU_WARP, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON
 from ..analysis.evaluate import as_memtype
 from ..analysis.values import Const, MemType, OneOf
-from .pal001_get_global_not_semaphore import INTERPRETED_QUOTE, is_semaphore_kind, problem
+from ..analysis.interpret_errors import chosen_interpreter, interpreted_quote
+from .pal001_get_global_not_semaphore import is_semaphore_kind, problem
 
 CODE = "PAL003"
 NAME = "get-global-no-lowering"
@@ -48,7 +49,7 @@ _SHORT = {TRITON: "Triton", TPU_TC: "TPU TensorCore", SC_VECTOR: "SparseCore vec
           SC_SCALAR: "SparseCore scalar subcore", MOSAIC_GPU_WARP: "Mosaic GPU warp-level"}
 
 
-def message(kernel, what=None, switched: bool = False) -> str:
+def message(kernel, what=None, switched: bool = False, interpreter: str | None = None) -> str:
     """JAX's words (once) and what to do, then why; the scratch keyword this launch takes, and the TPU semaphore
     kind asked for (a DMA one stays DMA in scratch)."""
     backend = kernel.backend
@@ -58,11 +59,14 @@ def message(kernel, what=None, switched: bool = False) -> str:
     kind = ("pltpu.SemaphoreType.DMA" if isinstance(memtype, MemType) and memtype.dtype == "dma_sem"
             else "pltpu.SemaphoreType.REGULAR")
     advice = ADVICE[backend].format(scratch=scratch)
+    if backend == TPU_TC and isinstance(memtype, MemType) and memtype.constructor == "pltpu.SemaphoreType.BARRIER":
+        # What devices signal each other through: the semaphore a collective_id reserves, not one of scratch.
+        advice = "use pltpu.get_barrier_semaphore() with a collective_id in pltpu.CompilerParams"
     if kernel.api == "plgpu.warp_map":
         advice = "call it before the warp_map"
     said = f'JAX: "{quoted}"'
     if switched or may_run_interpreted(kernel):  # its caller decides: both of JAX's answers
-        said = f'JAX, compiled: "{quoted}"; interpreted: "{INTERPRETED_QUOTE}"'
+        said = f'JAX, compiled: "{quoted}"; interpreted: "{interpreted_quote(what, interpreter)}"'
         if backend == TRITON and isinstance(memtype, MemType) and memtype.constructor.startswith("pltpu."):
             # A TPU semaphore in a kernel that may run interpreted: a scratch one runs there, and on a TPU
             advice = _TPU_ADVICE.format(scratch=scratch) + " (interpret mode and a TPU run one)"
@@ -110,6 +114,9 @@ def check(ctx):
                 continue  # not a semaphore at all: PAL001, with this backend's words
             reported.add(id(site.call))
             switched = kernel.backend == TPU_TC and _tpu_interpreter_module(ctx.project, kernel.entry)
-            yield ctx.finding(rule, site.call, message(kernel, site.what, switched), (ctx.entry_related(kernel),),
+            interpreter = (chosen_interpreter(ctx.project, kernel.entry) if may_run_interpreted(kernel)
+                           else "tpu" if switched else None)
+            yield ctx.finding(rule, site.call, message(kernel, site.what, switched, interpreter),
+                              (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "get_global": site.call, "model": site.model,
                                      "backend": kernel.backend, "entry": kernel.entry})
