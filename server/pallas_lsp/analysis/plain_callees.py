@@ -8,9 +8,10 @@ nobody else needed was evaluated for these searches only (a quarter of `check`'s
 tpu-inference); these callees are now left out before evaluating them:
 
 - a name, or an attribute of one, every binding of which is an import from the standard library
-  (`from collections import defaultdict`, `import os`): the evaluator makes these `Api` values outside
-  JAX, never a kernel factory or a Pallas API, nor a user function (unless a workspace module shadows
-  the standard one: then it is evaluated as before);
+  (`from collections import defaultdict`, `import os`, `functools.partial` itself: a call of what it
+  makes is evaluated): the evaluator makes these `Api` values outside JAX, never a kernel factory or a
+  Pallas API, nor a user function (unless a workspace module shadows the standard one: then it is
+  evaluated as before);
 - an array's own methods (`x.reshape(...)`, `x.astype(...)`, `x_ref.bitcast(...)`, `x.at[...].set(...)`):
   the names `kernels._callees` already never follows as functions in a kernel's body.
 """
