@@ -20,6 +20,7 @@ from .chosen_bodies import function_options
 from .evaluate import KERNEL_FACTORIES
 from .launch_wrappers import body_launcher, forwarded_call, lifted_pallas_call
 from .model import FunctionNode, child_nodes
+from .plain_callees import plain_callee
 from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
 
 if TYPE_CHECKING:
@@ -233,8 +234,10 @@ class KernelIndex:
     def _entry_kernels(self) -> list[tuple[str, ast.AST, KernelCall]]:
         found: list[tuple[str, ast.AST, KernelCall]] = []
         seen: set[int] = set()
-        model, evaluator = self.model, self.evaluator
+        model, evaluator, project = self.model, self.evaluator, self.project
         for call in model.calls:
+            if plain_callee(project, model, call):
+                continue
             func = evaluator.value(model, call.func)
             if not (isinstance(func, (KernelCall, Partial)) or (isinstance(func, Api) and func.name in KERNEL_FACTORIES)
                     or _launch_wrapper(func)):
@@ -322,7 +325,8 @@ class KernelIndex:
         """The `with` items that force interpret mode, and the calls that set it: `(with, item)`s, calls."""
         contexts = [(with_node, item) for with_node in self.model.withs for item in with_node.items
                     if self._api_call_name(item.context_expr) in FORCE_INTERPRET]
-        return contexts, [call for call in self.model.calls if self._api_call_name(call) in SET_INTERPRET]
+        return contexts, [call for call in self.model.calls if not plain_callee(self.project, self.model, call)
+                          and self._api_call_name(call) in SET_INTERPRET]
 
     def _mark_interpret_contexts(self) -> None:
         model = self.model
@@ -526,6 +530,8 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
 def _pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast.Call]:
     result = []
     for call in model.calls_named_or_aliased(api.rsplit(".", 1)[-1]):
+        if plain_callee(project, model, call):
+            continue
         value = project.evaluator.value(model, call.func)
         if isinstance(partial_api(value), Api) and partial_api(value).name == api:
             # set for every call (an edit keeps the call's node, `model_patch`: not what an earlier text bound)

@@ -1,0 +1,56 @@
+"""The searches over every call of a module (entry points, interpret switches, a Pallas API's aliases) leave out
+callees that cannot be a kernel or a Pallas API before evaluating them (`analysis/plain_callees.py`): standard-library
+names and an array's own methods. A workspace module named like a standard one is no standard-library module: its
+launch function still launches the kernel."""
+
+from conftest import FIXTURES, at
+
+from pallas_lsp.analysis import Project
+from pallas_lsp.analysis.plain_callees import plain_callee
+
+FIXTURE = (FIXTURES / "agreement" / "bad_launch_wrapper_function_alias_in_other_module.py").read_text()
+LAUNCHER = (FIXTURES / "agreement" / "pkg_helpers" / "test_cases.py").read_text()
+
+CALLS = """\
+import collections
+import os.path
+from collections import defaultdict
+from functools import partial
+import numpy as np
+from jax.experimental import pallas as pl
+
+counts = defaultdict(int)
+where = os.path.join("a", "b")
+seen = collections.Counter()
+y = np.ones((8,)).reshape(2, 4).astype(np.float32)
+run = partial(pl.pallas_call, interpret=True)
+grid = pl.cdiv(8, 2)
+squares = [defaultdict(x) for defaultdict in (int, float)]
+"""
+
+
+def _plain(ws, source: str, name: str = "module.py") -> list[tuple[int, str, bool]]:
+    """(line, callee, left out) of each call of the module."""
+    path = ws.write(name, source)
+    project = Project(root=str(ws.root), python=ws.python)
+    model = project.model(str(path))
+    return sorted((call.lineno, model.segment(call.func), plain_callee(project, model, call)) for call in model.calls)
+
+
+def test_standard_library_names_and_array_methods_are_left_out(ws):
+    # `partial(...)` itself is none (a call of what it makes, `run(...)`, is evaluated); JAX's and numpy's names
+    # are evaluated, and so is a comprehension's own `defaultdict`, which no import binds
+    assert [(line, callee) for line, callee, plain in _plain(ws, CALLS) if plain] == [
+        (8, "defaultdict"), (9, "os.path.join"), (10, "collections.Counter"),
+        (11, "np.ones((8,)).reshape"), (11, "np.ones((8,)).reshape(2, 4).astype"), (12, "partial")]
+
+
+def test_a_workspace_module_named_like_a_standard_one_is_evaluated(ws):
+    ws.write("token.py", LAUNCHER)
+    bad = FIXTURE.replace("from pkg_helpers import test_cases\n\nrun_kernel = test_cases.launch\n",
+                          "from token import launch as run_kernel\n")
+    assert "from token import" in bad
+    assert ("run_kernel", False) in [(callee, plain) for _, callee, plain in _plain(ws, bad, "kernel.py")]
+    found = ws.check("kernel.py", bad)
+    assert [(code, where) for code, where, _ in found] == [
+        ("PAL005", at(bad, "pltpu.async_copy(x_ref, o_ref, sems)"))]
