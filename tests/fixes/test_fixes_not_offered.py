@@ -44,6 +44,26 @@ def step(x):
 
   return plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))(x)
 """,
+    # Warp specialization whose producer arrives in a helper: how many warpgroups arrive per phase depends on
+    # where the helper is called, and a barrier sized by the thread count would leave the consumer waiting.
+    "a warp-specialized barrier arrived on in a helper": """
+def produce(x_ref, tile_ref, staged):
+  tile_ref[...] = x_ref[...] * 2.0
+  plgpu.barrier_arrive(staged)
+
+def body(x_ref, o_ref, tile_ref):
+  staged = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  wg = jax.lax.axis_index("wg")
+  pl.when(wg == 0)(lambda: produce(x_ref, tile_ref, staged))
+
+  @pl.when(wg == 1)
+  def _consume():
+    plgpu.barrier_wait(staged)
+    o_ref[...] = tile_ref[...] + 1.0
+
+kernel = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg",
+                      scratch_types=[plgpu.SMEM((128,), jnp.float32)])
+""",
     # A compiled pl.kernel takes no scratch; allocated with pl.run_scoped in the helper, the barrier would be
     # stored on the object and returned out of its scope (jax 0.12: "AttributeError: 'NoneType' object has no
     # attribute 'physical_element_aval'").
