@@ -23,7 +23,7 @@ from .class_attributes import ClassAttributes
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
 from .frames import Frame, one_of as _one_of, terminal_name
-from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
+from .comparisons import BUILTINS, INTEGER_HELPERS, as_sequence, bool_op, compare, taken_bindings
 from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
                               rehome)
 from .lazy_arguments import forced, lazily_callable, lazy_return
@@ -307,8 +307,8 @@ class Evaluator(ClassAttributes):
         items: list[Value] = []
         for element in elements:
             if isinstance(element, ast.Starred):
-                spread = self.value(model, element.value, frame)
-                if not isinstance(spread, Seq):
+                spread = as_sequence(self.value(model, element.value, frame))
+                if spread is None:
                     return None
                 items.extend(spread.items)
             else:
@@ -521,8 +521,8 @@ class Evaluator(ClassAttributes):
         args: list[Value] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                spread = self.value(model, arg.value, frame)
-                if isinstance(spread, Seq):
+                spread = as_sequence(self.value(model, arg.value, frame))
+                if spread is not None:
                     args.extend(spread.items)
                     continue
                 args.append(UNKNOWN)
