@@ -1,4 +1,4 @@
-"""A REGULAR semaphore array given to the copies a local helper returns (`page_copy(p).wait()`): DMA there."""
+"""PAL015: a REGULAR semaphore array given to the copies a local helper returns (`page_copy(p).wait()`)."""
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl

@@ -1,4 +1,4 @@
-"""A DMA semaphore signalled and waited on, from a NamedTuple classmethod splatted into scratch_shapes: REGULAR there."""
+"""PAL013: a DMA semaphore signalled and waited on, from a NamedTuple classmethod splatted into scratch_shapes."""
 from typing import NamedTuple
 
 import jax
