@@ -20,6 +20,7 @@ from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attri
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .chosen_bodies import either_function, function_choice, getattr_value, looked_up_function
 from .class_attributes import ClassAttributes
+from .classes import enum_length, is_enum
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
 from .frames import Frame, one_of as _one_of, terminal_name
@@ -504,6 +505,9 @@ class Evaluator(ClassAttributes):
         if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
                 and model.lookup("getattr", model.scope_of(node), node.lineno) is None:
             return getattr_value(self, model, node, frame)  # `getattr(self, f"_{name}_kernel")`
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and \
+                isinstance(cls := self.value(model, node.args[0], frame), ClassValue) and is_enum(self, cls):
+            return enum_length(self, cls)  # `NUM_STAGES = len(Stage)`
         if isinstance(node.func, ast.Name) and node.func.id in BUILTINS and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and model.lookup(node.func.id, model.scope_of(node), node.lineno) is None:

@@ -353,6 +353,8 @@ def _calls_of_own_function(model: "ModuleModel", statement: ast.Return) -> list[
     function = model.enclosing_function(statement)
     if not isinstance(function, ast.FunctionDef) or function.decorator_list:
         return []
+    if isinstance(model.parents.get(function), ast.ClassDef):  # `stream.copy(...)`: a method no other def names
+        return _method_calls(model, function)
     scope = model.enclosing_function(function) or model.tree
     calls = []
     for node in _loads(model, scope, function.name):
@@ -361,6 +363,17 @@ def _calls_of_own_function(model: "ModuleModel", statement: ast.Return) -> list[
         if isinstance(call, ast.Call) and call.func is node and binding is not None and binding.node is function:
             calls.append(call)
     return calls
+
+
+def _method_calls(model: "ModuleModel", method: ast.FunctionDef) -> list[ast.Call]:
+    """`x.name(...)` calls of a method whose name no other function of the module has, passing as many
+    positional arguments as it takes after `self`."""
+    named = [n for n in ast.walk(model.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method.name]
+    taken = len(method.args.posonlyargs) + len(method.args.args) - 1
+    if named != [method] or method.args.vararg is not None:
+        return []
+    return [call for call in model.calls_named(method.name) if isinstance(call.func, ast.Attribute)
+            and len(call.args) == taken and not any(isinstance(a, ast.Starred) for a in call.args)]
 
 
 def _list_elements(model: "ModuleModel", descriptor: ast.Call) -> list[ast.AST]:
