@@ -44,6 +44,26 @@ def step(x):
 
   return plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",))(x)
 """,
+    # Warp specialization whose producer arrives in a helper: how many warpgroups arrive per phase depends on
+    # where the helper is called, and a barrier sized by the thread count would leave the consumer waiting.
+    "a warp-specialized barrier arrived on in a helper": """
+def produce(x_ref, tile_ref, staged):
+  tile_ref[...] = x_ref[...] * 2.0
+  plgpu.barrier_arrive(staged)
+
+def body(x_ref, o_ref, tile_ref):
+  staged = pl.get_global(plgpu.SemaphoreType.REGULAR)
+  wg = jax.lax.axis_index("wg")
+  pl.when(wg == 0)(lambda: produce(x_ref, tile_ref, staged))
+
+  @pl.when(wg == 1)
+  def _consume():
+    plgpu.barrier_wait(staged)
+    o_ref[...] = tile_ref[...] + 1.0
+
+kernel = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg",
+                      scratch_types=[plgpu.SMEM((128,), jnp.float32)])
+""",
     # A compiled pl.kernel takes no scratch; allocated with pl.run_scoped in the helper, the barrier would be
     # stored on the object and returned out of its scope (jax 0.12: "AttributeError: 'NoneType' object has no
     # attribute 'physical_element_aval'").
@@ -680,12 +700,7 @@ def test_no_ref_fix_for_a_semaphore_the_gpu_interpreter_cannot_run(ws):
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL014): Disable PAL014 for this line"]
     assert "the GPU interpreter runs no semaphore" in fixes_and_reason(ws.project, finding)[1]
 
-def test_no_regular_semaphore_fix_in_a_kernel_that_copies(ws):
-    """PAL013 on a DMA semaphore signalled where the kernel also starts a copy: which semaphore the copy
-    signals is not followed by the fix, so the DMA semaphore is not made REGULAR; the disabled action says why."""
-    from pallas_lsp.fixes import fixes_and_reason
-
-    [finding] = [f for f in ws.findings("kernel.py", '''
+_SIGNALLED_BESIDE_A_COPY = '''
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
@@ -695,7 +710,7 @@ X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
 
 
 def body(x_ref, o_ref, copy_sem, sem):
-  copy = pltpu.make_async_copy(x_ref, o_ref, copy_sem)
+  copy = pltpu.make_async_copy(x_ref, o_ref, COPY_SEMAPHORE)
   copy.start()
   copy.wait()
   pl.semaphore_signal(sem)
@@ -705,7 +720,27 @@ def body(x_ref, o_ref, copy_sem, sem):
 kernel = pl.pallas_call(body, out_shape=X, in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
                         out_specs=pl.BlockSpec(memory_space=pl.ANY),
                         scratch_shapes=[pltpu.SemaphoreType.DMA, pltpu.SemaphoreType.DMA])
-''') if f.code == "PAL013"]
+'''
+
+
+def test_regular_semaphore_fix_where_every_copy_signals_another_semaphore(ws):
+    """PAL013 on a DMA semaphore signalled beside a copy that signals another one (`copy_sem`): it takes part
+    in no copy, so it is made REGULAR (JAX 0.12 lowers the fixed kernel for a TPU: checked by hand with
+    tests/fixes/jax_lower.py)."""
+    [finding] = [f for f in ws.findings("kernel.py", _SIGNALLED_BESIDE_A_COPY.replace("COPY_SEMAPHORE", "copy_sem"))
+                 if f.code == "PAL013"]
+    assert "pallas-lsp (PAL013): Allocate a REGULAR semaphore (only signalled and waited on)" in [
+        fix.title for fix in ws.fixes(finding)]
+
+
+def test_no_regular_semaphore_fix_where_a_copy_may_signal_it(ws):
+    """The copy's semaphore is chosen at run time between the two (`both[pl.program_id(0) % 2]`): it may be the
+    signalled one, so it is not made REGULAR; the disabled action says why."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    source = _SIGNALLED_BESIDE_A_COPY.replace("COPY_SEMAPHORE", "both[pl.program_id(0) % 2]").replace(
+        "  copy = pltpu", "  both = (copy_sem, sem)\n  copy = pltpu")
+    [finding] = [f for f in ws.findings("kernel.py", source) if f.code == "PAL013"]
     assert [fix.title for fix in ws.fixes(finding)] == ["pallas-lsp (PAL013): Disable PAL013 for this line"]
     assert fixes_and_reason(ws.project, finding)[1] == (
         "the kernel makes DMA copies: which semaphore a copy signals is not checked here")

@@ -45,7 +45,8 @@ class ClassAttributes:
         reads.note(("own", id(cls.node)))  # its body's statements
         stmt = class_members(cls.node).get(attr)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            func = Func(cls.model, stmt, instance)
+            classmethod_ = any(terminal_name(d) == "classmethod" for d in stmt.decorator_list)
+            func = Func(cls.model, stmt, cls if classmethod_ else instance)  # `cls` of a classmethod: the class
             if instance is not None and any(terminal_name(d) in _PROPERTIES for d in stmt.decorator_list):
                 return self.call(cls.model, func, [], {}, stmt, None)
             return func

@@ -112,6 +112,22 @@ def enum_member(name: str, stmt: ast.AST) -> bool:
     return not (isinstance(value, ast.Call) and _terminal_name(value.func) in ("property", "nonmember"))
 
 
+def enum_length(evaluator, cls: "ClassValue"):
+    """`len(Stage)`: the members of an Enum written in its own body with distinct constant values (an alias,
+    a value not known, or an inherited member: not known)."""
+    from .values import UNKNOWN, Const
+
+    values = []
+    for stmt in cls.node.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and enum_member(stmt.targets[0].id, stmt):
+            value = evaluator.value(cls.model, stmt.value)
+            if not isinstance(value, Const):
+                return UNKNOWN
+            values.append(value.value)
+    return Const(len(values)) if values and len(set(values)) == len(values) else UNKNOWN
+
+
 def is_enum(evaluator, cls: "ClassValue", seen: int = 0) -> bool:
     """Does the class derive from `enum.Enum` (or `IntEnum`, `StrEnum`, `Flag`), within 8 levels?"""
     from .values import Api, ClassValue

@@ -9,7 +9,7 @@ import operator
 from typing import TYPE_CHECKING, Callable
 
 from .arrays import dtype_name
-from .values import (UNKNOWN, Api, Array, ClassValue, Const, Func, Mapping, MemType, Partial, Seq, ShapeDtype, Spec,
+from .values import (UNKNOWN, Api, Array, ClassValue, Const, Func, Instance, Mapping, MemType, Partial, Seq, ShapeDtype, Spec,
                      Value)
 
 if TYPE_CHECKING:
@@ -143,8 +143,39 @@ def _callable(args: list[Value]) -> Value:
 
 
 # Builtins evaluated where their arguments are known (a name the module binds itself is not one of them).
+def as_sequence(value: Value) -> Seq | None:
+    """The items of a sequence, or of a `typing.NamedTuple` instance in field order (`list(Sync(copy=..., written=...))`,
+    `*Sync.scratch()`); None where not known."""
+    if isinstance(value, Seq):
+        return value
+    if not isinstance(value, Instance) or value.member is not None:
+        return None
+    from .classes import dataclass_fields
+
+    cls = value.cls.node
+    if not isinstance(cls, ast.ClassDef) or not any(getattr(b, "id", getattr(b, "attr", None)) == "NamedTuple"
+                                                    for b in cls.bases):
+        return None
+    fields = dataclass_fields(cls) or []
+    names = [f.target.id for f in fields]
+    given = dict(value.kwargs)
+    if len(value.args) > len(names) or set(given) - set(names):
+        return None
+    given.update(zip(names, value.args))
+    if set(given) != set(names):
+        return None  # a default the instance keeps: not evaluated here
+    return Seq(tuple(given[name] for name in names))
+
+
+def _sequence(args: list[Value]) -> Value:
+    """`list(xs)`, `tuple(xs)` of a known sequence or NamedTuple: its items."""
+    found = as_sequence(args[0]) if len(args) == 1 else None
+    return found if found is not None else UNKNOWN
+
+
 BUILTINS = {"isinstance": lambda args: is_instance(*args) if len(args) == 2 else UNKNOWN,
-            "min": _extreme(min), "max": _extreme(max), "len": _len, "callable": _callable}
+            "min": _extreme(min), "max": _extreme(max), "len": _len, "callable": _callable,
+            "list": _sequence, "tuple": _sequence}
 
 
 def _integers(compute, count: int):

@@ -20,10 +20,11 @@ from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attri
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .chosen_bodies import either_function, function_choice, getattr_value, looked_up_function
 from .class_attributes import ClassAttributes, declared_instance, replaced
+from .classes import enum_length, is_enum
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
 from .frames import Frame, one_of as _one_of, terminal_name
-from .comparisons import BUILTINS, INTEGER_HELPERS, bool_op, compare, taken_bindings
+from .comparisons import BUILTINS, INTEGER_HELPERS, as_sequence, bool_op, compare, taken_bindings
 from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body, lifted_kernel, lifted_pallas_call,
                               rehome)
 from .lazy_arguments import forced, lazily_callable, lazy_return
@@ -307,8 +308,8 @@ class Evaluator(ClassAttributes):
         items: list[Value] = []
         for element in elements:
             if isinstance(element, ast.Starred):
-                spread = self.value(model, element.value, frame)
-                if not isinstance(spread, Seq):
+                spread = as_sequence(self.value(model, element.value, frame))
+                if spread is None:
                     return None
                 items.extend(spread.items)
             else:
@@ -505,6 +506,9 @@ class Evaluator(ClassAttributes):
         if isinstance(node.func, ast.Name) and node.func.id == "getattr" \
                 and model.lookup("getattr", model.scope_of(node), node.lineno) is None:
             return getattr_value(self, model, node, frame)  # `getattr(self, f"_{name}_kernel")`
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and \
+                isinstance(cls := self.value(model, node.args[0], frame), ClassValue) and is_enum(self, cls):
+            return enum_length(self, cls)  # `NUM_STAGES = len(Stage)`
         if isinstance(node.func, ast.Name) and node.func.id in BUILTINS and not node.keywords \
                 and not any(isinstance(a, ast.Starred) for a in node.args) \
                 and model.lookup(node.func.id, model.scope_of(node), node.lineno) is None:
@@ -522,8 +526,8 @@ class Evaluator(ClassAttributes):
         args: list[Value] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                spread = self.value(model, arg.value, frame)
-                if isinstance(spread, Seq):
+                spread = as_sequence(self.value(model, arg.value, frame))
+                if spread is not None:
                     args.extend(spread.items)
                     continue
                 args.append(UNKNOWN)

@@ -317,9 +317,11 @@ def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | N
     return roles.get(index)
 
 
-def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...] = ("start",)) -> list[ast.Call]:
-    """The `.start()` calls (or other `methods`) of a copy descriptor: chained on it, or on the one name it is
-    assigned to. JAX checks the semaphores there (dma_start's abstract evaluation)."""
+def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...] = ("start",),
+            depth: int = 0) -> list[ast.Call]:
+    """The `.start()` calls (or other `methods`) of a copy descriptor: chained on it, on the one name it is
+    assigned to, or on the calls of the local function returning it (`page_copy(p).start()`). JAX checks the
+    semaphores there (dma_start's abstract evaluation)."""
     def start_of(node: ast.AST) -> ast.Call | None:
         attribute = model.parents.get(node)
         call = model.parents.get(attribute)
@@ -332,6 +334,8 @@ def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...]
     if chained is not None:
         return [chained]
     parent = model.parents.get(descriptor)
+    if isinstance(parent, ast.Return) and depth < 2:  # `def page_copy(p): return make_async_copy(...)`
+        return [start for call in _calls_of_own_function(model, parent) for start in _starts(model, call, methods, depth + 1)]
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return [start for element in _list_elements(model, descriptor) if (start := start_of(element)) is not None]
     name = parent.targets[0].id
@@ -342,6 +346,34 @@ def _starts(model: "ModuleModel", descriptor: ast.Call, methods: tuple[str, ...]
         if binding is not None and binding.node is parent and (start := start_of(node)) is not None:
             starts.append(start)
     return starts
+
+
+def _calls_of_own_function(model: "ModuleModel", statement: ast.Return) -> list[ast.Call]:
+    """The calls, by its name in the scope that defines it, of the function whose `return` this is."""
+    function = model.enclosing_function(statement)
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list:
+        return []
+    if isinstance(model.parents.get(function), ast.ClassDef):  # `stream.copy(...)`: a method no other def names
+        return _method_calls(model, function)
+    scope = model.enclosing_function(function) or model.tree
+    calls = []
+    for node in _loads(model, scope, function.name):
+        call = model.parents.get(node)
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno)
+        if isinstance(call, ast.Call) and call.func is node and binding is not None and binding.node is function:
+            calls.append(call)
+    return calls
+
+
+def _method_calls(model: "ModuleModel", method: ast.FunctionDef) -> list[ast.Call]:
+    """`x.name(...)` calls of a method whose name no other function of the module has, passing as many
+    positional arguments as it takes after `self`."""
+    named = [n for n in ast.walk(model.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method.name]
+    taken = len(method.args.posonlyargs) + len(method.args.args) - 1
+    if named != [method] or method.args.vararg is not None:
+        return []
+    return [call for call in model.calls_named(method.name) if isinstance(call.func, ast.Attribute)
+            and len(call.args) == taken and not any(isinstance(a, ast.Starred) for a in call.args)]
 
 
 def _list_elements(model: "ModuleModel", descriptor: ast.Call) -> list[ast.AST]:

@@ -3,8 +3,9 @@
 Barrier operations (`plgpu.barrier_arrive`, `plgpu.barrier_wait`, a copy's `barrier=`) act within
 a block, which is what the kernel asked for by calling them; a `plgpu.Barrier()` in
 `scratch_types` is that block's barrier; a compiled `pl.kernel`, which takes no scratch, gets it from `pl.run_scoped` for the rest
-of the function instead (run_scoped_allocation). Its arrivals: one per warpgroup the launch runs (`num_arrivals=num_threads`, as
-JAX's own helpers count them: every warpgroup runs the `barrier_arrive`); a semaphore array indexed
+of the function instead (run_scoped_allocation). Its arrivals: one per warpgroup that runs an arrival
+(`num_arrivals=num_threads` where every warpgroup does; one where only the branch `pl.when(axis_index(wg) == k)`
+does: barrier_arrivals, no fix where not provable); a semaphore array indexed
 in full at every use becomes a barrier array of its shape (`num_barriers=`), the `.at[]` views kept.
 A compiled Triton `pl.pallas_call`, which has no barrier and no scratch, is made a `plgpu.kernel` first
 (triton_to_mosaic_gpu: PAL003's fix of the same get_global), and so is an interpreted pallas_call, which
@@ -25,6 +26,7 @@ import ast
 from ..analysis.kernel_model import site_interpreter, thread_count
 from ..analysis.values import Api
 from . import run_scoped_allocation, triton_to_mosaic_gpu
+from .barrier_arrivals import arrivals_per_phase
 from .allocate_as_scratch import move_to_scratch
 from .kernel_edits import CannotFix, FixBuilder, replace_expression
 from .sites import interpreted_anywhere, locate
@@ -66,11 +68,15 @@ def fix(project, model, finding):
     threads = {1} if triton else {thread_count(project, entry) for entry in entries}  # plgpu.kernel's default
     if len(threads) != 1 or None in threads:
         raise CannotFix("the number of warpgroups, which is the number of arrivals, is not written")
+    arrivals = arrivals_per_phase(project, kernel, [u for u in uses if _operation(project, u) == "arrive"],
+                                  next(iter(threads)))
+    if arrivals is None:  # sized by the thread count, a warp-specialized barrier would wait forever
+        raise CannotFix("how many warpgroups arrive on the barrier per phase is not provable")
     to_gpu_interpreter = []  # `interpret=True` keywords of the launches, which become the GPU interpreter
     # The barrier's function may be one the body hands to pl.run_scoped, which no launch names: its launches say.
     if interpreted_anywhere(project, model, use.function) or any(e.interpret or e.maybe_interpret for e in entries):
         to_gpu_interpreter = _hlo_interpret_keywords(project, model, entries)
-    arguments = [f"num_arrivals={n}" for n in threads if n > 1]
+    arguments = [f"num_arrivals={arrivals}"] if arrivals > 1 else []
     if memtype.shape:
         shape = memtype.shape
         arguments.append(f"num_barriers={shape[0] if len(shape) == 1 else shape!r}")

@@ -98,7 +98,11 @@ def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str]
     for _ in range(4):  # through functions it is handed on to whole (paged attention's inline_seq_dim body)
         load = _hand_off(model, function, param)
         if load is None:
-            return None
+            handed = _handed_to_one_function(project, model, function, param, scratch)
+            if handed is None:
+                return None
+            model, function, param, scratch = handed
+            continue
         call = model.parents.get(load)
         if isinstance(call, ast.keyword):
             call = model.parents.get(call)
@@ -115,17 +119,40 @@ def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str]
     return model, load, slots.pop()
 
 
+def _handed_to_one_function(project, model, function, param, scratch):
+    """Where every whole read of the semaphore parameter is an argument of a call of one user function (a
+    double-buffered stream's `stream.copy(src, slots, sems, i)`, called for the first chunk and in the loop),
+    in the same place, with the same scratch views: that function's `_handed_to`; None otherwise."""
+    reads = [node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == param.arg
+             and isinstance(node.ctx, ast.Load)
+             and getattr(model.lookup(node.id, model.scope_of(node), node.lineno), "node", None) is param]
+    handed = []
+    for node in reads:
+        call = model.parents.get(node)
+        if not (isinstance(call, ast.Call) and node in call.args):
+            return None
+        handed.append(_handed_to(project, model, call, node, scratch))
+    if not handed or any(h is None for h in handed):
+        return None
+    first = handed[0]
+    if any(h[1] is not first[1] or h[2] is not first[2] or h[3] != first[3] for h in handed):
+        return None
+    return first
+
+
 def _handed_to(project, model, call: ast.Call, load: ast.Name, scratch: set[int]):
     """(module, function, parameter, scratch parameters) of a user function `call` calls, the semaphore handed to
     `parameter`; the scratch parameters, those handed a view of a scratch buffer. None where not known."""
     func = project.evaluator.value(model, call.func)
     while isinstance(func, Partial):
         func = func.func
-    if not (isinstance(func, Func) and isinstance(func.node, ast.FunctionDef)) or func.self_value is not None \
+    if not (isinstance(func, Func) and isinstance(func.node, ast.FunctionDef)) \
             or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     spec = func.node.args
     positional = [*spec.posonlyargs, *spec.args]
+    if func.self_value is not None:  # a method called on its object (`stream.copy(...)`): `self` is bound
+        positional = positional[1:]
     by_name = {p.arg: p for p in [*positional, *spec.kwonlyargs]}
     bound = [*zip(positional, call.args), *((by_name.get(k.arg), k.value) for k in call.keywords)]
     target = next((p for p, a in bound if a is load), None)

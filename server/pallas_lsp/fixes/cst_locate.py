@@ -167,7 +167,8 @@ class CstFile:
             new = chunk.module.visit(_Apply(chunk.rewrites)).code
             if not new.strip():
                 new = ""  # the statement was removed: its line goes too
-            new = wrap_long_lines(chunk.text, new, self.line_length, self.style, self.indent)
+            wrapped = wrap_long_lines(chunk.text, new, self.line_length, self.style, self.indent)
+            new = wrapped if parses(wrapped) else new  # a wrap that breaks the statement: the long line stays
             if not parses(new):
                 raise CannotFix("the rewritten statement does not parse")
             for edit in minimal_edits(self.path, chunk.text, new):

@@ -20,7 +20,8 @@ import ast
 import libcst as cst
 
 from ..analysis.kernel_model import axis_sizes
-from ..analysis.values import Api, Const
+from ..analysis.classes import enum_length, is_enum
+from ..analysis.values import Api, ClassValue, Const
 from . import copy_slot
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder
@@ -101,6 +102,31 @@ def _loop_variables(project, model, use_call: ast.Call) -> dict[int, set[str]]:
     return found
 
 
+def _unused_enum_parameter(project, model, argument: ast.expr, missing: tuple) -> str | None:
+    """`stage` where the semaphore is a parameter of a helper `def _raise(flags, stage: Stage)` that has one
+    other parameter annotated with an Enum of as many members as the one missing dimension, and reads it
+    nowhere: the index its author meant to write (`flags.at[stage]`)."""
+    function = model.enclosing_function(argument)
+    if len(missing) != 1 or not isinstance(argument, ast.Name) or not isinstance(function, ast.FunctionDef):
+        return None
+    seen = model.lookup(argument.id, model.scope_of(argument), argument.lineno)
+    if seen is None or seen.kind != "param":
+        return None
+    spec = function.args
+    candidates = []
+    for param in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs]:
+        if param is seen.node or param.annotation is None:
+            continue
+        cls = project.evaluator.value(model, param.annotation)
+        if not (isinstance(cls, ClassValue) and is_enum(project.evaluator, cls)):
+            continue
+        length = enum_length(project.evaluator, cls)
+        read = any(isinstance(n, ast.Name) and n.id == param.arg for stmt in function.body for n in ast.walk(stmt))
+        if isinstance(length, Const) and length.value == missing[0] and not read:
+            candidates.append(param.arg)
+    return candidates[0] if len(candidates) == 1 else None
+
+
 def _index_for(size: int, sizes: dict[str, int], variables: dict[str, set[str]],
                loops: dict[int, set[str]] | None = None) -> tuple[str, bool] | None:
     """(index code, safe) for a missing dimension of `size`; None where no choice is clearly meant: the one
@@ -132,12 +158,18 @@ def fix(project, model, finding):
     if use.model is not model or facts.get("model") is not model or not isinstance(use.node, ast.Call):
         return None
     argument = _semaphore_argument(use.node)
-    if argument is None or not _comes_from(model, argument, source):
-        raise CannotFix("the semaphore reaches the signal or wait through a helper's parameter")
-    sizes = axis_sizes(project, kernel.entry)
-    variables = _axis_variables(project, model, use.node)
-    loops = _loop_variables(project, model, use.node)
-    chosen = [_index_for(size, sizes, variables, loops) for size in shape[use.indices:]]
+    if argument is None:
+        return None
+    if not _comes_from(model, argument, source):
+        stage = _unused_enum_parameter(project, model, argument, shape[use.indices:])
+        if stage is None:
+            raise CannotFix("the semaphore reaches the signal or wait through a helper's parameter")
+        chosen = [(stage, False)]
+    else:
+        sizes = axis_sizes(project, kernel.entry)
+        variables = _axis_variables(project, model, use.node)
+        loops = _loop_variables(project, model, use.node)
+        chosen = [_index_for(size, sizes, variables, loops) for size in shape[use.indices:]]
     if any(choice is None for choice in chosen):
         raise CannotFix("no index is clearly meant for a dimension of the semaphore")
     indices = [code for code, _ in chosen]

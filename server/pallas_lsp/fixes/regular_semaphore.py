@@ -23,9 +23,12 @@ import re
 
 import libcst as cst
 
+from ..analysis.classes import dataclass_fields
+from ..analysis.comparisons import as_sequence
 from ..analysis.gpu_interpreter import GPU_INTERPRETER_REFUSAL, gpu_interpreted
 from ..analysis.kernel_model import MOSAIC_GPU, MOSAIC_GPU_WARP
 from ..analysis.result_uses import _loads
+from ..analysis.values import ClassValue, Func
 from .kernel_edits import CannotFix, FixBuilder
 
 
@@ -47,9 +50,7 @@ def _type_expression(project, kernel, sem) -> ast.expr | None:
             return None
         for keyword in call.keywords:
             if keyword.arg == match[1] and isinstance(keyword.value, (ast.List, ast.Tuple)):
-                elts = keyword.value.elts
-                index = int(match[2])
-                return elts[index] if index < len(elts) and not any(isinstance(e, ast.Starred) for e in elts) else None
+                return _element(project, sem.model, keyword.value.elts, int(match[2]))
         return None
     if sem.origin != "pl.run_scoped":
         return None
@@ -62,6 +63,59 @@ def _type_expression(project, kernel, sem) -> ast.expr | None:
             params = [*node.args.posonlyargs, *node.args.args]
             if sem.node in params and params.index(sem.node) + 1 < len(call.args):
                 return call.args[params.index(sem.node) + 1]
+    return None
+
+
+def _copies_signal_others(kernel, sem) -> bool:
+    """Does every copy of the kernel signal semaphores known to be others than `sem` (each of its semaphore
+    arguments is a use of another scratch, operand or run_scoped semaphore)? True where there is no copy."""
+    others = {(id(use.descriptor), use.role or use.kind) for other in kernel.semaphores if other is not sem
+              for use in other.uses if use.descriptor is not None}
+    return all((id(copy.call), role) in others for copy in kernel.dma_copies for role, _, _ in copy.semaphores)
+
+
+def _element(project, model, elements: list[ast.expr], index: int, depth: int = 0) -> ast.expr | None:
+    """The expression that writes item `index` of a scratch list display: an element, or one a `*spread`
+    gives, where the spread's items are written in this module (`*Sems.scratch()`, the classmethod returning
+    `list(cls(copy=..., ready=...))` or a list display)."""
+    for element in elements:
+        if not isinstance(element, ast.Starred):
+            if index == 0:
+                return element
+            index -= 1
+            continue
+        items = as_sequence(project.evaluator.value(model, element.value))
+        if items is None or depth > 2:
+            return None
+        if index < len(items.items):
+            return _item_source(project, model, element.value, index, depth + 1)
+        index -= len(items.items)
+    return None
+
+
+def _item_source(project, model, expr: ast.expr, index: int, depth: int) -> ast.expr | None:
+    """The expression writing item `index` of the sequence `expr` gives, followed through a function called
+    once whose one statement returns it, `list(...)`/`tuple(...)`, a display and a NamedTuple's constructor."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return _element(project, model, expr.elts, index, depth)
+    if not isinstance(expr, ast.Call) or depth > 4:
+        return None
+    if isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple") and len(expr.args) == 1:
+        return _item_source(project, model, expr.args[0], index, depth + 1)
+    callee = project.evaluator.value(model, expr.func)
+    if isinstance(callee, ClassValue):  # a NamedTuple's constructor: the field's argument
+        names = [f.target.id for f in dataclass_fields(callee.node) or []]
+        if index >= len(names) or any(isinstance(a, ast.Starred) for a in expr.args) or \
+                any(k.arg is None for k in expr.keywords):
+            return None
+        if index < len(expr.args):
+            return expr.args[index]
+        return next((k.value for k in expr.keywords if k.arg == names[index]), None)
+    if isinstance(callee, Func) and callee.model is model and isinstance(callee.node, ast.FunctionDef) \
+            and len(callee.node.body) >= 1 and isinstance(callee.node.body[-1], ast.Return) \
+            and sum(isinstance(n, ast.Return) for n in ast.walk(callee.node)) == 1 \
+            and len(model.calls_named(callee.node.name)) == 1:  # a helper only this launch calls
+        return _item_source(project, model, callee.node.body[-1].value, index, depth + 1)
     return None
 
 
@@ -117,7 +171,7 @@ def fix(project, model, finding):
         return None
     if gpu_interpreted(project, kernel.entry):
         raise CannotFix(GPU_INTERPRETER_REFUSAL)
-    if kernel.dma_copies:
+    if not _copies_signal_others(kernel, sem):
         raise CannotFix("the kernel makes DMA copies: which semaphore a copy signals is not checked here")
     if any(use.kind not in ("signal", "wait", "read") for use in sem.uses):
         raise CannotFix("the DMA semaphore is used for more than signal and wait")

@@ -12,9 +12,10 @@ import sys
 
 from ..analysis.evaluate import as_memtype
 from ..analysis.host_code import host_functions
-from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, INTERPRET, SC_SCALAR, SC_VECTOR, TPU_TC,
+from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, INTERPRET, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON,
                                      uses_of)
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
+from ..analysis.mapped_get_global import kernels_holding, mapped_get_globals
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
 from .pal002_get_global_interpret import SHORT_QUOTE
 
@@ -216,3 +217,32 @@ def check(ctx):
                 if message:
                     yield ctx.finding(rule, call, message, facts={"get_global": call, "model": ctx.model})
                     break
+    yield from _mapped(ctx, rule)
+
+
+def _mapped(ctx, rule):
+    """`jax.tree.map(pl.get_global, types)`: JAX's error names the first leaf it rejects, in flatten order.
+    Reported only for compiled kernels whose body holds the call, where every leaf before that one is a
+    known global semaphore (the finding has no fix: the types belong in scratch, which the call does not say)."""
+    found = mapped_get_globals(ctx.project, ctx.model)
+    if not found:
+        return
+    kernels_all = ctx.kernels()
+    for call, leaves in found:
+        kernels = kernels_holding(ctx.project, ctx.model, call, kernels_all)
+        if not kernels or any(k.interpreter for k in kernels):
+            continue  # interpreted, JAX fails before any type check: PAL002's words, not these
+        backends = {k.backend for k in kernels}
+        if TRITON in backends:
+            continue  # a bare pallas_call: the leaves' types, which choose its platform, are not counted there
+        for leaf in leaves:
+            memtype = as_memtype(leaf)
+            if isinstance(memtype, MemType) and memtype.is_gpu_global_semaphore:
+                continue
+            message = problem(leaf, kernels) if isinstance(memtype, MemType) else None
+            if message and not (is_semaphore_kind(leaf) and backends <= GET_GLOBAL_NOT_LOWERED.keys()):
+                message = _message(leaf, message, backends, kernels)
+                with ctx.isolated(rule, call):
+                    yield ctx.finding(rule, call, message, facts={"model": ctx.model, "mapped_get_global": call})
+            break  # a leaf not known, or this one: JAX stops at the first it rejects
+

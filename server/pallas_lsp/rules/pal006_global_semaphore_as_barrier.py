@@ -7,9 +7,10 @@ copies) take an SMEM `plgpu.Barrier`; a global semaphore fails while tracing wit
 
 from __future__ import annotations
 
+import ast
 import sys
 
-from ..analysis.values import shape_text
+from ..analysis.values import Api, shape_text
 from .pal005_semaphore_index import traced_get_globals
 
 CODE = "PAL006"
@@ -38,10 +39,23 @@ def check(ctx):
                 picture = (f"Ref<{memtype.space}>{{{dtype}[{shape_text(shape, ',')}]}}" if shape is not None
                            else f"Ref<{memtype.space}>{{{dtype}[...]}}")
                 where = kernel.scratch_advice() if kernel is not None else "in scratch_types or with pl.run_scoped"
-                message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM plgpu.Barrier. '
-                           f"Allocate it {where}. A global semaphore is for pl.semaphore_signal and "
-                           "pl.semaphore_wait; barriers order copies and arrivals within a block.")
+                if _waits(ctx, use) and any(other.kind == "signal" for other in uses):
+                    # A counter other blocks signal (split-K completion): a block-local barrier cannot see them.
+                    message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use '
+                               "pl.semaphore_wait(sem, n). The semaphore is signalled with pl.semaphore_signal: a "
+                               "counter of signals across the grid, n the number this block waits for; an SMEM "
+                               "barrier orders arrivals within one block only.")
+                else:
+                    message = (f'JAX: "ValueError: barrier must be a SMEM reference, got {picture}"; use an SMEM '
+                               f"plgpu.Barrier. Allocate it {where}. A global semaphore is for pl.semaphore_signal "
+                               "and pl.semaphore_wait; barriers order copies and arrivals within a block.")
                 related = (ctx.related(model, call, "the global semaphore comes from here"),)
                 yield ctx.finding(rule, use.node, message, related,
                                   facts={"kernel": kernel, "get_global": call, "model": model, "use": use,
                                          "entry": kernel.entry if kernel is not None else None})
+
+
+def _waits(ctx, use) -> bool:
+    """Is the barrier use a `plgpu.barrier_wait(...)` call?"""
+    callee = ctx.project.evaluator.value(use.model, use.node.func) if isinstance(use.node, ast.Call) else None
+    return isinstance(callee, Api) and callee.name == "plgpu.barrier_wait"
