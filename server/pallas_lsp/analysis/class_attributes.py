@@ -158,9 +158,9 @@ def declared_instance(evaluator, model, arg: ast.arg) -> Value:
 
 def _subclassed_names(model) -> frozenset[str]:
     """The names a class of `model` derives from (`class Fast(Config)`: Config)."""
-    found = model.eval_cache.get("subclassed-names")
-    if found is None:
+    found = getattr(model, "_subclassed_names", None)  # of the tree alone: kept with the model, not its memos,
+    if found is None:                                   # which edits of other modules empty (a walk a keystroke)
         found = frozenset(terminal_name(base) for node in ast.walk(model.tree) if isinstance(node, ast.ClassDef)
                           for base in node.bases)
-        model.eval_cache["subclassed-names"] = found
+        model._subclassed_names = found
     return found
