@@ -34,8 +34,10 @@ PROFILE = "meaningful"
 # 48 with PAL001's fix joined to PAL006's relaunch of a Triton pallas_call (2026-12-04). 47 since "Run the kernel
 # compiled" is refused where an environment variable decides interpret= (the runs that set it are on a CPU, where
 # a compiled kernel fails 'Only interpret mode is supported on CPU backend'): one kernel whose semaphore is a
-# barrier had no other fix.
-FIXED_AT_LEAST = 47
+# barrier had no other fix. 45 since the barrier-as-scratch fix sizes `num_arrivals` only where the warpgroups
+# that arrive per phase are proven (a handoff barrier sized by the thread count hangs): g0_00017 and g0_00018
+# arrive inside `lax.cond` branch functions, which the count does not follow yet (no fix, the reason said).
+FIXED_AT_LEAST = 45
 
 
 # The semaphore family (issue 25's kernels, no get_global): its 57 kernels among seed 0's first 200, meaningful

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from .kernel_edits import CannotFix
+from .cst_locate import CannotFix
 
 
 def _self_attribute(node: ast.AST, self_name: str, attr: str) -> bool:
