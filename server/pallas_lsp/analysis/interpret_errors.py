@@ -16,6 +16,7 @@ from .returns import returns_in
 from .values import Func, InterpretParams, MemType
 
 NO_IR_TYPE_QUOTE = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"
+DMA_SEM_QUOTE = "ValueError: dtype=dma_sem is not a valid dtype for JAX type promotion."
 
 
 def interpreted_quote(what, interpreter: str | None) -> str:
@@ -28,7 +29,7 @@ def interpreted_quote(what, interpreter: str | None) -> str:
         return (f"ValueError: Attempting to pass a Ref Ref<semaphore_mem>{{{memtype.dtype}[{shape}]}} to a primitive: "
                 "dynamic_slice")
     if interpreter == "hlo" and memtype.dtype == "dma_sem":
-        return "ValueError: dtype=dma_sem is not a valid dtype for JAX type promotion."
+        return DMA_SEM_QUOTE
     return NO_IR_TYPE_QUOTE
 
 

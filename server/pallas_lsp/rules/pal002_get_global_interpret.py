@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from ..analysis.kernel_model import kernel_models, uses_of
-from ..analysis.interpret_errors import chosen_interpreter, interpreted_quote
+from ..analysis.interpret_errors import DMA_SEM_QUOTE, NO_IR_TYPE_QUOTE, chosen_interpreter, interpreted_quote
 from ..analysis.kernels import KernelIndex, get_global_argument, get_global_calls, pallas_calls, reachable_functions
 from ..analysis.values import Api, Const, Seq
 
@@ -24,10 +24,10 @@ NAME = "get-global-interpret"
 SEVERITY = "error"
 SUMMARY = "pl.get_global cannot run in interpret mode."
 
-SHORT_QUOTE = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"  # ...: jax._src.state.types.AbstractRef
+SHORT_QUOTE = NO_IR_TYPE_QUOTE  # ...: jax._src.state.types.AbstractRef
 # interpret=True (the HLO interpreter) adds to a DMA semaphore a copy starts before anything else fails (jax 0.12;
 # the TPU interpreter says SHORT_QUOTE, and a copy only waited on does too).
-DMA_STARTED_QUOTE = "ValueError: dtype=dma_sem is not a valid dtype for JAX type promotion."
+DMA_STARTED_QUOTE = DMA_SEM_QUOTE
 _WHY = ("get_global has no interpret-mode implementation (JAX's own message for this, \"get_global discharge is not "
         "supported in interpret mode\", is never reached)")
 
