@@ -43,6 +43,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes9 apart_fixes9
   prepare_judged bench/apart_fixes8 apart_fixes8
   prepare_judged bench/apart_fixes10 apart_fixes10
+  prepare_judged bench/apart_fixes11 apart_fixes11
 }
 
 if [ "${1:-}" = generated ]; then
