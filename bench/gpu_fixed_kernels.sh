@@ -44,6 +44,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes8 apart_fixes8
   prepare_judged bench/apart_fixes10 apart_fixes10
   prepare_judged bench/apart_fixes12 apart_fixes12
+  prepare_judged bench/apart_fixes11 apart_fixes11
 }
 
 if [ "${1:-}" = generated ]; then
