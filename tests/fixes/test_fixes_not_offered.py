@@ -492,6 +492,58 @@ def run(x):
       plgpu.SMEM((128, 256), jnp.float32), plgpu.SMEM((128, 256), jnp.float32),
       plgpu.Barrier(num_arrivals=1)])(x)
 """,
+    # Each trace of a get_global makes a buffer of its own: a helper traced twice whose buffer outlives the call
+    # (returned, kept in a list) would share the one scratch buffer or operand the fix makes, and its two results
+    # would alias (the buffer kept inside the helper is fixed: golden case scratch_helper_called_twice_buffer_kept_inside).
+    "a nested helper called twice returning its get_global buffer": """
+def body(x_ref, y_ref, o_ref):
+  def staged(src):
+    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+    tile[...] = src[...]
+    return tile
+
+  first = staged(x_ref)
+  second = staged(y_ref)
+  o_ref[...] = first[...] + second[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "a module-level helper called twice returning its get_global buffer": """
+def staged(src):
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  tile[...] = src[...] * 2.0
+  return tile
+
+def body(x_ref, y_ref, o_ref):
+  first = staged(x_ref)
+  second = staged(y_ref)
+  o_ref[...] = first[...] - second[...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "a nested helper called in a loop, its buffers kept in a list": """
+def body(x_ref, y_ref, o_ref):
+  def staged(src):
+    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+    tile[...] = src[...]
+    return tile
+
+  tiles = [staged(src) for src in (x_ref, y_ref)]
+  o_ref[...] = tiles[0][...] * tiles[1][...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
+    "get_global in a loop of the body, each buffer appended to a list": """
+def body(x_ref, y_ref, o_ref):
+  tiles = []
+  for src in (x_ref, y_ref):
+    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+    tile[...] = src[...]
+    tiles.append(tile)
+  o_ref[...] = tiles[0][...] + tiles[1][...]
+
+kernel = plgpu.kernel(body, out_type=X)
+""",
 }
 
 

@@ -22,8 +22,8 @@ from ..analysis.kernels import get_global_argument
 from ..analysis.values import MemType
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder, unique_name
+from .traced_once import in_loop
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _flatten(allocations):
@@ -39,15 +39,6 @@ def _functions_around(model, node: ast.AST) -> list[ast.AST]:
         found.append(function)
         function = model.enclosing_function(function)
     return found
-
-
-def _in_loop(model, node: ast.AST, stop: ast.AST) -> bool:
-    parent = model.parents.get(node)
-    while parent is not None and parent is not stop:
-        if isinstance(parent, _LOOPS):
-            return True
-        parent = model.parents.get(parent)
-    return False
 
 
 def fix(project, model, finding):
@@ -81,7 +72,7 @@ def fix(project, model, finding):
     host = common[0]
     if body not in _functions_around(model, host) and host is not body:
         raise CannotFix("the get_globals are not all in the kernel body")
-    if any(_in_loop(model, call, host) for call in calls):
+    if any(in_loop(model, call, host) for call in calls):
         raise CannotFix("a get_global is in a loop")
 
     builder = FixBuilder(project)

@@ -34,6 +34,7 @@ from ..analysis.kernel_model import MOSAIC_GPU, UNKNOWN_BACKEND, _launch_setting
 from ..analysis.values import Const, MemType
 from .allocate_as_scratch import TPU_VMEM_AS_SMEM, as_smem, spelled_type
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
+from .traced_once import CONTAINER_METHODS
 from .sites import locate
 from .vmapped_launch import relaunch_if_vmapped
 
@@ -122,8 +123,11 @@ def _check_not_escaping(model, call: ast.Call, holding: ast.stmt | None, name: s
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     aliases.add(target.id)
-                elif not isinstance(target, ast.Subscript):
+                else:  # `self._tile = tile`, `tiles[i] = tile`
                     raise CannotFix("the buffer is stored on an object, where it would outlive pl.run_scoped")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CONTAINER_METHODS
+                and any(_mentions_ref(model, a, aliases, call) for a in node.args)):
+            raise CannotFix(f"the buffer is put in a container ({node.func.attr}), where it would outlive pl.run_scoped")
     if _ends_in_return(rest) and rest[-1].value is not None and _mentions_ref(model, rest[-1].value, aliases):
         raise CannotFix("the buffer is returned, and would outlive pl.run_scoped")
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from ..analysis.kernels import EntryPoint, KernelIndex, reachable_functions
 from ..analysis.values import Func, Partial
 from .cst_locate import CannotFix
+from .traced_once import refuse_allocated_in_loop, refuse_helper_called_twice, refuse_nested_traced_twice
 
 
 @dataclass
@@ -223,6 +224,8 @@ def plan(project, model, use: GlobalUse, local: bool = False) -> Plan | None:
     `local`: the fix allocates the buffer where the get_global is (run_scoped), so the use stays in its own
     function, and another binding of its name in the launched body (each `pl.when` branch's own) is no matter."""
     siblings: list = []
+    if not local:
+        refuse_allocated_in_loop(model, use)
     entries = single_body_launches(project, model, use.function, siblings)
     if entries:
         return Plan(use, [(model, use.function, entries)], siblings=siblings)
@@ -234,6 +237,7 @@ def plan(project, model, use: GlobalUse, local: bool = False) -> Plan | None:
                 return Plan(use, [(model, outer, entries)], siblings=siblings)
             if use.name is None or bound_elsewhere(outer, use):
                 raise CannotFix(f"{use.name or 'the buffer'} is bound more than once in {outer.name}")
+            refuse_nested_traced_twice(model, use, outer)
             return Plan(replace(use, function=outer), [(model, outer, entries)], siblings=siblings)
         outer = model.enclosing_function(outer)
     unlaunched = ("no kernel launch runs the function holding the get_global (it is no kernel body, is not "
@@ -246,6 +250,7 @@ def plan(project, model, use: GlobalUse, local: bool = False) -> Plan | None:
     calls = helper_calls(project, model, use.function)
     if not calls:
         raise CannotFix(unlaunched)
+    refuse_helper_called_twice(model, use, calls)
     bodies: list = []
     siblings = []  # other bodies the launches may pick (`BODIES[name]`): those not calling the helper
     moved: list = []
