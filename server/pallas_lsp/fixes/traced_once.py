@@ -84,7 +84,7 @@ def _traces(model, name: ast.AST, within: ast.AST) -> int:
     return 2
 
 
-def refuse_allocatedin_loop(model, use) -> None:
+def refuse_allocated_in_loop(model, use) -> None:
     """CannotFix where the get_global is in a loop of its own function and its buffer outlives an iteration."""
     if in_loop(model, use.call, use.function) and outlives_its_function(model, use):
         raise CannotFix("the get_global is in a loop and each iteration's buffer outlives it: one buffer for the "
