@@ -407,6 +407,35 @@ def test_imports_into_installed_jax_are_jedis_answers_without_jedi(tmp_path, mon
         assert again == ours and second._environment is None  # from disk: no interpreter started
 
 
+def test_a_namespace_folder_in_the_workspace_gives_way_to_the_installed_package(tmp_path, monkeypatch):
+    """jax's tests exported beside a `jax/` folder without `__init__.py` (its Pallas sources): the
+    path finder goes on past that namespace portion to the installed jax, and so does jedi. Those
+    imports are answered without jedi, as jedi's fresh probe answers them; a name that only such
+    folders hold (a namespace package) stays jedi's."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    root = tmp_path / "export"
+    for name, text in {"jax/experimental/pallas/ops/helpers.py": "def tile(n):\n    return n\n",
+                       "spaced/inner/leaf.py": "value = 1\n",
+                       "tests/kernel_test.py": ("from jax._src import core\nimport jax.numpy as jnp\n"
+                                                "from jax.experimental import pallas as pl\n"
+                                                "from jax.experimental.pallas import tpu as pltpu\n"
+                                                "from jax._src.pallas.mosaic_gpu.primitives import get_global\n"
+                                                "from spaced.inner import leaf\n")}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    project = Project(root=str(root), python=jax_python())
+    path = str(root / "tests" / "kernel_test.py")
+    answered = {}
+    for statement, (binding, ours, jedis) in answers_beside_jedis(project, path, installed=True).items():
+        assert ours in (None, jedis), statement
+        if ours is not None:
+            assert project.resolver.workspace_imports.targets(path, binding) is None  # not the workspace's
+            answered[statement] = ours
+    assert set(answered) == {"from jax._src import core", "import jax.numpy as jnp",
+                             "from jax.experimental import pallas as pl", "from jax.experimental.pallas import tpu as pltpu"}
+    assert all(t.module_path.startswith(jax_package()) for answer in answered.values() for t in answer)
+
+
 def test_standard_names_through_stub_star_imports_and_c_versions_answered_as_jedi_does(tmp_path, monkeypatch):
     """`collections.abc`'s names come through its stub's star import (typeshed's `_collections_abc`,
     then `typing`): jedi's answer is typing.py's binding, and so is ours. `functools.partial` and

@@ -207,6 +207,11 @@ class Resolver:
         self._probe_scripts: OrderedDict[str, tuple[ModuleModel, object]] = OrderedDict()
         # The import statements being resolved: alias node id -> the evaluator's depth when asked.
         self._resolving: dict[int, tuple[int, int]] = {}
+        # With file events trusted and no reads recorded (`check`): the (folder, statement) jedi found
+        # nothing for, while no text or file changes (the project's change count, the keys). Not kept
+        # as answers (on disk), they were asked again in each module of the folder: tpu-inference's
+        # `from vllm... import ...` (vllm not installed) 11 times in one folder.
+        self._unanswered: tuple[int, set] = (-1, set())
 
     # ---- jedi ---------------------------------------------------------------------------------
 
@@ -250,6 +255,9 @@ class Resolver:
             return answer
         if self._workspace_answer(model, binding, absent=True):
             return ()
+        unanswered = self._unanswered_in_check()
+        if unanswered is not None and key in unanswered:
+            return ()
         probe = _model_probe(model)
         if probe.get("text") is None:
             probe["statements"] = _import_statements(model)
@@ -265,6 +273,8 @@ class Resolver:
             answer = ()
         _trim_parser_cache(in_use=self._trees_in_use())
         probe["answers"][statement[0]] = answer
+        if not answer and unanswered is not None:
+            unanswered.add(key)
         if answer and all(t.module_path and os.path.basename(t.module_path) != PROBE_NAME for t in answer):
             if not any(self.project.is_workspace_file(t.module_path) for t in answer):
                 self.library_answers.add(key, answer)
@@ -273,6 +283,14 @@ class Resolver:
                 if dependencies is not None:
                     self.library_answers.add(key, answer, dependencies)
         return answer
+
+    def _unanswered_in_check(self) -> set | None:
+        """The (folder, statement) keys jedi answered nothing for in this check (None: not a check)."""
+        if not self.project.index.trust_events or reads.tracking():
+            return None
+        if self._unanswered[0] != self.project._change_count:
+            self._unanswered = (self.project._change_count, set())
+        return self._unanswered[1]
 
     def _workspace_answer(self, model: ModuleModel, binding: Binding, absent: bool = False, installed: bool = False):
         """`workspace_imports`' answer (with `installed`, into installed modules too; with `absent`,

@@ -333,10 +333,17 @@ class WorkspaceImports:
         if installed and not standard and parts[0] in _bundled_stub_names():
             return None  # jedi answers from its own stubs first
         found, search = None, self.search_path()
+        portion = False  # a namespace package's folder met on the way
         for folder in search or ():
             if os.path.isdir(os.path.join(folder, parts[0] + "-stubs")):
                 return None
             found = _find_in(folder, parts[0])
+            if found == "?" and not standard and _namespace_portion(folder, parts[0]):
+                # importlib's path finder (jedi's, in the interpreter) goes on: a regular package or a
+                # module further on the path wins over it (jax's tree exported beside the installed jax:
+                # its `jax/` holds no `__init__.py`, and every `jax.*` import went to jedi)
+                portion, found = True, None
+                continue
             if found is not None:
                 if standard and folder == self.project.root:
                     return None  # a workspace module shadowing a standard one: jedi's stub decides
@@ -344,6 +351,8 @@ class WorkspaceImports:
                     found = _stdlib_stub(dotted)  # a C module (`math` in lib-dynload): jedi keeps the stub
                 break
         else:
+            if portion:
+                return None  # only namespace folders: jedi's namespace package
             if standard and len(parts) == 1 and search:
                 found = _stdlib_stub(dotted)  # built into the interpreter (`itertools`): the stub
         for part in parts[1:]:
@@ -659,6 +668,18 @@ def _find_in(folder: str, name: str, inside_package: bool = False) -> str | None
             and not any(n.startswith(name + ".") for n in listing.names):
         return base + os.sep
     return "?"
+
+
+def _namespace_portion(folder: str, name: str) -> bool:
+    """Whether `name` in that folder is only a folder without `__init__` (a portion of a namespace
+    package: the path finder remembers it and looks on), and no module of that name beside it."""
+    listing = _listing(folder)
+    if listing is None or listing is _UNREADABLE or name not in listing.names:
+        return False
+    if any(n != name and n.split(".", 1)[0] == name for n in listing.names):
+        return False
+    inner = _listing(os.path.join(folder, name))
+    return inner is not None and inner is not _UNREADABLE and not any(n.startswith("__init__.") for n in inner.names)
 
 
 def _extension_only(folder: str, name: str) -> bool:
