@@ -67,7 +67,8 @@ def serve(log_path: str) -> int:
     session.Session._findings = timed_findings
     # The import answers that asked jedi (its probe script, created or kept), with the wall and CPU of the
     # analysis thread meanwhile: the difference is the wait for jedi's environment and process.
-    import_targets, probe_script = resolver.Resolver._import_targets, resolver.Resolver._probe_script
+    import_targets = getattr(resolver.Resolver, "_import_targets", None)
+    probe_script = getattr(resolver.Resolver, "_probe_script", None)
 
     def counted_probe(self, *args):
         asked["probe"] = True
@@ -84,7 +85,8 @@ def serve(log_path: str) -> int:
                 jedi[1] += time.perf_counter() - wall
                 jedi[2] += time.thread_time() - cpu
 
-    resolver.Resolver._probe_script, resolver.Resolver._import_targets = counted_probe, timed_import_targets
+    if import_targets is not None and probe_script is not None:  # an older checkout (`--source`) may lack them
+        resolver.Resolver._probe_script, resolver.Resolver._import_targets = counted_probe, timed_import_targets
 
     def collecting(phase, info, started=[0.0]):  # noqa: B006 - the start of the collection under way
         if phase == "start":  # the CPU of the thread collecting (the one that allocated past the threshold)
