@@ -278,12 +278,14 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         if found is not None:
             fixes.append(found)
     if not fixes:  # a helper returning the get_global to several callers: each allocates what it returns
-        from . import helper_returns_type
+        from . import helper_returns_type, helper_type_scratch
 
-        found = _built(helper_returns_type.__name__,
-                       lambda: helper_returns_type.fix(project, model, call, value, finding.code), refusals)
-        if found is not None:
-            fixes.append(found)
+        for helper_fix in (helper_type_scratch, helper_returns_type):
+            found = _built(helper_fix.__name__, lambda: helper_fix.fix(project, model, call, value, finding.code),
+                           refusals)
+            if found is not None:
+                fixes.append(found)
+                break
     mosaic = _built(triton_to_mosaic_gpu.__name__, lambda: triton_to_mosaic_gpu.fix(project, model, call, finding),
                     refusals)
     if mosaic is not None:
