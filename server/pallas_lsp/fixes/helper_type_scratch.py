@@ -29,7 +29,7 @@ from .kernel_edits import CannotFix, FixBuilder, replace_expression
 
 
 def fix(project, model, call: ast.Call, value, code: str):
-    if code not in ("PAL001", "PAL002"):
+    if code not in ("PAL001", "PAL002", "PAL003"):
         return None
     helper = model.enclosing_function(call)
     if not _module_level(model, helper):
@@ -48,7 +48,10 @@ def fix(project, model, call: ast.Call, value, code: str):
         kind = _kind_at(project, source, site, model, helper, call.args[0])
         if kind is None:
             raise CannotFix(f"what {helper.name} allocates at a call is not known")
-        made = allocate_as_scratch.fix(project, source, site, kind, code, argument=site, builder=builder)
+        # PAL003 where the helper's argument, seen without its call, may be anything: at the call, a buffer (no
+        # semaphore) is what PAL001 says of it.
+        asked = "PAL001" if code == "PAL003" and not kind.constructor.startswith(_SEMAPHORES) else code
+        made = allocate_as_scratch.fix(project, source, site, kind, asked, argument=site, builder=builder)
         if made is None:
             raise CannotFix(f"the buffer {helper.name} gives at a call cannot be allocated as scratch")
         title, note = made
@@ -56,11 +59,14 @@ def fix(project, model, call: ast.Call, value, code: str):
         unsafe += [note] if note else []
     replace_expression(builder, model, call, argument)
     first = titles[0].split("): ", 1)
-    title = f"{first[0]}): {first[1]}; {helper.name} returns its type" + (
+    title = f"pallas-lsp ({code}): {first[1]}; {helper.name} returns its type" + (
         f" ({len(sites)} calls)" if len(sites) > 1 else "")
     if unsafe:
         return builder.fix(f"{title} (unsafe: {'; '.join(dict.fromkeys(unsafe))})", "unsafe")
     return builder.fix(title, "safe", preferred=True)
+
+
+_SEMAPHORES = ("pltpu.SemaphoreType", "plgpu.SemaphoreType", "pl.semaphore", "plgpu.Barrier")
 
 
 def _module_level(model, helper) -> bool:

@@ -17,11 +17,21 @@ in a body the launches call directly, with no scratch of their own yet and no in
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 import libcst as cst
 
 from ..analysis.values import Mapping, Seq
-from .kernel_edits import CannotFix, FixBuilder, call_with_keyword, remove_get_global
+from .allocate_as_scratch import _before_keyword_bound
+from .kernel_edits import (
+    CannotFix,
+    FixBuilder,
+    add_parameter,
+    call_with_keyword,
+    check_parameters,
+    remove_get_global,
+    remove_statement,
+)
 from .sites import locate
 from .type_in_scope import type_at_launches
 
@@ -40,7 +50,10 @@ def fix(project, model, finding):
     if located is None:
         return None
     use, where, entries = located
-    if where.helper is not None or where.siblings or where.moved or use.name is None or use.statement is None:
+    unpacked = _unpacked_names(model, call, tree)
+    if unpacked is not None and where.helper is None and not where.siblings and not where.moved:
+        use = replace(use, statement=model.parents.get(call), name=", ".join(unpacked))
+    elif where.helper is not None or where.siblings or where.moved or use.name is None or use.statement is None:
         raise CannotFix("the buffers are not bound to one name in the launched body itself")
     if not entries or any(e.api not in _LAUNCHES for e in entries):
         raise CannotFix("only plgpu.kernel and pl.kernel take a tree of scratch types")
@@ -52,18 +65,42 @@ def fix(project, model, finding):
     if code is None:
         raise CannotFix(f"{model.segment(call.args[1], 40)} cannot be written at the launch")
     builder = FixBuilder(project)
-    for body_model, body, _ in where.bodies:
-        _take_all(builder, body_model, body, use.name, keyword)
-    remove_get_global(builder, model, use, use.name)
+    for body_model, body, body_entries in where.bodies:
+        if unpacked is not None:  # `a, b = jax.tree.map(...)`: each a parameter of its own, in order
+            check_parameters(body)
+            index = _before_keyword_bound(body, body_entries)
+            for name in unpacked if index is None else reversed(unpacked):  # each goes before the one after it
+                add_parameter(builder, body_model, body, name, index)
+        else:
+            _take_all(builder, body_model, body, use.name, keyword)
+    if unpacked is not None:
+        remove_statement(builder, model, use.statement)
+    else:
+        remove_get_global(builder, model, use, use.name)
     for entry in entries:
         file, _ = builder.file(entry.model)
         launch = file.find_ast(entry.model, entry.kernel.node, cst.Call)
         if launch is None:
             raise CannotFix("the launch was not found")
         file.rewrite(launch, lambda updated: call_with_keyword(updated, "scratch_types", code))
-    star = "**" if keyword else "*"
+    taken = use.name if unpacked is not None else ("**" if keyword else "*") + use.name
     return builder.fix(f"pallas-lsp ({finding.code}): Allocate {use.name} as scratch (scratch_types={code}), "
-                       f"taken by the body as {star}{use.name}", "safe", preferred=True)
+                       f"taken by the body as {taken}", "safe", preferred=True)
+
+
+def _unpacked_names(model, call: ast.Call, tree) -> list[str] | None:
+    """The names of `a, b = jax.tree.map(pl.get_global, (A, B))`, one per type of a sequence, each bound once
+    in its function; None for any other statement."""
+    statement = model.parents.get(call)
+    if not (isinstance(tree, Seq) and isinstance(statement, ast.Assign) and statement.value is call
+            and len(statement.targets) == 1 and isinstance(statement.targets[0], (ast.Tuple, ast.List))):
+        return None
+    names = [n.id if isinstance(n, ast.Name) else None for n in statement.targets[0].elts]
+    function = model.enclosing_function(call)
+    if None in names or len(names) != len(tree.items) or function is None or any(
+            len(model.scopes[function].bindings.get(name, [])) != 1 for name in names):
+        return None
+    return names
 
 
 def _take_all(builder: FixBuilder, model, body: ast.FunctionDef, name: str, keyword: bool) -> None:
