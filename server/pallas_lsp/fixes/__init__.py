@@ -280,7 +280,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     if not fixes:  # a helper returning the get_global to several callers: each allocates what it returns
         from . import helper_returns_type, helper_type_scratch
 
-        for helper_fix in (helper_type_scratch, helper_returns_type):
+        for helper_fix in (helper_returns_type, helper_type_scratch):
             found = _built(helper_fix.__name__, lambda: helper_fix.fix(project, model, call, value, finding.code),
                            refusals)
             if found is not None:
