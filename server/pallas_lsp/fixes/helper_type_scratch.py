@@ -70,9 +70,10 @@ _SEMAPHORES = ("pltpu.SemaphoreType", "plgpu.SemaphoreType", "pl.semaphore", "pl
 
 
 def _module_level(model, helper) -> bool:
-    """A module-level function, or a method of a module-level class, without decorators (a property, a cache:
-    what the call gives is no longer the helper's return)."""
-    if not isinstance(helper, ast.FunctionDef) or helper.decorator_list:
+    """A module-level function, or a method of a module-level class (a static or class method too), without other
+    decorators (a property, a cache: what the call gives is no longer the helper's return)."""
+    if not isinstance(helper, ast.FunctionDef) or any(
+            not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")) for d in helper.decorator_list):
         return False
     owner = model.parents.get(helper)
     return owner is model.tree or (isinstance(owner, ast.ClassDef) and owner in model.tree.body)
@@ -82,10 +83,11 @@ def _call_sites(project, model, helper: ast.FunctionDef) -> list[tuple[object, a
     """(module, call) for every mention of the helper in the workspace, each `name = helper(...)`; CannotFix where
     one is anything else (passed on, stored, its result used in place)."""
     found = []
+    method = isinstance(model.parents.get(helper), ast.ClassDef)  # named only as an attribute: `Buffers.acc(8)`
     for source in [model, *project.importers(model)]:
         for node in ast.walk(source.tree):
-            named = isinstance(node, ast.Name) and node.id == helper.name and isinstance(node.ctx, ast.Load) or (
-                isinstance(node, ast.Attribute) and node.attr == helper.name)
+            named = not method and isinstance(node, ast.Name) and node.id == helper.name and isinstance(
+                node.ctx, ast.Load) or (isinstance(node, ast.Attribute) and node.attr == helper.name)
             if not named:
                 continue
             value = project.evaluator.value(source, node)
