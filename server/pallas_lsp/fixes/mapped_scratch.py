@@ -10,8 +10,9 @@ buffers, which `scratch_types=TREE` allocates whole: a dict's buffers reach the 
                  out_type=..., grid=...)                          out_type=..., grid=..., scratch_types=buffers.types())
 
 jax 0.12's `plgpu.kernel` passes a Sequence of scratch types positionally and a Mapping as keywords (its
-`batched_body`). Only for a tree that is one dict or one list/tuple of types (what `**`/`*` hand back whole),
-in a body the launches call directly, with no scratch of their own yet and no interpreter.
+`batched_body`); a `pl.pallas_call` takes a list or tuple as `scratch_shapes=TREE`, by position. Only for a tree
+that is one dict or one list/tuple of types (what `**`/`*` hand back whole), in a body the launches call
+directly, with no scratch of their own yet and no interpreter.
 """
 
 from __future__ import annotations
@@ -55,12 +56,17 @@ def fix(project, model, finding):
         use = replace(use, statement=model.parents.get(call), name=", ".join(unpacked))
     elif where.helper is not None or where.siblings or where.moved or use.name is None or use.statement is None:
         raise CannotFix("the buffers are not bound to one name in the launched body itself")
-    if not entries or any(e.api not in _LAUNCHES for e in entries):
-        raise CannotFix("only plgpu.kernel and pl.kernel take a tree of scratch types")
+    apis = {e.api for e in entries}
+    # A pallas_call hands its scratch_shapes' leaves to the body by position, a dict's too (flattened): a list or
+    # tuple only there (jax 0.12), and no grid spec, which would hold them instead.
+    if not entries or not (apis <= set(_LAUNCHES) or (apis == {"pl.pallas_call"} and not keyword and not any(
+            e.kernel.kwarg("grid_spec") for e in entries))):
+        raise CannotFix("only plgpu.kernel and pl.kernel take a dict of scratch types, a pallas_call a sequence")
     if any(e.interpret or e.maybe_interpret for e in entries):
         raise CannotFix("an interpreted launch: its scratch is not the fix's to choose")
     if any(e.kernel.kwarg("scratch_types") or e.kernel.kwarg("scratch_shapes") for e in entries):
         raise CannotFix("the launch has scratch of its own, which the tree would have to join")
+    scratch_keyword = "scratch_shapes" if apis == {"pl.pallas_call"} else "scratch_types"
     code = type_at_launches(project, model, call.args[1], entries)
     if code is None:
         raise CannotFix(f"{model.segment(call.args[1], 40)} cannot be written at the launch")
@@ -82,9 +88,9 @@ def fix(project, model, finding):
         launch = file.find_ast(entry.model, entry.kernel.node, cst.Call)
         if launch is None:
             raise CannotFix("the launch was not found")
-        file.rewrite(launch, lambda updated: call_with_keyword(updated, "scratch_types", code))
+        file.rewrite(launch, lambda updated: call_with_keyword(updated, scratch_keyword, code))
     taken = use.name if unpacked is not None else ("**" if keyword else "*") + use.name
-    return builder.fix(f"pallas-lsp ({finding.code}): Allocate {use.name} as scratch (scratch_types={code}), "
+    return builder.fix(f"pallas-lsp ({finding.code}): Allocate {use.name} as scratch ({scratch_keyword}={code}), "
                        f"taken by the body as {taken}", "safe", preferred=True)
 
 
