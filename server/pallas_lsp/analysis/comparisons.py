@@ -44,7 +44,19 @@ def _is_none(value: Value) -> bool | None:
     return None
 
 
+def _members(left: Value, right: Value) -> tuple[str, str] | None:
+    """The member names of two members of one Enum (`self is Resource.RUNNING_MAX`: a member is its own
+    identity and equality), or None."""
+    if isinstance(left, Instance) and isinstance(right, Instance) and left.member and right.member \
+            and left.cls == right.cls:
+        return left.member, right.member
+    return None
+
+
 def _one(op: ast.cmpop, left: Value, right: Value) -> bool | None:
+    members = _members(left, right)
+    if members is not None and isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        return (members[0] == members[1]) == isinstance(op, (ast.Is, ast.Eq))
     if isinstance(op, (ast.Is, ast.IsNot)):
         if not (isinstance(right, Const) and right.value is None):
             return None

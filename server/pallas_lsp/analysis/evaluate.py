@@ -260,6 +260,8 @@ class Evaluator(ClassAttributes):
             left, right = self.value(model, expr.left, frame), self.value(model, expr.comparators[0], frame)
             if isinstance(left, Const) and isinstance(right, Const):
                 return Const(_COMPARISONS[type(expr.ops[0])](left.value, right.value))
+            if isinstance(left, Instance) and left.member and isinstance(right, Instance):  # `self == Sync.TILE`
+                return compare(expr, lambda part: self.value(model, part, frame)) or UNKNOWN
             return UNKNOWN
         if isinstance(expr, ast.IfExp):
             test = self.value(model, expr.test, frame)

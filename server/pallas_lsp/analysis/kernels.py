@@ -118,6 +118,11 @@ def interpret_certainty(evaluator, model: "ModuleModel", value: Value, node: ast
         levels = {interpret_certainty(evaluator, model, option, None, depth) for option in value.options}
         return YES if YES in levels else MAYBE if MAYBE in levels else NO
     if isinstance(value, Const):
+        # A parameter's default, where a call passes a command-line option or the like (seen as unknown, so
+        # the default stood for it): decided at run time.
+        binding = model.lookup(node.id, model.scope_of(node), node.lineno) if isinstance(node, ast.Name) else None
+        if binding is not None and binding.kind == "param" and _passed_at_run_time(evaluator, model, binding.node, 0):
+            return MAYBE
         return NO
     if isinstance(node, ast.IfExp):
         levels = {interpret_certainty(evaluator, model, evaluator.value(model, branch), branch, depth)
@@ -179,6 +184,31 @@ def _decided_at_run_time(evaluator, model: "ModuleModel", node: ast.AST, depth: 
             if (binding is not None and binding.kind == "assign" and binding.value is not None
                     and _decided_at_run_time(evaluator, model, binding.value, depth + 1)):
                 return True
+            if binding is not None and binding.kind == "param" and _passed_at_run_time(
+                    evaluator, model, binding.node, depth):
+                return True
+    return False
+
+
+def _passed_at_run_time(evaluator, model: "ModuleModel", parameter: ast.AST, depth: int) -> bool:
+    """A parameter some call (or `functools.partial`) passes an expression decided at run time:
+    `residual_add(..., *, interpret=False)` launched as `functools.partial(residual_add, interpret=args.interpret)`."""
+    arguments = model.parents.get(parameter)
+    function = model.parents.get(arguments)
+    if not (isinstance(parameter, ast.arg) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        return False
+    spec = function.args
+    positional = [a.arg for a in [*spec.posonlyargs, *spec.args]]
+    from .call_sites import argument_sites
+
+    for where, call, func, passed in argument_sites(evaluator, model, function):
+        named = passed.keywords or (call.keywords if isinstance(call, ast.Call) else [])  # a partial's own
+        nodes = [k.value for k in named if k.arg == parameter.arg]
+        if not nodes and parameter.arg in positional:
+            index = positional.index(parameter.arg) - (1 if getattr(func, "self_value", None) is not None else 0)
+            nodes = passed.args[index:index + 1] if 0 <= index < len(passed.args) else []
+        if any(isinstance(n, ast.AST) and _decided_at_run_time(evaluator, where, n, depth + 1) for n in nodes):
+            return True
     return False
 
 

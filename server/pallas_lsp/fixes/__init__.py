@@ -157,7 +157,7 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
-FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore", "drop_src_sem"),
+FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore", "drop_src_sem"),
                  "PAL006": ("barrier_as_scratch",), "PAL007": ("run_scoped_to_get_global",),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_dict_output_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
@@ -278,12 +278,14 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         if found is not None:
             fixes.append(found)
     if not fixes:  # a helper returning the get_global to several callers: each allocates what it returns
-        from . import helper_returns_type
+        from . import helper_returns_type, helper_type_scratch
 
-        found = _built(helper_returns_type.__name__,
-                       lambda: helper_returns_type.fix(project, model, call, value, finding.code), refusals)
-        if found is not None:
-            fixes.append(found)
+        for helper_fix in (helper_returns_type, helper_type_scratch):
+            found = _built(helper_fix.__name__, lambda: helper_fix.fix(project, model, call, value, finding.code),
+                           refusals)
+            if found is not None:
+                fixes.append(found)
+                break
     mosaic = _built(triton_to_mosaic_gpu.__name__, lambda: triton_to_mosaic_gpu.fix(project, model, call, finding),
                     refusals)
     if mosaic is not None:

@@ -83,7 +83,7 @@ def _only_interpret_true(project, entry) -> bool:
 
 
 def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, entries, spell: bool = False,
-                  launch_model=None, afterwards: list | None = None) -> str:
+                  launch_model=None, afterwards: list | None = None, argument: ast.expr | None = None) -> str:
     """The scratch type's code at the launch: the argument with each name carried there (kept where the launch
     sees the same one, `self` as the launch's instance, a partial's parameter as its argument: see
     `type_in_scope`); else spelled from its value (`plgpu.SMEM((128,), jnp.float32)`), always so where the launch
@@ -91,7 +91,7 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     runs (a parameter, a config): spelled, it would hold for one configuration only."""
     launch_model = launch_model or model
     spell = spell or launch_model is not model
-    argument = call.args[0] if call.args else None
+    argument = argument or (call.args[0] if call.args else None)
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     if not spell:
@@ -290,7 +290,9 @@ def _interpret_true(builder: FixBuilder, project, launch_model, target) -> None:
     file.rewrite(launch, lambda updated: call_with_keyword(updated, "interpret", "True"))
 
 
-def fix(project, model, call, value, code: str):
+def fix(project, model, call, value, code: str, argument: ast.expr | None = None, builder: FixBuilder | None = None):
+    """The fix; with `argument` (the type's expression where it is not `call`'s argument: `call` is a helper's call
+    that gives the buffer) and `builder` (the fix's other edits), (title, unsafe note) instead."""
     if not isinstance(value, MemType):
         return None
     regular_interpreted = code == "PAL002" and value.is_gpu_global_semaphore
@@ -388,16 +390,18 @@ def fix(project, model, call, value, code: str):
                                              else "plgpu.InterpretGPUParams" for t in to_interpret_true))
         unsafe = ("the GPU interpreter runs no semaphore: interpret=True runs it instead of "
                   + instead + (f", and {unsafe}" if unsafe else ""))
-    builder = FixBuilder(project)
+    outer = builder is not None
+    builder = builder or FixBuilder(project)
     for target in to_interpret_true:
         _interpret_true(builder, project, launch_model, target)
     afterwards: list = []  # edits once the get_global is moved
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
-        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model, afterwards=afterwards))
+        lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model, afterwards=afterwards,
+                              argument=argument))
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
         unsafe = TPU_VMEM_AS_SMEM
         type_code = lambda: _movable_type(model, call, as_smem(value), builder, entries, spell=True,
-                                          launch_model=launch_model)
+                                          launch_model=launch_model, argument=argument)
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     for edit in afterwards:
         edit()
@@ -408,6 +412,8 @@ def fix(project, model, call, value, code: str):
         through += ", run with interpret=True"
     title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
              f"({SCRATCH_KEYWORDS[entries[0].api].keyword}){through}")
+    if outer:
+        return title, unsafe
     if unsafe:
         return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
     return builder.fix(title, "safe", preferred=True)

@@ -42,10 +42,11 @@ def ref_attribute_at_launch(project, model, binding, entry, attr: str) -> str | 
             return None  # the block's shape: ref_block_shape reads the BlockSpec
         item = _launch_item(project, model, entry, field, key)
         return _constructor_argument(project, model, item, attr) if item is not None else None
-    blocked = field == "in_specs" and entry.kernel.kwarg("in_specs") is not None
+    index = int(key) if key is not None and key.isdigit() else None
+    blocked = field == "in_specs" and entry.kernel.kwarg("in_specs") is not None and not _whole_operand(
+        project, model, entry, index)
     if attr == "shape" and (blocked or entry.kernel.kwarg("grid_spec") is not None):
         return None  # a block of the operand: its BlockSpec says the shape (ref_block_shape)
-    index = int(key) if key is not None and key.isdigit() else None
     if index is not None and field == "in_specs":
         index += _prefetched(project, entry)  # in_specs come after the scalar prefetch operands
     operand = _operand(model, entry, index) if index is not None and index >= 0 else None
@@ -215,3 +216,19 @@ def folded(code: str) -> str:
         stop = sum(len(line) + 1 for line in lines[:node.end_lineno - 1]) + node.end_col_offset
         code = code[:start] + text + code[stop:]
     return code
+
+
+def _whole_operand(project, model, entry, index: int | None) -> bool:
+    """The launch's in_specs[index] is written `pl.BlockSpec(memory_space=...)` with no block shape: the ref is
+    the whole operand (jax 0.12: a BlockSpec without block_shape maps the full array), so its shape is the
+    operand's."""
+    found = entry.kernel.kwarg("in_specs")
+    written = found[1] if found else None
+    if index is None or not isinstance(written, (ast.List, ast.Tuple)) or index >= len(written.elts) \
+            or any(isinstance(e, ast.Starred) for e in written.elts):
+        return False
+    spec = written.elts[index]
+    if not (isinstance(spec, ast.Call) and not spec.args and all(k.arg == "memory_space" for k in spec.keywords)):
+        return False
+    callee = project.evaluator.value(model, spec.func)
+    return isinstance(callee, Api) and callee.name == "pl.BlockSpec"

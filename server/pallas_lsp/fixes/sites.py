@@ -488,6 +488,30 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
             if named and id(node) not in called:
                 value = project.evaluator.value(source, node)
                 if isinstance(value, Func) and value.node is helper:
-                    raise CannotFix(f"{helper.name} is used other than by calling it")
+                    partial = helper_partial(project, source, node)
+                    if partial is None:
+                        raise CannotFix(f"{helper.name} is used other than by calling it")
+                    calls.append(partial)
         found += [(source, call) for call in calls]
     return found
+
+
+def helper_partial(project, model, node: ast.expr) -> ast.Call | None:
+    """`functools.partial(helper, a, b)` around a mention of the helper, binding positional arguments only (a loop
+    body handed to `jax.lax.fori_loop`, which passes the rest): one more argument at its end is the helper's
+    parameter after `b`. None for any other use."""
+    from ..analysis.values import Api
+
+    call = model.parents.get(node)
+    if not (isinstance(call, ast.Call) and call.args and call.args[0] is node and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)):
+        return None
+    callee = project.evaluator.value(model, call.func)
+    return call if isinstance(callee, Api) and callee.name == "functools.partial" else None
+
+
+def is_partial_of(call: ast.Call, helper: ast.FunctionDef) -> bool:
+    """`call` is the `functools.partial(helper, ...)` that `helper_partial` found, not a call of the helper."""
+    first = call.args[0] if call.args else None
+    return (isinstance(first, ast.Name) and first.id == helper.name) or (
+        isinstance(first, ast.Attribute) and first.attr == helper.name)

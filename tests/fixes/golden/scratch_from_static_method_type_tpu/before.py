@@ -1,0 +1,25 @@
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+class Buffers:
+    @staticmethod
+    def acc(rows):
+        return pl.get_global(pltpu.VMEM((rows, 128), jnp.float32))
+
+
+def body(x_ref, o_ref):
+    acc = Buffers.acc(8)
+    acc[...] = x_ref[...] + 1.0
+    o_ref[...] = acc[...]
+
+
+def run(x):
+    return pl.pallas_call(body, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                          compiler_params=pltpu.CompilerParams())(x)
+
+
+def target():
+    return run, (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "tpu"
