@@ -53,7 +53,21 @@ def fix(project, model, call, value, code: str):
         raise CannotFix("the workspace's type cannot be written at the launch")
     builder = FixBuilder(project)
     _, imports = builder.file(model)
-    output = f"{imports.name('jax')}.ShapeDtypeStruct({_shape_dtype(carried)})"
+    launches = add_output(project, builder, entries, f"{imports.name('jax')}.ShapeDtypeStruct({_shape_dtype(carried)})")
+    name = take_name(builder, where, "workspace")
+    if unpacked is not None:
+        append_to_unpacking(builder, model, unpacked, name)
+    else:
+        add_parameter(builder, model, body, name, None)
+    remove_get_global(builder, model, use, name)
+    take_old_results(builder, launches)
+    return builder.fix(f"pallas-lsp ({code}): Make {name} one more output of the kernel, which the callers drop",
+                       "safe", preferred=True)
+
+
+def add_output(project, builder: FixBuilder, entries, output: str) -> list:
+    """`output` (a ShapeDtypeStruct's code) added after each launch's outputs in `out_type`; the (launch, `[0]` or
+    `[:n]`) of every call of the kernels found, whose results the caller then writes back to what they were."""
     launches = []
     for entry in entries:
         found = entry.kernel.kwarg("out_type")
@@ -79,12 +93,11 @@ def fix(project, model, call, value, code: str):
         if not calls:
             raise CannotFix("no launch of the kernel was found, whose results would change")
         launches.extend((launch, kept) for launch in calls)
-    name = take_name(builder, where, "workspace")
-    if unpacked is not None:
-        append_to_unpacking(builder, model, unpacked, name)
-    else:
-        add_parameter(builder, model, body, name, None)
-    remove_get_global(builder, model, use, name)
+    return launches
+
+
+def take_old_results(builder: FixBuilder, launches: list) -> None:
+    """Each launch `add_output` found gives its callers what it gave before: `kernel(x)[0]`, `kernel(x)[:n]`."""
     for launch, kept in launches:
         file, _ = builder.file(launch.model)
         target = file.find_ast(launch.model, launch.call, cst.Call)
@@ -92,8 +105,6 @@ def fix(project, model, call, value, code: str):
             raise CannotFix("a launch of the kernel was not found")
         taken = cst.parse_expression(f"results{kept}")
         file.rewrite(target, lambda updated, taken=taken: taken.with_changes(value=updated))
-    return builder.fix(f"pallas-lsp ({code}): Make {name} one more output of the kernel, which the callers drop",
-                       "safe", preferred=True)
 
 
 def _shape_dtype(carried: str) -> str:
