@@ -3,7 +3,7 @@ import jax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
-import tiles
+import backend_tiles
 
 
 def _add(x_ref, y_ref, o_ref):
@@ -11,7 +11,7 @@ def _add(x_ref, y_ref, o_ref):
         acc[...] = x_ref[...] + y_ref[...]
         o_ref[...] = acc[...]
 
-    pl.run_scoped(staged, tiles.ACC_TILE)
+    pl.run_scoped(staged, backend_tiles.ACC_TILE)
 
 
 def add(x, y):

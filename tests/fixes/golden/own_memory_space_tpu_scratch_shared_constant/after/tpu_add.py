@@ -8,7 +8,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-import tiles
+import backend_tiles
 
 
 def _add(x_ref, y_ref, o_ref, acc):
@@ -18,8 +18,8 @@ def _add(x_ref, y_ref, o_ref, acc):
 
 def add(x, y):
     return pl.pallas_call(_add, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          scratch_shapes=[pltpu.VMEM(tiles.ACC_TILE.shape,
-                                                     tiles.ACC_TILE.dtype)],
+                          scratch_shapes=[pltpu.VMEM(backend_tiles.ACC_TILE.shape,
+                                                     backend_tiles.ACC_TILE.dtype)],
                           compiler_params=pltpu.CompilerParams())(x, y)
 
 

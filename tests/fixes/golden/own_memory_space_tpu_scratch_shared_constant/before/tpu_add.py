@@ -8,7 +8,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-import tiles
+import backend_tiles
 
 
 def _add(x_ref, y_ref, o_ref, acc):
@@ -18,7 +18,7 @@ def _add(x_ref, y_ref, o_ref, acc):
 
 def add(x, y):
     return pl.pallas_call(_add, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-                          scratch_shapes=[tiles.ACC_TILE], compiler_params=pltpu.CompilerParams())(x, y)
+                          scratch_shapes=[backend_tiles.ACC_TILE], compiler_params=pltpu.CompilerParams())(x, y)
 
 
 def target():
