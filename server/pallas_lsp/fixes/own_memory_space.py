@@ -40,7 +40,7 @@ def fix(project, model, finding):
         raise CannotFix("the type is built with more than a shape and a dtype, or outside the workspace")
     builder = FixBuilder(project)
     prefix, attr = own.split(".")
-    if _inside(placement.use, made_call) or _only_here(project, made_model, made_call, where):
+    if built_inside(placement.use, made_call) or built_for_refusing_kernels_only(project, made_model, made_call, where):
         file, imports = builder.file(made_model)
         target = file.find_ast(made_model, made_call, cst.Call)
         if target is None:
@@ -60,11 +60,11 @@ def fix(project, model, finding):
                        "safe", preferred=True)
 
 
-def _inside(node: ast.AST, inner: ast.AST) -> bool:
+def built_inside(node: ast.AST, inner: ast.AST) -> bool:
     return any(n is inner for n in ast.walk(node))
 
 
-def _only_here(project, made_model, made_call: ast.Call, where: str) -> bool:
+def built_for_refusing_kernels_only(project, made_model, made_call: ast.Call, where: str) -> bool:
     """Every kernel of the workspace allocating the type `made_call` builds (one of the module that builds it,
     or of a module importing it) is one whose lowering refuses it, on this backend."""
     same = {where} if where not in (TPU, TPU_INTERPRETER) else {TPU, TPU_INTERPRETER}

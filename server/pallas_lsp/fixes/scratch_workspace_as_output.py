@@ -20,8 +20,8 @@ import ast
 import libcst as cst
 
 from ..analysis.memory_spaces import GPU
-from .kernel_edits import CannotFix, FixBuilder
-from .own_memory_space import _inside, _only_here
+from .kernel_edits import CannotFix, FixBuilder, without_keyword
+from .own_memory_space import built_inside, built_for_refusing_kernels_only
 from .workspace_as_output import add_output, take_old_results
 
 
@@ -42,10 +42,10 @@ def fix(project, model, finding):
     made_model, made_call = made
     builder = FixBuilder(project)
     _, imports = builder.file(entry.model)
-    if _inside(placement.use, made_call):
+    if built_inside(placement.use, made_call):
         shape, dtype = (entry.model.segment(a) for a in made_call.args)
         output = f"{imports.name('jax')}.ShapeDtypeStruct({shape}, {dtype})"
-    elif _only_here(project, made_model, made_call, GPU) and project.is_workspace_file(made_model.path):
+    elif built_for_refusing_kernels_only(project, made_model, made_call, GPU) and project.is_workspace_file(made_model.path):
         file, made_imports = builder.file(made_model)
         target = file.find_ast(made_model, made_call, cst.Call)
         if target is None:
@@ -71,11 +71,4 @@ def fix(project, model, finding):
 
 
 def _without_scratch_keyword(updated: cst.Call) -> cst.Call:
-    index = next((i for i, a in enumerate(updated.args) if a.keyword is not None
-                  and a.keyword.value == "scratch_types"), None)
-    if index is None:
-        raise CannotFix("the scratch_types keyword was not found")
-    args = [a for i, a in enumerate(updated.args) if i != index]
-    if index == len(updated.args) - 1 and args:  # the last one: the one before ends as it ended
-        args[-1] = args[-1].with_changes(comma=updated.args[index].comma)
-    return updated.with_changes(args=args)
+    return without_keyword(updated, "scratch_types", "the scratch_types keyword")
