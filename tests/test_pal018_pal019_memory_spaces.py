@@ -118,3 +118,36 @@ def test_jax_agrees_with_each_case(tmp_path):
             assert truth["ok"], (file, truth)
         else:
             assert not truth["ok"] and quote in f'{truth["exc_type"]}: {truth["message"]}', (file, truth)
+
+
+def test_nothing_where_a_test_module_runs_the_kernel_under_the_gpu_interpreter(ws):
+    """A test module's `with plgpu.force_gpu_interpret_mode():` around the launcher: the GPU interpreter places a
+    `pltpu.VMEM` scratch (jax 0.12), so that launch is not reported; one the switch does not reach is."""
+    kernels = HEADER + "\n" + SCRATCH_BODY + (
+        "def run_tested(x):\n  return plgpu.kernel(body, out_type=X, scratch_types=[pltpu.VMEM((128, 128), jnp.float32)])(x)\n\n"
+        "def run_compiled(x):\n  return plgpu.kernel(body, out_type=X, scratch_types=[pltpu.VMEM((128, 128), jnp.float32)])(x)\n")
+    ws.write("test_kernels.py", "import jax.numpy as jnp\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n\n"
+             "import kernels\n\n\ndef test_run_tested():\n  with plgpu.force_gpu_interpret_mode():\n"
+             "    out = kernels.run_tested(jnp.ones((128, 128), jnp.float32))\n  assert (out == 1).all()\n")
+    found = ws.check("kernels.py", kernels)
+    assert [(code, where) for code, where, _ in found] == [
+        ("PAL018", at(kernels, "pltpu.VMEM((128, 128), jnp.float32)", 2))]
+
+
+def test_the_fix_edits_the_use_where_the_other_backends_kernel_shares_the_type(ws):
+    """A helper building `pltpu.VMEM` for a TPU kernel and a Mosaic GPU one: the TPU kernel keeps it, so the GPU
+    launch's use is rewritten (a name: `plgpu.SMEM(TILE.shape, TILE.dtype)`); a call to the helper, no name, gets
+    no fix."""
+    from pallas_lsp.fixes import fixes_and_reason
+
+    shared = HEADER + "\nTILE = pltpu.VMEM((128, 128), jnp.float32)\n\n" + SCRATCH_BODY + (
+        "tpu_k = pl.pallas_call(body, out_shape=X, scratch_shapes=[TILE], compiler_params=pltpu.CompilerParams())\n"
+        "gpu_k = plgpu.kernel(body, out_type=X, scratch_types=[TILE])\n")
+    [finding] = ws.findings(source=shared)
+    fixes, _ = fixes_and_reason(ws.project, finding)
+    assert fixes[0].title.endswith("Use plgpu.SMEM in place of pltpu.VMEM, here (the other backend's kernels use it too)")
+    helper = shared.replace("TILE = pltpu", "def tile():\n  return pltpu").replace("[TILE]", "[tile()]")
+    [finding] = ws.findings(source=helper)
+    fixes, reason = fixes_and_reason(ws.project, finding)
+    assert all(f.kind != "rewrite" for f in fixes)
+    assert reason == "the type is shared with the other backend's kernels, and the use is no name to rewrite"

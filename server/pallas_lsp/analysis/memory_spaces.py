@@ -106,6 +106,19 @@ def refused(project, kernel: "KernelModel") -> list[tuple[Placement, str, str]]:
     return found
 
 
+def refusing_kernels(ctx) -> list:
+    """The kernels of this module and its importers with a buffer their lowering refuses, once a test module that
+    runs them interpreted (`with plgpu.force_gpu_interpret_mode():`) has marked them: those are not reported."""
+    from .kernels import KernelIndex
+
+    kernels = [k for k in ctx.kernels_here_and_in_importers() if refused(ctx.project, k)]
+    if kernels:
+        for importer in ctx.project.importers(ctx.model):
+            if ctx.project.index.mentions_interpret(importer.path):
+                KernelIndex.of(ctx.project, importer)
+    return kernels
+
+
 def placements(project, kernel: "KernelModel", where: str) -> list[Placement]:
     """The kernel's scratch buffers (where its launch lowers them) and its `pl.run_scoped` buffers."""
     entry = kernel.entry

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.memory_spaces import GPU, OWN_TYPE, global_workspace, refused
+from ..analysis.memory_spaces import refusing_kernels, GPU, OWN_TYPE, global_workspace, refused
 
 CODE = "PAL018"
 NAME = "other-backend-memory-space"
@@ -27,7 +27,7 @@ def check(ctx):
     if "pltpu" not in text and "plgpu" not in text and "tpu" not in text and "mosaic_gpu" not in text:
         return
     reported: set[int] = set()
-    for kernel in ctx.kernels_here_and_in_importers():
+    for kernel in refusing_kernels(ctx):
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
             for placement, where, quote in refused(ctx.project, kernel):
                 if placement.model is not ctx.model or id(placement.use) in reported \

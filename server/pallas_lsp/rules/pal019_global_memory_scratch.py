@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.memory_spaces import global_workspace, refused
+from ..analysis.memory_spaces import refusing_kernels, global_workspace, refused
 
 CODE = "PAL019"
 NAME = "global-memory-scratch"
@@ -25,7 +25,7 @@ def check(ctx):
     if "GMEM" not in text and "ANY" not in text and "HBM" not in text and "scratch" not in text:
         return
     reported: set[int] = set()
-    for kernel in ctx.kernels_here_and_in_importers():
+    for kernel in refusing_kernels(ctx):
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
             for placement, where, quote in refused(ctx.project, kernel):
                 if placement.model is not ctx.model or id(placement.use) in reported \
