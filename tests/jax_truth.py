@@ -411,6 +411,8 @@ def run_fixture(path: str, with_resources: bool = False, compiled: bool = False)
           locs = _eqn_locations(fn, args, _collective_run_scoped)
         elif stage == "run" and msg.startswith("Unsupported memory space: gmem"):
           locs = _eqn_locations(fn, args, _barrier_semaphore_run_scoped)
+        if not locs and stage == "run" and msg.startswith(("Unsupported memory space: ", "Invalid memory space: ")):
+          locs = _eqn_locations(fn, args, _kernel_launch, enclosing=True)  # a buffer's type: JAX names no line
         elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
         elif stage == "run" and "occurs as both fixed-id and internal" in msg:

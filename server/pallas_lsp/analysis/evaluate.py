@@ -691,7 +691,8 @@ class Evaluator(ClassAttributes):
             shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
             dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
             return MemType(_SHAPED_TYPES[name], shape, dtype, _source(model, node, name), name,
-                           _details(kwargs, ("shape", "dtype")) if name == "plgpu.TMEM" else ())
+                           _details(kwargs, ("shape", "dtype")) if name == "plgpu.TMEM" else (),
+                           (model, node) if isinstance(node, ast.Call) else None)
         if name in _BARRIERS:
             count = kwargs.get("num_barriers", Const(1))
             if isinstance(count, Const) and type(count.value) is int:

@@ -58,6 +58,9 @@ class MemType(Value):
     # The constructor's other keywords, as (name, static value or NOT_STATIC), sorted: what tells two
     # barriers apart (`num_arrivals`) and a TMEM ref's columns (`collective`, `packed`, `layout`).
     details: tuple = ()
+    # (module, constructor call) where the type was built: what a fix that changes the type edits. Not part of
+    # the value (two calls building the same type are one type to every rule).
+    made_at: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def picture(self) -> str | None:

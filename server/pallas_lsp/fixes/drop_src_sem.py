@@ -22,7 +22,7 @@ import libcst as cst
 from ..analysis.local_copies import local_src_sem, refuses_local_src_sem
 from ..analysis.result_uses import _starts
 from ..analysis.values import Const
-from .kernel_edits import CannotFix, FixBuilder
+from .kernel_edits import CannotFix, FixBuilder, without_keyword
 
 
 def fix(project, model, finding):
@@ -94,10 +94,4 @@ def _body_semaphore(model, kernel, node: ast.expr):
 
 
 def _without_src_sem(updated: cst.Call) -> cst.Call:
-    index = next((i for i, a in enumerate(updated.args) if a.keyword is not None and a.keyword.value == "src_sem"), None)
-    if index is None:
-        raise CannotFix("the copy's src_sem keyword was not found")
-    args = [a for i, a in enumerate(updated.args) if i != index]
-    if index == len(updated.args) - 1 and args:  # the last one: the one before ends as it ended
-        args[-1] = args[-1].with_changes(comma=updated.args[index].comma)
-    return updated.with_changes(args=args)
+    return without_keyword(updated, "src_sem", "the copy's src_sem keyword")

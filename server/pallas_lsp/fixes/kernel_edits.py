@@ -806,3 +806,15 @@ def call_with_keyword(call: cst.Call, key: str, code: str) -> cst.Call:
                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                         whitespace_after=cst.SimpleWhitespace("")))
     return call.with_changes(args=appended(list(call.args), new))
+
+
+def without_keyword(updated: cst.Call, keyword: str, what: str) -> cst.Call:
+    """`updated` without its `keyword=` argument (the one before it then ends as it ended); `what` names the
+    keyword in the refusal where the call has none."""
+    index = next((i for i, a in enumerate(updated.args) if a.keyword is not None and a.keyword.value == keyword), None)
+    if index is None:
+        raise CannotFix(f"{what} was not found")
+    args = [a for i, a in enumerate(updated.args) if i != index]
+    if index == len(updated.args) - 1 and args:
+        args[-1] = args[-1].with_changes(comma=updated.args[index].comma)
+    return updated.with_changes(args=args)

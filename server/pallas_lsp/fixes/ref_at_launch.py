@@ -25,6 +25,8 @@ def ref_attribute_at_launch(project, model, binding, entry, attr: str) -> str | 
     the launch does not say it in code of its own (a grid spec, a computed list, an operand that is no name)."""
     from ..analysis.kernel_args import kernel_parameters
 
+    if binding.kind == "unpack" and entry.model is model and attr in ("shape", "dtype"):
+        return _tail_output_attribute(project, model, binding, entry, attr)
     if binding.kind != "param" or entry.model is not model or attr not in ("shape", "dtype"):
         return None
     try:
@@ -51,6 +53,32 @@ def ref_attribute_at_launch(project, model, binding, entry, attr: str) -> str | 
         index += _prefetched(project, entry)  # in_specs come after the scalar prefetch operands
     operand = _operand(model, entry, index) if index is not None and index >= 0 else None
     return f"{ast.get_source_segment(model.text, operand)}.{attr}" if operand is not None else None
+
+
+def _tail_output_attribute(project, model, binding, entry, attr: str) -> str | None:
+    """`out.<attr>` of an output a `def body(*refs)` unpacks from its last refs (`ins, (out,) = refs[:n], refs[n:]`):
+    where the launch takes no scratch those are its outputs, the last one the last of `out_type`."""
+    from .kernel_edits import tail_unpacking
+    from .semaphore_out_of_out_type import _scratch_count
+
+    body = entry.body
+    function = body.node if body is not None and body.model is model else None
+    tail = tail_unpacking(function) if isinstance(function, ast.FunctionDef) else None
+    names = [e.id for e in tail.elts] if tail is not None else []
+    scope = model.scopes.get(function) if names else None
+    name = next((n for n in names if scope is not None and any(b is binding for b in scope.bindings.get(n, ()))), None)
+    if name is None or _scratch_count(entry) != 0:
+        return None
+    field = "out_type" if entry.kernel.kwarg("out_type") is not None else "out_shape"
+    outputs = _launch_item(project, model, entry, field, None)
+    from_end = len(names) - names.index(name)
+    if isinstance(outputs, (ast.Tuple, ast.List)) and len(outputs.elts) >= from_end:
+        item = outputs.elts[-from_end]
+    elif isinstance(outputs, ast.Call) and from_end == 1 == len(names):
+        item = outputs
+    else:
+        return None
+    return _constructor_argument(project, model, item, attr)
 
 
 def ref_stand_in(project, model, binding, entry) -> str | None:

@@ -23,16 +23,18 @@ import ast
 import libcst as cst
 
 from ..analysis.launches import kernel_launches
+from ..analysis.memory_spaces import GPU_GLOBAL
 from ..analysis.values import Array, MemType, Seq, ShapeDtype
 from .kernel_edits import (CannotFix, FixBuilder, add_parameter, append_to_unpacking, check_parameters,
                            edit_sequence_keyword, remove_get_global, tail_unpacking, take_name)
+from .semaphore_out_of_out_type import _scratch_count
 from .sites import locate
 from .type_in_scope import type_at_launches
 
 
 def fix(project, model, call, value, code: str):
-    if code != "PAL001" or not isinstance(value, MemType) or value.space != "gmem" or value.constructor != "plgpu.GMEM":
-        return None
+    if code != "PAL001" or not isinstance(value, MemType) or value.constructor not in GPU_GLOBAL:
+        return None  # global memory in a plgpu.kernel: `plgpu.GMEM`, and `pl.ANY` / `pltpu.HBM`, which mean it there
     located = locate(project, model, call)
     if located is None:
         return None
@@ -44,16 +46,34 @@ def fix(project, model, call, value, code: str):
     unpacked = tail_unpacking(body)  # `def body(*refs)`: `ins, (out,) = refs[:n], refs[n:]` takes one more name
     if unpacked is None:
         check_parameters(body)
-    if any(e.kernel.kwarg("scratch_types") for e in entries) or not _written_first(
+    scratch = {_scratch_count(e) for e in entries}
+    if len(scratch) != 1 or None in scratch or (unpacked is not None and scratch != {0}) or not _written_first(
             project, model, body, use.name, (use.statement.end_lineno, use.statement.end_col_offset)):
-        return None  # scratch parameters follow the outputs; read first, it wants the input's zeros (pass_as_input)
+        return None  # the scratch parameters that follow the outputs not counted; read first, it wants the input's
+        # zeros (pass_as_input)
+    scratch_count = scratch.pop()
     argument = call.args[0] if len(call.args) == 1 and not call.keywords else None
     carried = type_at_launches(project, model, argument, entries) if argument is not None else None
     if carried is None:
         raise CannotFix("the workspace's type cannot be written at the launch")
     builder = FixBuilder(project)
     _, imports = builder.file(model)
-    output = f"{imports.name('jax')}.ShapeDtypeStruct({_shape_dtype(carried)})"
+    launches = add_output(project, builder, entries, f"{imports.name('jax')}.ShapeDtypeStruct({_shape_dtype(carried)})")
+    name = take_name(builder, where, "workspace")
+    if unpacked is not None:
+        append_to_unpacking(builder, model, unpacked, name)
+    else:
+        positional = [*body.args.posonlyargs, *body.args.args]
+        add_parameter(builder, model, body, name, len(positional) - scratch_count if scratch_count else None)
+    remove_get_global(builder, model, use, name)
+    take_old_results(builder, launches)
+    return builder.fix(f"pallas-lsp ({code}): Make {name} one more output of the kernel, which the callers drop",
+                       "safe", preferred=True)
+
+
+def add_output(project, builder: FixBuilder, entries, output: str) -> list:
+    """`output` (a ShapeDtypeStruct's code) added after each launch's outputs in `out_type`; the (launch, `[0]` or
+    `[:n]`) of every call of the kernels found, whose results the caller then writes back to what they were."""
     launches = []
     for entry in entries:
         found = entry.kernel.kwarg("out_type")
@@ -79,12 +99,11 @@ def fix(project, model, call, value, code: str):
         if not calls:
             raise CannotFix("no launch of the kernel was found, whose results would change")
         launches.extend((launch, kept) for launch in calls)
-    name = take_name(builder, where, "workspace")
-    if unpacked is not None:
-        append_to_unpacking(builder, model, unpacked, name)
-    else:
-        add_parameter(builder, model, body, name, None)
-    remove_get_global(builder, model, use, name)
+    return launches
+
+
+def take_old_results(builder: FixBuilder, launches: list) -> None:
+    """Each launch `add_output` found gives its callers what it gave before: `kernel(x)[0]`, `kernel(x)[:n]`."""
     for launch, kept in launches:
         file, _ = builder.file(launch.model)
         target = file.find_ast(launch.model, launch.call, cst.Call)
@@ -92,8 +111,6 @@ def fix(project, model, call, value, code: str):
             raise CannotFix("a launch of the kernel was not found")
         taken = cst.parse_expression(f"results{kept}")
         file.rewrite(target, lambda updated, taken=taken: taken.with_changes(value=updated))
-    return builder.fix(f"pallas-lsp ({code}): Make {name} one more output of the kernel, which the callers drop",
-                       "safe", preferred=True)
 
 
 def _shape_dtype(carried: str) -> str:
@@ -122,9 +139,27 @@ def _written_first(project, model, function: ast.FunctionDef, name: str | None, 
     assign = parents.get(id(subscript))
     if isinstance(subscript, ast.Call) and first in subscript.args and depth < 3:
         return _written_first_by_helper(project, model, subscript, subscript.args.index(first), depth)
+    if _copied_into(project, model, first, parents):
+        return True
     return (isinstance(subscript, ast.Subscript) and subscript.value is first and isinstance(subscript.ctx, ast.Store)
             and isinstance(assign, ast.Assign) and not any(  # `ws[...] = ws[...] + x` reads it first
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value)))
+
+
+def _copied_into(project, model, name: ast.Name, parents: dict) -> bool:
+    """`name` (or `name.at[i]`) is the destination of a copy that writes all of it there: `plgpu.copy_smem_to_gmem(
+    tile, name.at[i])`, which a TMA store fills from the tile."""
+    from ..analysis.values import Api
+
+    node = name
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Attribute) and parent.attr == "at" and isinstance(parents.get(id(parent)), ast.Subscript):
+        node = parents.get(id(parent))
+        parent = parents.get(id(node))
+    if not (isinstance(parent, ast.Call) and len(parent.args) >= 2 and parent.args[1] is node):
+        return False
+    callee = project.evaluator.value(model, parent.func)
+    return isinstance(callee, Api) and callee.name == "plgpu.copy_smem_to_gmem"
 
 
 def _written_first_by_helper(project, model, call: ast.Call, index: int, depth: int) -> bool:
