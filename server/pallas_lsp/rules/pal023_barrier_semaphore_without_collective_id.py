@@ -24,13 +24,12 @@ NAME = "barrier-semaphore-without-collective-id"
 SEVERITY = "error"
 SUMMARY = "pltpu.get_barrier_semaphore() in a TPU kernel whose compiler parameters give no collective_id."
 
-COMPILED = ('JAX: "ValueError: collective_id has to be specified when using a custom barrier (cannot auto-allocate '
-            'without lowering context)"; give the launch pltpu.CompilerParams(collective_id=...). '
-            "get_barrier_semaphore() is the semaphore XLA sets aside for the kernel's collective_id{where}.")
-INTERPRETED = ('JAX: "TypeError: int() argument must be a string, a bytes-like object or a real number, not '
-               "'NoneType'\" (JaxRuntimeError: INTERNAL: CpuCallback error); give the launch "
-               "pltpu.CompilerParams(collective_id=...). The TPU interpreter gives get_barrier_semaphore() the "
-               "semaphore with id collective_id{where}.")
+COMPILED = ('JAX: "ValueError: collective_id has to be specified when using a custom barrier ..."; give the kernel a '
+            "collective_id. get_barrier_semaphore() is the semaphore XLA sets aside for the collective_id of the "
+            "kernel's pltpu.CompilerParams{where}; JAX adds: (cannot auto-allocate without lowering context).")
+INTERPRETED = ('JAX: "TypeError: int() argument must be ... not \'NoneType\'"; give the kernel a collective_id. '
+               "The TPU interpreter gives get_barrier_semaphore() the semaphore whose id is the collective_id of the "
+               "kernel's pltpu.CompilerParams{where}; JAX reports it as JaxRuntimeError: INTERNAL: CpuCallback error.")
 
 
 def check(ctx):
@@ -58,7 +57,7 @@ def check(ctx):
             if params.call is None:
                 where = " (the launch gives no compiler_params)"
             else:
-                where = " (its pltpu.CompilerParams(...) gives none)"
+                where = " (they give none)"
                 related.append(ctx.related(params.model, params.call, "the kernel's compiler parameters"))
             for op in ops:
                 reported.add(id(op.call))
