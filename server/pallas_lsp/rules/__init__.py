@@ -26,6 +26,7 @@ from . import (
     pal016_gpu_interpreter_semaphore,
     pal017_local_copy_src_sem,
     pal023_barrier_semaphore_without_collective_id,
+    pal024_smem_vector_access,
     pal100_jax_error,
 )
 
@@ -35,7 +36,8 @@ RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global
          pal009_non_decrementing_wait, pal010_dma_semaphore_not_ref, pal011_barrier_semaphore_id_collision,
          pal012_shared_memory_over_budget, pal013_signal_wait_semaphore_type, pal014_signal_wait_not_ref,
          pal015_dma_wait_semaphore_type, pal016_gpu_interpreter_semaphore,
-         pal017_local_copy_src_sem, pal023_barrier_semaphore_without_collective_id, pal100_jax_error)
+         pal017_local_copy_src_sem, pal023_barrier_semaphore_without_collective_id,
+         pal024_smem_vector_access, pal100_jax_error)
 RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
 
 # An installed package carries the pages (setup.py copies docs/rules there); a checkout has docs/rules.
