@@ -34,7 +34,7 @@ def fix(project, model, finding):
         if binding is None or binding.node is not param.node:
             continue
         parent = model.parents.get(node)
-        if isinstance(parent, ast.Subscript) and parent.value is node and not_scalar(parent.slice, len(param.shape)):
+        if isinstance(parent, ast.Subscript) and parent.value is node and not_scalar(parent.slice, len(param.shape) if param.shape is not None else None):
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in ("shape", "dtype"):
             continue

@@ -12,9 +12,12 @@ JAX stops), in a kernel that may run compiled.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 
-from ..analysis.kernel_args import kernel_parameters
+from ..analysis.comparisons import as_sequence
+from ..analysis.kernel_args import kernel_parameters, launch_field
+from ..analysis.values import MemType
 from ..analysis.kernel_model import TPU_TC
 
 CODE = "PAL024"
@@ -25,8 +28,9 @@ SUMMARY = "A TPU SMEM ref read or written as an array (acc[...], acc[0, :]): SME
 
 def message(store: bool, name: str, shape: tuple[int, ...]) -> str:
     verb, noun = ("store", "stored") if store else ("load", "read")
+    shaped = f" of shape {tuple(shape)}" if shape is not None else ""
     return (f'JAX: "ValueError: Can only {verb} scalars to SMEM"; allocate {name} in VMEM (pltpu.VMEM) to use '
-            f"it as an array. {name} is an SMEM ref of shape {tuple(shape)}, and TPU SMEM is {noun} one element at "
+            f"it as an array. {name} is an SMEM ref{shaped}, and TPU SMEM is {noun} one element at "
             "a time (acc[i, j]).").replace("load scalars to", "load scalars from")
 
 
@@ -43,13 +47,25 @@ def check(ctx):
                 continue
             found = []
             for param in kernel_parameters(ctx.project, kernel.entry):
-                if param.space == "smem" and param.shape is not None:
+                if param.space == "smem" and _tpu_smem(ctx.project, kernel.entry, param):
                     found += [(access, store, param) for access, store in vector_accesses(body.model, body.node, param)]
             if not found:
                 continue
             access, store, param = min(found, key=lambda item: (item[0].lineno, item[0].col_offset))
             yield ctx.finding(rule, access, message(store, param.name, param.shape), (ctx.entry_related(kernel),),
                               facts={"kernel": kernel, "param": param, "model": body.model})
+
+
+def _tpu_smem(project, entry, param) -> bool:
+    """Is the parameter TPU SMEM: a `pltpu.SMEM(...)` scratch entry, or a block of a module that names no Mosaic
+    GPU memory (a `plgpu.SMEM` in a TPU kernel fails otherwise: "Invalid memory space")?"""
+    match = re.fullmatch(r"scratch_shapes\[(\d+)\]", param.origin)
+    if match is None:
+        return param.role != "scratch" and "plgpu" not in entry.model.text and "mosaic_gpu" not in entry.model.text
+    items = as_sequence(launch_field(project, entry, "scratch_shapes"))
+    index = int(match[1])
+    item = items.items[index] if items is not None and index < len(items.items) else None
+    return isinstance(item, MemType) and item.constructor == "pltpu.SMEM"
 
 
 def vector_accesses(model, function: ast.AST, param) -> list[tuple[ast.Subscript, bool]]:
@@ -62,18 +78,21 @@ def vector_accesses(model, function: ast.AST, param) -> list[tuple[ast.Subscript
         binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
         if binding is None or binding.node is not param.node:
             continue
-        if not_scalar(node.slice, len(param.shape)):
+        if not_scalar(node.slice, len(param.shape) if param.shape is not None else None):
             found.append((node, isinstance(node.ctx, ast.Store)))
     return found
 
 
-def not_scalar(index: ast.expr, rank: int) -> bool:
-    """Does indexing a ref of `rank` dimensions with `index` give an array (an Ellipsis, a slice, `pl.ds`, too
-    few indices)? False where it may give one element."""
+def not_scalar(index: ast.expr, rank: int | None) -> bool:
+    """Does indexing a ref of `rank` dimensions with `index` give an array (a slice, `pl.ds`; an Ellipsis or too
+    few indices where the rank is known: `x[...]` of a 0-d ref is its one element)? False where it may give one
+    element."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
     for part in parts:
-        if isinstance(part, ast.Slice) or (isinstance(part, ast.Constant) and part.value is Ellipsis):
+        if isinstance(part, ast.Slice):
             return True
+        if isinstance(part, ast.Constant) and part.value is Ellipsis:
+            return rank is None and len(parts) > 1 or rank is not None and rank > 0
         if isinstance(part, ast.Call) and isinstance(part.func, (ast.Attribute, ast.Name)) and \
                 (part.func.attr if isinstance(part.func, ast.Attribute) else part.func.id) in ("ds", "dslice"):
             return True
@@ -81,4 +100,4 @@ def not_scalar(index: ast.expr, rank: int) -> bool:
             return False
     # Too few indices: counted only where they are written out (a name may hold a tuple of indices).
     written = isinstance(index, ast.Tuple) or isinstance(index, ast.Constant)
-    return written and len(parts) < rank
+    return written and rank is not None and len(parts) < rank
