@@ -57,6 +57,9 @@ after every fixture.
 * the TPU interpreter's `Semaphore N occurs as both fixed-id and internal.` (raised in a host
   callback, reported as a `JaxRuntimeError` whose last line it is; that line is the `message`):
   the user frame of every `get_barrier_semaphore` equation, which makes the fixed-id semaphore;
+* a kernel asking for its barrier semaphore with no `collective_id` (compiled for a TPU, `collective_id has to
+  be specified when using a custom barrier`; under the TPU interpreter `int() argument must be ... not 'NoneType'`
+  in its host callback, the last line being the `message`): the user frame of every `get_barrier_semaphore`;
 * Mosaic GPU's `Unsupported memory space: gmem` (a BARRIER semaphore from `pl.run_scoped`; JAX names no line): the
   user frame of that run_scoped equation;
 * the GPU interpreter's `nan + semaphore` (or `nan + barrier_semaphore`, or with zero-filled memory `type object
@@ -254,7 +257,15 @@ def _callback_error(exc: BaseException) -> str | None:
   errors keep their first line, as recorded before."""
   lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
   last = lines[-1] if len(lines) > 1 else ""
-  return last if "occurs as both fixed-id and internal" in last else None
+  return last if any(words in last for words in _CALLBACK_LAST_LINES) else None
+
+
+# Host-callback errors recorded by their last line: the TPU interpreter's semaphore-id clash, and its
+# `int(collective_id)` of a kernel that asks for its barrier semaphore with no collective_id.
+_CALLBACK_LAST_LINES = ("occurs as both fixed-id and internal", "int() argument must be a string, a bytes-like object "
+                        "or a real number, not 'NoneType'")
+# Errors about the kernel's barrier semaphore, which name no line: the user frame of its get_barrier_semaphore.
+_BARRIER_SEMAPHORE_ERRORS = (*_CALLBACK_LAST_LINES, "collective_id has to be specified when using a custom barrier")
 
 
 def _traceback_locations(exc: BaseException, root: str):
@@ -415,7 +426,7 @@ def run_fixture(path: str, with_resources: bool = False, compiled: bool = False)
           locs = _eqn_locations(fn, args, _kernel_launch, enclosing=True)  # a buffer's type: JAX names no line
         elif stage == "run" and msg.startswith("Cannot lower jaxpr with effects"):
           locs = _eqn_locations(fn, args, _get_global_outside_kernel)
-        elif stage == "run" and "occurs as both fixed-id and internal" in msg:
+        elif stage == "run" and any(words in msg for words in _BARRIER_SEMAPHORE_ERRORS):
           locs = _eqn_locations(fn, args, _barrier_semaphore)
         elif stage == "run" and msg in _GPU_INTERPRETER_SEMAPHORE:
           locs = _eqn_locations(fn, args, _first_semaphore_allocation(), enclosing=True)

@@ -63,6 +63,11 @@ JAX_FAILURES = (
     ("AttributeError", "'AbstractSemaphoreTyRules' has no attribute 'full'", "PAL016"),  # ... zero-filled
     ("NotImplementedError", "Source semaphore (`src_sem`) on a local copy", "PAL017"),
     ("NotImplementedError", "`wait_read` on a local copy without device_id", "PAL017"),
+    ("ValueError", "collective_id has to be specified when using a custom barrier", "PAL023"),
+    ("ValueError", "Can only store scalars to SMEM", "PAL024"),
+    ("ValueError", "Can only load scalars from SMEM", "PAL024"),
+    ("JaxRuntimeError", "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
+     "PAL023"),  # the TPU interpreter's int(collective_id), in its callback
     ("VerificationError", "must be specified when source semaphore is specified", "PAL017"),  # a local wait_recv  # pl.select_ref of unlike semaphore views
 )
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import reads
+from .classes import dataclass_fields
 from .kernels import unwrap_function
 from .launches import kernel_launches
 from .model import child_nodes
@@ -254,6 +255,9 @@ def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None,
                 Use("copy", model, call, indices, True, role=role, descriptor=call)]
         return [Use("other", model, call, indices, True)]
     if isinstance(func, ClassValue):  # a descriptor class (paged attention's MultiPageAsyncCopyDescriptor)
+        held = _field_uses(project, func, call, arg, keyword, indices, depth)
+        if held is not None:  # a dataclass or NamedTuple field: `StreamSlots(hbm, bufs, sems)`, then `self.sems`
+            return held
         init = next((n for n in func.node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
         func = Func(func.model, init, Instance(func)) if init is not None else func
     target = unwrap_function(func)
@@ -304,6 +308,35 @@ def _attribute_loads(model: "ModuleModel", cls: ast.ClassDef, name: str) -> list
                 else:
                     stores += 1
     return sorted(loads, key=lambda n: (n.lineno, n.col_offset)) if stores == 1 else None
+
+
+def _field_uses(project, cls: ClassValue, call: ast.Call, arg: ast.AST, keyword: str | None, indices,
+                depth) -> list[Use] | None:
+    """Where a dataclass's (or NamedTuple's) constructor argument goes: the reads of its field as `self.<field>`
+    in the class's methods, where no method stores it; None for another class, or an argument not matched."""
+    fields = dataclass_fields(cls.node)
+    if fields is None or any(n.name == "__init__" for n in cls.node.body if isinstance(n, ast.FunctionDef)) \
+            or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    names = [f.target.id for f in fields]
+    name = keyword if keyword is not None else (names[call.args.index(arg)] if call.args.index(arg) < len(names) else None)
+    if name not in names or depth >= _MAX_HELPER_DEPTH:
+        return None
+    loads, stores = [], 0
+    for method in cls.node.body:
+        if not isinstance(method, ast.FunctionDef) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) \
+                    and node.value.id == me:
+                if isinstance(node.ctx, ast.Load):
+                    loads.append(node)
+                else:
+                    stores += 1
+    if stores or not loads:
+        return None
+    return [use for load in loads for use in uses_of(project, cls.model, load, indices, depth + 1)]
 
 
 def _dma_semaphore_role(api: str, call: ast.Call, arg: ast.AST, keyword: str | None) -> str | None:

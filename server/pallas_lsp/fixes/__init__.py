@@ -163,9 +163,9 @@ FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", 
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
                             "class_attribute_get_global"),
                  "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("drop_src_sem", "semaphore_view"), "PAL011": ("collective_id_below_internal",),
-                 "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"),
-                 "PAL017": ("drop_src_sem",), "PAL018": ("own_memory_space",),
-                 "PAL019": ("scratch_workspace_as_output",)}
+                 "PAL013": ("regular_semaphore", "wait_on_copy"), "PAL014": ("semaphore_view",),
+                 "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",), "PAL018": ("own_memory_space",),
+                 "PAL019": ("scratch_workspace_as_output",), "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:

@@ -7,7 +7,8 @@ DMA semaphore, but got a regular semaphore"). Where a semaphore is given to copi
 `pl.semaphore_signal`, `pl.semaphore_wait` or `pl.semaphore_read` of its own), the counting the copies do on it is
 what a DMA semaphore of the same shape does: that is the only meaning the code can have, so the fix is safe. Only
 for a scratch semaphore whose type is written in the launch's scratch list: at the launch, in its grid spec, or in
-the variable passed there (each branch's list where it is assigned in several: the branches that wrote REGULAR).
+the variable passed there (each branch's list where it is assigned in several: the branches that wrote REGULAR);
+or for a `pl.run_scoped` semaphore whose type is written in the `pl.run_scoped(...)` call.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import libcst as cst
 
 from .grid_spec import grid_spec_call, scratch_argument
 from .kernel_edits import CannotFix, FixBuilder
+from .regular_semaphore import _type_expression
 
 _COPY_USES = ("dma_dst", "dma_src", "copy", "select")
 
@@ -76,17 +78,21 @@ def fix(project, model, finding):
     if kernel is None or node is None or facts.get("dtype") != "semaphore":
         return None
     sem = next((s for s in kernel.semaphores if s.node is node), None)
-    if sem is None or sem.origin == "pl.run_scoped":
+    if sem is None:
         return None
     if any(use.kind not in _COPY_USES for use in sem.uses):
         raise CannotFix("the semaphore is also signalled, waited on or read as a REGULAR semaphore")
-    attributes = _regular_types(project, kernel, sem)
+    if sem.origin == "pl.run_scoped":  # `pl.run_scoped(fetch, ..., pltpu.SemaphoreType.REGULAR)`
+        written = _type_expression(project, kernel, sem)
+        attributes, where = [a for a in [_regular_attribute(written) if written is not None else None] if a], sem.model
+    else:
+        attributes, where = _regular_types(project, kernel, sem), kernel.entry.model
     if not attributes:
-        raise CannotFix("the semaphore's type is not written in the launch's scratch list")
+        raise CannotFix("the semaphore's type is not written in the launch's scratch list or its pl.run_scoped")
     builder = FixBuilder(project)
-    file, _ = builder.file(kernel.entry.model)
+    file, _ = builder.file(where)
     for attribute in attributes:
-        found = file.find_ast(kernel.entry.model, attribute, cst.Attribute)
+        found = file.find_ast(where, attribute, cst.Attribute)
         if found is None:
             raise CannotFix("the semaphore's type was not found")
         file.rewrite(found, lambda updated: updated.with_changes(attr=cst.Name("DMA")))

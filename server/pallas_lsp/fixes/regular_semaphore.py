@@ -177,6 +177,9 @@ def fix(project, model, finding):
         raise CannotFix("the DMA semaphore is used for more than signal and wait")
     expr = _type_expression(project, kernel, sem)
     written = _written_here(project, sem.model, expr) if expr is not None else None
+    repeated = _repeated(project, kernel, sem) if written is None else None
+    if repeated is not None:
+        return _spelled_out(project, sem.model, kernel, finding, *repeated)
     if written is None:
         raise CannotFix("the DMA semaphore's type is not written where it is allocated, in this module, nor in "
                         "a module constant read only there")
@@ -191,5 +194,43 @@ def fix(project, model, finding):
         file.rewrite(found, lambda updated: regular)
     else:
         file.rewrite(found, lambda updated: updated.with_changes(attr=cst.Name("REGULAR")))
+    return builder.fix(f"pallas-lsp ({finding.code}): Allocate a REGULAR semaphore (only signalled and waited on)",
+                       "safe", preferred=True)
+
+
+def _repeated(project, kernel, sem):
+    """(`[T] * n`, its element, n, the semaphore's index) where the semaphore is one of a scratch list written
+    as one DMA semaphore type repeated (`[pltpu.SemaphoreType.DMA] * NUM_SEMS`); None otherwise."""
+    match = re.fullmatch(r"(scratch_shapes|scratch_types)\[(\d+)\]", sem.origin)
+    call = kernel.entry.node
+    if not match or not isinstance(call, ast.Call) or kernel.entry.model is not sem.model:
+        return None
+    value = next((k.value for k in call.keywords if k.arg == match[1]), None)
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)):
+        return None
+    shown, times = (value.left, value.right) if isinstance(value.left, (ast.List, ast.Tuple)) else (value.right, value.left)
+    count = project.evaluator.value(sem.model, times)
+    if not (isinstance(shown, (ast.List, ast.Tuple)) and len(shown.elts) == 1 and _dma_attribute(shown.elts[0])
+            and type(getattr(count, "value", None)) is int and int(match[2]) < count.value <= 6):
+        return None
+    return value, shown, count.value, int(match[2])
+
+
+def _spelled_out(project, model, kernel, finding, repeated: ast.BinOp, shown, count: int, index: int):
+    """`[DMA] * 3` -> `[DMA, DMA, REGULAR]`: the list written out, the semaphore's item made REGULAR."""
+    if kernel.backend in (MOSAIC_GPU, MOSAIC_GPU_WARP):
+        raise CannotFix("a TPU DMA semaphore type repeated in a Mosaic GPU kernel's scratch")
+    element = ast.get_source_segment(model.text, shown.elts[0])
+    attribute = _dma_attribute(shown.elts[0])
+    cut = len(ast.get_source_segment(model.text, attribute))
+    regular = element[:cut - len("DMA")] + "REGULAR" + element[cut:]
+    items = ", ".join(regular if i == index else element for i in range(count))
+    written = f"[{items}]" if isinstance(shown, ast.List) else f"({items}{',' if count == 1 else ''})"
+    builder = FixBuilder(project)
+    file, _ = builder.file(model)
+    found = file.find_ast(model, repeated, cst.BinaryOperation)
+    if found is None:
+        raise CannotFix("the scratch list was not found")
+    file.rewrite(found, lambda updated: cst.parse_expression(written))
     return builder.fix(f"pallas-lsp ({finding.code}): Allocate a REGULAR semaphore (only signalled and waited on)",
                        "safe", preferred=True)
