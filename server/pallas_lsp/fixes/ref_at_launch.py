@@ -42,7 +42,10 @@ def ref_attribute_at_launch(project, model, binding, entry, attr: str) -> str | 
             return None  # the block's shape: ref_block_shape reads the BlockSpec
         item = _launch_item(project, model, entry, field, key)
         return _constructor_argument(project, model, item, attr) if item is not None else None
-    blocked = field == "in_specs" and entry.kernel.kwarg("in_specs") is not None
+    # A pallas_call given in_specs hands its body blocks, whether the analysis matched the ref to a spec or (a list
+    # changed in place) only to its operand.
+    blocked = (field == "in_specs" or (field == "operand" and entry.api == "pl.pallas_call")) \
+        and entry.kernel.kwarg("in_specs") is not None
     if attr == "shape" and (blocked or entry.kernel.kwarg("grid_spec") is not None):
         return None  # a block of the operand: its BlockSpec says the shape (ref_block_shape)
     index = int(key) if key is not None and key.isdigit() else None
