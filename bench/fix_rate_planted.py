@@ -35,7 +35,8 @@ _LOWER = """
 import contextlib
 from jax.sharding import AbstractDevice, AbstractMesh
 if PLATFORM == "tpu":
-    device = jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("_d",), abstract_device=AbstractDevice(
+    device = jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("_d",), axis_types=AXIS_TYPES,
+                                                         abstract_device=AbstractDevice(
         device_kind="TPU v5 lite", num_cores=1, platform="tpu")))
 elif ABSTRACT_GPU:
     device = jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("_d",), abstract_device=AbstractDevice(
@@ -61,7 +62,9 @@ def _runtime(cache: Path) -> list[Path]:
 def _verdict(root: Path, plant: dict, python: str, cache: Path) -> dict:
     path = [str(root), *(str(p) for p in _runtime(cache))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "JAX_PLATFORMS": "cpu"}
-    program = (f"import json\nPLATFORM = {plant['platform']!r}\nABSTRACT_GPU = {bool(plant.get('abstract_gpu'))}\n" + plant["driver"] + _LOWER)
+    axis_types = "(jax.sharding.AxisType.Auto,)" if plant.get("auto_axes") else "None"
+    program = (f"import json\nPLATFORM = {plant['platform']!r}\nABSTRACT_GPU = {bool(plant.get('abstract_gpu'))}\n"
+               + plant["driver"] + f"\nAXIS_TYPES = {axis_types}\n" + _LOWER)
     run = subprocess.run([python, "-c", program], capture_output=True, text=True, env=env, timeout=600, cwd=str(root))
     lines = [line for line in run.stdout.splitlines() if line.startswith("{")]
     return json.loads(lines[-1]) if lines else {"ok": False, "error": f"driver failed: {run.stderr[-300:]}"}

@@ -7,7 +7,8 @@ abstract TPU v5 lite), `replace` (text replacements that plant the bug, each of 
 (Python that sets `fn` and `args`: the kernel's own entry point and abstract arguments); `abstract_gpu`: traced
 under an abstract H100 (a kernel that sizes its grid by the abstract mesh's core count); `beside`: libraries of
 the runtime (bench/real_library_types.py's) copied beside the package, analysed with it (maxtext launches its kernels
-through qwix's `pallas_call`).
+through qwix's `pallas_call`); `auto_axes`: the abstract TPU mesh's axis is Auto, not Explicit (with an Explicit axis
+JAX 0.12 gives a reshaped HBM ref a sharding of the wrong rank).
 """
 
 from __future__ import annotations
@@ -202,4 +203,6 @@ args = (S((256, 256), jnp.float32), S((256, 256), jnp.float32))
      "driver": _PROJ_AND_SAVE_STATE},
 ]
 
-PLANTS = GPU_PLANTS + TPU_PLANTS
+from planted_kernels_more import MORE_PLANTS  # noqa: E402
+
+PLANTS = GPU_PLANTS + TPU_PLANTS + MORE_PLANTS

@@ -45,8 +45,10 @@ def ref_attribute_at_launch(project, model, binding, entry, attr: str) -> str | 
         item = _launch_item(project, model, entry, field, key)
         return _constructor_argument(project, model, item, attr) if item is not None else None
     index = int(key) if key is not None and key.isdigit() else None
-    blocked = field == "in_specs" and entry.kernel.kwarg("in_specs") is not None and not _whole_operand(
-        project, model, entry, index)
+    # A pallas_call given in_specs hands its body blocks, whether the analysis matched the ref to a spec or (a list
+    # changed in place) only to its operand; a spec with a memory space only hands it the whole operand.
+    blocked = (field == "in_specs" or (field == "operand" and entry.api == "pl.pallas_call")) \
+        and entry.kernel.kwarg("in_specs") is not None and not _whole_operand(project, model, entry, index)
     if attr == "shape" and (blocked or entry.kernel.kwarg("grid_spec") is not None):
         return None  # a block of the operand: its BlockSpec says the shape (ref_block_shape)
     if index is not None and field == "in_specs":

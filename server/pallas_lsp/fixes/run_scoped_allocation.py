@@ -277,17 +277,42 @@ def _collective(axis: str) -> str:
 
 
 def _passed_straight(model, call: ast.Call) -> ast.Call | None:
-    """`stage(pl.get_global(T))` as a statement of its own, or returned: a call of a named function whose one
-    argument is the buffer, so `pl.run_scoped(stage, T)` allocates it for exactly that call."""
+    """`stage(pl.get_global(T))` as a statement of its own, returned, or assigned (`acc = stage(pl.get_global(T))`,
+    where `stage` is a function of this module that never returns the buffer itself): a call of a named function
+    whose one argument is the buffer, so `pl.run_scoped(stage, T)` allocates it for exactly that call."""
     outer = model.parents.get(call)
     if not (isinstance(outer, ast.Call) and outer.args == [call] and not outer.keywords):
         return None
     func = outer.func
     while isinstance(func, ast.Attribute):
         func = func.value
-    if not isinstance(func, ast.Name) or not isinstance(model.parents.get(outer), (ast.Expr, ast.Return)):
+    holder = model.parents.get(outer)
+    if isinstance(holder, ast.Assign) and holder.value is outer:
+        return outer if _returns_values_only(model, outer.func) else None
+    if not isinstance(func, ast.Name) or not isinstance(holder, (ast.Expr, ast.Return)):
         return None
     return outer
+
+
+def _returns_values_only(model, func: ast.expr) -> bool:
+    """`func` names a function of this module (one def) of one parameter that no `return` hands back bare: what it
+    returns outlives the run_scoped it becomes the body of, and the buffer must not."""
+    if not isinstance(func, ast.Name):
+        return False
+    binding = model.lookup(func.id, model.scope_of(func), func.lineno)
+    definition = binding.node if binding is not None and binding.kind == "def" else None
+    if not isinstance(definition, ast.FunctionDef) or len(definition.args.args) != 1 or definition.args.vararg \
+            or definition.args.kwonlyargs or definition.args.posonlyargs or definition.decorator_list:
+        return False
+    parameter = definition.args.args[0].arg
+    for node in _own_nodes(definition.body):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return False
+        if isinstance(node, ast.Return) and node.value is not None and any(
+                isinstance(n, ast.Name) and n.id == parameter and not isinstance(model.parents.get(n), ast.Subscript)
+                for n in ast.walk(node.value)):
+            return False  # `return acc_ref` (or a tuple holding it); `return acc_ref[...]` is its value
+    return True
 
 
 def _scoped_call(project, given: tuple, outer: ast.Call, axis: str, function: ast.FunctionDef, entries):

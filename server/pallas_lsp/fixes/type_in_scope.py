@@ -307,6 +307,7 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     from .grid_spec import at_launch, grid_spec_site
     from .kernel_edits import CannotFix
     from .sites import bound_before, keyword_bound
+    from .spec_lists import spec_elements
 
     body = entry.body.node if entry.body is not None else None
     if (binding.kind != "param" or entry.api != "pl.pallas_call" or not isinstance(body, ast.FunctionDef)
@@ -332,9 +333,7 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
         return None
     specs = []
     for key in ("in_specs", "out_specs"):
-        written = given.get(key)
-        elements = written.elts if isinstance(written, (ast.List, ast.Tuple)) else [written] if written else []
-        specs.extend(elements)
+        specs.extend(spec_elements(spec_model, holder, given.get(key)))
     block = specs[index] if index < len(specs) else None
     if isinstance(block, ast.Name):
         block = _block_spec_named(spec_model, block, holder)
