@@ -158,12 +158,12 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
 FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore", "drop_src_sem"),
-                 "PAL006": ("barrier_as_scratch", "semaphore_as_barrier"), "PAL007": ("run_scoped_to_get_global",),
+                 "PAL006": ("barrier_as_scratch", "semaphore_as_barrier", "semaphore_wait_count"), "PAL007": ("run_scoped_to_get_global",),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_dict_output_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
                             "class_attribute_get_global"),
                  "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("drop_src_sem", "semaphore_view"), "PAL011": ("collective_id_below_internal",),
-                 "PAL013": ("regular_semaphore",), "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"),
+                 "PAL013": ("regular_semaphore", "barrier_wait_call"), "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"),
                  "PAL017": ("drop_src_sem",)}
 
 
