@@ -69,6 +69,8 @@ def _arrivals(project, kernel, sem) -> int:
     arrive = [use for use in sem.uses if _operation(project, use) == "arrive"]
     if not arrive:
         raise CannotFix("nothing arrives on the barrier it waits on")
+    if sem.shape and len(arrive) > 1:  # which element each arrives on is not followed: one count for all is a guess
+        raise CannotFix("several arrivals on a barrier array: how many each barrier gets is not provable")
     threads = thread_count(project, kernel.entry)
     if threads is None:
         raise CannotFix("the number of warpgroups, which is the number of arrivals, is not written")

@@ -11,8 +11,9 @@ completion); a barrier orders arrivals within one block and cannot see them, and
 signals are, each run by the blocks its `pl.when(axis_index(axis) == k)` (one block of the axis) or `!= k` (all
 but one) lets through, `jax.lax.axis_size(axis)` blocks along an axis it does not test (checked with jax 0.12:
 `semaphore_wait` takes `axis_size(...) - 1`). So the count means the same for every grid size. No fix where a
-signal is in a loop, a helper or another condition, signals more than once, where the kernel has warpgroups or a
-cluster, or where the semaphore is used as a barrier in other ways (arrivals, copies).
+signal is in a loop, a helper or another condition, signals more than once, where the wait is not in one block
+(`pl.when(axis_index(axis) == k)` for every grid axis: two waiters would each take every signal), where the
+kernel has warpgroups or a cluster, or where the semaphore is used as a barrier in other ways (arrivals, copies).
 """
 
 from __future__ import annotations
@@ -55,15 +56,16 @@ def fix(project, model, finding):
         if blocks is None or signal.indices != 0 or not _signals_once(project, signal.model, signal.node):
             raise CannotFix("how many signals the semaphore gets is not provable")
         counts.append(_count(blocks, kernel.grid_axes, lax))
-    if any(_blocks(project, body, wait) is None for wait in waits):
-        raise CannotFix("the wait is in a loop, a helper or another condition")
+    if any(_blocks(project, body, wait) != {axis: "one" for axis in kernel.grid_axes} for wait in waits):
+        # Each wait takes its count: two blocks waiting for all the signals would wait for twice as many.
+        raise CannotFix("the wait is not in one block (pl.when(axis_index(axis) == k) for every grid axis)")
     pallas = imports.name("jax.experimental.pallas")
     for wait in waits:
         if wait.model is not model or len(wait.node.args) != 1 or wait.node.keywords:
             raise CannotFix("the wait is written in another module, or with other arguments")
         ref = ast.get_source_segment(model.text, wait.node.args[0])
         replace_expression(builder, model, wait.node, f"{pallas}.semaphore_wait({ref}, {' + '.join(counts)})")
-    return builder.fix(f"pallas-lsp ({finding.code}): Wait for the other blocks' signals: "
+    return builder.fix(f"pallas-lsp ({finding.code}): Wait for the blocks' signals: "
                        f"pl.semaphore_wait({ast.get_source_segment(model.text, use.node.args[0])}, "
                        f"{' + '.join(counts)})", "safe", preferred=True)
 
@@ -124,9 +126,10 @@ def _when_test(project, model, body, function) -> tuple[str, str] | None:
     if not isinstance(condition, ast.Compare) or len(condition.ops) != 1:
         return None
     left, right = condition.left, condition.comparators[0]
-    if isinstance(left, ast.Constant):
+    if isinstance(left, ast.Constant) or _axis_of(project, model, body, left) is None:
         left, right = right, left
-    if not (isinstance(right, ast.Constant) and type(right.value) is int):
+    index = project.evaluator.value(model, right)  # `me == COLLECTOR`: a constant's value
+    if not (isinstance(index, Const) and type(index.value) is int):
         return None
     axis = _axis_of(project, model, body, left)
     if axis is None or not isinstance(condition.ops[0], (ast.Eq, ast.NotEq)):
@@ -137,14 +140,23 @@ def _when_test(project, model, body, function) -> tuple[str, str] | None:
 def _axis_of(project, model, body, node, depth: int = 0) -> str | None:
     """The axis of `lax.axis_index(axis)`, written there or assigned once in the body to the name `node` is."""
     if isinstance(node, ast.Name) and depth < 2:
-        assigned = [s.value for s in ast.walk(body.node) if isinstance(s, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == node.id for t in s.targets)]
+        assigned = [value for s in ast.walk(body.node) if isinstance(s, ast.Assign) and len(s.targets) == 1
+                    for target, value in _pairs(s.targets[0], s.value) if target.id == node.id]
         return _axis_of(project, model, body, assigned[0], depth + 1) if len(assigned) == 1 else None
     if not (isinstance(node, ast.Call) and (_api(project, model, node.func) or "").endswith("axis_index")
             and len(node.args) == 1 and not node.keywords):
         return None
     axis = project.evaluator.value(model, node.args[0])
     return axis.value if isinstance(axis, Const) and isinstance(axis.value, str) else None
+
+
+def _pairs(target, value) -> list[tuple[ast.Name, ast.expr]]:
+    """(name, value) of `a = v` and of `a, b = v, w`."""
+    if isinstance(target, ast.Name):
+        return [(target, value)]
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+        return [(t, v) for t, v in zip(target.elts, value.elts) if isinstance(t, ast.Name)]
+    return []
 
 
 def _api(project, model, func) -> str | None:

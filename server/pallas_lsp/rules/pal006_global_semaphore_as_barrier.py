@@ -77,8 +77,8 @@ def _allocated_semaphores(ctx, rule, reported: set[int]):
                     reported.add(id(use.node))
                     kind = "BARRIER" if sem.dtype == "barrier_semaphore" else "REGULAR"
                     message = (f'JAX: "ValueError: barrier must be a SMEM reference, got '
-                               f'{_picture(sem.space, sem.dtype, sem.shape, use)}"; allocate a plgpu.Barrier '
-                               f"in place of plgpu.SemaphoreType.{kind}. Barrier operations (barrier_wait, "
+                               f'{_picture(sem.space, sem.dtype, sem.shape, use)}"; use a plgpu.Barrier. '
+                               f"Allocate it in place of plgpu.SemaphoreType.{kind}: barrier operations (barrier_wait, "
                                "barrier_arrive, a copy's barrier=) take an SMEM barrier; a semaphore is for "
                                "pl.semaphore_signal and pl.semaphore_wait.")
                     related = (ctx.related(sem.model, sem.node, f"the semaphore, a {sem.dtype}, is {sem.origin}"),)
