@@ -52,7 +52,7 @@ def fix(project, model, finding):
     target = parent if isinstance(parent, ast.Call) and parent.func is attribute else attribute
     arguments = [f"num_arrivals={arrivals}"] if arrivals > 1 else []
     if sem.shape:
-        arguments.append(f"num_barriers={sem.shape[0]}")
+        arguments.append(f"num_barriers={_length(where, target)}")
     builder = FixBuilder(project)
     file, imports = builder.file(where)
     found = file.find_ast(where, target, cst.Call if isinstance(target, ast.Call) else cst.Attribute)
@@ -62,6 +62,18 @@ def fix(project, model, finding):
     file.rewrite(found, lambda updated: cst.parse_expression(barrier))
     return builder.fix(f"pallas-lsp ({finding.code}): Allocate an SMEM barrier, plgpu.Barrier({', '.join(arguments)}), "
                        "in place of the semaphore (unsafe: the arrival count is a choice)", "unsafe")
+
+
+def _length(model, written: ast.expr) -> str:
+    """The array's length as its type writes it (`REGULAR((self.slots,))`: `self.slots`), so the barriers are
+    as many for every configuration."""
+    shape = written.args[0] if isinstance(written, ast.Call) and len(written.args) == 1 and not written.keywords \
+        else next((k.value for k in getattr(written, "keywords", ()) if k.arg == "shape"), None)
+    if isinstance(shape, ast.Tuple) and len(shape.elts) == 1 and not isinstance(shape.elts[0], ast.Starred):
+        shape = shape.elts[0]
+    if shape is None or isinstance(shape, (ast.Tuple, ast.List)):
+        raise CannotFix("the semaphore array's length is not written as one dimension")
+    return ast.get_source_segment(model.text, shape)
 
 
 def _arrivals(project, kernel, sem) -> int:
