@@ -163,7 +163,7 @@ FINDING_FIXES = {"PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphor
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
                             "class_attribute_get_global"),
                  "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("drop_src_sem", "semaphore_view"), "PAL011": ("collective_id_below_internal",),
-                 "PAL013": ("regular_semaphore", "barrier_wait_call"), "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"),
+                 "PAL013": ("regular_semaphore", "barrier_wait_call", "operand_counter_to_get_global"), "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"),
                  "PAL017": ("drop_src_sem",)}
 
 

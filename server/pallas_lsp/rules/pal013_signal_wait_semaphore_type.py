@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU
+from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, SEMAPHORE_DTYPES
 from ..analysis.barrier_refs import BARRIER_DTYPES, kernel_barriers, run_scoped_barriers
 from .pal005_semaphore_index import traced_get_globals
 
@@ -56,6 +56,8 @@ def check(ctx):
                   for sem in kernel.semaphores]
     if "Barrier" in ctx.model.text:  # a plgpu.Barrier given to signal or wait
         found += _barriers(ctx)
+    if "semaphore_signal" in ctx.model.text or "semaphore_wait" in ctx.model.text:
+        found += _array_operands(ctx)
     reported: set[int] = set()
     for kernel, model, node, dtype, shape, uses, words, facts in found:
         with ctx.isolated(rule, node, model):
@@ -71,6 +73,27 @@ def check(ctx):
                 yield ctx.finding(rule, use.node, message(use.kind, dtype, on_gpu), related,
                                   facts={"kernel": kernel, "model": model, "use": use, "dtype": dtype,
                                          "entry": kernel.entry if kernel is not None else None, **facts})
+
+
+def _array_operands(ctx) -> list[tuple]:
+    """The found-tuples of body parameters JAX passes an array of known dtype (an int32 counter made by the
+    launcher, passed as an operand): no semaphore, whatever the body does with it."""
+    from ..analysis.kernel_args import kernel_parameters
+    from ..analysis.result_uses import parameter_uses
+
+    found = []
+    for kernel in ctx.kernels_here_and_in_importers(importers=False):
+        body = kernel.entry.body
+        if body is None or body.model is not ctx.model:
+            continue
+        for param in kernel_parameters(ctx.project, kernel.entry):
+            if param.dtype is None or param.shape is None or param.dtype in (*SEMAPHORE_DTYPES, *BARRIER_DTYPES, "int16"):
+                continue  # int16: the interpreter's semaphores, which signal and wait take
+            uses = parameter_uses(ctx.project, body, param.node)
+            if any(use.kind in ("signal", "wait") for use in uses):
+                found.append((kernel, body.model, param.node, param.dtype, param.shape, uses, f"is {param.origin}",
+                              {"operand": param.node}))
+    return found
 
 
 def _barriers(ctx) -> list[tuple]:
