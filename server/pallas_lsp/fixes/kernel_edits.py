@@ -796,3 +796,12 @@ def call_with_keyword(call: cst.Call, key: str, code: str) -> cst.Call:
                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                         whitespace_after=cst.SimpleWhitespace("")))
     return call.with_changes(args=appended(list(call.args), new))
+
+
+def without_argument(call: cst.Call, index: int) -> cst.Call:
+    """`call` without its argument at `index`; the one before takes a removed last one's comma (and line break)."""
+    arguments = list(call.args)
+    removed = arguments.pop(index)
+    if index == len(arguments) and arguments:
+        arguments[-1] = arguments[-1].with_changes(comma=removed.comma)
+    return call.with_changes(args=arguments)

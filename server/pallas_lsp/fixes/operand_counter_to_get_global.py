@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import MOSAIC_GPU, kernel_launches
 from ..analysis.result_uses import _loads
-from .kernel_edits import CannotFix, FixBuilder, remove_statement
+from .kernel_edits import CannotFix, FixBuilder, remove_statement, without_argument
 
 _INTEGERS = ("int32", "uint32", "int64", "int8", "uint8")
 
@@ -78,15 +78,8 @@ def fix(project, model, finding):
         return updated.with_changes(params=updated.params.with_changes(params=params),
                                     body=updated.body.with_changes(body=lines))
 
-    def drop_argument(updated: cst.Call) -> cst.Call:
-        arguments = list(updated.args)
-        removed = arguments.pop(index)
-        if index == len(arguments) and arguments:
-            arguments[-1] = arguments[-1].with_changes(comma=removed.comma)
-        return updated.with_changes(args=arguments)
-
     file.rewrite(definition, change_body)
-    file.rewrite(target, drop_argument)
+    file.rewrite(target, lambda updated: without_argument(updated, index))
     made = _made_only_for(model, launch, launch.args[index])
     if made is not None:
         remove_statement(builder, model, made)

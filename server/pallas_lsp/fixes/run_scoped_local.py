@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .kernel_edits import CannotFix, FixBuilder
+from .kernel_edits import CannotFix, FixBuilder, without_argument
 
 
 def fix(project, model, finding):
@@ -29,12 +29,8 @@ def fix(project, model, finding):
         raise CannotFix("the run_scoped call was not found")
 
     def drop(updated: cst.Call) -> cst.Call:
-        args = list(updated.args)
-        at = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == "collective_axes")
-        if at == len(args) - 1 and at > 0:  # the last: the one before takes its comma (and line break)
-            args[at - 1] = args[at - 1].with_changes(comma=args[at].comma)
-        del args[at]
-        return updated.with_changes(args=args)
+        return without_argument(updated, next(i for i, a in enumerate(updated.args)
+                                              if a.keyword is not None and a.keyword.value == "collective_axes"))
 
     if not any(a.keyword is not None and a.keyword.value == "collective_axes" for a in target.args):
         raise CannotFix("collective_axes is not written in the call")
