@@ -31,6 +31,22 @@ def body(x_ref, o_ref):
 
 k = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg")
 """, "how many warpgroups arrive on the barrier per phase is not provable"),
+    # The predicate reads a scratch ref, which one warpgroup may have written otherwise than the other.
+    "a barrier arrived on in a lax.cond branch on a scratch value": ("PAL006", """
+def body(x_ref, o_ref, flag_ref):
+  wg = jax.lax.axis_index("wg")
+  flag_ref[0] = wg.astype(jnp.float32)
+
+  def meet():
+    met = pl.get_global(plgpu.SemaphoreType.REGULAR)
+    plgpu.barrier_arrive(met)
+    plgpu.barrier_wait(met)
+
+  jax.lax.cond(flag_ref[0] > 0, meet, lambda: None)
+  o_ref[...] = x_ref[...]
+
+k = plgpu.kernel(body, out_type=X, num_threads=2, thread_name="wg", scratch_types=[plgpu.SMEM((1,), jnp.float32)])
+""", "how many warpgroups arrive on the barrier per phase is not provable"),
     # A scratch semaphore used as a barrier and signalled too: what it was meant to be is not known.
     "a scratch semaphore both signalled and used as a barrier": ("PAL006", """
 def body(x_ref, o_ref, flag):

@@ -157,9 +157,8 @@ def _uniform(project, model, body, node) -> bool:
     combined by operators and comparisons (`x_ref[0] > 0`, `(n_ref[0] % 2).astype(jnp.int32)`)."""
     if isinstance(node, ast.Constant):
         return True
-    if isinstance(node, ast.Name):
-        params = body.node.args
-        return node.id in {a.arg for a in [*params.posonlyargs, *params.args, *params.kwonlyargs]}
+    if isinstance(node, ast.Name):  # an input of every launch: no warpgroup writes it
+        return node.id in _inputs(project, body)
     if isinstance(node, ast.Subscript):
         return _uniform(project, model, body, node.value) and _uniform(project, model, body, node.slice)
     if isinstance(node, ast.Tuple):
@@ -175,6 +174,17 @@ def _uniform(project, model, body, node) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype":
         return _uniform(project, model, body, node.func.value) and len(node.args) == 1 and not node.keywords
     return False
+
+
+def _inputs(project, body) -> set[str]:
+    """The body's parameters every launch of it passes an operand (an input, not a scratch ref or an output)."""
+    from ..analysis.kernel_args import kernel_parameters
+    from .sites import launches
+
+    entries = launches(project, body.model, body.node)
+    names = [{p.node.arg for p in kernel_parameters(project, entry) if p.origin.startswith("operand ")}
+             for entry in entries]
+    return set.intersection(*names) if names else set()
 
 
 def _thread_test(project, model, body, condition, axis, threads) -> frozenset[int] | None:
