@@ -33,6 +33,8 @@ def fix(project, model, finding):
     body = kernel.entry.body
     if site is None or body is None or not kernel.grid_axes:
         return None
+    if _index_axes(project, body, use, use.indices) is None:
+        return None  # not indexed by axis_index: another mistake (which index to drop is not known)
     axes = None
     for other in site.uses:
         if other.kind == "called":
