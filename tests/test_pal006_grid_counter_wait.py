@@ -1,6 +1,7 @@
 """PAL006 on `plgpu.barrier_wait` of a global counter other blocks `pl.semaphore_signal`: the advice is the
 counting wait (`pl.semaphore_wait(sem, n)`), not an SMEM barrier, which cannot see other blocks' signals;
-the barrier-as-scratch fix is not offered there. JAX's verdicts: tests/fixtures/agreement/*grid_counter*."""
+the barrier-as-scratch fix is not offered there, the counting wait is (n the blocks that signal, counted from
+their `pl.when` tests of the grid axes). JAX's verdicts: tests/fixtures/agreement/*grid_counter*."""
 
 from conftest import FIXTURES
 from pallas_lsp.analysis import Project
@@ -18,7 +19,9 @@ def test_a_grid_counter_waited_with_barrier_wait_is_advised_the_counting_wait():
     from pallas_lsp.fixes import fixes_and_reason
 
     fixes, _ = fixes_and_reason(project, finding)
-    assert [fix.title for fix in fixes] == ["pallas-lsp (PAL006): Disable PAL006 for this line"]
+    assert [fix.title for fix in fixes] == [
+        'pallas-lsp (PAL006): Wait for the blocks\' signals: pl.semaphore_wait(done, jax.lax.axis_size("splits") - 1)',
+        "pallas-lsp (PAL006): Disable PAL006 for this line"]
 
 
 def test_a_barrier_only_arrived_on_and_waited_keeps_the_barrier_advice():

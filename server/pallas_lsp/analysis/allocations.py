@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from .arithmetic import MAX_ITEMS, product, range_length
 from .evaluate import as_memtype, terminal_name
 from . import reads
-from .kernels import get_global_argument, partial_api, partial_binding, unwrap_function
+from .kernels import constructor, get_global_argument, partial_api, partial_binding, unwrap_function
 from .model import child_nodes
-from .values import Api, Const, Func, KernelCall, MemType, Value
+from .values import Api, ClassValue, Const, Func, KernelCall, MemType, Value
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -222,8 +222,8 @@ class Allocations:
             return []
         if isinstance(value, KernelCall) and value.body is None:
             return []
-        func = unwrap_function(value)
-        if func is not None:
+        func = unwrap_function(value) or (constructor(value) if isinstance(value, ClassValue) else None)
+        if func is not None:  # a function, or a class whose `__init__` runs
             return self.function(func, stack)
         # `pl.when(cond)(f)`: the outer call's func is itself a call to pl.when.
         if isinstance(call.func, ast.Call):

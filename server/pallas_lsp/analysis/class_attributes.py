@@ -145,7 +145,11 @@ def declared_instance(evaluator, model, arg: ast.arg) -> Value:
     """`cfg: Config` of a parameter no call here passes: an instance of that workspace class, only declared (see
     `Instance.declared`); UNKNOWN for another annotation, or a class this module subclasses (a subclass may say
     otherwise)."""
-    annotation = arg.annotation
+    return declared_of(evaluator, model, arg.annotation)
+
+
+def declared_of(evaluator, model, annotation: ast.expr | None) -> Value:
+    """An annotation's declared instance (`-> Config` of a function whose return is not known here too)."""
     if not isinstance(annotation, (ast.Name, ast.Attribute)):
         return UNKNOWN
     cls = evaluator.value(model, annotation)

@@ -19,7 +19,7 @@ from .array_transforms import TRANSFORMS, transformed
 from .arrays import ARRAYS, FROM_DATA, LIKE_ARRAYS, array_from_data, array_attribute, array_value, dtype_name, shape_of
 from .call_sites import TRANSPARENT_WRAPPERS, argument_sites
 from .chosen_bodies import either_function, function_choice, getattr_value, looked_up_function
-from .class_attributes import ClassAttributes, declared_instance, replaced
+from .class_attributes import ClassAttributes, declared_instance, declared_of, replaced
 from .classes import enum_length, is_enum
 from .grown_lists import grown_list
 from .iteration import comprehension_of, loop_variable
@@ -662,7 +662,10 @@ class Evaluator(ClassAttributes):
         if not results:
             return Const(None)
         first = results[0]
-        return first if all(r == first for r in results) else function_choice(results)  # a factory's bodies
+        result = first if all(r == first for r in results) else function_choice(results)  # a factory's bodies
+        if result is UNKNOWN and getattr(func.node, "returns", None) is not None:  # `-> Tuning`: what it declares
+            return declared_of(self, func.model, func.node.returns)
+        return result
 
     def _api_call(self, model: "ModuleModel", name: str, args: list[Value], kwargs: dict[str, Value],
                   node: ast.AST) -> Value:

@@ -129,7 +129,7 @@ class GetGlobalSite:
 
 @dataclass(frozen=True)
 class RunScopedSite:
-    """A `pl.run_scoped` that allocates a Mosaic GPU semaphore: its call and `collective_axes` (None: not static)."""
+    """A `pl.run_scoped` that allocates a Mosaic GPU semaphore, or names collective_axes: its call and those (None: not static)."""
 
     model: "ModuleModel"
     call: ast.Call
@@ -648,7 +648,7 @@ def _run_scoped_semaphore(project: "Project", model: "ModuleModel", call: ast.Ca
     types += [k.value for k in call.keywords if k.arg not in (None, "collective_axes")]
     semaphores = [t for t in types if isinstance(m := as_memtype(project.evaluator.value(model, t)), MemType)
                   and m.space == "gmem" and m.dtype in ("semaphore", "barrier_semaphore")]
-    if not semaphores:
+    if not semaphores and not any(k.arg == "collective_axes" for k in call.keywords):
         return None
     axes_node = next((k.value for k in call.keywords if k.arg == "collective_axes"), None)
     axes = () if axes_node is None else _names(project.evaluator.value(model, axes_node))

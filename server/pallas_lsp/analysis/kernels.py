@@ -21,7 +21,8 @@ from .evaluate import KERNEL_FACTORIES
 from .launch_wrappers import body_launcher, forwarded_call, lifted_pallas_call
 from .model import FunctionNode, child_nodes
 from .plain_callees import plain_callee
-from .values import Api, Const, Func, InterpretParams, KernelCall, Mapping, OneOf, Partial, Value
+from .values import (Api, ClassValue, Const, Func, Instance, InterpretParams, KernelCall, Mapping, OneOf, Partial,
+                     Value)
 
 if TYPE_CHECKING:
     from .model import ModuleModel
@@ -504,7 +505,7 @@ def _callees(project: "Project", func: Func) -> list[Func]:
                 if node.ctx.__class__ is not ast.Load:
                     continue
                 binding = model.lookup(node.id, model.scope_of(node), node.lineno)
-                if binding is None or binding.kind not in ("def", "import", "assign"):
+                if binding is None or binding.kind not in ("def", "import", "assign", "class"):
                     continue
             elif kind is ast.Attribute:
                 if node.ctx.__class__ is not ast.Load or node.attr in _NOT_FUNCTION_ATTRS:
@@ -518,12 +519,25 @@ def _callees(project: "Project", func: Func) -> list[Func]:
             value = evaluator.value(model, node)
             for option in function_options(value) if isinstance(value, OneOf) else (value,):
                 target = unwrap_function(option)  # each function a choice may be (`body = a if c else b`)
+                if target is None and isinstance(option, ClassValue) and _called(model, node):
+                    target = constructor(option)  # `Flags()`: its `__init__` runs here
                 if target is not None:
                     found.append(target)
     finally:
         read = reads.end()
     memo.keep(key, found, read)
     return found
+
+
+def _called(model, node: ast.AST) -> bool:
+    parent = model.parents.get(node)
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
+def constructor(cls: ClassValue) -> Func | None:
+    """The `__init__` a call of a workspace class runs (its own, not a base's), bound to a new instance."""
+    init = next((s for s in cls.node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    return Func(cls.model, init, Instance(cls)) if init is not None else None
 
 
 def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:

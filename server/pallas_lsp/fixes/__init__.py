@@ -157,15 +157,18 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
-FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"), "PAL005": ("index_semaphore", "drop_src_sem"),
-                 "PAL006": ("barrier_as_scratch",), "PAL007": ("run_scoped_to_get_global",),
+FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"),
+                 "PAL005": ("index_semaphore", "drop_src_sem", "semaphore_array_shape"),
+                 "PAL006": ("barrier_as_scratch", "semaphore_as_barrier", "semaphore_wait_count"),
+                 "PAL007": ("run_scoped_to_get_global", "run_scoped_local"),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_dict_output_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
                             "pass_semaphore_ref", "get_global_into_kernel", "closed_over_get_global",
                             "class_attribute_get_global"),
                  "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("drop_src_sem", "semaphore_view"), "PAL011": ("collective_id_below_internal",),
-                 "PAL013": ("regular_semaphore", "wait_on_copy"), "PAL014": ("semaphore_view",),
-                 "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",), "PAL018": ("own_memory_space",),
-                 "PAL019": ("scratch_workspace_as_output",), "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",)}
+                 "PAL013": ("regular_semaphore", "wait_on_copy", "barrier_wait_call", "operand_counter_to_get_global"),
+                 "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",),
+                 "PAL018": ("own_memory_space",), "PAL019": ("scratch_workspace_as_output",),
+                 "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:

@@ -94,25 +94,97 @@ def _function_condition(project, model, body, function, axis, threads) -> frozen
         else:
             return None
     name = getattr(function, "name", None)
-    for call in ast.walk(body.node):  # `pl.when(c)(f)`, `lax.fori_loop(0, n, f, x)`, ...
-        if not isinstance(call, ast.Call) or name is None:
+    if isinstance(function, ast.Lambda) or name is None:
+        return None
+    arriving = everyone
+    passed = {id(a) for call in ast.walk(body.node) if isinstance(call, ast.Call) for a in call.args}
+    branch_items = {id(item): call for call in ast.walk(body.node) if isinstance(call, ast.Call)
+                    and _api(project, model, call.func) in _SWITCH and len(call.args) > 1
+                    and isinstance(call.args[1], (ast.List, ast.Tuple)) for item in call.args[1].elts}
+    for call in ast.walk(body.node):  # `pl.when(c)(f)`, `lax.fori_loop(0, n, f, x)`, `lax.cond(p, f, g)`, ...
+        if isinstance(call, ast.Name) and call.id == name and isinstance(call.ctx, ast.Load) \
+                and id(call) not in passed and id(call) not in branch_items:
+            return None  # called, or handed on some other way: who runs it is not followed
+        if id(call) in branch_items:  # a branch of `lax.switch(i, [f, g])`
+            runners = _branch_runners(project, model, body, branch_items[id(call)], axis, threads)
+            if runners is None:
+                return None
+            arriving &= runners
+        if not isinstance(call, ast.Call):
             continue
         if not any(isinstance(a, ast.Name) and a.id == name for a in call.args):
             continue
         inner = call.func
         if isinstance(inner, ast.Call) and _api(project, model, inner.func) == _WHEN and inner.args:
             conditions.append(inner.args[0])
+        elif _api(project, model, inner) in _COND and call.args[0] is not None and not (
+                isinstance(call.args[0], ast.Name) and call.args[0].id == name):
+            runners = _branch_runners(project, model, body, call, axis, threads)
+            if runners is None:
+                return None
+            arriving &= runners
+        elif _api(project, model, inner) == "pl.run_scoped" and call.args[0] is not None and all(
+                not (isinstance(a, ast.Name) and a.id == name) for a in call.args[1:]):
+            # run at once, with its scratch, by every warpgroup that runs the run_scoped call
+            runners = _runners(project, body, model, call, axis, threads, depth=1)
+            if runners is None:
+                return None
+            arriving &= runners
         elif _api(project, model, inner) not in ("lax.fori_loop", "jax.lax.fori_loop"):
-            return None  # lax.cond, a helper that decides when to call it: not provable
-    if isinstance(function, ast.Lambda):
-        return None
-    arriving = everyone
+            return None  # a helper that decides when to call it: not provable
     for condition in conditions:
         narrowed = _thread_test(project, model, body, condition, axis, threads)
         if narrowed is None:
             return None
         arriving &= narrowed
     return arriving
+
+
+_COND = ("lax.cond", "jax.lax.cond")
+_SWITCH = ("lax.switch", "jax.lax.switch")
+
+
+def _branch_runners(project, model, body, call, axis, threads) -> frozenset[int] | None:
+    """The warpgroups that run a branch of `lax.cond(p, f, g)` / `lax.switch(i, [f, g])` in a phase it runs:
+    every one that runs the call, where `p` / `i` is the same for all warpgroups (`uniform`); None otherwise."""
+    if not _uniform(project, model, body, call.args[0]):
+        return None
+    return _runners(project, body, model, call, axis, threads, depth=1)
+
+
+def _uniform(project, model, body, node) -> bool:
+    """An expression every warpgroup computes alike: constants, and the body's refs read at constant indices,
+    combined by operators and comparisons (`x_ref[0] > 0`, `(n_ref[0] % 2).astype(jnp.int32)`)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Name):  # an input of every launch: no warpgroup writes it
+        return node.id in _inputs(project, body)
+    if isinstance(node, ast.Subscript):
+        return _uniform(project, model, body, node.value) and _uniform(project, model, body, node.slice)
+    if isinstance(node, ast.Tuple):
+        return all(_uniform(project, model, body, e) for e in node.elts)
+    if isinstance(node, ast.Compare):
+        return all(_uniform(project, model, body, e) for e in [node.left, *node.comparators])
+    if isinstance(node, ast.BinOp):
+        return _uniform(project, model, body, node.left) and _uniform(project, model, body, node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _uniform(project, model, body, node.operand)
+    if isinstance(node, ast.BoolOp):
+        return all(_uniform(project, model, body, e) for e in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype":
+        return _uniform(project, model, body, node.func.value) and len(node.args) == 1 and not node.keywords
+    return False
+
+
+def _inputs(project, body) -> set[str]:
+    """The body's parameters every launch of it passes an operand (an input, not a scratch ref or an output)."""
+    from ..analysis.kernel_args import kernel_parameters
+    from .sites import launches
+
+    entries = launches(project, body.model, body.node)
+    names = [{p.node.arg for p in kernel_parameters(project, entry) if p.origin.startswith("operand ")}
+             for entry in entries]
+    return set.intersection(*names) if names else set()
 
 
 def _thread_test(project, model, body, condition, axis, threads) -> frozenset[int] | None:

@@ -34,7 +34,7 @@ from ..analysis.kernel_model import kernel_launches
 from ..analysis.kernels import unwrap_function
 from ..analysis.launches import forwarding_call, forwards_to_launch
 from ..analysis.values import Api
-from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment
+from .kernel_edits import CannotFix, FixBuilder, remove_statement, statement_with_comment, without_argument
 from .sites import bound_before, launches
 
 _MOSAIC_GPU = ("plgpu.kernel", "pl.kernel")  # a pl.kernel on another mesh: the re-analysis refuses it
@@ -197,15 +197,8 @@ def fix(project, model, finding):
             params[-1] = params[-1].with_changes(comma=removed.comma)
         return updated.with_changes(params=updated.params.with_changes(params=params), body=body)
 
-    def drop_argument(updated: cst.Call) -> cst.Call:
-        arguments = list(updated.args)
-        removed = arguments.pop(argument_index)
-        if argument_index == len(arguments) and arguments:
-            arguments[-1] = arguments[-1].with_changes(comma=removed.comma)
-        return updated.with_changes(args=arguments)
-
     file.rewrite(definition, change_body)
-    file.rewrite(target, drop_argument)
+    file.rewrite(target, lambda updated: without_argument(updated, argument_index))
     remove_statement(builder, model, statement)
     for definition in moved:
         remove_statement(builder, model, definition, keep_comment=False)

@@ -814,7 +814,13 @@ def without_keyword(updated: cst.Call, keyword: str, what: str) -> cst.Call:
     index = next((i for i, a in enumerate(updated.args) if a.keyword is not None and a.keyword.value == keyword), None)
     if index is None:
         raise CannotFix(f"{what} was not found")
-    args = [a for i, a in enumerate(updated.args) if i != index]
-    if index == len(updated.args) - 1 and args:
-        args[-1] = args[-1].with_changes(comma=updated.args[index].comma)
-    return updated.with_changes(args=args)
+    return without_argument(updated, index)
+
+
+def without_argument(call: cst.Call, index: int) -> cst.Call:
+    """`call` without its argument at `index`; the one before takes a removed last one's comma (and line break)."""
+    arguments = list(call.args)
+    removed = arguments.pop(index)
+    if index == len(arguments) and arguments:
+        arguments[-1] = arguments[-1].with_changes(comma=removed.comma)
+    return call.with_changes(args=arguments)

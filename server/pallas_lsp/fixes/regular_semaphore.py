@@ -32,10 +32,10 @@ from ..analysis.values import ClassValue, Func
 from .kernel_edits import CannotFix, FixBuilder
 
 
-def _dma_attribute(expr: ast.expr) -> ast.Attribute | None:
-    """`X.SemaphoreType.DMA` in `expr` (`pltpu.SemaphoreType.DMA` or `...DMA((2,))`)."""
+def _dma_attribute(expr: ast.expr, kinds: tuple[str, ...] = ("DMA",)) -> ast.Attribute | None:
+    """`X.SemaphoreType.DMA` in `expr` (`pltpu.SemaphoreType.DMA` or `...DMA((2,))`; or another of `kinds`)."""
     node = expr.func if isinstance(expr, ast.Call) else expr
-    if (isinstance(node, ast.Attribute) and node.attr == "DMA" and isinstance(node.value, ast.Attribute)
+    if (isinstance(node, ast.Attribute) and node.attr in kinds and isinstance(node.value, ast.Attribute)
             and node.value.attr == "SemaphoreType"):
         return node
     return None
@@ -49,8 +49,8 @@ def _type_expression(project, kernel, sem) -> ast.expr | None:
         if not isinstance(call, ast.Call) or kernel.entry.model is not sem.model:
             return None
         for keyword in call.keywords:
-            if keyword.arg == match[1] and isinstance(keyword.value, (ast.List, ast.Tuple)):
-                return _element(project, sem.model, keyword.value.elts, int(match[2]))
+            if keyword.arg == match[1]:  # a display, or a helper (a config's method) returning one
+                return _item_source(project, sem.model, keyword.value, int(match[2]), 0)
         return None
     if sem.origin != "pl.run_scoped":
         return None
@@ -119,11 +119,11 @@ def _item_source(project, model, expr: ast.expr, index: int, depth: int) -> ast.
     return None
 
 
-def _written_here(project, model, expr: ast.expr):
+def _written_here(project, model, expr: ast.expr, kinds: tuple[str, ...] = ("DMA",)):
     """(module, DMA attribute) of `expr`: itself, or the module constant it names when that constant is read
     only here, defined in this module or imported from another workspace module (`from m_h import SEM_TYPE`)
-    where nothing else reads it."""
-    found = _dma_attribute(expr)
+    where nothing else reads it. `kinds`: the SemaphoreType members looked for."""
+    found = _dma_attribute(expr, kinds)
     if found is not None:
         return model, found
     if not isinstance(expr, ast.Name) or _loads(model, model.tree, expr.id) != [expr] or project.importers_mentioning(model, expr.id):
@@ -132,12 +132,12 @@ def _written_here(project, model, expr: ast.expr):
     if binding is None:
         return None
     if binding.kind == "import" and isinstance(binding.import_from, ast.ImportFrom):
-        return _constant_of_other_module(project, model, binding)
+        return _constant_of_other_module(project, model, binding, kinds)
     constant = _module_constant(model, binding)
-    return (model, _dma_attribute(constant.value)) if constant is not None else None
+    return (model, _dma_attribute(constant.value, kinds)) if constant is not None else None
 
 
-def _constant_of_other_module(project, model, binding):
+def _constant_of_other_module(project, model, binding, kinds: tuple[str, ...] = ("DMA",)):
     """(module, DMA attribute) of the constant `from m import NAME` binds, where `m` is a workspace module that
     assigns NAME once at its top level and reads it nowhere, and no module but `model` imports it from `m`."""
     path = project.resolver.import_from_path(model, binding.import_from)
@@ -149,7 +149,7 @@ def _constant_of_other_module(project, model, binding):
     constant = _module_constant(other, bindings[0]) if len(bindings) == 1 else None
     if constant is None or _loads(other, other.tree, name) or any(m.path != model.path for m in project.importers_mentioning(other, name)):
         return None
-    found = _dma_attribute(constant.value)
+    found = _dma_attribute(constant.value, kinds)
     return (other, found) if found is not None else None
 
 

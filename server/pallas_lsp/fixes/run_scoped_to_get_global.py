@@ -39,8 +39,8 @@ def _regular(project, model, kind: ast.expr) -> bool:
 
 
 def fix(project, model, finding):
-    if finding.facts.get("barrier"):
-        return None  # a BARRIER semaphore run_scoped cannot place: which REGULAR one is meant is not known
+    if finding.facts.get("barrier") or finding.facts.get("local"):
+        return None  # a BARRIER semaphore run_scoped cannot place: which REGULAR one is meant is not known; a buffer
     call = finding.facts.get("run_scoped") if finding.facts.get("model") is model else None
     call = call or _run_scoped_at(model, finding.span)
     if call is None or len(call.args) != 2 or any(k.arg != "collective_axes" for k in call.keywords):

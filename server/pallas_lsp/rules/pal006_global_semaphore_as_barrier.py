@@ -2,7 +2,9 @@
 
 `plgpu.barrier_wait`, `plgpu.barrier_arrive` and the `barrier=` of `plgpu.copy_gmem_to_smem` (and other
 copies) take an SMEM `plgpu.Barrier`; a global semaphore fails while tracing with
-`ValueError: barrier must be a SMEM reference, got Ref<gmem>{semaphore[]}`.
+`ValueError: barrier must be a SMEM reference, got Ref<gmem>{semaphore[]}`. So does a semaphore
+allocated in `scratch_types` or with `pl.run_scoped` (`plgpu.SemaphoreType.REGULAR` or `.BARRIER`,
+`Ref<gmem>{barrier_semaphore[]}`): a semaphore type where a `plgpu.Barrier` belongs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import sys
 
 from ..analysis.values import Api, shape_text
 from .pal005_semaphore_index import traced_get_globals
+from .pal013_signal_wait_semaphore_type import first_in_trace
 
 CODE = "PAL006"
 NAME = "global-semaphore-as-barrier"
@@ -34,10 +37,7 @@ def check(ctx):
                 if use.kind != "barrier" or use.model is not ctx.model or id(use.node) in reported:
                     continue
                 reported.add(id(use.node))
-                shape = memtype.shape[use.indices or 0:] if memtype.shape is not None else None
-                dtype = memtype.dtype or "..."
-                picture = (f"Ref<{memtype.space}>{{{dtype}[{shape_text(shape, ',')}]}}" if shape is not None
-                           else f"Ref<{memtype.space}>{{{dtype}[...]}}")
+                picture = _picture(memtype.space, memtype.dtype, memtype.shape, use)
                 where = kernel.scratch_advice() if kernel is not None else "in scratch_types or with pl.run_scoped"
                 if _waits(ctx, use) and any(other.kind == "signal" for other in uses):
                     # A counter other blocks signal (split-K completion): a block-local barrier cannot see them.
@@ -53,6 +53,38 @@ def check(ctx):
                 yield ctx.finding(rule, use.node, message, related,
                                   facts={"kernel": kernel, "get_global": call, "model": model, "use": use,
                                          "entry": kernel.entry if kernel is not None else None})
+    yield from _allocated_semaphores(ctx, rule, reported)
+
+
+def _picture(space: str, dtype: str | None, shape, use) -> str:
+    """The ref as JAX's message prints it: `Ref<gmem>{semaphore[]}`."""
+    shape = shape[use.indices or 0:] if shape is not None else None
+    return f"Ref<{space}>{{{dtype or '...'}[{shape_text(shape, ',') if shape is not None else '...'}]}}"
+
+
+def _allocated_semaphores(ctx, rule, reported: set[int]):
+    """A Mosaic GPU semaphore of scratch_types or pl.run_scoped (a body parameter) used as a barrier."""
+    if "barrier" not in ctx.model.text:
+        return
+    for kernel in ctx.kernels_here_and_in_importers():
+        for sem in kernel.semaphores:
+            if sem.space != "gmem" or sem.dtype not in ("semaphore", "barrier_semaphore"):
+                continue
+            with ctx.isolated(rule, sem.node, sem.model):
+                for (use,) in first_in_trace([(use,) for use in sem.uses if use.kind == "barrier"]):
+                    if use.model is not ctx.model or id(use.node) in reported:
+                        continue
+                    reported.add(id(use.node))
+                    kind = "BARRIER" if sem.dtype == "barrier_semaphore" else "REGULAR"
+                    message = (f'JAX: "ValueError: barrier must be a SMEM reference, got '
+                               f'{_picture(sem.space, sem.dtype, sem.shape, use)}"; use a plgpu.Barrier. '
+                               f"Allocate it in place of plgpu.SemaphoreType.{kind}: barrier operations (barrier_wait, "
+                               "barrier_arrive, a copy's barrier=) take an SMEM barrier; a semaphore is for "
+                               "pl.semaphore_signal and pl.semaphore_wait.")
+                    related = (ctx.related(sem.model, sem.node, f"the semaphore, a {sem.dtype}, is {sem.origin}"),)
+                    yield ctx.finding(rule, use.node, message, related,
+                                      facts={"kernel": kernel, "semaphore": sem.node, "model": sem.model,
+                                             "use": use, "entry": kernel.entry})
 
 
 def _waits(ctx, use) -> bool:

@@ -5,10 +5,13 @@ axis>`); a semaphore collective over a grid or cluster axis is what `pl.get_glob
 resource estimator fails with `ValueError: Only thread-collective allocations are supported in
 run_scoped. To allocate global semaphores, use pl.get_global.` Nor can it allocate a BARRIER semaphore
 (`plgpu.SemaphoreType.BARRIER`), in any kernel: `NotImplementedError: Unsupported memory space: gmem`.
+The same refusal meets a buffer or barrier (`plgpu.SMEM`, `plgpu.Barrier`) with `collective_axes` naming a
+grid or cluster axis: nothing run_scoped allocates is shared across blocks.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 
 from ..analysis.kernel_model import MOSAIC_GPU
@@ -29,8 +32,8 @@ def check(ctx):
     reported: set[int] = set()
     if "BARRIER" in ctx.model.text and "run_scoped" in ctx.model.text:
         yield from _barrier_semaphores(ctx, reported)
-    if not ctx.may_run_scoped_semaphore():
-        return  # no run_scoped of a semaphore type here: no kernel model needed
+    if not (ctx.may_run_scoped_semaphore() or "collective_axes" in ctx.model.text):
+        return  # no run_scoped of a semaphore type, nor collective axes, here: no kernel model needed
     for kernel in ctx.kernels():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
             if kernel.backend != MOSAIC_GPU or kernel.thread_axes is None:
@@ -41,7 +44,18 @@ def check(ctx):
                 if site.collective_axes == kernel.thread_axes or (not site.collective_axes and not kernel.thread_axes):
                     continue
                 known = set((kernel.grid_axes or ()) + (kernel.cluster_axes or ()))
-                if not site.collective_axes and kernel.thread_axes:
+                allocates = _allocates(ctx, site)
+                if allocates is None:
+                    continue  # no semaphore known among types not all known: nothing certain
+                local = allocates == "local"
+                if local and set(site.collective_axes) & known:
+                    axes = ", ".join(repr(a) for a in site.collective_axes)
+                    message = (f'JAX: "{QUOTE}"; drop collective_axes=({axes}). They span blocks of the grid or '
+                               "cluster; run_scoped allocates per block (or shared by the warpgroups with the "
+                               "thread axis), and a buffer or barrier is never shared across blocks.")
+                elif local:
+                    continue
+                elif not site.collective_axes and kernel.thread_axes:
                     # With warpgroups the estimator takes only the thread axis as block-local (_is_block_local_scope).
                     thread = kernel.thread_axes[0]
                     message = (f'JAX: "{QUOTE}"; add collective_axes="{thread}". In a kernel with warpgroups '
@@ -55,7 +69,25 @@ def check(ctx):
                 reported.add(id(site.call))
                 yield ctx.finding(rule, site.call, message, (ctx.entry_related(kernel),),
                                   facts={"kernel": kernel, "run_scoped": site.call, "model": site.model,
-                                         "collective_axes": site.collective_axes, "entry": kernel.entry})
+                                         "collective_axes": site.collective_axes, "entry": kernel.entry,
+                                         "local": local})
+
+
+def _allocates(ctx, site) -> str | None:
+    """"semaphore" where the run_scoped gives its body a Mosaic GPU semaphore, "local" where only buffers and
+    barriers (every type known), None where not known."""
+    from ..analysis.evaluate import as_memtype
+    from ..analysis.values import MemType
+
+    call = site.call
+    types = [a for a in call.args[1:] if not isinstance(a, ast.Starred)]
+    types += [k.value for k in call.keywords if k.arg not in (None, "collective_axes")]
+    kinds = [as_memtype(ctx.project.evaluator.value(site.model, t)) for t in types]
+    if any(isinstance(m, MemType) and m.space == "gmem" and m.dtype in ("semaphore", "barrier_semaphore")
+           for m in kinds):
+        return "semaphore"
+    known = types and all(isinstance(m, MemType) for m in kinds) and not any(isinstance(a, ast.Starred) for a in call.args)
+    return "local" if known else None
 
 
 def _barrier_semaphores(ctx, reported: set[int]):

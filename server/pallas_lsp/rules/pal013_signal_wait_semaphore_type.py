@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU
+from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU, SEMAPHORE_DTYPES
+from ..analysis.barrier_refs import BARRIER_DTYPES, kernel_barriers, run_scoped_barriers
 from .pal005_semaphore_index import traced_get_globals
 
 CODE = "PAL013"
@@ -23,7 +24,11 @@ ALLOWED = ("semaphore", "barrier_semaphore")
 
 def message(kind: str, dtype: str, on_gpu: bool) -> str:
     quoted = f"ValueError: Must {kind} semaphores of the following types: {{...}}. Got {dtype}."
-    if dtype == "dma_sem" and on_gpu:
+    if dtype in BARRIER_DTYPES:
+        call = "plgpu.barrier_wait(barrier)" if kind == "wait" else "plgpu.barrier_arrive(barrier)"
+        what = (f"use {call}. A plgpu.Barrier is waited on and arrived at with the barrier operations; "
+                "pl.semaphore_signal and pl.semaphore_wait take a REGULAR (or BARRIER) semaphore")
+    elif dtype == "dma_sem" and on_gpu:
         what = ("use a REGULAR semaphore. A TPU DMA semaphore is for TPU copies; signal and wait take a "
                 "REGULAR (or BARRIER) semaphore: plgpu.SemaphoreType.REGULAR in a Mosaic GPU kernel")
     elif dtype == "dma_sem":
@@ -49,6 +54,10 @@ def check(ctx):
     for kernel in ctx.kernels_here_and_in_importers():
         found += [(kernel, sem.model, sem.node, sem.dtype, sem.shape, sem.uses, f"is {sem.origin}", {"semaphore": sem.node})
                   for sem in kernel.semaphores]
+    if "Barrier" in ctx.model.text:  # a plgpu.Barrier given to signal or wait
+        found += _barriers(ctx)
+    if "semaphore_signal" in ctx.model.text or "semaphore_wait" in ctx.model.text:
+        found += _array_operands(ctx)
     reported: set[int] = set()
     for kernel, model, node, dtype, shape, uses, words, facts in found:
         with ctx.isolated(rule, node, model):
@@ -59,11 +68,45 @@ def check(ctx):
                 if use.model is not ctx.model or id(use.node) in reported:
                     continue
                 reported.add(id(use.node))
-                on_gpu = "get_global" in facts or _gpu_kernel(kernel)  # get_global is Mosaic GPU's
+                on_gpu = "get_global" in facts or "barrier" in facts or _gpu_kernel(kernel)  # get_global is Mosaic GPU's
                 related = (ctx.related(model, node, f"the semaphore, a {dtype}, {words}"),)
                 yield ctx.finding(rule, use.node, message(use.kind, dtype, on_gpu), related,
                                   facts={"kernel": kernel, "model": model, "use": use, "dtype": dtype,
                                          "entry": kernel.entry if kernel is not None else None, **facts})
+
+
+def _array_operands(ctx) -> list[tuple]:
+    """The found-tuples of body parameters JAX passes an array of known dtype (an int32 counter made by the
+    launcher, passed as an operand): no semaphore, whatever the body does with it."""
+    from ..analysis.kernel_args import kernel_parameters
+    from ..analysis.result_uses import parameter_uses
+
+    found = []
+    for kernel in ctx.kernels_here_and_in_importers(importers=False):
+        body = kernel.entry.body
+        if body is None or body.model is not ctx.model:
+            continue
+        for param in kernel_parameters(ctx.project, kernel.entry):
+            if param.dtype is None or param.shape is None or param.dtype in (*SEMAPHORE_DTYPES, *BARRIER_DTYPES, "int16"):
+                continue  # int16: the interpreter's semaphores, which signal and wait take
+            uses = parameter_uses(ctx.project, body, param.node)
+            if any(use.kind in ("signal", "wait") for use in uses):
+                found.append((kernel, body.model, param.node, param.dtype, param.shape, uses, f"is {param.origin}",
+                              {"operand": param.node}))
+    return found
+
+
+def _barriers(ctx) -> list[tuple]:
+    """The found-tuples of the barriers of this module's kernels' scratch and of its run_scoped calls."""
+    found, seen = [], set()
+    refs = [(kernel, ref) for kernel in ctx.kernels_here_and_in_importers() for ref in kernel_barriers(ctx.project, kernel)]
+    refs += [(None, ref) for ref in run_scoped_barriers(ctx.project, ctx.model)]
+    for kernel, ref in refs:
+        if id(ref.node) not in seen:
+            seen.add(id(ref.node))
+            found.append((kernel, ref.model, ref.node, ref.dtype, ref.shape, list(ref.uses), f"is {ref.origin}",
+                          {"barrier": ref.node}))
+    return found
 
 
 def first_in_trace(failing: list[tuple]) -> list[tuple]:
