@@ -164,7 +164,7 @@ def _subclassed_names(model) -> frozenset[str]:
     """The names a class of `model` derives from (`class Fast(Config)`: Config)."""
     found = getattr(model, "_subclassed_names", None)  # of the tree alone: kept with the model, not its memos,
     if found is None:                                   # which edits of other modules empty (a walk a keystroke)
-        found = frozenset(terminal_name(base) for node in ast.walk(model.tree) if isinstance(node, ast.ClassDef)
-                          for base in node.bases)
+        found = frozenset(terminal_name(base) for node in model.scopes if node.__class__ is ast.ClassDef
+                          for base in node.bases)  # every class is a scope: no walk of the whole tree
         model._subclassed_names = found
     return found

@@ -35,7 +35,18 @@ def class_members(cls: ast.ClassDef) -> dict[str, ast.AST]:
 
 def dataclass_fields(cls: ast.ClassDef) -> list[ast.AnnAssign] | None:
     """The fields of a `@dataclass` class, or of a `typing.NamedTuple` subclass (its constructor takes the same
-    arguments), in the order they are written (not `ClassVar`s); None for another class."""
+    arguments), in the order they are written (not `ClassVar`s); None for another class. Kept on the node, as
+    `class_members` (asked for every attribute of every instance evaluated)."""
+    found = cls.__dict__.get("_pallas_fields", _NOT_KNOWN)
+    if found is _NOT_KNOWN:
+        found = cls._pallas_fields = _dataclass_fields(cls)
+    return found
+
+
+_NOT_KNOWN = object()
+
+
+def _dataclass_fields(cls: ast.ClassDef) -> list[ast.AnnAssign] | None:
     if not any(_terminal_name(d.func if isinstance(d, ast.Call) else d) == "dataclass" for d in cls.decorator_list) \
             and not any(_terminal_name(base) == "NamedTuple" for base in cls.bases):
         return None

@@ -13,14 +13,17 @@ from typing import Callable
 from .values import UNKNOWN, Const, Mapping, OneOf, Seq, Value
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPREHENSION_CLASSES = frozenset(_COMPREHENSIONS)
+_ENCLOSING = (ast.stmt, ast.Lambda)
 
 
 def comprehension_of(parents: dict, node: ast.Name) -> ast.comprehension | None:
     """The `for ... in ...` clause of an enclosing comprehension whose target binds `node`'s name (the
     innermost one; a name read in a clause's own `in` part is not bound by that clause or a later one)."""
-    parent = parents.get(node)
-    while parent is not None and not isinstance(parent, (ast.stmt, ast.Lambda)):  # a comprehension is in one
-        if isinstance(parent, _COMPREHENSIONS):
+    get = parents.get
+    parent = get(node)
+    while parent is not None:  # asked of every name evaluated: one class look-up a level on the way up
+        if parent.__class__ in _COMPREHENSION_CLASSES:
             clauses = parent.generators
             # Only the clauses before the one whose `in` part holds the name bind it there.
             visible = clauses
@@ -31,7 +34,9 @@ def comprehension_of(parents: dict, node: ast.Name) -> ast.comprehension | None:
             for clause in reversed(visible):
                 if node.id in _names(clause.target):
                     return clause
-        parent = parents.get(parent)
+        elif isinstance(parent, _ENCLOSING):  # a comprehension is in one
+            return None
+        parent = get(parent)
     return None
 
 

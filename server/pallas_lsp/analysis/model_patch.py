@@ -287,8 +287,10 @@ def _apply(model: ModuleModel, text: str, lines: list[str], owner: ast.AST, body
         scopes.pop(node, None)
         model._body_id_sets.pop(node, None)
     model._body_id_sets.pop(owner, None)
+    model.__dict__.pop("_subclassed_names", None)  # the classes' bases (`class_attributes._subclassed_names`)
     for node in (owner, scope):  # what is kept on a node its statements' edit changes
         node.__dict__.pop("_pallas_members", None)  # a class body's members (`classes.class_members`)
+        node.__dict__.pop("_pallas_fields", None)  # its dataclass fields (`classes.dataclass_fields`)
         node.__dict__.pop("_forwarded_call", None)  # a launch wrapper's call (`launch_wrappers.forwarded_call`)
     enclosing = owner
     while enclosing is not None:  # a launcher building its kernel around a body (`launch_wrappers.body_launcher`)
