@@ -54,3 +54,37 @@ def test_a_workspace_module_named_like_a_standard_one_is_evaluated(ws):
     found = ws.check("kernel.py", bad)
     assert [(code, where) for code, where, _ in found] == [
         ("PAL005", at(bad, "pltpu.async_copy(x_ref, o_ref, sems)"))]
+
+
+REBOUND = """\
+from functools import partial
+from jax.experimental import pallas as pl
+
+
+def launch(body):
+    wrapper = body
+
+    def inner(x):
+        return partial(x)
+
+    return inner
+"""
+
+
+def test_an_answer_kept_for_a_call_is_forgotten_when_an_edit_elsewhere_rebinds_its_name(ws):
+    # The answer is kept per call (the three searches over every call ask it; so does every keystroke): an
+    # edit of the enclosing function binding `partial` to something else makes the call in `inner` one to evaluate
+    path = str(ws.write("module.py", REBOUND))
+    project = Project(root=str(ws.root), python=ws.python)
+    model = project.model(path)
+    call = next(c for c in model.calls if model.segment(c.func) == "partial")
+    assert plain_callee(project, model, call) and plain_callee(project, model, call)
+    edited = REBOUND.replace("wrapper = body", "partial = pl.pallas_call")
+    project.set_text(path, edited)
+    patched = project.model(path)
+    assert patched is model and call in patched.calls  # patched in place: the call is the same node
+    assert not plain_callee(project, patched, call)
+    fresh = Project(root=str(ws.root), python=ws.python)
+    fresh.set_text(path, edited)
+    again = fresh.model(path)
+    assert [plain_callee(fresh, again, c) for c in again.calls if again.segment(c.func) == "partial"] == [False]

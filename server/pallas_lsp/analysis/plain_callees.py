@@ -36,14 +36,26 @@ ARRAY_ATTRIBUTES = frozenset({"at", "shape", "dtype", "ndim", "size", "T", "asty
 
 def plain_callee(project: "Project", model: "ModuleModel", call: ast.Call) -> bool:
     """True when the callee of `call` is certainly no kernel factory, kernel, launch wrapper,
-    `functools.partial` of one, nor a Pallas API (see the module's docstring); False when it may be."""
+    `functools.partial` of one, nor a Pallas API (see the module's docstring); False when it may be.
+
+    A name's answer is kept per call with what it read, as the evaluator keeps a value (its module, the
+    call's own scope, the name's bindings): the searches over every call (the entry points, the interpret
+    switches, a Pallas API's aliases) asked the same look-ups each, and again at every keystroke."""
     func = call.func
     if func.__class__ is ast.Attribute and func.attr in ARRAY_ATTRIBUTES:
         return True
     root = func
     while root.__class__ is ast.Attribute:
         root = root.value
-    return root.__class__ is ast.Name and _standard_library_name(project, model, root)
+    if root.__class__ is not ast.Name:
+        return False
+    memo = model.eval_cache
+    key = ("plain-callee", id(call))
+    found = memo.get(key)
+    if found is None:
+        found = reads.kept(memo, key, lambda: _standard_library_name(project, model, root), model.read_key,
+                           ("own", id(model.scope_of(call))))
+    return found
 
 
 def _standard_library_name(project: "Project", model: "ModuleModel", name: ast.Name) -> bool:
