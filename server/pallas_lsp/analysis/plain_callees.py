@@ -49,7 +49,7 @@ def plain_callee(project: "Project", model: "ModuleModel", call: ast.Call) -> bo
         root = root.value
     if root.__class__ is not ast.Name:
         return False
-    memo = model.eval_cache
+    memo = model._full_memo  # not the evaluator's answers: the same in the importers' own-module search
     key = ("plain-callee", id(call))
     found = memo.get(key)
     if found is None:
