@@ -38,9 +38,10 @@ def plain_callee(project: "Project", model: "ModuleModel", call: ast.Call) -> bo
     """True when the callee of `call` is certainly no kernel factory, kernel, launch wrapper,
     `functools.partial` of one, nor a Pallas API (see the module's docstring); False when it may be.
 
-    A name's answer is kept per call with what it read, as the evaluator keeps a value (its module, the
-    call's own scope, the name's bindings): the searches over every call (the entry points, the interpret
-    switches, a Pallas API's aliases) asked the same look-ups each, and again at every keystroke."""
+    Where no text changes while the process lives (`check`: `reads` records nothing), a name's answer
+    is kept per call: the searches over every call (the entry points, the interpret switches, a Pallas
+    API's aliases, each importer's own-module search) asked the same look-ups each. Not in the server:
+    kept there with what it read (`reads.kept`), the answers cost keystrokes more than the look-ups."""
     func = call.func
     if func.__class__ is ast.Attribute and func.attr in ARRAY_ATTRIBUTES:
         return True
@@ -49,12 +50,12 @@ def plain_callee(project: "Project", model: "ModuleModel", call: ast.Call) -> bo
         root = root.value
     if root.__class__ is not ast.Name:
         return False
-    memo = model._full_memo  # not the evaluator's answers: the same in the importers' own-module search
-    key = ("plain-callee", id(call))
-    found = memo.get(key)
+    if reads.tracking():
+        return _standard_library_name(project, model, root)
+    known = model.__dict__.setdefault("_plain_callees", {})  # dropped with the model (or by `model_patch`)
+    found = known.get(id(call))
     if found is None:
-        found = reads.kept(memo, key, lambda: _standard_library_name(project, model, root), model.read_key,
-                           ("own", id(model.scope_of(call))))
+        found = known[id(call)] = _standard_library_name(project, model, root)
     return found
 
 
