@@ -3,9 +3,12 @@ callees that cannot be a kernel or a Pallas API before evaluating them (`analysi
 names and an array's own methods. A workspace module named like a standard one is no standard-library module: its
 launch function still launches the kernel."""
 
+import contextlib
+
+import pytest
 from conftest import FIXTURES, at
 
-from pallas_lsp.analysis import Project
+from pallas_lsp.analysis import Project, reads
 from pallas_lsp.analysis.plain_callees import plain_callee
 
 FIXTURE = (FIXTURES / "agreement" / "bad_launch_wrapper_function_alias_in_other_module.py").read_text()
@@ -54,3 +57,39 @@ def test_a_workspace_module_named_like_a_standard_one_is_evaluated(ws):
     found = ws.check("kernel.py", bad)
     assert [(code, where) for code, where, _ in found] == [
         ("PAL005", at(bad, "pltpu.async_copy(x_ref, o_ref, sems)"))]
+
+
+REBOUND = """\
+from functools import partial
+from jax.experimental import pallas as pl
+
+
+def launch(body):
+    wrapper = body
+
+    def inner(x):
+        return partial(x)
+
+    return inner
+"""
+
+
+@pytest.mark.parametrize("tracking", [True, False], ids=["server", "check"])
+def test_an_answer_for_a_call_is_not_kept_past_an_edit_elsewhere_rebinding_its_name(ws, tracking):
+    # Where nothing is tracked (`check`) the answer is kept per call (three searches ask it of every call): an edit
+    # of the enclosing function binding `partial` to something else makes the call in `inner` one to evaluate
+    path = str(ws.write("module.py", REBOUND))
+    project = Project(root=str(ws.root), python=ws.python)
+    with contextlib.nullcontext() if tracking else reads.not_tracking():
+        model = project.model(path)
+        call = next(c for c in model.calls if model.segment(c.func) == "partial")
+        assert plain_callee(project, model, call) and plain_callee(project, model, call)
+        edited = REBOUND.replace("wrapper = body", "partial = pl.pallas_call")
+        project.set_text(path, edited)
+        patched = project.model(path)
+        assert patched is model and call in patched.calls  # patched in place: the call is the same node
+        assert not plain_callee(project, patched, call)
+        fresh = Project(root=str(ws.root), python=ws.python)
+        fresh.set_text(path, edited)
+        again = fresh.model(path)
+        assert [plain_callee(fresh, again, c) for c in again.calls if again.segment(c.func) == "partial"] == [False]

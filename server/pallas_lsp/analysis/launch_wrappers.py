@@ -41,6 +41,8 @@ def _forwarded_call(function: ast.AST) -> ast.Call | None:
     spec = getattr(function, "args", None)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    if spec.vararg is None and spec.kwarg is None:  # neither `*args` nor `**kwargs` to hand on: told before
+        return None  # walking the body (asked of every function a call of a module with kernels may call)
     nodes = list(_own_nodes(function))
     returns = [node for node in nodes if isinstance(node, ast.Return)]
     if len(returns) != 1:
@@ -153,11 +155,11 @@ def _nested_functions(function: ast.FunctionDef) -> list[ast.FunctionDef | ast.A
 
 
 def _body_launcher(function: ast.FunctionDef) -> BodyLauncher | None:
-    walked = walk_nodes(function)  # asked of every function a call evaluates: one walk, no generators
     nested = _nested_functions(function)
     decorated = [n for n in nested if any(isinstance(d, ast.Call) for d in n.decorator_list)]
-    if not decorated:
+    if not decorated:  # most functions: no nested def decorated by a call, told without walking expressions
         return None
+    walked = walk_nodes(function)  # asked of every function a call evaluates: one walk, no generators
     params = {a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]}
     # What the body is called by inside the kernel: the launcher's parameter, or the parameter of a nested
     # function it is handed to (`decorator(kernel_fn)`, or `decorator` returned for a later call with the body).

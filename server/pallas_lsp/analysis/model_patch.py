@@ -393,6 +393,7 @@ def _index_calls(model: ModuleModel) -> None:
     model._call_positions = positions
     model._partial_positions = partials
     model.__dict__.pop("_call_ids", None)
+    model.__dict__.pop("_plain_callees", None)  # `plain_callees.plain_callee`'s answers where nothing is tracked
 
 
 class _Sink:

@@ -36,14 +36,27 @@ ARRAY_ATTRIBUTES = frozenset({"at", "shape", "dtype", "ndim", "size", "T", "asty
 
 def plain_callee(project: "Project", model: "ModuleModel", call: ast.Call) -> bool:
     """True when the callee of `call` is certainly no kernel factory, kernel, launch wrapper,
-    `functools.partial` of one, nor a Pallas API (see the module's docstring); False when it may be."""
+    `functools.partial` of one, nor a Pallas API (see the module's docstring); False when it may be.
+
+    Where no text changes while the process lives (`check`: `reads` records nothing), a name's answer
+    is kept per call: the searches over every call (the entry points, the interpret switches, a Pallas
+    API's aliases, each importer's own-module search) asked the same look-ups each. Not in the server:
+    kept there with what it read (`reads.kept`), the answers cost keystrokes more than the look-ups."""
     func = call.func
     if func.__class__ is ast.Attribute and func.attr in ARRAY_ATTRIBUTES:
         return True
     root = func
     while root.__class__ is ast.Attribute:
         root = root.value
-    return root.__class__ is ast.Name and _standard_library_name(project, model, root)
+    if root.__class__ is not ast.Name:
+        return False
+    if reads.tracking():
+        return _standard_library_name(project, model, root)
+    known = model.__dict__.setdefault("_plain_callees", {})  # dropped with the model (or by `model_patch`)
+    found = known.get(id(call))
+    if found is None:
+        found = known[id(call)] = _standard_library_name(project, model, root)
+    return found
 
 
 def _standard_library_name(project: "Project", model: "ModuleModel", name: ast.Name) -> bool:
