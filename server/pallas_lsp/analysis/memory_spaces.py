@@ -111,7 +111,15 @@ def refusing_kernels(ctx) -> list:
     runs them interpreted (`with plgpu.force_gpu_interpret_mode():`) has marked them: those are not reported."""
     from .kernels import KernelIndex
 
-    kernels = [k for k in ctx.kernels_here_and_in_importers() if refused(ctx.project, k)]
+    # A buffer is reported where it is asked for: a scratch list at its launch (this module's kernels), or a
+    # pl.run_scoped call here, which an importer's kernel may run. Without one, the importers' kernels (whose
+    # search is most of what a rule asking for them costs) can give no finding here.
+    from .evaluate import KERNEL_FACTORIES
+
+    importers = ctx.calls_any(("pl.run_scoped",))
+    if not importers and not ctx.calls_any(KERNEL_FACTORIES):
+        return []  # no launch and no run_scoped here: no buffer of this module to report (nor its kernels to model)
+    kernels = [k for k in ctx.kernels_here_and_in_importers(importers=importers) if refused(ctx.project, k)]
     if kernels:
         for importer in ctx.project.importers(ctx.model):
             if ctx.project.index.mentions_interpret(importer.path):

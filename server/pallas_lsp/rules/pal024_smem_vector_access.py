@@ -16,6 +16,7 @@ import re
 import sys
 
 from ..analysis.comparisons import as_sequence
+from ..analysis.evaluate import KERNEL_FACTORIES
 from ..analysis.kernel_args import kernel_parameters, launch_field
 from ..analysis.values import MemType
 from ..analysis.kernel_model import TPU_TC
@@ -36,8 +37,8 @@ def message(store: bool, name: str, shape: tuple[int, ...]) -> str:
 
 def check(ctx):
     rule = sys.modules[__name__]
-    if not ctx.model.mentions("SMEM"):
-        return
+    if not ctx.model.mentions("SMEM") or not ctx.calls_any(KERNEL_FACTORIES):
+        return  # reported only of a kernel launched here, by a call of a factory (modelling kernels costs a keystroke)
     for kernel in ctx.kernels():
         with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
             if kernel.backend != TPU_TC or kernel.certain_interpret or kernel.entry.model is not ctx.model:
