@@ -29,6 +29,7 @@ def body(x_ref, o_ref):
   o_ref[...] = x_ref[...]
 
 
+# pallas-lsp: trace(f32[8,128])
 def run(x):
   return pl.pallas_call(body, out_shape=X, compiler_params=tpu_params())(x)
 
