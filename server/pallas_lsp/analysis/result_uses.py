@@ -295,6 +295,12 @@ def _self_attribute(model: "ModuleModel", node: ast.AST) -> tuple[ast.ClassDef, 
 
 def _attribute_loads(model: "ModuleModel", cls: ast.ClassDef, name: str) -> list[ast.Attribute] | None:
     """The reads of `self.name` in the methods of `cls`, where one statement stores it; None otherwise."""
+    loads, stores = _self_attribute_accesses(cls, name)
+    return sorted(loads, key=lambda n: (n.lineno, n.col_offset)) if stores == 1 else None
+
+
+def _self_attribute_accesses(cls: ast.ClassDef, name: str) -> tuple[list[ast.Attribute], int]:
+    """The reads of `self.name` in the methods of `cls` (in walk order), and how many statements store it."""
     loads, stores = [], 0
     for method in cls.body:
         if not isinstance(method, ast.FunctionDef) or not method.args.args:
@@ -307,7 +313,7 @@ def _attribute_loads(model: "ModuleModel", cls: ast.ClassDef, name: str) -> list
                     loads.append(node)
                 else:
                     stores += 1
-    return sorted(loads, key=lambda n: (n.lineno, n.col_offset)) if stores == 1 else None
+    return loads, stores
 
 
 def _field_uses(project, cls: ClassValue, call: ast.Call, arg: ast.AST, keyword: str | None, indices,
@@ -322,18 +328,7 @@ def _field_uses(project, cls: ClassValue, call: ast.Call, arg: ast.AST, keyword:
     name = keyword if keyword is not None else (names[call.args.index(arg)] if call.args.index(arg) < len(names) else None)
     if name not in names or depth >= _MAX_HELPER_DEPTH:
         return None
-    loads, stores = [], 0
-    for method in cls.node.body:
-        if not isinstance(method, ast.FunctionDef) or not method.args.args:
-            continue
-        me = method.args.args[0].arg
-        for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) \
-                    and node.value.id == me:
-                if isinstance(node.ctx, ast.Load):
-                    loads.append(node)
-                else:
-                    stores += 1
+    loads, stores = _self_attribute_accesses(cls.node, name)
     if stores or not loads:
         return None
     return [use for load in loads for use in uses_of(project, cls.model, load, indices, depth + 1)]
