@@ -106,6 +106,20 @@ def refused(project, kernel: "KernelModel") -> list[tuple[Placement, str, str]]:
     return found
 
 
+def refused_here(ctx, rule, workspaces: bool):
+    """(kernel, placement, platform, JAX's words) for each refused buffer asked for in this module, once each,
+    inside the rule's isolation for its kernel: the global workspaces (PAL019's) or the others (PAL018's)."""
+    reported: set[int] = set()
+    for kernel in refusing_kernels(ctx):
+        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
+            for placement, where, quote in refused(ctx.project, kernel):
+                if placement.model is not ctx.model or id(placement.use) in reported \
+                        or bool(global_workspace(where, placement.memtype)) != workspaces:
+                    continue
+                reported.add(id(placement.use))
+                yield kernel, placement, where, quote
+
+
 def refusing_kernels(ctx) -> list:
     """The kernels of this module and its importers with a buffer their lowering refuses, once a test module that
     runs them interpreted (`with plgpu.force_gpu_interpret_mode():`) has marked them: those are not reported."""

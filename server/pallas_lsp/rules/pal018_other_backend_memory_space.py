@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.memory_spaces import refusing_kernels, GPU, OWN_TYPE, global_workspace, refused
+from ..analysis.memory_spaces import GPU, OWN_TYPE, refused_here
 
 CODE = "PAL018"
 NAME = "other-backend-memory-space"
@@ -26,16 +26,9 @@ def check(ctx):
     text = ctx.model.text
     if "pltpu" not in text and "plgpu" not in text and "tpu" not in text and "mosaic_gpu" not in text:
         return
-    reported: set[int] = set()
-    for kernel in refusing_kernels(ctx):
-        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
-            for placement, where, quote in refused(ctx.project, kernel):
-                if placement.model is not ctx.model or id(placement.use) in reported \
-                        or global_workspace(where, placement.memtype):
-                    continue
-                reported.add(id(placement.use))
-                yield ctx.finding(rule, placement.use, message(placement, where, quote), (ctx.entry_related(kernel),),
-                                  facts={"kernel": kernel, "placement": placement, "platform": where})
+    for kernel, placement, where, quote in refused_here(ctx, rule, workspaces=False):
+        yield ctx.finding(rule, placement.use, message(placement, where, quote), (ctx.entry_related(kernel),),
+                          facts={"kernel": kernel, "placement": placement, "platform": where})
 
 
 def message(placement, where: str, quote: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ..analysis.memory_spaces import refusing_kernels, global_workspace, refused
+from ..analysis.memory_spaces import refused_here
 
 CODE = "PAL019"
 NAME = "global-memory-scratch"
@@ -24,17 +24,10 @@ def check(ctx):
     text = ctx.model.text
     if "GMEM" not in text and "ANY" not in text and "HBM" not in text and "scratch" not in text:
         return
-    reported: set[int] = set()
-    for kernel in refusing_kernels(ctx):
-        with ctx.isolated(rule, kernel.entry.node, kernel.entry.model):
-            for placement, where, quote in refused(ctx.project, kernel):
-                if placement.model is not ctx.model or id(placement.use) in reported \
-                        or not global_workspace(where, placement.memtype):
-                    continue
-                reported.add(id(placement.use))
-                allocated = "in scratch_types" if placement.kind == "scratch" else "from pl.run_scoped"
-                message = (f'JAX: "{quote}"; make it one more output of the kernel, which the launcher drops. '
-                           f"{placement.memtype.constructor} asks for global memory {allocated}, which a Mosaic GPU "
-                           "kernel does not allocate: its global buffers are its operands and outputs.")
-                yield ctx.finding(rule, placement.use, message, (ctx.entry_related(kernel),),
-                                  facts={"kernel": kernel, "placement": placement, "platform": where})
+    for kernel, placement, where, quote in refused_here(ctx, rule, workspaces=True):
+        allocated = "in scratch_types" if placement.kind == "scratch" else "from pl.run_scoped"
+        message = (f'JAX: "{quote}"; make it one more output of the kernel, which the launcher drops. '
+                   f"{placement.memtype.constructor} asks for global memory {allocated}, which a Mosaic GPU "
+                   "kernel does not allocate: its global buffers are its operands and outputs.")
+        yield ctx.finding(rule, placement.use, message, (ctx.entry_related(kernel),),
+                          facts={"kernel": kernel, "placement": placement, "platform": where})
