@@ -49,6 +49,22 @@ def update_histogram(tokens, histogram):
   )(tokens, histogram)
 
 
+def histogram_reference(tokens, histogram):
+  ids = jnp.arange(VOCAB_BLOCK, dtype=jnp.int32)
+  return histogram + jnp.sum((tokens == ids[None, :]).astype(histogram.dtype), axis=0, keepdims=True)
+
+
+def frequency_penalty(logits, histogram, penalty: float = 0.5):
+  """Applies the penalty the sampler uses: logits - penalty * count."""
+  return logits - penalty * histogram
+
+
 def target():
   args = (jax.ShapeDtypeStruct((64, 1), jnp.int32), jax.ShapeDtypeStruct((1, VOCAB_BLOCK), jnp.float32))
   return update_histogram, args, "tpu"
+
+
+if __name__ == "__main__":
+  toks = jnp.arange(64, dtype=jnp.int32).reshape(64, 1) % 17
+  hist = jnp.zeros((1, VOCAB_BLOCK), jnp.float32)
+  print(frequency_penalty(jnp.zeros((1, VOCAB_BLOCK)), histogram_reference(toks, hist))[0, :8])

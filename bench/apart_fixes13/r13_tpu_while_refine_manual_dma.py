@@ -57,3 +57,9 @@ def solve(rhs, cfg: RefineConfig = RefineConfig()):
 
 def target():
   return solve, (jax.ShapeDtypeStruct((64, 256), jnp.float32),), "tpu"
+
+
+if __name__ == "__main__":
+  rhs = jnp.ones((64, 256), jnp.float32)
+  interpret = jax.default_backend() != "tpu"
+  print("interpreting" if interpret else "on TPU", solve(rhs)[0, :4] if not interpret else "(skip)")
