@@ -52,6 +52,16 @@ def target():
   return gated_residual, args, "cuda"
 
 
+def describe_roles() -> str:
+  """Human-readable role table, printed by the kernel benchmark's --verbose flag."""
+  return ", ".join(f"wg{wg_id}: rows [{role.args[0]}, {role.args[0] + HALF})" for wg_id, role in ROLE_TABLE.items())
+
+
+def reference(x: jax.Array, gate: jax.Array, gain: float = 1.0) -> jax.Array:
+  g = jax.nn.sigmoid(gate.astype(jnp.float32) * gain)
+  return (x.astype(jnp.float32) * g).astype(x.dtype)
+
+
 if __name__ == "__main__":
   x = jnp.ones((2 * HALF,), jnp.bfloat16)
   print(gated_residual(x, x)[:4])

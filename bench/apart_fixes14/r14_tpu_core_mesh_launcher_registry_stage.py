@@ -48,3 +48,15 @@ def decay_moments(m: jax.Array) -> jax.Array:
 
 def target():
   return decay_moments, (jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32),), "tpu"
+
+
+def adam_decay_step(m: jax.Array, v: jax.Array, *, b1: float = 0.9, b2: float = 0.999):
+  """Decays both moments in place of a fused optimizer step (the update itself is XLA)."""
+  return scale_state(m, factor=b1), scale_state(v, factor=b2)
+
+
+if __name__ == "__main__":
+  m = jnp.ones((ROWS, COLS), jnp.float32)
+  v = jnp.full((ROWS, COLS), 2.0, jnp.float32)
+  m2, v2 = jax.jit(adam_decay_step)(m, v)
+  print(float(m2[0, 0]), float(v2[0, 0]))

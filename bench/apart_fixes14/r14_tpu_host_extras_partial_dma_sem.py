@@ -47,6 +47,18 @@ def target():
   return fn, (jax.ShapeDtypeStruct((NUM_EXPERTS * ROWS_PER_EXPERT, D_MODEL), jnp.float32),), "tpu"
 
 
+def all_expert_rows(w: jax.Array) -> list[jax.Array]:
+  """Debug helper: every expert's rows, one launch each (used by the weight-loading tests)."""
+  return [load_expert(w, expert=e) for e in range(NUM_EXPERTS)]
+
+
+def check_against_slices(w: jax.Array) -> None:
+  for e, rows in enumerate(all_expert_rows(w)):
+    want = w[e * ROWS_PER_EXPERT:(e + 1) * ROWS_PER_EXPERT]
+    if not bool(jnp.all(rows == want)):
+      raise AssertionError(f"expert {e} rows differ")
+
+
 if __name__ == "__main__":
   w = jnp.arange(NUM_EXPERTS * ROWS_PER_EXPERT * D_MODEL, dtype=jnp.float32).reshape(-1, D_MODEL)
   print(load_expert(w, expert=1)[0, :4])
