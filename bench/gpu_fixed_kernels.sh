@@ -45,6 +45,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes10 apart_fixes10
   prepare_judged bench/apart_fixes12 apart_fixes12
   prepare_judged bench/apart_fixes11 apart_fixes11
+  prepare_judged bench/apart_fixes14 apart_fixes14
 }
 
 if [ "${1:-}" = generated ]; then
