@@ -508,6 +508,28 @@ def body(x_ref, y_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X)
 """,
+    # pl.run_scoped scopes only the rest of the block holding the get_global: a name read below that block would
+    # not be the buffer there (a parameter given a default buffer when None stays None; a branch's local is unbound).
+    "a parameter given a get_global buffer when it is None, read after the if": """
+def body(x_ref, o_ref, stage=None, *, width):
+  if stage is None:
+    stage = pl.get_global(plgpu.SMEM((width,), jnp.float32))
+  stage[...] = x_ref[...] * 3.0
+  o_ref[...] = stage[...]
+
+kernel = pl.kernel(functools.partial(body, width=128), out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
+    "a branch's get_global buffer read after the branch": """
+STAGE_IN_F32 = True
+
+def body(x_ref, o_ref):
+  if STAGE_IN_F32:
+    staged = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+    staged[...] = x_ref[...]
+  o_ref[...] = staged[...] + 1.0
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
     "a module-level helper called twice returning its get_global buffer": """
 def staged(src):
   tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))

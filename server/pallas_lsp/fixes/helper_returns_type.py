@@ -25,7 +25,8 @@ import libcst as cst
 
 from ..analysis.values import Func, MemType
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
-from .run_scoped_allocation import _block_of, _check_movable, _check_not_escaping, _ends_in_return, _thread_axis
+from .run_scoped_allocation import (_block_of, _check_movable, _check_not_escaping, _check_not_read_after, _ends_in_return,
+                                    _thread_axis)
 from .sites import launches_running
 
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
@@ -100,6 +101,7 @@ def _call_site(project, source, node: ast.expr, helper: ast.FunctionDef) -> tupl
     rest = block[block.index(statement) + 1:]
     _check_movable(function, rest)
     _check_not_escaping(source, call, None, name, rest)
+    _check_not_read_after(function, statement, name, rest)
     return source, statement, function, axes.pop()
 
 

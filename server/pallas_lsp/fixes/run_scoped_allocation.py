@@ -99,6 +99,10 @@ def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
             if isinstance(node.ctx, ast.Load):
                 raise CannotFix(f"{node.id} is bound after the get_global and used before it")
             stored_outside.add(node.id)
+    # A parameter rebound in `rest` (`if acc is None: acc = ...`) is read there as the nested function's unbound local.
+    arguments = function.args
+    stored_outside.update(bound & {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                                   *filter(None, [arguments.vararg, arguments.kwarg])]})
     read = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     clash = sorted(stored_outside & read)
     if clash:
@@ -130,6 +134,20 @@ def _check_not_escaping(model, call: ast.Call, holding: ast.stmt | None, name: s
             raise CannotFix(f"the buffer is put in a container ({node.func.attr}), where it would outlive pl.run_scoped")
     if _ends_in_return(rest) and rest[-1].value is not None and _mentions_ref(model, rest[-1].value, aliases):
         raise CannotFix("the buffer is returned, and would outlive pl.run_scoped")
+
+
+def _check_not_read_after(function: ast.AST, statement: ast.stmt, name: str, rest: list[ast.stmt]) -> None:
+    """CannotFix where `name` is read after the block that `rest` ends (`if acc is None: acc = get_global(T)`,
+    then `acc[...]` below the `if`): only `rest` moves into the nested function, so that read would see the name
+    as it was before the get_global (None, or unbound), not the buffer."""
+    moved = {id(n) for s in rest for n in ast.walk(s)}
+    names = {name} | {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    end = (statement.end_lineno, statement.end_col_offset)
+    for node in ast.walk(function):
+        if (isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) and id(node) not in moved
+                and (node.lineno, node.col_offset) > end):
+            raise CannotFix(f"{node.id} is read after the block holding the get_global, where pl.run_scoped's "
+                            "buffer would not reach")
 
 
 def _mentions_ref(model, expression: ast.expr, names: set[str], call: ast.Call | None = None) -> bool:
@@ -424,6 +442,8 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
                                 function, entries)
         # `sems = [pl.get_global(T) for _ in range(1)]`: that statement moves too, the buffer in the call's place
         statement = _holding_statement(model, call, function)
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)):
+            raise CannotFix("the get_global is in a compound statement (an `if`, a `with`) that does not name it")
         name = unique_name(model, function, "barrier_ref" if barrier is not None else "scratch_ref")
         removed = []
         rest = function.body[function.body.index(statement):]
@@ -436,6 +456,7 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         rest = block[block.index(statement) + 1:]
     _check_movable(function, rest)
     _check_not_escaping(model, call, statement if not removed else None, name, rest)
+    _check_not_read_after(function, statement, name, rest)
     if kind is not None and _in_loop(model, statement, function) and any(
             isinstance(n, (ast.Break, ast.Continue)) for n in _own_nodes(rest)):
         raise CannotFix("a statement after the get_global breaks or continues a loop")
