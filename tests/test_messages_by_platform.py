@@ -93,6 +93,38 @@ def target():
     return run, (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "interpret"
 """
 
+# A TPU body launched through a registry the analysis does not follow: no launch is known, but a DMA semaphore and
+# a VMEM buffer are TPU types, and a TPU has no get_global lowering at all (not Mosaic GPU's type check).
+TPU_REGISTERED = HEADER.replace("from jax.experimental.pallas import mosaic_gpu as plgpu\n", "").replace(
+    "from jax.experimental.pallas import triton as pltriton\n", "") + """
+import functools
+
+REGISTRY = {}
+
+
+def register(name):
+    def wrap(fn):
+        REGISTRY[name] = fn
+        return fn
+    return wrap
+
+
+@register("copy")
+def copy_body(x_hbm, o_ref):
+    sem = pl.get_global(pltpu.SemaphoreType.DMA)
+    buf = pl.get_global(pltpu.VMEM((8, 128), jnp.float32))
+    pltpu.async_copy(x_hbm, buf, sem).wait()
+    o_ref[...] = buf[...]
+
+
+def launch(name, x):
+    return pl.pallas_call(REGISTRY[name], out_shape=x, in_specs=[pl.BlockSpec(memory_space=pl.ANY)])(x)
+
+
+def target():
+    return functools.partial(launch, "copy"), (jax.ShapeDtypeStruct((8, 128), jnp.float32),), "tpu"
+"""
+
 TRITON_WORDS = "Unimplemented primitive in Pallas Triton lowering: get_global"
 TPU_WORDS = "Unimplemented primitive in Pallas TPU lowering for tc: get_global"
 INTERPRETED_WORDS = "TypeError: No ir_type_handler for aval type: <class '...AbstractRef'>"
@@ -117,6 +149,14 @@ def test_an_interpreted_tpu_kernel_quotes_the_interpreter_in_pal002_and_the_tpu_
     assert found["PAL002"].startswith(f'JAX: "{INTERPRETED_WORDS}"; allocate it as scratch'), found
     # Interpreted, JAX says PAL002's words: PAL001 says it quotes the platform the kernel compiles for.
     assert found["PAL001"].startswith(f'JAX, compiled: "{TPU_WORDS}"; allocate it as scratch'), found
+
+
+def test_tpu_types_of_a_body_launched_out_of_sight_quote_the_tpu_and_advise_scratch(ws):
+    found = ws.check(source=TPU_REGISTERED)
+    assert [code for code, _, _ in found] == ["PAL001", "PAL001"], found
+    for _, _, message in found:
+        assert message.startswith(f'JAX, on a TPU: "{TPU_WORDS}"; allocate it as scratch.'), message
+        assert "plgpu.SemaphoreType.REGULAR" not in message and "scratch_shapes" in message, message
 
 
 def test_pal001_reworded_for_its_platform_is_the_same_finding_to_fix_verification():
@@ -195,6 +235,7 @@ def test_jax_raises_what_the_messages_quote(jax_env, tmp_path):
         "dma_tpu_interpreter.py": (DMA_INTERPRET_TRUE.replace("interpret=True", "interpret=pltpu.InterpretParams()"),
                                    INTERPRETED_WORDS.split("<")[0]),
         "run_time_interpret.py": (RUN_TIME_INTERPRET, INTERPRETED_WORDS.split("<")[0]),
+        "tpu_registered.py": (TPU_REGISTERED, TPU_WORDS),
     }
     for name, (source, words) in cases.items():
         path = tmp_path / name

@@ -13,7 +13,7 @@ import sys
 from ..analysis.evaluate import as_memtype
 from ..analysis.host_code import host_functions
 from ..analysis.kernel_model import (GET_GLOBAL_NOT_LOWERED, INTERPRET, SC_SCALAR, SC_VECTOR, TPU_TC, TRITON,
-                                     uses_of)
+                                     _imports_mosaic_gpu, uses_of)
 from ..analysis.kernels import get_global_argument, get_global_arguments, get_global_calls
 from ..analysis.mapped_get_global import kernels_holding, mapped_get_globals
 from ..analysis.values import Api, MemType, OneOf, ShapeDtype, Value
@@ -56,10 +56,20 @@ def on_tpu(kernels) -> bool:
                                  in _TPU_BACKENDS for k in kernels)
 
 
-def advice(value: MemType, kernels=()) -> tuple[str, str]:
+def _tpu_type_unlaunched(value: MemType, kernels, tpu_module: bool) -> bool:
+    """No launch is known (a decorator or a registry launches the body) in a module that does not import Mosaic
+    GPU, and the type is one only a TPU has: it speaks for the platform, where JAX has no get_global lowering."""
+    return tpu_module and not kernels and (value.dtype == "dma_sem" or value.constructor.startswith("pltpu.")
+                                           and value.dtype not in ("semaphore", "barrier_semaphore"))
+
+
+def advice(value: MemType, kernels=(), tpu_module: bool = False) -> tuple[str, str]:
     """(what to do, in a few words; the details) for a memory type get_global rejects, naming the scratch
     or input parameter of the launches (`kernels`: the kernel models reaching the call) that apply."""
-    tail = _TPU_TAIL if on_tpu(kernels) else _TAIL
+    tpu = on_tpu(kernels) or _tpu_type_unlaunched(value, kernels, tpu_module)
+    tail = _TPU_TAIL if tpu else _TAIL
+    if value.dtype == "dma_sem" and tpu:
+        return "allocate it as scratch", _as_scratch(kernels) + " (a DMA semaphore is a TPU scratch semaphore)" + tail
     if value.dtype in ("semaphore", "barrier_semaphore", "dma_sem"):
         return _USE_REGULAR
     if value.space in ("gmem", "any", "hbm"):
@@ -81,14 +91,17 @@ def _what(value: MemType) -> str:
     return f"{value.source} (a {value.space.upper()} buffer)"
 
 
-def problem(value: Value, kernels=()) -> str | None:
-    """The message for a value that get_global rejects, or None if it is fine or unknown."""
+def problem(value: Value, kernels=(), tpu_module: bool = False) -> str | None:
+    """The message for a value that get_global rejects, or None if it is fine or unknown. `tpu_module`: the module
+    does not import Mosaic GPU."""
     value = as_memtype(value)
     if isinstance(value, MemType):
         if value.is_gpu_global_semaphore:
             return None
         what = _what(value)
-        short, details = advice(value, kernels)
+        short, details = advice(value, kernels, tpu_module)
+        if _tpu_type_unlaunched(value, kernels, tpu_module):
+            return f'JAX, on a TPU: "{GET_GLOBAL_NOT_LOWERED[TPU_TC]}"; {short}. This asks for {what}. {details}'
         return f'JAX: "get_global only supports semaphores, got {what}"; {short}. {details}'  # a NotImplementedError
     if isinstance(value, ShapeDtype):
         how = _as_input(kernels)
@@ -183,6 +196,7 @@ def check(ctx):
     rule = sys.modules[__name__]
     lowered = _lowered_backends(ctx)
     launched_by = _kernels_of(ctx)
+    tpu_module = not _imports_mosaic_gpu(ctx.model)
     for call in get_global_calls(ctx.project, ctx.model):
         with ctx.isolated(rule, call):
             wrong = signature_error(call)
@@ -205,7 +219,7 @@ def check(ctx):
             options = value.options if isinstance(value, OneOf) else (value,)
             kernels = launched_by.get(id(call), ())
             for option in options:
-                message = problem(option, kernels)
+                message = problem(option, kernels, tpu_module)
                 if message and backends is not None and not isinstance(option, ShapeDtype):
                     if not backends:
                         continue  # dropped as dead code by every pallas_call reaching it
