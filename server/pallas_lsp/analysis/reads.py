@@ -134,6 +134,16 @@ def kept(memo: "Memo", key, compute, *read):
     return value
 
 
+def kept_walk(model, kind: str, scope, walk):
+    """`walk()`, a walk of `scope` (a function with its nested ones, a class, the module), kept in the model's
+    memo under `(kind, id(scope))` until an edit anywhere under it (`model_patch`: "deep") or of the model."""
+    key = (kind, id(scope))
+    found = model.eval_cache.get(key)
+    if found is None:
+        found = kept(model.eval_cache, key, walk, model.read_key, ("deep", id(scope)))
+    return found
+
+
 def found_again_by(node: _Node | None, again: tuple) -> None:
     """`node` keeps one answer, which `again[0](*again[1:])` finds again (and keeps): see `settled`."""
     if _tracking[0] and node is not None:
@@ -333,6 +343,10 @@ class Memo(dict):
         return found
 
     hit = get  # the evaluator's hot path
+
+    def node_of(self, key) -> "_Node | None":
+        """The computation that kept the answer under `key` (None: none kept, or kept untracked)."""
+        return self._nodes.get(key)
 
     def _read(self, key) -> None:
         node = self._nodes.get(key)  # none: kept while nothing was recorded (`not_tracking`)
