@@ -165,6 +165,20 @@ def current() -> set | None:
     return _stack[-1].direct if _tracking[0] else None
 
 
+@contextlib.contextmanager
+def collected():
+    """Meanwhile what the computation in progress reads (`note`) is collected in a set of its own, yielded
+    (the computation reads it too): for an answer kept outside the memos that notes it again where used."""
+    node = _stack[-1]
+    saved = node.direct
+    node.direct = fresh = set()
+    try:
+        yield fresh
+    finally:
+        node.direct = saved
+        saved |= fresh
+
+
 def new_root() -> None:
     """An analysis starts: its outermost frame is a new node (else every answer kept outside any
     computation would read every file ever read)."""
@@ -268,6 +282,9 @@ def _settle() -> None:
             if budget < 0:  # answers that keep putting each other aside: forgotten, as without the cut-off
                 break
             node, memo, key, old, dependents = _pending[0]
+            if all(d.dead for d in dependents):  # nothing kept reads it now: found again only when asked
+                _pending.popleft()
+                continue
             try:
                 node.again[0](*node.again[1:])
             except Exception:  # left to the analysis that asks, as any answer forgotten
