@@ -157,7 +157,7 @@ def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None =
     found = memo.get(key)
     if found is not None and all(a is b for a, b in zip(found[0][:3], marks[:3])) and found[0][3:] == marks[3:]:
         return [p if p.entry is entry else replace(p, entry=entry) for p in found[1]]  # rules name this entry point
-    return reads.kept(memo, key, lambda: (marks, _kernel_parameters(project, entry, body, chosen_by, leaves)))[1]
+    return list(reads.kept(memo, key, lambda: (marks, _kernel_parameters(project, entry, body, chosen_by, leaves)))[1])
 
 
 def _kernel_parameters(project: "Project", entry: EntryPoint, body: Func, chosen_by: ast.expr | None,
