@@ -27,8 +27,9 @@ a check that exits without waiting for it): this process becomes their subreaper
     .venvs/dev/bin/python bench/real_file_latency.py ... --together: also the four files open in one server, its RSS
     .venvs/dev/bin/python bench/real_file_latency.py --check [--runs 3] [--jax-git-dir GIT_DIR] [--json OUT]
     .venvs/dev/bin/python bench/real_file_latency.py --in-process: the analysis's own CPU (first, keystrokes), no LSP
-        (--calls: the first analysis under cProfile, its count of Python calls and of modules modelled: the same
-        in every run whatever the machine's load; its CPU then includes the profiler's)
+        (--calls: the first analysis under cProfile, its count of Python calls and of modules modelled, and the
+        median count of four more keystrokes, profiled after the timed ones: counts the same in every run whatever
+        the machine's load; the first analysis's CPU then includes the profiler's)
     (both: [--source CHECKOUT] runs another checkout's server/; [--before CHECKOUT] measures that one too,
     interleaved file by file, and prints before → after; [--python JAX_PYTHON])
 """
@@ -233,17 +234,29 @@ def worker(name: str, cache: Path, edits: int, warmup: int, python: str, calls: 
     first = time.process_time() - started
     counted = {"first_analysis_calls": pstats.Stats(profiler).total_calls, "modules_modelled": len(project._models)} \
         if profiler is not None else {}
-    samples = []
-    for step in range(2 * (warmup + edits)):
+    def keystroke(step: int) -> None:
         edited = text
         if step % 2 == 0:  # a letter typed before the assigned name, then deleted again
             typed = lines[line][:column] + "abcdefghijklmnopqrstuvwxyz"[(step // 2) % 26] + lines[line][column:]
             edited = "".join([*lines[:line], typed, *lines[line + 1:]])
-        started = time.process_time()
         project.set_text(path, edited)
         analyze_incremental(project, path, edited, codes=codes)
+
+    samples = []
+    for step in range(2 * (warmup + edits)):
+        started = time.process_time()
+        keystroke(step)
         if step >= 2 * warmup:
             samples.append(time.process_time() - started)
+    if profiler is not None:  # then four more under cProfile: a count the machine's load does not change
+        per_keystroke = []
+        for step in range(2 * (warmup + edits), 2 * (warmup + edits) + 4):
+            profiler = cProfile.Profile()
+            profiler.enable()
+            keystroke(step)
+            profiler.disable()
+            per_keystroke.append(pstats.Stats(profiler).total_calls)
+        counted["keystroke_calls"] = sorted(per_keystroke)[len(per_keystroke) // 2]
     return {"name": name, "file": relative, "first_analysis_cpu_ms": first * 1000, **counted,
             "keystroke_cpu_ms": summary(samples)}
 
@@ -393,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-process", action="store_true",
                         help="the analysis's own CPU in one process (set_text + analyze_incremental), no LSP")
     parser.add_argument("--calls", action="store_true",
-                        help="--in-process: the first analysis's count of Python calls and modules modelled (cProfile)")
+                        help="--in-process: the first analysis's count of Python calls and modules modelled, and a keystroke's (cProfile)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cache = Path(args.cache).expanduser()
@@ -413,8 +426,9 @@ def main(argv: list[str] | None = None) -> int:
                 k = r["keystroke_cpu_ms"]
                 counted = (f" ({r['first_analysis_calls']:,} Python calls, {r['modules_modelled']} modules modelled)"
                            if "first_analysis_calls" in r else "")
+                calls = f" ({r['keystroke_calls']:,} Python calls)" if "keystroke_calls" in r else ""
                 print(f"{label}: {r['name']}: first analysis {r['first_analysis_cpu_ms']:.0f} ms CPU{counted}, keystroke CPU "
-                      f"median {k['median']:.1f} ms, p95 {k['p95']:.1f} ms")
+                      f"median {k['median']:.1f} ms, p95 {k['p95']:.1f} ms{calls}")
         return 0
     if args.check:
         names = args.only or [*CHECK_TREES, *(["jax"] if args.jax_git_dir else [])]

@@ -93,3 +93,29 @@ def test_an_answer_for_a_call_is_not_kept_past_an_edit_elsewhere_rebinding_its_n
         fresh.set_text(path, edited)
         again = fresh.model(path)
         assert [plain_callee(fresh, again, c) for c in again.calls if again.segment(c.func) == "partial"] == [False]
+
+
+def test_in_the_server_an_answer_is_kept_per_call_and_notes_its_look_ups_where_used_again(ws, monkeypatch):
+    # Kept with the keys its look-ups read, which every computation using it reads too (a search kept with what it
+    # read, the module's entry points, must still be forgotten by an edit rebinding the name); an edit that does
+    # not rebind it keeps it, one that does drops it (the test above).
+    from pallas_lsp.analysis import plain_callees
+
+    path = str(ws.write("module.py", REBOUND))
+    project = Project(root=str(ws.root), python=ws.python)
+    model = project.model(path)
+    call = next(c for c in model.calls if model.segment(c.func) == "partial")
+    asked = []
+    look_up = plain_callees._standard_library_name
+    monkeypatch.setattr(plain_callees, "_standard_library_name", lambda *a: asked.append(a) or look_up(*a))
+    noted = []
+    for _ in range(2):
+        reads.begin()
+        assert plain_callee(project, model, call)
+        noted.append(reads.end().direct)
+    assert len(asked) == 1 and noted[0] == noted[1]
+    inner = model.enclosing_function(call)
+    assert ("bind", id(inner), "partial") in noted[1]
+    edited = REBOUND.replace("wrapper = body", "wrapped = body")
+    project.set_text(path, edited)
+    assert project.model(path) is model and plain_callee(project, model, call) and len(asked) == 1

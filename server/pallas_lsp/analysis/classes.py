@@ -153,12 +153,7 @@ def is_enum(evaluator, cls: "ClassValue", seen: int = 0) -> bool:
 
 def _method_self_assignments(model, method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
     """`self_assignments` of one method, the first of each attribute; kept until an edit under it."""
-    key = ("method-self-assignments", id(method))
-    found = model.eval_cache.get(key)
-    if found is None:
-        found = reads.kept(model.eval_cache, key, lambda: _assigned_to_self(method), model.read_key,
-                           ("deep", id(method)))
-    return found
+    return reads.kept_walk(model, "method-self-assignments", method, lambda: _assigned_to_self(method))
 
 
 def _assigned_to_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:

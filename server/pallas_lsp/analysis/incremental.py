@@ -123,6 +123,10 @@ class Chunk(tuple):
         """The chunk of `text`, `size` lines; `shared`: equal chunks already made (one object for all)."""
         bound = sorted(bound)
         names = sorted(map(sys.intern, set(_identifiers(text)) - _KEYWORDS - set(bound)))  # each once
+        return cls._made(text, size, imports_only, bound, names, shared)
+
+    @classmethod
+    def _made(cls, text: str, size: int, imports_only: bool, bound: list, names: list, shared: dict | None) -> "Chunk":
         # An unbound name may come from `import *`; `__future__` may change the parse; a kernel's
         # backend is read off the whole module's text (`kernel_args._is_mosaic_gpu`: its imports).
         switch = _MODULE_SWITCH in text or (imports_only and (
@@ -130,8 +134,35 @@ class Chunk(tuple):
         chunk = cls((size, len(bound), imports_only, switch, *bound, *names))
         return chunk if shared is None else shared.setdefault(chunk, chunk)  # the same import in every unit
 
+    def edited(self, old_text: str, text: str, shared: dict | None = None) -> "Chunk":
+        """`Chunk.of(text, ...)` for `text`, this chunk's `old_text` with some lines changed in place (as many
+        lines, the same flags and bindings): this chunk's names, less those only the changed lines held, and
+        the changed lines' own. A keystroke in a class of 2,000 lines tokenized the whole class again."""
+        first, end = _changed_text_lines(old_text, text)
+        old_lines, new_lines = _Lines(old_text), _Lines(text)
+        was, now = set(_identifiers(old_lines.joined(first, end))), set(_identifiers(new_lines.joined(first, end)))
+        bound = list(self.bound)
+        names = set(self[4 + self[1]:]) | (now - _KEYWORDS - set(bound))
+        for name in (was - now) & names:
+            if not _holds_identifier(text, name):
+                names.discard(name)
+        return self._made(text, self.size, self.imports_only, bound, sorted(map(sys.intern, names)), shared)
+
 
 _KEYWORDS = frozenset(keyword.kwlist)
+
+
+def _holds_identifier(text: str, name: str) -> bool:
+    """Is `name` one of `_identifiers(text)`: tokenized on the lines holding it only (no identifier spans lines)."""
+    at = text.find(name)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if name in _identifiers(text[start:end]):
+            return True
+        at = text.find(name, end)
+    return False
 
 
 class _Lines:
@@ -349,12 +380,21 @@ def _seed(project: Project, path: str, text: str, codes, findings: list[Finding]
     shared: dict = {}
     # A keystroke patched into the model (`Project.set_text`) changes a chunk or two: the others are the last state's.
     before = _chunks_by_text(previous) if lines is None else {}
+    # A chunk edited in place (a keystroke): the last state's chunk at its index, of as many lines and bindings.
+    in_place = list(before.items()) if before and len(before) == len(sizes) == len(previous.chunks) else None
     chunks = []
     for k, piece in enumerate(pieces):
         found = before.get(piece)
         same = found is not None and found.size == sizes[k] and found.imports_only == imports[k] \
             and set(found.bound) == bound[k]
-        chunks.append(found if same else Chunk.of(piece, sizes[k], imports[k], bound[k], shared))
+        if same:
+            chunks.append(found)
+            continue
+        old_text, old = in_place[k] if in_place is not None else (None, None)
+        if old is not None and old.size == sizes[k] and old.imports_only == imports[k] and set(old.bound) == bound[k]:
+            chunks.append(old.edited(old_text, piece, shared))
+        else:
+            chunks.append(Chunk.of(piece, sizes[k], imports[k], bound[k], shared))
     if lines is None:
         return DocumentState(text, chunks, findings, codes, project.changes_besides(path))
     return DocumentState("\n".join(lines), chunks, findings, codes, project.changes_besides(path), shown_text=text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from . import reads
@@ -147,6 +147,21 @@ def kernel_parameters(project: "Project", entry: EntryPoint, body: Func | None =
         return []
     if entry.api in ("pl.core_map", "plgpu.warp_map"):  # no refs: a warp_map function takes the warp's index
         return []
+    if not reads.tracking():
+        return _kernel_parameters(project, entry, body, chosen_by, leaves)
+    # Kept with what it read, as the kernel's model is (`kernel_model._entry_model`): the kernel's model, PAL013
+    # and PAL024 each ask, and an edit inside the body changes none of what the launch frames give its refs.
+    memo = entry.model.eval_cache
+    key = ("kernel-parameters", id(entry.node), id(body.node), id(chosen_by), leaves)
+    marks = (entry.kernel, body.node, chosen_by, entry.api, tuple(entry.interpret), tuple(entry.maybe_interpret))
+    found = memo.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0][:3], marks[:3])) and found[0][3:] == marks[3:]:
+        return [p if p.entry is entry else replace(p, entry=entry) for p in found[1]]  # rules name this entry point
+    return list(reads.kept(memo, key, lambda: (marks, _kernel_parameters(project, entry, body, chosen_by, leaves)))[1])
+
+
+def _kernel_parameters(project: "Project", entry: EntryPoint, body: Func, chosen_by: ast.expr | None,
+                       leaves: bool) -> list[KernelParam]:
     bound_positional, bound_keywords = partial_bindings(entry.kernel.body)
     bound_positional += _bound_receiver(entry.kernel.body)
     spec = body.node.args

@@ -568,7 +568,18 @@ def pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast
     cached = model.eval_cache.get(key)
     if cached is not None:
         return cached
-    return reads.kept(model.eval_cache, key, lambda: _pallas_calls(project, model, api), model.read_key)
+    found = reads.kept(model.eval_cache, key, lambda: _pallas_calls(project, model, api), model.read_key)
+    if all(call.bound_by_partials == [] for call in found):
+        # An edit of any call of the module may make one an alias of `api`: found again first (`reads.settled`),
+        # and what read the calls (every kernel's model asks for its semaphore ops) forgotten only when they differ.
+        reads.found_again_by(model.eval_cache.node_of(key), (_pallas_calls_again, project, model, api))
+    return found
+
+
+def _pallas_calls_again(project: "Project", model: "ModuleModel", api: str) -> None:
+    if project.holds(model):  # not for a model dropped since
+        if any(call.bound_by_partials != [] for call in pallas_calls(project, model, api)):
+            model.eval_cache.pop(("pallas-calls", api), None)  # a call now through a partial: what read them is forgotten
 
 
 def _pallas_calls(project: "Project", model: "ModuleModel", api: str) -> list[ast.Call]:

@@ -22,6 +22,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import reads
 from .evaluate import as_memtype
 from .kernel_args import launch_field
 from .kernel_model import MOSAIC_GPU, MOSAIC_GPU_WARP, SCRATCH_KEYWORDS, SEMAPHORE_DTYPES, TPU_TC
@@ -94,7 +95,22 @@ def global_workspace(where: str, memtype: MemType) -> bool:
 
 
 def refused(project, kernel: "KernelModel") -> list[tuple[Placement, str, str]]:
-    """(placement, platform, JAX's words) for each buffer of the kernel its lowering refuses."""
+    """(placement, platform, JAX's words) for each buffer of the kernel its lowering refuses. Kept with what it
+    read while the kernel's model is the same (an edit elsewhere keeps it: `kernel_model._entry_model`), and
+    with the same interpret marks: PAL018 and PAL019 each ask of every kernel, twice, at every keystroke."""
+    if not reads.tracking():
+        return _refused(project, kernel)
+    entry = kernel.entry
+    memo = entry.model.eval_cache
+    key = ("refused-buffers", id(entry.node), id(kernel))
+    marks = (kernel, tuple(entry.interpret), tuple(entry.maybe_interpret))
+    found = memo.get(key)
+    if found is not None and found[0][0] is kernel and found[0][1:] == marks[1:]:
+        return found[1]
+    return reads.kept(memo, key, lambda: (marks, _refused(project, kernel)))[1]
+
+
+def _refused(project, kernel: "KernelModel") -> list[tuple[Placement, str, str]]:
     where = platform(kernel)
     if where is None:
         return []

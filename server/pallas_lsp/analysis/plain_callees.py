@@ -51,12 +51,41 @@ def plain_callee(project: "Project", model: "ModuleModel", call: ast.Call) -> bo
     if root.__class__ is not ast.Name:
         return False
     if reads.tracking():
-        return _standard_library_name(project, model, root)
+        return _kept_with_reads(project, model, call, root)
     known = model.__dict__.setdefault("_plain_callees", {})  # dropped with the model (or by `model_patch`)
     found = known.get(id(call))
     if found is None:
         found = known[id(call)] = _standard_library_name(project, model, root)
     return found
+
+
+def _kept_with_reads(project: "Project", model: "ModuleModel", call: ast.Call, root: ast.Name) -> bool:
+    """In the server: the answer kept per call with the keys its look-ups read (bindings of the name, the
+    import's scope), noted again at every use, and dropped when an edit of the model forgets one of them
+    (`forget_reading`): the searches over every call of a module asked each call's look-ups at every
+    keystroke (a quarter of one on ejkernel's file), and a `reads.kept` answer per call cost more."""
+    known = model.__dict__.get("_plain_callees_read")
+    if known is None:
+        known = model.__dict__["_plain_callees_read"] = {}
+    found = known.get(id(call))
+    if found is not None and found[0] is call:
+        reads.current().update(found[2])
+        return found[1]
+    with reads.collected() as noted:
+        answer = _standard_library_name(project, model, root)
+    if len(known) > 2 * len(model.calls) + 64:  # the calls of statements edited since, never asked again
+        known.clear()
+    known[id(call)] = (call, answer, frozenset(noted))
+    return answer
+
+
+def forget_reading(model: "ModuleModel", keys) -> None:
+    """Drop the answers `_kept_with_reads` kept that read one of `keys` (an edit of `model` forgets them)."""
+    known = model.__dict__.get("_plain_callees_read")
+    if known:
+        gone = set(keys)
+        for key in [key for key, (_, _, noted) in known.items() if not gone.isdisjoint(noted)]:
+            del known[key]
 
 
 def _standard_library_name(project: "Project", model: "ModuleModel", name: ast.Name) -> bool:

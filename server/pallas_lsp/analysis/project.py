@@ -19,7 +19,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 
-from . import disk_cache, reads
+from . import disk_cache, plain_callees, reads
 from ..interpreters import interpreter_executable
 from ..python_path import resolve_python
 from .environment import EnvironmentError_, PythonEnvironment, choose_interpreter, interpreter_sys_path, load_environment
@@ -437,6 +437,7 @@ class Project:
         keys += [("mentions", word) for word in words_changed(old_text, text, asked)]
         if behind:  # what was read from it and from the texts since, all of it
             self._forget_evaluations_reading(path)
+        plain_callees.forget_reading(model, keys)
         for key in keys:
             reads.forget(self.read_key(path, key) if key in ("text", "exports") or key[0] == "mentions" else key)
         self._patched[path] = model

@@ -134,6 +134,16 @@ def kept(memo: "Memo", key, compute, *read):
     return value
 
 
+def kept_walk(model, kind: str, scope, walk):
+    """`walk()`, a walk of `scope` (a function with its nested ones, a class, the module), kept in the model's
+    memo under `(kind, id(scope))` until an edit anywhere under it (`model_patch`: "deep") or of the model."""
+    key = (kind, id(scope))
+    found = model.eval_cache.get(key)
+    if found is None:
+        found = kept(model.eval_cache, key, walk, model.read_key, ("deep", id(scope)))
+    return found
+
+
 def found_again_by(node: _Node | None, again: tuple) -> None:
     """`node` keeps one answer, which `again[0](*again[1:])` finds again (and keeps): see `settled`."""
     if _tracking[0] and node is not None:
@@ -153,6 +163,20 @@ def standalone(*read) -> _Node:
 def current() -> set | None:
     """The direct reads of the computation in progress (`note` adds to it); None when not tracking."""
     return _stack[-1].direct if _tracking[0] else None
+
+
+@contextlib.contextmanager
+def collected():
+    """Meanwhile what the computation in progress reads (`note`) is collected in a set of its own, yielded
+    (the computation reads it too): for an answer kept outside the memos that notes it again where used."""
+    node = _stack[-1]
+    saved = node.direct
+    node.direct = fresh = set()
+    try:
+        yield fresh
+    finally:
+        node.direct = saved
+        saved |= fresh
 
 
 def new_root() -> None:
@@ -258,6 +282,9 @@ def _settle() -> None:
             if budget < 0:  # answers that keep putting each other aside: forgotten, as without the cut-off
                 break
             node, memo, key, old, dependents = _pending[0]
+            if all(d.dead for d in dependents):  # nothing kept reads it now: found again only when asked
+                _pending.popleft()
+                continue
             try:
                 node.again[0](*node.again[1:])
             except Exception:  # left to the analysis that asks, as any answer forgotten
@@ -333,6 +360,10 @@ class Memo(dict):
         return found
 
     hit = get  # the evaluator's hot path
+
+    def node_of(self, key) -> "_Node | None":
+        """The computation that kept the answer under `key` (None: none kept, or kept untracked)."""
+        return self._nodes.get(key)
 
     def _read(self, key) -> None:
         node = self._nodes.get(key)  # none: kept while nothing was recorded (`not_tracking`)

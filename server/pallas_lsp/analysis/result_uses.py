@@ -205,11 +205,7 @@ def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:
 def _loads(model: "ModuleModel", scope: ast.AST, name: str) -> list[ast.Name]:
     """Loads of `name` under `scope`, in source order: one walk per scope, kept with the module text
     (every get_global's uses, and every helper parameter they pass through, ask again)."""
-    key = ("name-loads", id(scope))
-    by_name = model.eval_cache.get(key)
-    if by_name is None:  # forgotten by an edit anywhere under the scope (`model_patch`: "deep")
-        by_name = reads.kept(model.eval_cache, key, lambda: _loads_by_name(scope), model.read_key, ("deep", id(scope)))
-    return by_name.get(name, [])
+    return reads.kept_walk(model, "name-loads", scope, lambda: _loads_by_name(scope)).get(name, [])
 
 
 def _loads_by_name(scope: ast.AST) -> dict[str, list[ast.Name]]:

@@ -15,6 +15,7 @@ import ast
 import re
 import sys
 
+from ..analysis import reads
 from ..analysis.comparisons import as_sequence
 from ..analysis.evaluate import KERNEL_FACTORIES
 from ..analysis.kernel_args import kernel_parameters, launch_field
@@ -73,15 +74,27 @@ def vector_accesses(model, function: ast.AST, param) -> list[tuple[ast.Subscript
     """The subscripts of `param` in `function` (its nested functions too) that give more than one element, each
     with whether it is a store."""
     found = []
-    for node in ast.walk(function):
-        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == param.node.arg):
-            continue
+    for node in _subscripts(model, function).get(param.node.arg, ()):
         binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
         if binding is None or binding.node is not param.node:
             continue
         if not_scalar(node.slice, len(param.shape) if param.shape is not None else None):
             found.append((node, isinstance(node.ctx, ast.Store)))
     return found
+
+
+def _subscripts(model, function: ast.AST) -> dict[str, list[ast.Subscript]]:
+    """The subscripts of a name in `function` (nested functions too), by the name, in `ast.walk` order: one walk
+    per function, kept until an edit under it (`model_patch`: "deep"; each SMEM ref of each kernel asks)."""
+    return reads.kept_walk(model, "name-subscripts", function, lambda: _walk_subscripts(function))
+
+
+def _walk_subscripts(function: ast.AST) -> dict[str, list[ast.Subscript]]:
+    by_name: dict[str, list[ast.Subscript]] = {}
+    for node in ast.walk(function):
+        if node.__class__ is ast.Subscript and node.value.__class__ is ast.Name:
+            by_name.setdefault(node.value.id, []).append(node)
+    return by_name
 
 
 def not_scalar(index: ast.expr, rank: int | None) -> bool:
