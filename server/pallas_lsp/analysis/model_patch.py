@@ -22,8 +22,6 @@ caller parses the whole text as before.
 from __future__ import annotations
 
 import ast
-import functools
-import re
 import warnings
 
 from . import big_literals
@@ -92,13 +90,27 @@ def words_changed(old: str, new: str, words) -> list[str]:
 
 def has_word(text: str, word: str) -> bool:
     """Whether `text` holds the identifier `word` whole (`kernel`, not only in `kernels` or `kernel_sharding`):
-    what a name a call is written with needs. `word` itself when it is no identifier."""
-    return word in text and (not word.isidentifier() or _whole(word).search(text) is not None)
+    what a name a call is written with needs. `word` itself when it is no identifier.
+
+    Each occurrence found with `str.find`, its neighbours then looked at: a regex `(?<!\\w)kernel(?!\\w)`
+    tried its look-behind at every position of the text (no literal prefix to skip ahead with), 200 ms of
+    jax-linear-attention's first analysis asking its importers' texts for its functions' names."""
+    find = text.find
+    start = find(word)
+    if start < 0 or not word.isidentifier():
+        return start >= 0
+    size, end = len(word), len(text)
+    while start >= 0:
+        after = start + size
+        if (start == 0 or not _word_character(text[start - 1])) and (after == end or not _word_character(text[after])):
+            return True
+        start = find(word, start + 1)
+    return False
 
 
-@functools.lru_cache(maxsize=4096)
-def _whole(word: str) -> re.Pattern:
-    return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)")
+def _word_character(character: str) -> bool:
+    """What a regex's `\\w` matches in a `str` (the same set: every code point compared)."""
+    return character.isalnum() or character == "_"
 
 
 def _blank(line: str) -> bool:
