@@ -12,6 +12,7 @@ from pallas_lsp.analysis import Project
 from pallas_lsp.engine import analyze
 from pallas_lsp.analysis import resolver as project_module  # the resolver, moved out of project.py
 from pallas_lsp.analysis.workspace_imports import module_exports
+from pallas_lsp.analysis.values import Api, ClassValue
 
 
 def jax_package() -> str:
@@ -531,3 +532,34 @@ def test_a_check_keeps_each_answer_until_a_file_or_text_changes(tmp_path, monkey
     answered(users[0])  # recording reads (a server): asked again, every time
     answered(users[0])
     assert len(asked) == 6
+
+
+def test_standard_enum_classes_are_jedis_answer_without_jedi(tmp_path, monkeypatch):
+    """`from enum import Enum` (enum.py binds it twice: left to jedi by the tables) gives the value jedi's answer
+    gives, without a jedi probe (the one import jedi answered in tpu-inference's first analysis); an `enum.py`
+    at the workspace root is what jedi finds instead, and jedi is asked."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    statements = ["from enum import Enum", "from enum import IntEnum as IE", "from enum import Flag",
+                  "from enum import IntFlag"]
+    (tmp_path / "pkg").mkdir()
+    path = str(tmp_path / "pkg" / "user.py")
+    (tmp_path / "pkg" / "user.py").write_text("".join(s + "\n" for s in statements))
+    jedis_project = Project(root=str(tmp_path), python=jax_python())
+    jedis_model = jedis_project.model(path)
+    expected = {statement: jedis_project.resolver._value_from_definition(jedis_model, jedis, binding.lineno)
+                for statement, (binding, _, jedis) in answers_beside_jedis(jedis_project, path, installed=True).items()}
+    assert expected["from enum import Enum"] == Api("enum.Enum") and expected["from enum import IntEnum as IE"] == Api("enum.IntEnum")
+    project = Project(root=str(tmp_path), python=jax_python())
+    model = project.model(path)
+    ours = {statement: project.resolver.import_value(model, binding)
+            for statement, (binding, _) in import_bindings(model).items()}
+    assert ours == expected
+    assert not project.resolver._probe_scripts  # jedi was asked nothing
+
+    (tmp_path / "enum.py").write_text("class Enum:\n    pass\n")
+    shadowed = Project(root=str(tmp_path), python=jax_python())
+    shadowed_model = shadowed.model(path)
+    binding, _ = import_bindings(shadowed_model)["from enum import Enum"]
+    value = shadowed.resolver.import_value(shadowed_model, binding)
+    assert isinstance(value, ClassValue) and value.model.path == str(tmp_path / "enum.py")
+    assert shadowed.resolver._probe_scripts  # jedi's answer

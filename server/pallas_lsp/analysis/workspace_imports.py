@@ -374,6 +374,18 @@ class WorkspaceImports:
         self.read.append(found)
         return found
 
+    def standard_module_file(self, top: str) -> str | None:
+        """The standard library's source of the top-level module `top`, where an absolute import of it finds
+        that one first on jedi's search path (typeshed has its stub; no workspace module of its name at the
+        root, nor one in a folder before the standard library's, the folder holding `os.py`); else None."""
+        read = list(self.read)  # the last `targets` call's, as it left them
+        found = self._locate(top, installed=True)
+        self.read = read
+        if found is None or self.project.is_workspace_file(found) \
+                or not os.path.isfile(os.path.join(os.path.dirname(found), "os.py")):
+            return None
+        return found
+
     def absent(self, importer: str, binding: Binding) -> bool:
         """Whether an absolute import names a top-level module found nowhere jedi looks (`absl` when
         it is not installed): jedi answers nothing for it, and was asked again in every process."""
