@@ -47,7 +47,7 @@ def patch(model: ModuleModel, text: str) -> list | None:
             or source.text.endswith("\n") != text.endswith("\n")):
         return None
     old_lines, new_lines = source.lines, split_lines(text)
-    first, same_tail = _same_ends(old_lines, new_lines)
+    first, same_tail = same_ends(old_lines, new_lines)
     old_last, new_last = len(old_lines) - 1 - same_tail, len(new_lines) - 1 - same_tail
     delta = len(new_lines) - len(old_lines)
     if old_last < first and new_last < first:
@@ -63,7 +63,7 @@ def patch(model: ModuleModel, text: str) -> list | None:
     return None
 
 
-def _same_ends(old_lines: list[str], new_lines: list[str]) -> tuple[int, int]:
+def same_ends(old_lines: list[str], new_lines: list[str]) -> tuple[int, int]:
     """(lines the same at the start, lines the same at the end after those)."""
     limit = min(len(old_lines), len(new_lines))
     first = 0
@@ -80,7 +80,7 @@ def words_changed(old: str, new: str, words) -> list[str]:
     an occurrence on a changed line can come or go, so only a word the old or the new changed lines hold
     is looked for in the texts."""
     old_lines, new_lines = old.split("\n"), new.split("\n")
-    first, tail = _same_ends(old_lines, new_lines)
+    first, tail = same_ends(old_lines, new_lines)
     removed = "\n".join(old_lines[first:len(old_lines) - tail])
     added = "\n".join(new_lines[first:len(new_lines) - tail])
     return [word for word in words if "\n" in word or ((word in removed or word in added)
