@@ -1,6 +1,7 @@
 """Imports into workspace modules answered without jedi (analysis/workspace_imports.py): the same
 answers as jedi's, the same findings, and a changed module changes the answer."""
 
+import ast
 import os
 import subprocess
 
@@ -563,3 +564,33 @@ def test_standard_enum_classes_are_jedis_answer_without_jedi(tmp_path, monkeypat
     value = shadowed.resolver.import_value(shadowed_model, binding)
     assert isinstance(value, ClassValue) and value.model.path == str(tmp_path / "enum.py")
     assert shadowed.resolver._probe_scripts  # jedi's answer
+
+
+def test_names_jax_binds_only_by_assignments_are_jedis_answer_without_jedi(tmp_path, monkeypatch):
+    """`from jax._src.lib import cuda_versions` (assigned in a loop of `try:`s: the tables leave it to jedi) and every
+    other name of these jax modules bound only by assignment statements: the value jedi's answer gives, without a
+    jedi probe (jla's first analysis asked jedi that one import); a name also bound by an import is left to jedi."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    package = jax_package()
+    probe = Project(root=str(tmp_path), python=jax_python())
+    statements = []
+    for module in ("jax._src.lib", "jax._src.dtypes"):
+        path = os.path.join(os.path.dirname(package), *module.split("."))
+        path = path + ".py" if os.path.isfile(path + ".py") else os.path.join(path, "__init__.py")
+        names = sorted({n.id for n in ast.walk(ast.parse(open(path).read()))
+                        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)})
+        statements += [f"from {module} import {name}" for name in names
+                       if probe.resolver.workspace_imports.assigned_only(module, name)]
+    assert "from jax._src.lib import cuda_versions" in statements and len(statements) > 5
+    assert probe.resolver.workspace_imports.assigned_only("jax._src.lib", "xla_client") is None  # imported there
+    (tmp_path / "user.py").write_text("".join(s + "\n" for s in statements))
+    path = str(tmp_path / "user.py")
+    jedis_project = Project(root=str(tmp_path), python=jax_python())
+    jedis_model = jedis_project.model(path)
+    expected = {statement: jedis_project.resolver._value_from_definition(jedis_model, jedis, binding.lineno)
+                for statement, (binding, _, jedis) in answers_beside_jedis(jedis_project, path, installed=True).items()}
+    project = Project(root=str(tmp_path), python=jax_python())
+    model = project.model(path)
+    assert {statement: project.resolver.import_value(model, binding)
+            for statement, (binding, _) in import_bindings(model).items()} == expected
+    assert not project.resolver._probe_scripts  # jedi was asked nothing

@@ -257,7 +257,7 @@ class Resolver:
             return answer
         if self._workspace_answer(model, binding, absent=True):
             return ()
-        answer = self._standard_enum_class(binding)
+        answer = self._standard_enum_class(binding) or self._assigned_in_jax(binding)
         if answer is not None:
             return answer
         unanswered = self._unanswered_in_check()
@@ -304,6 +304,20 @@ class Resolver:
             return None
         name = binding.node.name
         return (ImportTarget(found, "enum", None, "class", name, f"enum.{name}"),)
+
+    def _assigned_in_jax(self, binding: Binding) -> tuple[ImportTarget, ...] | None:
+        """`from jax._src.lib import cuda_versions`, a name an installed jax module binds only by assignments
+        (there in a loop of `try:`s): jedi's answer, the statements of that module (one gives the value all give),
+        without asking jedi (`WorkspaceImports.assigned_only`; jla's first analysis asked jedi this one import)."""
+        statement = binding.import_from
+        if not (isinstance(statement, ast.ImportFrom) and not statement.level and statement.module
+                and is_jax_module(statement.module)) or self.workspace_imports is None:
+            return None
+        found = self.workspace_imports.assigned_only(statement.module, binding.node.name)
+        if found is None:
+            return None
+        name = binding.node.name
+        return (ImportTarget(found[0], statement.module, found[1], "statement", name, f"{statement.module}.{name}"),)
 
     def _unanswered_in_check(self) -> set | None:
         """The (folder, statement) keys jedi answered nothing for in this check (None: not a check)."""
