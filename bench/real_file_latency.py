@@ -29,7 +29,8 @@ a check that exits without waiting for it): this process becomes their subreaper
     .venvs/dev/bin/python bench/real_file_latency.py --in-process: the analysis's own CPU (first, keystrokes), no LSP
         (--calls: the first analysis under cProfile, its count of Python calls and of modules modelled, and the
         median count of four more keystrokes, profiled after the timed ones: counts the same in every run whatever
-        the machine's load; the first analysis's CPU then includes the profiler's)
+        the machine's load; the first analysis's CPU then includes the profiler's;
+        --first-pass [--runs 3]: the server's first pass instead, a fresh cache each run, medians)
     (both: [--source CHECKOUT] runs another checkout's server/; [--before CHECKOUT] measures that one too,
     interleaved file by file, and prints before → after; [--python JAX_PYTHON])
 """
@@ -176,7 +177,7 @@ def _measure(name, root, relative, function, path, text, line, column, cache_dir
 
 def open_together(names: list[str], cache: Path, python: str, source: str | None) -> dict:
     """One server, each package a workspace folder, every file opened at once: its memory when all
-    are analysed (what a user with these files open holds)."""
+    are analysed and the server is idle (what a user with these files open holds)."""
     roots = [unpacked(name, cache) for name in names]
     with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
         with LspClient(source=source, env={"PALLAS_LSP_CACHE_DIR": cache_dir}) as client:
@@ -186,24 +187,65 @@ def open_together(names: list[str], cache: Path, python: str, source: str | None
             for uri in uris:
                 client.wait_published(uri, 1, timeout=600)
             analysed = time.perf_counter() - started
+            wait_until_idle(client.pid)  # the whole analyses after the first passes, and the index's rest
             memory = proc_status(client.pid)
     return {"files": names, "all_analysed_ms": analysed * 1000, "server_rss_mib": memory["VmRSS"],
             "server_vmhwm_mib": memory["VmHWM"]}
 
 
+def wait_until_idle(pid: int, quiet_s: float = 2.0, timeout: float = 600) -> None:
+    """Until the process has used no CPU for `quiet_s` (a state: the server has nothing left to do)."""
+    def cpu() -> int:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
+
+    deadline = time.monotonic() + timeout
+    last, since = cpu(), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - since < quiet_s:
+        time.sleep(0.2)
+        now = cpu()
+        if now != last:
+            last, since = now, time.monotonic()
+
+
 # ---- in one process: the analysis's own CPU -------------------------------------------------------
 
 def in_process(name: str, cache: Path, edits: int, warmup: int, python: str, source: str | None,
-               calls: bool = False) -> dict:
+               calls: bool = False, first_pass: bool = False) -> dict:
     """`--in-process`: the file's first analysis and keystrokes (the same typing as `measure_file`) by
     `Project.set_text` and `engine.analyze_incremental` in a fresh process of the checkout, no LSP, the garbage
     collector set as the server sets it for a first analysis: the CPU seconds of the analysis itself (jedi's interpreter, another
-    process, not counted)."""
+    process, not counted). `first_pass`: instead, the server's first pass of the file (`analyze_before_importers`,
+    what its first diagnostics wait for) with a fresh `PALLAS_LSP_CACHE_DIR` (jedi's answers asked, as on a first start)."""
     _, env = pallas_command("serve", source)
-    done = subprocess.run([sys.executable, __file__, "--worker", name, "--edits", str(edits), "--warmup", str(warmup),
-                           "--cache", str(cache), "--python", python, *(["--calls"] if calls else [])],
-                          env=env, check=True, capture_output=True)
+    with tempfile.TemporaryDirectory(prefix="pallas-lsp-bench-cache-") as cache_dir:
+        if first_pass:
+            env = {**env, "PALLAS_LSP_CACHE_DIR": cache_dir}
+        done = subprocess.run([sys.executable, __file__, "--worker", name, "--edits", str(edits), "--warmup", str(warmup),
+                               "--cache", str(cache), "--python", python, *(["--calls"] if calls else []),
+                               *(["--first-pass"] if first_pass else [])],
+                              env=env, check=True, capture_output=True)
     return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+
+def first_pass_worker(name: str, cache: Path, python: str) -> dict:
+    """The server's first pass of the file in a fresh project (`in_process(first_pass=True)`)."""
+    from pallas_lsp.analysis import Project
+    from pallas_lsp.engine import analyze_before_importers, selected_codes
+    from pallas_lsp.lsp.memory import collecting_less_often
+
+    root = unpacked(name, cache)
+    path = str(root / FILES[name][0])
+    text = Path(path).read_text(encoding="utf-8")
+    project = Project(root=str(root), python=python)
+    project.environment  # noqa: B018 - loaded on its own thread by the server, beside the analysis
+    started = time.process_time()
+    with collecting_less_often():
+        project.set_text(path, text)
+        _, left_out = analyze_before_importers(project, path, text, codes=selected_codes(None, None))
+    return {"name": name, "file": FILES[name][0], "first_pass_cpu_ms": (time.process_time() - started) * 1000,
+            "modules_modelled": len(project._models), "importers_left_out": len(left_out)}
 
 
 def worker(name: str, cache: Path, edits: int, warmup: int, python: str, calls: bool = False) -> dict:
@@ -405,17 +447,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="also write the result here")
     parser.add_argument("--in-process", action="store_true",
                         help="the analysis's own CPU in one process (set_text + analyze_incremental), no LSP")
+    parser.add_argument("--first-pass", action="store_true",
+                        help="--in-process: the server's first pass of each file, fresh cache, medians of --runs")
     parser.add_argument("--calls", action="store_true",
                         help="--in-process: the first analysis's count of Python calls and modules modelled, and a keystroke's (cProfile)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     cache = Path(args.cache).expanduser()
     if args.worker:
-        print(json.dumps(worker(args.worker, cache, args.edits // 2, args.warmup // 2, args.python, args.calls)))
+        print(json.dumps(first_pass_worker(args.worker, cache, args.python) if args.first_pass else
+                         worker(args.worker, cache, args.edits // 2, args.warmup // 2, args.python, args.calls)))
         return 0
     sources = ([("before", args.before)] if args.before else []) + [("after" if args.before else "this", args.source)]
     if args.in_process:
         found = {label: [] for label, _ in sources}
+        if args.first_pass:  # rounds interleaved file by file and checkout by checkout: medians of `--runs`
+            for name in [n for n in (args.only or FILES) if n in FILES]:
+                for label, source in sources:
+                    found[label].append([])
+                for _ in range(args.runs):
+                    for label, source in sources:
+                        found[label][-1].append(in_process(name, cache, 0, 0, args.python, source, first_pass=True))
+            emit({"benchmark": "real_file_first_pass", "machine": machine(), **{f"files_{k}": v for k, v in found.items()}},
+                 args.json)
+            for label, rows in found.items():
+                for runs in rows:
+                    cpu = sorted(r["first_pass_cpu_ms"] for r in runs)
+                    print(f"{label}: {runs[0]['name']}: first pass {summary([c / 1000 for c in cpu])['median']:.0f} ms CPU "
+                          f"(median of {len(cpu)}: {', '.join(f'{c:.0f}' for c in cpu)}), {runs[0]['modules_modelled']} modules modelled")
+            return 0
         for name in [n for n in (args.only or FILES) if n in FILES]:
             for label, source in sources:
                 found[label].append(in_process(name, cache, args.edits, args.warmup, args.python, source, args.calls))

@@ -1,6 +1,7 @@
 """Imports into workspace modules answered without jedi (analysis/workspace_imports.py): the same
 answers as jedi's, the same findings, and a changed module changes the answer."""
 
+import ast
 import os
 import subprocess
 
@@ -12,6 +13,7 @@ from pallas_lsp.analysis import Project
 from pallas_lsp.engine import analyze
 from pallas_lsp.analysis import resolver as project_module  # the resolver, moved out of project.py
 from pallas_lsp.analysis.workspace_imports import module_exports
+from pallas_lsp.analysis.values import Api, ClassValue
 
 
 def jax_package() -> str:
@@ -531,3 +533,64 @@ def test_a_check_keeps_each_answer_until_a_file_or_text_changes(tmp_path, monkey
     answered(users[0])  # recording reads (a server): asked again, every time
     answered(users[0])
     assert len(asked) == 6
+
+
+def test_standard_enum_classes_are_jedis_answer_without_jedi(tmp_path, monkeypatch):
+    """`from enum import Enum` (enum.py binds it twice: left to jedi by the tables) gives the value jedi's answer
+    gives, without a jedi probe (the one import jedi answered in tpu-inference's first analysis); an `enum.py`
+    at the workspace root is what jedi finds instead, and jedi is asked."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    statements = ["from enum import Enum", "from enum import IntEnum as IE", "from enum import Flag",
+                  "from enum import IntFlag"]
+    (tmp_path / "pkg").mkdir()
+    path = str(tmp_path / "pkg" / "user.py")
+    (tmp_path / "pkg" / "user.py").write_text("".join(s + "\n" for s in statements))
+    jedis_project = Project(root=str(tmp_path), python=jax_python())
+    jedis_model = jedis_project.model(path)
+    expected = {statement: jedis_project.resolver._value_from_definition(jedis_model, jedis, binding.lineno)
+                for statement, (binding, _, jedis) in answers_beside_jedis(jedis_project, path, installed=True).items()}
+    assert expected["from enum import Enum"] == Api("enum.Enum") and expected["from enum import IntEnum as IE"] == Api("enum.IntEnum")
+    project = Project(root=str(tmp_path), python=jax_python())
+    model = project.model(path)
+    ours = {statement: project.resolver.import_value(model, binding)
+            for statement, (binding, _) in import_bindings(model).items()}
+    assert ours == expected
+    assert not project.resolver._probe_scripts  # jedi was asked nothing
+
+    (tmp_path / "enum.py").write_text("class Enum:\n    pass\n")
+    shadowed = Project(root=str(tmp_path), python=jax_python())
+    shadowed_model = shadowed.model(path)
+    binding, _ = import_bindings(shadowed_model)["from enum import Enum"]
+    value = shadowed.resolver.import_value(shadowed_model, binding)
+    assert isinstance(value, ClassValue) and value.model.path == str(tmp_path / "enum.py")
+    assert shadowed.resolver._probe_scripts  # jedi's answer
+
+
+def test_names_jax_binds_only_by_assignments_are_jedis_answer_without_jedi(tmp_path, monkeypatch):
+    """`from jax._src.lib import cuda_versions` (assigned in a loop of `try:`s: the tables leave it to jedi) and every
+    other name of these jax modules bound only by assignment statements: the value jedi's answer gives, without a
+    jedi probe (jla's first analysis asked jedi that one import); a name also bound by an import is left to jedi."""
+    monkeypatch.setenv("PALLAS_LSP_CACHE_DIR", "")
+    package = jax_package()
+    probe = Project(root=str(tmp_path), python=jax_python())
+    statements = []
+    for module in ("jax._src.lib", "jax._src.dtypes"):
+        path = os.path.join(os.path.dirname(package), *module.split("."))
+        path = path + ".py" if os.path.isfile(path + ".py") else os.path.join(path, "__init__.py")
+        names = sorted({n.id for n in ast.walk(ast.parse(open(path).read()))
+                        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)})
+        statements += [f"from {module} import {name}" for name in names
+                       if probe.resolver.workspace_imports.assigned_only(module, name)]
+    assert "from jax._src.lib import cuda_versions" in statements and len(statements) > 5
+    assert probe.resolver.workspace_imports.assigned_only("jax._src.lib", "xla_client") is None  # imported there
+    (tmp_path / "user.py").write_text("".join(s + "\n" for s in statements))
+    path = str(tmp_path / "user.py")
+    jedis_project = Project(root=str(tmp_path), python=jax_python())
+    jedis_model = jedis_project.model(path)
+    expected = {statement: jedis_project.resolver._value_from_definition(jedis_model, jedis, binding.lineno)
+                for statement, (binding, _, jedis) in answers_beside_jedis(jedis_project, path, installed=True).items()}
+    project = Project(root=str(tmp_path), python=jax_python())
+    model = project.model(path)
+    assert {statement: project.resolver.import_value(model, binding)
+            for statement, (binding, _) in import_bindings(model).items()} == expected
+    assert not project.resolver._probe_scripts  # jedi was asked nothing

@@ -27,6 +27,8 @@ from .workspace_imports import PROBE_NAME, ImportTarget, WorkspaceImports
 log = logging.getLogger(__name__)
 
 PROBES_KEPT = 2
+# The classes of the standard `enum` module that every Python 3 this runs with has (not `StrEnum`, 3.11's).
+STANDARD_ENUM_CLASSES = frozenset({"Enum", "IntEnum", "Flag", "IntFlag"})
 # jedi's parser keeps every module it ever parsed in memory (parso's parser_cache; most of a
 # server's memory after a few hundred jax modules). Import answers are kept here instead, so only
 # the most recently used trees are kept; an evicted one comes back from parso's disk cache if needed.
@@ -255,6 +257,9 @@ class Resolver:
             return answer
         if self._workspace_answer(model, binding, absent=True):
             return ()
+        answer = self._standard_enum_class(binding) or self._assigned_in_jax(binding)
+        if answer is not None:
+            return answer
         unanswered = self._unanswered_in_check()
         if unanswered is not None and key in unanswered:
             return ()
@@ -283,6 +288,36 @@ class Resolver:
                 if dependencies is not None:
                     self.library_answers.add(key, answer, dependencies)
         return answer
+
+    def _standard_enum_class(self, binding: Binding) -> tuple[ImportTarget, ...] | None:
+        """`from enum import Enum` (`IntEnum`, `Flag`, `IntFlag`: in every Python 3 this runs with) where the
+        `enum` module found first is the standard library's: jedi's answer (its class, `enum.Enum`) without
+        asking jedi. `workspace_imports` leaves it to jedi (enum.py binds these names twice), and it was the one
+        import jedi answered in tpu-inference's first analysis: jedi's grammar, its process and the wait for it
+        (`docs/benchmarks.md`, first analysis)."""
+        statement = binding.import_from
+        if not (isinstance(statement, ast.ImportFrom) and statement.module == "enum" and not statement.level
+                and binding.node.name in STANDARD_ENUM_CLASSES) or self.workspace_imports is None:
+            return None
+        found = self.workspace_imports.standard_module_file("enum")
+        if found is None:
+            return None
+        name = binding.node.name
+        return (ImportTarget(found, "enum", None, "class", name, f"enum.{name}"),)
+
+    def _assigned_in_jax(self, binding: Binding) -> tuple[ImportTarget, ...] | None:
+        """`from jax._src.lib import cuda_versions`, a name an installed jax module binds only by assignments
+        (there in a loop of `try:`s): jedi's answer, the statements of that module (one gives the value all give),
+        without asking jedi (`WorkspaceImports.assigned_only`; jla's first analysis asked jedi this one import)."""
+        statement = binding.import_from
+        if not (isinstance(statement, ast.ImportFrom) and not statement.level and statement.module
+                and is_jax_module(statement.module)) or self.workspace_imports is None:
+            return None
+        found = self.workspace_imports.assigned_only(statement.module, binding.node.name)
+        if found is None:
+            return None
+        name = binding.node.name
+        return (ImportTarget(found[0], statement.module, found[1], "statement", name, f"{statement.module}.{name}"),)
 
     def _unanswered_in_check(self) -> set | None:
         """The (folder, statement) keys jedi answered nothing for in this check (None: not a check)."""

@@ -374,6 +374,43 @@ class WorkspaceImports:
         self.read.append(found)
         return found
 
+    def standard_module_file(self, top: str) -> str | None:
+        """The standard library's source of the top-level module `top`, where an absolute import of it finds
+        that one first on jedi's search path (typeshed has its stub; no workspace module of its name at the
+        root, nor one in a folder before the standard library's, the folder holding `os.py`); else None."""
+        read = list(self.read)  # the last `targets` call's, as it left them
+        found = self._locate(top, installed=True)
+        self.read = read
+        if found is None or self.project.is_workspace_file(found) \
+                or not os.path.isfile(os.path.join(os.path.dirname(found), "os.py")):
+            return None
+        return found
+
+    def assigned_only(self, module: str, name: str) -> tuple[str, int] | None:
+        """(file, first line) of the installed module `module`, where every binding of `name` in it is an
+        assignment statement (`name = ...`, `name: T`, `name += ...`) at its top level or in its blocks (`if`, `try`,
+        `for`: bound conditionally, which the tables leave to jedi): jedi answers `from module import name` with
+        those statements, whichever of them its flow analysis keeps. None where anything else may answer: a stub
+        beside it, a submodule of that name, a star import, `__getattr__`, a `global` statement, or any other
+        binding (an import, a def or class, a loop or `with` target, a walrus, `except ... as`, a match capture)."""
+        read = list(self.read)
+        path = self._locate(module, installed=True)
+        self.read = read
+        if path is None or not path.endswith(".py") or os.path.exists(path + "i") \
+                or self.project.is_workspace_file(path):
+            return None
+        if path.endswith("__init__.py") and _find_in(os.path.dirname(path), name, inside_package=True) is not None:
+            return None
+        try:
+            text = read_source(path)
+            tree = self.project.parsed_tree(path, text)
+        except (OSError, UnicodeDecodeError, ValueError, SyntaxError, RecursionError, MemoryError):
+            return None
+        if "global" in text or "__getattr__" in text:
+            return None
+        line = _first_assignment(tree, name)
+        return (path, line) if line is not None else None
+
     def absent(self, importer: str, binding: Binding) -> bool:
         """Whether an absolute import names a top-level module found nowhere jedi looks (`absl` when
         it is not installed): jedi answers nothing for it, and was asked again in every process."""
@@ -689,6 +726,52 @@ def _extension_only(folder: str, name: str) -> bool:
         return False
     found = [n for n in listing.names if n.startswith(name + ".") and n != name + ".pyi"]
     return bool(found) and all(n.endswith(_EXTENSION_SUFFIXES) and n.count(".") in (1, 2) for n in found)
+
+
+def _first_assignment(tree: ast.Module, name: str) -> int | None:
+    """`WorkspaceImports.assigned_only`'s walk: the first line of the module's assignments of `name`, None where
+    it is bound (or deleted) any other way, or not at all."""
+    lines, statements = [], list(tree.body)
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if statement.name == name:
+                return None
+            continue  # its own scope (a `global` in it was looked for in the text)
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if any(a.name == "*" or (a.asname or a.name.split(".")[0]) == name for a in statement.names):
+                return None
+            continue
+        targets = statement.targets if isinstance(statement, ast.Assign) else \
+            [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
+        allowed = {id(t) for t in targets if isinstance(t, ast.Name)}
+        for field, value in ast.iter_fields(statement):
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.stmt):
+                    statements.append(item)
+                elif isinstance(item, (ast.ExceptHandler, ast.match_case)):
+                    if getattr(item, "name", None) == name:
+                        return None
+                    statements.extend(item.body)
+                    for part in (getattr(item, "type", None), getattr(item, "pattern", None), getattr(item, "guard", None)):
+                        if part is not None and _binds(part, name, allowed):
+                            return None
+                elif isinstance(item, ast.AST) and _binds(item, name, allowed):
+                    return None
+        lines.extend(t.lineno for t in targets if id(t) in allowed and t.id == name)
+    return min(lines) if lines else None
+
+
+def _binds(node: ast.AST, name: str, allowed: set[int]) -> bool:
+    """Whether `node` binds or deletes `name` other than as one of the `allowed` assignment targets."""
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name) and inner.id == name and not isinstance(inner.ctx, ast.Load) \
+                and id(inner) not in allowed:
+            return True
+        if isinstance(inner, (ast.MatchAs, ast.MatchStar)) and inner.name == name \
+                or isinstance(inner, ast.MatchMapping) and inner.rest == name:
+            return True
+    return False
 
 
 def _folders_between(root: str, folder: str) -> list[str]:

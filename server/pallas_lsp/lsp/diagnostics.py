@@ -123,8 +123,7 @@ class Diagnostics:
         self.pending[uri] = asyncio.ensure_future(publish(uri))
 
     def reschedule_all(self) -> None:
-        workspace = self.client_capabilities.workspace
-        if workspace is not None and workspace.inlay_hint is not None and workspace.inlay_hint.refresh_support:
+        if self.refreshes_inlay_hints():
             try:  # settings changed: `inlayHints` may have been switched
                 self.workspace_inlay_hint_refresh(None)
             except Exception:
@@ -234,6 +233,7 @@ class Diagnostics:
         self.published.pop(uri, None)
         self.first_pulled.discard(uri)
         path = uri_to_path(uri)
+        self.known_answers.forget(path)
         unsaved = False
         for folder in [*self.folders, *self.loose.values()]:
             overlay = folder.project.overlay.get(os.path.abspath(path))

@@ -35,8 +35,12 @@ async def hover(ls: Session, params: types.HoverParams) -> types.Hover | None:
     traced = entry_points.traced_kernels(ls, document.uri)
     traced_refs = entry_points.traced_refs(ls, uri_to_path(document.uri))
     cells = document.notebook if isinstance(document, OpenNotebook) else None
-    markdown = await ls.on_analysis_thread(document, "hover", lambda project, path, text: hover_text(
-        project, path, text, line, column, traced, traced_refs, findings=lambda: ls.findings(path, text, cells)))
+    # while the analysis thread analyses, a parameter's hover is its last known hint (known_answers.py)
+    markdown = ls.known_answers.parameter_hover(uri_to_path(document.uri), document.source, line, column) \
+        if notebook is None and ls.known_answers.analysing() else None
+    if markdown is None:
+        markdown = await ls.on_analysis_thread(document, "hover", lambda project, path, text: hover_text(
+            project, path, text, line, column, traced, traced_refs, findings=lambda: ls.findings(path, text, cells)))
     if notebook is None:  # a rule's error JAX contradicts is not shown: said here (entry_points.py)
         why = entry_points.contradicted(ls, uri_to_path(document.uri), document.source, line)
         if why:
@@ -65,8 +69,20 @@ async def inlay_hint(ls: Session, params: types.InlayHintParams) -> list[types.I
             return None
         (first, count), document, version = where, notebook, notebook.version
     traced_refs = entry_points.traced_refs(ls, uri_to_path(document.uri))
-    hints = await ls.on_analysis_thread(document, "inlay hints", lambda project, path, text: inlay_hints(
-        project, path, text, first + params.range.start.line, first + params.range.end.line, traced_refs), failed=[])
+    start, end = first + params.range.start.line, first + params.range.end.line
+    hints = None
+    if notebook is None and ls.known_answers.analysing() and ls.refreshes_inlay_hints():
+        hints = ls.known_answers.hints(path, document.source, start, end)  # the last analysis's (known_answers.py)
+        if hints is not None:
+            ls.refresh_inlay_hints_after_analysis()
+    if hints is None:
+        def compute(project, path, text):
+            found = inlay_hints(project, path, text, start, end, traced_refs)
+            if notebook is None:
+                ls.known_answers.keep_hints(path, text, start, end, found)
+            return found
+
+        hints = await ls.on_analysis_thread(document, "inlay hints", compute, failed=[])
     if not ls.is_current(document, version):
         return None  # edited meanwhile; the client asks again for the new text
     hints = [(line - first, column, label, tooltip) for line, column, label, tooltip in hints if 0 <= line - first < count]

@@ -29,6 +29,7 @@ from .convert import path_uri, shown_text, uri_to_path
 from .notebooks import OpenNotebook
 from .settings import Folder, Settings, effective
 from .diagnostics import Diagnostics
+from .known_answers import KnownAnswers
 from .memory import collecting_less_often, give_freed_memory_back
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,9 @@ class Session(Diagnostics):
         # notebook, not its cells). Cells pushed a non-empty list, to clear when pulls take over.
         self.pulls_cells = False
         self.pushed_cells: set[str] = set()
+        # Inlay hints and parameter hovers answered from the last analysis while another runs (known_answers.py)
+        self.known_answers = KnownAnswers()
+        self.hints_refresh: asyncio.Future | None = None  # the refresh asked for once the analysis thread is done
 
     def window_show_message(self, params: types.ShowMessageParams) -> None:
         super().window_show_message(types.ShowMessageParams(type=params.type, message=shown_text(params.message)))
@@ -237,7 +241,7 @@ class Session(Diagnostics):
             return [], []
         first = path not in self.analysed
         self.analysed.add(path)
-        with collecting_less_often() if first else contextlib.nullcontext():
+        with collecting_less_often() if first else contextlib.nullcontext(), self.known_answers.analysis():
             return self._findings(self.folder_for(path), path, text, notebook, before_importers)
 
     def _findings(self, folder: Folder, path: str, text: str, notebook,
@@ -267,7 +271,8 @@ class Session(Diagnostics):
         """One step of what a first pass left out (`first_pass.model_importer_kernels`), on the analysis thread."""
         project = self.folder_for(path).project
         try:
-            model_importer_kernels(project, path, importer, own_module_only)
+            with self.known_answers.analysis():
+                model_importer_kernels(project, path, importer, own_module_only)
         except Exception:  # the whole analysis after it finds out again, and says so
             log.debug("modelling the kernels of %s failed", importer, exc_info=True)
         finally:
@@ -330,6 +335,26 @@ class Session(Diagnostics):
                 return failed
 
         return await asyncio.get_running_loop().run_in_executor(self.executor, run)
+
+    def refreshes_inlay_hints(self) -> bool:
+        """The client can be asked to ask for inlay hints again (`workspace/inlayHint/refresh`)."""
+        workspace = self.client_capabilities.workspace
+        return bool(workspace is not None and workspace.inlay_hint is not None and workspace.inlay_hint.refresh_support)
+
+    def refresh_inlay_hints_after_analysis(self) -> None:
+        """Hints were answered from the last analysis (known_answers.py): once the analysis thread has done
+        what it was doing, the client asks again (once, however many were answered so meanwhile)."""
+        if self.hints_refresh is not None and not self.hints_refresh.done():
+            return
+
+        async def refresh():
+            await asyncio.get_running_loop().run_in_executor(self.executor, lambda: None)
+            try:
+                self.workspace_inlay_hint_refresh(None)
+            except Exception:
+                log.debug("workspace/inlayHint/refresh failed", exc_info=True)
+
+        self.hints_refresh = asyncio.ensure_future(refresh())
 
     def is_current(self, document, version: int | None) -> bool:
         """False when the editor changed the document while an answer for `version` was computed."""
