@@ -289,17 +289,13 @@ class Resolver:
                     self.library_answers.add(key, answer, dependencies)
         return answer
 
-    def _in_check(self) -> bool:
-        """Files do not change and no reads are recorded: a `check`."""
-        return self.project.index.trust_events and not reads.tracking()
-
     def _trim_parser_cache(self) -> None:
-        _trim_parser_cache(PARSER_TREES_KEPT_IN_CHECK if self._in_check() else PARSER_TREES_KEPT,
+        _trim_parser_cache(PARSER_TREES_KEPT_IN_CHECK if self.project.checking() else PARSER_TREES_KEPT,
                            in_use=self._trees_in_use)
 
     def _unanswered_in_check(self) -> set | None:
         """The (folder, statement) keys jedi answered nothing for in this check (None: not a check)."""
-        if not self._in_check():
+        if not self.project.checking():
             return None
         if self._unanswered[0] != self.project._change_count:
             self._unanswered = (self.project._change_count, set())
