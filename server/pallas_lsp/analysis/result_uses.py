@@ -228,19 +228,16 @@ def _loads_by_name(scope: ast.AST) -> dict[str, list[ast.Name]]:
 
 
 def calls_barrier_use(project, model: "ModuleModel") -> bool:
-    """Whether a call of `model` can be a "barrier" use (`_call_use`): an API call that is a barrier op, a
-    copy taking its barrier there, or given `barrier=`. Each callee is evaluated as the search of the
-    importers' kernels evaluates it (own-module call sites, the same memo): a module holding none has
-    no barrier use, whichever kernel runs its code, and that search (a config module naming "barrier"
-    in a flag: 2.3 s of maxtext's check) is not needed for one."""
-    evaluator = project.evaluator
-    with evaluator.own_module_call_sites():
-        for call in model.calls:
-            func = evaluator.value(model, call.func)
-            if isinstance(func, Api) and (func.name in BARRIER_OPS or func.name in _COPY_BARRIER_AT
-                                          or any(k.arg == "barrier" for k in call.keywords)):
-                return True
-    return False
+    """Whether a call of `model` can be a "barrier" use (`_call_use`): a barrier op or a copy taking its
+    barrier there (under any alias: `pallas_calls`), or an API given `barrier=`. A module holding none has
+    no barrier use, whichever kernel runs its code, and the search of its importers' kernels (a config
+    module naming "barrier" in a flag: 2.3 s of maxtext's check) is not needed for one."""
+    from .kernels import pallas_calls
+
+    if any(pallas_calls(project, model, api) for api in (*BARRIER_OPS, *_COPY_BARRIER_AT)):
+        return True
+    return any(any(k.arg == "barrier" for k in call.keywords)
+               and isinstance(project.evaluator.value(model, call.func), Api) for call in model.calls)
 
 
 def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
