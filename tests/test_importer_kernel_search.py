@@ -170,3 +170,52 @@ def test_a_module_no_kernel_can_report_in_searches_no_importer(tmp_path):
     found = _found(project, tmp_path / "copies.py")
     assert [(code, where) for code, where, _ in found] == [("PAL005", at(COPIES, "pltpu.make_async_copy(src, dst, sems).start()"))]
     assert "launcher.py" in _modelled(project)
+
+
+BARRIER_SETTINGS = '''\
+from jax.experimental import pallas as pl
+
+USE_BARRIER_SYNC = True  # a setting's word "barrier": nothing here waits on one
+
+
+def sync_mode(steps):
+    return ("barrier" if USE_BARRIER_SYNC else "none"), pl.cdiv(steps, 2)
+'''
+BARRIER_HELPERS = '''\
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def wait_on(sem):
+    plgpu.barrier_wait(sem)
+'''
+BARRIER_LAUNCHER = HEADER + '''
+import barrier_helpers
+import barrier_settings
+
+X = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+
+def body(x_ref, o_ref, sem):
+    barrier_helpers.wait_on(sem)
+
+
+def run(x):
+    mode = barrier_settings.sync_mode(8)
+    return plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SemaphoreType.REGULAR])(x), mode
+'''
+
+
+def test_a_module_naming_barrier_without_a_barrier_use_searches_no_importer(tmp_path):
+    """PAL006's semaphores allocated by a kernel and used as barriers: every finding is a barrier use of the
+    analysed module, so a module whose text says "barrier" (a setting) but calls no barrier op, no copy taking
+    one and nothing with `barrier=` has its importers' kernels left alone. A helper whose barrier_wait is given
+    the importer's kernel semaphore is still searched, and reported."""
+    for name, text in {"barrier_settings.py": BARRIER_SETTINGS, "barrier_helpers.py": BARRIER_HELPERS,
+                       "launcher.py": BARRIER_LAUNCHER}.items():
+        (tmp_path / name).write_text(text)
+    project = Project(str(tmp_path), python=jax_python())
+    assert _found(project, tmp_path / "barrier_settings.py") == []
+    assert _modelled(project) == ["barrier_settings.py"]
+    found = _found(project, tmp_path / "barrier_helpers.py")
+    assert [(code, where) for code, where, _ in found] == [("PAL006", at(BARRIER_HELPERS, "plgpu.barrier_wait(sem)"))]
+    assert "launcher.py" in _modelled(project)

@@ -223,6 +223,19 @@ def _loads_by_name(scope: ast.AST) -> dict[str, list[ast.Name]]:
     return by_name
 
 
+def calls_barrier_use(project, model: "ModuleModel") -> bool:
+    """Whether a call of `model` can be a "barrier" use (`_call_use`): a barrier op or a copy taking its
+    barrier there (under any alias: `pallas_calls`), or an API given `barrier=`. A module holding none has
+    no barrier use, whichever kernel runs its code, and the search of its importers' kernels (a config
+    module naming "barrier" in a flag: 2.3 s of maxtext's check) is not needed for one."""
+    from .kernels import pallas_calls
+
+    if any(pallas_calls(project, model, api) for api in (*BARRIER_OPS, *_COPY_BARRIER_AT)):
+        return True
+    return any(any(k.arg == "barrier" for k in call.keywords)
+               and isinstance(project.evaluator.value(model, call.func), Api) for call in model.calls)
+
+
 def _call_use(project, model, call: ast.Call, arg: ast.AST, keyword: str | None, indices, depth) -> list[Use]:
     func = project.evaluator.value(model, call.func)
     if isinstance(func, Api):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import sys
 
+from ..analysis.result_uses import calls_barrier_use
 from ..analysis.values import Api, shape_text
 from .pal005_semaphore_index import traced_get_globals
 from .pal013_signal_wait_semaphore_type import first_in_trace
@@ -66,7 +67,9 @@ def _allocated_semaphores(ctx, rule, reported: set[int]):
     """A Mosaic GPU semaphore of scratch_types or pl.run_scoped (a body parameter) used as a barrier."""
     if "barrier" not in ctx.model.text:
         return
-    for kernel in ctx.kernels_here_and_in_importers():
+    # Every finding is a barrier use of this module's (`use.model is ctx.model`): the importers' kernels
+    # are searched only where one can be.
+    for kernel in ctx.kernels_here_and_in_importers(calls_barrier_use(ctx.project, ctx.model)):
         for sem in kernel.semaphores:
             if sem.space != "gmem" or sem.dtype not in ("semaphore", "barrier_semaphore"):
                 continue
