@@ -307,7 +307,6 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     from .grid_spec import at_launch, grid_spec_site
     from .kernel_edits import CannotFix
     from .sites import bound_before, keyword_bound
-    from .spec_lists import spec_elements
 
     body = entry.body.node if entry.body is not None else None
     if (binding.kind != "param" or entry.api != "pl.pallas_call" or not isinstance(body, ast.FunctionDef)
@@ -331,10 +330,7 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     index -= prefetch.value if isinstance(prefetch, ast.Constant) and type(prefetch.value) is int else 0
     if index < 0 or (prefetch is not None and not isinstance(prefetch, ast.Constant)):
         return None
-    specs = []
-    for key in ("in_specs", "out_specs"):
-        specs.extend(spec_elements(spec_model, holder, given.get(key)))
-    block = specs[index] if index < len(specs) else None
+    block = _spec_of_ref(spec_model, holder, given, index, len(refs))
     if isinstance(block, ast.Name):
         block = _block_spec_named(spec_model, block, holder)
     if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
@@ -348,6 +344,34 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     if spec_model is not entry.model:  # a factory of another module writes it in its own terms
         return at_launch(project, spec_model, spec, block.args[0], entry)
     return ast.get_source_segment(model.text, block.args[0])
+
+
+def _spec_of_ref(model, holder: ast.Call, given: dict, index: int, refs: int) -> ast.AST | None:
+    """The spec of the `index`-th of a body's `refs` refs (scalar prefetch refs left out): counted from the start
+    through in_specs, then out_specs; an output's also counted from the end, past the scratch refs, where in_specs
+    is built by a call (`in_specs=_block_specs(cfg)`) whose length is not written."""
+    from .spec_lists import spec_elements
+
+    inputs = spec_elements(model, holder, given.get("in_specs"))
+    outputs = spec_elements(model, holder, given.get("out_specs"))
+    specs = [*inputs, *outputs]
+    if index < len(specs) and not _opaque(inputs):
+        return specs[index]
+    scratch = given.get("scratch_shapes")
+    scratch_count = 0 if scratch is None else len(spec_elements(model, holder, scratch))
+    if scratch is not None and not isinstance(scratch, (ast.List, ast.Tuple)) and scratch_count == 1:
+        return None  # a scratch list built elsewhere: how many refs it makes is not known
+    first_output = refs - scratch_count - len(outputs)
+    if _opaque(outputs) or not first_output <= index < refs - scratch_count:
+        return None
+    return outputs[index - first_output]
+
+
+def _opaque(specs: list[ast.AST]) -> bool:
+    """A spec list whose one element is a call other than a spec's constructor (`_block_specs(cfg)`): a list of
+    unknown length."""
+    return len(specs) == 1 and isinstance(specs[0], ast.Call) and not (
+        isinstance(specs[0].func, ast.Attribute) and specs[0].func.attr == "BlockSpec")
 
 
 def _block_spec_named(model, name: ast.Name, launch: ast.Call) -> ast.AST | None:
