@@ -354,24 +354,28 @@ def _spec_of_ref(model, holder: ast.Call, given: dict, index: int, refs: int) ->
 
     inputs = spec_elements(model, holder, given.get("in_specs"))
     outputs = spec_elements(model, holder, given.get("out_specs"))
-    specs = [*inputs, *outputs]
-    if index < len(specs) and not _opaque(inputs):
-        return specs[index]
+    if not _opaque(model, holder, given.get("in_specs"), inputs):
+        specs = [*inputs, *outputs]
+        return specs[index] if index < len(specs) else None
     scratch = given.get("scratch_shapes")
     scratch_count = 0 if scratch is None else len(spec_elements(model, holder, scratch))
-    if scratch is not None and not isinstance(scratch, (ast.List, ast.Tuple)) and scratch_count == 1:
-        return None  # a scratch list built elsewhere: how many refs it makes is not known
+    if _opaque(model, holder, given.get("out_specs"), outputs) or (
+            scratch is not None and not isinstance(scratch, (ast.List, ast.Tuple)) and scratch_count == 1):
+        return None  # the outputs, or the scratch list built elsewhere: how many refs they make is not known
     first_output = refs - scratch_count - len(outputs)
-    if _opaque(outputs) or not first_output <= index < refs - scratch_count:
-        return None
-    return outputs[index - first_output]
+    return outputs[index - first_output] if first_output <= index < refs - scratch_count else None
 
 
-def _opaque(specs: list[ast.AST]) -> bool:
-    """A spec list whose one element is a call other than a spec's constructor (`_block_specs(cfg)`): a list of
-    unknown length."""
-    return len(specs) == 1 and isinstance(specs[0], ast.Call) and not (
-        isinstance(specs[0].func, ast.Attribute) and specs[0].func.attr == "BlockSpec")
+def _opaque(model, holder: ast.Call, written: ast.AST | None, specs: list[ast.AST]) -> bool:
+    """`written` (in_specs / out_specs) is a list of unknown length: not a display nor a name holding one
+    (`specs`, its elements, is `[written]` itself), and no BlockSpec written or named, but a call that builds the
+    list (`_block_specs(cfg)`), a comprehension or a name of such."""
+    if written is None or specs != [written]:
+        return False
+    element = _block_spec_named(model, written, holder) if isinstance(written, ast.Name) else written
+    func = element.func if isinstance(element, ast.Call) else None
+    return not (isinstance(func, ast.Attribute) and func.attr == "BlockSpec"
+                or isinstance(func, ast.Name) and func.id == "BlockSpec")
 
 
 def _block_spec_named(model, name: ast.Name, launch: ast.Call) -> ast.AST | None:
