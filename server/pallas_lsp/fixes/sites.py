@@ -472,6 +472,9 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     when it is also used otherwise (passed on, stored), where a new parameter would go unfilled."""
     from ..analysis.values import Func
 
+    constructed = constructed_class(model, helper)
+    if constructed is not None:
+        return _constructor_calls(project, model, constructed)
     found = []
     for source in [model, *project.importers(model)]:
         calls = []
@@ -492,6 +495,39 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
                     if partial is None:
                         raise CannotFix(f"{helper.name} is used other than by calling it")
                     calls.append(partial)
+        found += [(source, call) for call in calls]
+    return found
+
+
+def constructed_class(model, helper: ast.FunctionDef) -> ast.ClassDef | None:
+    """The module-level class whose `__init__` `helper` is: its calls are those of the class (`PageWriter(...)`)."""
+    owner = model.parents.get(helper)
+    if helper.name == "__init__" and isinstance(owner, ast.ClassDef) and model.parents.get(owner) is model.tree:
+        return owner
+    return None
+
+
+def _constructor_calls(project, model, cls: ast.ClassDef) -> list[tuple[object, ast.Call]]:
+    """Every call of the class `cls`, here and in the workspace modules importing it; CannotFix when the class is
+    also used otherwise (subclassed, passed on, stored), where its `__init__`'s new parameter would go unfilled."""
+    from ..analysis.values import ClassValue
+
+    found = []
+    for source in [model, *project.importers(model)]:
+        calls = []
+        for call in source.calls_named(cls.name):
+            value = project.evaluator.value(source, call.func)
+            if isinstance(value, ClassValue) and value.node is cls:
+                if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                    raise CannotFix(f"a call of {cls.name} unpacks its arguments")
+                calls.append(call)
+        called = {id(call.func) for call in calls}
+        for node in ast.walk(source.tree):
+            if (isinstance(node, ast.Name) and node.id == cls.name and isinstance(node.ctx, ast.Load)
+                    or isinstance(node, ast.Attribute) and node.attr == cls.name) and id(node) not in called:
+                value = project.evaluator.value(source, node)
+                if isinstance(value, ClassValue) and value.node is cls:
+                    raise CannotFix(f"{cls.name} is used other than by calling it")
         found += [(source, call) for call in calls]
     return found
 
