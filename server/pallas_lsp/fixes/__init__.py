@@ -168,7 +168,8 @@ FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", 
                  "PAL013": ("regular_semaphore", "wait_on_copy", "barrier_wait_call", "operand_counter_to_get_global"),
                  "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",),
                  "PAL018": ("own_memory_space",), "PAL019": ("scratch_workspace_as_output",),
-                 "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",)}
+                 "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",),
+                 "PAL025": ("gpu_interpreter_params",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:
