@@ -8,8 +8,8 @@ axes`); then the first TMA copy or barrier wait of the body (`No state discharge
 copy_gmem_to_smem`, `copy_smem_to_gmem`, `barrier_wait`); then a `plgpu.Barrier` in `scratch_types`, used or not
 (`NotImplementedError: barrier`); then `plgpu.commit_smem()` (`MLIR translation rule for primitive 'commit_smem' not
 found for platform cpu`). JAX's GPU interpreter, `interpret=plgpu.InterpretGPUParams()`, runs all of them on a CPU.
-Reported on the launch's `interpret=` (a warning where a run-time value decides); the fix passes the GPU
-interpreter's parameters where the switch asks for interpret mode.
+Reported where JAX's traceback points: the operation, else the launch's `interpret=` (a warning where a run-time
+value decides); the fix passes the GPU interpreter's parameters where the switch asks for interpret mode.
 """
 
 from __future__ import annotations
@@ -59,10 +59,10 @@ def check(ctx):
             if failure is None:
                 continue
             quote, what, place = failure
-            related = [ctx.entry_related(kernel)]
-            if place is not None:
-                related.append(ctx.related(place[0], place[1], "JAX's generic interpreter stops here"))
-            yield ctx.finding(rule, node, message(quote, what, certain), tuple(related),
+            related = [ctx.related(entry.model, node, "interpret=True chooses the generic interpreter"),
+                       ctx.entry_related(kernel)]
+            at = place[1] if place is not None and place[0] is ctx.model else node  # where JAX's traceback points
+            yield ctx.finding(rule, at, message(quote, what, certain), tuple(related),
                               facts={"kernel": kernel, "entry": entry, "switch": node, "certain": certain},
                               severity=None if certain else "warning")
 
