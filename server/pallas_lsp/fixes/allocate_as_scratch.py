@@ -86,17 +86,16 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
                   launch_model=None, afterwards: list | None = None, argument: ast.expr | None = None) -> str:
     """The scratch type's code at the launch: the argument with each name carried there (kept where the launch
     sees the same one, `self` as the launch's instance, a partial's parameter as its argument: see
-    `type_in_scope`); else spelled from its value (`plgpu.SMEM((128,), jnp.float32)`), always so where the launch
-    (`launch_model`) is in another module than the get_global, and never where the value may differ between
-    runs (a parameter, a config): spelled, it would hold for one configuration only."""
+    `type_in_scope`; in a launch of another module, each name imported there or bound at the launch); else spelled
+    from its value (`plgpu.SMEM((128,), jnp.float32)`), never where the value may differ between runs (a
+    parameter, a config): spelled, it would hold for one configuration only."""
     launch_model = launch_model or model
-    spell = spell or launch_model is not model
     argument = argument or (call.args[0] if call.args else None)
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     if not spell:
         hoisted: list[tuple[str, str]] = []
-        in_spec = any(grid_spec_site(builder.project, e) is not None for e in entries)
+        in_spec = any(grid_spec_site(builder.project, e) is not None for e in entries) or launch_model is not model
         carried = type_at_launches(builder.project, model, argument, entries, None if in_spec else hoisted)
         if carried is not None:
             for name, code in hoisted:
