@@ -15,8 +15,8 @@ Each item is a buffer of its own, as before: the launch allocates one scratch en
 takes as `*name` and passes to the helper in place of the comprehension. The number of items is written as
 the launch can: the comprehension's iterable carried there (`[T for _ in range(cfg.stages)]`), or a count that
 holds for every configuration (a `NamedTuple`'s fields, a literal). Only for a helper the bodies call (a
-function or a classmethod / method of a module-level class), a launch with no scratch yet, and a body with no
-`*args` of its own.
+function or a classmethod / method of a module-level class), a launch with no scratch or a list of it written
+there (the new entries go last: `[tile, *[plgpu.Barrier(...) for _ in range(n)]]`), and a body with no `*args`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import libcst as cst
 
 from ..analysis.kernel_model import SCRATCH_KEYWORDS
 from ..analysis.values import ClassValue, Func, MemType
-from .kernel_edits import CannotFix, FixBuilder, call_with_keyword, thread_through_helper
+from .kernel_edits import CannotFix, FixBuilder, call_with_keyword, edit_sequence_keyword, thread_through_helper
 from .scratch_comprehension import comprehension_around
 from .sites import global_use, plan
 from .type_in_scope import type_at_launches
@@ -53,9 +53,9 @@ def fix(project, model, call, value, code: str):
     apis = {e.api for e in entries}
     if len(apis) != 1 or not apis <= set(SCRATCH_KEYWORDS) or any(
             e.model is not body_model or not isinstance(e.node, ast.Call) or e.kernel.node is not e.node
-            or e.kernel.kwarg(SCRATCH_KEYWORDS[e.api].keyword) is not None or e.kernel.kwarg("grid_spec") is not None
+            or not _scratch_listed(e, SCRATCH_KEYWORDS[e.api].keyword) or e.kernel.kwarg("grid_spec") is not None
             for e in entries):
-        raise CannotFix("the body's launches are not calls of this module without scratch")
+        raise CannotFix("the body's launches are not calls of this module whose scratch is a list written there")
     keyword = SCRATCH_KEYWORDS[entries[0].api].keyword
     scratch = _scratch_code(project, model, call, clause, entries)
     builder = FixBuilder(project)
@@ -72,12 +72,23 @@ def fix(project, model, call, value, code: str):
         raise CannotFix("the kernel body was not found")
     file.rewrite(definition, lambda d: d.with_changes(params=d.params.with_changes(star_arg=cst.Param(cst.Name(name)))))
     for entry in entries:
+        if entry.kernel.kwarg(keyword) is not None:  # after the scratch already listed: the body's last refs
+            edit_sequence_keyword(builder, entry, keyword, f"*{scratch}", first=False)
+            continue
         launch = file.find_ast(body_model, entry.node, cst.Call)
         if launch is None:
             raise CannotFix("the launch was not found")
         file.rewrite(launch, lambda updated: call_with_keyword(updated, keyword, scratch))
     return builder.fix(f"pallas-lsp ({code}): Allocate the buffers {where.helper.name}() makes as scratch "
                        f"({keyword}), which {body.name} passes to it", "safe", preferred=True)
+
+
+def _scratch_listed(entry, keyword: str) -> bool:
+    """The launch gives no scratch, or a list or tuple display of positional entries (no dict, no `*spread`)."""
+    found = entry.kernel.kwarg(keyword)
+    node = found[1] if found else None
+    return found is None or (isinstance(node, (ast.List, ast.Tuple))
+                             and not any(isinstance(e, ast.Starred) for e in node.elts))
 
 
 def _scratch_code(project, model, call: ast.Call, clause: ast.comprehension, entries) -> str:
