@@ -536,6 +536,10 @@ def take_name(builder: FixBuilder, plan, fallback: str) -> str:
     if use.name is None and isinstance(stored, ast.Assign) and stored.value is use.call and len(stored.targets) == 1 \
             and isinstance(stored.targets[0], ast.Attribute):
         fallback = stored.targets[0].attr  # `self.sems = pl.get_global(...)`: the parameter is `sems`
+    elif use.name is None and isinstance(stored, ast.Assign) and stored.value is use.call \
+            and len(stored.targets) == 1 and isinstance(stored.targets[0], ast.Name) \
+            and not stored.targets[0].id.endswith("_ref"):
+        fallback = f"{stored.targets[0].id}_ref"  # `acc = ...` bound in another branch too: `acc = acc_ref`
     if plan.helper is None:
         return parameter_name(builder, use.model, use, fallback)
     name = use.name or unique_name(use.model, plan.helper, fallback)
