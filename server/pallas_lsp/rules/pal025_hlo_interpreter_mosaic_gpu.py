@@ -27,18 +27,18 @@ SEVERITY = "error"
 SUMMARY = ("A Mosaic GPU kernel run with interpret=True that uses warp specialization, TMA copies or barriers: only "
            "plgpu.InterpretGPUParams() runs them on a CPU.")
 
-THREADS_QUOTE = "NotImplementedError: run_scoped interpret rule does not support collective axes"
+# JAX's words (NotImplementedError each), short enough that the advice fits an editor's Problems panel.
+THREADS_QUOTE = "run_scoped interpret rule does not support collective axes"
 # The body's Mosaic GPU operations the generic interpreter has no rule for, and JAX's words for each.
-UNDISCHARGED = {f"plgpu.{name}": f"NotImplementedError: No state discharge rule implemented for primitive: {name}"
+UNDISCHARGED = {f"plgpu.{name}": f"No state discharge rule implemented for primitive: {name}"
                 for name in ("copy_gmem_to_smem", "copy_smem_to_gmem", "barrier_wait")}
-LOWERED_ONLY = {"plgpu.commit_smem": "NotImplementedError: MLIR translation rule for primitive 'commit_smem' not found "
-                                     "for platform cpu"}
+LOWERED_ONLY = {"plgpu.commit_smem": "MLIR translation rule for primitive 'commit_smem' not found for platform cpu"}
 BARRIER_QUOTE = "NotImplementedError: barrier"
 
 
 def message(quote: str, what: str, certain: bool) -> str:
     head = f'JAX: "{quote}"' if certain else f'JAX, if interpret is True: "{quote}"'
-    return (f"{head}; interpret with plgpu.InterpretGPUParams(). interpret=True runs a Mosaic GPU kernel through "
+    return (f"{head}; use plgpu.InterpretGPUParams(). interpret=True runs a Mosaic GPU kernel through "
             f"Pallas's generic interpreter, which has no rule for {what}; JAX's GPU interpreter runs it on a CPU.")
 
 
