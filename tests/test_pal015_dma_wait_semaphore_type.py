@@ -17,10 +17,11 @@ ANY = pl.BlockSpec(memory_space=pl.ANY)
 
 
 def message(method="wait", kind="REGULAR"):
-    return ('JAX: "ValueError: dma_wait requires a DMA semaphore, but got a regular semaphore."; wait on it with '
-            f"pl.semaphore_wait. The copy's .{method}() binds dma_wait, which takes a DMA semaphore only, and this one "
-            f"is {kind}; or allocate a pltpu.SemaphoreType.DMA and keep .{method}() (a copy started with a REGULAR "
-            "semaphore, on TPU v6 and later, is waited on with pl.semaphore_wait).")
+    """The words for a semaphore only copies use: the DMA semaphore first, JAX's own hint second."""
+    return ('JAX: "ValueError: dma_wait requires a DMA semaphore, but got a regular semaphore."; allocate a '
+            f"pltpu.SemaphoreType.DMA. Only copies use this {kind} semaphore, and the copy's .{method}() binds "
+            "dma_wait, which takes a DMA semaphore only; JAX's hint, pl.semaphore_wait, waits on a copy only where it "
+            "was started with a REGULAR semaphore (TPU v6 and later).")
 
 
 def launch(scratch):

@@ -840,9 +840,13 @@ def _first(found: Value | None, otherwise, *args) -> Value:
 
 
 def _key_of(value: Value):
-    """A folded value as a dict key: a constant's value, an `enum.Enum` member itself; None where not known."""
+    """A folded value as a dict key: a constant's value, an `enum.Enum` member itself, a tuple of such (a tuning
+    table keyed by shape, `SPECS[x.shape]`); None where not known."""
     if isinstance(value, Const):
         return value.value
+    if isinstance(value, Seq) and len(value.items) <= 8:
+        items = tuple(_key_of(item) for item in value.items)
+        return None if any(item is None for item in items) else items
     return value if isinstance(value, Instance) and value.member is not None else None
 
 

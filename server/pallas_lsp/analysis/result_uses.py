@@ -14,6 +14,7 @@ from .classes import dataclass_fields
 from .kernels import unwrap_function
 from .launches import kernel_launches
 from .model import child_nodes
+from .reaching import reaching_bindings
 from .values import Api, ClassValue, Func, Instance
 
 if TYPE_CHECKING:
@@ -197,7 +198,11 @@ def _name_uses(project, model, name, binder, indices, depth) -> list[Use]:
     uses: list[Use] = []
     for node in _loads(model, scope, name):
         binding = model.lookup(name, model.scope_of(node), node.lineno)
-        if binding is not None and binding.node is binder:
+        if binding is None:
+            continue
+        # A branch's binding reaches the loads after the `if` too (`if save_acc: acc = pl.get_global(...)`,
+        # `else: acc = None`, then `acc[...]` in a closure): the one a load sees is the latest of those.
+        if binding.node is binder or any(b.node is binder for b in reaching_bindings(model, binding, node, scope)):
             uses.extend(uses_of(project, model, node, indices, depth))
     return uses
 

@@ -168,7 +168,8 @@ FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", 
                  "PAL013": ("regular_semaphore", "wait_on_copy", "barrier_wait_call", "operand_counter_to_get_global"),
                  "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",),
                  "PAL018": ("own_memory_space",), "PAL019": ("scratch_workspace_as_output",),
-                 "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",)}
+                 "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",),
+                 "PAL025": ("gpu_interpreter_params",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:
@@ -276,7 +277,9 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
               allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
-        moving = (scratch_comprehension,)
+        from . import helper_comprehension_scratch
+
+        moving = (scratch_comprehension, helper_comprehension_scratch)
     for builder in (barrier_semaphore, *moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist, keep_as_value):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:

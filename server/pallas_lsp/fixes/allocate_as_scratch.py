@@ -86,17 +86,16 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
                   launch_model=None, afterwards: list | None = None, argument: ast.expr | None = None) -> str:
     """The scratch type's code at the launch: the argument with each name carried there (kept where the launch
     sees the same one, `self` as the launch's instance, a partial's parameter as its argument: see
-    `type_in_scope`); else spelled from its value (`plgpu.SMEM((128,), jnp.float32)`), always so where the launch
-    (`launch_model`) is in another module than the get_global, and never where the value may differ between
-    runs (a parameter, a config): spelled, it would hold for one configuration only."""
+    `type_in_scope`; in a launch of another module, each name imported there or bound at the launch); else spelled
+    from its value (`plgpu.SMEM((128,), jnp.float32)`), never where the value may differ between runs (a
+    parameter, a config): spelled, it would hold for one configuration only."""
     launch_model = launch_model or model
-    spell = spell or launch_model is not model
     argument = argument or (call.args[0] if call.args else None)
     if argument is None or isinstance(argument, ast.Starred):
         raise CannotFix("get_global has no plain argument")
     if not spell:
         hoisted: list[tuple[str, str]] = []
-        in_spec = any(grid_spec_site(builder.project, e) is not None for e in entries)
+        in_spec = any(grid_spec_site(builder.project, e) is not None for e in entries) or launch_model is not model
         carried = type_at_launches(builder.project, model, argument, entries, None if in_spec else hoisted)
         if carried is not None:
             for name, code in hoisted:
@@ -398,6 +397,10 @@ def fix(project, model, call, value, code: str, argument: ast.expr | None = None
     type_code = (lambda: _regular_code(builder, launch_model, value.shape)) if as_regular else (
         lambda: _movable_type(model, call, value, builder, entries, launch_model=launch_model, afterwards=afterwards,
                               argument=argument))
+    guard = _static_guard(project, model, use, where, entries) if not as_regular else None
+    if guard is not None:  # `if save_acc:` in the body: the entry only where the launch's value says so
+        unguarded = type_code
+        type_code = lambda: f"({unguarded()} if {guard} else None)"
     if tpu_vmem:  # the GPU's on-chip memory of the same shape: what a Mosaic GPU kernel has instead
         unsafe = TPU_VMEM_AS_SMEM
         type_code = lambda: _movable_type(model, call, as_smem(value), builder, entries, spell=True,
@@ -417,6 +420,22 @@ def fix(project, model, call, value, code: str, argument: ast.expr | None = None
     if unsafe:
         return builder.fix(f"{title} (unsafe: {unsafe})", "unsafe")
     return builder.fix(title, "safe", preferred=True)
+
+
+def _static_guard(project, model, use, where, entries) -> str | None:
+    """The launch's code for the `if` test the get_global's statement is under, in the launched body of a TPU
+    `pl.pallas_call` (`if save_acc: acc = pl.get_global(...)`, `save_acc` bound by the launch's partial): a Python
+    `if`, so a value fixed when the kernel is traced, and the scratch entry is `(T if save_acc else None)` as the
+    kernel's authors write it (a None entry passes None to the body). None where there is no such `if`."""
+    statement = use.statement or model.parents.get(use.call)
+    branch = model.parents.get(statement)
+    if not (isinstance(branch, ast.If) and statement in branch.body and where.helper is None
+            and model.enclosing_function(branch) is use.function
+            and all(e.api == "pl.pallas_call" and compiled_backend(project, e) == TPU_TC for e in entries)):
+        return None
+    if any(isinstance(n, (ast.Call, ast.Subscript, ast.Lambda, ast.NamedExpr)) for n in ast.walk(branch.test)):
+        return None  # a value computed in the body (`pl.program_id(0) == 0` is traced, no Python `if` of it)
+    return type_at_launches(project, model, branch.test, entries)
 
 
 def _before_keyword_bound(body: ast.FunctionDef, entries) -> int | None:

@@ -458,7 +458,7 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     # A method called as self.name(...) / obj.name(...) gets its first parameter bound by the call.
     bound = int(isinstance(plan.use.model.parents.get(helper), ast.ClassDef) and not any(
         isinstance(d, ast.Name) and d.id == "staticmethod" for d in helper.decorator_list))
-    from .sites import is_partial_of
+    from .sites import constructed_class, is_partial_of
 
     # `functools.partial(helper, a, b)` handed to a loop: the new parameter comes right after those it binds.
     partials = {len(call.args) - 1 for _, call in plan.calls if is_partial_of(call, helper)}
@@ -468,7 +468,7 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     for _, call in plan.calls:
         if is_partial_of(call, helper):
             continue
-        if bound and not isinstance(call.func, ast.Attribute):
+        if bound and not isinstance(call.func, ast.Attribute) and constructed_class(plan.use.model, helper) is None:
             raise CannotFix(f"{helper.name} is called other than as a bound method")
         if len(call.args) + bound < (required if index is None else index):
             raise CannotFix(f"a call of {helper.name} passes a parameter without a default by keyword")
@@ -532,6 +532,14 @@ def take_name(builder: FixBuilder, plan, fallback: str) -> str:
     from .sites import bound_elsewhere
 
     use = plan.use
+    stored = use.model.parents.get(use.call)
+    if use.name is None and isinstance(stored, ast.Assign) and stored.value is use.call and len(stored.targets) == 1 \
+            and isinstance(stored.targets[0], ast.Attribute):
+        fallback = stored.targets[0].attr  # `self.sems = pl.get_global(...)`: the parameter is `sems`
+    elif use.name is None and isinstance(stored, ast.Assign) and stored.value is use.call \
+            and len(stored.targets) == 1 and isinstance(stored.targets[0], ast.Name) \
+            and not stored.targets[0].id.endswith("_ref"):
+        fallback = f"{stored.targets[0].id}_ref"  # `acc = ...` bound in another branch too: `acc = acc_ref`
     if plan.helper is None:
         return parameter_name(builder, use.model, use, fallback)
     name = use.name or unique_name(use.model, plan.helper, fallback)

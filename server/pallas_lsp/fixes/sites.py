@@ -468,32 +468,46 @@ def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
 
 
 def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, ast.Call]]:
-    """Every call of a module-level helper, here and in the workspace modules importing it; CannotFix
-    when it is also used otherwise (passed on, stored), where a new parameter would go unfilled."""
-    from ..analysis.values import Func
+    """Every call of a module-level helper (of its class, for an `__init__`), here and in the workspace modules
+    importing it; CannotFix when it is also used otherwise (passed on, stored, subclassed), where a new
+    parameter would go unfilled."""
+    from ..analysis.values import ClassValue, Func
 
+    constructed = constructed_class(model, helper)
+    name = constructed.name if constructed is not None else helper.name
+    if constructed is not None:
+        def this(value) -> bool:
+            return isinstance(value, ClassValue) and value.node is constructed
+    else:
+        def this(value) -> bool:
+            return isinstance(value, Func) and value.node is helper
     found = []
     for source in [model, *project.importers(model)]:
         calls = []
-        for call in source.calls_named(helper.name):
-            value = project.evaluator.value(source, call.func)
-            if isinstance(value, Func) and value.node is helper:
+        for call in source.calls_named(name):
+            if this(project.evaluator.value(source, call.func)):
                 if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-                    raise CannotFix(f"a call of {helper.name} unpacks its arguments")
+                    raise CannotFix(f"a call of {name} unpacks its arguments")
                 calls.append(call)
         called = {id(call.func) for call in calls}
         for node in ast.walk(source.tree):
-            named = (isinstance(node, ast.Name) and node.id == helper.name and isinstance(node.ctx, ast.Load)) or (
-                isinstance(node, ast.Attribute) and node.attr == helper.name)
-            if named and id(node) not in called:
-                value = project.evaluator.value(source, node)
-                if isinstance(value, Func) and value.node is helper:
-                    partial = helper_partial(project, source, node)
-                    if partial is None:
-                        raise CannotFix(f"{helper.name} is used other than by calling it")
-                    calls.append(partial)
+            named = (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) or (
+                isinstance(node, ast.Attribute) and node.attr == name)
+            if named and id(node) not in called and this(project.evaluator.value(source, node)):
+                partial = helper_partial(project, source, node) if constructed is None else None
+                if partial is None:
+                    raise CannotFix(f"{name} is used other than by calling it")
+                calls.append(partial)
         found += [(source, call) for call in calls]
     return found
+
+
+def constructed_class(model, helper: ast.FunctionDef) -> ast.ClassDef | None:
+    """The module-level class whose `__init__` `helper` is: its calls are those of the class (`PageWriter(...)`)."""
+    owner = model.parents.get(helper)
+    if helper.name == "__init__" and isinstance(owner, ast.ClassDef) and model.parents.get(owner) is model.tree:
+        return owner
+    return None
 
 
 def helper_partial(project, model, node: ast.expr) -> ast.Call | None:

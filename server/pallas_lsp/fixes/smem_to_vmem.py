@@ -17,7 +17,7 @@ import re
 import libcst as cst
 
 from ..rules.pal024_smem_vector_access import not_scalar
-from .dma_semaphore import _sequences
+from .dma_semaphore import written_sequences
 from .grid_spec import grid_spec_call, scratch_argument
 from .kernel_edits import CannotFix, FixBuilder
 
@@ -50,7 +50,7 @@ def fix(project, model, finding):
         spec = grid_spec_call(project, entry)
         written = scratch_argument(project, entry.model, spec) if spec is not None else None
     types = []
-    for sequence in _sequences(entry.model, written):
+    for where, sequence in written_sequences(project, entry.model, written):
         elements = sequence.elts
         index = int(match[1])
         if index >= len(elements) or any(isinstance(e, ast.Starred) for e in elements):
@@ -58,13 +58,13 @@ def fix(project, model, finding):
             break
         element = elements[index]
         if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "SMEM":
-            types.append(element.func)
+            types.append((where, element.func))
     if not types:
         raise CannotFix("the buffer's pltpu.SMEM(...) is not written in the launch's scratch list")
     builder = FixBuilder(project)
-    file, _ = builder.file(entry.model)
-    for attribute in types:
-        target = file.find_ast(entry.model, attribute, cst.Attribute)
+    for where, attribute in types:
+        file, _ = builder.file(where)
+        target = file.find_ast(where, attribute, cst.Attribute)
         if target is None:
             raise CannotFix("the buffer's type was not found")
         file.rewrite(target, lambda updated: updated.with_changes(attr=cst.Name("VMEM")))

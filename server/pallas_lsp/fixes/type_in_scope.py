@@ -89,9 +89,9 @@ def _default(project, model, parameter: ast.AST) -> ast.AST | None:
 def _at_launch(project, model, expression: ast.AST, entry, depth: int,
                hoisted: dict[int, tuple[str, str]] | None = None) -> str | None:
     if entry.model is not model:
-        return None  # another module's names would need importing: spelled from the value there
+        hoisted = None  # no statement is written before a launch of another module: the code is carried whole
     replacements: dict[int, tuple[ast.AST, str]] = {}
-    launch_scope = model.scope_of(entry.node)
+    launch_scope = entry.model.scope_of(entry.node)
     carried: set[int] = set()  # names inside a `ref.shape` replaced whole
     for node in ast.walk(expression):
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)):
@@ -119,10 +119,10 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
             continue
         binding = model.lookup(node.id, model.scope_of(node), node.lineno)
         if binding is None:
-            if node.id in dir(builtins) and model.lookup(node.id, launch_scope, entry.node.lineno) is None:
+            if node.id in dir(builtins) and entry.model.lookup(node.id, launch_scope, entry.node.lineno) is None:
                 continue
             return None
-        if model.lookup(node.id, launch_scope, entry.node.lineno) is binding:
+        if same_name_at_launch(model, binding, node.id, entry):
             continue
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
         if code is None and binding.kind == "param" and _only_its_type_read(project, model, node):
@@ -202,6 +202,36 @@ def _read_again(model, expression: ast.AST, name: ast.Name, binding) -> bool:
     reads = [n for n in ast.walk(expression) if isinstance(n, ast.Name) and n.id == name.id
              and model.lookup(n.id, model.scope_of(n), n.lineno) is binding]
     return len(reads) > 1
+
+
+def same_name_at_launch(model, binding, name: str, entry) -> bool:
+    """`name` (bound by `binding` in `model`) means the same at the launch: the same binding in the same module;
+    in a launch of another module, the same import there (`jnp`, `pltpu`), or the module-level name imported there
+    from `model` (`from r12_rms_kernel import LANES`)."""
+    launch_side = entry.model.lookup(name, entry.model.scope_of(entry.node), entry.node.lineno)
+    if entry.model is model or launch_side is None:
+        return launch_side is binding
+    if launch_side.kind != "import" or not any(binding is b for b in model.scopes[model.tree].bindings.get(name, [])):
+        return False
+    if binding.kind == "import":
+        return _imported(binding) is not None and _imported(binding) == _imported(launch_side)
+    source = launch_side.import_from
+    return (isinstance(source, ast.ImportFrom) and source.module is not None and model.module_name is not None
+            and (source.module == model.module_name or model.module_name.endswith(f".{source.module}"))
+            and getattr(launch_side.node, "name", None) == name)
+
+
+def _imported(binding) -> str | None:
+    """What an import binding names: `jax.numpy` of `import jax.numpy as jnp`, `jax.experimental.pallas.tpu` of
+    `from jax.experimental.pallas import tpu as pltpu` (None for a relative import)."""
+    statement, alias = binding.import_from, binding.node
+    if not isinstance(alias, ast.alias):
+        return None
+    if isinstance(statement, ast.Import):
+        return alias.name
+    if isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+        return f"{statement.module}.{alias.name}"
+    return None
 
 
 def _free_at_launch(model, entry, wanted: str, value: str) -> bool | None:
@@ -307,7 +337,6 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     from .grid_spec import at_launch, grid_spec_site
     from .kernel_edits import CannotFix
     from .sites import bound_before, keyword_bound
-    from .spec_lists import spec_elements
 
     body = entry.body.node if entry.body is not None else None
     if (binding.kind != "param" or entry.api != "pl.pallas_call" or not isinstance(body, ast.FunctionDef)
@@ -331,10 +360,7 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     index -= prefetch.value if isinstance(prefetch, ast.Constant) and type(prefetch.value) is int else 0
     if index < 0 or (prefetch is not None and not isinstance(prefetch, ast.Constant)):
         return None
-    specs = []
-    for key in ("in_specs", "out_specs"):
-        specs.extend(spec_elements(spec_model, holder, given.get(key)))
-    block = specs[index] if index < len(specs) else None
+    block = _spec_of_ref(spec_model, holder, given, index, len(refs))
     if isinstance(block, ast.Name):
         block = _block_spec_named(spec_model, block, holder)
     if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
@@ -348,6 +374,38 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     if spec_model is not entry.model:  # a factory of another module writes it in its own terms
         return at_launch(project, spec_model, spec, block.args[0], entry)
     return ast.get_source_segment(model.text, block.args[0])
+
+
+def _spec_of_ref(model, holder: ast.Call, given: dict, index: int, refs: int) -> ast.AST | None:
+    """The spec of the `index`-th of a body's `refs` refs (scalar prefetch refs left out): counted from the start
+    through in_specs, then out_specs; an output's also counted from the end, past the scratch refs, where in_specs
+    is built by a call (`in_specs=_block_specs(cfg)`) whose length is not written."""
+    from .spec_lists import spec_elements
+
+    inputs = spec_elements(model, holder, given.get("in_specs"))
+    outputs = spec_elements(model, holder, given.get("out_specs"))
+    if not _opaque(model, holder, given.get("in_specs"), inputs):
+        specs = [*inputs, *outputs]
+        return specs[index] if index < len(specs) else None
+    scratch = given.get("scratch_shapes")
+    scratch_count = 0 if scratch is None else len(spec_elements(model, holder, scratch))
+    if _opaque(model, holder, given.get("out_specs"), outputs) or (
+            scratch is not None and not isinstance(scratch, (ast.List, ast.Tuple)) and scratch_count == 1):
+        return None  # the outputs, or the scratch list built elsewhere: how many refs they make is not known
+    first_output = refs - scratch_count - len(outputs)
+    return outputs[index - first_output] if first_output <= index < refs - scratch_count else None
+
+
+def _opaque(model, holder: ast.Call, written: ast.AST | None, specs: list[ast.AST]) -> bool:
+    """`written` (in_specs / out_specs) is a list of unknown length: not a display nor a name holding one
+    (`specs`, its elements, is `[written]` itself), and no BlockSpec written or named, but a call that builds the
+    list (`_block_specs(cfg)`), a comprehension or a name of such."""
+    if written is None or specs != [written]:
+        return False
+    element = _block_spec_named(model, written, holder) if isinstance(written, ast.Name) else written
+    func = element.func if isinstance(element, ast.Call) else None
+    return not (isinstance(func, ast.Attribute) and func.attr == "BlockSpec"
+                or isinstance(func, ast.Name) and func.id == "BlockSpec")
 
 
 def _block_spec_named(model, name: ast.Name, launch: ast.Call) -> ast.AST | None:
@@ -445,14 +503,15 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
         if path is None:
             return None
         parameter = [*body.args.posonlyargs, *body.args.args][0]  # a helper method's `self` is the body's
-    launched = _launched_body(project, model, entry)
+    launch_model = entry.model  # the launch's arguments are written there (the body's module, or an `ops` module)
+    launched = _launched_body(project, launch_model, entry)
     if launched is None:
         return None
     positional = [*body.args.posonlyargs, *body.args.args]
     bound: list[ast.AST] = []
     keywords: dict[str, ast.AST] = {}
     node = launched
-    while isinstance(node, ast.Call) and _is_partial(project, model, node) and node.args:
+    while isinstance(node, ast.Call) and _is_partial(project, launch_model, node) and node.args:
         bound[:0] = node.args[1:]  # an outer partial's arguments come after an inner one's
         keywords = {k.arg: k.value for k in node.keywords if k.arg} | keywords
         node = node.args[0]
@@ -464,12 +523,12 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
             return None
         bound.insert(0, node.value)  # `self._body`: the instance is the method's first parameter
     if parameter.arg in keywords:
-        code = ast.get_source_segment(model.text, keywords[parameter.arg])
+        code = ast.get_source_segment(launch_model.text, keywords[parameter.arg])
     else:
         index = next((i for i, arg in enumerate(positional) if arg is parameter), None)
         if index is None or index >= len(bound) or isinstance(bound[index], ast.Starred):
             return None
-        code = ast.get_source_segment(model.text, bound[index])
+        code = ast.get_source_segment(launch_model.text, bound[index])
     if path and code is not None and not isinstance(ast.parse(code, mode="eval").body, (ast.Name, ast.Attribute)):
         code = f"({code})"
     return None if code is None else code + path

@@ -39,7 +39,8 @@ def fix(project, model, call, value, code: str):
     if located is None:
         return None
     use, where, entries = located
-    if not entries or any(e.api != "plgpu.kernel" for e in entries) or where.helper is not None \
+    if not entries or not all(e.api == "plgpu.kernel" or _tpu_pallas_call(project, e) for e in entries) \
+            or where.helper is not None \
             or len(where.bodies) != 1 or use.statement is None or where.siblings:
         return None
     _, body, _ = where.bodies[0]
@@ -59,6 +60,12 @@ def fix(project, model, call, value, code: str):
     builder = FixBuilder(project)
     _, imports = builder.file(model)
     launches = add_output(project, builder, entries, f"{imports.name('jax')}.ShapeDtypeStruct({_shape_dtype(carried)})")
+    for entry in entries:
+        if entry.api == "pl.pallas_call":  # the workspace stays in HBM, where the body's DMAs reach it
+            _, launch_imports = builder.file(entry.model)
+            spec = f"{launch_imports.name('jax.experimental.pallas')}.BlockSpec(memory_space=" \
+                   f"{launch_imports.name('jax.experimental.pallas')}.ANY)"
+            _add_to_outputs(builder, entry, "out_specs", spec)
     name = take_name(builder, where, "workspace")
     if unpacked is not None:
         append_to_unpacking(builder, model, unpacked, name)
@@ -71,35 +78,50 @@ def fix(project, model, call, value, code: str):
                        "safe", preferred=True)
 
 
+def _tpu_pallas_call(project, entry) -> bool:
+    """A `pl.pallas_call` compiled for a TPU whose outputs are written at the launch (not in a grid spec)."""
+    from ..analysis.kernel_model import TPU_TC, compiled_backend
+
+    return (entry.api == "pl.pallas_call" and compiled_backend(project, entry) == TPU_TC
+            and entry.kernel.kwarg("grid_spec") is None)
+
+
 def add_output(project, builder: FixBuilder, entries, output: str) -> list:
-    """`output` (a ShapeDtypeStruct's code) added after each launch's outputs in `out_type`; the (launch, `[0]` or
-    `[:n]`) of every call of the kernels found, whose results the caller then writes back to what they were."""
+    """`output` (a ShapeDtypeStruct's code) added after each launch's outputs in `out_type` (`out_shape` of a
+    `pl.pallas_call`); the (launch, `[0]` or `[:n]`) of every call of the kernels found, whose results the caller
+    then writes back to what they were."""
     launches = []
     for entry in entries:
-        found = entry.kernel.kwarg("out_type")
-        if found is None or found[1] is None:
-            raise CannotFix("out_type is not written at the launch")
-        outputs, node = found
-        kept = "[0]" if isinstance(outputs, (ShapeDtype, Array)) else \
-            f"[:{len(outputs.items)}]" if isinstance(outputs, Seq) else None
-        if kept is None:
-            raise CannotFix("how many outputs the kernel has is not known")
-        if kept == "[0]":
-            file, _ = builder.file(entry.model)
-            target = file.find_ast(entry.model, node, cst.BaseExpression)
-            if target is None:
-                raise CannotFix("out_type was not found")
-            pair = cst.parse_expression(f"(outputs, {output})")
-            file.rewrite(target, lambda updated, pair=pair: pair.with_changes(
-                elements=[pair.elements[0].with_changes(value=updated), pair.elements[1]]))
-        else:
-            edit_sequence_keyword(builder, entry, "out_type", output, first=False)
+        keyword = "out_shape" if entry.api == "pl.pallas_call" else "out_type"
+        kept = _add_to_outputs(builder, entry, keyword, output)
         calls = [launch for m in [entry.model, *project.importers(entry.model)]
                  for launch in kernel_launches(project, m) if launch.kernel.node is entry.kernel.node]
         if not calls:
             raise CannotFix("no launch of the kernel was found, whose results would change")
         launches.extend((launch, kept) for launch in calls)
     return launches
+
+
+def _add_to_outputs(builder: FixBuilder, entry, keyword: str, output: str) -> str:
+    """`output` after the launch's one output (made a pair) or its sequence of outputs in `keyword`; what the
+    callers take to keep the old results (`[0]`, `[:n]`)."""
+    found = entry.kernel.kwarg(keyword)
+    if found is None or found[1] is None:
+        raise CannotFix(f"{keyword} is not written at the launch")
+    outputs, node = found
+    if isinstance(outputs, Seq):
+        edit_sequence_keyword(builder, entry, keyword, output, first=False)
+        return f"[:{len(outputs.items)}]"
+    if not isinstance(outputs, (ShapeDtype, Array)) and not (keyword == "out_specs" and isinstance(node, ast.Call)):
+        raise CannotFix("how many outputs the kernel has is not known")
+    file, _ = builder.file(entry.model)
+    target = file.find_ast(entry.model, node, cst.BaseExpression)
+    if target is None:
+        raise CannotFix(f"{keyword} was not found")
+    pair = cst.parse_expression(f"(outputs, {output})")
+    file.rewrite(target, lambda updated, pair=pair: pair.with_changes(
+        elements=[pair.elements[0].with_changes(value=updated), pair.elements[1]]))
+    return "[0]"
 
 
 def take_old_results(builder: FixBuilder, launches: list) -> None:
@@ -146,9 +168,14 @@ def _written_first(project, model, function: ast.FunctionDef, name: str | None, 
                 isinstance(n, ast.Name) and n.id == name for n in ast.walk(assign.value)))
 
 
+# Copies whose second argument is the destination they write (a TMA store, a TPU DMA).
+_COPIES_INTO_SECOND = ("plgpu.copy_smem_to_gmem", "pltpu.make_async_copy", "pltpu.async_copy", "pltpu.sync_copy")
+
+
 def _copied_into(project, model, name: ast.Name, parents: dict) -> bool:
     """`name` (or `name.at[i]`) is the destination of a copy that writes all of it there: `plgpu.copy_smem_to_gmem(
-    tile, name.at[i])`, which a TMA store fills from the tile."""
+    tile, name.at[i])`, which a TMA store fills from the tile, or a TPU DMA (`pltpu.make_async_copy(slab, name.at[i],
+    sem)`)."""
     from ..analysis.values import Api
 
     node = name
@@ -159,7 +186,7 @@ def _copied_into(project, model, name: ast.Name, parents: dict) -> bool:
     if not (isinstance(parent, ast.Call) and len(parent.args) >= 2 and parent.args[1] is node):
         return False
     callee = project.evaluator.value(model, parent.func)
-    return isinstance(callee, Api) and callee.name == "plgpu.copy_smem_to_gmem"
+    return isinstance(callee, Api) and callee.name in _COPIES_INTO_SECOND
 
 
 def _written_first_by_helper(project, model, call: ast.Call, index: int, depth: int) -> bool:

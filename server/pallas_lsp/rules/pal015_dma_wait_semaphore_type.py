@@ -34,9 +34,21 @@ class _Wait(NamedTuple):
     node: ast.Call
 
 
-def message(dtype: str, method: str, dropped: bool = False) -> str:
-    """`dropped`: the semaphore is a local copy's src_sem in a kernel lowered for the TensorCore (PAL017)."""
+# What a semaphore that only copies use is given to: nothing there counts it as a REGULAR semaphore.
+COPY_USES = ("dma_dst", "dma_src", "copy", "select")
+
+
+def message(dtype: str, method: str, dropped: bool = False, copies_only: bool = False) -> str:
+    """`dropped`: the semaphore is a local copy's src_sem in a kernel lowered for the TensorCore (PAL017).
+    `copies_only`: nothing but copies uses the semaphore, so a DMA semaphore is what it means; JAX's own hint
+    (`pl.semaphore_wait`) comes second, since it waits on a copy only where the copy itself starts with a REGULAR
+    semaphore (TPU v6 and later), and not on a remote copy's arrival."""
     kind = "BARRIER" if dtype == "barrier_semaphore" else "REGULAR"
+    if copies_only and not dropped:
+        return (f'JAX: "{QUOTE}"; allocate a pltpu.SemaphoreType.DMA. Only copies use this {kind} semaphore, and '
+                f"the copy's .{method}() binds dma_wait, which takes a DMA semaphore only; JAX's hint, "
+                "pl.semaphore_wait, waits on a copy only where it was started with a REGULAR semaphore (TPU v6 and "
+                "later).")
     if dropped:
         return (f'JAX: "{QUOTE}"; drop src_sem. The copy\'s .{method}() waits for the read on its send semaphore, '
                 f"which is {kind}, and a local copy takes no send semaphore on the TensorCore at all (PAL017): "
@@ -85,7 +97,9 @@ def check(ctx):
                     reported.add(id(wait.node))
                     related = (ctx.related(sem.model, sem.node, f"the semaphore, a {sem.dtype}, is {sem.origin}"),)
                     dropped = wait.node.func.attr == "wait" and _local_send_semaphore(ctx.project, kernel, sem)
-                    yield ctx.finding(rule, wait.node, message(sem.dtype, wait.node.func.attr, dropped), related,
+                    copies_only = all(use.kind in COPY_USES for use in sem.uses)
+                    yield ctx.finding(rule, wait.node, message(sem.dtype, wait.node.func.attr, dropped, copies_only),
+                                      related,
                                       facts={"kernel": kernel, "model": wait.model, "semaphore": sem.node,
                                              "dtype": sem.dtype, "entry": kernel.entry})
 

@@ -11,8 +11,8 @@ class ArrivalSync:
         self.kind = plgpu.Barrier(num_arrivals=arrivals)
         self.barrier = None
 
-    def acquire(self, scratch_ref):
-        self.barrier = scratch_ref
+    def acquire(self, barrier):
+        self.barrier = barrier
         return self.barrier
 
     def wait(self):
@@ -22,8 +22,8 @@ class ArrivalSync:
 SYNC = ArrivalSync()
 
 
-def body(x_gmem, o_gmem, tile, scratch_ref):
-    plgpu.copy_gmem_to_smem(x_gmem, tile, barrier=SYNC.acquire(scratch_ref))
+def body(x_gmem, o_gmem, tile, barrier):
+    plgpu.copy_gmem_to_smem(x_gmem, tile, barrier=SYNC.acquire(barrier))
     SYNC.wait()
     o_gmem[...] = tile[...] + 1.0
 
