@@ -544,6 +544,29 @@ def body(x_ref, y_ref, o_ref):
 
 kernel = plgpu.kernel(body, out_type=X)
 """,
+    # A barrier array waited on whole: which of its barriers the wait means is not known.
+    "a barrier array waited on whole": """
+def body(x_gmem, o_gmem, ring, bars):
+  for s in range(2):
+    plgpu.copy_gmem_to_smem(x_gmem, ring.at[s], bars.at[s])
+  plgpu.barrier_wait(bars)
+  o_gmem[...] = ring[0]
+
+kernel = plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SMEM((2, 128), jnp.float32),
+                                                       plgpu.Barrier(num_arrivals=1, num_barriers=2)])
+""",
+    # A copy into a ring whose slots do not line up with the barriers (four slots, two barriers): the slot's index
+    # is no barrier's.
+    "a barrier array given whole to a copy into a ring of another length": """
+def body(x_gmem, o_gmem, ring, bars):
+  for s in range(4):
+    plgpu.copy_gmem_to_smem(x_gmem, ring.at[s], bars)
+    plgpu.barrier_wait(bars.at[s % 2])
+  o_gmem[...] = ring[0]
+
+kernel = plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SMEM((4, 128), jnp.float32),
+                                                       plgpu.Barrier(num_arrivals=1, num_barriers=2)])
+""",
 }
 
 

@@ -158,7 +158,7 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
 FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"),
-                 "PAL005": ("index_semaphore", "drop_src_sem", "semaphore_array_shape"),
+                 "PAL005": ("index_semaphore", "drop_src_sem", "semaphore_array_shape", "barrier_slot"),
                  "PAL006": ("barrier_as_scratch", "semaphore_as_barrier", "semaphore_wait_count"),
                  "PAL007": ("run_scoped_to_get_global", "run_scoped_local"),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_dict_output_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
