@@ -251,6 +251,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     # without findings never needs it.
     from . import (
         allocate_as_scratch,
+        barrier_array_scratch,
         barrier_semaphore,
         drop_collective_axes,
         enclosing_run_scoped,
@@ -276,7 +277,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
               allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
-        moving = (scratch_comprehension,)
+        moving = (barrier_array_scratch, scratch_comprehension)
     for builder in (barrier_semaphore, *moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist, keep_as_value):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:
