@@ -91,6 +91,9 @@ def _whole_barriers(ctx, reported):
         if id(ref.node) in seen:
             continue
         seen.add(id(ref.node))
+        interpreted = _barrier_interpreter(ctx, kernel)
+        if interpreted is None:
+            continue  # interpret=True, or a backend not known: JAX's message there is not checked
         for use in ref.uses:
             if use.kind != "barrier" or use.indices is None or use.indices >= len(ref.shape) \
                     or use.model is not ctx.model or id(use.node) in reported:
@@ -100,7 +103,9 @@ def _whole_barriers(ctx, reported):
                 continue
             with ctx.isolated(sys.modules[__name__], use.node, use.model):
                 reported.add(id(use.node))
-                quoted = (f"ValueError: Operation is only valid for a single barrier, but barrier ref contains "
+                quoted = (f"ValueError: Attempting to operate on barrier without indexing, but `num_barriers = "
+                          f"{count}`" if interpreted else
+                          f"ValueError: Operation is only valid for a single barrier, but barrier ref contains "
                           f"{count}. Individual barriers can be accessed by indexing into the ref.")
                 index = ", ".join("ijklmn"[n % 6] for n in range(len(ref.shape) - use.indices))
                 message = (f'JAX: "{quoted}"; index it down to one barrier: .at[{index}]. The barrier array has shape '
@@ -111,6 +116,21 @@ def _whole_barriers(ctx, reported):
                 yield ctx.finding(sys.modules[__name__], use.node, message, related,
                                   facts={"kernel": kernel, "model": ref.model, "use": use, "shape": ref.shape,
                                          "barrier": ref.node, "entry": kernel.entry if kernel is not None else None})
+
+
+def _barrier_interpreter(ctx, kernel) -> bool | None:
+    """False where the barriers' kernel is compiled for Mosaic GPU (a `pl.run_scoped`'s: every kernel of the module
+    is), True where the GPU interpreter runs it (its own message, jax 0.12), None otherwise."""
+    from ..analysis.gpu_interpreter import gpu_interpreter_sites
+    from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU
+
+    kernels = [kernel] if kernel is not None else list(ctx.kernels())
+    if kernels and all(k.backend == MOSAIC_GPU for k in kernels):
+        return False
+    if kernel is not None and kernel.backend == INTERPRET:
+        certain, maybe = gpu_interpreter_sites(ctx.project, kernel.entry)
+        return True if certain and not maybe else None
+    return None
 
 
 def _unlike_selections(ctx, kernel, reported):
