@@ -253,6 +253,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         allocate_as_scratch,
         barrier_array_scratch,
         barrier_semaphore,
+        buffer_per_call,
         drop_collective_axes,
         enclosing_run_scoped,
         keep_as_value,
@@ -274,7 +275,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
     # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
     moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
-              allocate_as_scratch, subclass_scratch)
+              buffer_per_call, allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         moving = (barrier_array_scratch, scratch_comprehension)
