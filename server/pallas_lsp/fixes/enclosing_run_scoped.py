@@ -99,7 +99,7 @@ def fix(project, model, call, value, code: str):
     if partial is None:
         raise CannotFix("the run_scoped decorator was not found")
     positional = called and all(k.arg == "collective_axes" for k in decorator.keywords)
-    if called and positional and len(decorator.args) - 1 != len(function.args.args):
+    if called and positional and (len(decorator.args) - 1 != len(function.args.args) or function.args.defaults):
         raise CannotFix(f"the run_scoped's types do not line up with {function.name}'s parameters")
     type_code = ast.get_source_segment(model.text, call.args[0]) or ast.unparse(call.args[0])
 
