@@ -68,9 +68,8 @@ EXPECTED: dict[tuple[str, str, int, str], str] = {
         "pl.semaphore_wait() instead.' at the copy's .wait() there",
     ("jax@cec06d116c", "tests/pallas/gpu_pallas_interpret_test.py", 855, "PAL005"):
         "test_not_indexing_multiple_barriers_raises asserts JAX's ValueError 'Attempting to operate on barrier without "
-        "indexing, but `num_barriers = 2`' (the GPU interpreter, imported from jax._src, which the analysis takes "
-        "for a compiled launch); compiled, jax 0.12 raises 'Operation is only valid for a single barrier, but "
-        "barrier ref contains 2' at the same barrier_arrive",
+        "indexing, but `num_barriers = 2`', which jax 0.12's GPU interpreter (InterpretGPUParams) raises at the "
+        "barrier_arrive of the whole two-barrier array (compiled: 'Operation is only valid for a single barrier')",
 }
 
 
