@@ -494,20 +494,8 @@ def run(x):
 """,
     # Each trace of a get_global makes a buffer of its own: a helper traced twice whose buffer outlives the call
     # (returned, kept in a list) would share the one scratch buffer or operand the fix makes, and its two results
-    # would alias (the buffer kept inside the helper is fixed: golden case scratch_helper_called_twice_buffer_kept_inside).
-    "a nested helper called twice returning its get_global buffer": """
-def body(x_ref, y_ref, o_ref):
-  def staged(src):
-    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
-    tile[...] = src[...]
-    return tile
-
-  first = staged(x_ref)
-  second = staged(y_ref)
-  o_ref[...] = first[...] + second[...]
-
-kernel = plgpu.kernel(body, out_type=X)
-""",
+    # would alias (the buffer kept inside the helper is fixed: golden case scratch_helper_called_twice_buffer_kept_inside;
+    # a helper nested in the body gets a buffer per call: golden cases buffer_per_call_*).
     "a module-level helper called twice returning its get_global buffer": """
 def staged(src):
   tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))

@@ -103,14 +103,13 @@ def _whole_barriers(ctx, reported):
                 continue
             with ctx.isolated(sys.modules[__name__], use.node, use.model):
                 reported.add(id(use.node))
-                quoted = (f"ValueError: Attempting to operate on barrier without indexing, but `num_barriers = "
-                          f"{count}`" if interpreted else
-                          f"ValueError: Operation is only valid for a single barrier, but barrier ref contains "
-                          f"{count}. Individual barriers can be accessed by indexing into the ref.")
+                quoted = (f"Attempting to operate on barrier without indexing, but `num_barriers = {count}`"
+                          if interpreted else
+                          f"Operation is only valid for a single barrier, but barrier ref contains {count}")
                 index = ", ".join("ijklmn"[n % 6] for n in range(len(ref.shape) - use.indices))
-                message = (f'JAX: "{quoted}"; index it down to one barrier: .at[{index}]. The barrier array has shape '
+                message = (f'JAX: "ValueError: {quoted}"; index it: .at[{index}]. The barrier array has shape '
                            f"{shape_text(ref.shape)}; a copy, barrier_wait and barrier_arrive each act on a single "
-                           "barrier.")
+                           "barrier (JAX: \"Individual barriers can be accessed by indexing into the ref.\").")
                 related = (ctx.related(ref.model, ref.node, f"the barrier array, shape {shape_text(ref.shape)}, "
                                        f"is {ref.origin}"),)
                 yield ctx.finding(sys.modules[__name__], use.node, message, related,
