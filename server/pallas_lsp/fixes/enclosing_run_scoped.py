@@ -21,9 +21,11 @@ import ast
 
 import libcst as cst
 
+from ..analysis.kernel_model import site_interpreter
 from ..analysis.values import Api, MemType
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder, add_parameter, appended, check_parameters, remove_statement
+from .sites import launches_running
 
 _SCOPED_SPACES = {"smem", "tmem", "regs", "vmem"}  # what run_scoped allocates per block (and barriers)
 
@@ -73,6 +75,10 @@ def fix(project, model, call, value, code: str):
     if decorator is None:
         return None
     called = decorator.args[0] is not function and not function.decorator_list
+    if "Barrier" in value.constructor and any(
+            site_interpreter(project, e, site) == "hlo" for e in launches_running(project, model, function)
+            for site in [*e.interpret, *e.maybe_interpret]):
+        raise CannotFix("interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier')")
     statement = model.parents.get(call)
     if not (isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name) and statement in function.body):
