@@ -108,6 +108,9 @@ def fix(project, model, call, value, code: str):
     if not entries or any(e.api != "plgpu.kernel" or e.model is not model or not isinstance(e.node, ast.Call)
                           for e in entries):
         raise CannotFix("the body is not launched by plgpu.kernel calls of this module")
+    if any(e.interpret or e.maybe_interpret for e in entries):
+        raise CannotFix("the kernel may run interpreted, and interpret=True runs no barrier (jax 0.12: "
+                        "'NotImplementedError: barrier')")
     scratch = [e.kernel.kwarg("scratch_types") for e in entries]
     if any(found is not None and (found[1] is None or isinstance(found[1], ast.Dict) or (
             isinstance(found[1], ast.Call) and ast.unparse(found[1].func) == "dict")) for found in scratch):
