@@ -66,6 +66,10 @@ EXPECTED: dict[tuple[str, str, int, str], str] = {
         "test_dma_wait_with_regular_semaphore_raises asserts JAX's ValueError 'semaphore_wait'; jax 0.12 lowering its "
         "kernel for a TPU raises 'dma_wait requires a DMA semaphore, but got a regular semaphore. Use "
         "pl.semaphore_wait() instead.' at the copy's .wait() there",
+    ("jax@cec06d116c", "tests/pallas/gpu_pallas_interpret_test.py", 855, "PAL005"):
+        "test_not_indexing_multiple_barriers_raises asserts JAX's ValueError 'Attempting to operate on barrier without "
+        "indexing, but `num_barriers = 2`', which jax 0.12's GPU interpreter (InterpretGPUParams) raises at the "
+        "barrier_arrive of the whole two-barrier array (compiled: 'Operation is only valid for a single barrier')",
 }
 
 

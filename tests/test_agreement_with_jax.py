@@ -57,6 +57,7 @@ JAX_FAILURES = (
     ("ValueError", "Loads are only allowed on VMEM and SMEM references", "PAL014"),  # TPU semaphore_read of a value
     ("ValueError", "Triggering __jax_array__() during abstractification", "PAL014"),  # signal/wait of a select_ref
     ("ValueError", "dma_wait requires a DMA semaphore", "PAL015"),
+    ("ValueError", "Operation is only valid for a single barrier", "PAL005"),  # a barrier array given whole
     ("TypeError", "Cannot select from Refs of different types", "PAL005"),
     ("NotImplementedError", "nan + semaphore", "PAL016"),  # the GPU interpreter allocates no semaphore
     ("NotImplementedError", "nan + barrier_semaphore", "PAL016"),

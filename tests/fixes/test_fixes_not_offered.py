@@ -494,20 +494,8 @@ def run(x):
 """,
     # Each trace of a get_global makes a buffer of its own: a helper traced twice whose buffer outlives the call
     # (returned, kept in a list) would share the one scratch buffer or operand the fix makes, and its two results
-    # would alias (the buffer kept inside the helper is fixed: golden case scratch_helper_called_twice_buffer_kept_inside).
-    "a nested helper called twice returning its get_global buffer": """
-def body(x_ref, y_ref, o_ref):
-  def staged(src):
-    tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
-    tile[...] = src[...]
-    return tile
-
-  first = staged(x_ref)
-  second = staged(y_ref)
-  o_ref[...] = first[...] + second[...]
-
-kernel = plgpu.kernel(body, out_type=X)
-""",
+    # would alias (the buffer kept inside the helper is fixed: golden case scratch_helper_called_twice_buffer_kept_inside;
+    # a helper nested in the body gets a buffer per call: golden cases buffer_per_call_*).
     # pl.run_scoped scopes only the rest of the block holding the get_global: a name read below that block would
     # not be the buffer there (a parameter given a default buffer when None stays None; a branch's local is unbound).
     "a parameter given a get_global buffer when it is None, read after the if": """
@@ -565,6 +553,29 @@ def body(x_ref, y_ref, o_ref):
   o_ref[...] = tiles[0][...] + tiles[1][...]
 
 kernel = plgpu.kernel(body, out_type=X)
+""",
+    # A barrier array waited on whole: which of its barriers the wait means is not known.
+    "a barrier array waited on whole": """
+def body(x_gmem, o_gmem, ring, bars):
+  for s in range(2):
+    plgpu.copy_gmem_to_smem(x_gmem, ring.at[s], bars.at[s])
+  plgpu.barrier_wait(bars)
+  o_gmem[...] = ring[0]
+
+kernel = plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SMEM((2, 128), jnp.float32),
+                                                       plgpu.Barrier(num_arrivals=1, num_barriers=2)])
+""",
+    # A copy into a ring whose slots do not line up with the barriers (four slots, two barriers): the slot's index
+    # is no barrier's.
+    "a barrier array given whole to a copy into a ring of another length": """
+def body(x_gmem, o_gmem, ring, bars):
+  for s in range(4):
+    plgpu.copy_gmem_to_smem(x_gmem, ring.at[s], bars)
+    plgpu.barrier_wait(bars.at[s % 2])
+  o_gmem[...] = ring[0]
+
+kernel = plgpu.kernel(body, out_type=X, scratch_types=[plgpu.SMEM((4, 128), jnp.float32),
+                                                       plgpu.Barrier(num_arrivals=1, num_barriers=2)])
 """,
 }
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .arithmetic import MAX_ITEMS, product, range_length
+from .classes import enum_length, is_enum
 from .evaluate import as_memtype, terminal_name
 from . import reads
 from .kernels import constructor, get_global_argument, partial_api, partial_binding, unwrap_function
@@ -38,6 +39,7 @@ class Allocation:
 
 
 _LEAVES = frozenset({ast.Name, ast.Constant})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _MAX_DEPTH = 8  # functions around the one walked, past which a call is not followed
 _DEPTH = None  # where a walk was cut short: by the depth (else the id of the function whose recursion it met)
 
@@ -147,12 +149,26 @@ class Allocations:
             return once * self._trip_count(model, node.iter) + [a for s in node.orelse for a in self.visit(model, s, stack)]
         if isinstance(node, (ast.While, ast.Try)):
             return self.not_static(model, node, stack)
+        if isinstance(node, _COMPREHENSIONS):
+            return self._comprehension(model, node, stack)
         if isinstance(node, ast.Call):
             out = []
             for child in [node.func, *node.args, *[k.value for k in node.keywords]]:
                 out += self.visit(model, child, stack)
             return out + self._call(model, node, stack)
         return [a for child in child_nodes(node) for a in self.visit(model, child, stack)]  # tokens reserve nothing
+
+    def _comprehension(self, model, node: ast.AST, stack) -> list[Allocation]:
+        """`[pl.get_global(REGULAR) for _ in Stage]`: the item's reservations once per item, as a `for` loop's
+        body (none certain where a clause has an `if`); the first clause's iterable is evaluated once."""
+        out = self.visit(model, node.generators[0].iter, stack)
+        if any(clause.ifs for clause in node.generators):
+            return out
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        once = [a for part in parts for a in self.visit(model, part, stack)]
+        for clause in node.generators:
+            once = once * self._trip_count(model, clause.iter)
+        return out + once
 
     def either(self, model, node: ast.If, branches: list[list]) -> list:
         """A Python `if` whose test is not static: the branch that certainly reserves least."""
@@ -183,6 +199,12 @@ class Allocations:
                 return 1 if length is None else min(length, MAX_ITEMS)
         if isinstance(iterable, (ast.Tuple, ast.List)):
             return len(iterable.elts)
+        members = self.project.evaluator.value(model, iterable)
+        if isinstance(members, ClassValue) and is_enum(self.project.evaluator, members) \
+                and not any("Flag" in ast.unparse(base) for base in members.node.bases):  # `for stage in Stage`
+            count = enum_length(self.project.evaluator, members)
+            if isinstance(count, Const) and type(count.value) is int:
+                return min(count.value, MAX_ITEMS)
         return 1
 
     def _call(self, model, call: ast.Call, stack) -> list[Allocation]:

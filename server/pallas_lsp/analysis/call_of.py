@@ -8,6 +8,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from .classes import self_assignments
+from .frames import Frame
 from .values import Api, Func, Instance
 
 if TYPE_CHECKING:
@@ -27,18 +28,34 @@ def call_of(model: "ModuleModel", node: ast.AST | None, depth: int = 0) -> tuple
 
 
 def callee(project: "Project", model: "ModuleModel", node: ast.AST | None) -> tuple[str | None, ast.Call | None, "ModuleModel"]:
+    return callee_in_frame(project, model, node)[:3]
+
+
+def callee_in_frame(project: "Project", model: "ModuleModel", node: ast.AST | None):
+    """`callee`'s (API name, call, module) and the frame the call's arguments are read in: None, or a method's,
+    whose `self` is the instance it was called on (`mesh=cfg.mesh()`, `def mesh(self): return plgpu.Mesh(
+    grid=(self.num_blocks,), ...)`: the grid is the instance's)."""
     found = call_of(model, node) or _attribute_call(project, model, node)
     if found is None:
-        return None, None, model
+        return None, None, model, None
     model, call = found
-    value = project.evaluator.value(model, call.func)
+    evaluator = project.evaluator
+    value, frame = evaluator.value(model, call.func), None
     for _ in range(3):  # `mesh=_mesh(n)`, `def _mesh(n): return plgpu.Mesh(grid=(n,), ...)`: the helper's call
-        returned = _returned_call(value.node) if isinstance(value, Func) and value.self_value is None else None
+        returned = _returned_call(value.node) if isinstance(value, Func) else None
         if returned is None:
             break
+        if value.self_value is None:
+            frame = None  # a plain helper's parameters: as its call sites give them
+        elif any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            break
+        else:
+            args = [evaluator.value(model, a, frame) for a in call.args]
+            kwargs = {k.arg: evaluator.value(model, k.value, frame) for k in call.keywords}
+            frame = Frame(value.node, evaluator.bind_arguments(value, args, kwargs), 0)
         model, call = value.model, returned
-        value = project.evaluator.value(model, call.func)
-    return (value.name if isinstance(value, Api) else None), call, model
+        value = evaluator.value(model, call.func, frame)
+    return (value.name if isinstance(value, Api) else None), call, model, frame
 
 
 def _returned_call(function: ast.AST) -> ast.Call | None:

@@ -9,7 +9,7 @@ import ast
 from . import reads
 from .call_sites import constructed_field
 from .classes import (class_members, constructor_parameters, dataclass_fields, enum_member, field_default, is_enum,
-                      self_assignments)
+                      self_assignments, set_after_init)
 from .frames import Frame, one_of, terminal_name
 from .library_classes import pallas_class
 from .values import UNKNOWN, Api, ClassValue, Const, Func, Instance, Value
@@ -132,6 +132,8 @@ class ClassAttributes:
         if attr in kwargs:
             return kwargs[attr]
         index = names.index(attr)
+        if set_after_init(fields[index]) and attr in self_assignments(instance.cls):
+            return None  # set in `__post_init__`: read as a `self.x = ...` of a method
         if index < len(instance.args):
             return instance.args[index]
         default = field_default(fields[index])

@@ -168,7 +168,30 @@ def _assigned_to_self(method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict:
                 if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                         and target.value.id == self_name):
                     found.setdefault(target.attr, (method, self_name, node.value))
+        elif isinstance(node, ast.Expr) and _frozen_store(node.value, self_name):
+            # `object.__setattr__(self, "x", value)`: how a frozen dataclass's `__post_init__` sets a field
+            found.setdefault(node.value.args[1].value, (method, self_name, node.value.args[2]))
     return found
+
+
+def _frozen_store(call: ast.expr, self_name: str) -> bool:
+    """`object.__setattr__(self, "name", value)`."""
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__setattr__"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "object" and len(call.args) == 3
+            and not call.keywords and isinstance(call.args[0], ast.Name) and call.args[0].id == self_name
+            and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str))
+
+
+def set_after_init(field: ast.AnnAssign) -> bool:
+    """`x: T = dataclasses.field(init=False)` with no default: a field the class's methods set
+    (`__post_init__`), not its constructor."""
+    default = field.value
+    if not (isinstance(default, ast.Call) and _terminal_name(default.func) == "field"):
+        return False
+    keywords = {k.arg: k.value for k in default.keywords if k.arg}
+    init = keywords.get("init")
+    return (isinstance(init, ast.Constant) and init.value is False and "default" not in keywords
+            and "default_factory" not in keywords)
 
 
 _STATEMENT_LISTS = ("body", "handlers", "orelse", "finalbody", "cases")  # in the order of their nodes' fields

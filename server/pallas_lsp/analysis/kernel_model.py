@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable
 from . import reads
 from .allocations import Allocation, Allocations
 from .arithmetic import product
-from .call_of import call_of as _call_of, callee as _callee, table_callee  # noqa: F401
+from .call_of import call_of as _call_of, callee as _callee, callee_in_frame, table_callee  # noqa: F401
 from .evaluate import as_memtype
 from .jax_version import Version, format_version, jax_version
 # Launches, a get_global result's uses and reservations are their own modules; rules and fixes also
@@ -808,11 +808,11 @@ def _launch_settings(project: "Project", entry: EntryPoint):
     `plgpu.kernel` keywords or the `plgpu.Mesh` of a `pl.kernel`/`pl.core_map`); None where not static."""
     kernel, model = entry.kernel, entry.model
     if entry.api in ("pl.kernel", "pl.core_map"):
-        name, call, mesh_model = _callee(project, model, _mesh_node(entry))
+        name, call, mesh_model, frame = callee_in_frame(project, model, _mesh_node(entry))
         if call is None or name != "plgpu.Mesh":
             return None
         evaluate = project.evaluator.value
-        kwargs = {k.arg: evaluate(mesh_model, k.value) for k in call.keywords if k.arg}
+        kwargs = {k.arg: evaluate(mesh_model, k.value, frame) for k in call.keywords if k.arg}
         if any(k.arg is None for k in call.keywords) or call.args:
             return None
         return kwargs.get

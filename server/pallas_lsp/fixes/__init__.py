@@ -158,7 +158,7 @@ GET_GLOBAL_CODES = ("PAL001", "PAL002", "PAL003")
 
 # Fixes built from the finding itself (its facts, or the node at its span), by rule code.
 FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", "one_block_grid", "one_semaphore_array"),
-                 "PAL005": ("index_semaphore", "drop_src_sem", "semaphore_array_shape"),
+                 "PAL005": ("index_semaphore", "drop_src_sem", "semaphore_array_shape", "barrier_slot"),
                  "PAL006": ("barrier_as_scratch", "semaphore_as_barrier", "semaphore_wait_count"),
                  "PAL007": ("run_scoped_to_get_global", "run_scoped_local"),
                  "PAL008": ("semaphore_allocated_by_caller", "semaphore_dict_output_allocated_by_caller", "semaphore_out_of_out_type", "semaphore_out_spec",
@@ -252,7 +252,9 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     # without findings never needs it.
     from . import (
         allocate_as_scratch,
+        barrier_array_scratch,
         barrier_semaphore,
+        buffer_per_call,
         drop_collective_axes,
         enclosing_run_scoped,
         keep_as_value,
@@ -274,12 +276,12 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
     # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
     moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
-              allocate_as_scratch, subclass_scratch)
+              buffer_per_call, allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         from . import helper_comprehension_scratch
 
-        moving = (scratch_comprehension, helper_comprehension_scratch)
+        moving = (barrier_array_scratch, scratch_comprehension, helper_comprehension_scratch)
     for builder in (barrier_semaphore, *moving, use_global_semaphore, drop_collective_axes, outside_kernel, warp_hoist, keep_as_value):
         found = _built(builder.__name__, lambda: builder.fix(project, model, call, value, finding.code), refusals)
         if found is not None:

@@ -21,9 +21,11 @@ import ast
 
 import libcst as cst
 
+from ..analysis.kernel_model import site_interpreter
 from ..analysis.values import Api, MemType
 from .cst_locate import expression
 from .kernel_edits import CannotFix, FixBuilder, add_parameter, appended, check_parameters, remove_statement
+from .sites import launches_running
 
 _SCOPED_SPACES = {"smem", "tmem", "regs", "vmem"}  # what run_scoped allocates per block (and barriers)
 
@@ -41,6 +43,26 @@ def _run_scoped_decorator(project, model, function: ast.FunctionDef) -> ast.Call
     return None
 
 
+def _run_scoped_call(project, model, function: ast.FunctionDef) -> ast.Call | None:
+    """The one `pl.run_scoped(function, T1, ...)` call that runs `function` (written beside it, in the same
+    scope), where the function is named nowhere else: what it allocates is the function's alone."""
+    scope = model.scope_of(function)
+    mentions = [n for n in ast.walk(model.tree) if isinstance(n, ast.Name) and n.id == function.name
+                and isinstance(n.ctx, ast.Load)]
+    if len(mentions) != 1 or len(model.scopes[scope].bindings.get(function.name, [])) != 1:
+        return None
+    call = model.parents.get(mentions[0])
+    if not (isinstance(call, ast.Call) and call.args and call.args[0] is mentions[0]
+            and model.scope_of(call) is scope):
+        return None
+    runner = project.evaluator.value(model, call.func)
+    if not (isinstance(runner, Api) and runner.name == "pl.run_scoped"):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    return call
+
+
 def fix(project, model, call, value, code: str):
     if code != "PAL001" or not isinstance(value, MemType):
         return None
@@ -49,9 +71,14 @@ def fix(project, model, call, value, code: str):
     function = model.enclosing_function(call)
     if not isinstance(function, ast.FunctionDef):
         return None
-    decorator = _run_scoped_decorator(project, model, function)
+    decorator = _run_scoped_decorator(project, model, function) or _run_scoped_call(project, model, function)
     if decorator is None:
         return None
+    called = decorator.args[0] is not function and not function.decorator_list
+    if "Barrier" in value.constructor and any(
+            site_interpreter(project, e, site) == "hlo" for e in launches_running(project, model, function)
+            for site in [*e.interpret, *e.maybe_interpret]):
+        raise CannotFix("interpret=True runs no barrier (jax 0.12: 'NotImplementedError: barrier')")
     statement = model.parents.get(call)
     if not (isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name) and statement in function.body):
@@ -67,15 +94,19 @@ def fix(project, model, call, value, code: str):
         raise CannotFix(f"{name} is bound more than once in {function.name}")
     if any(k.arg == name for k in decorator.keywords):
         raise CannotFix(f"the run_scoped of {function.name} already allocates a {name}")
+    where = (model.scope_of(decorator), decorator.lineno) if called else (model.scope_of(function), function.lineno)
     for node in ast.walk(call.args[0]):
         if isinstance(node, ast.Name) and model.lookup(node.id, model.scope_of(call), call.lineno) is not \
-                model.lookup(node.id, model.scope_of(function), function.lineno):
-            raise CannotFix(f"{node.id} means something else at the run_scoped decorator of {function.name}")
+                model.lookup(node.id, *where):
+            raise CannotFix(f"{node.id} means something else at the run_scoped of {function.name}")
     builder = FixBuilder(project)
     file, _ = builder.file(model)
     partial = file.find_ast(model, decorator, cst.Call)
     if partial is None:
         raise CannotFix("the run_scoped decorator was not found")
+    positional = called and all(k.arg == "collective_axes" for k in decorator.keywords)
+    if called and positional and (len(decorator.args) - 1 != len(function.args.args) or function.args.defaults):
+        raise CannotFix(f"the run_scoped's types do not line up with {function.name}'s parameters")
     type_code = ast.get_source_segment(model.text, call.args[0]) or ast.unparse(call.args[0])
 
     def allocate(updated: cst.Call) -> cst.Call:
@@ -83,6 +114,8 @@ def fix(project, model, call, value, code: str):
         new = cst.Arg(expression(type_code), keyword=cst.Name(name),
                       equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                             whitespace_after=cst.SimpleWhitespace("")))
+        if called and positional:  # `pl.run_scoped(staged, T1, T2)`: the types line up with the parameters
+            new = cst.Arg(expression(type_code))
         at = next((n for n, arg in enumerate(args) if arg.keyword is not None
                    and arg.keyword.value == "collective_axes"), None)
         if at is None:

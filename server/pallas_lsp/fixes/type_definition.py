@@ -74,7 +74,9 @@ def semaphore_type_written(project, model, expr, depth: int = 0):
         return None
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):  # Types.what
         binding = model.lookup(expr.value.id, model.scope_of(expr), expr.lineno)
-        if binding is None or binding.kind != "class" or not _used_once(project, model, expr.value.id):
+        if binding is not None and binding.kind != "class":
+            return _property_written(project, model, expr, depth)  # cfg.counter_type
+        if binding is None or not _used_once(project, model, expr.value.id):
             return None
         if sum(isinstance(n, ast.Attribute) and n.attr == expr.attr for n in ast.walk(model.tree)) != 1:
             return None  # another `X.what` may read the same attribute
@@ -84,6 +86,30 @@ def semaphore_type_written(project, model, expr, depth: int = 0):
                 return semaphore_type_written(project, model, statement.value, depth + 1)
         return None
     return None
+
+
+def _property_written(project, model, expr: ast.Attribute, depth: int):
+    """The type a property of the instance's class returns (`cfg.counter_type`, `@property def counter_type`),
+    where its one return writes it and the property is read nowhere else in the workspace."""
+    from ..analysis.values import Instance
+
+    instance = project.evaluator.value(model, expr.value)
+    options = getattr(instance, "options", (instance,))
+    classes = {id(o.cls.node): o.cls for o in options if isinstance(o, Instance)}
+    if len(classes) != 1 or len(options) != len([o for o in options if isinstance(o, Instance)]):
+        return None
+    cls = next(iter(classes.values()))
+    if not project.is_workspace_file(cls.model.path):
+        return None
+    found = [s for s in cls.node.body if isinstance(s, ast.FunctionDef) and s.name == expr.attr
+             and any(ast.unparse(d).endswith("property") for d in s.decorator_list)]
+    readers = dict.fromkeys([model, cls.model, *project.importers(cls.model)])
+    if len(found) != 1 or sum(_mentions(m, expr.attr) for m in readers) != 1:
+        return None
+    returns = [n for n in ast.walk(found[0]) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    return semaphore_type_written(project, cls.model, returns[0].value, depth + 1)
 
 
 def _other_module_constant(project, other, name: str, depth: int):

@@ -61,6 +61,8 @@ def check(ctx):
     for call, memtype, uses in traced_get_globals(ctx, {id(site.call) for _, site in ctx.kernels_reaching()}):
         yield from _report(ctx, None, memtype.shape, uses, ("signal", "wait"), reported,
                            (ctx.model, call, "comes from here"), {"get_global": call})
+    if "arrier" in ctx.model.text:
+        yield from _whole_barriers(ctx, reported)
     if "emaphore" not in ctx.model.text and "async" not in ctx.model.text:
         return  # a helper module that only copies (pltpu.make_async_copy(..., sem)) names no semaphore
     # A kernel launched in an importer reaches a semaphore here through code that names one, or a helper's copy
@@ -74,6 +76,60 @@ def check(ctx):
             kinds = ("signal", "wait", *_DMA, "read") if reads_checked(kernel.backend, [sem]) else ("signal", "wait", *_DMA)
             yield from _report(ctx, kernel, sem.shape, uses, kinds, reported,
                                (sem.model, sem.node, f"is {sem.origin}"), {"semaphore": sem.node})
+
+
+def _whole_barriers(ctx, reported):
+    """A Mosaic GPU barrier array (`plgpu.Barrier(num_barriers=2)` in scratch or `pl.run_scoped`) given whole to
+    a copy, `barrier_wait` or `barrier_arrive`: each acts on one barrier. JAX refuses it as it lowers the kernel."""
+    from ..analysis.arithmetic import product
+    from ..analysis.barrier_refs import kernel_barriers, run_scoped_barriers
+
+    refs = [(kernel, ref) for kernel in ctx.kernels_here_and_in_importers() for ref in kernel_barriers(ctx.project, kernel)]
+    refs += [(None, ref) for ref in run_scoped_barriers(ctx.project, ctx.model)]
+    seen: set[int] = set()
+    for kernel, ref in refs:
+        if id(ref.node) in seen:
+            continue
+        seen.add(id(ref.node))
+        interpreted = _barrier_interpreter(ctx, kernel)
+        if interpreted is None:
+            continue  # interpret=True, or a backend not known: JAX's message there is not checked
+        for use in ref.uses:
+            if use.kind != "barrier" or use.indices is None or use.indices >= len(ref.shape) \
+                    or use.model is not ctx.model or id(use.node) in reported:
+                continue
+            count = product(ref.shape[use.indices:])
+            if count is None or count <= 1:
+                continue
+            with ctx.isolated(sys.modules[__name__], use.node, use.model):
+                reported.add(id(use.node))
+                quoted = (f"Attempting to operate on barrier without indexing, but `num_barriers = {count}`"
+                          if interpreted else
+                          f"Operation is only valid for a single barrier, but barrier ref contains {count}")
+                index = ", ".join("ijklmn"[n % 6] for n in range(len(ref.shape) - use.indices))
+                message = (f'JAX: "ValueError: {quoted}"; index it: .at[{index}]. The barrier array has shape '
+                           f"{shape_text(ref.shape)}; a copy, barrier_wait and barrier_arrive each act on a single "
+                           "barrier (JAX: \"Individual barriers can be accessed by indexing into the ref.\").")
+                related = (ctx.related(ref.model, ref.node, f"the barrier array, shape {shape_text(ref.shape)}, "
+                                       f"is {ref.origin}"),)
+                yield ctx.finding(sys.modules[__name__], use.node, message, related,
+                                  facts={"kernel": kernel, "model": ref.model, "use": use, "shape": ref.shape,
+                                         "barrier": ref.node, "entry": kernel.entry if kernel is not None else None})
+
+
+def _barrier_interpreter(ctx, kernel) -> bool | None:
+    """False where the barriers' kernel is compiled for Mosaic GPU (a `pl.run_scoped`'s: every kernel of the module
+    is), True where the GPU interpreter runs it (its own message, jax 0.12), None otherwise."""
+    from ..analysis.gpu_interpreter import gpu_interpreter_sites
+    from ..analysis.kernel_model import INTERPRET, MOSAIC_GPU
+
+    kernels = [kernel] if kernel is not None else list(ctx.kernels())
+    if kernels and all(k.backend == MOSAIC_GPU for k in kernels):
+        return False
+    if kernel is not None and kernel.backend == INTERPRET:
+        certain, maybe = gpu_interpreter_sites(ctx.project, kernel.entry)
+        return True if certain and not maybe else None
+    return None
 
 
 def _unlike_selections(ctx, kernel, reported):
