@@ -57,6 +57,9 @@ def test_the_old_tpu_fix_is_refused_and_the_tpu_scratch_fix_offered(ws):
 
 @pytest.mark.parametrize(("old", "new", "reason"), [
     ("sem = pl.get_global(", "sem = = pl.get_global(", "kernel.py would not parse"),
+    # parses, but Python refuses to compile a keyword given twice
+    ("compiler_params=pltpu.CompilerParams())", "compiler_params=pltpu.CompilerParams(), compiler_params=None)",
+     "kernel.py would not compile"),
     ("pltpu.SemaphoreType.REGULAR", "tpu.SemaphoreType.REGULAR", "it uses tpu without importing it"),
     ("    pl.semaphore_signal(sem)", "    pl.semaphore_signal(sem)  # noqa", "its finding would remain"),
     ("compiler_params=pltpu.CompilerParams())", "compiler_params=pltpu.CompilerParams(), interpret=True)",

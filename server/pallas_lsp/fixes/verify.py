@@ -162,6 +162,22 @@ def added_code(reason: str | None) -> str | None:
     return reason[len(WOULD_ADD):].split(" ", 1)[0]
 
 
+def _compiles(tree: ast.Module, path: str) -> bool:
+    try:
+        compile(tree, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _compiles_before(baseline: Baseline, path: str) -> bool:
+    """The file compiled before the fix (a notebook cell's top-level `await` does not: no fix is held to it)."""
+    try:
+        return _compiles(big_literals.parse(baseline.text(path)), path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
 def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | None:
     """None if `fix` may be offered for `finding`; otherwise why not."""
     paths = list(dict.fromkeys([baseline.path, *(os.path.abspath(e.path) for e in fix.edits)]))
@@ -175,6 +191,9 @@ def check_fix(project, baseline: Baseline, finding: Finding, fix: Fix) -> str | 
             tree = big_literals.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return f"{os.path.basename(path)} would not parse"
+        if not _compiles(tree, path) and _compiles_before(baseline, path):
+            # What parses but Python refuses to compile (a keyword given twice: `f(a=1, a=2)`).
+            return f"{os.path.basename(path)} would not compile"
         unimported[path] = unimported_names(tree)
     tree = None
     for path, names in unimported.items():
