@@ -66,6 +66,7 @@ JAX_FAILURES = (
     ("ValueError", "collective_id has to be specified when using a custom barrier", "PAL023"),
     ("ValueError", "Can only store scalars to SMEM", "PAL024"),
     ("ValueError", "Can only load scalars from SMEM", "PAL024"),
+    ("ValueError", "If `grid_spec` is specified, then", "PAL020"),  # raised by pl.pallas_call itself
     ("JaxRuntimeError", "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
      "PAL023"),  # the TPU interpreter's int(collective_id), in its callback
     ("VerificationError", "must be specified when source semaphore is specified", "PAL017"),  # a local wait_recv  # pl.select_ref of unlike semaphore views
