@@ -46,6 +46,7 @@ from .kernel_edits import (
     vararg_split_point,
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
+from .launch_helper import helper_launch, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
@@ -437,8 +438,16 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     forms = set()
     # A launch with a grid spec takes scratch in it only: (its call, its scratch as written) by launch.
     in_grid_spec = {}
+    through_helper = {}  # a launch a helper shares among bodies: the calls passing this body give its scratch
+    for _, body, body_entries in where.bodies:
+        for entry in body_entries:
+            found = helper_launch(builder.project, entry, body)
+            if found is not None:
+                through_helper[id(entry)] = found
     for entry in entries:
         site = grid_spec_site(builder.project, entry) if keyword_name == "scratch_shapes" else None
+        if site is not None and id(entry) in through_helper:
+            raise CannotFix("the grid spec of a launch shared by several bodies would give the buffer to all of them")
         if site is not None:
             spec_model, spec = site
             in_grid_spec[id(entry)] = spec_model, spec, scratch_argument(builder.project, spec_model, spec)
@@ -479,7 +488,9 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     if not split:
         remove_get_global(builder, model, use, name)
     for entry in entries:
-        if id(entry) in in_grid_spec:
+        if id(entry) in through_helper:
+            scratch_through_helper(builder, entry, through_helper[id(entry)], keyword_name, code)
+        elif id(entry) in in_grid_spec:
             spec_model, spec, written = in_grid_spec[id(entry)]
             in_spec = code_in_spec(builder, spec_model, spec, entry, code)
             if in_spec is None:
@@ -490,4 +501,6 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         else:
             edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
                                   dict_key=name if as_dict else None, add_if_missing=True)
-    return note + (" in the grid spec" if in_grid_spec else "")
+    helpers = dict.fromkeys(h.helper.name for h in through_helper.values())
+    return note + (" in the grid spec" if in_grid_spec else "") + "".join(
+        f", given by the calls of {name}" for name in helpers)

@@ -371,6 +371,12 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
             while isinstance(value, Partial):  # `functools.partial(kernel, ...)`, `kernel = a if c else b`
                 value = value.func
             picked = isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp))
+            if picked and entry.body is not None and entry.body.node is function:
+                from .launch_helper import helper_launch
+
+                # `def _call(body, ...): return pl.pallas_call(body, ...)`: the helper's calls passing this body
+                # give its scratch (`launch_helper`), the other bodies' launches stay as they are.
+                picked = helper_launch(project, entry, function) is None
         if picked:
             others = _dict_siblings(entry, function) if siblings is not None else None
             if others is None:
