@@ -46,7 +46,7 @@ from .kernel_edits import (
     vararg_split_point,
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
-from .launch_helper import helper_launch, scratch_through_helper
+from .launch_helper import helper_launch, pass_through_named_lambdas, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
 from .sites import grid_rank, keyword_bound, locate
@@ -483,6 +483,8 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
+    if not as_dict:
+        pass_through_named_lambdas(builder, entries, name)
     if where.helper is not None:
         thread_through_helper(builder, where, name)
     if not split:

@@ -183,3 +183,34 @@ def _at_call(project, model, helper: ast.FunctionDef, call_model, call: ast.Call
         row = lines[node.lineno - 1]
         lines[node.lineno - 1] = row[:node.col_offset] + text + row[node.end_col_offset:]
     return "\n".join(lines)
+
+
+def pass_through_named_lambdas(builder, entries, name: str) -> None:
+    """Each launch whose body is `lambda x_ref, o_ref: F(x_ref, o_ref, ...)` (`sites.named_refs_call`), F having a
+    new last ref `name`: the lambda takes it too and hands it on after the others."""
+    from .kernel_edits import appended
+    from .sites import named_refs_call
+
+    for entry in entries:
+        lambda_node = entry.body.node if entry.body is not None else None
+        call = named_refs_call(lambda_node)
+        if call is None:
+            continue
+        file, _ = builder.file(entry.model)
+        target = file.find_ast(entry.model, lambda_node, cst.Lambda)
+        if target is None or name in [a.arg for a in lambda_node.args.args]:
+            raise CannotFix("the launched lambda was not found")
+        count = len(call.args)
+
+        def change(updated: cst.Lambda) -> cst.Lambda:
+            params = appended(list(updated.params.params), cst.Param(cst.Name(name)))
+            inner = updated.body
+            arguments = list(inner.args)
+            new = cst.Arg(cst.Name(name), comma=arguments[count - 1].comma)
+            arguments[count - 1] = arguments[count - 1].with_changes(
+                comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            arguments.insert(count, new)
+            return updated.with_changes(params=updated.params.with_changes(params=params),
+                                        body=inner.with_changes(args=arguments))
+
+        file.rewrite(target, change)

@@ -311,6 +311,26 @@ def forwarded_refs_call(lambda_node: ast.AST) -> ast.Call | None:
     return call
 
 
+def named_refs_call(lambda_node: ast.AST) -> ast.Call | None:
+    """`F(x_ref, o_ref, decay=layer.decay)`, the body of a launched `lambda x_ref, o_ref: F(x_ref, o_ref, ...)`: the
+    lambda hands each of its refs on, in order, as F's first positional arguments and nothing else (the rest by
+    keyword, not naming the refs), so a new last ref of F is one more parameter of the lambda passed on after them.
+    None for another lambda."""
+    if not isinstance(lambda_node, ast.Lambda):
+        return None
+    spec, call = lambda_node.args, lambda_node.body
+    if (not spec.args or spec.vararg or spec.posonlyargs or spec.kwonlyargs or spec.kwarg or spec.defaults
+            or not isinstance(call, ast.Call) or any(k.arg is None for k in call.keywords)):
+        return None
+    names = [a.arg for a in spec.args]
+    if [a.id if isinstance(a, ast.Name) else None for a in call.args] != names:
+        return None
+    if any(isinstance(n, ast.Name) and n.id in names for k in call.keywords for n in ast.walk(k.value)) or any(
+            isinstance(n, ast.Name) and n.id in names for n in ast.walk(call.func)):
+        return None
+    return call
+
+
 def forwarding_launches(project, model, function: ast.FunctionDef) -> list[EntryPoint]:
     """The launches whose body is a lambda handing its refs on to `function` (`forwarded_refs_call`): for them
     `function` is the body, and a new last parameter of it gets a new last ref. Empty where some launch or
@@ -319,7 +339,8 @@ def forwarding_launches(project, model, function: ast.FunctionDef) -> list[Entry
     sources = [model, *project.importers(model)]
     for source in sources:
         for entry in KernelIndex.of(project, source).entries:
-            call = forwarded_refs_call(entry.body.node) if entry.body is not None else None
+            body = entry.body.node if entry.body is not None else None
+            call = forwarded_refs_call(body) or named_refs_call(body)
             callee = project.evaluator.value(source, call.func) if call is not None else None
             if isinstance(callee, Func) and callee.node is function and callee.self_value is None:
                 found.append(entry)
