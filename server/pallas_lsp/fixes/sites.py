@@ -400,6 +400,8 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
                 picked = helper_launch(project, entry, function) is None
         if picked:
             others = _dict_siblings(entry, function) if siblings is not None else None
+            if others is None and siblings is not None:
+                others = _branch_siblings(project, entry, function)
             if others is None:
                 raise CannotFix("the launch picks its body at run time")
             siblings.extend((entry.model, other) for other in others if all(other is not f for _, f in siblings))
@@ -484,6 +486,37 @@ def _dict_siblings(entry: EntryPoint, function: ast.AST) -> list[ast.FunctionDef
     if bodies is None or not any(f is function for f in bodies):
         return None
     return [f for f in bodies if f is not function]
+
+
+def _branch_siblings(project, entry: EntryPoint, function: ast.AST) -> list[ast.FunctionDef] | None:
+    """The other bodies of a launch of a local name each branch binds to a function (`match mode: case "dense":
+    body = _dense_body ...`, an `if`/`else`): every binding of the name in the launching function assigns a
+    module-level, undecorated function of this module, named nowhere else in it nor in a module importing it (so
+    each launch of them is this one, and a parameter added to them goes unfilled nowhere). None otherwise."""
+    model = entry.model
+    argument = entry.node.args[0] if isinstance(entry.node, ast.Call) and entry.node.args else None
+    scope = model.enclosing_function(entry.node)
+    if not isinstance(argument, ast.Name) or not isinstance(scope, ast.FunctionDef):
+        return None
+    bindings = model.scopes[scope].bindings.get(argument.id, [])
+    functions, values = [], []
+    for binding in bindings:
+        value = binding.value if binding.kind == "assign" else None
+        found = model.module_binding(value.id) if isinstance(value, ast.Name) else None
+        if found is None or not isinstance(found.node, ast.FunctionDef) or found.node.decorator_list:
+            return None
+        functions.append(found.node)
+        values.append(value)
+    if not any(f is function for f in functions) or len(functions) < 2:
+        return None
+    names = {f.name for f in functions}
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) \
+                and not any(node is v for v in values):
+            return None
+    if any(name in other.text for other in project.importers(model) for name in names):
+        return None
+    return [f for f in dict.fromkeys(functions) if f is not function]
 
 
 def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
