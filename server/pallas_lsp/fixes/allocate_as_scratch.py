@@ -46,6 +46,7 @@ from .kernel_edits import (
     vararg_split_point,
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
+from .grid_spec_home import HomeSpecCode, written_for_home_spec
 from .launch_helper import helper_launch, pass_through_named_lambdas, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
@@ -113,6 +114,9 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     spelled = spelled_type(builder, launch_model, value)
     if spelled is not None:
         return spelled
+    in_home_spec = written_for_home_spec(builder.project, model, argument, entries)
+    if in_home_spec is not None:
+        return in_home_spec
     if launch_model is not model:
         raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
     raise CannotFix(f"{model.segment(argument, 40)} cannot be written at the launch")
@@ -490,11 +494,14 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     if not split:
         remove_get_global(builder, model, use, name)
     for entry in entries:
+        if isinstance(code, HomeSpecCode) and id(entry) not in in_grid_spec:
+            raise CannotFix("the buffer's type is written where the grid spec is built, and this launch has none")
         if id(entry) in through_helper:
             scratch_through_helper(builder, entry, through_helper[id(entry)], keyword_name, code)
         elif id(entry) in in_grid_spec:
             spec_model, spec, written = in_grid_spec[id(entry)]
-            in_spec = code_in_spec(builder, spec_model, spec, entry, code)
+            in_spec = str(code) if isinstance(code, HomeSpecCode) else code_in_spec(builder, spec_model, spec, entry,
+                                                                                   code)
             if in_spec is None:
                 raise CannotFix("the grid spec is built in a function where the scratch type's names mean "
                                 "something else")
