@@ -50,7 +50,7 @@ from .grid_spec_home import HomeSpecCode, written_for_home_spec
 from .launch_helper import helper_launch, pass_through_named_lambdas, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
-from .sites import grid_rank, keyword_bound, locate
+from .sites import forwards_refs, grid_rank, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
 _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites
@@ -469,6 +469,9 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     name = take_name(builder, where, fallback)
     split = False  # `*refs` split where the get_global was: `*refs, name = scratch`
     for body_model, body, body_entries in where.bodies:
+        if not as_dict and where.helper is not None and any(
+                forwards_refs(m, c) and m.enclosing_function(c) is body for m, c in where.calls):
+            continue  # `def body(*args): helper(i, *args)`: the new last ref reaches the helper in *args
         unpacked = tail_unpacking(body) if not as_dict else None
         if unpacked is not None:  # `def body(x_ref, *refs)`: the new last ref is one more name of its tail
             append_to_unpacking(builder, body_model, unpacked, name)

@@ -458,15 +458,18 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     # A method called as self.name(...) / obj.name(...) gets its first parameter bound by the call.
     bound = int(isinstance(plan.use.model.parents.get(helper), ast.ClassDef) and not any(
         isinstance(d, ast.Name) and d.id == "staticmethod" for d in helper.decorator_list))
-    from .sites import is_partial_of
+    from .sites import forwards_refs, is_partial_of
 
     # `functools.partial(helper, a, b)` handed to a loop: the new parameter comes right after those it binds.
     partials = {len(call.args) - 1 for _, call in plan.calls if is_partial_of(call, helper)}
     if len(partials) > 1 or (partials and bound):
         raise CannotFix(f"the partials of {helper.name} bind different numbers of arguments")
     index = partials.pop() if partials else None
+    forwarding = {id(call) for model, call in plan.calls if forwards_refs(model, call)}
+    if forwarding and (helper.args.defaults or index is not None or bound):
+        raise CannotFix(f"{helper.name} is handed refs with *args, and where the new one lands is not known")
     for _, call in plan.calls:
-        if is_partial_of(call, helper):
+        if is_partial_of(call, helper) or id(call) in forwarding:
             continue
         if bound and not isinstance(call.func, ast.Attribute):
             raise CannotFix(f"{helper.name} is called other than as a bound method")
@@ -474,6 +477,8 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
             raise CannotFix(f"a call of {helper.name} passes a parameter without a default by keyword")
     add_parameter(builder, plan.use.model, helper, name, index)
     for model, call in plan.calls:
+        if id(call) in forwarding:
+            continue  # the new last ref is in the caller's *args already
         position = len(call.args) if is_partial_of(call, helper) else required - bound if index is None else index
         pass_argument(builder, model, call, name, position)
     for model, closure, body in plan.moved:

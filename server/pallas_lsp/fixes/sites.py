@@ -538,7 +538,8 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
         for call in source.calls_named(helper.name):
             value = project.evaluator.value(source, call.func)
             if isinstance(value, Func) and value.node is helper:
-                if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                if (any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)) \
+                        and not forwards_refs(source, call):
                     raise CannotFix(f"a call of {helper.name} unpacks its arguments")
                 calls.append(call)
         called = {id(call.func) for call in calls}
@@ -554,6 +555,28 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
                     calls.append(partial)
         found += [(source, call) for call in calls]
     return found
+
+
+def forwards_refs(model, call: ast.Call) -> bool:
+    """`helper(seq_idx, *args, **kwargs)` in a function taking `*args` (a launched body handing JAX's refs on, rpa
+    v3's kernel loop): its last positional argument unpacks the caller's own `*args`, read nowhere else, and any
+    `**` its own `**kwargs`. One more ref JAX passes the caller is one more argument of the helper, after the others:
+    the call passes it unchanged."""
+    caller = model.enclosing_function(call)
+    spec = getattr(caller, "args", None)
+    if not isinstance(caller, ast.FunctionDef) or spec.vararg is None or not call.args:
+        return False
+    last = call.args[-1]
+    if not (isinstance(last, ast.Starred) and isinstance(last.value, ast.Name) and last.value.id == spec.vararg.arg):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args[:-1]):
+        return False
+    for keyword in call.keywords:
+        if keyword.arg is None and not (spec.kwarg is not None and isinstance(keyword.value, ast.Name)
+                                        and keyword.value.id == spec.kwarg.arg):
+            return False
+    reads = [n for n in ast.walk(caller) if isinstance(n, ast.Name) and n.id == spec.vararg.arg]
+    return reads == [last.value]
 
 
 def helper_partial(project, model, node: ast.expr) -> ast.Call | None:
