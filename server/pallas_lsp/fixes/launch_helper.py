@@ -39,8 +39,9 @@ def body_parameter(project, entry) -> tuple[ast.FunctionDef, str] | None:
         return None
     model = entry.model
     helper = model.enclosing_function(node)
-    if not isinstance(helper, ast.FunctionDef) or model.enclosing_function(helper) is not None:
-        return None  # a module-level function (or a method): its calls are found by name
+    if not isinstance(helper, ast.FunctionDef) or model.enclosing_function(helper) is not None \
+            or not any(helper is statement for statement in model.tree.body):
+        return None  # a module-level function: its calls are found by name (a method's bind `self` first)
     binding = model.lookup(node.args[0].id, model.scope_of(node.args[0]), node.lineno)
     if binding is None or binding.kind != "param":
         return None
