@@ -40,6 +40,7 @@ from .kernel_edits import (
     remove_get_global,
     replace_expression,
     split_vararg,
+    stored_as,
     tail_unpacking,
     take_name,
     thread_through_helper,
@@ -50,7 +51,7 @@ from .grid_spec_home import HomeSpecCode, written_for_home_spec
 from .launch_helper import helper_launch, pass_through_named_lambdas, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
-from .sites import forwards_refs, grid_rank, keyword_bound, locate
+from .sites import constructed_class, forwards_refs, grid_rank, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
 _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites
@@ -410,12 +411,14 @@ def fix(project, model, call, value, code: str, argument: ast.expr | None = None
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     for edit in afterwards:
         edit()
-    through = (f", through {where.helper.name}" if where.helper is not None else "") + note
+    owner = constructed_class(where.use.model, where.helper) if where.helper is not None else None
+    through = (f", through {owner.name if owner is not None else where.helper.name}"
+               if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else \
         " VMEM" if vmem_kept else ""
     if to_interpret_true:
         through += ", run with interpret=True"
-    title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
+    title = (f"pallas-lsp ({code}): Allocate {use.name or stored_as(use) or 'the buffer'} as{kind} scratch "
              f"({SCRATCH_KEYWORDS[entries[0].api].keyword}){through}")
     if outer:
         return title, unsafe

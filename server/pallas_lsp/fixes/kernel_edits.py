@@ -458,7 +458,7 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     # A method called as self.name(...) / obj.name(...) gets its first parameter bound by the call.
     bound = int(isinstance(plan.use.model.parents.get(helper), ast.ClassDef) and not any(
         isinstance(d, ast.Name) and d.id == "staticmethod" for d in helper.decorator_list))
-    from .sites import forwards_refs, is_partial_of
+    from .sites import constructed_class, forwards_refs, is_partial_of
 
     # `functools.partial(helper, a, b)` handed to a loop: the new parameter comes right after those it binds.
     partials = {len(call.args) - 1 for _, call in plan.calls if is_partial_of(call, helper)}
@@ -471,7 +471,7 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     for _, call in plan.calls:
         if is_partial_of(call, helper) or id(call) in forwarding:
             continue
-        if bound and not isinstance(call.func, ast.Attribute):
+        if bound and not isinstance(call.func, ast.Attribute) and constructed_class(plan.use.model, helper) is None:
             raise CannotFix(f"{helper.name} is called other than as a bound method")
         if len(call.args) + bound < (required if index is None else index):
             raise CannotFix(f"a call of {helper.name} passes a parameter without a default by keyword")
@@ -539,13 +539,22 @@ def take_name(builder: FixBuilder, plan, fallback: str) -> str:
     use = plan.use
     if plan.helper is None:
         return parameter_name(builder, use.model, use, fallback)
-    name = use.name or unique_name(use.model, plan.helper, fallback)
+    name = use.name or unique_name(use.model, plan.helper, stored_as(use) or fallback)
     if use.name is not None and bound_elsewhere(plan.helper, use):
         raise CannotFix(f"{name} is bound more than once in {plan.helper.name}")
     for model, body, _ in plan.bodies:
         if unique_name(model, body, name) != name:
             raise CannotFix(f"{name} is already used in {body.name}")
     return name
+
+
+def stored_as(use) -> str | None:
+    """`sems` of `self.sems = pl.get_global(...)`: the attribute the buffer is kept in names the parameter."""
+    parent = use.model.parents.get(use.call)
+    if isinstance(parent, ast.Assign) and parent.value is use.call and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Attribute) and parent.targets[0].attr.isidentifier():
+        return parent.targets[0].attr
+    return None
 
 
 def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:

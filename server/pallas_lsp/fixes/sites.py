@@ -530,24 +530,29 @@ def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
 def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, ast.Call]]:
     """Every call of a module-level helper, here and in the workspace modules importing it; CannotFix
     when it is also used otherwise (passed on, stored), where a new parameter would go unfilled."""
-    from ..analysis.values import Func
+    from ..analysis.values import ClassValue, Func
 
     found = []
     for source in [model, *project.importers(model)]:
         calls = []
-        for call in source.calls_named(helper.name):
+        owner = constructed_class(model, helper)
+        for call in source.calls_named(helper.name) + (source.calls_named(owner.name) if owner else []):
             value = project.evaluator.value(source, call.func)
-            if isinstance(value, Func) and value.node is helper:
+            if isinstance(value, Func) and value.node is helper or (
+                    owner is not None and isinstance(value, ClassValue) and value.node is owner):
                 if (any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)) \
                         and not forwards_refs(source, call):
                     raise CannotFix(f"a call of {helper.name} unpacks its arguments")
                 calls.append(call)
         called = {id(call.func) for call in calls}
         for node in ast.walk(source.tree):
-            named = (isinstance(node, ast.Name) and node.id == helper.name and isinstance(node.ctx, ast.Load)) or (
-                isinstance(node, ast.Attribute) and node.attr == helper.name)
+            named = (isinstance(node, ast.Name) and node.id in (helper.name, getattr(owner, "name", None))
+                     and isinstance(node.ctx, ast.Load)) or (
+                isinstance(node, ast.Attribute) and node.attr in (helper.name, getattr(owner, "name", None)))
             if named and id(node) not in called:
                 value = project.evaluator.value(source, node)
+                if owner is not None and isinstance(value, ClassValue) and value.node is owner:
+                    raise CannotFix(f"{owner.name} is used other than by making an instance")
                 if isinstance(value, Func) and value.node is helper:
                     partial = helper_partial(project, source, node)
                     if partial is None:
@@ -555,6 +560,16 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
                     calls.append(partial)
         found += [(source, call) for call in calls]
     return found
+
+
+def constructed_class(model, helper: ast.FunctionDef) -> ast.ClassDef | None:
+    """The class whose `__init__` `helper` is, at a module's top level, with no base class nor metaclass (so
+    `Writer(a, b)` runs it with `a, b` after `self`); None for any other function."""
+    owner = model.parents.get(helper)
+    if helper.name != "__init__" or not isinstance(owner, ast.ClassDef) or owner.bases or owner.keywords \
+            or owner.decorator_list or not any(owner is statement for statement in model.tree.body):
+        return None
+    return owner
 
 
 def forwards_refs(model, call: ast.Call) -> bool:
