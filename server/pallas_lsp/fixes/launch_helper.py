@@ -57,9 +57,11 @@ def helper_launch(project, entry, body: ast.AST) -> HelperLaunch | None:
     where a call passes a body not known, or the helper is used otherwise than called."""
     from .sites import helper_calls
 
+    from ..analysis.values import OneOf
+
     found = body_parameter(project, entry)
-    if found is None:
-        return None
+    if found is None or not isinstance(project.evaluator.value(entry.model, entry.node.args[0]), OneOf):
+        return None  # one body only: the launch is its own, and takes the scratch itself
     helper, parameter = found
     args = helper.args
     if parameter not in [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]:

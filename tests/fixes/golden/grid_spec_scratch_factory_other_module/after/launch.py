@@ -1,11 +1,11 @@
-"""Scale each block by its prefetched factor, staging it in f32; the grid spec comes from specs.py."""
+"""Scale each block by its prefetched factor, staging it in f32; the grid spec comes from scaled_block_specs.py."""
 import dataclasses
 
 import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
 
-import specs
+import scaled_block_specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,7 +24,7 @@ def scale_blocks(scales, x, cfg=BlockConfig()):
   return pl.pallas_call(
       _scale,
       out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-      grid_spec=specs.scaled_blocks_spec(cfg),
+      grid_spec=scaled_block_specs.scaled_blocks_spec(cfg),
   )(scales, x)
 
 

@@ -1,4 +1,4 @@
-"""Scale each block by its prefetched factor, staging it in f32; the grid spec comes from specs.py."""
+"""Scale each block by its prefetched factor, staging it in f32; the grid spec comes from scaled_block_specs.py."""
 import dataclasses
 
 import jax
@@ -6,7 +6,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-import specs
+import scaled_block_specs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,7 +25,7 @@ def scale_blocks(scales, x, cfg=BlockConfig()):
   return pl.pallas_call(
       _scale,
       out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
-      grid_spec=specs.scaled_blocks_spec(cfg),
+      grid_spec=scaled_block_specs.scaled_blocks_spec(cfg),
       scratch_shapes=[pltpu.VMEM((cfg.rows, cfg.lanes), jnp.float32)],
   )(scales, x)
 
