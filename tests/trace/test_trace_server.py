@@ -393,5 +393,6 @@ async def test_every_example_has_a_trace_code_lens(client: LanguageClient):
         "pal013_wait_on_dma_semaphore.py": "copy", "pal014_signal_semaphore_value.py": "add_one",
         "pal015_copy_wait_regular_semaphore.py": "copy", "pal016_gpu_interpreter_semaphore.py": "run",
         "pal017_local_copy_src_sem.py": "copy", "pal018_tpu_buffer_in_gpu_kernel.py": "double_it",
-        "pal019_global_memory_scratch.py": "square_plus_one", "pal023_barrier_semaphore_no_collective_id.py": "run",
-        "pal024_smem_accumulator_as_array.py": "run", "pal025_interpret_true_tma_copy.py": "run"}.items()}
+        "pal019_global_memory_scratch.py": "square_plus_one", "pal020_scratch_beside_grid_spec.py": "run",
+        "pal023_barrier_semaphore_no_collective_id.py": "run", "pal024_smem_accumulator_as_array.py": "run",
+        "pal025_interpret_true_tma_copy.py": "run"}.items()}

@@ -735,7 +735,7 @@ def _tpu_only_api(project: "Project", entry: EntryPoint) -> str | None:
     or when the kernel also uses a `plgpu` type or operation; where its launch's module imports Mosaic GPU (written
     for a GPU too: a TPU type may be the mistake), only a TPU copy or grid spec counts (a GPU path beside a TPU one
     sharing a helper: the pallas_call that copies with pltpu.make_async_copy is the TPU one)."""
-    key = ("tpu-only-api", id(entry.node))
+    key = ("tpu-only-api", id(entry.node), id(entry.body.node) if entry.body is not None else None)  # a launch per body
     cache = entry.model.eval_cache
     if key not in cache:
         cache[key] = _find_tpu_only_api(project, entry)

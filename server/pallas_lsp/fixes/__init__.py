@@ -167,7 +167,7 @@ FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", 
                  "PAL009": ("signal_back",), "PAL012": ("reuse_buffer",), "PAL010": ("drop_src_sem", "semaphore_view"), "PAL011": ("collective_id_below_internal",),
                  "PAL013": ("regular_semaphore", "wait_on_copy", "barrier_wait_call", "operand_counter_to_get_global"),
                  "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",),
-                 "PAL018": ("own_memory_space",), "PAL019": ("scratch_workspace_as_output",),
+                 "PAL018": ("own_memory_space",), "PAL019": ("scratch_workspace_as_output",), "PAL020": ("fields_into_grid_spec",),
                  "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",),
                  "PAL025": ("gpu_interpreter_params",)}
 

@@ -40,15 +40,18 @@ from .kernel_edits import (
     remove_get_global,
     replace_expression,
     split_vararg,
+    stored_as,
     tail_unpacking,
     take_name,
     thread_through_helper,
     vararg_split_point,
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
+from .grid_spec_home import HomeSpecCode, written_for_home_spec
+from .launch_helper import helper_launch, pass_through_named_lambdas, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
-from .sites import grid_rank, keyword_bound, locate
+from .sites import constructed_class, forwards_refs, grid_rank, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
 _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites
@@ -111,6 +114,9 @@ def _movable_type(model, call: ast.Call, value: MemType, builder: FixBuilder, en
     spelled = spelled_type(builder, launch_model, value)
     if spelled is not None:
         return spelled
+    in_home_spec = written_for_home_spec(builder.project, model, argument, entries)
+    if in_home_spec is not None:
+        return in_home_spec
     if launch_model is not model:
         raise CannotFix("the launch is in another module, where the buffer's type cannot be spelled from its value")
     raise CannotFix(f"{model.segment(argument, 40)} cannot be written at the launch")
@@ -408,12 +414,14 @@ def fix(project, model, call, value, code: str, argument: ast.expr | None = None
     note = move_to_scratch(builder, model, use, where, entries, type_code)
     for edit in afterwards:
         edit()
-    through = (f", through {where.helper.name}" if where.helper is not None else "") + note
+    owner = constructed_class(where.use.model, where.helper) if where.helper is not None else None
+    through = (f", through {owner.name if owner is not None else where.helper.name}"
+               if where.helper is not None else "") + note
     kind = " a plgpu.SemaphoreType.REGULAR" if as_regular else " plgpu.SMEM" if tpu_vmem else \
         " VMEM" if vmem_kept else ""
     if to_interpret_true:
         through += ", run with interpret=True"
-    title = (f"pallas-lsp ({code}): Allocate {use.name or 'the buffer'} as{kind} scratch "
+    title = (f"pallas-lsp ({code}): Allocate {use.name or stored_as(use) or 'the buffer'} as{kind} scratch "
              f"({SCRATCH_KEYWORDS[entries[0].api].keyword}){through}")
     if outer:
         return title, unsafe
@@ -456,8 +464,16 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     forms = set()
     # A launch with a grid spec takes scratch in it only: (its call, its scratch as written) by launch.
     in_grid_spec = {}
+    through_helper = {}  # a launch a helper shares among bodies: the calls passing this body give its scratch
+    for _, body, body_entries in where.bodies:
+        for entry in body_entries:
+            found = helper_launch(builder.project, entry, body)
+            if found is not None:
+                through_helper[id(entry)] = found
     for entry in entries:
         site = grid_spec_site(builder.project, entry) if keyword_name == "scratch_shapes" else None
+        if site is not None and id(entry) in through_helper:
+            raise CannotFix("the grid spec of a launch shared by several bodies would give the buffer to all of them")
         if site is not None:
             spec_model, spec = site
             in_grid_spec[id(entry)] = spec_model, spec, scratch_argument(builder.project, spec_model, spec)
@@ -475,6 +491,9 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     name = take_name(builder, where, fallback)
     split = False  # `*refs` split where the get_global was: `*refs, name = scratch`
     for body_model, body, body_entries in where.bodies:
+        if not as_dict and where.helper is not None and any(
+                forwards_refs(m, c) and m.enclosing_function(c) is body for m, c in where.calls):
+            continue  # `def body(*args): helper(i, *args)`: the new last ref reaches the helper in *args
         unpacked = tail_unpacking(body) if not as_dict else None
         if unpacked is not None:  # `def body(x_ref, *refs)`: the new last ref is one more name of its tail
             append_to_unpacking(builder, body_model, unpacked, name)
@@ -493,14 +512,21 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         check_parameters(body, keyword=as_dict)
         add_parameter(builder, body_model, body, name, _before_keyword_bound(body, body_entries), keyword=as_dict)
     note = give_to_siblings(builder, where, name, None, keyword=as_dict)
+    if not as_dict:
+        pass_through_named_lambdas(builder, entries, name)
     if where.helper is not None:
         thread_through_helper(builder, where, name)
     if not split:
         remove_get_global(builder, model, use, name)
     for entry in entries:
-        if id(entry) in in_grid_spec:
+        if isinstance(code, HomeSpecCode) and id(entry) not in in_grid_spec:
+            raise CannotFix("the buffer's type is written where the grid spec is built, and this launch has none")
+        if id(entry) in through_helper:
+            scratch_through_helper(builder, entry, through_helper[id(entry)], keyword_name, code)
+        elif id(entry) in in_grid_spec:
             spec_model, spec, written = in_grid_spec[id(entry)]
-            in_spec = code_in_spec(builder, spec_model, spec, entry, code)
+            in_spec = str(code) if isinstance(code, HomeSpecCode) else code_in_spec(builder, spec_model, spec, entry,
+                                                                                   code)
             if in_spec is None:
                 raise CannotFix("the grid spec is built in a function where the scratch type's names mean "
                                 "something else")
@@ -509,4 +535,6 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         else:
             edit_sequence_keyword(builder, entry, keyword_name, code, first=False,
                                   dict_key=name if as_dict else None, add_if_missing=True)
-    return note + (" in the grid spec" if in_grid_spec else "")
+    helpers = dict.fromkeys(h.helper.name for h in through_helper.values())
+    return note + (" in the grid spec" if in_grid_spec else "") + "".join(
+        f", given by the calls of {name}" for name in helpers)

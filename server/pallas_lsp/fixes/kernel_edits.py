@@ -458,15 +458,18 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
     # A method called as self.name(...) / obj.name(...) gets its first parameter bound by the call.
     bound = int(isinstance(plan.use.model.parents.get(helper), ast.ClassDef) and not any(
         isinstance(d, ast.Name) and d.id == "staticmethod" for d in helper.decorator_list))
-    from .sites import constructed_class, is_partial_of
+    from .sites import constructed_class, forwards_refs, is_partial_of
 
     # `functools.partial(helper, a, b)` handed to a loop: the new parameter comes right after those it binds.
     partials = {len(call.args) - 1 for _, call in plan.calls if is_partial_of(call, helper)}
     if len(partials) > 1 or (partials and bound):
         raise CannotFix(f"the partials of {helper.name} bind different numbers of arguments")
     index = partials.pop() if partials else None
+    forwarding = {id(call) for model, call in plan.calls if forwards_refs(model, call)}
+    if forwarding and (helper.args.defaults or index is not None or bound):
+        raise CannotFix(f"{helper.name} is handed refs with *args, and where the new one lands is not known")
     for _, call in plan.calls:
-        if is_partial_of(call, helper):
+        if is_partial_of(call, helper) or id(call) in forwarding:
             continue
         if bound and not isinstance(call.func, ast.Attribute) and constructed_class(plan.use.model, helper) is None:
             raise CannotFix(f"{helper.name} is called other than as a bound method")
@@ -474,6 +477,8 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
             raise CannotFix(f"a call of {helper.name} passes a parameter without a default by keyword")
     add_parameter(builder, plan.use.model, helper, name, index)
     for model, call in plan.calls:
+        if id(call) in forwarding:
+            continue  # the new last ref is in the caller's *args already
         position = len(call.args) if is_partial_of(call, helper) else required - bound if index is None else index
         pass_argument(builder, model, call, name, position)
     for model, closure, body in plan.moved:
@@ -542,13 +547,22 @@ def take_name(builder: FixBuilder, plan, fallback: str) -> str:
         fallback = f"{stored.targets[0].id}_ref"  # `acc = ...` bound in another branch too: `acc = acc_ref`
     if plan.helper is None:
         return parameter_name(builder, use.model, use, fallback)
-    name = use.name or unique_name(use.model, plan.helper, fallback)
+    name = use.name or unique_name(use.model, plan.helper, stored_as(use) or fallback)
     if use.name is not None and bound_elsewhere(plan.helper, use):
         raise CannotFix(f"{name} is bound more than once in {plan.helper.name}")
     for model, body, _ in plan.bodies:
         if unique_name(model, body, name) != name:
             raise CannotFix(f"{name} is already used in {body.name}")
     return name
+
+
+def stored_as(use) -> str | None:
+    """`sems` of `self.sems = pl.get_global(...)`: the attribute the buffer is kept in names the parameter."""
+    parent = use.model.parents.get(use.call)
+    if isinstance(parent, ast.Assign) and parent.value is use.call and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Attribute) and parent.targets[0].attr.isidentifier():
+        return parent.targets[0].attr
+    return None
 
 
 def pass_first_operand(builder: FixBuilder, entry, operand: str) -> str:

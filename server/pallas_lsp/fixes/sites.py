@@ -311,6 +311,26 @@ def forwarded_refs_call(lambda_node: ast.AST) -> ast.Call | None:
     return call
 
 
+def named_refs_call(lambda_node: ast.AST) -> ast.Call | None:
+    """`F(x_ref, o_ref, decay=layer.decay)`, the body of a launched `lambda x_ref, o_ref: F(x_ref, o_ref, ...)`: the
+    lambda hands each of its refs on, in order, as F's first positional arguments and nothing else (the rest by
+    keyword, not naming the refs), so a new last ref of F is one more parameter of the lambda passed on after them.
+    None for another lambda."""
+    if not isinstance(lambda_node, ast.Lambda):
+        return None
+    spec, call = lambda_node.args, lambda_node.body
+    if (not spec.args or spec.vararg or spec.posonlyargs or spec.kwonlyargs or spec.kwarg or spec.defaults
+            or not isinstance(call, ast.Call) or any(k.arg is None for k in call.keywords)):
+        return None
+    names = [a.arg for a in spec.args]
+    if [a.id if isinstance(a, ast.Name) else None for a in call.args] != names:
+        return None
+    if any(isinstance(n, ast.Name) and n.id in names for k in call.keywords for n in ast.walk(k.value)) or any(
+            isinstance(n, ast.Name) and n.id in names for n in ast.walk(call.func)):
+        return None
+    return call
+
+
 def forwarding_launches(project, model, function: ast.FunctionDef) -> list[EntryPoint]:
     """The launches whose body is a lambda handing its refs on to `function` (`forwarded_refs_call`): for them
     `function` is the body, and a new last parameter of it gets a new last ref. Empty where some launch or
@@ -319,7 +339,8 @@ def forwarding_launches(project, model, function: ast.FunctionDef) -> list[Entry
     sources = [model, *project.importers(model)]
     for source in sources:
         for entry in KernelIndex.of(project, source).entries:
-            call = forwarded_refs_call(entry.body.node) if entry.body is not None else None
+            body = entry.body.node if entry.body is not None else None
+            call = forwarded_refs_call(body) or named_refs_call(body)
             callee = project.evaluator.value(source, call.func) if call is not None else None
             if isinstance(callee, Func) and callee.node is function and callee.self_value is None:
                 found.append(entry)
@@ -371,8 +392,16 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
             while isinstance(value, Partial):  # `functools.partial(kernel, ...)`, `kernel = a if c else b`
                 value = value.func
             picked = isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp))
+            if picked and entry.body is not None and entry.body.node is function:
+                from .launch_helper import helper_launch
+
+                # `def _call(body, ...): return pl.pallas_call(body, ...)`: the helper's calls passing this body
+                # give its scratch (`launch_helper`), the other bodies' launches stay as they are.
+                picked = helper_launch(project, entry, function) is None
         if picked:
             others = _dict_siblings(entry, function) if siblings is not None else None
+            if others is None and siblings is not None:
+                others = _branch_siblings(project, entry, function)
             if others is None:
                 raise CannotFix("the launch picks its body at run time")
             siblings.extend((entry.model, other) for other in others if all(other is not f for _, f in siblings))
@@ -459,6 +488,37 @@ def _dict_siblings(entry: EntryPoint, function: ast.AST) -> list[ast.FunctionDef
     return [f for f in bodies if f is not function]
 
 
+def _branch_siblings(project, entry: EntryPoint, function: ast.AST) -> list[ast.FunctionDef] | None:
+    """The other bodies of a launch of a local name each branch binds to a function (`match mode: case "dense":
+    body = _dense_body ...`, an `if`/`else`): every binding of the name in the launching function assigns a
+    module-level, undecorated function of this module, named nowhere else in it nor in a module importing it (so
+    each launch of them is this one, and a parameter added to them goes unfilled nowhere). None otherwise."""
+    model = entry.model
+    argument = entry.node.args[0] if isinstance(entry.node, ast.Call) and entry.node.args else None
+    scope = model.enclosing_function(entry.node)
+    if not isinstance(argument, ast.Name) or not isinstance(scope, ast.FunctionDef):
+        return None
+    bindings = model.scopes[scope].bindings.get(argument.id, [])
+    functions, values = [], []
+    for binding in bindings:
+        value = binding.value if binding.kind == "assign" else None
+        found = model.module_binding(value.id) if isinstance(value, ast.Name) else None
+        if found is None or not isinstance(found.node, ast.FunctionDef) or found.node.decorator_list:
+            return None
+        functions.append(found.node)
+        values.append(value)
+    if not any(f is function for f in functions) or len(functions) < 2:
+        return None
+    names = {f.name for f in functions}
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load) \
+                and not any(node is v for v in values):
+            return None
+    if any(name in other.text for other in project.importers(model) for name in names):
+        return None
+    return [f for f in dict.fromkeys(functions) if f is not function]
+
+
 def bound_elsewhere(function: ast.AST, use: GlobalUse) -> bool:
     """True when the variable's name is bound anywhere in `function` other than by the get_global."""
     targets = [n for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == use.name
@@ -486,7 +546,8 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
         calls = []
         for call in source.calls_named(name):
             if this(project.evaluator.value(source, call.func)):
-                if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                if (any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)) \
+                        and not forwards_refs(source, call):
                     raise CannotFix(f"a call of {name} unpacks its arguments")
                 calls.append(call)
         called = {id(call.func) for call in calls}
@@ -503,11 +564,35 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
 
 
 def constructed_class(model, helper: ast.FunctionDef) -> ast.ClassDef | None:
-    """The module-level class whose `__init__` `helper` is: its calls are those of the class (`PageWriter(...)`)."""
+    """The module-level class whose `__init__` `helper` is: its calls are those of the class (`PageWriter(...)`).
+    None where a metaclass or a class decorator may change what a call of the class runs."""
     owner = model.parents.get(helper)
-    if helper.name == "__init__" and isinstance(owner, ast.ClassDef) and model.parents.get(owner) is model.tree:
+    if helper.name == "__init__" and isinstance(owner, ast.ClassDef) and model.parents.get(owner) is model.tree \
+            and not owner.keywords and not owner.decorator_list:
         return owner
     return None
+
+
+def forwards_refs(model, call: ast.Call) -> bool:
+    """`helper(seq_idx, *args, **kwargs)` in a function taking `*args` (a launched body handing JAX's refs on, rpa
+    v3's kernel loop): its last positional argument unpacks the caller's own `*args`, read nowhere else, and any
+    `**` its own `**kwargs`. One more ref JAX passes the caller is one more argument of the helper, after the others:
+    the call passes it unchanged."""
+    caller = model.enclosing_function(call)
+    spec = getattr(caller, "args", None)
+    if not isinstance(caller, ast.FunctionDef) or spec.vararg is None or not call.args:
+        return False
+    last = call.args[-1]
+    if not (isinstance(last, ast.Starred) and isinstance(last.value, ast.Name) and last.value.id == spec.vararg.arg):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args[:-1]):
+        return False
+    for keyword in call.keywords:
+        if keyword.arg is None and not (spec.kwarg is not None and isinstance(keyword.value, ast.Name)
+                                        and keyword.value.id == spec.kwarg.arg):
+            return False
+    reads = [n for n in ast.walk(caller) if isinstance(n, ast.Name) and n.id == spec.vararg.arg]
+    return reads == [last.value]
 
 
 def helper_partial(project, model, node: ast.expr) -> ast.Call | None:

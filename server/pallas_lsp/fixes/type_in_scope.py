@@ -475,11 +475,15 @@ def _passed_by_one_call(project, model, binding, entry, depth: int) -> str | Non
 def _bound_at_launch(project, model, binding, entry) -> str | None:
     """What the launch binds the body's parameter `binding` to: the instance of a bound method launched as
     `<instance>.<method>`, or an argument of the `functools.partial` the launch wraps the body in."""
-    from .sites import forwarded_refs_call
+    from .sites import forwarded_refs_call, named_refs_call
 
     parameter = binding.node
     body = entry.body.node if entry.body is not None else None
     forwarded = forwarded_refs_call(body)
+    named = named_refs_call(body) if forwarded is None else None
+    if named is not None:  # `lambda x_ref, o_ref: F(x_ref, o_ref, width=...)`: F's keywords are the lambda's
+        given = next((k.value for k in named.keywords if k.arg == getattr(parameter, "arg", None)), None)
+        return ast.get_source_segment(model.text, given) if given is not None else None
     if forwarded is not None:  # `lambda *refs: F(plan, *refs)`: F's parameters before the refs are the lambda's
         function = model.parents.get(model.parents.get(parameter))
         positional = [*function.args.posonlyargs, *function.args.args] if isinstance(function, ast.FunctionDef) else []

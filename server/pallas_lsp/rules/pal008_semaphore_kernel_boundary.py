@@ -83,6 +83,13 @@ def check(ctx):
                 display, owned = _out_type_display(ctx.model, found[1])
                 leaf = _semaphore_leaf(ctx, display, ("gmem",))
             tpu = kernel.api == "pl.pallas_call" and backend == TPU_TC
+            if leaf is None and tpu_outputs == []:
+                interpreted = _interpreted_semaphore_output(ctx, kernel, found)
+                if interpreted is not None:
+                    leaf, message = interpreted
+                    yield ctx.finding(rule, leaf, message, (ctx.entry_related(kernel),),
+                                      facts={"kernel": kernel, "out_type": found[1], "entry": kernel.entry})
+                continue
             if leaf is None:
                 continue
             if kernel.api == "plgpu.kernel":
@@ -146,6 +153,32 @@ def _tpu_semaphore_outputs(ctx, kernel, found) -> list[ast.AST] | None:
         if leaf is not None:
             refused.append(leaf)
     return refused if any_semaphore else None
+
+
+def _interpreted_semaphore_output(ctx, kernel, found) -> tuple[ast.AST, str] | None:
+    """(the out_shape entry, the message) of a semaphore a pallas_call returns in `pltpu.SEMAPHORE` while an
+    interpreter certainly runs it: the TPU interpreter fills its outputs with NaN first (jax 0.12: `NotImplementedError:
+    nan + semaphore`, `nan + dma_sem`), `interpret=True` with `full` (`'AbstractSemaphoreTyRules' has no attribute
+    'full'`), used or not. None where no interpreter certainly runs it or none is returned so."""
+    from ..analysis.kernel_model import site_interpreter
+
+    interpreters = {site_interpreter(ctx.project, kernel.entry, site) for site in kernel.entry.interpret}
+    if len(interpreters) != 1 or interpreters & {"gpu"}:
+        return None
+    out_value, out_node = found
+    items = list(out_value.items) if isinstance(out_value, Seq) else [out_value]
+    nodes = list(out_node.elts) if isinstance(out_node, (ast.Tuple, ast.List)) and len(out_node.elts) == len(items) \
+        else [out_node] * len(items)
+    for item, node in zip(items, nodes):
+        memtype = as_memtype(item)
+        if isinstance(memtype, MemType) and memtype.space == "semaphore_mem" and memtype.dtype in _SEMAPHORE_DTYPES:
+            leaf = _semaphore_leaf(ctx, node, ("semaphore_mem",)) or node
+            quote = (f"NotImplementedError: nan + {memtype.dtype}" if interpreters == {"tpu"} else
+                     "AttributeError: type object 'AbstractSemaphoreTyRules' has no attribute 'full'")
+            return leaf, (f'JAX: "{quote}"; allocate it {kernel.scratch_advice()}. The interpreter fills a kernel\'s '
+                          "outputs before it runs, and a semaphore has no value to fill: returned in pltpu.SEMAPHORE it "
+                          "runs only compiled on a TPU (for the next kernel to wait on).")
+    return None
 
 
 def _plgpu_kernel_message(kernel) -> str:

@@ -1,0 +1,13 @@
+"""Grid specs of the block-scaling kernels."""
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def scaled_blocks_spec(cfg):
+  block = (cfg.rows, cfg.lanes)
+  return pltpu.PrefetchScalarGridSpec(
+      num_scalar_prefetch=1,
+      grid=(cfg.blocks,),
+      in_specs=[pl.BlockSpec(block, lambda i, s: (i, 0))],
+      out_specs=pl.BlockSpec(block, lambda i, s: (i, 0)),
+  )
