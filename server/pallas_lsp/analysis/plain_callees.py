@@ -27,7 +27,8 @@ from .iteration import comprehension_of
 
 if TYPE_CHECKING:
     from .model import Binding, ModuleModel
-    from .project import Project
+# `Project` (project.py) in annotations is a name only: project.py imports this module (to forget kept answers
+# after an edit), never the other way round (tests/test_architecture.py: no circle of modules but the one known).
 
 _STANDARD_LIBRARY = frozenset(sys.stdlib_module_names) - {"__future__"}
 # An array's (a ref's) attributes: never a function of the user's, as `kernels._callees` takes them.

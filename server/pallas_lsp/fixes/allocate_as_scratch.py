@@ -48,10 +48,10 @@ from .kernel_edits import (
 )
 from .grid_spec import code_in_spec, grid_spec_site, scratch_argument
 from .grid_spec_home import HomeSpecCode, written_for_home_spec
-from .launch_helper import helper_launch, pass_through_named_lambdas, scratch_through_helper
+from .launch_helper import pass_through_named_lambdas, scratch_through_helper
 from .pass_as_input import tuple_code
 from .type_in_scope import depends_on_a_variable, launch_statement, type_at_launches
-from .sites import constructed_class, forwards_refs, grid_rank, keyword_bound, locate
+from .sites import constructed_class, forwards_refs, grid_rank, helper_launch, keyword_bound, locate
 from .use_global_semaphore import SIGNALLED_TYPES, result_only_signalled, uses_only_signalled
 
 _LAUNCHES = ("pl.pallas_call", "plgpu.kernel", "pl.kernel")  # the launches whose bodies this fix rewrites

@@ -11,79 +11,11 @@ adds an option to their own helper.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 import libcst as cst
 
-from ..analysis.values import Func, Partial
 from .cst_locate import CannotFix, expression
-
-
-@dataclass
-class HelperLaunch:
-    """The helper around a launch whose body is the helper's parameter `parameter`, and the calls of it that pass
-    the body a fix is about."""
-
-    model: object
-    helper: ast.FunctionDef
-    parameter: str
-    calls: list[tuple[object, ast.Call]]
-
-
-def body_parameter(project, entry) -> tuple[ast.FunctionDef, str] | None:
-    """(the helper, its parameter) where the launch's body argument is a plain parameter of the function holding
-    the launch; None otherwise."""
-    node = entry.node
-    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)
-            and entry.kernel.node is node):
-        return None
-    model = entry.model
-    helper = model.enclosing_function(node)
-    if not isinstance(helper, ast.FunctionDef) or model.enclosing_function(helper) is not None \
-            or not any(helper is statement for statement in model.tree.body):
-        return None  # a module-level function: its calls are found by name (a method's bind `self` first)
-    binding = model.lookup(node.args[0].id, model.scope_of(node.args[0]), node.lineno)
-    if binding is None or binding.kind != "param":
-        return None
-    if [n for n in ast.walk(helper) if isinstance(n, ast.Name) and n.id == node.args[0].id
-            and not isinstance(n.ctx, ast.Load)]:
-        return None  # rebound in the helper
-    return helper, node.args[0].id
-
-
-def helper_launch(project, entry, body: ast.AST) -> HelperLaunch | None:
-    """The `HelperLaunch` of `entry` for `body`: every call of the helper passes a known function as the body, and
-    those passing `body` are the calls returned. None where the launch's body is no helper parameter; CannotFix
-    where a call passes a body not known, or the helper is used otherwise than called."""
-    from .sites import helper_calls
-
-    from ..analysis.values import OneOf
-
-    found = body_parameter(project, entry)
-    if found is None or not isinstance(project.evaluator.value(entry.model, entry.node.args[0]), OneOf):
-        return None  # one body only: the launch is its own, and takes the scratch itself
-    helper, parameter = found
-    args = helper.args
-    if parameter not in [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]:
-        return None
-    position = [a.arg for a in args.posonlyargs + args.args].index(parameter) \
-        if parameter in [a.arg for a in args.posonlyargs + args.args] else None
-    passing = []
-    for model, call in helper_calls(project, entry.model, helper):
-        if not (isinstance(call.func, (ast.Name, ast.Attribute))):
-            raise CannotFix(f"{helper.name} is used other than by calling it")
-        given = call.args[position] if position is not None and position < len(call.args) else next(
-            (k.value for k in call.keywords if k.arg == parameter), None)
-        value = project.evaluator.value(model, given) if given is not None else None
-        while isinstance(value, Partial):
-            value = value.func
-        if not isinstance(value, Func):
-            raise CannotFix(f"a call of {helper.name} passes a body that is not known")
-        if value.node is body:
-            passing.append((model, call))
-    if not passing:
-        return None
-    return HelperLaunch(entry.model, helper, parameter, passing)
+from .sites import HelperLaunch
 
 
 def scratch_through_helper(builder, entry, through: HelperLaunch, keyword: str, code: str) -> None:

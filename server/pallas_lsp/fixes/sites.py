@@ -393,8 +393,6 @@ def single_body_launches(project, model, function: ast.AST, siblings: list | Non
                 value = value.func
             picked = isinstance(value, OneOf) or isinstance(entry.node.args[0], (ast.Subscript, ast.IfExp))
             if picked and entry.body is not None and entry.body.node is function:
-                from .launch_helper import helper_launch
-
                 # `def _call(body, ...): return pl.pallas_call(body, ...)`: the helper's calls passing this body
                 # give its scratch (`launch_helper`), the other bodies' launches stay as they are.
                 picked = helper_launch(project, entry, function) is None
@@ -614,3 +612,68 @@ def is_partial_of(call: ast.Call, helper: ast.FunctionDef) -> bool:
     first = call.args[0] if call.args else None
     return (isinstance(first, ast.Name) and first.id == helper.name) or (
         isinstance(first, ast.Attribute) and first.attr == helper.name)
+
+
+@dataclass
+class HelperLaunch:
+    """The helper around a launch whose body is the helper's parameter `parameter`, and the calls of it that pass
+    the body a fix is about."""
+
+    model: object
+    helper: ast.FunctionDef
+    parameter: str
+    calls: list[tuple[object, ast.Call]]
+
+
+def body_parameter(project, entry) -> tuple[ast.FunctionDef, str] | None:
+    """(the helper, its parameter) where the launch's body argument is a plain parameter of the function holding
+    the launch; None otherwise."""
+    node = entry.node
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name)
+            and entry.kernel.node is node):
+        return None
+    model = entry.model
+    helper = model.enclosing_function(node)
+    if not isinstance(helper, ast.FunctionDef) or model.enclosing_function(helper) is not None \
+            or not any(helper is statement for statement in model.tree.body):
+        return None  # a module-level function: its calls are found by name (a method's bind `self` first)
+    binding = model.lookup(node.args[0].id, model.scope_of(node.args[0]), node.lineno)
+    if binding is None or binding.kind != "param":
+        return None
+    if [n for n in ast.walk(helper) if isinstance(n, ast.Name) and n.id == node.args[0].id
+            and not isinstance(n.ctx, ast.Load)]:
+        return None  # rebound in the helper
+    return helper, node.args[0].id
+
+
+def helper_launch(project, entry, body: ast.AST) -> HelperLaunch | None:
+    """The `HelperLaunch` of `entry` for `body`: every call of the helper passes a known function as the body, and
+    those passing `body` are the calls returned. None where the launch's body is no helper parameter; CannotFix
+    where a call passes a body not known, or the helper is used otherwise than called."""
+    from ..analysis.values import OneOf
+
+    found = body_parameter(project, entry)
+    if found is None or not isinstance(project.evaluator.value(entry.model, entry.node.args[0]), OneOf):
+        return None  # one body only: the launch is its own, and takes the scratch itself
+    helper, parameter = found
+    args = helper.args
+    if parameter not in [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]:
+        return None
+    position = [a.arg for a in args.posonlyargs + args.args].index(parameter) \
+        if parameter in [a.arg for a in args.posonlyargs + args.args] else None
+    passing = []
+    for model, call in helper_calls(project, entry.model, helper):
+        if not (isinstance(call.func, (ast.Name, ast.Attribute))):
+            raise CannotFix(f"{helper.name} is used other than by calling it")
+        given = call.args[position] if position is not None and position < len(call.args) else next(
+            (k.value for k in call.keywords if k.arg == parameter), None)
+        value = project.evaluator.value(model, given) if given is not None else None
+        while isinstance(value, Partial):
+            value = value.func
+        if not isinstance(value, Func):
+            raise CannotFix(f"a call of {helper.name} passes a body that is not known")
+        if value.node is body:
+            passing.append((model, call))
+    if not passing:
+        return None
+    return HelperLaunch(entry.model, helper, parameter, passing)

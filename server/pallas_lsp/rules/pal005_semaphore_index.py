@@ -18,7 +18,7 @@ import sys
 from ..analysis.evaluate import as_memtype
 from ..analysis.kernel_model import reads_checked, uses_of
 from ..analysis.kernels import get_global_argument, get_global_calls
-from ..analysis.result_uses import COPY_APIS
+from ..analysis.result_uses import COPY_APIS, calls_barrier_use
 from ..analysis.values import MemType, shape_text
 
 CODE = "PAL005"
@@ -61,7 +61,9 @@ def check(ctx):
     for call, memtype, uses in traced_get_globals(ctx, {id(site.call) for _, site in ctx.kernels_reaching()}):
         yield from _report(ctx, None, memtype.shape, uses, ("signal", "wait"), reported,
                            (ctx.model, call, "comes from here"), {"get_global": call})
-    if "arrier" in ctx.model.text:
+    if "arrier" in ctx.model.text and calls_barrier_use(ctx.project, ctx.model):
+        # every finding is a barrier use of this module: one that calls no barrier op (a setting named "barrier")
+        # leaves its importers' kernels unsearched, as PAL006 does
         yield from _whole_barriers(ctx, reported)
     if "emaphore" not in ctx.model.text and "async" not in ctx.model.text:
         return  # a helper module that only copies (pltpu.make_async_copy(..., sem)) names no semaphore
