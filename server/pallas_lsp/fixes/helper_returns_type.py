@@ -23,11 +23,11 @@ import ast
 
 import libcst as cst
 
-from ..analysis.values import Func, MemType
+from ..analysis.values import MemType
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
 from .run_scoped_allocation import (_block_of, _check_movable, _check_not_escaping, _check_not_read_after, _ends_in_return,
                                     _thread_axis)
-from .sites import launches_running
+from .sites import helper_mentions, launches_running
 
 _BLOCK_LOCAL = {"smem", "tmem", "regs"}
 _LAUNCHES = ("plgpu.kernel", "pl.kernel")
@@ -62,18 +62,8 @@ def _call_sites(project, model, helper: ast.FunctionDef) -> list[tuple]:
     """(module, `name = helper(...)`, its function, the thread axis) for every mention of the helper in the
     workspace; CannotFix where one is anything else."""
     found = []
-    for source in [model, *project.importers(model)]:
-        for node in ast.walk(source.tree):
-            named = isinstance(node, ast.Name) and node.id == helper.name and isinstance(node.ctx, ast.Load) or (
-                isinstance(node, ast.Attribute) and node.attr == helper.name)
-            if not named:
-                continue
-            value = project.evaluator.value(source, node)
-            if not (isinstance(value, Func) and value.node is helper):
-                if isinstance(node, ast.Name) and source is model:
-                    raise CannotFix(f"{helper.name} is named where it is not known to be the helper")
-                continue
-            found.append(_call_site(project, source, node, helper))
+    for source, node in helper_mentions(project, model, helper):
+        found.append(_call_site(project, source, node, helper))
     if not found:
         raise CannotFix(f"{helper.name} is never called")
     return found

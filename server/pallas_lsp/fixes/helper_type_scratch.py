@@ -26,6 +26,7 @@ from ..analysis.frames import Frame
 from ..analysis.values import Func, MemType, OneOf
 from . import allocate_as_scratch
 from .kernel_edits import CannotFix, FixBuilder, replace_expression
+from .sites import helper_mentions
 
 
 def fix(project, model, call: ast.Call, value, code: str):
@@ -84,26 +85,16 @@ def _call_sites(project, model, helper: ast.FunctionDef) -> list[tuple[object, a
     one is anything else (passed on, stored, its result used in place)."""
     found = []
     method = isinstance(model.parents.get(helper), ast.ClassDef)  # named only as an attribute: `Buffers.acc(8)`
-    for source in [model, *project.importers(model)]:
-        for node in ast.walk(source.tree):
-            named = not method and isinstance(node, ast.Name) and node.id == helper.name and isinstance(
-                node.ctx, ast.Load) or (isinstance(node, ast.Attribute) and node.attr == helper.name)
-            if not named:
-                continue
-            value = project.evaluator.value(source, node)
-            if not (isinstance(value, Func) and value.node is helper):
-                if isinstance(node, ast.Name) and source is model:
-                    raise CannotFix(f"{helper.name} is named where it is not known to be the helper")
-                continue
-            site = source.parents.get(node)
-            statement = source.parents.get(site)
-            if not (isinstance(site, ast.Call) and site.func is node and isinstance(statement, ast.Assign)
-                    and statement.value is site and len(statement.targets) == 1
-                    and isinstance(statement.targets[0], ast.Name)):
-                raise CannotFix(f"{helper.name} is used other than as `name = {helper.name}(...)`")
-            if any(isinstance(a, ast.Starred) for a in site.args) or any(k.arg is None for k in site.keywords):
-                raise CannotFix(f"a call of {helper.name} unpacks its arguments")
-            found.append((source, site))
+    for source, node in helper_mentions(project, model, helper, method=method):
+        site = source.parents.get(node)
+        statement = source.parents.get(site)
+        if not (isinstance(site, ast.Call) and site.func is node and isinstance(statement, ast.Assign)
+                and statement.value is site and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            raise CannotFix(f"{helper.name} is used other than as `name = {helper.name}(...)`")
+        if any(isinstance(a, ast.Starred) for a in site.args) or any(k.arg is None for k in site.keywords):
+            raise CannotFix(f"a call of {helper.name} unpacks its arguments")
+        found.append((source, site))
     if not found:
         raise CannotFix(f"{helper.name} is never called")
     return found

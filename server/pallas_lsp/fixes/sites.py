@@ -677,3 +677,22 @@ def helper_launch(project, entry, body: ast.AST) -> HelperLaunch | None:
     if not passing:
         return None
     return HelperLaunch(entry.model, helper, parameter, passing)
+
+
+def helper_mentions(project, model, helper: ast.FunctionDef, *, method: bool = False):
+    """(module, name node) for every mention of a module-level helper in its module and its importers, each
+    evaluated to the helper; CannotFix where its own module names it as something the evaluation cannot show
+    is the helper (a rebinding would make the rewrite edit the wrong function). A method is named only as an
+    attribute (`Buffers.acc(8)`)."""
+    for source in [model, *project.importers(model)]:
+        for node in ast.walk(source.tree):
+            named = not method and isinstance(node, ast.Name) and node.id == helper.name and isinstance(
+                node.ctx, ast.Load) or (isinstance(node, ast.Attribute) and node.attr == helper.name)
+            if not named:
+                continue
+            value = project.evaluator.value(source, node)
+            if not (isinstance(value, Func) and value.node is helper):
+                if isinstance(node, ast.Name) and source is model:
+                    raise CannotFix(f"{helper.name} is named where it is not known to be the helper")
+                continue
+            yield source, node
