@@ -41,12 +41,7 @@ def fix(project, model, finding):
     builder = FixBuilder(project)
     prefix, attr = own.split(".")
     if built_inside(placement.use, made_call) or built_for_refusing_kernels_only(project, made_model, made_call, where):
-        file, imports = builder.file(made_model)
-        target = file.find_ast(made_model, made_call, cst.Call)
-        if target is None:
-            raise CannotFix("the type's constructor was not found")
-        spelled = cst.parse_expression(f"{imports.name(_MODULES[prefix])}.{attr}")
-        file.rewrite(target, lambda updated: updated.with_changes(func=spelled))
+        respell_constructor(builder, made_model, made_call, _MODULES[prefix], attr)
         written = "where it is built"
     elif isinstance(placement.use, (ast.Name, ast.Attribute)):
         _, imports = builder.file(placement.model)
@@ -58,6 +53,16 @@ def fix(project, model, finding):
         raise CannotFix("the type is shared with the other backend's kernels, and the use is no name to rewrite")
     return builder.fix(f"pallas-lsp ({finding.code}): Use {own} in place of {memtype.constructor}, {written}",
                        "safe", preferred=True)
+
+
+def respell_constructor(builder: FixBuilder, made_model, made_call: ast.Call, module: str, attr: str) -> None:
+    """`pltpu.VMEM(shape, dtype)` -> `plgpu.SMEM(shape, dtype)` where it is built: the arguments stay as written."""
+    file, imports = builder.file(made_model)
+    target = file.find_ast(made_model, made_call, cst.Call)
+    if target is None:
+        raise CannotFix("the type's constructor was not found")
+    spelled = cst.parse_expression(f"{imports.name(module)}.{attr}")
+    file.rewrite(target, lambda updated: updated.with_changes(func=spelled))
 
 
 def built_inside(node: ast.AST, inner: ast.AST) -> bool:

@@ -21,7 +21,7 @@ import libcst as cst
 
 from ..analysis.memory_spaces import GPU
 from .kernel_edits import CannotFix, FixBuilder, without_keyword
-from .own_memory_space import built_inside, built_for_refusing_kernels_only
+from .own_memory_space import built_for_refusing_kernels_only, built_inside, respell_constructor
 from .workspace_as_output import add_output, take_old_results
 
 
@@ -46,12 +46,7 @@ def fix(project, model, finding):
         shape, dtype = (entry.model.segment(a) for a in made_call.args)
         output = f"{imports.name('jax')}.ShapeDtypeStruct({shape}, {dtype})"
     elif built_for_refusing_kernels_only(project, made_model, made_call, GPU) and project.is_workspace_file(made_model.path):
-        file, made_imports = builder.file(made_model)
-        target = file.find_ast(made_model, made_call, cst.Call)
-        if target is None:
-            raise CannotFix("the workspace's constructor was not found")
-        spelled = cst.parse_expression(f"{made_imports.name('jax')}.ShapeDtypeStruct")
-        file.rewrite(target, lambda updated: updated.with_changes(func=spelled))
+        respell_constructor(builder, made_model, made_call, "jax", "ShapeDtypeStruct")
         output = entry.model.segment(placement.use)
     else:
         raise CannotFix("the workspace's type is built by code other kernels use")
