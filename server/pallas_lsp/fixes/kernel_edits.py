@@ -538,16 +538,15 @@ def take_name(builder: FixBuilder, plan, fallback: str) -> str:
 
     use = plan.use
     stored = use.model.parents.get(use.call)
-    if use.name is None and isinstance(stored, ast.Assign) and stored.value is use.call and len(stored.targets) == 1 \
-            and isinstance(stored.targets[0], ast.Attribute):
-        fallback = stored.targets[0].attr  # `self.sems = pl.get_global(...)`: the parameter is `sems`
+    if use.name is None and stored_as(use) is not None:
+        fallback = stored_as(use)  # `self.sems = pl.get_global(...)`: the parameter is `sems`
     elif use.name is None and isinstance(stored, ast.Assign) and stored.value is use.call \
             and len(stored.targets) == 1 and isinstance(stored.targets[0], ast.Name) \
             and not stored.targets[0].id.endswith("_ref"):
         fallback = f"{stored.targets[0].id}_ref"  # `acc = ...` bound in another branch too: `acc = acc_ref`
     if plan.helper is None:
         return parameter_name(builder, use.model, use, fallback)
-    name = use.name or unique_name(use.model, plan.helper, stored_as(use) or fallback)
+    name = use.name or unique_name(use.model, plan.helper, fallback)
     if use.name is not None and bound_elsewhere(plan.helper, use):
         raise CannotFix(f"{name} is bound more than once in {plan.helper.name}")
     for model, body, _ in plan.bodies:
