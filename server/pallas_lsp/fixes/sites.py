@@ -555,7 +555,7 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
             if named and id(node) not in called and this(project.evaluator.value(source, node)):
                 partial = helper_partial(project, source, node) if constructed is None else None
                 if partial is None:
-                    raise CannotFix(f"{name} is used other than by calling it")
+                    raise CannotFix(f"{name} is used other than by {'constructing' if constructed else 'calling'} it")
                 calls.append(partial)
         found += [(source, call) for call in calls]
     return found
