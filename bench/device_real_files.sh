@@ -6,7 +6,7 @@
 # along (no network). Here, first:
 #   bench/device_real_files.sh prepare [BEFORE_COMMIT]   # device-bench/: the wheels, and BEFORE's server/
 # There (carry .device-wheels and device-bench):
-#   OUT=$OUT [PARTS='keystroke together check timeline'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
+#   OUT=$OUT [PARTS='keystroke together check timeline latency'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
 set -u
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = prepare ]; then
@@ -45,6 +45,12 @@ for part in ${PARTS:-keystroke together check}; do  # PARTS: a subset, to fit a 
     keystroke) run --edits 40 --warmup 4 --json "$OUT/keystroke.json" 2>&1 | tee "$OUT/keystroke.txt" ;;
     together) run --edits 20 --warmup 4 --together --json "$OUT/together.json" 2>&1 | tail -12 | tee "$OUT/together.txt" ;;
     check) run --check --runs 1 --json "$OUT/check.json" 2>&1 | tee "$OUT/check.txt" ;;
+    latency) J=$("$PY" -c 'import importlib.util as u; print(u.find_spec("jax").submodule_search_locations[0])')
+      for source in ${BEFORE[@]:+"$PWD/${BEFORE[1]}"} "$PWD"; do  # the <= 50 ms file, before then after
+        echo "\$ bench/lsp_latency.py --source $source"
+        PALLAS_LSP_JAX_PYTHON=$PY "$PY" bench/lsp_latency.py --edits 100 --warmup 5 --python "$PY" --source "$source" \
+          --file "$J/experimental/pallas/ops/gpu/collective_matmul_mgpu.py" --root "$J"
+      done 2>&1 | tee "$OUT/latency.txt" ;;
     timeline) for round in 1 2; do  # the first analysis's timeline (first publish, settled), before then after
         for source in ${BEFORE[@]:+"$PWD/${BEFORE[1]}"} "$PWD"; do echo "\$ bench/lsp_first_timeline.py --source $source (round $round)"
           "$PY" bench/lsp_first_timeline.py --cache "$CACHE" --python "$PY" --source "$source"; done
