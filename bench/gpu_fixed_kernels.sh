@@ -47,6 +47,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes11 apart_fixes11
   prepare_judged bench/apart_fixes13 apart_fixes13
   prepare_judged bench/apart_fixes14 apart_fixes14
+  prepare_judged bench/apart_fixes16 apart_fixes16
 }
 
 if [ "${1:-}" = generated ]; then
