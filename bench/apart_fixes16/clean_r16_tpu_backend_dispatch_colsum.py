@@ -27,7 +27,13 @@ def _colsum_gpu(x):
   m, n = x.shape
 
   def body(x_ref, o_ref, acc):
-    acc[...] = jnp.sum(x_ref[...].astype(jnp.float32), axis=0)
+    acc[...] = jnp.zeros((n,), jnp.float32)
+
+    def add_row(r, carry):
+      acc[...] += x_ref[r, :].astype(jnp.float32)
+      return carry
+
+    jax.lax.fori_loop(0, m, add_row, None)
     o_ref[...] = acc[...].astype(o_ref.dtype)
 
   return plgpu.kernel(
