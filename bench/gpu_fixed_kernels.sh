@@ -48,6 +48,7 @@ prepare_realistic() {
   prepare_judged bench/apart_fixes13 apart_fixes13
   prepare_judged bench/apart_fixes14 apart_fixes14
   prepare_judged bench/apart_fixes15 apart_fixes15
+  prepare_judged bench/apart_fixes16 apart_fixes16
 }
 
 if [ "${1:-}" = generated ]; then
