@@ -58,3 +58,30 @@ def test_black_style_splits_the_last_bracket_when_none_has_commas():
         '        jax.lax.axis_index("rows")\n'
         "    ]\n")
     assert wrap_long_lines("", new, 88, "aligned") == new  # JAX's style has no such break: the line stays
+
+
+def test_a_line_inside_a_call_opened_above_breaks_at_its_own_commas():
+    new = ("  copies = [\n"
+           "      pltpu.make_async_copy(\n"
+           "          w_hbm.at[pl.ds(h * HALF, HALF)], w_vmem.at[pl.ds(h * HALF, HALF)], copy_sems.at[h]\n"
+           "      )\n"
+           "      for h in range(2)\n"
+           "  ]\n")
+    assert wrap_long_lines("", new, 88, "hanging") == new.replace(
+        "HALF)], copy_sems.at[h]\n", "HALF)],\n          copy_sems.at[h]\n")
+
+
+def test_a_line_of_a_triple_quoted_string_is_never_broken():
+    new = ('  doc = f(\n      """\n      a string line, with commas, long enough to go over the limit of this test: '
+           'abcdefghij, klmnop\n      """, x)\n')
+    assert wrap_long_lines("", new, 60, "hanging") == new
+
+
+def test_a_line_inside_a_call_ending_in_a_comma_breaks_inside_its_own_bracket():
+    new = ("  return pl.pallas_call(\n"
+           "      body, out_shape=X,\n"
+           "      scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],\n"
+           "  )\n")
+    assert wrap_long_lines("", new, 88, "hanging") == new.replace(
+        "scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],\n",
+        "scratch_shapes=[\n          pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))\n      ],\n")

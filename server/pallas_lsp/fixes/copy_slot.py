@@ -70,18 +70,34 @@ def _root_parameter(model, node: ast.AST) -> ast.arg | None:
     return binding.node if binding is not None and binding.kind == "param" else None
 
 
-def _slot_index(model, argument: ast.AST, scratch: set[int]) -> str | None:
-    """`i` where the argument is `buffer.at[i, ...]` of a scratch buffer (through names assigned once)."""
+def _slot_index(model, argument: ast.AST, scratch: set[int], leading: dict[int, int] | None = None,
+                slots: int | None = None) -> str | None:
+    """`i` where the argument is `buffer.at[i, ...]` of a scratch buffer (through names assigned once). Not a
+    range of rows (`buffer.at[pl.ds(h * half, half)]`: the copy fills part of one buffer, not a slot), nor a
+    buffer whose first dimension is known and is not as long as the semaphore array (`leading`, `slots`)."""
     view = _held(model, argument)
     if not (isinstance(view, ast.Subscript) and isinstance(view.value, ast.Attribute) and view.value.attr == "at"):
         return None
     root = _root_parameter(model, view.value.value)
     if root is None or id(root) not in scratch:
         return None
+    if leading and slots is not None and leading.get(id(root)) not in (None, slots):
+        return None
     first = view.slice.elts[0] if isinstance(view.slice, ast.Tuple) and view.slice.elts else view.slice
     if isinstance(first, (ast.Slice, ast.Starred)) or (isinstance(first, ast.Constant) and first.value is Ellipsis):
         return None
+    held = _held(model, first)
+    if isinstance(held, ast.Call) and _called_name(held) in _RANGES:
+        return None
     return ast.unparse(first)
+
+
+_RANGES = ("ds", "dslice", "Slice", "slice")  # pl.ds(start, size): rows of the buffer, no slot of it
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str] | None:
@@ -94,6 +110,7 @@ def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str]
     if not any(p.node is source and p.role == "scratch" for p in params):
         return None
     scratch = {id(p.node) for p in params if p.role == "scratch" and p.node is not source}
+    leading = {id(p.node): p.shape[0] for p in params if p.role == "scratch" and p.shape}
     model, function, param = body.model, body.node, source
     for _ in range(4):  # through functions it is handed on to whole (paged attention's inline_seq_dim body)
         load = _hand_off(model, function, param)
@@ -107,7 +124,7 @@ def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str]
         if isinstance(call, ast.keyword):
             call = model.parents.get(call)
         others = [a for a in [*call.args, *(k.value for k in call.keywords)] if a is not load]
-        slots = {index for a in others if (index := _slot_index(model, a, scratch)) is not None}
+        slots = {index for a in others if (index := _slot_index(model, a, scratch, leading, shape[0])) is not None}
         if len(slots) == 1:
             break
         handed = _handed_to(project, model, call, load, scratch)

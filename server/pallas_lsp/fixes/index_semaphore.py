@@ -82,24 +82,36 @@ def _axis_variables(project, model, use_call: ast.Call) -> dict[str, set[str]]:
     return found
 
 
-def _loop_variables(project, model, use_call: ast.Call) -> dict[int, set[str]]:
-    """{length: variables of the Python loops `for v in range(length)` around `use_call` in its function}."""
+def _loop_variables(project, model, use_call: ast.AST) -> dict[int, set[str]]:
+    """{length: variables of the Python loops `for v in range(length)` (statements or comprehensions) around
+    `use_call` in its function}."""
     found: dict[int, set[str]] = {}
     function = model.enclosing_function(use_call)
     node = model.parents.get(use_call)
     while node is not None and node is not function:
-        if (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call)
-                and not node.iter.keywords and 1 <= len(node.iter.args) <= 2):
-            func = node.iter.func
-            builtin_range = (isinstance(func, ast.Name) and func.id == "range"
-                             and model.lookup("range", model.scope_of(func), func.lineno) is None)
-            bounds = [project.evaluator.value(model, a) for a in node.iter.args]
-            start = bounds[0].value if len(bounds) == 2 and isinstance(bounds[0], Const) else 0
-            if (builtin_range and isinstance(bounds[-1], Const)
-                    and type(bounds[-1].value) is int and start == 0):
-                found.setdefault(bounds[-1].value, set()).add(node.target.id)
+        loops = [node] if isinstance(node, ast.For) else node.generators if isinstance(
+            node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) else []
+        for loop in loops:
+            length = _range_length(project, model, loop.iter)
+            if length is not None and isinstance(loop.target, ast.Name):
+                found.setdefault(length, set()).add(loop.target.id)
         node = model.parents.get(node)
     return found
+
+
+def _range_length(project, model, iterated: ast.expr) -> int | None:
+    """n of `range(n)` / `range(0, n)` (the builtin, n known)."""
+    if not (isinstance(iterated, ast.Call) and not iterated.keywords and 1 <= len(iterated.args) <= 2):
+        return None
+    func = iterated.func
+    if not (isinstance(func, ast.Name) and func.id == "range"
+            and model.lookup("range", model.scope_of(func), func.lineno) is None):
+        return None
+    bounds = [project.evaluator.value(model, a) for a in iterated.args]
+    start = bounds[0].value if len(bounds) == 2 and isinstance(bounds[0], Const) else 0
+    if isinstance(bounds[-1], Const) and type(bounds[-1].value) is int and start == 0:
+        return bounds[-1].value
+    return None
 
 
 def _unused_enum_parameter(project, model, argument: ast.expr, missing: tuple) -> str | None:
@@ -214,7 +226,8 @@ def _at_index(builder: FixBuilder, model, argument: ast.expr, indices: list[str]
 def _sole_copy_semaphore(project, model, finding, use, shape, kernel, source):
     """A TPU copy given a whole semaphore array that nothing else in the body names (`make_async_copy(src, dst,
     sems)` of a `DMA((2,))`): any one of its semaphores is the copy's, the others are never used, so the first
-    keeps what the kernel does (`sems.at[0]`, safe)."""
+    keeps what the kernel does (`sems.at[0]`, safe). Made in a loop over as many slots as the array has, the
+    loop's variable (`sems.at[h]`, unsafe: one semaphore each, as its author most likely meant)."""
     copy = next((c for c in kernel.dma_copies if any(start is use.node for start in c.starts)), None)
     argument = next((node for role, node, not_ref in copy.semaphores if role == "dma_dst" and not_ref is None),
                     None) if copy is not None else None
@@ -229,6 +242,10 @@ def _sole_copy_semaphore(project, model, finding, use, shape, kernel, source):
         raise CannotFix(f"{argument.id} is named elsewhere in the body: which semaphore the copy is meant to use "
                         "is not known")
     builder = FixBuilder(project)
+    held = _loop_variables(project, model, argument).get(shape[0], set()) if len(shape) == 1 else set()
+    if len(held) == 1:  # one copy per slot (`[make_async_copy(..., sems) for h in range(2)]`): each its own
+        _at_index(builder, model, argument, [next(iter(held))])
+        return _indexed_fix(builder, finding, use, [next(iter(held))], False)
     _at_index(builder, model, argument, ["0"] * len(shape))
     return _indexed_fix(builder, finding, use, ["0"] * len(shape), True)
 

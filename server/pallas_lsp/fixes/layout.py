@@ -114,9 +114,10 @@ def indent_unit(text: str) -> str:
     return " " * (min(widths) if widths and min(widths) in (2, 4) else 4)
 
 
-def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[str] | None:
-    """The line broken at its own top-level commas if it continues a bracket opened above (each
-    piece at the line's indent), else inside its first bracket with commas; None if it cannot be."""
+def _split_once(line: str, limit: int, style: str, unit: str = "    ", inside: bool = False) -> list[str] | None:
+    """The line broken at its own top-level commas if it continues a bracket opened above (`inside`, or a
+    closer it does not open; each piece at the line's indent), else inside its first bracket with commas;
+    None if it cannot be."""
     if len(line) > LONGEST_TOKENIZED:
         return None
     try:
@@ -136,6 +137,7 @@ def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[s
             else:
                 continues = True
     pairs.sort(key=lambda pair: pair[0].start[1])
+    continues = continues or inside
     indent = line[:len(line) - len(line.lstrip())]
     if continues and outer_commas:
         cuts = [c.end[1] for c in outer_commas]
@@ -145,6 +147,7 @@ def _split_once(line: str, limit: int, style: str, unit: str = "    ") -> list[s
                 pieces.append((indent if start else "") + line[start:cut].strip() if start else line[:cut].rstrip())
             start = cut
         pieces.append(indent + line[start:].strip())
+        pieces = [piece for piece in pieces if piece.strip()]  # a trailing comma leaves nothing after it
         merged = [pieces[0]]
         for piece in pieces[1:]:  # keep what fits on one line together
             if len(merged[-1]) + 1 + len(piece.strip()) <= limit:
@@ -208,8 +211,12 @@ def _split_last_bracket(line: str, pairs: list, indent: str, unit: str) -> list[
 def wrap_long_lines(old: str, new: str, limit: int, style: str, unit: str = "    ") -> str:
     """`new` with each line over `limit` that is not in `old` broken inside its brackets."""
     kept = set(old.splitlines())
+    inside, spanned = _lines_in_brackets(new)
     out = []
-    for line in new.splitlines(keepends=True):
+    for number, line in enumerate(new.splitlines(keepends=True)):
+        if number in spanned:
+            out.append(line)
+            continue
         ending = line[len(line.rstrip("\r\n")):]
         body = line[:len(line) - len(ending)]
         pending, done = [body], []
@@ -220,7 +227,7 @@ def wrap_long_lines(old: str, new: str, limit: int, style: str, unit: str = "   
             if len(piece) <= limit or piece in kept or "#" in piece:
                 done.append(piece)
                 continue
-            split = _split_once(piece, limit, style, unit)
+            split = _split_once(piece, limit, style, unit, inside=number in inside)
             if split is None:
                 done.append(piece)
                 continue
@@ -228,3 +235,27 @@ def wrap_long_lines(old: str, new: str, limit: int, style: str, unit: str = "   
         done.extend(pending)
         out.append((ending or "\n").join(done) + ending)
     return "".join(out)
+
+
+def _lines_in_brackets(text: str) -> tuple[set[int], set[int]]:
+    """The lines (0-based) that begin inside a bracket opened on a line above (`a, b` there is a call's
+    arguments, broken at its commas, not a tuple), and those a token spans with others (a triple-quoted
+    string's: never broken)."""
+    if any(len(line) > LONGEST_TOKENIZED for line in text.splitlines()):
+        return set(), set()
+    inside, spanned, depth, line = set(), set(), 0, 0
+    try:
+        for token in tokens(text):
+            if token.start[0] - 1 > line:
+                if depth:
+                    inside.update(range(line + 1, token.start[0]))
+                line = token.start[0] - 1
+            if token.end[0] > token.start[0]:
+                spanned.update(range(token.start[0] - 1, token.end[0]))
+            if token.type == tokenize.OP and token.string in _OPEN:
+                depth += 1
+            elif token.type == tokenize.OP and token.string in _CLOSE:
+                depth = max(depth - 1, 0)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return set(), set()
+    return inside, spanned
