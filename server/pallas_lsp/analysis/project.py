@@ -100,6 +100,8 @@ class Project:
         self.use_jedi = use_jedi
         self._environment: PythonEnvironment | None = None
         self._environment_lock = threading.Lock()
+        # Set: jedi's environment may load now (`load_environment_soon`); asking for it sets it.
+        self.environment_wanted = threading.Event()
         self._jedi_project: jedi.Project | None = None
         self.overlay: dict[str, str] = {}
         self._models: OrderedDict[str, ModuleModel] = OrderedDict()  # least recently used first
@@ -149,16 +151,22 @@ class Project:
     def environment(self) -> PythonEnvironment:
         """Raises `EnvironmentError_` with a user-facing message when the interpreter is unusable."""
         if self._environment is None:
+            self.environment_wanted.set()
             with self._environment_lock:  # also loaded off the analysis thread (`load_environment_soon`)
                 if self._environment is None:
                     self._environment = load_environment(self.python)
         return self._environment
 
     def load_environment_soon(self, done) -> None:
-        """Start the interpreter's jedi environment on another thread (a server's first analysis often
-        needs none of it: import answers come from the cache file); `done(environment, error)` after."""
+        """On another thread: the interpreter's `sys.path` at once (every analysis needs it), then its jedi
+        environment once `environment_wanted` is set (the server sets it when a document's first diagnostics
+        are out; an analysis asking jedi sets it): a first analysis that asks jedi nothing, as every import
+        answered from the tables or the cache file, no longer shares the interpreter lock with jedi's import
+        (0.08 s of CPU on a 2-CPU machine); `done(environment, error)` after."""
         def load():
             try:
+                interpreter_sys_path(self.python)  # an unusable interpreter is said now
+                self.environment_wanted.wait()
                 environment = self.environment
             except EnvironmentError_ as exc:
                 done(None, exc)
