@@ -26,6 +26,7 @@ class _ParkedEvent(threading.Event):
 
 
 def test_jedis_environment_waits_until_wanted_and_the_path_is_probed_at_once(tmp_path, interpreter_runs, monkeypatch):
+    """With jax and jaxlib installed (the tables of their modules answer their imports)."""
     loads = []
     real = project_module.load_environment
     monkeypatch.setattr(project_module, "load_environment", lambda path: loads.append(path) or real(path))
@@ -43,6 +44,20 @@ def test_jedis_environment_waits_until_wanted_and_the_path_is_probed_at_once(tmp
     wanted.set()  # the server: a document's first diagnostics are out
     env, error = done.get(timeout=300)
     assert error is None and env is project._environment and loads == [jax_python()]
+
+
+def test_without_jax_installed_jedis_environment_loads_at_once(tmp_path):
+    """Imports of jax are jedi's to answer there (no installed module's table answers them): its process
+    starts beside the first analysis."""
+    import sys
+
+    project = Project(root=str(tmp_path), python=sys.executable)  # the tests' interpreter: no jax
+    assert not project_module._installed(environment.interpreter_sys_path(sys.executable), "jax")
+    project.environment_wanted = wanted = _ParkedEvent()
+    done: queue.Queue = queue.Queue()
+    project.load_environment_soon(lambda env, error: done.put((env, error)))
+    env, error = done.get(timeout=300)  # nobody set `environment_wanted`
+    assert error is None and env is project._environment and not wanted.parked.is_set()
 
 
 def test_an_analysis_asking_for_the_environment_lets_the_thread_load_it(tmp_path):
