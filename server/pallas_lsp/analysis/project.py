@@ -164,8 +164,8 @@ class Project:
 
     def load_environment_soon(self, done) -> None:
         """On another thread: the interpreter's `sys.path` at once (every analysis needs it), then its jedi
-        environment, where jax and jaxlib are installed once `environment_wanted` is set (the server sets it
-        when a document's first diagnostics are out; an analysis asking jedi sets it): a first analysis whose
+        environment: where jax and jaxlib are installed, only once `environment_wanted` is set (the server sets
+        it when a document's first diagnostics are out; an analysis asking jedi sets it): a first analysis whose
         imports the installed modules' tables or the cache file answer no longer shares the interpreter lock
         with jedi's import (0.07-0.1 s of CPU on a 2-CPU machine). Without them, imports of theirs are jedi's
         to answer (tpu-inference's first pass asked it five: its own `jax` folders), so jedi's process starts

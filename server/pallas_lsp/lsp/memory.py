@@ -32,7 +32,7 @@ def collecting_less_often(until_settled: bool = False):
     """Meanwhile fewer automatic garbage collections (a file's first analysis: above); what became garbage
     is collected between analyses (`settle_heap`). `until_settled`: Python's thresholds come back in
     `settle_heap` (the server calls it once the diagnostics are out), not at the end: restored there, the
-    next allocation collected the analysis's young objects (jla's first pass: 0.13 s of CPU, a 13th of it)
+    next allocation collected the analysis's young objects (jla's first pass: 0.13 s of CPU, about a tenth of it)
     before its diagnostics went out."""
     before = _restore_at_settle[0] if _restore_at_settle else gc.get_threshold()
     gc.set_threshold(*FIRST_ANALYSIS_GC_THRESHOLD)
