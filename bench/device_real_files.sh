@@ -6,7 +6,11 @@
 # along (no network). Here, first:
 #   bench/device_real_files.sh prepare [BEFORE_COMMIT]   # device-bench/: the wheels, and BEFORE's server/
 # There (carry .device-wheels and device-bench):
-#   OUT=$OUT [PARTS='keystroke together check timeline latency'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
+#   OUT=$OUT [PARTS='keystroke together check timeline timeline-jax latency'] bash bench/device_real_files.sh run   # JSON, tables under $OUT
+# `timeline-jax`: the timeline with jax's and jaxlib's Python sources on the analysed interpreter's path, as a
+# user's interpreter has them (the host's python3 has neither; only read there, never imported): prepare takes
+# the jax wheel of bench/.generated/real_code (or JAX_WHEEL=path) and the .py/.pyi files of .venvs/jax's jaxlib
+# (or JAXLIB_DIR=path; its compiled modules, 330 MB, stay here).
 set -u
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = prepare ]; then
@@ -15,6 +19,22 @@ if [ "${1:-}" = prepare ]; then
   if [ -n "${2:-}" ]; then
     mkdir -p device-bench/before && git archive "$2" server | tar x -C device-bench/before
     git rev-parse "$2" > device-bench/before/COMMIT
+  fi
+  JAX_WHEEL=${JAX_WHEEL:-$(ls bench/.generated/real_code/dists/jax-*/jax-*.whl 2>/dev/null | tail -1)}
+  JAXLIB_DIR=${JAXLIB_DIR:-$(ls -d .venvs/jax/lib/python*/site-packages/jaxlib 2>/dev/null | tail -1)}
+  if [ -n "$JAX_WHEEL" ] && [ -n "$JAXLIB_DIR" ]; then
+    mkdir -p device-bench/jax/sources && cp "$JAX_WHEEL" device-bench/jax/
+    python3 - "$JAXLIB_DIR" device-bench/jax/sources/jaxlib <<'PY'
+import os, shutil, sys
+for folder, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        if name.endswith((".py", ".pyi")) or name == "py.typed":
+            target = os.path.join(sys.argv[2], os.path.relpath(folder, sys.argv[1]))
+            os.makedirs(target, exist_ok=True)
+            shutil.copy2(os.path.join(folder, name), target)
+PY
+  else
+    echo "no jax wheel or jaxlib (JAX_WHEEL, JAXLIB_DIR): PARTS=timeline-jax will not run" >&2
   fi
   du -sh device-bench; exit 0
 fi
@@ -51,9 +71,16 @@ for part in ${PARTS:-keystroke together check}; do  # PARTS: a subset, to fit a 
         PALLAS_LSP_JAX_PYTHON=$PY "$PY" bench/lsp_latency.py --edits 100 --warmup 5 --python "$PY" --source "$source" \
           --file "$J/experimental/pallas/ops/gpu/collective_matmul_mgpu.py" --root "$J"
       done 2>&1 | tee "$OUT/latency.txt" ;;
-    timeline) for round in 1 2; do  # the first analysis's timeline (first publish, settled), before then after
+    timeline|timeline-jax) JAX_SOURCES=  # the first analysis's timeline (first publish, settled), before then after
+      if [ $part = timeline-jax ]; then
+        JAX_SOURCES=${TMPDIR:-/tmp}/pallas-lsp-device-jax && mkdir -p "$JAX_SOURCES"
+        "$PY" -c 'import glob, sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in glob.glob("device-bench/jax/*.whl")]' "$JAX_SOURCES"
+        cp -r device-bench/jax/sources/. "$JAX_SOURCES"/
+      fi
+      for round in 1 2; do
         for source in ${BEFORE[@]:+"$PWD/${BEFORE[1]}"} "$PWD"; do echo "\$ bench/lsp_first_timeline.py --source $source (round $round)"
-          "$PY" bench/lsp_first_timeline.py --cache "$CACHE" --python "$PY" --source "$source"; done
-      done 2>&1 | tee "$OUT/timeline.txt" ;;
+          PYTHONPATH=${JAX_SOURCES:+$JAX_SOURCES:}$PYTHONPATH "$PY" bench/lsp_first_timeline.py --cache "$CACHE" --python "$PY" \
+            --source "$source"; done
+      done 2>&1 | tee "$OUT/$part.txt" ;;
   esac
 done

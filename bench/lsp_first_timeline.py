@@ -93,7 +93,10 @@ def serve(log_path: str) -> int:
             started[0] = time.thread_time()
         else:
             asked["gc"][0] += 1
-            asked["gc"][1] += time.thread_time() - started[0]
+            spent = time.thread_time() - started[0]
+            asked["gc"][1] += spent
+            if spent > 0.005:  # a long one (an older generation's), wherever it falls
+                mark(f"collection {info['generation']} {spent:.3f}")
 
     gc.callbacks.append(collecting)
 

@@ -251,7 +251,10 @@ class Diagnostics:
     def background_work(self) -> bool:
         """What the diagnostics did not wait for, on the analysis thread between analyses: the rest of
         each folder's import index (a few hundred files per step, so an edit waits for one step at
-        most), then the cache files. False when nothing can be queued any more (exiting)."""
+        most), then the cache files. False when nothing can be queued any more (exiting). jedi's environment
+        may load from now on (`Project.load_environment_soon`: not beside a first analysis)."""
+        for folder in [*self.folders, *self.loose.values()]:
+            folder.project.environment_wanted.set()
         if self.background_queued:
             return True
         self.background_queued = True

@@ -30,7 +30,7 @@ from .notebooks import OpenNotebook
 from .settings import Folder, Settings, effective
 from .diagnostics import Diagnostics
 from .known_answers import KnownAnswers
-from .memory import collecting_less_often, give_freed_memory_back
+from .memory import collecting_less_often, give_freed_memory_back, restore_collections
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +241,10 @@ class Session(Diagnostics):
             return [], []
         first = path not in self.analysed
         self.analysed.add(path)
-        with collecting_less_often() if first else contextlib.nullcontext(), self.known_answers.analysis():
+        if not first:  # a first analysis whose diagnostics never went out (edited meanwhile) left them
+            restore_collections()
+        with collecting_less_often(until_settled=True) if first else contextlib.nullcontext(), \
+                self.known_answers.analysis():
             return self._findings(self.folder_for(path), path, text, notebook, before_importers)
 
     def _findings(self, folder: Folder, path: str, text: str, notebook,
