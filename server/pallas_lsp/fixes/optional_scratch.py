@@ -79,7 +79,7 @@ def fix(project, model, call: ast.Call, value, code: str):
     keyword = SCRATCH_KEYWORDS[entries[0].api].keyword
     needing = []
     for entry in entries:
-        if not _runs(entry, body):
+        if not runs_body(entry, body):
             raise CannotFix("a launch runs another body")
         if grid_spec_site(project, entry) is not None:
             raise CannotFix("a launch takes its scratch in a grid spec")
@@ -105,7 +105,7 @@ def fix(project, model, call: ast.Call, value, code: str):
                        f"the other launches do; the get_global fallback goes", "safe", preferred=True)
 
 
-def _runs(entry, body: ast.FunctionDef) -> bool:
+def runs_body(entry, body: ast.FunctionDef) -> bool:
     """The launch's body is `body` behind partials."""
     value = entry.body
     while hasattr(value, "func"):

@@ -128,6 +128,10 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
             return None
         if same_name_at_launch(model, binding, node.id, entry):
             continue
+        qualified = module_attribute_at_launch(model, binding, node.id, entry)
+        if qualified is not None:  # `_running_best` of the kernel module, at an ops launch: `kernel._running_best`
+            replacements[id(node)] = (node, qualified)
+            continue
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
         if code is None and binding.kind == "param" and _only_its_type_read(project, model, node):
             code = ref_stand_in(project, model, binding, entry)  # `acc_type(tile)`: `acc_type(plgpu.SMEM(...))`
@@ -223,6 +227,24 @@ def same_name_at_launch(model, binding, name: str, entry) -> bool:
     return (isinstance(source, ast.ImportFrom) and source.module is not None and model.module_name is not None
             and (source.module == model.module_name or model.module_name.endswith(f".{source.module}"))
             and getattr(launch_side.node, "name", None) == name)
+
+
+def module_attribute_at_launch(model, binding, name: str, entry) -> str | None:
+    """A module-level function or class of `model` (not an import) as a launch in another module writes it: through
+    the module import there (`import r13_greedy_kernel as kernel`: `kernel._running_best`). None otherwise."""
+    if entry.model is model or binding.kind not in ("def", "class") or model.module_name is None or not any(
+            binding is b for b in model.scopes[model.tree].bindings.get(name, [])):
+        return None
+    scope = entry.model.scope_of(entry.node)
+    for statement in entry.model.tree.body:
+        if not isinstance(statement, ast.Import):
+            continue
+        for alias in statement.names:
+            local = alias.asname or alias.name
+            if alias.name == model.module_name and (alias.asname or "." not in alias.name) \
+                    and entry.model.lookup(local, scope, entry.node.lineno) is not None:
+                return f"{local}.{name}"
+    return None
 
 
 def _imported(binding) -> str | None:
