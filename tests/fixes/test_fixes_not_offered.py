@@ -131,6 +131,25 @@ def body(x_ref, o_ref):
 
 kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
 """,
+    # A nested function after the get_global stores the buffer on an object, where it would outlive pl.run_scoped.
+    "a buffer a nested function stores on a module object (pl.kernel)": """
+class Box:
+  tile = None
+
+BOX = Box()
+
+def body(x_ref, o_ref):
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+
+  def keep():
+    BOX.tile = tile
+
+  keep()
+  tile[...] = jnp.zeros_like(tile) + x_ref[...]
+  o_ref[...] = tile[...]
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
     # Hoisted out of the warp-level function, `flag` would clash with the kernel's own `flag`.
     "a warp-level get_global whose name the kernel code uses too": """
 def body(x_ref, o_ref):

@@ -124,7 +124,8 @@ def _check_not_escaping(model, call: ast.Call, holding: ast.stmt | None, name: s
     aliases = {name}
     if isinstance(holding, ast.Return) and _mentions_ref(model, holding.value, aliases, call):
         raise CannotFix("the buffer is returned, and would outlive pl.run_scoped")
-    for node in _own_nodes(rest):
+    # Nested functions too (a pipeline step storing the buffer on an object lets it outlive the scope as well).
+    for node in (n for statement in rest for n in ast.walk(statement)):
         if isinstance(node, ast.Assign) and _mentions_ref(model, node.value, aliases, call):
             for target in node.targets:
                 if isinstance(target, ast.Name):
