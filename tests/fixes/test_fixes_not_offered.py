@@ -101,6 +101,55 @@ def body(x_ref, o_ref):
 
 kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
 """,
+    # `jnp.zeros_like(tile)` reads the buffer as an array (no escape), but the helper still returns the buffer
+    # itself, which would outlive a pl.run_scoped in the helper.
+    "a helper's buffer zeroed with jnp.zeros_like and returned (pl.kernel)": """
+def zeroed_staging():
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  tile[...] = jnp.zeros_like(tile)
+  return tile
+
+def body(x_ref, o_ref):
+  tile = zeroed_staging()
+  tile[...] += x_ref[...]
+  o_ref[...] = tile[...]
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
+    # The buffer zeroed with jnp.zeros_like and then kept in a list the body reads after the function returns.
+    "a buffer zeroed with jnp.zeros_like and appended to a list (pl.kernel)": """
+KEPT = []
+
+def stage(x_ref):
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+  tile[...] = jnp.zeros_like(tile) + x_ref[...]
+  KEPT.append(tile)
+
+def body(x_ref, o_ref):
+  stage(x_ref)
+  o_ref[...] = KEPT[-1][...]
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
+    # A nested function after the get_global stores the buffer on an object, where it would outlive pl.run_scoped.
+    "a buffer a nested function stores on a module object (pl.kernel)": """
+class Box:
+  tile = None
+
+BOX = Box()
+
+def body(x_ref, o_ref):
+  tile = pl.get_global(plgpu.SMEM((128,), jnp.float32))
+
+  def keep():
+    BOX.tile = tile
+
+  keep()
+  tile[...] = jnp.zeros_like(tile) + x_ref[...]
+  o_ref[...] = tile[...]
+
+kernel = pl.kernel(body, out_type=X, mesh=plgpu.Mesh(grid=(2,), grid_names=("b",)))
+""",
     # Hoisted out of the warp-level function, `flag` would clash with the kernel's own `flag`.
     "a warp-level get_global whose name the kernel code uses too": """
 def body(x_ref, o_ref):

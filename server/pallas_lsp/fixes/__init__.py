@@ -257,7 +257,9 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         buffer_per_call,
         drop_collective_axes,
         enclosing_run_scoped,
+        helper_tuple_scratch,
         keep_as_value,
+        optional_scratch,
         outside_kernel,
         pass_as_input,
         pass_as_operand,
@@ -275,8 +277,10 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     fixes: list[Fix] = []
     # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
     # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
-    moving = (enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
-              buffer_per_call, allocate_as_scratch, subclass_scratch)
+    # optional_scratch and helper_tuple_scratch first: they keep the body's own shape (its `acc=None` parameter, the
+    # names a helper's buffers are unpacked into) where the others would thread a new parameter past it.
+    moving = (optional_scratch, helper_tuple_scratch, enclosing_run_scoped, workspace_as_output, pass_as_input,
+              pass_as_operand, run_scoped_allocation, buffer_per_call, allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         from . import helper_comprehension_scratch

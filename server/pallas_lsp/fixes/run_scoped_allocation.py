@@ -31,7 +31,7 @@ import ast
 import libcst as cst
 
 from ..analysis.kernel_model import MOSAIC_GPU, UNKNOWN_BACKEND, _launch_settings, compiled_backend
-from ..analysis.values import Const, MemType
+from ..analysis.values import Api, Const, MemType
 from .allocate_as_scratch import TPU_VMEM_AS_SMEM, as_smem, spelled_type
 from .kernel_edits import CannotFix, FixBuilder, replace_expression, unique_name
 from .traced_once import CONTAINER_METHODS
@@ -63,6 +63,8 @@ def _own_nodes(statements: list[ast.stmt]):
     while stack:
         node = stack.pop()
         yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a nested function among the statements: its name is bound here, its body is its own
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 stack.append(child)
@@ -122,7 +124,8 @@ def _check_not_escaping(model, call: ast.Call, holding: ast.stmt | None, name: s
     aliases = {name}
     if isinstance(holding, ast.Return) and _mentions_ref(model, holding.value, aliases, call):
         raise CannotFix("the buffer is returned, and would outlive pl.run_scoped")
-    for node in _own_nodes(rest):
+    # Nested functions too (a pipeline step storing the buffer on an object lets it outlive the scope as well).
+    for node in (n for statement in rest for n in ast.walk(statement)):
         if isinstance(node, ast.Assign) and _mentions_ref(model, node.value, aliases, call):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -160,8 +163,24 @@ def _mentions_ref(model, expression: ast.expr, names: set[str], call: ast.Call |
                 continue
             if isinstance(parent, ast.Attribute) and parent.attr in _READS_OF_VALUE:
                 continue
+            if _array_function_argument(model, node, parent):
+                continue
             return True
     return False
+
+
+# Modules whose functions take a ref as an array (`jnp.zeros_like(acc)`, `lax.square(acc)`) and return a new value.
+_ARRAY_MODULES = ("jnp.", "lax.", "np.")
+
+
+def _array_function_argument(model, node: ast.expr, parent: ast.AST | None) -> bool:
+    """`node` is an argument of a jax.numpy / lax / numpy function, which reads the ref as an array and returns
+    a new value (`acc[...] = jnp.zeros_like(acc)`): what it returns does not hold the ref."""
+    if not (isinstance(parent, ast.Call) and any(a is node for a in parent.args)):
+        return False
+    project = model.owner  # the project whose model it is
+    callee = project.evaluator.value(model, parent.func) if project is not None else None
+    return isinstance(callee, Api) and callee.name.startswith(_ARRAY_MODULES)
 
 
 _BLOCKS = {ast.For: "loop body", ast.While: "loop body", ast.If: "branch", ast.With: "with block"}

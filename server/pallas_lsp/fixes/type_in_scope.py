@@ -15,6 +15,7 @@ import ast
 import builtins
 
 from ..analysis.values import Api, Func, Partial
+from .built_block_shape import inlined_shape, is_block_shape
 from .ref_at_launch import constant_index, folded, item_of, ref_attribute_at_launch, ref_stand_in
 
 _MAX_DEPTH = 3  # local variables followed to what they were assigned, one inside another
@@ -102,6 +103,9 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
                 and constant_index(node.slice) is not None:
             code = _ref_attribute(project, model, node.value, entry)
             item = item_of(code, constant_index(node.slice)) if code is not None else None
+            if item is None and code is not None:  # a block shape a call builds: the item the call returns
+                inlined = _ref_attribute(project, model, node.value, entry, inline=True)
+                item = item_of(inlined, constant_index(node.slice)) if inlined is not None else None
             if item is not None:  # `x_ref.shape[1]` of a block `(block_rows, hidden)`: `hidden`
                 replacements[id(node)] = (node, item)
                 carried.update((id(node.value), id(node.value.value)))
@@ -123,6 +127,10 @@ def _at_launch(project, model, expression: ast.AST, entry, depth: int,
                 continue
             return None
         if same_name_at_launch(model, binding, node.id, entry):
+            continue
+        qualified = module_attribute_at_launch(model, binding, node.id, entry)
+        if qualified is not None:  # `_running_best` of the kernel module, at an ops launch: `kernel._running_best`
+            replacements[id(node)] = (node, qualified)
             continue
         code = _bound_at_launch(project, model, binding, entry) if binding.kind == "param" else None
         if code is None and binding.kind == "param" and _only_its_type_read(project, model, node):
@@ -221,6 +229,24 @@ def same_name_at_launch(model, binding, name: str, entry) -> bool:
             and getattr(launch_side.node, "name", None) == name)
 
 
+def module_attribute_at_launch(model, binding, name: str, entry) -> str | None:
+    """A module-level function or class of `model` (not an import) as a launch in another module writes it: through
+    the module import there (`import r13_greedy_kernel as kernel`: `kernel._running_best`). None otherwise."""
+    if entry.model is model or binding.kind not in ("def", "class") or model.module_name is None or not any(
+            binding is b for b in model.scopes[model.tree].bindings.get(name, [])):
+        return None
+    scope = entry.model.scope_of(entry.node)
+    for statement in entry.model.tree.body:
+        if not isinstance(statement, ast.Import):
+            continue
+        for alias in statement.names:
+            local = alias.asname or alias.name
+            if alias.name == model.module_name and (alias.asname or "." not in alias.name) \
+                    and entry.model.lookup(local, scope, entry.node.lineno) is not None:
+                return f"{local}.{name}"
+    return None
+
+
 def _imported(binding) -> str | None:
     """What an import binding names: `jax.numpy` of `import jax.numpy as jnp`, `jax.experimental.pallas.tpu` of
     `from jax.experimental.pallas import tpu as pltpu` (None for a relative import)."""
@@ -272,13 +298,13 @@ def _is_ref_attribute(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name)
 
 
-def _ref_attribute(project, model, node: ast.Attribute, entry) -> str | None:
+def _ref_attribute(project, model, node: ast.Attribute, entry, inline: bool = False) -> str | None:
     """`ref.shape` / `ref.dtype` of a body parameter as the launch writes it (its BlockSpec's block shape, its
     scratch type's or output type's arguments, its operand's attribute), None otherwise."""
     binding = model.lookup(node.value.id, model.scope_of(node), node.lineno)
     if binding is None:
         return None
-    code = ref_block_shape(project, model, binding, entry) if node.attr == "shape" else None
+    code = ref_block_shape(project, model, binding, entry, inline) if node.attr == "shape" else None
     if code is None:
         code = ref_attribute_at_launch(project, model, binding, entry, node.attr)
     if code is None:
@@ -330,10 +356,11 @@ def _substituted(model, expression: ast.AST, replacements: list[tuple[ast.Name, 
     return "\n".join(rows)
 
 
-def ref_block_shape(project, model, binding, entry) -> str | None:
+def ref_block_shape(project, model, binding, entry, inline: bool = False) -> str | None:
     """`ref.shape` of a `pl.pallas_call` body's ref parameter as its launch writes it: the block shape of the
     ref's `pl.BlockSpec((l, r), ...)` in in_specs/out_specs (after the grid spec's scalar prefetch refs), where
-    every dimension is kept (no `None`, squeezed, element or other block-dimension object). None otherwise."""
+    every dimension is kept (no `None`, squeezed, element or other block-dimension object). None otherwise. A block
+    shape built by a call (`cfg.block(cols)`) is that call, or with `inline` the tuple it returns (for its items)."""
     from .grid_spec import at_launch, grid_spec_site
     from .kernel_edits import CannotFix
     from .sites import bound_before, keyword_bound
@@ -363,11 +390,16 @@ def ref_block_shape(project, model, binding, entry) -> str | None:
     block = _spec_of_ref(spec_model, holder, given, index, len(refs))
     if isinstance(block, ast.Name):
         block = _block_spec_named(spec_model, block, holder)
-    if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], ast.Tuple)):
+    if not (isinstance(block, ast.Call) and block.args and isinstance(block.args[0], (ast.Tuple, ast.Call))):
         return None
     constructor = project.evaluator.value(spec_model, block.func)
     if not (isinstance(constructor, Api) and constructor.name == "pl.BlockSpec"):
         return None
+    if isinstance(block.args[0], ast.Call):  # `pl.BlockSpec(cfg.block(cols), ...)`: see built_block_shape
+        if spec_model is not entry.model or not is_block_shape(project, spec_model, block.args[0]):
+            return None
+        return inlined_shape(project, spec_model, block.args[0]) if inline else \
+            ast.get_source_segment(spec_model.text, block.args[0])
     if any(not isinstance(d, (ast.Name, ast.Constant, ast.BinOp, ast.Attribute, ast.Subscript)) or
            (isinstance(d, ast.Constant) and type(d.value) is not int) for d in block.args[0].elts):
         return None
