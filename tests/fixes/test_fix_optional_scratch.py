@@ -47,6 +47,10 @@ def test_offered_where_the_other_launch_writes_its_scratch(ws):
 @pytest.mark.parametrize("params, tuned_scratch", [
     ("acc=None", "scratch"),  # a list held elsewhere: whether it reaches `acc` is not known
     ("acc=None, flag=False", "[plgpu.SMEM((128,), jnp.float32)]"),  # `acc` is not the last positional parameter
+    # Two optional parameters: the tuned launch's one scratch fills `stage`, and `acc` stays None there too.
+    ("stage=None, acc=None", "[plgpu.SMEM((128,), jnp.float32)]"),
+    # Two scratch buffers at the tuned launch: one fills a parameter of the body before `acc`.
+    ("acc=None", "[plgpu.SMEM((128,), jnp.float32), plgpu.SMEM((128,), jnp.float32)]"),
 ])
 def test_not_offered_where_which_launch_gives_it_is_not_known(ws, params, tuned_scratch):
     assert f"pallas-lsp (PAL001): {TITLE}" not in _titles(ws, params, tuned_scratch)

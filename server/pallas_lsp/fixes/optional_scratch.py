@@ -14,8 +14,9 @@ A launch that gives the body no scratch leaves the parameter None, and the body 
 (which JAX refuses for on-chip memory); a launch that gives it scratch passes the last scratch ref there. So each
 launch without scratch gets the type the fallback asks for, written with what that launch binds (`block=n`:
 `(n,)`), the same buffer for every configuration; then every launch passes the parameter, and the `if` and the
-`None` default are dead. Only where the parameter is the body's last positional one, each launch gives scratch as
-a list it writes (or none), and the type can be written at each launch from what it binds.
+`None` default are dead. Only where the parameter is the body's last positional one and its only one with a
+default, each launch gives it alone as a list it writes (or no scratch), and the type can be written at each launch
+from what it binds.
 """
 
 from __future__ import annotations
@@ -54,9 +55,9 @@ def _fallback(model, call: ast.Call) -> tuple[ast.If, ast.FunctionDef, ast.arg] 
         return None
     positional = [*function.args.posonlyargs, *function.args.args]
     defaults = function.args.defaults
-    if not (positional and positional[-1].arg == name and defaults and isinstance(defaults[-1], ast.Constant)
-            and defaults[-1].value is None):
-        return None
+    if not (positional and positional[-1].arg == name and len(defaults) == 1 and isinstance(defaults[-1], ast.Constant)
+            and defaults[-1].value is None and function.args.vararg is None):
+        return None  # one optional parameter: a launch with no scratch fills all the others
     return branch, function, positional[-1]
 
 
@@ -89,6 +90,10 @@ def fix(project, model, call: ast.Call, value, code: str):
         elif not (isinstance(given[1], (ast.List, ast.Tuple)) and given[1].elts):
             raise CannotFix(f"a launch's {keyword} is not a list it writes, so whether it gives {parameter.arg} is "
                             "not known")
+        elif len(given[1].elts) != 1 or any(isinstance(e, ast.Starred) for e in given[1].elts):
+            # A launch without scratch fills every parameter but this one; one giving two would fill another too.
+            raise CannotFix(f"a launch gives more scratch than {parameter.arg}, so which parameter each fills is not "
+                            "known")
     if not needing:
         return None
     builder = FixBuilder(project)
