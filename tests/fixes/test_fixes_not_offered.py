@@ -15,6 +15,29 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # The TPU interpreter's parameters built by a helper a TPU kernel takes too: rewriting the helper would take
+    # the TPU kernel's interpreter away (PAL026).
+    "TPU interpreter parameters shared with a TPU kernel": """
+from jax.experimental.pallas import tpu as pltpu
+
+def suite_interpreter():
+  return pltpu.InterpretParams(detect_races=True)
+
+def body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0
+
+gpu_double = plgpu.kernel(body, out_type=X, interpret=suite_interpreter())
+tpu_double = pl.pallas_call(body, out_shape=X, interpret=suite_interpreter())
+""",
+    # An option only the TPU interpreter has: plgpu.InterpretGPUParams takes no `dma_execution_mode` (PAL026).
+    "a TPU-only interpreter option": """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0
+
+gpu_double = plgpu.kernel(body, out_type=X, interpret=pltpu.InterpretParams(dma_execution_mode="eager"))
+""",
     # A module-level get_global two kernel bodies read: which one it belongs in is not known (moving it into
     # one would leave the other reading nothing).
     "a module-level get_global read by two kernel bodies": """

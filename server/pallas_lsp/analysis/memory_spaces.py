@@ -64,6 +64,8 @@ def platform(kernel: "KernelModel") -> str | None:
     """The lowering that certainly places the kernel's buffers: GPU, TPU or TPU_INTERPRETER; None where an
     interpreter that places any type may run it, or the backend is not known."""
     entry = kernel.entry
+    if kernel.interpreter == "tpu" and kernel.compiled_backend in (MOSAIC_GPU, MOSAIC_GPU_WARP):
+        return None  # the TPU interpreter refuses a Mosaic GPU kernel's own operands first (PAL026's)
     if kernel.interpreter == "tpu" and not entry.maybe_interpret:
         return TPU_INTERPRETER
     if entry.interpret or entry.maybe_interpret or kernel.interpreter is not None or kernel.certain_interpret:
