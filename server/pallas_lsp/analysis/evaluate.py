@@ -31,6 +31,7 @@ from .lazy_arguments import forced, lazily_callable, lazy_return
 from .model import ModuleModel
 from .names import canonical
 from .partial_keywords import keywords_of_partial
+from .shape_structs import evaluated_shape
 from .single_dispatch import dispatched_call, dispatches
 from .returns import COMPARISONS as _COMPARISONS, reachable_returns
 from .reaching import declared_instead, mutates, outside_own_statement, popped_keys, reaching_bindings
@@ -713,6 +714,8 @@ class Evaluator(ClassAttributes):
                            _details(kwargs, ("num_barriers",)))
         if name == "plgpu.RefUnion":
             return MemType("smem", None, "int8", _source(model, node, name), name)
+        if name == "jax.eval_shape":  # one array's struct, where the function returns one array
+            return evaluated_shape(args, _source(model, node, name))
         if name == "jax.ShapeDtypeStruct":
             shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
             dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
@@ -822,7 +825,7 @@ _REPLACES = ("dataclasses.replace", "copy.replace")  # a dataclass instance with
 
 
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
-_CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
+_CALLS_READ = frozenset({"functools.partial", "jax.eval_shape", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
                          *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
                          *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS, *FROM_DATA, *_REPLACES})
