@@ -15,6 +15,18 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # A scratch semaphore under the GPU interpreter in a kernel with a grid: interpret=True binds no grid axis for
+    # lax.axis_index ("Found an unbound axis name"), so it is not offered in the GPU interpreter's place (PAL016).
+    "a GPU-interpreted semaphore in a kernel with a grid": """
+def body(x_ref, o_ref, ready):
+  b = jax.lax.axis_index("b")
+  o_ref[pl.ds(b * 64, 64)] = x_ref[pl.ds(b * 64, 64)] + 1.0
+  pl.semaphore_signal(ready)
+  pl.semaphore_wait(ready)
+
+double = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",), scratch_types=[plgpu.SemaphoreType.REGULAR],
+                      interpret=plgpu.InterpretGPUParams())
+""",
     # The TPU interpreter's parameters built by a helper a TPU kernel takes too: rewriting the helper would take
     # the TPU kernel's interpreter away (PAL026).
     "TPU interpreter parameters shared with a TPU kernel": """

@@ -36,7 +36,7 @@ def fix(project, model, finding):
         node = site.node.value if isinstance(site.node, ast.keyword) else site.node
         if not isinstance(node, ast.expr):
             raise CannotFix("the TPU interpreter is chosen by a context manager or a global switch, not a value")
-        found += constructors(project, site.model, node)
+        found += constructors(project, site.model, node, "pltpu.InterpretParams")
     if not found:
         raise CannotFix("where the pltpu.InterpretParams(...) is built was not found")
     builder = FixBuilder(project)
@@ -55,45 +55,68 @@ def fix(project, model, finding):
                        "same options", "safe", preferred=True)
 
 
-def constructors(project, model, expr: ast.expr, depth: int = 0) -> list[tuple]:
-    """(model, call) for each `pltpu.InterpretParams(...)` the value of `expr` is built by; CannotFix where one
-    is built in a place other code shares (a name or helper used more than once)."""
+def constructors(project, model, expr: ast.expr, api: str, depth: int = 0, via=None) -> list[tuple]:
+    """(model, call) for each call of `api` (`pltpu.InterpretParams`) the value of `expr` is built by; CannotFix
+    where one is built in a place other code shares (a name or helper used more than once, but for a name passed
+    only as the same keyword to the same function: `via`, that function's node and parameter)."""
     if depth > _MAX_DEPTH:
         return []
     evaluator = project.evaluator
     if isinstance(expr, ast.IfExp):
-        return constructors(project, model, expr.body, depth + 1) + constructors(project, model, expr.orelse, depth + 1)
+        return constructors(project, model, expr.body, api, depth + 1) + \
+            constructors(project, model, expr.orelse, api, depth + 1)
     if isinstance(expr, ast.BoolOp):
-        return [found for part in expr.values for found in constructors(project, model, part, depth + 1)]
+        return [found for part in expr.values for found in constructors(project, model, part, api, depth + 1)]
     if isinstance(expr, ast.Call):
         callee = evaluator.value(model, expr.func)
-        if isinstance(callee, Api) and callee.name == "pltpu.InterpretParams":
+        if isinstance(callee, Api) and callee.name == api:
             return [(model, expr)]
         if isinstance(callee, Func) and isinstance(callee.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if not _used_once(project, callee.model, callee.node.name):
-                raise CannotFix(f"{callee.node.name}() is called elsewhere too (a TPU kernel may take its parameters)")
+                raise CannotFix(f"{callee.node.name}() is called elsewhere too (another kernel may take its parameters)")
             return [found for ret in returns_in(callee.node.body) if ret.value is not None
-                    for found in constructors(project, callee.model, ret.value, depth + 1)]
+                    for found in constructors(project, callee.model, ret.value, api, depth + 1)]
         return []
     if isinstance(expr, ast.Name):
         binding = model.lookup(expr.id, model.scope_of(expr), expr.lineno)
         if binding is None:
             return []
         if binding.kind == "assign" and binding.value is not None:
-            if not _used_once(project, model, expr.id):
-                raise CannotFix(f"{expr.id} is used elsewhere too (a TPU kernel may take it)")
-            return constructors(project, model, binding.value, depth + 1)
+            if not (_used_once(project, model, expr.id) or _only_passed_to(project, model, expr.id, via)):
+                raise CannotFix(f"{expr.id} is used elsewhere too (another kernel may take it)")
+            return constructors(project, model, binding.value, api, depth + 1)
         if binding.kind == "param":
-            return _passed(project, model, binding.node, depth)
+            return _passed(project, model, binding.node, api, depth)
     return []
 
 
-def _passed(project, model, param: ast.arg, depth: int) -> list[tuple]:
+def _passed(project, model, param: ast.arg, api: str, depth: int) -> list[tuple]:
     """What the call sites of `param`'s function pass for it by keyword (a partial's keyword too)."""
     func = model.parents[model.parents[param]]
     found = []
     for where, call, *_ in project.evaluator.call_sites_with_nodes(model, func):
         keyword = next((k for k in getattr(call, "keywords", ()) if k.arg == param.arg), None)
         if keyword is not None:
-            found += constructors(project, where, keyword.value, depth + 1)
+            found += constructors(project, where, keyword.value, api, depth + 1, via=(func, param.arg))
     return found
+
+
+def _only_passed_to(project, model, name: str, via) -> bool:
+    """Whether every use of the module's `name` is the `param=` keyword of a call (or `functools.partial`) of the
+    function `via` names, and no other module mentions it: a constant a test and a target share for one kernel."""
+    if via is None or any(name in other.text for other in project.importers(model) if other is not model):
+        return False
+    func, param = via
+    for node in ast.walk(model.tree):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        keyword = model.parents.get(node)
+        call = model.parents.get(keyword)
+        if not (isinstance(keyword, ast.keyword) and keyword.arg == param and isinstance(call, ast.Call)):
+            return False
+        target = project.evaluator.value(model, call.func)
+        if isinstance(target, Api) and target.name == "functools.partial" and call.args:
+            target = project.evaluator.value(model, call.args[0])
+        if not (isinstance(target, Func) and target.node is func):
+            return False
+    return True
