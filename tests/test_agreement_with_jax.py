@@ -71,7 +71,8 @@ JAX_FAILURES = (
     ("NotImplementedError", "No state discharge rule implemented for primitive: copy_", "PAL025"),  # interpret=True
     ("NotImplementedError", "No state discharge rule implemented for primitive: barrier_wait", "PAL025"),
     ("NotImplementedError", "run_scoped interpret rule does not support collective axes", "PAL025"),
-    ("KeyError", "<MemorySpace.GMEM: 'gmem'>", "PAL026"),  # the TPU interpreter given a Mosaic GPU kernel
+    ("KeyError", "<MemorySpace.GMEM: 'gmem'>", "PAL026"),
+    ("AttributeError", "object has no attribute 'at'", "PAL029"),  # a list of semaphore types as one scratch entry  # the TPU interpreter given a Mosaic GPU kernel
     ("ValueError", "If `grid_spec` is specified, then", "PAL020"),  # raised by pl.pallas_call itself
     ("JaxRuntimeError", "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
      "PAL023"),  # the TPU interpreter's int(collective_id), in its callback

@@ -15,6 +15,16 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # A list of semaphore types read both as `.at[i]` and with a constant index: as one shaped semaphore,
+    # `sems[0]` would read the semaphore's value, not a ref (PAL029).
+    "a semaphore list read with .at and with a constant index": """
+def body(x_ref, o_ref, sems):
+  o_ref[...] = x_ref[...] + 1.0
+  pl.semaphore_signal(sems.at[1])
+  pl.semaphore_wait(sems[1])
+
+double = plgpu.kernel(body, out_type=X, scratch_types=[[plgpu.SemaphoreType.REGULAR] * 2])
+""",
     # A scratch semaphore under the GPU interpreter in a kernel with a grid: interpret=True binds no grid axis for
     # lax.axis_index ("Found an unbound axis name"), so it is not offered in the GPU interpreter's place (PAL016).
     "a GPU-interpreted semaphore in a kernel with a grid": """
