@@ -70,6 +70,8 @@ after every fixture.
   exceeding the limit of 512` (a kernel refused as a whole; JAX names no line): the user frame of the
   equation that launches the kernel (`kernel(x)` in the fixture's own function), or of the one around it
   where it names none (a launch inside a `jax.jit` that a launcher wraps around the kernel);
+* the TPU interpreter's `KeyError: <MemorySpace.GMEM: 'gmem'>` (a Mosaic GPU kernel given `pltpu.InterpretParams`;
+  JAX names no line): the user frame of the kernel's launch, as for the shared memory;
 * any other error: the deepest traceback frame under the fixture's folder, following the
   exception's causes (a lowering error's ``JaxStackTraceBeforeTransformation`` cause holds the
   user frame of the equation that failed), if any.
@@ -222,6 +224,8 @@ def _first_semaphore_allocation():
   return wanted
 
 
+# The TPU interpreter given a Mosaic GPU kernel: it knows no GMEM operand (JAX names no line).
+_TPU_INTERPRETER_GMEM = "<MemorySpace.GMEM: 'gmem'>"
 _GPU_INTERPRETER_SEMAPHORE = ("nan + semaphore", "nan + barrier_semaphore",
                               "type object 'AbstractSemaphoreTyRules' has no attribute 'full'")
 
@@ -431,7 +435,8 @@ def run_fixture(path: str, with_resources: bool = False, compiled: bool = False)
         elif stage == "run" and msg in _GPU_INTERPRETER_SEMAPHORE:
           locs = _eqn_locations(fn, args, _first_semaphore_allocation(), enclosing=True)
         elif stage == "run" and (msg.startswith("Mosaic GPU kernel exceeds available shared memory")
-                                 or msg.startswith("After rounding up, got")):
+                                 or msg.startswith("After rounding up, got")
+                                 or msg == _TPU_INTERPRETER_GMEM and isinstance(exc, KeyError)):
           locs = _eqn_locations(fn, args, _kernel_launch, enclosing=True)  # JAX names no line: the kernel's launch
     except Exception as exc2:  # noqa: BLE001
       print(f"jax_truth: locating failed for {path}: {exc2!r}", file=sys.stderr)

@@ -24,12 +24,13 @@ CASES = sorted(p.name for p in AGREEMENT.glob("*.py"))
 # (exception type, words in JAX's message) -> the rule that reports it.
 JAX_FAILURES = (
     ("NotImplementedError", "get_global only supports semaphores", "PAL001"),
-    ("AttributeError", "get_ref_aval", "PAL001"),
+    ("AttributeError", "get_ref_aval", "PAL001|PAL027"),  # a struct given to get_global, or as scratch / run_scoped
     ("TypeError", "get_global() got an unexpected keyword argument", "PAL001"),
     ("TypeError", "get_global() takes 1 positional argument", "PAL001"),
     ("TypeError", "get_global() got multiple values for argument", "PAL001"),
     ("TypeError", "get_global() missing 1 required positional argument", "PAL001"),
     ("TypeError", "No ir_type_handler for aval type", "PAL002"),
+    ("NotImplementedError", "Mosaic GPU lowering: to_edtype", "PAL028"),  # alloc_semaphore in a kernel (before PAL003's)
     ("NotImplementedError", "Unimplemented primitive in Pallas", "PAL003"),
     ("IndexError", "Slice DynamicSlice", "PAL004"),
     ("ValueError", "non-()-shaped semaphore", "PAL005"),
@@ -70,6 +71,8 @@ JAX_FAILURES = (
     ("NotImplementedError", "No state discharge rule implemented for primitive: copy_", "PAL025"),  # interpret=True
     ("NotImplementedError", "No state discharge rule implemented for primitive: barrier_wait", "PAL025"),
     ("NotImplementedError", "run_scoped interpret rule does not support collective axes", "PAL025"),
+    ("KeyError", "<MemorySpace.GMEM: 'gmem'>", "PAL026"),
+    ("AttributeError", "object has no attribute 'at'", "PAL029"),  # a list of semaphore types as one scratch entry  # the TPU interpreter given a Mosaic GPU kernel
     ("ValueError", "If `grid_spec` is specified, then", "PAL020"),  # raised by pl.pallas_call itself
     ("JaxRuntimeError", "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
      "PAL023"),  # the TPU interpreter's int(collective_id), in its callback
@@ -123,7 +126,8 @@ def test_analyzer_agrees_with_jax(jax_results, project, name):
     assert set(here) == in_fixture, f"JAX blames lines {sorted(in_fixture)}, the analyzer {here}"
     for path, line in blamed:
         found = here if path == os.path.realpath(fixture) else lines_by_code(project, path)
-        assert code in found.get(line, set()), f"JAX: {truth['exc_type']} at {path}:{line}; analyzer: {found}"
+        assert set(code.split("|")) & found.get(line, set()), \
+            f"JAX: {truth['exc_type']} at {path}:{line}; analyzer: {found}"
 
 
 def first_sentence(message: str) -> str:

@@ -15,6 +15,51 @@ X = jax.ShapeDtypeStruct((128,), jnp.float32)
 """
 
 CASES = {
+    # A list of semaphore types read both as `.at[i]` and with a constant index: as one shaped semaphore,
+    # `sems[0]` would read the semaphore's value, not a ref (PAL029).
+    "a semaphore list read with .at and with a constant index": """
+def body(x_ref, o_ref, sems):
+  o_ref[...] = x_ref[...] + 1.0
+  pl.semaphore_signal(sems.at[1])
+  pl.semaphore_wait(sems[1])
+
+double = plgpu.kernel(body, out_type=X, scratch_types=[[plgpu.SemaphoreType.REGULAR] * 2])
+""",
+    # A scratch semaphore under the GPU interpreter in a kernel with a grid: interpret=True binds no grid axis for
+    # lax.axis_index ("Found an unbound axis name"), so it is not offered in the GPU interpreter's place (PAL016).
+    "a GPU-interpreted semaphore in a kernel with a grid": """
+def body(x_ref, o_ref, ready):
+  b = jax.lax.axis_index("b")
+  o_ref[pl.ds(b * 64, 64)] = x_ref[pl.ds(b * 64, 64)] + 1.0
+  pl.semaphore_signal(ready)
+  pl.semaphore_wait(ready)
+
+double = plgpu.kernel(body, out_type=X, grid=(2,), grid_names=("b",), scratch_types=[plgpu.SemaphoreType.REGULAR],
+                      interpret=plgpu.InterpretGPUParams())
+""",
+    # The TPU interpreter's parameters built by a helper a TPU kernel takes too: rewriting the helper would take
+    # the TPU kernel's interpreter away (PAL026).
+    "TPU interpreter parameters shared with a TPU kernel": """
+from jax.experimental.pallas import tpu as pltpu
+
+def suite_interpreter():
+  return pltpu.InterpretParams(detect_races=True)
+
+def body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0
+
+gpu_double = plgpu.kernel(body, out_type=X, interpret=suite_interpreter())
+tpu_double = pl.pallas_call(body, out_shape=X, interpret=suite_interpreter())
+""",
+    # An option only the TPU interpreter has: plgpu.InterpretGPUParams takes no `dma_execution_mode` (PAL026).
+    "a TPU-only interpreter option": """
+from jax.experimental.pallas import tpu as pltpu
+
+def body(x_ref, o_ref):
+  o_ref[...] = x_ref[...] * 2.0
+
+gpu_double = plgpu.kernel(body, out_type=X, interpret=pltpu.InterpretParams(dma_execution_mode="eager"))
+""",
     # A module-level get_global two kernel bodies read: which one it belongs in is not known (moving it into
     # one would leave the other reading nothing).
     "a module-level get_global read by two kernel bodies": """

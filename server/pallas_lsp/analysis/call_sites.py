@@ -137,6 +137,11 @@ def _call_sites_in(evaluator, model: "ModuleModel", func_node: ast.AST, name: st
             value = value_of(model, call.func)
             if isinstance(value, Instance) and value.cls.node is cls:
                 yield call, Func(home, func_node, value), CallArguments.of(evaluator, model, call)
+            elif _terminal_name(call.func) == "partial" and call.args:  # `functools.partial(OP, interpret=...)`
+                bound = value_of(model, call)
+                if isinstance(bound, Partial) and isinstance(bound.func, Instance) and bound.func.cls.node is cls:
+                    yield call, Func(home, func_node, bound.func), CallArguments(
+                        evaluator, model, [], [], (list(bound.args), dict(bound.kwargs)))
 
 
 def _constructions(evaluator, model: "ModuleModel", func_node: ast.AST, home: "ModuleModel", cls: ast.ClassDef):

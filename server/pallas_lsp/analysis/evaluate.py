@@ -30,6 +30,9 @@ from .launch_wrappers import (body_launcher, forwarded_call, kernel_around_body,
 from .lazy_arguments import forced, lazily_callable, lazy_return
 from .model import ModuleModel
 from .names import canonical
+from .partial_keywords import keywords_of_partial
+from .shape_structs import evaluated_shape
+from .single_dispatch import dispatched_call, dispatches
 from .returns import COMPARISONS as _COMPARISONS, reachable_returns
 from .reaching import declared_instead, mutates, outside_own_statement, popped_keys, reaching_bindings
 from .values import (
@@ -522,7 +525,7 @@ class Evaluator(ClassAttributes):
             return UNKNOWN
         depth = frame.depth if frame else 0
         if lazily_callable(func, node) and depth < MAX_CALL_DEPTH and body_launcher(func.node) is None \
-                and lifted_pallas_call(func.node) is None:
+                and lifted_pallas_call(func.node) is None and not dispatches(func):
             return self._function_result(model, func, node, lazy_return(self, model, func, node, frame, depth + 1))
         complete = True  # every argument is known to be there: `*xs` and `**options` of known sequences and dicts
         args: list[Value] = []
@@ -563,7 +566,8 @@ class Evaluator(ClassAttributes):
         if isinstance(func, Partial):
             merged = dict(func.kwargs)
             merged.update(kwargs)
-            return self.call(model, func.func, [*func.args, *args], merged, node, frame, complete)
+            made = self.call(model, func.func, [*func.args, *args], merged, node, frame, complete)
+            return keywords_of_partial(made, func)  # `LAUNCHERS[k](body, ...)` of `partial(pl.kernel, mesh=...)`
         if isinstance(func, Func):
             if depth >= MAX_CALL_DEPTH:
                 return UNKNOWN
@@ -577,6 +581,9 @@ class Evaluator(ClassAttributes):
                 kernel = lifted_kernel(self, model, func, lifted, args, kwargs, node)
                 if kernel is not None:
                     return kernel
+            if dispatches(func):  # `@functools.singledispatch`: the implementation for the argument's class
+                return dispatched_call(self, func, args, lambda impl: self._return_value(
+                    impl, args, kwargs, depth + 1, complete))
             return self._function_result(model, func, node, self._return_value(func, args, kwargs, depth + 1, complete))
         if isinstance(func, ClassValue):
             try:
@@ -707,6 +714,8 @@ class Evaluator(ClassAttributes):
                            _details(kwargs, ("num_barriers",)))
         if name == "plgpu.RefUnion":
             return MemType("smem", None, "int8", _source(model, node, name), name)
+        if name == "jax.eval_shape":  # one array's struct, where the function returns one array
+            return evaluated_shape(args, _source(model, node, name))
         if name == "jax.ShapeDtypeStruct":
             shape = shape_of(args[0] if args else kwargs.get("shape", UNKNOWN))
             dtype = dtype_name(args[1] if len(args) > 1 else kwargs.get("dtype", UNKNOWN))
@@ -816,7 +825,7 @@ _REPLACES = ("dataclasses.replace", "copy.replace")  # a dataclass instance with
 
 
 # The APIs `Evaluator._api_call` makes something of (every other call of an API is unknown).
-_CALLS_READ = frozenset({"functools.partial", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
+_CALLS_READ = frozenset({"functools.partial", "jax.eval_shape", "plgpu.RefUnion", "jax.ShapeDtypeStruct", "plgpu.alloc_semaphore",
                          "jax.freeze", "jnp.arange", "jnp.dtype", "np.dtype", *KERNEL_FACTORIES, *_SEMAPHORES,
                          *_SHAPED_TYPES, *_BARRIERS, *_INTERPRET_PARAMS, *ARRAYS, *LIKE_ARRAYS, *TRANSFORMS,
                          *TRANSPARENT_WRAPPERS, *_SPECS, *INTEGER_HELPERS, *FROM_DATA, *_REPLACES})

@@ -37,9 +37,15 @@ def gpu_interpreter_sites(project, entry) -> tuple[list, list]:
 def _gpu_option(project, site) -> bool:
     """`plgpu.InterpretGPUParams() if debug else False`: one of the values a run-time choice gives (a branch of a
     conditional expression or of `or`/`and`, or an option the evaluator knows) is the GPU interpreter's."""
+    return any(not value.name.startswith("pltpu.") for value in interpreter_options(project, site))
+
+
+def interpreter_options(project, site) -> list[InterpretParams]:
+    """The interpreters' parameters among the values `site`'s switch may take: each branch of a conditional
+    expression or of `or`/`and`, each option the evaluator knows."""
     node = site.node.value if isinstance(site.node, ast.keyword) else site.node
     if not isinstance(node, ast.expr):
-        return False
+        return []
     branches, values = [node], []
     while branches:
         branch = branches.pop()
@@ -50,7 +56,7 @@ def _gpu_option(project, site) -> bool:
         else:
             value = project.evaluator.value(site.model, branch)
             values += value.options if isinstance(value, OneOf) else [value]
-    return any(isinstance(value, InterpretParams) and not value.name.startswith("pltpu.") for value in values)
+    return [value for value in values if isinstance(value, InterpretParams)]
 
 
 def gpu_interpreted(project, entry) -> bool:

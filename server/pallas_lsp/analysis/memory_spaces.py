@@ -64,6 +64,8 @@ def platform(kernel: "KernelModel") -> str | None:
     """The lowering that certainly places the kernel's buffers: GPU, TPU or TPU_INTERPRETER; None where an
     interpreter that places any type may run it, or the backend is not known."""
     entry = kernel.entry
+    if kernel.interpreter == "tpu" and kernel.compiled_backend in (MOSAIC_GPU, MOSAIC_GPU_WARP):
+        return None  # the TPU interpreter refuses a Mosaic GPU kernel's own operands first (PAL026's)
     if kernel.interpreter == "tpu" and not entry.maybe_interpret:
         return TPU_INTERPRETER
     if entry.interpret or entry.maybe_interpret or kernel.interpreter is not None or kernel.certain_interpret:
@@ -157,13 +159,15 @@ def refusing_kernels(ctx) -> list:
     return kernels
 
 
-def placements(project, kernel: "KernelModel", where: str) -> list[Placement]:
-    """The kernel's scratch buffers (where its launch lowers them) and its `pl.run_scoped` buffers."""
+def placements(project, kernel: "KernelModel", where: str | None, leaves=None) -> list[Placement]:
+    """The kernel's scratch buffers (where its launch lowers them) and its `pl.run_scoped` buffers: the memory
+    types each asks for, or what `leaves(value)` picks out of it (a `jax.ShapeDtypeStruct`, PAL027's)."""
+    leaves = leaves or _memtypes
     entry = kernel.entry
     found: list[Placement] = []
     scratch = SCRATCH_KEYWORDS.get(entry.api)
     if scratch is not None and (where != GPU or entry.api == "plgpu.kernel"):
-        found += _scratch(project, kernel, scratch.keyword)
+        found += _scratch(project, kernel, scratch.keyword, leaves)
     body = entry.body
     if body is None:
         return found
@@ -174,12 +178,12 @@ def placements(project, kernel: "KernelModel", where: str) -> list[Placement]:
             arguments = [a for a in call.args[1:] if not isinstance(a, ast.Starred)]
             arguments += [k.value for k in call.keywords if k.arg not in (None, "collective_axes")]
             for argument in arguments:
-                for memtype in _memtypes(project.evaluator.value(func.model, argument)):
+                for memtype in leaves(project.evaluator.value(func.model, argument)):
                     found.append(Placement("run_scoped", func.model, argument, memtype, call))
     return found
 
 
-def _scratch(project, kernel: "KernelModel", keyword: str) -> list[Placement]:
+def _scratch(project, kernel: "KernelModel", keyword: str, leaves) -> list[Placement]:
     entry = kernel.entry
     written = entry.kernel.kwarg(keyword)
     node = written[1] if written else None
@@ -188,19 +192,24 @@ def _scratch(project, kernel: "KernelModel", keyword: str) -> list[Placement]:
         return []
     if isinstance(node, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in node.elts):
         return [Placement("scratch", entry.model, element, memtype, entry.node) for element in node.elts
-                for memtype in _memtypes(project.evaluator.value(entry.model, element))]
+                for memtype in leaves(project.evaluator.value(entry.model, element))]
     use = node if node is not None else entry.node
-    return [Placement("scratch", entry.model, use, memtype, entry.node) for memtype in _memtypes(value)]
+    return [Placement("scratch", entry.model, use, memtype, entry.node) for memtype in leaves(value)]
 
 
-def _memtypes(value: Value, depth: int = 0) -> list[MemType]:
+def _memtypes(value: Value) -> list[MemType]:
     """The memory types a scratch or run_scoped argument gives: itself, or the items of a list, tuple or dict."""
+    return typed_leaves(as_memtype(value), MemType)
+
+
+def typed_leaves(value: Value, kind: type, depth: int = 0) -> list:
+    """The values of `kind` an argument gives: itself, or the items of a list, tuple or dict."""
     value = as_memtype(value)
-    if isinstance(value, MemType):
+    if isinstance(value, kind):
         return [value]
     if depth < 3 and isinstance(value, Seq):
-        return [m for item in value.items for m in _memtypes(item, depth + 1)]
+        return [m for item in value.items for m in typed_leaves(item, kind, depth + 1)]
     items = getattr(value, "items", None)
     if depth < 3 and isinstance(items, tuple) and all(isinstance(i, tuple) and len(i) == 2 for i in items):
-        return [m for _, item in items for m in _memtypes(item, depth + 1)]  # a dict's values
+        return [m for _, item in items for m in typed_leaves(item, kind, depth + 1)]  # a dict's values
     return []

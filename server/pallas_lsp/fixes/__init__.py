@@ -169,7 +169,9 @@ FINDING_FIXES = {"PAL001": ("mapped_scratch",), "PAL004": ("hoist_out_of_cond", 
                  "PAL014": ("semaphore_view",), "PAL015": ("drop_src_sem", "dma_semaphore"), "PAL017": ("drop_src_sem",),
                  "PAL018": ("own_memory_space",), "PAL019": ("scratch_workspace_as_output",), "PAL020": ("fields_into_grid_spec",),
                  "PAL023": ("give_collective_id",), "PAL024": ("smem_to_vmem",),
-                 "PAL025": ("gpu_interpreter_params",)}
+                 "PAL025": ("gpu_interpreter_params",), "PAL026": ("tpu_params_to_gpu",),
+                 "PAL016": ("interpret_true_for_semaphores",), "PAL027": ("struct_to_memory_space",), "PAL028": ("alloc_semaphore_to_get_global",),
+                 "PAL029": ("semaphore_list_to_array",)}
 
 
 def has_rewrite(fixes: tuple[Fix, ...]) -> bool:

@@ -31,6 +31,10 @@ from . import (
     pal023_barrier_semaphore_without_collective_id,
     pal024_smem_vector_access,
     pal025_hlo_interpreter_mosaic_gpu,
+    pal026_tpu_interpreter_mosaic_gpu,
+    pal027_scratch_shape_dtype_struct,
+    pal028_alloc_semaphore_in_kernel,
+    pal029_semaphore_list_scratch,
     pal100_jax_error,
 )
 
@@ -42,7 +46,9 @@ RULES = (pal000_syntax_error, pal001_get_global_not_semaphore, pal002_get_global
          pal015_dma_wait_semaphore_type, pal016_gpu_interpreter_semaphore,
          pal017_local_copy_src_sem, pal018_other_backend_memory_space, pal019_global_memory_scratch,
          pal020_launch_field_beside_grid_spec, pal023_barrier_semaphore_without_collective_id, pal024_smem_vector_access,
-         pal025_hlo_interpreter_mosaic_gpu, pal100_jax_error)
+         pal025_hlo_interpreter_mosaic_gpu, pal026_tpu_interpreter_mosaic_gpu,
+         pal027_scratch_shape_dtype_struct, pal028_alloc_semaphore_in_kernel,
+         pal029_semaphore_list_scratch, pal100_jax_error)
 RULES_BY_CODE = {rule.CODE: rule for rule in RULES}
 
 # An installed package carries the pages (setup.py copies docs/rules there); a checkout has docs/rules.
