@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import TYPE_CHECKING
 
 from . import reads
 from .frames import one_of, terminal_name
 from .values import UNKNOWN, Api, ClassValue, Const, Func, Instance, OneOf, Value
-
-if TYPE_CHECKING:
-    from .evaluate import Evaluator
 
 _DISPATCHERS = {"singledispatch", "singledispatchmethod"}
 _MAX_BASES = 16  # classes walked up from the argument's, at most
@@ -30,7 +26,7 @@ def dispatches(func: Func) -> bool:
     return any(terminal_name(d) in _DISPATCHERS for d in decorators)
 
 
-def dispatched_call(evaluator: "Evaluator", func: Func, args: list[Value], result_of) -> Value:
+def dispatched_call(evaluator, func: Func, args: list[Value], result_of) -> Value:
     """What calling the generic `func` with `args` gives; `result_of(impl)` evaluates one implementation."""
     registered = _registrations(evaluator, func)
     if not args:
@@ -62,7 +58,7 @@ def _always_raises(func: Func) -> bool:
     return bool(statements) and all(isinstance(s, ast.Raise) for s in statements)
 
 
-def _implementation(evaluator: "Evaluator", func: Func, registered: list, argument: Value) -> Func | None:
+def _implementation(evaluator, func: Func, registered: list, argument: Value) -> Func | None:
     """The implementation for `argument`'s class (the base function where no registered class is its own or a
     base of it); None where its class is not known."""
     if isinstance(argument, Instance) and not argument.declared and argument.member is None:
@@ -81,7 +77,7 @@ def _implementation(evaluator: "Evaluator", func: Func, registered: list, argume
     return None
 
 
-def _classes_in_order(evaluator: "Evaluator", cls: ClassValue) -> list:
+def _classes_in_order(evaluator, cls: ClassValue) -> list:
     """`cls` and its bases, nearest first (breadth-first: the MRO where the hierarchy is a tree)."""
     found: list = []
     queue = [cls]
@@ -95,7 +91,7 @@ def _classes_in_order(evaluator: "Evaluator", cls: ClassValue) -> list:
     return found
 
 
-def _registrations(evaluator: "Evaluator", func: Func) -> list[tuple[object, Func]]:
+def _registrations(evaluator, func: Func) -> list[tuple[object, Func]]:
     """(class key, implementation) for each registration written beside `func` (its module, or its class for a
     `singledispatchmethod`): a ClassValue, or ("builtin", name) for `int`, `str`..."""
     model = func.model
