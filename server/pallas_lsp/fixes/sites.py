@@ -529,6 +529,7 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     """Every call of a module-level helper (of its class, for an `__init__`), here and in the workspace modules
     importing it; CannotFix when it is also used otherwise (passed on, stored, subclassed), where a new
     parameter would go unfilled."""
+    from ..analysis.call_graph import object_calls, runs
     from ..analysis.values import ClassValue, Func
 
     constructed = constructed_class(model, helper)
@@ -542,8 +543,10 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     found = []
     for source in [model, *project.importers(model)]:
         calls = []
-        for call in source.calls_named(name):
-            if this(project.evaluator.value(source, call.func)):
+        through_objects = object_calls(project, source, helper) if constructed is None else []
+        for call in [*source.calls_named(name), *through_objects]:
+            if this(project.evaluator.value(source, call.func)) or (
+                    constructed is None and runs(project, source, call.func, helper)):
                 if (any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)) \
                         and not forwards_refs(source, call):
                     raise CannotFix(f"a call of {name} unpacks its arguments")
@@ -552,7 +555,8 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
         for node in ast.walk(source.tree):
             named = (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) or (
                 isinstance(node, ast.Attribute) and node.attr == name)
-            if named and id(node) not in called and this(project.evaluator.value(source, node)):
+            if named and id(node) not in called and (this(project.evaluator.value(source, node)) or (
+                    constructed is None and isinstance(node, ast.Attribute) and runs(project, source, node, helper))):
                 partial = helper_partial(project, source, node) if constructed is None else None
                 if partial is None:
                     raise CannotFix(f"{name} is used other than by calling it")

@@ -603,6 +603,8 @@ def _instance_path(project, model, parameter: ast.arg, body: ast.FunctionDef) ->
     method is bound to: "" for a method of the body's own class every call reaches through the instance of a
     method of that class (`self.ready_barrier()` in `self.body`), `.sync` for a method of another class every
     call reaches through one attribute of it (`self.sync.acquire()`); None otherwise."""
+    from ..analysis.call_graph import method_calls, mixed_into
+
     arguments = model.parents.get(parameter)
     function = model.parents.get(arguments)
     owner = model.enclosing_class(body)
@@ -611,8 +613,9 @@ def _instance_path(project, model, parameter: ast.arg, body: ast.FunctionDef) ->
             and [*function.args.posonlyargs, *function.args.args][:1] == [parameter]
             and [*body.args.posonlyargs, *body.args.args] and not function.decorator_list):
         return None
-    own = model.enclosing_class(function) is owner
-    calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)]
+    own = model.enclosing_class(function) is owner or mixed_into(project, model, model.enclosing_class(function), owner)
+    calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)] or method_calls(
+        project, model, function)
     paths = set()
     for call in calls:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
