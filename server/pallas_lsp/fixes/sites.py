@@ -207,6 +207,9 @@ class Plan:
     # (module model, closure, body): a closure calling the helper, defined beside the launched body in the factory
     # that makes both and used only inside the body (a pipeline's step); it moves into the body, to see its parameter.
     moved: list[tuple[object, ast.FunctionDef, ast.FunctionDef]] = field(default_factory=list)
+    # The function holding the get_global is no body, but one the launches reach through calls (a method of an
+    # object the body calls, a table's function): a `local` plan, its buffer allocated where it is.
+    reached: bool = False
 
     @property
     def entries(self) -> list[EntryPoint]:
@@ -242,6 +245,10 @@ def plan(project, model, use: GlobalUse, local: bool = False) -> Plan | None:
         outer = model.enclosing_function(outer)
     unlaunched = ("no kernel launch runs the function holding the get_global (it is no kernel body, is not "
                   "nested in one, and is no helper that kernel bodies call)")
+    if local:  # the buffer stays in its function: what matters is which launches run it, through any call
+        entries = launches_running(project, model, use.function)
+        if entries:
+            return Plan(use, [(model, use.function, entries)], reached=True)
     if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
         raise CannotFix(unlaunched)
     entries = forwarding_launches(project, model, use.function)
