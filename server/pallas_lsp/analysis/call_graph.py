@@ -154,6 +154,7 @@ def object_callees(project: "Project", func: Func, nodes) -> list[Func]:
                 value = project.evaluator.value(model, item.context_expr)
                 if isinstance(value, Instance) and isinstance(value.cls, ClassValue) and not value.member:
                     found += [f for name in _ENTER_EXIT if (f := method(project, value.cls, name, value)) is not None]
+    found += decorator_wrappers(project, func)
     for default in _defaults(func.node):
         target = callable_function(project, project.evaluator.value(model, default))
         if target is not None:
@@ -236,3 +237,19 @@ def _derives(project: "Project", cls: ClassValue, base: ast.ClassDef, depth: int
     if depth > _MAX_DEPTH:
         return False
     return any(_derives(project, b, base, depth + 1) for b in project.evaluator._bases(cls))
+
+
+def decorator_wrappers(project: "Project", func: Func) -> list[Func]:
+    """The wrappers the workspace decorators of `func` put in its place (`@with_staging(n)` whose `decorate(body)`
+    returns its nested `wrapped`): a call of `func` runs them (the evaluator sees the function undecorated)."""
+    found = []
+    for decorator in getattr(func.node, "decorator_list", ()):
+        value = project.evaluator.value(func.model, decorator)
+        decorate = value if isinstance(value, Func) else None
+        last = decorate.node.body[-1] if decorate is not None and isinstance(decorate.node, ast.FunctionDef) else None
+        if isinstance(last, ast.Return) and isinstance(last.value, ast.Name):
+            wrapper = next((s for s in decorate.node.body if isinstance(s, ast.FunctionDef)
+                            and s.name == last.value.id), None)
+            if wrapper is not None:
+                found.append(Func(decorate.model, wrapper))
+    return found

@@ -255,6 +255,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         barrier_array_scratch,
         barrier_semaphore,
         buffer_per_call,
+        decorator_scratch,
         default_argument_scratch,
         drop_collective_axes,
         enclosing_run_scoped,
@@ -276,7 +277,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     fixes: list[Fix] = []
     # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
     # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
-    moving = (default_argument_scratch, enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
+    moving = (default_argument_scratch, decorator_scratch, enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
               buffer_per_call, allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
