@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..analysis.values import Api, Func, Partial
+from ..analysis.values import Api, Func, Instance, Partial
 from .ref_at_launch import constant_index, folded, item_of, ref_attribute_at_launch, ref_stand_in
 
 _MAX_DEPTH = 3  # local variables followed to what they were assigned, one inside another
@@ -526,6 +526,8 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
         if not isinstance(node, ast.Attribute):
             return None
         bound.insert(0, node.value)  # `self._body`: the instance is the method's first parameter
+    elif isinstance(value, Instance) and entry.body is not None and entry.body.self_value is value:
+        bound.insert(0, node)  # `self.kernel_body`, a callable object: it is its `__call__`'s first parameter
     if parameter.arg in keywords:
         code = ast.get_source_segment(launch_model.text, keywords[parameter.arg])
     else:
