@@ -144,8 +144,8 @@ def object_callees(project: "Project", func: Func, nodes) -> list[Func]:
                 binding = model.lookup(callee.id, model.scope_of(callee), callee.lineno)
                 if binding is not None and binding.kind in ("def", "import", "class"):
                     continue  # a function or class by name: `_callees` has it
-            elif callee.__class__ is not ast.Attribute:
-                continue
+            elif callee.__class__ not in (ast.Attribute, ast.Call, ast.Subscript):
+                continue  # `Finish()(v)`, `STAGES[k](v)`: what the call or pick gives is called
             found += call_targets(project, model, callee)
             if _is_partial(project, model, node):  # `functools.partial(role, x_ref)` handed to `pl.when`
                 found += call_targets(project, model, node.args[0])
@@ -191,7 +191,7 @@ def object_calls(project: "Project", model: "ModuleModel", function: ast.AST) ->
         return []
     found = []
     for call in model.calls:
-        if call.func.__class__ in (ast.Name, ast.Attribute) and not _members_call(call, owner):
+        if call.func.__class__ in (ast.Name, ast.Attribute, ast.Call, ast.Subscript) and not _members_call(call, owner):
             value = project.evaluator.value(model, call.func)
             if isinstance(value, Instance) and runs(project, model, call.func, function):
                 found.append(call)
@@ -252,4 +252,32 @@ def decorator_wrappers(project: "Project", func: Func) -> list[Func]:
                             and s.name == last.value.id), None)
             if wrapper is not None:
                 found.append(Func(decorate.model, wrapper))
+    return found
+
+
+def other_implementations(project: "Project", model: "ModuleModel", method_node: ast.AST) -> list[ast.AST]:
+    """The other definitions of a method's name a call of it may run instead: in the subclasses of its class, and
+    in the other subclasses of each base that defines the name too (an abstract `__call__` and its siblings'). A
+    parameter added to one of them alone would not fit the others."""
+    owner = model.parents.get(method_node)
+    name = getattr(method_node, "name", None)
+    if not isinstance(owner, ast.ClassDef) or name is None:
+        return []
+    cls = ClassValue(model, owner)
+    roots = [cls] + [base for base in _ancestors(project, cls) if name in class_members(base.node)]
+    found: list[ast.AST] = []
+    for root in roots:
+        for sub in [root, *subclasses(project, root)]:
+            defined = class_members(sub.node).get(name)
+            if defined is not None and defined is not method_node and not any(defined is f for f in found):
+                found.append(defined)
+    return found
+
+
+def _ancestors(project: "Project", cls: ClassValue, depth: int = 0) -> list[ClassValue]:
+    if depth > _MAX_DEPTH:
+        return []
+    found = []
+    for base in project.evaluator._bases(cls):
+        found += [base, *_ancestors(project, base, depth + 1)]
     return found

@@ -536,11 +536,14 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     """Every call of a module-level helper (of its class, for an `__init__`), here and in the workspace modules
     importing it; CannotFix when it is also used otherwise (passed on, stored, subclassed), where a new
     parameter would go unfilled."""
-    from ..analysis.call_graph import object_calls, runs
+    from ..analysis.call_graph import object_calls, other_implementations, runs
     from ..analysis.values import ClassValue, Func
 
     constructed = constructed_class(model, helper)
     name = constructed.name if constructed is not None else helper.name
+    if constructed is None and other_implementations(project, model, helper):
+        raise CannotFix(f"{name} is defined again in a class of the same hierarchy, which a call of it may run "
+                        "instead, and a new parameter would not fit")
     if constructed is not None:
         def this(value) -> bool:
             return isinstance(value, ClassValue) and value.node is constructed
