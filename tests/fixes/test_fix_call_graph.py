@@ -226,6 +226,28 @@ k = plgpu.kernel(body, out_type=X)
 def twice(x_ref, o_ref):
   body(x_ref, o_ref)
 """,
+    # the op keeps the body in a field that is also called outside the launch
+    "a held body also called through its field": """
+def staged(fn):
+  def run(*refs):
+    return fn(*refs, pl.get_global(plgpu.SMEM((128,), jnp.float32)))
+  return run
+
+@staged
+def body(x_ref, o_ref, tmp):
+  tmp[...] = x_ref[...]
+  o_ref[...] = tmp[...]
+
+class Op:
+  def __init__(self, fn):
+    self.fn = fn
+  def __call__(self, x):
+    return plgpu.kernel(self.fn, out_type=X)(x)
+  def reference(self, x_ref, o_ref):
+    return self.fn(x_ref, o_ref)
+
+OP = Op(body)
+""",
     # the wrapper does more than hand the buffer on
     "a wrapper that also computes": """
 def staged(fn):

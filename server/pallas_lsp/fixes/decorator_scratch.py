@@ -89,7 +89,7 @@ def fix(project, model, call: ast.Call, value, code: str):
     fixed = []
     for function, application in applications:
         entries = launches(project, model, function)
-        if not entries or not _only_launched(model, function, entries):
+        if not entries or not _only_launched(project, model, function, entries):
             continue
         type_code = _type_at(model, argument, wrapper, factory, application, entries)
         if type_code is None:
@@ -147,15 +147,38 @@ def _applications(model, decorator: ast.FunctionDef) -> list[tuple[ast.FunctionD
     return found
 
 
-def _only_launched(model, function: ast.AST, entries) -> bool:
-    """Every load of the function's name in its scope is a launch's body argument (so no call sees it undecorated)."""
+def _only_launched(project, model, function: ast.AST, entries) -> bool:
+    """Every load of the function's name in its scope is a launch's body argument, or hands it to a workspace
+    class whose instances keep it in a field read only as a launch's body (`ActivationOp(_gelu_body)`, launched as
+    `plgpu.kernel(self.body, ...)`): no call sees the function undecorated."""
+    from ..analysis.values import ClassValue
+
     launched = {id(e.node.args[0]) for e in entries if isinstance(e.node, ast.Call) and e.node.args}
+    if len(launched) != len(entries):
+        return False
     scope = model.scope_of(function)
     for node in ast.walk(scope):
         if isinstance(node, ast.Name) and node.id == function.name and isinstance(node.ctx, ast.Load) \
                 and id(node) not in launched:
+            holder = model.parents.get(node)
+            if not (isinstance(holder, ast.Call) and node in holder.args
+                    and isinstance(project.evaluator.value(model, holder.func), ClassValue)
+                    and _kept_for_launches(model, entries)):
+                return False
+    return True
+
+
+def _kept_for_launches(model, entries) -> bool:
+    """Each launch's body is `self.<field>`, and `.<field>` is read nowhere else in the module."""
+    fields = set()
+    for entry in entries:
+        body = entry.node.args[0]
+        if not (isinstance(body, ast.Attribute) and isinstance(body.value, ast.Name) and body.value.id == "self"):
             return False
-    return len(launched) == len(entries)
+        fields.add(body.attr)
+    launched = {id(e.node.args[0]) for e in entries}
+    return not any(isinstance(node, ast.Attribute) and node.attr in fields and isinstance(node.ctx, ast.Load)
+                   and id(node) not in launched for node in ast.walk(model.tree))
 
 
 def _type_at(model, argument: ast.expr, wrapper, factory, application: ast.expr, entries) -> str | None:
