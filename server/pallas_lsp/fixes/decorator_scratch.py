@@ -25,14 +25,11 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from ..analysis.kernel_model import SCRATCH_KEYWORDS
 from .kernel_edits import CannotFix, FixBuilder, edit_sequence_keyword
 from .sites import is_call_form, launches
-from .type_in_scope import _substituted
-
-_SEMAPHORE_SPACES = {"semaphore_mem", "semaphore"}
+from .default_argument_scratch import is_semaphore
+from .type_in_scope import _plain, _substituted
 
 
 def _wrapper_form(model, call: ast.Call):
@@ -72,7 +69,7 @@ def fix(project, model, call: ast.Call, value, code: str):
     if found is None:
         return None
     wrapper, decorate = found
-    if getattr(value, "space", None) in _SEMAPHORE_SPACES or "Semaphore" in getattr(value, "constructor", ""):
+    if is_semaphore(value):
         raise CannotFix("the wrapper hands on a semaphore, which is no scratch buffer")
     factory = model.enclosing_function(decorate)
     if factory is not None and (not isinstance(factory, ast.FunctionDef) or model.enclosing_function(factory)
@@ -233,9 +230,3 @@ def _passed(factory, application: ast.expr) -> dict[str, ast.expr] | None:
     passed.update({k.arg: k.value for k in application.keywords})
     return passed
 
-
-def _plain(node: ast.AST | None) -> bool:
-    """A name, an attribute path of one or a constant: written at the launch, it means the same."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, (ast.Name, ast.Constant))

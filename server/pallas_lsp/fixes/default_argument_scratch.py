@@ -27,6 +27,11 @@ from .sites import is_call_form, keyword_bound, single_body_launches
 _SEMAPHORE_SPACES = {"semaphore_mem", "semaphore"}
 
 
+def is_semaphore(value) -> bool:
+    """A semaphore type, which a launch's scratch does not hold alike (per core, not shared by the grid)."""
+    return getattr(value, "space", None) in _SEMAPHORE_SPACES or "Semaphore" in getattr(value, "constructor", "")
+
+
 def defaulted_parameter(model, call: ast.Call) -> tuple[ast.FunctionDef, ast.arg] | None:
     """(the function, its parameter) where `call` is the default of the function's last positional parameter."""
     arguments = model.parents.get(call)
@@ -46,7 +51,7 @@ def fix(project, model, call: ast.Call, value, code: str):
     function, parameter = found
     if function.args.vararg is not None:
         raise CannotFix(f"{function.name} takes *{function.args.vararg.arg}, after which JAX's scratch ref would land")
-    if not isinstance(value, MemType) or value.space in _SEMAPHORE_SPACES or "Semaphore" in value.constructor:
+    if not isinstance(value, MemType) or is_semaphore(value):
         raise CannotFix("the default is no buffer a launch's scratch holds alike")
     entries = single_body_launches(project, model, function)
     if not entries:
