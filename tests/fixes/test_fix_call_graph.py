@@ -303,3 +303,36 @@ def launch(x):
     assert findings
     for finding in findings:
         assert not any("default of" in fix.title for fix in ws.fixes(finding))
+
+
+NO_PARTIAL_KEYWORD_FIX = {
+    # the dict of keywords is read again after the launch: its item must stay
+    "a dict of keywords read twice": """
+def _body(x_ref, o_ref, *, tmp):
+  tmp[...] = x_ref[...]
+  o_ref[...] = tmp[...]
+
+def launch(x):
+  extras = {"tmp": pl.get_global(plgpu.SMEM((128,), jnp.float32))}
+  out = plgpu.kernel(functools.partial(_body, **extras), out_type=X)(x)
+  print(extras)
+  return out
+""",
+    # JAX's refs land in `*refs`, not in the keyword's parameter
+    "a body taking *refs": """
+def _body(*refs, tmp):
+  tmp[...] = refs[0][...]
+  refs[1][...] = tmp[...]
+
+def launch(x):
+  return plgpu.kernel(functools.partial(_body, tmp=pl.get_global(plgpu.SMEM((128,), jnp.float32))), out_type=X)(x)
+""",
+}
+
+
+@pytest.mark.parametrize("name", NO_PARTIAL_KEYWORD_FIX)
+def test_a_keyword_the_partial_binds_stays_where_scratch_would_not_reach_it(ws, name):
+    findings = [f for f in ws.findings("kernel.py", GPU + NO_PARTIAL_KEYWORD_FIX[name]) if f.code == "PAL001"]
+    assert findings
+    for finding in findings:
+        assert not any("which the launch's partial binds" in fix.title for fix in ws.fixes(finding))

@@ -262,6 +262,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         keep_as_value,
         outside_kernel,
         pass_as_input,
+        partial_keyword_scratch,
         pass_as_operand,
         run_compiled,
         run_scoped_allocation,
@@ -277,7 +278,8 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     fixes: list[Fix] = []
     # run_scoped_allocation before scratch: it is offered for a plgpu.kernel only where the buffer is asked for in an
     # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
-    moving = (default_argument_scratch, decorator_scratch, enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
+    moving = (default_argument_scratch, decorator_scratch, partial_keyword_scratch,
+              enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand, run_scoped_allocation,
               buffer_per_call, allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
