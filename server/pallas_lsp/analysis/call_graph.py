@@ -4,14 +4,15 @@
 through objects and tables: a callable object handed as the body or called in it (`epilogue(pre, ...)`
 runs its class's `__call__`), a `with Stage(...):` (its `__enter__` and `__exit__`), a method a mixin or
 subclass gives a base-class `self` (`self.widen(x)` in `ActivationKernel.body`, `widen` defined by
-`F32StagingMixin`), a function picked from a table in a loop (`for role in ROLE_TABLE.values()`), a
-function given as a parameter's default. This module finds those edges, so the kernel model and the
-fixes see the function holding a `get_global` as run by the launch whose body reaches it.
+`F32StagingMixin`) or the subclasses' implementations of an abstract one, a function picked from a table in
+a loop (`for role in ROLE_TABLE.values()`), a function given as a parameter's default, and the wrapper a
+workspace decorator puts in place of the function (`@with_staging(n)`). This module finds those edges, so the
+kernel model and the fixes see the function holding a `get_global` as run by the launch whose body reaches it.
 
 Only calls (and `with` items) are followed, never a mere mention of an object: an instance stored or
 passed on runs nothing. It is cheap: each function's own nodes are looked at once (`kernels._callees`
 keeps the result per function), and the workspace's subclasses are looked for only where a method is
-not found on the class itself.
+not found on the class itself or is abstract there.
 """
 
 from __future__ import annotations
@@ -184,23 +185,19 @@ def runs(project: "Project", model: "ModuleModel", callee: ast.expr, function: a
     return bool(targets) and all(t.node is function for t in targets)
 
 
-def object_calls(project: "Project", model: "ModuleModel", function: ast.AST) -> list[ast.Call]:
-    """The calls of `model` that run `function`, a class's `__call__`, through an instance (`epilogue(pre, o_ref)`)."""
-    owner = model.parents.get(function) if hasattr(model, "parents") else None
-    if getattr(function, "name", None) != "__call__" or not isinstance(owner, ast.ClassDef):
+def object_calls(project: "Project", model: "ModuleModel", function: ast.AST, owner_model: "ModuleModel") -> list[ast.Call]:
+    """The calls of `model` that run `function`, a class's `__call__` (of `owner_model`), through an instance
+    (`epilogue(pre, o_ref)`, `Finish()(v)`); `self.__call__(...)` spelled out is found by its name instead."""
+    if getattr(function, "name", None) != "__call__" or not isinstance(owner_model.parents.get(function), ast.ClassDef):
         return []
     found = []
     for call in model.calls:
-        if call.func.__class__ in (ast.Name, ast.Attribute, ast.Call, ast.Subscript) and not _members_call(call, owner):
+        if call.func.__class__ in (ast.Name, ast.Call, ast.Subscript) or (
+                call.func.__class__ is ast.Attribute and call.func.attr != "__call__"):
             value = project.evaluator.value(model, call.func)
             if isinstance(value, Instance) and runs(project, model, call.func, function):
                 found.append(call)
     return found
-
-
-def _members_call(call: ast.Call, owner: ast.ClassDef) -> bool:
-    """`self.__call__(...)` spelled out: found by name already."""
-    return isinstance(call.func, ast.Attribute) and call.func.attr in class_members(owner) and call.func.attr == "__call__"
 
 
 def called_method(value: Value | None) -> Func | None:

@@ -553,7 +553,7 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     found = []
     for source in [model, *project.importers(model)]:
         calls = []
-        through_objects = object_calls(project, source, helper) if constructed is None else []
+        through_objects = object_calls(project, source, helper, model) if constructed is None else []
         for call in [*source.calls_named(name), *through_objects]:
             if this(project.evaluator.value(source, call.func)) or (
                     constructed is None and runs(project, source, call.func, helper)):
