@@ -80,13 +80,20 @@ def _return_stays_out(rest: list[ast.stmt], name: str) -> bool:
     """`rest` ends in `return <expr>` after other statements, where `<expr>` reads neither the buffer nor a name
     `rest` binds (`return self.dst`): returned after the scope it means the same, and a ref it may be (which
     run_scoped cannot hand back) stays out of the scope."""
-    if len(rest) < 2 or not isinstance(rest[-1], ast.Return) or rest[-1].value is None:
-        return False
+    if len(rest) < 2 or not isinstance(rest[-1], ast.Return) or not _path(rest[-1].value):
+        return False  # a computed value (`return carry + 1.0`) run_scoped hands back as it is
     read = {n.id for n in ast.walk(rest[-1].value) if isinstance(n, ast.Name)}
     bound = {n.id for s in rest[:-1] for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     bound |= {n.name for s in rest[:-1] for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     calls = any(isinstance(n, (ast.Call, ast.Await, ast.NamedExpr)) for n in ast.walk(rest[-1].value))
     return not calls and name not in read and not read & bound
+
+
+def _path(node: ast.AST | None) -> bool:
+    """A name or an attribute path of one (`self.dst`): what may be a ref."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
