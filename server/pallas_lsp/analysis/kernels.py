@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from . import reads
+from .call_graph import called_method, object_callees
 from .chosen_bodies import function_options
 from .evaluate import KERNEL_FACTORIES
 from .launch_wrappers import body_launcher, forwarded_call, lifted_pallas_call
@@ -67,7 +68,7 @@ class EntryPoint:
 
     @property
     def body(self) -> Func | None:
-        return unwrap_function(self.kernel.body)
+        return unwrap_function(self.kernel.body) or called_method(self.kernel.body)
 
 
 def _launch_wrapper(value: Value) -> bool:
@@ -497,10 +498,13 @@ def _callees(project: "Project", func: Func) -> list[Func]:
         return found
     evaluator = project.evaluator
     found = []
+    objects = []  # calls and `with`s: what they run through objects (`call_graph`)
     reads.begin(model.read_key, ("own", id(func.node)))
     try:
         for node in _own_nodes(func.node):
             kind = node.__class__  # by class, not a chain of isinstance: this loop sees every node of every kernel
+            if kind is ast.Call or kind is ast.With:
+                objects.append(node)
             if kind is ast.Name:
                 if node.ctx.__class__ is not ast.Load:
                     continue
@@ -523,6 +527,7 @@ def _callees(project: "Project", func: Func) -> list[Func]:
                     target = constructor(option)  # `Flags()`: its `__init__` runs here
                 if target is not None:
                     found.append(target)
+        found += object_callees(project, func, objects)
     finally:
         read = reads.end()
     memo.keep(key, found, read)

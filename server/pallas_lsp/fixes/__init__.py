@@ -257,6 +257,8 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         barrier_array_scratch,
         barrier_semaphore,
         buffer_per_call,
+        decorator_scratch,
+        default_argument_scratch,
         drop_collective_axes,
         enclosing_run_scoped,
         helper_tuple_scratch,
@@ -264,6 +266,7 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
         optional_scratch,
         outside_kernel,
         pass_as_input,
+        partial_keyword_scratch,
         pass_as_operand,
         run_compiled,
         run_scoped_allocation,
@@ -281,8 +284,9 @@ def _get_global_rewrites(project, model, call: ast.Call, finding: Finding,
     # `if` of the body, which scratch would allocate for every launch, the branch taken or not.
     # optional_scratch and helper_tuple_scratch first: they keep the body's own shape (its `acc=None` parameter, the
     # names a helper's buffers are unpacked into) where the others would thread a new parameter past it.
-    moving = (optional_scratch, helper_tuple_scratch, enclosing_run_scoped, workspace_as_output, pass_as_input,
-              pass_as_operand, run_scoped_allocation, buffer_per_call, allocate_as_scratch, subclass_scratch)
+    moving = (optional_scratch, helper_tuple_scratch, default_argument_scratch, decorator_scratch,
+              partial_keyword_scratch, enclosing_run_scoped, workspace_as_output, pass_as_input, pass_as_operand,
+              run_scoped_allocation, buffer_per_call, allocate_as_scratch, subclass_scratch)
     if scratch_comprehension.many_items(project, model, call):
         # Each item is a buffer of its own: one parameter in place of the call would make them one buffer.
         from . import helper_comprehension_scratch

@@ -31,6 +31,7 @@ from .kernel_edits import (
     FixBuilder,
     add_parameter,
     append_to_unpacking,
+    bodies_name,
     call_with_keyword,
     check_parameters,
     edit_sequence_argument,
@@ -488,7 +489,8 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
         raise CannotFix("the launches pass scratch differently")
     as_dict = forms.pop()
     code = type_code()
-    name = take_name(builder, where, fallback)
+    helper_name = take_name(builder, where, fallback, body_side=True)
+    name = bodies_name(where, helper_name)
     split = False  # `*refs` split where the get_global was: `*refs, name = scratch`
     for body_model, body, body_entries in where.bodies:
         if not as_dict and where.helper is not None and any(
@@ -515,9 +517,9 @@ def move_to_scratch(builder: FixBuilder, model, use, where, entries, type_code, 
     if not as_dict:
         pass_through_named_lambdas(builder, entries, name)
     if where.helper is not None:
-        thread_through_helper(builder, where, name)
+        thread_through_helper(builder, where, helper_name, name)
     if not split:
-        remove_get_global(builder, model, use, name)
+        remove_get_global(builder, model, use, helper_name)
     for entry in entries:
         if isinstance(code, HomeSpecCode) and id(entry) not in in_grid_spec:
             raise CannotFix("the buffer's type is written where the grid spec is built, and this launch has none")

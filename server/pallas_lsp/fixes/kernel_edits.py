@@ -449,9 +449,10 @@ def pass_argument(builder: FixBuilder, model, call: ast.Call, code: str, positio
     file.rewrite(target, lambda updated: _with_argument_at(updated, at, expression(code)))
 
 
-def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
+def thread_through_helper(builder: FixBuilder, plan, name: str, passed: str | None = None) -> None:
     """The helper holding the get_global takes `name` as its last parameter without a default (before
-    those with one); every call passes it there, so each must pass the parameters before it by position."""
+    those with one); every call passes it (`passed`, the bodies' name for it, default `name`) there, so each
+    must pass the parameters before it by position."""
     helper = plan.helper
     check_parameters(helper)
     required = len(helper.args.args) - len(helper.args.defaults)
@@ -480,7 +481,7 @@ def thread_through_helper(builder: FixBuilder, plan, name: str) -> None:
         if id(call) in forwarding:
             continue  # the new last ref is in the caller's *args already
         position = len(call.args) if is_partial_of(call, helper) else required - bound if index is None else index
-        pass_argument(builder, model, call, name, position)
+        pass_argument(builder, model, call, passed or name, position)
     for model, closure, body in plan.moved:
         _move_into(builder, model, closure, body)
 
@@ -532,8 +533,9 @@ def give_to_siblings(builder: FixBuilder, plan, name: str, index: int | None, ke
     return f" (also taken, unused, by {names})" if names else ""
 
 
-def take_name(builder: FixBuilder, plan, fallback: str) -> str:
-    """The new parameter's name in the body (and the helper it is threaded to)."""
+def take_name(builder: FixBuilder, plan, fallback: str, body_side: bool = False) -> str:
+    """The new parameter's name in the body (and the helper it is threaded to); with `body_side`, the helper's,
+    which a body binding it already takes under another name (`bodies_name`)."""
     from .sites import bound_elsewhere
 
     use = plan.use
@@ -549,10 +551,22 @@ def take_name(builder: FixBuilder, plan, fallback: str) -> str:
     name = use.name or unique_name(use.model, plan.helper, fallback)
     if use.name is not None and bound_elsewhere(plan.helper, use):
         raise CannotFix(f"{name} is bound more than once in {plan.helper.name}")
-    for model, body, _ in plan.bodies:
+    for model, body, _ in plan.bodies if not body_side else ():
         if unique_name(model, body, name) != name:
             raise CannotFix(f"{name} is already used in {body.name}")
     return name
+
+
+def bodies_name(plan, name: str) -> str:
+    """The launched bodies' name for the helper's new parameter `name`: the same, unless a body uses it already
+    (`staging = self.widen(x_ref)`, the helper's own `staging` buffer): then `<name>_ref`, free in every body."""
+    if plan.helper is None or all(unique_name(model, body, name) == name for model, body, _ in plan.bodies):
+        return name
+    wanted = name if name.endswith("_ref") else f"{name}_ref"
+    found = {unique_name(model, body, wanted) for model, body, _ in plan.bodies}
+    if len(found) != 1:
+        raise CannotFix(f"{name} is already used in {plan.bodies[0][1].name}")
+    return found.pop()
 
 
 def stored_as(use) -> str | None:

@@ -78,6 +78,26 @@ def _ends_in_return(rest: list[ast.stmt]) -> bool:
     return bool(rest) and isinstance(rest[-1], ast.Return)
 
 
+def _return_stays_out(rest: list[ast.stmt], name: str) -> bool:
+    """`rest` ends in `return <expr>` after other statements, where `<expr>` reads neither the buffer nor a name
+    `rest` binds (`return self.dst`): returned after the scope it means the same, and a ref it may be (which
+    run_scoped cannot hand back) stays out of the scope."""
+    if len(rest) < 2 or not isinstance(rest[-1], ast.Return) or not _path(rest[-1].value):
+        return False  # a computed value (`return carry + 1.0`) run_scoped hands back as it is
+    read = {n.id for n in ast.walk(rest[-1].value) if isinstance(n, ast.Name)}
+    bound = {n.id for s in rest[:-1] for n in ast.walk(s) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    bound |= {n.name for s in rest[:-1] for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    calls = any(isinstance(n, (ast.Call, ast.Await, ast.NamedExpr)) for n in ast.walk(rest[-1].value))
+    return not calls and name not in read and not read & bound
+
+
+def _path(node: ast.AST | None) -> bool:
+    """A name or an attribute path of one (`self.dst`): what may be a ref."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
 def _check_movable(function: ast.FunctionDef, rest: list[ast.stmt]) -> None:
     """CannotFix unless `rest` (the statements after the get_global) can become a nested function's body."""
     moved = {id(n) for s in rest for n in ast.walk(s)}
@@ -444,6 +464,9 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         # beside the body (a warp-specialized pipeline's step) may run in some of them only: it would wait forever.
         raise CannotFix("the get_global runs in a closure only some warpgroups may run (a pipeline step), where "
                         "a thread-collective pl.run_scoped waits for all of them")
+    if axis and where is not None and where.reached:
+        raise CannotFix("the get_global runs in a function the kernel reaches through calls, which some warpgroups "
+                        "only may run, where a thread-collective pl.run_scoped waits for all of them")
     statement = use.statement
     function = use.function
     if not isinstance(function, ast.FunctionDef):
@@ -498,17 +521,22 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
     pallas = imports.name("jax.experimental.pallas")
     type_code = _type_code(builder, model, argument, helper, barrier, smem, value)
     collective = _collective(axis)
-    returns = "return " if _ends_in_return(rest) else ""
+    stays_out = _return_stays_out(rest, name)
+    returns = "return " if _ends_in_return(rest) and not stays_out else ""
     launch = cst.parse_statement(f"{returns}{pallas}.run_scoped({scoped}, {type_code}{collective})\n")
+    after = []
 
     def change(updated: cst.IndentedBlock) -> cst.IndentedBlock:
         body = list(updated.body)
         got = body[position]
+        if stays_out:  # `return self.dst`: returned after the scope, as it was (a ref run_scoped cannot return)
+            after[:] = [body[-1]]
+            body = body[:-1]
         if not removed:
             moved, kept = [got.with_changes(leading_lines=[]), *body[position + 1:]], body[:position]
             inner = cst.FunctionDef(name=cst.Name(scoped), params=cst.Parameters([cst.Param(cst.Name(name))]),
                                     body=cst.IndentedBlock(body=moved), leading_lines=got.leading_lines)
-            return updated.with_changes(body=[*kept, inner, launch])
+            return updated.with_changes(body=[*kept, inner, launch, *after])
         moved = body[position + 1:] or [cst.SimpleStatementLine([cst.Pass()])]
         kept = [line for n, line in enumerate(body[:position]) if n not in positions]
         inner = cst.FunctionDef(
@@ -517,7 +545,7 @@ def allocate(project, model, call, code: str, barrier: str | None = None, smem: 
         comment = got.trailing_whitespace.comment
         if comment is not None:  # the get_global line's own comment stays, above the nested function
             inner = inner.with_changes(leading_lines=[*got.leading_lines, cst.EmptyLine(comment=comment)])
-        return updated.with_changes(body=[*kept, inner, launch])
+        return updated.with_changes(body=[*kept, inner, launch, *after])
 
     file.rewrite(block_owner, change)
     if helper is not None:

@@ -207,6 +207,9 @@ class Plan:
     # (module model, closure, body): a closure calling the helper, defined beside the launched body in the factory
     # that makes both and used only inside the body (a pipeline's step); it moves into the body, to see its parameter.
     moved: list[tuple[object, ast.FunctionDef, ast.FunctionDef]] = field(default_factory=list)
+    # The function holding the get_global is no body, but one the launches reach through calls (a method of an
+    # object the body calls, a table's function): a `local` plan, its buffer allocated where it is.
+    reached: bool = False
 
     @property
     def entries(self) -> list[EntryPoint]:
@@ -242,6 +245,10 @@ def plan(project, model, use: GlobalUse, local: bool = False) -> Plan | None:
         outer = model.enclosing_function(outer)
     unlaunched = ("no kernel launch runs the function holding the get_global (it is no kernel body, is not "
                   "nested in one, and is no helper that kernel bodies call)")
+    if local:  # the buffer stays in its function: what matters is which launches run it, through any call
+        entries = launches_running(project, model, use.function)
+        if entries:
+            return Plan(use, [(model, use.function, entries)], reached=True)
     if not isinstance(use.function, ast.FunctionDef) or model.enclosing_function(use.function) is not None:
         raise CannotFix(unlaunched)
     entries = forwarding_launches(project, model, use.function)
@@ -529,10 +536,14 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     """Every call of a module-level helper (of its class, for an `__init__`), here and in the workspace modules
     importing it; CannotFix when it is also used otherwise (passed on, stored, subclassed), where a new
     parameter would go unfilled."""
+    from ..analysis.call_graph import object_calls, other_implementations, runs
     from ..analysis.values import ClassValue, Func
 
     constructed = constructed_class(model, helper)
     name = constructed.name if constructed is not None else helper.name
+    if constructed is None and other_implementations(project, model, helper):
+        raise CannotFix(f"{name} is defined again in a class of the same hierarchy, which a call of it may run "
+                        "instead, and a new parameter would not fit")
     if constructed is not None:
         def this(value) -> bool:
             return isinstance(value, ClassValue) and value.node is constructed
@@ -542,8 +553,10 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
     found = []
     for source in [model, *project.importers(model)]:
         calls = []
-        for call in source.calls_named(name):
-            if this(project.evaluator.value(source, call.func)):
+        through_objects = object_calls(project, source, helper, model) if constructed is None else []
+        for call in [*source.calls_named(name), *through_objects]:
+            if this(project.evaluator.value(source, call.func)) or (
+                    constructed is None and runs(project, source, call.func, helper)):
                 if (any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)) \
                         and not forwards_refs(source, call):
                     raise CannotFix(f"a call of {name} unpacks its arguments")
@@ -552,7 +565,8 @@ def helper_calls(project, model, helper: ast.FunctionDef) -> list[tuple[object, 
         for node in ast.walk(source.tree):
             named = (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)) or (
                 isinstance(node, ast.Attribute) and node.attr == name)
-            if named and id(node) not in called and this(project.evaluator.value(source, node)):
+            if named and id(node) not in called and (this(project.evaluator.value(source, node)) or (
+                    constructed is None and isinstance(node, ast.Attribute) and runs(project, source, node, helper))):
                 partial = helper_partial(project, source, node) if constructed is None else None
                 if partial is None:
                     raise CannotFix(f"{name} is used other than by {'constructing' if constructed else 'calling'} it")

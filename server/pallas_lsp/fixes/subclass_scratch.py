@@ -21,7 +21,7 @@ from ..analysis.kernel_model import SCRATCH_KEYWORDS
 from ..analysis.kernels import KernelIndex
 from ..analysis.values import ClassValue, MemType
 from .kernel_edits import (CannotFix, FixBuilder, add_parameter, remove_get_global, unique_name)
-from .sites import GlobalUse, global_use, launches_running
+from .sites import GlobalUse, global_use, launches
 
 _MAX_DEPTH = 3  # the hook's locals followed to what they were assigned
 _SHAPED = {"shape": 0, "dtype": 1}  # a scratch constructor's argument that is its ref's `.shape` / `.dtype`
@@ -32,7 +32,7 @@ def fix(project, model, call, value, code: str):
         return None
     function = model.enclosing_function(call)
     owner = model.enclosing_class(function) if isinstance(function, ast.FunctionDef) else None
-    if owner is None or model.scope_of(owner) is not model.tree or launches_running(project, model, function):
+    if owner is None or model.scope_of(owner) is not model.tree or launches(project, model, function):
         return None  # not a hook of a module-level class, or launched as it is: the other scratch fixes
     use = global_use(model, call)
     if use is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..analysis.values import Api, Func, Partial
+from ..analysis.values import Api, Func, Instance, Partial
 from .built_block_shape import inlined_shape, is_block_shape
 from .ref_at_launch import constant_index, folded, item_of, ref_attribute_at_launch, ref_stand_in
 
@@ -558,6 +558,8 @@ def _bound_at_launch(project, model, binding, entry) -> str | None:
         if not isinstance(node, ast.Attribute):
             return None
         bound.insert(0, node.value)  # `self._body`: the instance is the method's first parameter
+    elif isinstance(value, Instance) and entry.body is not None and entry.body.self_value is value:
+        bound.insert(0, node)  # `self.kernel_body`, a callable object: it is its `__call__`'s first parameter
     if parameter.arg in keywords:
         code = ast.get_source_segment(launch_model.text, keywords[parameter.arg])
     else:
@@ -635,6 +637,8 @@ def _instance_path(project, model, parameter: ast.arg, body: ast.FunctionDef) ->
     method is bound to: "" for a method of the body's own class every call reaches through the instance of a
     method of that class (`self.ready_barrier()` in `self.body`), `.sync` for a method of another class every
     call reaches through one attribute of it (`self.sync.acquire()`); None otherwise."""
+    from ..analysis.call_graph import method_calls, mixed_into
+
     arguments = model.parents.get(parameter)
     function = model.parents.get(arguments)
     owner = model.enclosing_class(body)
@@ -643,8 +647,9 @@ def _instance_path(project, model, parameter: ast.arg, body: ast.FunctionDef) ->
             and [*function.args.posonlyargs, *function.args.args][:1] == [parameter]
             and [*body.args.posonlyargs, *body.args.args] and not function.decorator_list):
         return None
-    own = model.enclosing_class(function) is owner
-    calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)]
+    own = model.enclosing_class(function) is owner or mixed_into(project, model, model.enclosing_class(function), owner)
+    calls = [call for _, call, _, _, _ in project.evaluator.call_sites_with_nodes(model, function)] or method_calls(
+        project, model, function)
     paths = set()
     for call in calls:
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
