@@ -395,4 +395,6 @@ async def test_every_example_has_a_trace_code_lens(client: LanguageClient):
         "pal017_local_copy_src_sem.py": "copy", "pal018_tpu_buffer_in_gpu_kernel.py": "double_it",
         "pal019_global_memory_scratch.py": "square_plus_one", "pal020_scratch_beside_grid_spec.py": "run",
         "pal023_barrier_semaphore_no_collective_id.py": "run", "pal024_smem_accumulator_as_array.py": "run",
-        "pal025_interpret_true_tma_copy.py": "run"}.items()}
+        "pal025_interpret_true_tma_copy.py": "run", "pal026_tpu_interpreter_gpu_kernel.py": "run",
+        "pal027_eval_shape_scratch.py": "run", "pal028_alloc_semaphore_in_kernel.py": "run",
+        "pal029_semaphore_list_scratch.py": "run"}.items()}
