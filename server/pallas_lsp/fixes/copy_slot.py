@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 
+from ..analysis.frames import terminal_name
 from ..analysis.kernel_args import kernel_parameters
 from ..analysis.values import Func, Partial
 
@@ -87,17 +88,12 @@ def _slot_index(model, argument: ast.AST, scratch: set[int], leading: dict[int, 
     if isinstance(first, (ast.Slice, ast.Starred)) or (isinstance(first, ast.Constant) and first.value is Ellipsis):
         return None
     held = _held(model, first)
-    if isinstance(held, ast.Call) and _called_name(held) in _RANGES:
+    if isinstance(held, ast.Call) and terminal_name(held.func) in _RANGES:
         return None
     return ast.unparse(first)
 
 
 _RANGES = ("ds", "dslice", "Slice", "slice")  # pl.ds(start, size): rows of the buffer, no slot of it
-
-
-def _called_name(call: ast.Call) -> str | None:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
 def slot_of(project, use, shape, kernel, source) -> tuple[object, ast.Name, str] | None:
